@@ -1,0 +1,3 @@
+"""The package version (read by hatch at build time)."""
+
+__version__ = "0.1.0"

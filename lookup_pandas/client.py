@@ -1,0 +1,453 @@
+"""The Client: one cached, paced session, the envelope checks, retries, and pagination.
+
+Example::
+
+    client = lp.Client(api_key="lk_...", base_url="https://api.example.com")
+    client.profile("ada-lovelace")          # {"id": "prsn_...", "handle": "ada-lovelace", ...}
+    for rec in client.paginate("/api/data/v1/people/search", {"title": "engineer", "limit": 50}):
+        ...
+
+This is where low-level failures become :mod:`lookup_pandas.errors`: requests' exceptions are
+translated here, and :func:`lookup_pandas.envelope.parse_envelope` maps answers. The API key is
+kept in the settings object and only ever put in a request header; it is not in ``repr``,
+log lines or exception messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests_cache import DO_NOT_CACHE, CachedSession
+
+from .envelope import Envelope, parse_envelope
+from .errors import (
+    ConfigurationError,
+    NotFoundError,
+    RateLimitError,
+    RequestTimeoutError,
+    ResponseError,
+    ServiceError,
+    TransportError,
+)
+from .pacing import Pacer
+from .pagination import PagePlan, Style
+from .progress import Progress
+from .retry import RetryPolicy, is_retryable
+from .settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from .transport import DATA_KEY_HEADER, PANEL_KEY_HEADER, build_session, is_panel_url
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Client", "ClientStats", "configure", "default_client"]
+
+PROFILE_PATH = "/api/data/v1/people/profile"
+EMPLOYEES_PATH = "/api/data/v1/companies/employees"
+SEARCH_PATH = "/api/data/v1/people/search"
+TIER_PATH = "/api/panel/credits/tier/k/"
+
+_TRANSIENT_REQUEST_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+
+@dataclass
+class ClientStats:
+    """What a Client has done so far (a snapshot; see :attr:`Client.stats`)."""
+
+    sent: int = 0  # requests that went to the network (retries included)
+    cache_hits: int = 0  # answers read from the on-disk cache (free)
+    retries: int = 0  # attempts after a transient failure
+    rate_limited: int = 0  # 429 answers received
+    credits_consumed: float = 0.0  # sum of X-Credits-Consumed
+    credits_balance: float | None = None  # last X-Credits-Balance seen
+
+
+class Client:
+    """A connection to the service. Thread-safe; share one across a thread pool.
+
+    Example::
+
+        with lp.Client(cache="leads.sqlite") as client:
+            client.profile("ada")      # second call with the same handle is a free cache hit
+
+    ``cache``: True (default, ``LOOKUP_CACHE`` or the user cache dir), False (off), or a path.
+    ``rate_limit_per_minute``: an upper bound of your own; the pace is the lower of it and
+    95% of the limit the credits-tier endpoint reports (7/min when neither is known).
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        cache: bool | str | os.PathLike[str] | None = True,
+        expire_after: timedelta | float = timedelta(days=7),
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        rate_limit_per_minute: float | None = None,
+        max_workers: int = 4,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        retry_after_max: float = 60.0,
+    ) -> None:
+        self.settings = Settings.build(
+            api_key,
+            base_url,
+            cache=cache,
+            expire_after=expire_after,
+            timeout=timeout,
+            max_retries=max_retries,
+            rate_limit_per_minute=rate_limit_per_minute,
+            max_workers=max_workers,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            retry_after_max=retry_after_max,
+        )
+        s = self.settings
+        self.retry_policy = RetryPolicy(
+            s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max
+        )
+        self.pacer = Pacer(
+            s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE, resolve=self._discover_rate
+        )
+        self._session = build_session(s, self.pacer)
+        self._stats = ClientStats()
+        self._stats_lock = threading.Lock()
+
+    # -- introspection ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        cache = self.settings.cache_path if self.settings.cache_path is not None else "off"
+        return f"Client(base_url={self.settings.base_url!r}, cache={str(cache)!r})"
+
+    @property
+    def base_url(self) -> str:
+        return self.settings.base_url
+
+    @property
+    def max_workers(self) -> int:
+        return self.settings.max_workers
+
+    @property
+    def stats(self) -> ClientStats:
+        """A copy of the counters (requests sent, cache hits, retries, credits)."""
+        with self._stats_lock:
+            return ClientStats(**vars(self._stats))
+
+    @property
+    def credits_consumed(self) -> float:
+        return self.stats.credits_consumed
+
+    @property
+    def credits_balance(self) -> float | None:
+        return self.stats.credits_balance
+
+    @property
+    def rate_limit_per_minute(self) -> float | None:
+        """The pace currently applied to network calls (calls per minute)."""
+        return self.pacer.per_minute
+
+    @property
+    def session(self) -> requests.Session:
+        """The underlying (cached) requests session."""
+        return self._session
+
+    def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
+        """True when a GET of ``path`` with ``params`` would be answered from the cache."""
+        if not isinstance(self._session, CachedSession):
+            return False
+        request = requests.Request("GET", self._url(path), params=dict(params or {})).prepare()
+        key = self._session.cache.create_key(request)
+        cached = self._session.cache.get_response(key)
+        return cached is not None and not cached.is_expired
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public calls ----------------------------------------------------------------------
+
+    def get(
+        self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
+    ) -> dict[str, Any]:
+        """GET any endpoint; return its checked envelope (``success``, ``data``, ...).
+
+        Example: ``client.get("/api/data/v1/people/profile", {"handle": "ada"})["data"]``
+        """
+        return dict(self._request(path, params, refresh=refresh).body)
+
+    def profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any] | None:
+        """The person record for ``handle``; None when the service does not know it.
+
+        Example: ``client.profile("ada")["id"]  # "prsn_..."``
+        """
+        if not isinstance(handle, str) or not handle.strip():
+            raise ValueError(f"handle must be a non-empty string, not {handle!r}")
+        try:
+            env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh)
+        except NotFoundError:
+            return None
+        if not isinstance(env.data, dict):
+            raise ResponseError(
+                f"The profile answer's data is {type(env.data).__name__}, not an object.",
+                request_id=env.request_id,
+            )
+        return env.data
+
+    def credits_tier(self) -> dict[str, Any]:
+        """The panel's credits-tier payload (balance, current_tier, next_tier); never cached."""
+        env = self._request(TIER_PATH, None, panel=True)
+        if not isinstance(env.data, dict):
+            raise ResponseError(
+                f"The credits-tier answer's data is {type(env.data).__name__}, not an object.",
+                request_id=env.request_id,
+            )
+        return env.data
+
+    def paginate(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        style: Style | None = None,
+        offset_param: str = "start",
+        max_records: int | None = None,
+        progress: bool | None = None,
+        refresh: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Yield every record of a list endpoint, page by page.
+
+        Example::
+
+            list(client.paginate(EMPLOYEES_PATH, {"slug": "acme", "limit": 50}, max_records=120))
+
+        Page- or cursor-based paging is detected from the first answer (``style=None``);
+        ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops
+        without fetching another page. Raises PaginationError rather than looping.
+        """
+        if max_records is not None and max_records <= 0:
+            return
+        plan = PagePlan(style, offset_param=offset_param)
+        next_params: dict[str, Any] | None = plan.first(dict(params or {}))
+        yielded = 0
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        with Progress(progress, desc=name, unit=" rec", total=max_records) as bar:
+            while next_params is not None:
+                env = self._request(path, next_params, refresh=refresh)
+                if not isinstance(env.data, list):
+                    raise ResponseError(
+                        f"A list endpoint answered data of type {type(env.data).__name__}.",
+                        request_id=env.request_id,
+                    )
+                page = env.data
+                if max_records is not None:
+                    page = page[: max_records - yielded]
+                bar.update(len(page), pages=plan.pages + 1)
+                yield from page
+                yielded += len(page)
+                if max_records is not None and yielded >= max_records:
+                    return
+                next_params = plan.next(next_params, env.pagination, len(env.data))
+
+    # -- the one place requests are sent ---------------------------------------------------
+
+    def _url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            raise ConfigurationError("Pass a path such as '/api/data/v1/...', not a full URL.")
+        return self.settings.base_url + "/" + path.lstrip("/")
+
+    def _request(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None,
+        *,
+        panel: bool = False,
+        refresh: bool = False,
+    ) -> Envelope:
+        url = self._url(path)
+        panel = panel or is_panel_url(url)
+        headers = {(PANEL_KEY_HEADER if panel else DATA_KEY_HEADER): self.settings.api_key}
+        extra: dict[str, Any] = {}
+        if isinstance(self._session, CachedSession):
+            if panel:
+                extra["expire_after"] = DO_NOT_CACHE
+            elif refresh:
+                extra["force_refresh"] = True
+        policy = self.retry_policy
+        for attempt in range(policy.max_retries + 1):
+            retry_after: float | None = None
+            try:
+                env = self._send_once(url, path, params, headers, extra)
+            except ServiceError as exc:
+                if not is_retryable(exc) or attempt == policy.max_retries:
+                    raise
+                if isinstance(exc, RateLimitError):
+                    retry_after = exc.retry_after
+                    self._on_rate_limited(exc)
+                failure = exc
+            else:
+                return env
+            delay = policy.delay(attempt, retry_after)
+            with self._stats_lock:
+                self._stats.retries += 1
+            logger.debug(
+                "retrying %s after %s in %.2fs (attempt %d of %d)",
+                path, type(failure).__name__, delay, attempt + 2, policy.max_retries + 1,
+            )
+            if isinstance(failure, RateLimitError):
+                self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
+            else:
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send_once(
+        self,
+        url: str,
+        path: str,
+        params: Mapping[str, Any] | None,
+        headers: dict[str, str],
+        extra: dict[str, Any],
+    ) -> Envelope:
+        started = time.perf_counter()
+        try:
+            response = self._session.get(
+                url, params=params, headers=headers, timeout=self.settings.timeout, **extra
+            )
+        except requests.Timeout as exc:
+            self._count(sent=1)
+            raise RequestTimeoutError(
+                f"No answer from {_host(url)} within {self.settings.timeout:g}s "
+                f"({type(exc).__name__}) for {path}.",
+                url=path,
+            ) from None
+        except _TRANSIENT_REQUEST_ERRORS as exc:
+            self._count(sent=1)
+            raise TransportError(
+                f"Connection to {_host(url)} failed ({type(exc).__name__}) for {path}.", url=path
+            ) from None
+        except requests.RequestException as exc:
+            raise ServiceError(
+                f"Request for {path} could not be sent ({type(exc).__name__})."
+            ) from None
+        from_cache = bool(getattr(response, "from_cache", False))
+        if from_cache:
+            self._count(cache_hits=1)
+        else:
+            self._account(response)
+        logger.debug(
+            "GET %s %s -> %s%s in %.1f ms",
+            path, dict(params or {}), response.status_code,
+            " (cache)" if from_cache else "", 1000 * (time.perf_counter() - started),
+        )
+        return parse_envelope(
+            response.status_code, response.headers, response.content, url=path
+        )
+
+    # -- bookkeeping -----------------------------------------------------------------------
+
+    def _count(self, **increments: int) -> None:
+        with self._stats_lock:
+            for name, n in increments.items():
+                setattr(self._stats, name, getattr(self._stats, name) + n)
+
+    def _account(self, response: requests.Response) -> None:
+        consumed = _number(response.headers.get("X-Credits-Consumed"))
+        balance = _number(response.headers.get("X-Credits-Balance"))
+        with self._stats_lock:
+            self._stats.sent += 1
+            if response.status_code == 429:
+                self._stats.rate_limited += 1
+            if consumed is not None:
+                self._stats.credits_consumed += consumed
+            if balance is not None:
+                self._stats.credits_balance = balance
+
+    def _on_rate_limited(self, exc: RateLimitError) -> None:
+        """A 429 that names the tier's limit lowers our pace to fit it."""
+        errors = exc.errors if isinstance(exc.errors, dict) else {}
+        limit = _number(errors.get("current_limit"))
+        current = self.pacer.per_minute
+        if limit and (current is None or limit * RATE_SAFETY_MARGIN < current):
+            logger.info("rate limited: pacing at %.1f/min", limit * RATE_SAFETY_MARGIN)
+            self.pacer.set_rate(limit * RATE_SAFETY_MARGIN)
+
+    def _discover_rate(self) -> float:
+        """The pace: min(95% of the tier's limit, rate_limit_per_minute), else 7/min."""
+        explicit = self.settings.rate_limit_per_minute
+        server: float | None = None
+        try:
+            tier = self.credits_tier()
+            current = tier.get("current_tier") if isinstance(tier, dict) else None
+            if isinstance(current, dict):
+                server = _number(current.get("limit_per_minute"))
+        except ServiceError as exc:
+            logger.debug("rate limit not discovered (%s); keeping the configured pace",
+                         type(exc).__name__)
+        candidates = [r for r in (server * RATE_SAFETY_MARGIN if server else None, explicit) if r]
+        rate = min(candidates) if candidates else SAFE_DEFAULT_RATE_PER_MINUTE
+        logger.debug("pacing at %.1f calls/min", rate)
+        return rate
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc
+
+
+def _number(value: Any) -> float | None:
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        return None
+    return n if math.isfinite(n) else None
+
+
+# -- the default client --------------------------------------------------------------------
+
+_default: Client | None = None
+_default_lock = threading.Lock()
+
+
+def configure(**kwargs: Any) -> Client:
+    """Build the default client used wherever ``client=None``; returns it.
+
+    Example: ``lp.configure(api_key="lk_...", base_url="https://api.example.com", cache=False)``
+    """
+    global _default
+    client = Client(**kwargs)
+    with _default_lock:
+        old, _default = _default, client
+    if old is not None:
+        old.close()
+    return client
+
+
+def default_client() -> Client:
+    """The configured client, else one built from the LOOKUP_* environment variables."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Client()
+        return _default
+
+
+def resolve_client(client: Client | None) -> Client:
+    """``client`` itself, or the default client."""
+    return client if client is not None else default_client()

@@ -1,0 +1,160 @@
+"""The response envelope: parse an answer and map every failure to lookup_pandas.errors.
+
+Example::
+
+    env = parse_envelope(200, {"X-Request-Id": "req_1"}, b'{"success": true, "statusCode": 200,'
+                         b' "message": "ok", "errors": null, "data": {"id": "prsn_1"}}')
+    env.data        # {"id": "prsn_1"}
+
+Pure: takes a status, headers and body bytes, so every rule here is tested without a server.
+``success`` is authoritative; when it is false ``message`` carries the reason. A body that is
+not the JSON envelope is a ResponseError (or, on 5xx / 429 / 401 / 403, the error that status
+means), never a KeyError or JSONDecodeError.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from .errors import (
+    AuthenticationError,
+    NotFoundError,
+    RateLimitError,
+    ResponseError,
+    ServerError,
+    ServiceError,
+    ValidationError,
+)
+from .retry import parse_retry_after
+
+__all__ = ["NOT_FOUND_CODES", "Envelope", "is_billed_not_found", "parse_envelope"]
+
+#: error_code values of a lookup that found nothing (200 + success=false, billed).
+NOT_FOUND_CODES = frozenset({"1010", "1020"})
+_SNIPPET = 120
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A successful, checked answer."""
+
+    data: Any
+    message: str
+    pagination: Mapping[str, Any] | None
+    request_id: str | None
+    body: Mapping[str, Any]
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "HTTP error"
+
+
+def _snippet(content: bytes) -> str:
+    text = content[:_SNIPPET].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text + ("…" if len(content) > _SNIPPET else "")
+
+
+def _decode(content: bytes) -> Any:
+    """JSON body, or a sentinel ``_NOT_JSON`` when it is not JSON."""
+    if not content:
+        return _NOT_JSON
+    try:
+        return json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
+
+
+def is_billed_not_found(body: Any) -> bool:
+    """True for the production not-found answer: success=false with error_code 1010 / 1020."""
+    return (
+        isinstance(body, dict)
+        and body.get("success") is False
+        and str(body.get("error_code")) in NOT_FOUND_CODES
+    )
+
+
+def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:
+    if status in (401, 403):
+        return AuthenticationError(message, status_code=status, **kw)
+    if status == 404:
+        return NotFoundError(message, status_code=status, **kw)
+    if status == 429:
+        return RateLimitError(message, status_code=status, **kw)
+    if status in (400, 422):
+        return ValidationError(message, status_code=status, **kw)
+    if status >= 500:
+        return ServerError(message, status_code=status, **kw)
+    return ServiceError(message, status_code=status, **kw)
+
+
+def parse_envelope(
+    status: int,
+    headers: Mapping[str, str],
+    content: bytes,
+    *,
+    url: str | None = None,
+) -> Envelope:
+    """Check one answer; return its Envelope or raise the matching ServiceError."""
+    request_id = headers.get("X-Request-Id") or None
+    retry_after = parse_retry_after(headers.get("Retry-After"))
+    body = _decode(content)
+    common: dict[str, Any] = {"request_id": request_id, "url": url}
+
+    is_envelope = isinstance(body, dict) and isinstance(body.get("success"), bool)
+    if not is_envelope:
+        kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
+        ctype = headers.get("Content-Type", "no content type")
+        text = (
+            f"The service answered HTTP {status} ({_reason(status)}) with {kind} "
+            f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
+        )
+        if status >= 400:
+            exc = _error_for_status(status, text, **common)
+            if isinstance(exc, RateLimitError):
+                exc.retry_after = retry_after
+            if exc.__class__ is not ServiceError:
+                raise exc
+        raise ResponseError(text, status_code=status, **common)
+
+    message = body.get("message")
+    message = message if isinstance(message, str) and message else _reason(status)
+    error_code = body.get("error_code")
+    error_code = str(error_code) if error_code is not None else None
+    errors = body.get("errors")
+    common.update(error_code=error_code, errors=errors)
+
+    if body["success"] is False or status >= 400:
+        if status < 400:
+            if error_code in NOT_FOUND_CODES:
+                raise NotFoundError(message, status_code=status, **common)
+            if error_code == "VALIDATION_ERROR":
+                raise ValidationError(message, status_code=status, **common)
+            raise ServiceError(message, status_code=status, **common)
+        exc = _error_for_status(status, message, **common)
+        if isinstance(exc, RateLimitError):
+            exc.retry_after = retry_after
+        raise exc
+
+    if "data" not in body:
+        raise ResponseError("The envelope says success but has no 'data' field.", **common)
+    pagination = body.get("pagination")
+    if pagination is not None and not isinstance(pagination, dict):
+        raise ResponseError("The 'pagination' block is not an object.", **common)
+    return Envelope(
+        data=body["data"],
+        message=message,
+        pagination=pagination,
+        request_id=request_id,
+        body=body,
+    )

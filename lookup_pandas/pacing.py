@@ -1,0 +1,117 @@
+"""Pacing: hands out evenly spaced send slots so a Client stays under the per-minute limit.
+
+Example::
+
+    pacer = Pacer(per_minute=120)      # one slot every 0.5 s, shared by every thread
+    pacer.wait()                       # blocks until this caller's slot comes
+    pacer.defer(2.0)                   # a 429 said Retry-After: 2 -> nobody sends for 2 s
+
+Why this is written here rather than taken from requests-ratelimiter / pyrate-limiter: measured
+against a server that enforces its limit smoothly (DESIGN.md, "Dependencies"), that stack let calls
+out in bursts (8 of 20 calls got 429 while pacing at 2.5/s), a ``per_minute`` rate let the whole
+minute go at once, and after a 429 it stalled for the rest of its window. Production limits are
+per minute but enforced continuously, so what is needed is the simplest thing that cannot burst:
+each call gets the next free slot, ``interval`` after the previous one, and waits for it.
+
+The pacer only decides *when*; it knows nothing about HTTP. It is used by
+:class:`lookup_pandas.transport.PacedAdapter`, below the cache, so cache hits never take a slot
+and every retry takes one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["Pacer"]
+
+
+class Pacer:
+    """Thread-safe evenly spaced slots; ``per_minute=None`` means no pacing.
+
+    ``resolve`` (optional) is called once, lazily, before the first slot is handed out, and
+    may return a better rate (for instance read from the service's tier endpoint). Calls
+    made *by* ``resolve`` itself pass straight through, so it may use the same session.
+    """
+
+    def __init__(
+        self,
+        per_minute: float | None = None,
+        *,
+        resolve: Callable[[], float | None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._clock = clock
+        self._sleep = sleep
+        self._interval = _interval(per_minute)
+        self._next = float("-inf")  # when the next free slot starts
+        self._last: float | None = None  # when the last slot handed out started
+        self._deferred_until = float("-inf")  # no slot before this (Retry-After)
+        self._resolve = resolve
+        self._resolve_lock = threading.Lock()
+        self._resolved = threading.Event()  # set once the rate is settled
+        if resolve is None:
+            self._resolved.set()
+        self._local = threading.local()
+
+    @property
+    def per_minute(self) -> float | None:
+        """The rate currently paced at, in calls per minute (None: unpaced)."""
+        return None if self._interval == 0 else 60.0 / self._interval
+
+    def set_rate(self, per_minute: float | None) -> None:
+        """Change the rate; the next slot is re-based on the last one handed out."""
+        with self._lock:
+            self._interval = _interval(per_minute)
+            if self._last is not None:
+                # A deferral (Retry-After) still in force survives a rate change.
+                self._next = max(self._deferred_until, self._last + self._interval)
+
+    def reserve(self) -> float:
+        """Take the next slot; return how many seconds the caller must wait for it."""
+        with self._lock:
+            now = self._clock()
+            slot = max(now, self._next)
+            self._next = slot + self._interval
+            self._last = slot
+            return slot - now
+
+    def wait(self) -> None:
+        """Block until this caller's slot (resolving the rate first, once)."""
+        if not self._resolved.is_set() and not getattr(self._local, "resolving", False):
+            self._resolve_once()  # every other thread waits here until the rate is known
+        delay = self.reserve()
+        if delay > 0:
+            self._sleep(delay)
+
+    def defer(self, seconds: float) -> None:
+        """Hand out no slot for ``seconds`` from now (a 429's Retry-After, for every thread)."""
+        with self._lock:
+            until = self._clock() + max(0.0, seconds)
+            self._deferred_until = until
+            self._next = max(self._next, until)
+
+    def _resolve_once(self) -> None:
+        with self._resolve_lock:
+            if self._resolved.is_set():
+                return
+            rate: float | None = None
+            self._local.resolving = True  # the resolver's own requests pass straight through
+            try:
+                rate = self._resolve() if self._resolve is not None else None
+            finally:
+                self._local.resolving = False
+                if rate:
+                    self.set_rate(rate)
+                self._resolved.set()  # even when resolve failed: keep the configured pace
+
+
+def _interval(per_minute: float | None) -> float:
+    if per_minute is None or per_minute == float("inf"):
+        return 0.0
+    if per_minute <= 0:
+        raise ValueError("per_minute must be positive")
+    return 60.0 / per_minute

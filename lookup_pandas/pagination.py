@@ -1,0 +1,125 @@
+"""Pagination plans: given what a page answered, decide the next request or stop.
+
+Example::
+
+    plan = PagePlan(style=None)                  # detect page / cursor from the answer
+    params = plan.first({"slug": "acme", "limit": 50})
+    params = plan.next(params, {"page": 1, "limit": 50, "has_more": True}, n_records=50)
+    # -> {"slug": "acme", "limit": 50, "page": 2};  None once has_more is false
+
+Pure logic, no HTTP: :meth:`lookup_pandas.Client.paginate` runs the loop. The rules are the
+spec's: ``has_more`` is authoritative; page-based walks 1, 2, 3 ...; cursor-based passes
+``next_cursor`` back unchanged; offset-based (chosen by the caller) advances ``start`` by the
+records received. Every page is billed, so anything that could loop raises PaginationError:
+a cursor seen before, has_more with an empty page or no cursor, or a page number that does not
+match the one asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from .errors import PaginationError
+
+__all__ = ["PagePlan", "Style"]
+
+Style = Literal["page", "cursor", "offset"]
+_STYLES = ("page", "cursor", "offset")
+
+
+class PagePlan:
+    """The state of one walk: its style (detected or chosen) and the cursors seen so far."""
+
+    def __init__(self, style: Style | None = None, *, offset_param: str = "start") -> None:
+        if style is not None and style not in _STYLES:
+            raise ValueError(f"style must be one of {_STYLES} or None, not {style!r}")
+        self.style: Style | None = style
+        self.offset_param = offset_param
+        self.pages = 0
+        self._seen_cursors: set[str] = set()
+
+    def first(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Parameters of the first request (page 1, offset 0, or no cursor)."""
+        out = {k: v for k, v in params.items() if k != "cursor"}
+        if self.style == "page":
+            out.setdefault("page", 1)
+        elif self.style == "offset":
+            out.setdefault(self.offset_param, 0)
+        return out
+
+    def next(
+        self,
+        sent: Mapping[str, Any],
+        pagination: Mapping[str, Any] | None,
+        n_records: int,
+    ) -> dict[str, Any] | None:
+        """Parameters of the next request, or None when the walk is over."""
+        self.pages += 1
+        if pagination is None:
+            if self.style is None:
+                return None  # not a paginated answer: one page is all there is
+            raise PaginationError(f"Expected a pagination block for {self.style}-based paging.")
+        has_more = pagination.get("has_more")
+        if not isinstance(has_more, bool):
+            raise PaginationError(f"pagination.has_more is missing or not a boolean: {has_more!r}")
+        style = self._detect(pagination)
+        if style == "page":
+            self._check_page(sent, pagination)
+        if not has_more:
+            return None
+        if n_records == 0:
+            raise PaginationError(
+                "The service said has_more=true but sent an empty page; stopping rather than "
+                "paying for pages that cannot advance."
+            )
+        base = {k: v for k, v in sent.items() if k != "cursor"}
+        if style == "cursor":
+            return {**base, "cursor": self._next_cursor(pagination)}
+        if style == "page":
+            return {**base, "page": _as_int(sent.get("page", 1)) + 1}
+        return {**base, self.offset_param: _as_int(sent.get(self.offset_param, 0)) + n_records}
+
+    def _detect(self, pagination: Mapping[str, Any]) -> Style:
+        if self.style is not None:
+            return self.style
+        if "next_cursor" in pagination:
+            self.style = "cursor"
+        elif "page" in pagination:
+            self.style = "page"
+        else:
+            raise PaginationError(
+                f"Cannot tell page- from cursor-based paging from {sorted(pagination)!r}; "
+                "pass style='offset' if the endpoint takes an offset."
+            )
+        return self.style
+
+    def _next_cursor(self, pagination: Mapping[str, Any]) -> str:
+        cursor = pagination.get("next_cursor")
+        if not isinstance(cursor, str) or not cursor:
+            raise PaginationError("The service said has_more=true but gave no next_cursor.")
+        if cursor in self._seen_cursors:
+            raise PaginationError(
+                f"The service returned a cursor it had already returned (after {self.pages} "
+                "pages); stopping instead of looping."
+            )
+        self._seen_cursors.add(cursor)
+        return cursor
+
+    def _check_page(self, sent: Mapping[str, Any], pagination: Mapping[str, Any]) -> None:
+        got = pagination.get("page")
+        if got is None:
+            return
+        asked = _as_int(sent.get("page", 1))
+        if _as_int(got) != asked:
+            raise PaginationError(
+                f"Asked for page {asked} but the service answered page {got}; stopping "
+                "instead of reading pages twice."
+            )
+
+
+def _as_int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError) as exc:
+        raise PaginationError(f"Not a page number or offset: {value!r}") from exc

@@ -1,0 +1,129 @@
+"""One settings object for a Client, built from keyword arguments, else the environment.
+
+Example::
+
+    s = Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080")
+    s.cache_path        # Path to the SQLite cache in the user cache dir, or None when off
+
+Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, or one of
+``0 / off / false / no / none`` to turn the on-disk cache off).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import platformdirs
+
+from .errors import ConfigurationError
+
+ENV_API_KEY = "LOOKUP_API_KEY"
+ENV_BASE_URL = "LOOKUP_BASE_URL"
+ENV_CACHE = "LOOKUP_CACHE"
+
+#: The cheapest tier's limit: what we pace at when nothing better is known.
+SAFE_DEFAULT_RATE_PER_MINUTE = 7.0
+#: Fraction of the server's advertised limit we use, so clock skew and jitter do not cost 429s.
+RATE_SAFETY_MARGIN = 0.95
+
+_OFF_WORDS = {"0", "off", "false", "no", "none", ""}
+
+
+def default_cache_path() -> Path:
+    """The platform's user cache dir, e.g. ``~/.cache/lookup_pandas/http_cache.sqlite``."""
+    return Path(platformdirs.user_cache_dir("lookup_pandas")) / "http_cache.sqlite"
+
+
+def _cache_path(cache: bool | str | os.PathLike[str] | None) -> Path | None:
+    """``True``/``None`` (the default): LOOKUP_CACHE decides, else the user cache dir."""
+    if cache is False:
+        return None
+    if cache is True or cache is None:
+        env = os.environ.get(ENV_CACHE)
+        if env is None:
+            return default_cache_path()
+        return None if env.strip().lower() in _OFF_WORDS else Path(env).expanduser()
+    return Path(cache).expanduser()
+
+
+@dataclass(frozen=True, repr=False)
+class Settings:
+    """Validated client settings. ``repr`` never shows the key."""
+
+    api_key: str = field(repr=False)
+    base_url: str
+    cache_path: Path | None
+    expire_after: timedelta
+    timeout: float
+    max_retries: int
+    rate_limit_per_minute: float | None
+    max_workers: int
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    retry_after_max: float = 60.0
+
+    @classmethod
+    def build(
+        cls,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        cache: bool | str | os.PathLike[str] | None = True,
+        expire_after: timedelta | float = timedelta(days=7),
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        rate_limit_per_minute: float | None = None,
+        max_workers: int = 4,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        retry_after_max: float = 60.0,
+    ) -> Settings:
+        """Fill gaps from the environment and check every value; raise ConfigurationError."""
+        key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
+        if not key or not key.strip():
+            raise ConfigurationError(
+                f"No API key: pass api_key=... or set the {ENV_API_KEY} environment variable."
+            )
+        url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
+        if not url or not url.strip():
+            raise ConfigurationError(
+                f"No base URL: pass base_url=... or set the {ENV_BASE_URL} environment variable."
+            )
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigurationError(
+                f"base_url must start with http:// or https:// (check {ENV_BASE_URL})."
+            )
+        if not isinstance(expire_after, timedelta):
+            expire_after = timedelta(seconds=float(expire_after))
+        if timeout <= 0:
+            raise ConfigurationError("timeout must be a positive number of seconds.")
+        if max_retries < 0:
+            raise ConfigurationError("max_retries must be 0 or more.")
+        if rate_limit_per_minute is not None and rate_limit_per_minute <= 0:
+            raise ConfigurationError("rate_limit_per_minute must be positive (or None).")
+        if max_workers < 1:
+            raise ConfigurationError("max_workers must be at least 1.")
+        return cls(
+            api_key=key.strip(),
+            base_url=url,
+            cache_path=_cache_path(cache),
+            expire_after=expire_after,
+            timeout=float(timeout),
+            max_retries=int(max_retries),
+            rate_limit_per_minute=rate_limit_per_minute,
+            max_workers=int(max_workers),
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            retry_after_max=retry_after_max,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Settings(base_url={self.base_url!r}, cache_path={self.cache_path!s}, "
+            f"timeout={self.timeout}, max_retries={self.max_retries}, "
+            f"rate_limit_per_minute={self.rate_limit_per_minute}, max_workers={self.max_workers})"
+        )

@@ -1,0 +1,33 @@
+"""The service emulator, shipped with the library: for tests, notebooks and demos.
+
+Example::
+
+    from lookup_pandas.testing import FakeService
+
+    with FakeService(latency=0.02, rate_limit_per_minute=600, fault_rate=0.1) as svc:
+        client = lp.Client(api_key=svc.api_key, base_url=svc.base_url, cache=False)
+        client.profile("ada")                       # a deterministic person record
+        client.profile("unknown-zed")               # None (200 + success=false + "1010")
+        svc.count("/api/data/v1/people/profile")    # requests the emulator saw
+
+Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters), ``routes``
+(request -> reply, pure), ``server`` (threaded loopback HTTP), ``plugin`` (pytest fixtures
+``lookup_service``, ``fake_service``, ``fake_client``).
+"""
+
+from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
+from .server import FakeService
+from .state import FAULT_KINDS, Knobs, RequestRecord
+
+__all__ = [
+    "EMPLOYEES",
+    "FAULT_KINDS",
+    "FakeService",
+    "Knobs",
+    "PROFILE",
+    "Reply",
+    "Request",
+    "RequestRecord",
+    "SEARCH",
+    "TIER",
+]

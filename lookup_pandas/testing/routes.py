@@ -1,0 +1,300 @@
+"""The emulator's routes: one request in, one reply out, exactly as the spec shapes them.
+
+Example::
+
+    reply = handle(state, Request("GET", "/api/data/v1/people/profile",
+                                  (("handle", "ada"),), {"x-service-apikey": key}))
+    reply.status, json.loads(reply.body)["data"]["handle"]        # 200, "ada"
+
+Order of checks, as production does: the key (401 / 403), the rate limit (429), a test
+override, an injected fault, then the endpoint (400 on a bad parameter, 200 otherwise; a
+lookup that finds nothing is 200 + success=false + error_code 1010 / 1020, and billed).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import data
+from .state import RequestRecord, ServiceState
+
+__all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle"]
+
+PROFILE = "/api/data/v1/people/profile"
+EMPLOYEES = "/api/data/v1/companies/employees"
+SEARCH = "/api/data/v1/people/search"
+TIER = "/api/panel/credits/tier/k/"
+DATA_HEADER = "x-service-apikey"
+PANEL_HEADER = "x-authapi-key"
+MAX_LIMIT, DEFAULT_LIMIT = 50, 20
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    params: tuple[tuple[str, str], ...]
+    headers: Mapping[str, str]  # lower-cased names
+
+    def param(self, name: str) -> str | None:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return None
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    billed: bool = False
+    fault: str | None = None
+
+
+#: The reply that closes the connection without an answer.
+DROP = Reply(0, b"", fault="drop")
+
+#: A test hook: given the request, return a Reply (or a (status, body) pair) to send instead.
+Override = Callable[[Request], "Reply | tuple[int, Any] | None"]
+
+
+class BadRequest(Exception):
+    def __init__(self, field_name: str, reason: str) -> None:
+        super().__init__(reason)
+        self.errors = {field_name: reason}
+
+
+# -- envelopes ---------------------------------------------------------------------------------
+
+def _json(status: int, body: Any, **headers: str) -> Reply:
+    return Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
+
+
+def ok(payload: Any, message: str, pagination: dict[str, Any] | None = None) -> Reply:
+    body: dict[str, Any] = {"success": True, "statusCode": 200, "message": message,
+                            "errors": None, "data": payload}
+    if pagination is not None:
+        body["pagination"] = pagination
+    return _json(200, body)
+
+
+def fail(status: int, message: str, *, errors: Any = None, error_code: str | None = None,
+         **headers: str) -> Reply:
+    body: dict[str, Any] = {"success": False, "message": message, "errors": errors, "data": None}
+    if error_code is not None:
+        body["error_code"] = error_code
+    return _json(status, body, **headers)
+
+
+# -- cursors: opaque, and always holding characters that need URL-encoding (+ / =) ------------
+
+_CURSOR_SECRET = b"lookup-pandas-emulator"
+_CURSOR_PREFIX = b"\xfb\xff"  # base64 "+/": every cursor starts with two characters to escape
+
+
+def encode_cursor(offset: int, scope: str) -> str:
+    payload = f"{offset}|{scope}".encode()
+    mac = hmac.new(_CURSOR_SECRET, payload, hashlib.sha256).digest()[:6]
+    raw = _CURSOR_PREFIX + mac + payload
+    if len(raw) % 3 == 0:
+        raw += b"\x00"  # keep a "=" of padding in every cursor
+    return base64.b64encode(raw).decode()
+
+
+def decode_cursor(cursor: str, scope: str) -> int:
+    """The offset in ``cursor``; BadRequest when it was altered or belongs to another query."""
+    try:
+        raw = base64.b64decode(cursor.encode(), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise BadRequest("cursor", "malformed cursor") from None
+    if not raw.startswith(_CURSOR_PREFIX):
+        raise BadRequest("cursor", "malformed cursor")
+    mac, payload = raw[2:8], raw[8:].rstrip(b"\x00")
+    expected = hmac.new(_CURSOR_SECRET, payload, hashlib.sha256).digest()[:6]
+    if not hmac.compare_digest(mac, expected):
+        raise BadRequest("cursor", "malformed cursor")
+    offset_s, _, cursor_scope = payload.decode().partition("|")
+    if cursor_scope != scope:
+        raise BadRequest("cursor", "cursor does not belong to this query")
+    return int(offset_s)
+
+
+# -- parameters --------------------------------------------------------------------------------
+
+def _int(req: Request, name: str, default: int, lo: int, hi: int | None = None) -> int:
+    raw = req.param(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = lo - 1
+    if value < lo or (hi is not None and value > hi):
+        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        raise BadRequest(name, f"must be an integer {bound}")
+    return value
+
+
+def _required(req: Request, name: str) -> str:
+    value = req.param(name)
+    if value is None or not value.strip():
+        raise BadRequest(name, "is required")
+    return value
+
+
+# -- endpoints ---------------------------------------------------------------------------------
+
+def _profile(state: ServiceState, req: Request) -> Reply:
+    handle_ = _required(req, "handle")
+    record = data.person(handle_)
+    if record is None:
+        reply = fail(200, "Profile not found", error_code="1010")
+    else:
+        reply = ok(record, "Profile retrieved successfully")
+    reply.billed = True
+    return reply
+
+
+def _slice(records: list[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
+    page = records[start:start + limit]
+    return page, start + limit < len(records)
+
+
+def _employees(state: ServiceState, req: Request) -> Reply:
+    slug = _required(req, "slug")
+    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    records = data.employees(slug)
+    if records is None:
+        reply = fail(200, "Company not found", error_code="1020")
+        reply.billed = True
+        return reply
+    scope = f"employees:{slug}:{limit}"
+    if req.param("start") is not None:
+        start = _int(req, "start", 0, 0)
+        page, more = _slice(records, start, limit)
+        pagination: dict[str, Any] = {"start": start, "limit": limit, "has_more": more}
+    elif state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
+        cursor = req.param("cursor")
+        start = decode_cursor(cursor, scope) if cursor else 0
+        page, more = _slice(records, start, limit)
+        pagination = {"limit": limit, "has_more": more,
+                      "next_cursor": encode_cursor(start + limit, scope) if more else ""}
+    else:
+        page_no = _int(req, "page", 1, 1)
+        page, more = _slice(records, (page_no - 1) * limit, limit)
+        pagination = {"page": page_no, "limit": limit, "has_more": more}
+    reply = ok(page, "Employees retrieved successfully", pagination)
+    reply.billed = True
+    return reply
+
+
+_SEARCH_FILTERS = ("country_code", "city", "company")
+
+
+def _search(state: ServiceState, req: Request) -> Reply:
+    title = _required(req, "title")
+    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    filters = {k: v for k in _SEARCH_FILTERS if (v := req.param(k)) is not None}
+    scope = "search:" + hashlib.sha256(
+        json.dumps([title, limit, sorted(filters.items())]).encode()
+    ).hexdigest()[:16]
+    cursor = req.param("cursor")
+    start = decode_cursor(cursor, scope) if cursor is not None else 0
+    page, more = _slice(data.search(title, **filters), start, limit)
+    pagination = {"limit": limit, "has_more": more,
+                  "next_cursor": encode_cursor(start + limit, scope) if more else ""}
+    reply = ok(page, "Search completed successfully", pagination)
+    reply.billed = True
+    return reply
+
+
+def _tier(state: ServiceState, req: Request) -> Reply:
+    return ok(state.tier(), "Credits tier retrieved successfully")
+
+
+ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
+    PROFILE: _profile,
+    EMPLOYEES: _employees,
+    SEARCH: _search,
+    TIER: _tier,
+}
+
+
+# -- the pipeline ------------------------------------------------------------------------------
+
+def _fault_reply(kind: str) -> Reply:
+    if kind == "drop":
+        return DROP
+    if kind == "502":
+        html = (b"<html><head><title>502 Bad Gateway</title></head><body><center>"
+                b"<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>")
+        return Reply(502, html, {"Content-Type": "text/html"})
+    if kind == "503":
+        return fail(503, "Service temporarily unavailable", error_code="1072")
+    return fail(500, "Internal server error")
+
+
+def _as_reply(value: Reply | tuple[int, Any]) -> Reply:
+    if isinstance(value, Reply):
+        return value
+    status, body = value
+    if isinstance(body, bytes | str):
+        raw = body.encode() if isinstance(body, str) else body
+        return Reply(status, raw, {"Content-Type": "text/plain"})
+    return _json(status, body)
+
+
+def _route(state: ServiceState, req: Request) -> Reply:
+    if req.method != "GET":
+        return fail(405, f"Method {req.method} not allowed")
+    route = ROUTES.get(req.path)
+    if route is None:
+        return fail(404, f"No endpoint at {req.path}")
+    panel = route is _tier
+    key = req.headers.get(PANEL_HEADER if panel else DATA_HEADER)
+    if not key:
+        return fail(401, "API key is required")
+    reason = state.check_key(key)
+    if reason is not None:
+        return fail(403, reason)
+    wait = state.admit(key)
+    if wait > 0:
+        limit = state.knobs.rate_limit_per_minute
+        return fail(429, "Rate limit exceeded; slow down",
+                    errors={"current_tier": state.tier()["current_tier"]["name"],
+                            "current_limit": limit},
+                    **{"Retry-After": str(state.retry_after(wait))})
+    override = state.overrides.get(req.path)
+    if override is not None:
+        scripted = override(req)
+        if scripted is not None:
+            return _as_reply(scripted)
+    fault = state.draw_fault()
+    if fault is not None:
+        reply = _fault_reply(fault)
+        reply.fault = fault
+        return reply
+    try:
+        return route(state, req)
+    except BadRequest as exc:
+        return fail(400, "Validation failed", errors=exc.errors, error_code="VALIDATION_ERROR")
+
+
+def handle(state: ServiceState, req: Request) -> Reply:
+    """Answer ``req``: route it, bill it, stamp the headers, and count it."""
+    reply = _route(state, req)
+    if reply is not DROP:
+        balance = state.bill(1.0) if reply.billed else state.balance
+        reply.headers.setdefault("X-Request-Id", "req_" + uuid.uuid4().hex[:16])
+        reply.headers["X-Credits-Consumed"] = "1" if reply.billed else "0"
+        reply.headers["X-Credits-Balance"] = f"{balance:g}"
+    state.record(RequestRecord(req.path, req.params, reply.status, reply.billed, reply.fault))
+    return reply

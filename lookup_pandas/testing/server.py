@@ -1,0 +1,230 @@
+"""FakeService: the emulator as a threaded HTTP server on loopback.
+
+Example::
+
+    with FakeService(latency=0.05, rate_limit_per_minute=600) as svc:
+        client = lp.Client(api_key=svc.api_key, base_url=svc.base_url, cache=False)
+        client.profile("ada")
+        svc.count("/api/data/v1/people/profile", handle="ada")      # 1
+
+Every knob of :class:`~lookup_pandas.testing.state.Knobs` is a keyword here and can be changed
+while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything back as built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from .routes import DROP, Override, Request, handle
+from .state import Knobs, RequestRecord, ServiceState
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["FakeService"]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as production
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        # http.server writes the headers and the body separately; without TCP_NODELAY, Nagle's
+        # algorithm and delayed ACKs hold the body back ~40 ms on every keep-alive answer.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _serve(self) -> None:
+        state = self.server.state
+        split = urlsplit(self.path)
+        params = tuple(parse_qsl(split.query, keep_blank_values=True))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        req = Request(self.command, split.path, params, headers)
+        key = (req.path, req.params)
+        state.enter(key)
+        try:
+            latency = state.knobs.latency
+            if latency > 0:
+                time.sleep(latency)
+            reply = handle(state, req)
+        finally:
+            state.leave(key)
+        if reply is DROP:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib's name
+        logger.debug("emulator: " + format, *args)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+    state: ServiceState
+
+
+class FakeService:
+    """The service emulator: a context manager with ``.base_url`` and ``.api_key``."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        seed: int = 0,
+        **knobs: Any,
+    ) -> None:
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("The emulator listens on loopback only.")
+        self.state = ServiceState(Knobs(**knobs), api_key=api_key, seed=seed)
+        self._address = (host, port)
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def start(self) -> FakeService:
+        if self._server is not None:
+            return self
+        server = _Server(self._address, _Handler)
+        server.state = self.state
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.1},
+            name="lookup-pandas-emulator", daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> FakeService:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.base_url if self._server is not None else "stopped"
+        return f"FakeService({where})"
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("FakeService is not running; use it as a context manager.")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- keys ------------------------------------------------------------------------------
+
+    @property
+    def api_key(self) -> str:
+        """The currently valid key of the emulator's workspace."""
+        return self.state.current_key
+
+    @property
+    def wrong_workspace_key(self) -> str:
+        """A genuine key, but issued in another workspace: 403."""
+        return self.state.wrong_workspace_key
+
+    def rotate_key(self) -> str:
+        """Issue a new key; the old one answers 403 from now on. Returns the new key."""
+        return self.state.rotate_key()
+
+    def revoke_key(self, key: str | None = None) -> None:
+        """Revoke ``key`` (the current one by default) while running: 403 from now on."""
+        self.state.revoke_key(key or self.api_key)
+
+    def issue_key(self) -> str:
+        """An extra valid key of this workspace."""
+        return self.state.issue_key()
+
+    # -- knobs -----------------------------------------------------------------------------
+
+    @property
+    def knobs(self) -> Knobs:
+        return self.state.knobs
+
+    def configure(self, **changes: Any) -> None:
+        """Change knobs while running, e.g. ``configure(fault_rate=0.2, latency=0.01)``."""
+        self.state.configure(**changes)
+
+    def override(self, path: str, fn: Override | None) -> None:
+        """Answer ``path`` with ``fn(request)`` (a Reply or (status, body)); None removes it.
+
+        ``fn`` may return None to let the normal route answer.
+        """
+        with self.state.lock:
+            if fn is None:
+                self.state.overrides.pop(path, None)
+            else:
+                self.state.overrides[path] = fn
+
+    def reset(self) -> None:
+        """Knobs, keys, balance, counters, limiter and overrides back to how they were built."""
+        self.state.reset()
+
+    # -- counters --------------------------------------------------------------------------
+
+    def count(
+        self, path: str | None = None, *, billed: bool | None = None,
+        status: int | None = None, **params: Any,
+    ) -> int:
+        """Requests seen (for ``path``, with these query params, billed or not, by status)."""
+        return self.state.count(path, billed=billed, status=status, **params)
+
+    def billed(self, path: str | None = None, **params: Any) -> int:
+        """Billable requests seen (successes and not-founds)."""
+        return self.state.count(path, billed=True, **params)
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        """Every request seen since the last reset, oldest first."""
+        with self.state.lock:
+            return list(self.state.records)
+
+    def max_in_flight(self, path: str | None = None, **params: Any) -> int:
+        """The most identical requests (same path and query) ever answered at once."""
+        want = {k: str(v) for k, v in params.items()}
+        with self.state.lock:
+            items = list(self.state.max_in_flight.items())
+        best = 0
+        for (p, query), n in items:
+            if path is not None and p != path:
+                continue
+            q = dict(query)
+            if any(q.get(k) != v for k, v in want.items()):
+                continue
+            best = max(best, n)
+        return best
+
+    @property
+    def balance(self) -> float:
+        return self.state.balance

@@ -1,0 +1,247 @@
+"""The emulator's mutable state: knobs, keys, the rate limiter, faults and request counters.
+
+Example::
+
+    state = ServiceState(Knobs(rate_limit_per_minute=60))
+    state.check_key("lk_test_...")        # None when valid, else the 403 reason
+    state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
+
+One lock guards everything here; the routes read and update it through these methods only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS"]
+
+#: Transient faults the emulator can inject: 500, 502 with an HTML body, 503 ("1072"), and a
+#: connection closed without an answer.
+FAULT_KINDS = ("500", "502", "503", "drop")
+
+#: (limit per minute, name, credits to reach it) of the production tiers, cheapest first.
+TIERS = [
+    (7, "free", 0),
+    (30, "starter", 1_000),
+    (60, "growth", 5_000),
+    (120, "pro", 20_000),
+    (300, "scale", 100_000),
+    (550, "enterprise", 500_000),
+]
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """How the emulator behaves. Every field can be changed while it runs."""
+
+    latency: float = 0.0  # seconds added to every answer
+    rate_limit_per_minute: float | None = 6000.0  # None: no limit
+    rate_burst: int = 3  # requests allowed back to back before the smooth limit bites
+    advertise_rate_limit: bool = True  # the tier endpoint reports limit_per_minute
+    fault_rate: float = 0.0  # share of requests that get a transient fault
+    fault_kinds: tuple[str, ...] = FAULT_KINDS
+    employees_style: str = "page"  # or "cursor", as production may do
+    balance: float = 100_000.0  # credits at start
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One request as the emulator saw it."""
+
+    path: str
+    params: tuple[tuple[str, str], ...]
+    status: int
+    billed: bool
+    fault: str | None = None
+    at: float = field(default_factory=time.monotonic)
+
+    def param(self, name: str) -> str | None:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return None
+
+
+class ServiceState:
+    """Everything the routes need to remember, behind one lock."""
+
+    WORKSPACE = "ws_emulator"
+
+    def __init__(self, knobs: Knobs, *, api_key: str | None = None, seed: int = 0) -> None:
+        self._initial_knobs = knobs
+        self._initial_key = api_key or "lk_test_" + secrets.token_hex(16)
+        self._seed = seed
+        self.lock = threading.RLock()
+        self.overrides: dict[str, Any] = {}
+        self.reset()
+
+    # -- set-up ----------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Back to the state at construction: knobs, keys, balance, counters, limiter."""
+        with self.lock:
+            self.knobs = self._initial_knobs
+            self.keys: dict[str, str] = {self._initial_key: "valid"}
+            self.workspace_of: dict[str, str] = {self._initial_key: self.WORKSPACE}
+            self.current_key = self._initial_key
+            self.wrong_workspace_key = "lk_test_otherws_" + self._initial_key[-8:]
+            self.keys[self.wrong_workspace_key] = "valid"
+            self.workspace_of[self.wrong_workspace_key] = "ws_someone_else"
+            self.balance = self.knobs.balance
+            self.records: list[RequestRecord] = []
+            self.by_query: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+            self._tat: dict[str, float] = {}
+            self._rng = random.Random(self._seed)
+            self.in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+            self.max_in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+            self.overrides.clear()
+
+    def configure(self, **changes: Any) -> None:
+        with self.lock:
+            self.knobs = replace(self.knobs, **changes)
+            if "balance" in changes:
+                self.balance = self.knobs.balance
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def issue_key(self, workspace: str | None = None) -> str:
+        key = "lk_test_" + secrets.token_hex(16)
+        with self.lock:
+            self.keys[key] = "valid"
+            self.workspace_of[key] = workspace or self.WORKSPACE
+        return key
+
+    def rotate_key(self) -> str:
+        """A new key replaces the current one; the old one answers 403 from now on."""
+        new = self.issue_key()
+        with self.lock:
+            self.keys[self.current_key] = "rotated"
+            self.current_key = new
+        return new
+
+    def revoke_key(self, key: str) -> None:
+        with self.lock:
+            self.keys[key] = "revoked"
+
+    def check_key(self, key: str) -> str | None:
+        """None when ``key`` may call this workspace; else the reason for a 403."""
+        with self.lock:
+            status = self.keys.get(key)
+            if status is None:
+                return "Invalid API key"
+            if status == "rotated":
+                return "API key has been rotated; use the new key from the API Keys area"
+            if status == "revoked":
+                return "API key has been revoked"
+            if self.workspace_of.get(key) != self.WORKSPACE:
+                return "API key does not belong to this workspace"
+            return None
+
+    # -- limits and faults -------------------------------------------------------------------
+
+    def admit(self, key: str, now: float | None = None) -> float:
+        """GCRA: 0 when the request may go, else the seconds until it would be admitted.
+
+        Smooth: one request every ``60 / limit`` seconds, with ``rate_burst`` of tolerance,
+        rather than a per-minute window that lets the whole minute through at once.
+        """
+        with self.lock:
+            limit = self.knobs.rate_limit_per_minute
+            if not limit:
+                return 0.0
+            now = time.monotonic() if now is None else now
+            interval = 60.0 / limit
+            tolerance = interval * max(0, self.knobs.rate_burst - 1)
+            tat = max(self._tat.get(key, now), now)
+            if tat - now > tolerance:
+                return tat - now - tolerance
+            self._tat[key] = tat + interval
+            return 0.0
+
+    def draw_fault(self) -> str | None:
+        with self.lock:
+            k = self.knobs
+            if k.fault_rate <= 0 or not k.fault_kinds:
+                return None
+            if self._rng.random() >= k.fault_rate:
+                return None
+            return self._rng.choice(k.fault_kinds)
+
+    def tier(self) -> dict[str, Any]:
+        """The credits-tier payload for the configured limit (a production tier, or custom)."""
+        with self.lock:
+            limit = self.knobs.rate_limit_per_minute
+            advertise = self.knobs.advertise_rate_limit
+            balance = self.balance
+        names = {t[0]: t[1] for t in TIERS}
+        current: dict[str, Any] = {
+            "name": names.get(limit, "custom") if limit else "unmetered",
+            "billing": "per successful lookup",
+        }
+        if advertise:
+            current["limit_per_minute"] = limit
+        higher = [t for t in TIERS if limit and t[0] > limit]
+        next_tier = None
+        if higher:
+            rate, name, credits = higher[0]
+            next_tier = {"name": name, "limit_per_minute": rate,
+                         "credits_needed": max(0, credits - int(balance))}
+        return {"balance": balance, "current_tier": current, "next_tier": next_tier}
+
+    # -- billing and counters ----------------------------------------------------------------
+
+    def bill(self, credits: float = 1.0) -> float:
+        with self.lock:
+            self.balance -= credits
+            return self.balance
+
+    def record(self, rec: RequestRecord) -> None:
+        with self.lock:
+            self.records.append(rec)
+            self.by_query[(rec.path, rec.params)] += 1
+
+    def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
+        with self.lock:
+            self.in_flight[key] += 1
+            if self.in_flight[key] > self.max_in_flight[key]:
+                self.max_in_flight[key] = self.in_flight[key]
+
+    def leave(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
+        with self.lock:
+            self.in_flight[key] -= 1
+
+    def count(
+        self,
+        path: str | None = None,
+        *,
+        billed: bool | None = None,
+        status: int | None = None,
+        **params: Any,
+    ) -> int:
+        """Requests seen for ``path`` (any when None) whose query has every given param."""
+        want = {k: str(v) for k, v in params.items()}
+        with self.lock:
+            records = list(self.records)
+        n = 0
+        for rec in records:
+            if path is not None and rec.path != path:
+                continue
+            if billed is not None and rec.billed != billed:
+                continue
+            if status is not None and rec.status != status:
+                continue
+            if want and any(rec.param(k) != v for k, v in want.items()):
+                continue
+            n += 1
+        return n
+
+    def retry_after(self, wait: float) -> int:
+        """Retry-After in whole seconds, as HTTP wants it (at least 1)."""
+        return max(1, math.ceil(wait))

@@ -1,0 +1,116 @@
+"""The HTTP session: requests-cache on SQLite above a paced adapter.
+
+Example::
+
+    session = build_session(settings, Pacer(per_minute=60))
+    session.get(url, params=..., headers={DATA_KEY_HEADER: key}, timeout=30)
+
+Layering: ``CachedSession.send`` answers hits from SQLite and only hands misses to the adapter,
+so :class:`PacedAdapter` (which waits for a pacer slot) is reached by real network calls alone:
+cache hits spend no rate limit, and every retry, made by the Client above, takes a slot.
+
+What is cached (:func:`should_cache`): successful envelopes and billed not-founds
+(200 + success=false + error_code 1010/1020); never errors, 429s, 5xx, or the panel endpoint.
+The key headers are named in ``ignored_parameters`` with the exact casing we send, which is
+what makes requests-cache redact them from stored requests (it matches names case-sensitively).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from requests_cache import CachedSession, SQLiteCache
+from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
+
+from ._version import __version__
+from .envelope import is_billed_not_found
+from .pacing import Pacer
+from .settings import Settings
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DATA_KEY_HEADER",
+    "PANEL_KEY_HEADER",
+    "PacedAdapter",
+    "build_session",
+    "is_panel_url",
+    "should_cache",
+]
+
+#: Header names exactly as sent (requests-cache redacts only exact-case matches).
+DATA_KEY_HEADER = "X-service-apikey"
+PANEL_KEY_HEADER = "X-AUTHAPI-Key"
+PANEL_PREFIX = "/api/panel/"
+
+
+def is_panel_url(url: str) -> bool:
+    """True for the panel surface (credits tier), which is never cached."""
+    return PANEL_PREFIX in urlsplit(url).path
+
+
+def should_cache(response: requests.Response) -> bool:
+    """requests-cache ``filter_fn``: keep what was paid for and is worth reusing.
+
+    Example: a 200 envelope with ``success: true`` -> True; a 200 with ``error_code: "1010"``
+    (not found, billed) -> True; a 200 with success=false for any other reason -> False.
+    """
+    if getattr(response, "from_cache", False):
+        return True  # checked when it was stored; do not re-parse every hit
+    if response.status_code != 200 or is_panel_url(response.url or ""):
+        return False
+    try:
+        body: Any = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    if not isinstance(body, dict):
+        return False
+    return body.get("success") is True or is_billed_not_found(body)
+
+
+class PacedAdapter(HTTPAdapter):
+    """An HTTPAdapter that waits for a pacer slot before each real send."""
+
+    def __init__(self, pacer: Pacer, *, pool_maxsize: int = 10) -> None:
+        super().__init__(pool_connections=4, pool_maxsize=pool_maxsize, max_retries=0)
+        self.pacer = pacer
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        self.pacer.wait()
+        return super().send(request, *args, **kwargs)
+
+
+def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
+    """A CachedSession (or a plain Session when the cache is off) with the paced adapter."""
+    session: requests.Session
+    if settings.cache_path is not None:
+        settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
+        backend = SQLiteCache(
+            settings.cache_path,
+            wal=True,  # readers never block the writer: several processes can share one file
+            busy_timeout=30_000,  # ms to wait for another writer instead of "database is locked"
+            timeout=30.0,
+        )
+        session = CachedSession(
+            backend=backend,
+            expire_after=settings.expire_after,
+            allowable_methods=("GET",),
+            allowable_codes=(200,),
+            ignored_parameters=(*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER),
+            filter_fn=should_cache,
+            cache_control=False,  # the service's answers carry no caching headers we should obey
+            stale_if_error=False,
+        )
+    else:
+        session = requests.Session()
+    adapter = PacedAdapter(pacer, pool_maxsize=max(10, settings.max_workers * 2))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers["User-Agent"] = f"lookup-pandas/{__version__}"
+    session.headers["Accept"] = "application/json"
+    return session
