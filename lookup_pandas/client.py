@@ -31,6 +31,7 @@ from requests_cache import DO_NOT_CACHE, CachedSession
 
 from .envelope import Envelope, parse_envelope
 from .errors import (
+    AuthenticationError,
     ConfigurationError,
     NotFoundError,
     RateLimitError,
@@ -124,6 +125,7 @@ class Client:
             s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE, resolve=self._discover_rate
         )
         self._session = build_session(s, self.pacer)
+        self._discovered_tier: dict[str, Any] | None = None
         self._stats = ClientStats()
         self._stats_lock = threading.Lock()
 
@@ -214,6 +216,11 @@ class Client:
 
     def credits_tier(self) -> dict[str, Any]:
         """The panel's credits-tier payload (balance, current_tier, next_tier); never cached."""
+        if not self.pacer.resolved:
+            self.pacer.ensure_resolved()  # learning the pace reads the tier: use that answer
+            tier, self._discovered_tier = self._discovered_tier, None
+            if tier is not None:
+                return tier
         env = self._request(TIER_PATH, None, panel=True)
         if not isinstance(env.data, dict):
             raise ResponseError(
@@ -390,14 +397,20 @@ class Client:
             self.pacer.set_rate(limit * RATE_SAFETY_MARGIN)
 
     def _discover_rate(self) -> float:
-        """The pace: min(95% of the tier's limit, rate_limit_per_minute), else 7/min."""
+        """The pace: min(95% of the tier's limit, rate_limit_per_minute), else 7/min.
+
+        An AuthenticationError is raised at once (the same key fails every surface); any other
+        failure of the tier endpoint keeps the configured or safe pace.
+        """
         explicit = self.settings.rate_limit_per_minute
         server: float | None = None
         try:
-            tier = self.credits_tier()
-            current = tier.get("current_tier") if isinstance(tier, dict) else None
+            tier = self._discovered_tier = self.credits_tier()
+            current = tier.get("current_tier")
             if isinstance(current, dict):
                 server = _number(current.get("limit_per_minute"))
+        except AuthenticationError:
+            raise
         except ServiceError as exc:
             logger.debug("rate limit not discovered (%s); keeping the configured pace",
                          type(exc).__name__)

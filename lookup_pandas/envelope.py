@@ -147,10 +147,14 @@ def parse_envelope(
         raise exc
 
     if "data" not in body:
-        raise ResponseError("The envelope says success but has no 'data' field.", **common)
+        raise ResponseError(
+            "The envelope says success but has no 'data' field.", status_code=status, **common
+        )
     pagination = body.get("pagination")
     if pagination is not None and not isinstance(pagination, dict):
-        raise ResponseError("The 'pagination' block is not an object.", **common)
+        raise ResponseError(
+            "The 'pagination' block is not an object.", status_code=status, **common
+        )
     return Envelope(
         data=body["data"],
         message=message,

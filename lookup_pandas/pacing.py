@@ -79,10 +79,19 @@ class Pacer:
             self._last = slot
             return slot - now
 
+    @property
+    def resolved(self) -> bool:
+        """True once the rate is settled (``resolve`` ran, or there was none)."""
+        return self._resolved.is_set()
+
+    def ensure_resolved(self) -> None:
+        """Run ``resolve`` now if it has not run (other threads wait for it)."""
+        if not self._resolved.is_set() and not getattr(self._local, "resolving", False):
+            self._resolve_once()
+
     def wait(self) -> None:
         """Block until this caller's slot (resolving the rate first, once)."""
-        if not self._resolved.is_set() and not getattr(self._local, "resolving", False):
-            self._resolve_once()  # every other thread waits here until the rate is known
+        self.ensure_resolved()  # every other thread waits here until the rate is known
         delay = self.reserve()
         if delay > 0:
             self._sleep(delay)
@@ -91,7 +100,7 @@ class Pacer:
         """Hand out no slot for ``seconds`` from now (a 429's Retry-After, for every thread)."""
         with self._lock:
             until = self._clock() + max(0.0, seconds)
-            self._deferred_until = until
+            self._deferred_until = max(self._deferred_until, until)
             self._next = max(self._next, until)
 
     def _resolve_once(self) -> None:

@@ -65,7 +65,9 @@ class PagePlan:
             raise PaginationError(f"pagination.has_more is missing or not a boolean: {has_more!r}")
         style = self._detect(pagination)
         if style == "page":
-            self._check_page(sent, pagination)
+            self._check_position(sent, pagination, "page", default=1)
+        elif style == "offset":
+            self._check_position(sent, pagination, self.offset_param, default=0)
         if not has_more:
             return None
         if n_records == 0:
@@ -106,15 +108,18 @@ class PagePlan:
         self._seen_cursors.add(cursor)
         return cursor
 
-    def _check_page(self, sent: Mapping[str, Any], pagination: Mapping[str, Any]) -> None:
-        got = pagination.get("page")
+    def _check_position(
+        self, sent: Mapping[str, Any], pagination: Mapping[str, Any], name: str, default: int
+    ) -> None:
+        """The page number or offset the service echoes must be the one asked for."""
+        got = pagination.get(name)
         if got is None:
             return
-        asked = _as_int(sent.get("page", 1))
+        asked = _as_int(sent.get(name, default))
         if _as_int(got) != asked:
             raise PaginationError(
-                f"Asked for page {asked} but the service answered page {got}; stopping "
-                "instead of reading pages twice."
+                f"Asked for {name} {asked} but the service answered {name} {got}; stopping "
+                "instead of reading the same records again."
             )
 
 

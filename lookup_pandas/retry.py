@@ -43,11 +43,11 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     except ValueError:
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+            seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - (now or datetime.now(UTC))).total_seconds()
     if seconds != seconds:  # NaN
         return None
     return max(0.0, seconds)
@@ -72,5 +72,5 @@ class RetryPolicy:
         """
         if retry_after is not None:
             return min(retry_after, self.retry_after_max)
-        ceiling = min(self.backoff_max, self.backoff_base * (2**attempt))
+        ceiling = min(self.backoff_max, self.backoff_base * (2 ** min(attempt, 60)))
         return ceiling / 2 + self.rng.uniform(0, ceiling / 2)

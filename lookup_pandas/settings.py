@@ -11,6 +11,7 @@ Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, 
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -47,6 +48,21 @@ def _cache_path(cache: bool | str | os.PathLike[str] | None) -> Path | None:
             return default_cache_path()
         return None if env.strip().lower() in _OFF_WORDS else Path(env).expanduser()
     return Path(cache).expanduser()
+
+
+def _number(
+    name: str, value: object, *, low: float, inclusive: bool = True, integer: bool = False
+) -> float:
+    """``value`` as a finite number above ``low``, else ConfigurationError naming ``name``."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    number = float(value) if ok else math.nan  # type: ignore[arg-type]
+    if integer and ok and not number.is_integer():
+        ok = False
+    if not ok or not math.isfinite(number) or number < low or (not inclusive and number == low):
+        kind = "a whole number" if integer else "a finite number"
+        bound = f"{'>=' if inclusive else '>'} {low:g}"
+        raise ConfigurationError(f"{name} must be {kind} {bound}, not {value!r}.")
+    return number
 
 
 @dataclass(frozen=True, repr=False)
@@ -99,14 +115,16 @@ class Settings:
             )
         if not isinstance(expire_after, timedelta):
             expire_after = timedelta(seconds=float(expire_after))
-        if timeout <= 0:
-            raise ConfigurationError("timeout must be a positive number of seconds.")
-        if max_retries < 0:
-            raise ConfigurationError("max_retries must be 0 or more.")
-        if rate_limit_per_minute is not None and rate_limit_per_minute <= 0:
-            raise ConfigurationError("rate_limit_per_minute must be positive (or None).")
-        if max_workers < 1:
-            raise ConfigurationError("max_workers must be at least 1.")
+        timeout = _number("timeout", timeout, low=0, inclusive=False)
+        max_retries = int(_number("max_retries", max_retries, low=0, integer=True))
+        if rate_limit_per_minute is not None:
+            rate_limit_per_minute = _number(
+                "rate_limit_per_minute", rate_limit_per_minute, low=0, inclusive=False
+            )
+        max_workers = int(_number("max_workers", max_workers, low=1, integer=True))
+        for name, value in (("backoff_base", backoff_base), ("backoff_max", backoff_max),
+                            ("retry_after_max", retry_after_max)):
+            _number(name, value, low=0)
         return cls(
             api_key=key.strip(),
             base_url=url,

@@ -11,6 +11,9 @@ cache hits spend no rate limit, and every retry, made by the Client above, takes
 
 What is cached (:func:`should_cache`): successful envelopes and billed not-founds
 (200 + success=false + error_code 1010/1020); never errors, 429s, 5xx, or the panel endpoint.
+The policy is applied where responses are saved (:class:`PaidAnswersCache`), not as
+requests-cache's ``filter_fn``: a rejected response there also *deletes* the entry already
+stored under its key, so a failed ``refresh=True`` would throw away an answer already paid for.
 The key headers are named in ``ignored_parameters`` with the exact casing we send, which is
 what makes requests-cache redact them from stored requests (it matches names case-sensitively).
 """
@@ -38,6 +41,7 @@ __all__ = [
     "DATA_KEY_HEADER",
     "PANEL_KEY_HEADER",
     "PacedAdapter",
+    "PaidAnswersCache",
     "build_session",
     "is_panel_url",
     "should_cache",
@@ -55,13 +59,11 @@ def is_panel_url(url: str) -> bool:
 
 
 def should_cache(response: requests.Response) -> bool:
-    """requests-cache ``filter_fn``: keep what was paid for and is worth reusing.
+    """Keep what was paid for and is worth reusing.
 
     Example: a 200 envelope with ``success: true`` -> True; a 200 with ``error_code: "1010"``
     (not found, billed) -> True; a 200 with success=false for any other reason -> False.
     """
-    if getattr(response, "from_cache", False):
-        return True  # checked when it was stored; do not re-parse every hit
     if response.status_code != 200 or is_panel_url(response.url or ""):
         return False
     try:
@@ -71,6 +73,17 @@ def should_cache(response: requests.Response) -> bool:
     if not isinstance(body, dict):
         return False
     return body.get("success") is True or is_billed_not_found(body)
+
+
+class PaidAnswersCache(SQLiteCache):
+    """The SQLite backend, storing only what :func:`should_cache` accepts."""
+
+    def save_response(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        if should_cache(response):
+            super().save_response(response, *args, **kwargs)
+        else:
+            logger.debug("not caching HTTP %s for %s", response.status_code,
+                         urlsplit(response.url or "").path)
 
 
 class PacedAdapter(HTTPAdapter):
@@ -90,7 +103,7 @@ def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
     session: requests.Session
     if settings.cache_path is not None:
         settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
-        backend = SQLiteCache(
+        backend = PaidAnswersCache(
             settings.cache_path,
             wal=True,  # readers never block the writer: several processes can share one file
             busy_timeout=30_000,  # ms to wait for another writer instead of "database is locked"
@@ -102,7 +115,6 @@ def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
             allowable_methods=("GET",),
             allowable_codes=(200,),
             ignored_parameters=(*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER),
-            filter_fn=should_cache,
             cache_control=False,  # the service's answers carry no caching headers we should obey
             stale_if_error=False,
         )

@@ -60,13 +60,16 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return
-        self.send_response(reply.status)
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(reply.body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(reply.body)
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(reply.body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client hung up (e.g. its timeout): not our error
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _serve
 
@@ -79,6 +82,10 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
     state: ServiceState
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        logger.debug("emulator: connection from %s ended with an error", client_address,
+                     exc_info=True)
 
 
 class FakeService:
