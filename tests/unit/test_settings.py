@@ -1,0 +1,188 @@
+"""Unit tests for lookup_pandas.settings.Settings.build: kwargs, environment, validation, repr."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from lookup_pandas.errors import ConfigurationError
+from lookup_pandas.settings import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_CACHE,
+    Settings,
+    default_cache_path,
+)
+
+KEY = "lk_live_SECRET_0123456789abcdef"
+URL = "http://127.0.0.1:8080"
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for name in (ENV_API_KEY, ENV_BASE_URL, ENV_CACHE):
+        monkeypatch.delenv(name, raising=False)
+
+
+def build(**kw) -> Settings:
+    kw.setdefault("api_key", KEY)
+    kw.setdefault("base_url", URL)
+    return Settings.build(**kw)
+
+
+def test_env_var_names():
+    assert (ENV_API_KEY, ENV_BASE_URL, ENV_CACHE) == (
+        "LOOKUP_API_KEY",
+        "LOOKUP_BASE_URL",
+        "LOOKUP_CACHE",
+    )
+
+
+def test_kwargs_are_used():
+    s = build(timeout=12, max_retries=3, rate_limit_per_minute=100, max_workers=2)
+    assert s.api_key == KEY
+    assert s.base_url == URL
+    assert s.timeout == 12.0
+    assert s.max_retries == 3
+    assert s.rate_limit_per_minute == 100
+    assert s.max_workers == 2
+
+
+def test_defaults():
+    s = build()
+    assert s.timeout == 30.0
+    assert s.max_retries == 5
+    assert s.rate_limit_per_minute is None
+    assert s.max_workers == 4
+    assert s.expire_after == timedelta(days=7)
+    assert s.cache_path == default_cache_path()
+    assert s.cache_path.name == "http_cache.sqlite"
+
+
+@pytest.mark.parametrize("key", [None, "", "   "])
+def test_missing_key_names_the_env_var(key):
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=key, base_url=URL)
+    assert "LOOKUP_API_KEY" in str(info.value)
+
+
+@pytest.mark.parametrize("url", [None, "", "  "])
+def test_missing_base_url_names_the_env_var(url):
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY, base_url=url)
+    assert "LOOKUP_BASE_URL" in str(info.value)
+    assert KEY not in str(info.value)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8080", "ftp://127.0.0.1", "localhost"])
+def test_base_url_without_http_scheme_is_rejected(url):
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY, base_url=url)
+    assert "LOOKUP_BASE_URL" in str(info.value)
+
+
+def test_env_vars_used_when_kwargs_absent(monkeypatch):
+    monkeypatch.setenv(ENV_API_KEY, "  lk_from_env  ")
+    monkeypatch.setenv(ENV_BASE_URL, "http://127.0.0.1:9999/")
+    s = Settings.build()
+    assert s.api_key == "lk_from_env"
+    assert s.base_url == "http://127.0.0.1:9999"
+
+
+def test_kwargs_win_over_env(monkeypatch):
+    monkeypatch.setenv(ENV_API_KEY, "lk_env")
+    monkeypatch.setenv(ENV_BASE_URL, "http://127.0.0.1:1")
+    s = Settings.build(api_key="lk_kw", base_url="http://127.0.0.1:2")
+    assert (s.api_key, s.base_url) == ("lk_kw", "http://127.0.0.1:2")
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:8080/", "http://127.0.0.1:8080"),
+        ("http://127.0.0.1:8080///", "http://127.0.0.1:8080"),
+        ("  http://127.0.0.1:8080/base/  ", "http://127.0.0.1:8080/base"),
+        ("https://localhost", "https://localhost"),
+    ],
+)
+def test_trailing_slash_and_whitespace_stripped(url, expected):
+    assert build(base_url=url).base_url == expected
+
+
+@pytest.mark.parametrize("word", ["off", "0", "false", "OFF", " False ", "no", "none"])
+def test_lookup_cache_off_words_disable_the_cache(monkeypatch, word):
+    monkeypatch.setenv(ENV_CACHE, word)
+    assert build(cache=True).cache_path is None
+    assert build(cache=None).cache_path is None
+
+
+def test_lookup_cache_path_from_env(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "c.sqlite"))
+    assert build().cache_path == tmp_path / "c.sqlite"
+
+
+def test_cache_false_disables_even_with_env_path(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "c.sqlite"))
+    assert build(cache=False).cache_path is None
+
+
+def test_cache_explicit_path_is_used(monkeypatch):
+    monkeypatch.setenv(ENV_CACHE, "off")  # an explicit path wins over the environment
+    assert build(cache="some/path.sqlite").cache_path == Path("some/path.sqlite")
+    assert build(cache=Path("other.sqlite")).cache_path == Path("other.sqlite")
+
+
+def test_cache_path_expands_user():
+    p = build(cache="~/lp.sqlite").cache_path
+    assert "~" not in str(p)
+    assert p == Path("~/lp.sqlite").expanduser()
+
+
+def test_expire_after_number_becomes_timedelta():
+    assert build(expire_after=90).expire_after == timedelta(seconds=90)
+
+
+def test_repr_never_contains_the_key():
+    s = build()
+    for text in (repr(s), str(s), f"{s}", f"{s!r}"):
+        assert KEY not in text
+        assert "SECRET" not in text
+    assert "127.0.0.1:8080" in repr(s)
+
+
+def test_settings_are_frozen():
+    s = build()
+    with pytest.raises(AttributeError):
+        s.api_key = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("timeout", 0),
+        ("timeout", -1),
+        ("timeout", float("nan")),
+        ("timeout", "fast"),
+        ("max_retries", -1),
+        ("max_retries", "many"),
+        ("rate_limit_per_minute", 0),
+        ("rate_limit_per_minute", -7),
+        ("rate_limit_per_minute", float("nan")),
+        ("rate_limit_per_minute", "lots"),
+        ("max_workers", 0),
+        ("max_workers", -2),
+        ("max_workers", "four"),
+    ],
+)
+def test_bad_numeric_settings_raise_configuration_error(name, value):
+    with pytest.raises(ConfigurationError) as info:
+        build(**{name: value})
+    assert KEY not in str(info.value)
+
+
+def test_error_messages_never_contain_the_key():
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY, base_url="nonsense")
+    assert KEY not in str(info.value)
