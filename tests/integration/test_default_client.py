@@ -1,0 +1,58 @@
+"""lp.configure() and lp.default_client(): the client used wherever client=None."""
+
+from __future__ import annotations
+
+import pytest
+
+import lookup_pandas as lp
+from lookup_pandas import client as client_module
+
+from .helpers import PROFILE
+
+
+@pytest.fixture
+def no_default(monkeypatch: pytest.MonkeyPatch):
+    """Start and end each test without a default client, whatever the others did."""
+    monkeypatch.setattr(client_module, "_default", None)
+    yield
+    if client_module._default is not None:
+        client_module._default.close()
+
+
+def test_default_client_is_built_from_the_environment(fake_service, tmp_path, monkeypatch,
+                                                      no_default):
+    cache = tmp_path / "env-cache.sqlite"
+    monkeypatch.setenv("LOOKUP_API_KEY", fake_service.api_key)
+    monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url + "/")
+    monkeypatch.setenv("LOOKUP_CACHE", str(cache))
+    client = lp.default_client()
+    assert client is lp.default_client()  # built once, then reused
+    assert client.base_url == fake_service.base_url
+    assert client.settings.cache_path == cache
+    assert client.profile("ada")["handle"] == "ada"
+    assert cache.exists()
+    assert fake_service.count(PROFILE, handle="ada") == 1
+
+
+def test_default_client_names_the_missing_variable(monkeypatch, no_default):
+    monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
+    monkeypatch.setenv("LOOKUP_BASE_URL", "http://127.0.0.1:9")
+    with pytest.raises(lp.ConfigurationError, match="LOOKUP_API_KEY"):
+        lp.default_client()
+    monkeypatch.setenv("LOOKUP_API_KEY", "lk_test_x")
+    monkeypatch.delenv("LOOKUP_BASE_URL", raising=False)
+    with pytest.raises(lp.ConfigurationError, match="LOOKUP_BASE_URL"):
+        lp.default_client()
+
+
+def test_configure_replaces_the_default(fake_service, monkeypatch, no_default):
+    monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
+    monkeypatch.setenv("LOOKUP_CACHE", "off")
+    first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url)
+    assert lp.default_client() is first
+    assert first.settings.cache_path is None  # LOOKUP_CACHE=off is honoured by the default
+    second = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
+                          cache=False, max_workers=2)
+    assert lp.default_client() is second and second is not first
+    assert second.max_workers == 2
+    assert second.profile("grace")["handle"] == "grace"
