@@ -10,9 +10,17 @@ Example::
 Importing the package registers the ``df.lookup`` accessor.
 """
 
+from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
+from .api import (
+    company_employees,
+    credits_tier,
+    get_profiles,
+    search_people,
+)
 from .client import Client, ClientStats, configure, default_client
+from .enrich import Estimate
 from .errors import (
     AuthenticationError,
     BudgetExceededError,
@@ -34,6 +42,7 @@ __all__ = [
     "Client",
     "ClientStats",
     "ConfigurationError",
+    "Estimate",
     "NotFoundError",
     "PaginationError",
     "RateLimitError",
@@ -44,9 +53,13 @@ __all__ = [
     "TransportError",
     "ValidationError",
     "__version__",
+    "company_employees",
     "configure",
+    "credits_tier",
     "default_client",
     "errors",
+    "get_profiles",
+    "search_people",
 ]
 
 

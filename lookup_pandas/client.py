@@ -169,12 +169,30 @@ class Client:
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """True when a GET of ``path`` with ``params`` would be answered from the cache."""
+        return self._cached_response(path, params) is not None
+
+    def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
+        """The cached answer, checked, without touching the network; None when not cached.
+
+        Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
+        A cached not-found raises NotFoundError, exactly as the live answer did.
+        """
+        response = self._cached_response(path, params)
+        if response is None:
+            return None
+        self._count(cache_hits=1)
+        return parse_envelope(response.status_code, response.headers, response.content, url=path)
+
+    def _cached_response(
+        self, path: str, params: Mapping[str, Any] | None
+    ) -> requests.Response | None:
         if not isinstance(self._session, CachedSession):
-            return False
+            return None
         request = requests.Request("GET", self._url(path), params=dict(params or {})).prepare()
-        key = self._session.cache.create_key(request)
-        cached = self._session.cache.get_response(key)
-        return cached is not None and not cached.is_expired
+        cached = self._session.cache.get_response(self._session.cache.create_key(request))
+        if cached is None or cached.is_expired:
+            return None
+        return cached
 
     def close(self) -> None:
         self._session.close()
@@ -201,12 +219,16 @@ class Client:
 
         Example: ``client.profile("ada")["id"]  # "prsn_..."``
         """
-        if not isinstance(handle, str) or not handle.strip():
-            raise ValueError(f"handle must be a non-empty string, not {handle!r}")
         try:
-            env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh)
+            return self.fetch_profile(handle, refresh=refresh)
         except NotFoundError:
             return None
+
+    def fetch_profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any]:
+        """The person record for ``handle``; NotFoundError (with the server's message) if none."""
+        if not isinstance(handle, str) or not handle.strip():
+            raise ValueError(f"handle must be a non-empty string, not {handle!r}")
+        env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh)
         if not isinstance(env.data, dict):
             raise ResponseError(
                 f"The profile answer's data is {type(env.data).__name__}, not an object.",

@@ -42,7 +42,7 @@ class Knobs:
     """How the emulator behaves. Every field can be changed while it runs."""
 
     latency: float = 0.0  # seconds added to every answer
-    rate_limit_per_minute: float | None = 6000.0  # None: no limit
+    rate_limit_per_minute: float | None = 6000  # None: no limit
     rate_burst: int = 3  # requests allowed back to back before the smooth limit bites
     advertise_rate_limit: bool = True  # the tier endpoint reports limit_per_minute
     fault_rate: float = 0.0  # share of requests that get a transient fault
