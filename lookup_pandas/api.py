@@ -104,20 +104,25 @@ def enrich_profiles(
     """
     if column not in frame.columns:
         raise KeyError(f"No column {column!r} in the frame; columns are {list(frame.columns)}")
+    _refuse_overwrite(frame, [STATUS_COLUMN, ERROR_COLUMN])  # before paying for anything
     result = lookup_values(frame[column].tolist(), client=resolve_client(client), errors=errors,
                            max_calls=max_calls, refresh=refresh, progress=progress)
     new = result.fields.add_prefix(prefix)
     new[STATUS_COLUMN] = pd.Series(result.status, dtype="str")
     new[ERROR_COLUMN] = pd.Series(result.error, dtype="str")
-    clash = [c for c in new.columns if c in frame.columns]
-    if clash:
-        raise ValueError(
-            f"Enrichment would overwrite existing columns {clash}; pass another prefix= "
-            "or drop them first (nothing was overwritten)."
-        )
+    _refuse_overwrite(frame, new.columns)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
     return out
+
+
+def _refuse_overwrite(frame: pd.DataFrame, names: Iterable[Any]) -> None:
+    clash = [c for c in names if c in frame.columns]
+    if clash:
+        raise ValueError(
+            f"Enrichment would overwrite existing columns {clash}; pass another prefix= "
+            "or drop them first (nothing was overwritten; answers fetched so far are cached)."
+        )
 
 
 def estimate_profiles(

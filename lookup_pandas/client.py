@@ -40,7 +40,7 @@ from .errors import (
     ServiceError,
     TransportError,
 )
-from .pacing import Pacer
+from .pacing import Pacer, pause
 from .pagination import PagePlan, Style
 from .progress import Progress
 from .retry import RetryPolicy, is_retryable
@@ -213,7 +213,6 @@ class Client:
         Example: ``client.get("/api/data/v1/people/profile", {"handle": "ada"})["data"]``
         """
         return dict(self._request(path, params, refresh=refresh).body)
-
     def profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any] | None:
         """The person record for ``handle``; None when the service does not know it.
 
@@ -344,7 +343,7 @@ class Client:
             if isinstance(failure, RateLimitError):
                 self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
             else:
-                time.sleep(delay)
+                pause(delay)  # ends early, sending nothing, if the caller's job is stopping
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _send_once(
@@ -386,9 +385,7 @@ class Client:
             path, dict(params or {}), response.status_code,
             " (cache)" if from_cache else "", 1000 * (time.perf_counter() - started),
         )
-        return parse_envelope(
-            response.status_code, response.headers, response.content, url=path
-        )
+        return parse_envelope(response.status_code, response.headers, response.content, url=path)
 
     # -- bookkeeping -----------------------------------------------------------------------
 

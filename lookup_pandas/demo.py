@@ -1,75 +1,103 @@
-"""The demo behind ``lookup-pandas demo`` and ``make demo``: the emulator, end to end.
+"""The demo behind ``lookup-pandas demo`` and ``make demo``: a messy lead list, end to end.
 
 Example::
 
-    from lookup_pandas.demo import run_demo
-    run_demo()      # prints a profile, an employees walk, a search, and a free re-run
+    from lookup_pandas.demo import run_demo, sample_leads_path
+    run_demo(Path("lookup-demo"))     # enrich 250 leads against the emulator, then re-run free
 
-It starts the emulator in-process (with a little latency, as a real network has), so it needs
-no key and no network, and it never prints the key.
+It starts the emulator in-process (3,000 calls/min, 20 ms latency, as a real network has), so
+it needs no key and no network, and it never prints the key. The cache and the enriched CSV go
+to ``workdir``; the cache is emptied first so every run starts from nothing.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import time
+from importlib import resources
 from pathlib import Path
 
-from .client import EMPLOYEES_PATH, SEARCH_PATH, Client
+import pandas as pd
 
-__all__ = ["run_demo"]
+from . import api
+from .client import Client
+from .frames import to_csv_cells
 
+__all__ = ["run_demo", "sample_leads", "sample_leads_path"]
 
-def _walks(client: Client, *, progress: bool) -> tuple[dict | None, list[dict], list[dict]]:
-    person = client.profile("ada-lovelace")
-    employees = list(
-        client.paginate(EMPLOYEES_PATH, {"slug": "acme", "limit": 50}, progress=progress)
-    )
-    people = list(
-        client.paginate(SEARCH_PATH, {"title": "data scientist", "limit": 50},
-                        max_records=120, progress=progress)
-    )
-    return person, employees, people
+SHOW = ["name", "handle", "profile_full_name", "profile_headline", "profile_geo.city",
+        "lookup_status"]
 
 
-def run_demo(cache_dir: Path | None = None, *, latency: float = 0.02) -> int:
+def sample_leads_path() -> Path:
+    """The bundled sample lead list: 250 rows with duplicates, blanks, URLs, unknown handles."""
+    return Path(str(resources.files("lookup_pandas") / "data" / "sample_leads.csv"))
+
+
+def sample_leads() -> pd.DataFrame:
+    """The bundled sample lead list as a frame (empty cells are missing, nothing else is)."""
+    return pd.read_csv(sample_leads_path(), dtype=str, keep_default_na=False, na_values=[""])
+
+
+def _fresh_cache(workdir: Path) -> Path:
+    workdir.mkdir(parents=True, exist_ok=True)
+    cache = workdir / "demo-cache.sqlite"
+    for leftover in workdir.glob(cache.name + "*"):
+        leftover.unlink()
+    return cache
+
+
+def run_demo(
+    workdir: Path = Path("lookup-demo"),
+    *,
+    progress: bool = True,
+    latency: float = 0.02,
+    rate_limit_per_minute: int = 3000,
+) -> int:
     """Run the demo; returns 0 (the exit code)."""
     from .testing import FakeService
 
-    own_dir = cache_dir is None
-    workdir = Path(tempfile.mkdtemp(prefix="lookup-pandas-demo-")) if own_dir else cache_dir
-    workdir.mkdir(parents=True, exist_ok=True)
-    cache = workdir / "demo-cache.sqlite"
-    try:
-        with FakeService(latency=latency, rate_limit_per_minute=3000) as svc:
-            print(f"Emulator running at {svc.base_url} (latency {latency * 1000:.0f} ms, "
-                  "3000 calls/min)\n")
-            with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
-                person, employees, people = _walks(client, progress=True)
-                sent = client.stats.sent
-                print(f"\nPaced at {client.rate_limit_per_minute:.0f} calls/min "
-                      "(95% of the limit the credits-tier endpoint reported)")
-            assert person is not None
-            print(f"\nProfile  ada-lovelace -> {person['id']}: {person['full_name']}, "
-                  f"{person['headline']} ({person['geo']['city']})")
-            print(f"Employees of acme: {len(employees)} records in "
-                  f"{svc.count(EMPLOYEES_PATH)} pages of 50")
-            print(f"Search 'data scientist': first {len(people)} records in "
-                  f"{svc.count(SEARCH_PATH)} cursor pages")
-            for rec in people[:3]:
-                print(f"  {rec['id']}  {rec['full_name']:<22} {rec['title']}")
-            print(f"Requests sent: {sent}, credits consumed: {client.stats.credits_consumed:g}")
+    cache = _fresh_cache(workdir)
+    leads = sample_leads()
+    with FakeService(latency=latency, rate_limit_per_minute=rate_limit_per_minute) as svc:
+        print(f"Emulator at {svc.base_url}: {latency * 1000:.0f} ms latency, "
+              f"{rate_limit_per_minute} calls/min enforced smoothly.\n")
+        with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
+            est = leads.lookup.estimate_profiles("handle", client=client)
+            print(f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
+                  f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
+                  "billable calls (estimated without sending anything).")
+            started = time.perf_counter()
+            enriched = leads.lookup.enrich_profiles("handle", client=client, progress=progress)
+            elapsed = time.perf_counter() - started
+            stats = client.stats
+            counts = enriched["lookup_status"].value_counts()
+            print(f"\nEnriched {len(enriched)} rows in {elapsed:.1f}s, paced at "
+                  f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
+                  + ", ".join(f"{counts.get(s, 0)} {s}"
+                              for s in ("ok", "not_found", "invalid", "error")))
+            print(f"{stats.sent} requests sent ({est.to_fetch} profiles + 1 tier look-up), "
+                  f"{stats.credits_consumed:g} credits, {stats.rate_limited} rate-limited.\n")
+            print(enriched[SHOW].head(8).to_string(max_colwidth=38))
+            out_csv = workdir / "enriched_leads.csv"
+            to_csv_cells(enriched).to_csv(out_csv, index=False)
+            print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")
 
-            data_before = svc.count() - svc.count("/api/panel/credits/tier/k/")
-            with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
-                _walks(again, progress=False)
-                rerun = svc.count() - svc.count("/api/panel/credits/tier/k/") - data_before
-                print(f"\nRe-run with a new Client on the same cache: {rerun} billable calls, "
-                      f"{again.stats.cache_hits} answers from the cache, "
-                      f"{again.stats.credits_consumed:g} credits.")
-        if not own_dir:
-            print(f"Cache file: {cache}")
-        return 0
-    finally:
-        if own_dir:
-            shutil.rmtree(workdir, ignore_errors=True)
+            employees = api.company_employees("acme", client=client, progress=progress)
+            people = api.search_people("data scientist", max_records=100, client=client,
+                                       progress=progress)
+            print(f"Employees of acme: {len(employees)} rows; search 'data scientist': "
+                  f"{len(people)} rows.")
+
+        billed_before, sent_before = svc.billed(), svc.count()
+        with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
+            started = time.perf_counter()
+            rerun = leads.lookup.enrich_profiles("handle", client=again, progress=False)
+            api.company_employees("acme", client=again, progress=False)
+            api.search_people("data scientist", max_records=100, client=again, progress=False)
+            elapsed = time.perf_counter() - started
+            same = rerun.equals(enriched)
+            print(f"\nRe-run with a new Client on the same cache: "
+                  f"{svc.billed() - billed_before} billable calls, "
+                  f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
+                  f"from the cache in {elapsed:.2f}s; result identical: {same}.")
+    return 0

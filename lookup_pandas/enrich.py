@@ -14,6 +14,7 @@ handle -> spread back over the rows, by position. Nothing here mutates its input
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 from collections.abc import Iterable, Sequence
@@ -27,6 +28,7 @@ from .client import PROFILE_PATH, Client
 from .errors import AuthenticationError, BudgetExceededError, NotFoundError, ServiceError
 from .frames import records_to_frame
 from .handles import invalid_reason, normalise_handle
+from .pacing import Cancelled, cancel_when
 from .progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -56,6 +58,7 @@ class _Outcome:
     status: str
     record: dict[str, Any] | None = None
     error: str | None = None
+    exc: ServiceError | None = None  # what to raise with errors="raise"
 
 
 @dataclass(frozen=True)
@@ -89,89 +92,109 @@ def estimate_values(values: Iterable[Any], *, client: Client) -> Estimate:
     )
 
 
-def _from_cache(client: Client, distinct: list[str]) -> dict[str, _Outcome]:
-    outcomes: dict[str, _Outcome] = {}
-    for handle in distinct:
-        try:
-            env = client.cached(PROFILE_PATH, {"handle": handle})
-        except NotFoundError as exc:
-            outcomes[handle] = _Outcome(NOT_FOUND, error=exc.message)
-            continue
-        except ServiceError:
-            continue  # an unreadable stored answer is fetched anew
-        if env is not None and isinstance(env.data, dict):
-            outcomes[handle] = _Outcome(OK, env.data)
-    return outcomes
+def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
+    """The stored answer for ``handle`` (no network), or None when it must be fetched."""
+    try:
+        env = client.cached(PROFILE_PATH, {"handle": handle})
+    except NotFoundError as exc:
+        return _Outcome(NOT_FOUND, error=exc.message, exc=exc)
+    except ServiceError:
+        return None  # an unreadable stored answer is fetched anew
+    if env is not None and isinstance(env.data, dict):
+        return _Outcome(OK, env.data)
+    return None
 
 
 def _fetch_one(
     client: Client, handle: str, refresh: bool, stop: threading.Event
 ) -> _Outcome | None:
-    if stop.is_set():
-        return None  # the job is stopping: do not send
+    """Fetch one handle in a pool thread; None when the job stopped first (nothing sent).
+
+    Inside ``cancel_when(stop)``, a thread still waiting for its pacer slot or a back-off
+    when the job stops (Ctrl-C, an error to raise, a rejected key) leaves without sending.
+    """
     try:
-        return _Outcome(OK, client.fetch_profile(handle, refresh=refresh))
+        with cancel_when(stop):
+            return _Outcome(OK, client.fetch_profile(handle, refresh=refresh))
+    except Cancelled:
+        return None
     except NotFoundError as exc:
-        return _Outcome(NOT_FOUND, error=exc.message)
+        return _Outcome(NOT_FOUND, error=exc.message, exc=exc)
     except AuthenticationError:
         stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
-        return _Outcome(ERROR, error=str(exc))
+        return _Outcome(ERROR, error=str(exc), exc=exc)
 
 
-def _fetch(
-    client: Client,
-    handles: list[str],
-    outcomes: dict[str, _Outcome],
-    *,
-    refresh: bool,
-    errors: Errors,
-    bar: Progress,
-    counts: dict[str, int],
-) -> None:
-    """Fetch ``handles`` in a pool; fill ``outcomes``. Stops the pool on any exception."""
-    if not handles:
-        return
-    stop = threading.Event()
-    credits_before = client.stats.credits_consumed
-    pool = ThreadPoolExecutor(max_workers=client.max_workers, thread_name_prefix="lookup")
-    pending: dict[Future[_Outcome | None], str] = {
-        pool.submit(_fetch_one, client, h, refresh, stop): h for h in handles
-    }
-    try:
-        while pending:
-            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in done:
-                handle = pending.pop(future)
-                outcome = future.result()  # AuthenticationError surfaces here
-                if outcome is None:
-                    continue
-                outcomes[handle] = outcome
-                counts["fetched" if outcome.status != ERROR else "failed"] += 1
-                if outcome.status == NOT_FOUND:
-                    counts["not_found"] += 1
-                bar.update(1, **_postfix(counts, client.stats.credits_consumed - credits_before))
-                if errors == "raise" and outcome.status != OK:
-                    raise _row_error(handle, outcome)
-    except BaseException:
-        # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let the
-        # calls in flight finish (their answers are paid for and land in the cache), re-raise.
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+class _Job:
+    """One enrichment run: the cache pass, the pool, the counts and the progress bar.
 
+    The main thread walks the handles: a cached answer is recorded at once (no network, no
+    pacing); a miss is handed to the pool straight away, so reading the cache overlaps with
+    fetching. At most ``4 x max_workers`` calls wait in the pool's queue, which keeps
+    harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
+    """
 
-def _postfix(counts: dict[str, int], credits: float) -> dict[str, Any]:
-    return {"cached": counts["cached"], "fetched": counts["fetched"],
-            "failed": counts["failed"], "credits": f"{credits:g}"}
+    def __init__(self, client: Client, *, refresh: bool, errors: Errors, bar: Progress) -> None:
+        self.client = client
+        self.refresh = refresh
+        self.errors = errors
+        self.bar = bar
+        self.outcomes: dict[str, _Outcome] = {}
+        self.counts = {"cached": 0, "fetched": 0, "failed": 0}
+        self._credits_before = client.stats.credits_consumed
+
+    def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
+        self.outcomes[handle] = outcome
+        self.counts[kind] += 1
+        credits = self.client.stats.credits_consumed - self._credits_before
+        self.bar.update(1, cached=self.counts["cached"], fetched=self.counts["fetched"],
+                        failed=self.counts["failed"], credits=f"{credits:g}")
+        if self.errors == "raise" and outcome.status != OK:
+            raise _row_error(handle, outcome)
+
+    def run(self, handles: Iterable[str], *, check_cache: bool) -> None:
+        stop = threading.Event()
+        workers = self.client.max_workers
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
+        pending: dict[Future[_Outcome | None], str] = {}
+        try:
+            for handle in handles:
+                if check_cache:
+                    outcome = _cached_outcome(self.client, handle)
+                    if outcome is not None:
+                        self.record(handle, outcome, "cached")
+                        continue
+                future = pool.submit(_fetch_one, self.client, handle, self.refresh, stop)
+                pending[future] = handle
+                self._harvest(pending, block=len(pending) >= 4 * workers)
+            while pending:
+                self._harvest(pending, block=True)
+        except BaseException:
+            # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let
+            # the calls in flight finish (their answers are paid for and land in the cache).
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+    def _harvest(self, pending: dict[Future[_Outcome | None], str], *, block: bool) -> None:
+        done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
+        for future in done:
+            handle = pending.pop(future)
+            outcome = future.result()  # an AuthenticationError surfaces here
+            if outcome is not None:
+                self.record(handle, outcome, "failed" if outcome.status == ERROR else "fetched")
 
 
 def _row_error(handle: str, outcome: _Outcome) -> ServiceError:
-    if outcome.status == NOT_FOUND:
-        return NotFoundError(f"{outcome.error or 'Not found'}: handle {handle!r}")
-    return ServiceError(f"Lookup of handle {handle!r} failed: {outcome.error}")
+    """The failure as the exception it was (NotFoundError, ServerError, ...), naming the handle."""
+    exc = outcome.exc or NotFoundError(outcome.error or "Not found")
+    named = copy.copy(exc)
+    named.message = f"{exc.message} (handle {handle!r})"
+    named.args = (named.message,)
+    return named
 
 
 def lookup_values(
@@ -191,27 +214,27 @@ def lookup_values(
     values = list(values)
     handles, distinct = _normalise(values)
 
-    outcomes = {} if refresh else _from_cache(client, distinct)
-    to_fetch = [h for h in distinct if h not in outcomes]
-    if max_calls is not None and len(to_fetch) > max_calls:
-        raise BudgetExceededError(
-            f"This enrichment needs {len(to_fetch)} billable calls "
-            f"({len(outcomes)} of {len(distinct)} distinct handles are cached), "
-            f"more than max_calls={max_calls}. Nothing was sent.",
-            needed=len(to_fetch),
-            allowed=max_calls,
-        )
-    if errors == "raise":
-        for h in distinct:
-            if h in outcomes and outcomes[h].status != OK:
-                raise _row_error(h, outcomes[h])
-
-    counts = {"cached": len(outcomes), "fetched": 0, "failed": 0, "not_found": 0}
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
-        if outcomes:
-            bar.update(len(outcomes), **_postfix(counts, 0.0))
-        _fetch(client, to_fetch, outcomes, refresh=refresh, errors=errors, bar=bar,
-               counts=counts)
+        job = _Job(client, refresh=refresh, errors=errors, bar=bar)
+        if refresh or (max_calls is None and errors == "coerce"):
+            job.run(distinct, check_cache=not refresh)
+        else:
+            # A budget needs the count of what must be paid for before anything is sent, and
+            # errors="raise" should meet a cached failure before paying for anything.
+            cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
+            to_fetch = [h for h in distinct if h not in cached]
+            if max_calls is not None and len(to_fetch) > max_calls:
+                raise BudgetExceededError(
+                    f"This enrichment needs {len(to_fetch)} billable calls "
+                    f"({len(cached)} of {len(distinct)} distinct handles are cached), "
+                    f"more than max_calls={max_calls}. Nothing was sent.",
+                    needed=len(to_fetch),
+                    allowed=max_calls,
+                )
+            for handle, outcome in cached.items():
+                job.record(handle, outcome, "cached")
+            job.run(to_fetch, check_cache=False)
+    outcomes, counts = job.outcomes, job.counts
 
     status: list[str] = []
     error: list[str | None] = []

@@ -68,8 +68,9 @@ def records_to_frame(
     flat = [flatten(r) for r in records]
     if not flat:
         return pd.DataFrame({c: pd.Series(dtype="str") for c in FIRST_COLUMNS})
-    raw = pd.DataFrame(flat, dtype=object)
-    frame = pd.DataFrame({name: _typed(raw[name]) for name in _order(raw.columns)})
+    raw = pd.DataFrame(flat, index=range(len(flat)), dtype=object)  # {} still makes a row
+    typed = {name: _typed(raw[name]) for name in _order(raw.columns)}
+    frame = pd.DataFrame(typed, index=raw.index)
     if index is not None:
         frame.index = pd.Index(list(index))
     return frame

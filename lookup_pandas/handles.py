@@ -41,7 +41,10 @@ def _is_missing(value: object) -> bool:
 
 def _from_url(text: str) -> str | None:
     """The handle in a profile URL, or None when the URL is not a profile URL."""
-    split = urlsplit(text if "://" in text else "https://" + text)
+    try:
+        split = urlsplit(text if "://" in text else "https://" + text)
+    except ValueError:  # e.g. an unbalanced "[" read as an IPv6 host
+        return None
     segments = [s for s in split.path.split("/") if s]
     for i, segment in enumerate(segments[:-1]):
         if segment.lower() == "in":
@@ -50,7 +53,20 @@ def _from_url(text: str) -> str | None:
 
 
 def _looks_like_url(text: str) -> bool:
+    # Also after extraction: ".../in/www.ada" gives "www.ada", which is no believable handle,
+    # and the next round rejects it, as it rejects a bare "www.example.com".
     return bool(_URL_START.match(text)) or "/in/" in text.lower()
+
+
+def _round(text: str) -> tuple[str | None, str | None]:
+    """One round of cleaning: whitespace, a profile URL, trailing slashes, percent-encoding."""
+    text = text.strip()
+    if _looks_like_url(text):
+        handle = _from_url(text)
+        if handle is None:
+            return None, "a URL without /in/<handle>"
+        text = handle
+    return unquote(text.strip().rstrip("/").strip()).strip(), None
 
 
 def _clean(value: object) -> tuple[str | None, str | None]:
@@ -64,15 +80,20 @@ def _clean(value: object) -> tuple[str | None, str | None]:
             value = str(value)
         else:
             return None, f"not text ({type(value).__name__})"
-    text = value.strip()
-    if not text:
+    if not value.strip():
         return None, "empty"
-    if _looks_like_url(text):
-        handle = _from_url(text)
-        if handle is None:
-            return None, "a URL without /in/<handle>"
-        text = handle
-    text = unquote(text.rstrip("/")).strip()
+    # Repeat until nothing changes, so that normalising twice changes nothing ("ada%2F" ->
+    # "ada", an encoded URL -> its handle). Bounded: real handles settle in one or two rounds.
+    text: str | None = value
+    for _ in range(8):
+        cleaned, reason = _round(text)
+        if cleaned is None:
+            return None, reason
+        if cleaned == text:
+            break
+        text = cleaned
+    else:
+        return None, "too many layers of encoding"
     if not text:
         return None, "empty"
     if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Cs") for ch in text):

@@ -20,11 +20,48 @@ and every retry takes one.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-__all__ = ["Pacer"]
+__all__ = ["Cancelled", "Pacer", "cancel_when", "pause"]
+
+
+class Cancelled(Exception):
+    """The stop event of :func:`cancel_when` was set while this thread waited: send nothing."""
+
+
+_cancel = threading.local()
+
+
+@contextmanager
+def cancel_when(event: threading.Event) -> Iterator[None]:
+    """While inside, waits for a slot (and back-off pauses) end in Cancelled once ``event``
+    is set, so a stopping job's threads leave without sending.
+
+    Example::
+
+        with cancel_when(stop):
+            client.fetch_profile("ada")     # raises Cancelled if stop is set while it waits
+    """
+    previous = getattr(_cancel, "event", None)
+    _cancel.event = event
+    try:
+        yield
+    finally:
+        _cancel.event = previous
+
+
+def pause(seconds: float, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Sleep ``seconds``, or raise Cancelled as soon as this thread's stop event is set."""
+    event: threading.Event | None = getattr(_cancel, "event", None)
+    if event is None:
+        if seconds > 0:
+            sleep(seconds)
+    elif event.wait(seconds) if seconds > 0 else event.is_set():
+        raise Cancelled()
 
 
 class Pacer:
@@ -53,6 +90,7 @@ class Pacer:
         self._resolve = resolve
         self._resolve_lock = threading.Lock()
         self._resolved = threading.Event()  # set once the rate is settled
+        self._resolve_error: BaseException | None = None  # what resolving raised, if anything
         if resolve is None:
             self._resolved.set()
         self._local = threading.local()
@@ -92,9 +130,9 @@ class Pacer:
     def wait(self) -> None:
         """Block until this caller's slot (resolving the rate first, once)."""
         self.ensure_resolved()  # every other thread waits here until the rate is known
+        pause(0)  # a stopped job's thread takes no slot
         delay = self.reserve()
-        if delay > 0:
-            self._sleep(delay)
+        pause(delay, self._sleep)
 
     def defer(self, seconds: float) -> None:
         """Hand out no slot for ``seconds`` from now (a 429's Retry-After, for every thread)."""
@@ -106,11 +144,18 @@ class Pacer:
     def _resolve_once(self) -> None:
         with self._resolve_lock:
             if self._resolved.is_set():
+                # This thread waited while another resolved. If that failed (a rejected key),
+                # fail the same way instead of sending a request certain to fail too.
+                if self._resolve_error is not None:
+                    raise copy.copy(self._resolve_error)
                 return
             rate: float | None = None
             self._local.resolving = True  # the resolver's own requests pass straight through
             try:
                 rate = self._resolve() if self._resolve is not None else None
+            except BaseException as exc:
+                self._resolve_error = exc
+                raise
             finally:
                 self._local.resolving = False
                 if rate:

@@ -13,6 +13,7 @@ answer, in any process, without storing anything.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -44,6 +45,8 @@ INDUSTRIES = ["Software", "Finance", "Retail", "Healthcare", "Manufacturing", "M
 
 #: Companies with a fixed head-count; any other slug gets a derived one (unknown-* is not found).
 COMPANIES: dict[str, int] = {"acme": 137, "globex": 50, "initech": 0, "hooli": 1234, "umbrella": 7}
+_NAMED_HANDLE = re.compile(r"^([a-z]{2,})-([a-z]{2,})(?:-\d{1,3})?$")
+
 #: How many people the search endpoint searches over.
 SEARCH_POPULATION = 3000
 
@@ -76,6 +79,9 @@ def _company(slug: str) -> dict[str, Any]:
 def _person(handle: str) -> dict[str, Any]:
     d = _digest("person", handle)
     first, last = _pick(FIRST, d, 0), _pick(LAST, d, 1)
+    named = _NAMED_HANDLE.match(handle)
+    if named:  # "ada-lovelace-042" is Ada Lovelace, as a lead list would expect
+        first, last = named.group(1).title(), named.group(2).title()
     city, country, code = _pick(CITIES, d, 2)
     title = _pick(SENIORITY, d, 3) + _pick(TITLES, d, 4)
     n_positions = 1 + d[5] % 3
