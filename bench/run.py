@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the benchmarks share bench/common.py
 
 
 def main(argv: list[str]) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import subprocess
@@ -45,13 +47,18 @@ def test_serve_stops_by_itself_after_duration():
 
 
 def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path):
-    done = subprocess.run([*CLI, "demo", "--cache-dir", str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, env=_env())
+    import pandas as pd
+
+    done = subprocess.run([*CLI, "demo", "--workdir", str(tmp_path), "--no-progress"],
+                          capture_output=True, text=True, timeout=300, env=_env())
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "Employees of acme: 137 records in 3 pages of 50" in out
-    assert "Re-run with a new Client on the same cache: 0 billable calls" in out
-    assert (tmp_path / "demo-cache.sqlite").exists()
+    assert "250 rows, 235 valid handles, 190 distinct, 0 cached -> 190 billable calls" in out
+    assert "225 ok, 10 not_found, 15 invalid, 0 error" in out
+    assert "Employees of acme: 137 rows" in out
+    assert "0 billable calls, 0 requests sent" in out and "result identical: True" in out
+    enriched = pd.read_csv(tmp_path / "enriched_leads.csv")
+    assert len(enriched) == 250 and "profile_full_name" in enriched.columns
 
 
 def test_console_script_and_module_agree():
@@ -68,3 +75,106 @@ def test_a_bad_option_exits_2_with_usage_not_a_traceback():
     assert done.returncode == 2
     assert "invalid float value" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- enrich / employees / search / tier against the test session's emulator --------------------
+
+PROFILE = "/api/data/v1/people/profile"
+
+
+def _run(svc, tmp_path, *args, key=None, cache=None):
+    env = _env(LOOKUP_BASE_URL=svc.base_url, LOOKUP_API_KEY=key or svc.api_key,
+               LOOKUP_CACHE=str(cache or tmp_path / "cli-cache.sqlite"))
+    return subprocess.run([*CLI, *args, "--no-progress"], capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+def _leads(tmp_path):
+    path = tmp_path / "leads.csv"
+    path.write_text(
+        "name,handle,note\n"
+        "Ada,ada-lovelace,NA\n"
+        "Ada again,https://www.example.com/in/ada-lovelace/?utm_source=x,\n"
+        "Blank,,x\n"
+        "Ghost,unknown-ghost,y\n"
+        "Grace, grace-hopper/ ,z\n"
+    )
+    return path
+
+
+def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "out.csv"
+    done = _run(fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-c", "handle",
+                "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert frame["name"].tolist() == ["Ada", "Ada again", "Blank", "Ghost", "Grace"]
+    assert frame["note"].tolist() == ["NA", "", "x", "y", "z"]   # input cells kept as written
+    assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
+    assert frame.loc[0, "profile_full_name"] == "Ada Lovelace"
+    assert json.loads(frame.loc[0, "profile_skills"])               # lists written as JSON
+    assert json.loads(frame.loc[0, "profile_positions"])[0]["organization"]["slug"]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("enriched 5 rows (3 ok, 1 not_found, 1 invalid")
+    assert fake_service.count(PROFILE) == 3                         # ada once, ghost, grace
+
+
+def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
+    leads = _leads(tmp_path)
+    first = _run(fake_service, tmp_path, "enrich", str(leads))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0].startswith("name,handle,note,profile_id,")
+    sent = fake_service.count()
+    again = _run(fake_service, tmp_path, "enrich", str(leads))
+    assert again.returncode == 0
+    assert again.stdout == first.stdout
+    assert fake_service.count() == sent                              # all from the cache
+    assert "0 requests sent" in again.stderr
+
+
+def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, tmp_path):
+    leads = str(_leads(tmp_path))
+    cases = {
+        4: _run(fake_service, tmp_path, "enrich", leads, "--max-calls", "1"),
+        3: _run(fake_service, tmp_path, "enrich", leads, key="lk_test_not_a_key",
+                cache=tmp_path / "other.sqlite"),
+    }
+    no_url = subprocess.run([*CLI, "enrich", leads], capture_output=True, text=True, timeout=60,
+                            env=_env(LOOKUP_API_KEY="x"))
+    cases[2] = no_url
+    for code, done in cases.items():
+        assert done.returncode == code, (code, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "BudgetExceededError" in cases[4].stderr and "max_calls=1" in cases[4].stderr
+    assert "AuthenticationError" in cases[3].stderr
+    assert "LOOKUP_BASE_URL" in cases[2].stderr
+    assert "lk_test_not_a_key" not in cases[3].stderr
+    missing_col = _run(fake_service, tmp_path, "enrich", leads, "-c", "nope")
+    missing_file = _run(fake_service, tmp_path, "enrich", str(tmp_path / "nope.csv"))
+    for done in (missing_col, missing_file):
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "no column 'nope'" in missing_col.stderr
+    assert "no such file" in missing_file.stderr
+    assert fake_service.billed() == 0       # the budget refused first; the bad key paid nothing
+
+
+def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
+    import pandas as pd
+
+    emp = tmp_path / "acme.csv"
+    done = _run(fake_service, tmp_path, "employees", "acme", "-o", str(emp))
+    assert done.returncode == 0, done.stderr
+    assert len(pd.read_csv(emp)) == 137
+    found = _run(fake_service, tmp_path, "search", "engineer", "--max-records", "60",
+                 "--filter", "country_code=DE")
+    assert found.returncode == 0, found.stderr
+    people = pd.read_csv(io.StringIO(found.stdout))
+    assert 0 < len(people) <= 60 and (people["geo.country_code"] == "DE").all()
+    tier = _run(fake_service, tmp_path, "tier")
+    assert tier.returncode == 0
+    assert "current_tier.limit_per_minute" in tier.stdout.splitlines()[0]
+    unknown = _run(fake_service, tmp_path, "employees", "unknown-co")
+    assert unknown.returncode == 1 and "NotFoundError" in unknown.stderr
