@@ -69,8 +69,6 @@ class Lookup:
     status: list[str]  # ok | not_found | invalid | error
     error: list[str | None]  # the reason, for every status but ok
     fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none)
-    fetched: int  # billable calls made
-    cached: int  # distinct handles answered from the cache
 
 
 def _normalise(values: Sequence[Any]) -> tuple[list[str | None], list[str]]:
@@ -234,7 +232,7 @@ def lookup_values(
             for handle, outcome in cached.items():
                 job.record(handle, outcome, "cached")
             job.run(to_fetch, check_cache=False)
-    outcomes, counts = job.outcomes, job.counts
+    outcomes = job.outcomes
 
     status: list[str] = []
     error: list[str | None] = []
@@ -251,8 +249,6 @@ def lookup_values(
         status=status,
         error=error,
         fields=_spread(outcomes, handles),
-        fetched=counts["fetched"] + counts["failed"],
-        cached=counts["cached"],
     )
 
 
