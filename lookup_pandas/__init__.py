@@ -21,6 +21,7 @@ from .api import (
 )
 from .client import Client, ClientStats, configure, default_client
 from .enrich import Estimate
+from .widgets import SearchPanel
 from .errors import (
     AuthenticationError,
     BudgetExceededError,
@@ -48,6 +49,7 @@ __all__ = [
     "RateLimitError",
     "RequestTimeoutError",
     "ResponseError",
+    "SearchPanel",
     "ServerError",
     "ServiceError",
     "TransportError",

@@ -16,6 +16,7 @@ Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters)
 """
 
 from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
+from .notebook import notebook_client
 from .server import FakeService
 from .state import FAULT_KINDS, Knobs, RequestRecord
 
@@ -30,4 +31,5 @@ __all__ = [
     "RequestRecord",
     "SEARCH",
     "TIER",
+    "notebook_client",
 ]

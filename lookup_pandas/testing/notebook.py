@@ -1,0 +1,42 @@
+"""notebook_client(): the service when LOOKUP_* is set, else the emulator, for notebooks.
+
+Example (the first cell of every notebook in notebooks/)::
+
+    from lookup_pandas.testing import notebook_client
+    client = notebook_client()      # LOOKUP_BASE_URL + LOOKUP_API_KEY, or a local emulator
+
+So a notebook runs anywhere: against the real service when the environment says so, and
+otherwise against an emulator started for this kernel (stopped when the kernel exits) with a
+cache in a temporary directory unless LOOKUP_CACHE names one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..client import Client, configure
+from ..settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
+from .server import FakeService
+
+__all__ = ["notebook_client"]
+
+_emulator: FakeService | None = None
+
+
+def notebook_client(**knobs: Any) -> Client:
+    """Configure and return the default client; ``knobs`` go to the emulator if one starts."""
+    global _emulator
+    if os.environ.get(ENV_BASE_URL) and os.environ.get(ENV_API_KEY):
+        return configure()
+    if _emulator is None:
+        knobs.setdefault("latency", 0.02)
+        _emulator = FakeService(**knobs).start()
+        atexit.register(_emulator.stop)
+    cache: Any = True
+    if not os.environ.get(ENV_CACHE):
+        cache = Path(tempfile.mkdtemp(prefix="lookup-notebook-")) / "cache.sqlite"
+    return configure(api_key=_emulator.api_key, base_url=_emulator.base_url, cache=cache)

@@ -1,0 +1,167 @@
+"""A real browser: JupyterLab on loopback, 03_search_panel.ipynb run in headless Chromium.
+
+Debian's ``chromium`` package, driven by playwright's Python package with ``executable_path``
+(playwright's own browser download does not work here). Where chromium is missing the test
+skips with a reason, unless LOOKUP_REQUIRE_BROWSER=1 (set by .ci/run): then it fails.
+The screenshot is saved next to the test's output (tmp_path); with LOOKUP_UPDATE_DOCS=1 it also
+replaces docs/search_panel.png, the one the README shows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from .helpers import SEARCH
+
+pytestmark = pytest.mark.timeout(300)
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "03_search_panel.ipynb"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PAGE_SIZE = 50  # the panel's default
+
+
+def _chromium() -> str:
+    path = os.environ.get("LOOKUP_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    missing = None
+    if not Path(path).exists():
+        missing = f"chromium not found at {path} (apt-get install chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "the playwright Python package is not installed"
+    if missing:
+        if os.environ.get("LOOKUP_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"LOOKUP_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path: Path, fake_service) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving a copy of the notebook; its kernels use the test emulator."""
+    root = tmp_path / "lab"
+    root.mkdir()
+    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    port, token = _free_port(), os.urandom(16).hex()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LOOKUP_", "JUPYTER"))}
+    env.update(
+        LOOKUP_BASE_URL=fake_service.base_url,
+        LOOKUP_API_KEY=fake_service.api_key,
+        LOOKUP_CACHE=str(tmp_path / "lab-cache.sqlite"),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "jupyter-config"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "jupyter-runtime"),
+        IPYTHONDIR=str(tmp_path / "ipython"),
+    )
+    log = open(tmp_path / "jupyterlab.log", "w")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if requests.get(f"{url}/api/status", params={"token": token}, timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("JupyterLab did not start:\n"
+                            + (tmp_path / "jupyterlab.log").read_text()[-3000:])
+            time.sleep(0.5)
+        yield url, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
+    chromium = _chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    url, token = jupyterlab
+    rows = ".lookup-search-panel table.lookup-results tbody tr"
+    expect.set_options(timeout=90_000)  # a kernel start on a busy 2-core machine
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(90_000)
+            page.goto(f"{url}/lab/tree/{NOTEBOOK.name}?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell")
+            # Run > Run All Cells, once the kernel is up.
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+            page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
+
+            title = page.locator(".lookup-search-panel input[type='text']")
+            expect(title).to_be_visible()
+            title.fill("engineer")
+            title.press("Enter")
+            expect(page.locator(rows)).to_have_count(PAGE_SIZE)
+            expect(page.locator(".lookup-summary")).to_have_text(
+                f"loaded {PAGE_SIZE} · more available")
+
+            more = page.locator(".lookup-search-panel button", has_text="Load more")
+            expect(more).to_be_enabled()
+            more.click()
+            expect(page.locator(rows)).to_have_count(2 * PAGE_SIZE)
+            expect(page.locator(".lookup-summary")).to_have_text(
+                f"loaded {2 * PAGE_SIZE} · more available")
+            first_cells = page.locator(f"{rows} >> nth=0 >> td").all_inner_texts()
+            assert first_cells[1].lower().count("engineer") == 1  # the Title column
+
+            # Search again with the button: a new first page, not an appended one.
+            page.locator(".lookup-search-panel button", has_text="Search").click()
+            expect(page.locator(rows)).to_have_count(PAGE_SIZE)
+
+            news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
+            if news.count():
+                news.first.click()
+            shot = tmp_path / "search_panel.png"
+            page.screenshot(path=str(shot), full_page=True)
+            html = page.content()
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("LOOKUP_UPDATE_DOCS") == "1":
+        shutil.copy(shot, ROOT / "docs" / "search_panel.png")
+    # Two pages were fetched from the service; the repeated first page came from the cache.
+    searches = [r for r in fake_service.requests if r.path == SEARCH]
+    assert len(searches) == 2
+    assert searches[0].param("cursor") is None and searches[1].param("cursor")
+    assert fake_service.api_key not in html  # the key is nowhere in the page
