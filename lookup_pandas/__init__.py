@@ -21,7 +21,6 @@ from .api import (
 )
 from .client import Client, ClientStats, configure, default_client
 from .enrich import Estimate
-from .widgets import SearchPanel
 from .errors import (
     AuthenticationError,
     BudgetExceededError,
@@ -36,6 +35,7 @@ from .errors import (
     TransportError,
     ValidationError,
 )
+from .widgets import SearchPanel
 
 __all__ = [
     "AuthenticationError",

@@ -90,7 +90,8 @@ class Pacer:
         self._resolve = resolve
         self._resolve_lock = threading.Lock()
         self._resolved = threading.Event()  # set once the rate is settled
-        self._resolve_error: BaseException | None = None  # what resolving raised, if anything
+        self._resolve_error: BaseException | None = None  # what the last failed attempt raised
+        self._attempts = 0  # failed attempts so far
         if resolve is None:
             self._resolved.set()
         self._local = threading.local()
@@ -129,6 +130,8 @@ class Pacer:
 
     def wait(self) -> None:
         """Block until this caller's slot (resolving the rate first, once)."""
+        if getattr(self._local, "resolving", False):
+            return  # the resolver's own request (the tier look-up) takes no slot
         self.ensure_resolved()  # every other thread waits here until the rate is known
         pause(0)  # a stopped job's thread takes no slot
         delay = self.reserve()
@@ -142,25 +145,28 @@ class Pacer:
             self._next = max(self._next, until)
 
     def _resolve_once(self) -> None:
+        attempt = self._attempts
         with self._resolve_lock:
             if self._resolved.is_set():
-                # This thread waited while another resolved. If that failed (a rejected key),
-                # fail the same way instead of sending a request certain to fail too.
-                if self._resolve_error is not None:
-                    raise copy.copy(self._resolve_error)
                 return
-            rate: float | None = None
+            if self._attempts != attempt:
+                # This thread waited while another's attempt failed (a rejected key): fail the
+                # same way instead of sending a request certain to fail too.
+                assert self._resolve_error is not None
+                raise copy.copy(self._resolve_error)
             self._local.resolving = True  # the resolver's own requests pass straight through
             try:
                 rate = self._resolve() if self._resolve is not None else None
             except BaseException as exc:
+                # Not settled: the next caller tries again (the key may work by then).
                 self._resolve_error = exc
+                self._attempts += 1
                 raise
             finally:
                 self._local.resolving = False
-                if rate:
-                    self.set_rate(rate)
-                self._resolved.set()  # even when resolve failed: keep the configured pace
+            if rate:
+                self.set_rate(rate)
+            self._resolved.set()
 
 
 def _interval(per_minute: float | None) -> float:

@@ -52,6 +52,7 @@ class SearchPanel(widgets.VBox):
         self._records: list[dict[str, Any]] = []
         self._plan: PagePlan | None = None
         self._next: dict[str, Any] | None = None
+        self._rendering = False  # the picker's options are being replaced: not a user choice
 
         # The value syncs as the user types (nothing runs); Enter sends the Text widget's
         # "submit" message, which searches. (Observing value with continuous_update=False would
@@ -154,6 +155,8 @@ class SearchPanel(widgets.VBox):
         except Exception as exc:  # every failure is one line in the panel, never a traceback
             self._say(_one_line(exc))
             logger.debug("search failed", exc_info=True)
+            if not self._records:
+                self._next = None  # a failed first page: Search again, not Load more
         finally:
             self._busy(False)
             self._render()
@@ -178,11 +181,17 @@ class SearchPanel(widgets.VBox):
             for r in self._records if r.get("handle")
         ]
         current = self.person.value
-        self.person.options = options
-        if current in {v for _, v in options}:
-            self.person.value = current
+        self._rendering = True  # replacing options resets the value: that is not a new choice
+        try:
+            self.person.options = options
+            if current in {v for _, v in options}:
+                self.person.value = current
+        finally:
+            self._rendering = False
 
     def _on_person(self, change: dict[str, Any]) -> None:
+        if self._rendering:
+            return
         handle = change.get("new")
         if not handle:
             self.profile_view.value = ""

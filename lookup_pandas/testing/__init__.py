@@ -15,8 +15,8 @@ Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters)
 ``lookup_service``, ``fake_service``, ``fake_client``).
 """
 
-from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
 from .notebook import notebook_client
+from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
 from .server import FakeService
 from .state import FAULT_KINDS, Knobs, RequestRecord
 
