@@ -227,19 +227,28 @@ def test_resolve_returning_none_keeps_the_configured_rate():
     assert gaps(times) == pytest.approx([0.5, 0.5])
 
 
-def test_resolve_that_raises_is_not_retried_forever():
+def test_resolve_that_raises_is_tried_again_by_the_next_caller():
+    # A failed attempt (a rejected key at the tier endpoint) does not settle the rate: the next
+    # call tries again, so a key that works later gets its real pace, not the safe default.
     calls = []
+    outcomes = [RuntimeError("tier endpoint down"), RuntimeError("still down"), 600]
 
     def resolve():
         calls.append(1)
-        raise RuntimeError("tier endpoint down")
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
     pacer, t = make(120, resolve=resolve)
-    with pytest.raises(RuntimeError):
-        pacer.wait()
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            pacer.wait()
+        assert not pacer.resolved
     pacer.wait()
     pacer.wait()
-    assert calls == [1]
+    assert calls == [1, 1, 1]
+    assert pacer.resolved and pacer.per_minute == 600
 
 
 def test_request_made_inside_resolve_does_not_deadlock():

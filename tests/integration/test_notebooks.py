@@ -1,0 +1,283 @@
+"""The notebooks in notebooks/ run top to bottom, in both modes, and are committed clean.
+
+* Emulator mode: no LOOKUP_* variable set, so each notebook's first cell starts the bundled
+  emulator inside the kernel. Each notebook is executed once (a module fixture) and several
+  tests read the result.
+* Environment mode: LOOKUP_BASE_URL / LOOKUP_API_KEY name the test session's emulator, so the
+  billable calls of 02 can be counted from here, and the key looked for in what it wrote.
+
+Every notebook is copied to a temporary directory first and runs there, so files it writes
+land there, never in the repository. The kernel inherits os.environ when it starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+from lookup_pandas.demo import sample_leads_path
+from lookup_pandas.handles import normalise_handle
+from lookup_pandas.testing import FakeService
+from lookup_pandas.testing import data as emulator_data
+
+from .conftest import QUIET_BURST
+from .helpers import PROFILE
+
+pytestmark = pytest.mark.timeout(300)
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = ("01_quickstart.ipynb", "02_enrich_leads.ipynb", "03_search_panel.ipynb")
+ENV_VARS = ("LOOKUP_BASE_URL", "LOOKUP_API_KEY", "LOOKUP_CACHE")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+KEY_LIKE = re.compile(r"lk_[A-Za-z0-9_]{4,}")
+ABSOLUTE_PATHS = ("/home/", "/root/", "/tmp/", "/work/")
+
+
+@dataclass
+class Run:
+    """One execution of one notebook: the executed notebook, or what stopped it."""
+
+    workdir: Path
+    nb: Any = None
+    error: BaseException | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def executed(self) -> Any:
+        if self.error is not None:
+            pytest.fail(f"the notebook did not run to the end: {self.error}", pytrace=False)
+        return self.nb
+
+
+def execute(name: str, workdir: Path) -> Run:
+    """Copy ``name`` into ``workdir`` and execute it there; never raises (see Run.error)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / name
+    shutil.copyfile(NOTEBOOK_DIR / name, path)
+    nb = nbformat.read(path, as_version=4)
+    run = Run(workdir)
+    try:
+        NotebookClient(nb, timeout=180, kernel_name="python3",
+                       resources={"metadata": {"path": str(workdir)}}).execute()
+    except Exception as exc:  # CellExecutionError, a dead kernel, a cell timeout
+        run.error = exc
+    run.nb = nb
+    return run
+
+
+def outputs_text(cell: Any) -> str:
+    """Everything a code cell showed: streams, text/plain and text/html of results."""
+    parts: list[str] = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif out.get("output_type") == "error":
+            parts.append("\n".join(out.get("traceback", [])))
+        else:
+            data = out.get("data", {})
+            for mime in ("text/plain", "text/html"):
+                value = data.get(mime, "")
+                parts.append("".join(value) if isinstance(value, list) else value)
+    return "\n".join(parts)
+
+
+def code_cells(nb: Any) -> list[Any]:
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def cell_with(nb: Any, snippet: str) -> Any:
+    matches = [c for c in code_cells(nb) if snippet in c.source]
+    assert len(matches) == 1, f"expected one code cell containing {snippet!r}"
+    return matches[0]
+
+
+def all_output_text(nb: Any) -> str:
+    return "\n".join(outputs_text(c) for c in code_cells(nb))
+
+
+def expected_profile_calls() -> set[str]:
+    """The distinct valid handles of the sample lead list: one billable call each."""
+    with open(sample_leads_path(), newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 250
+    return {h for h in (normalise_handle(r["handle"] or None) for r in rows) if h is not None}
+
+
+# -- emulator mode ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def emulator_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """Each notebook executed once with no LOOKUP_* variable: its own emulator in the kernel."""
+    root = tmp_path_factory.mktemp("notebooks-emulator")
+    runs: dict[str, Run] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ENV_VARS:
+            mp.delenv(var, raising=False)
+        for name in NOTEBOOKS:
+            stem = name.removesuffix(".ipynb")
+            kernel_tmp = root / f"{stem}-tmp"  # the notebook's temporary cache lands here
+            kernel_tmp.mkdir()
+            mp.setenv("TMPDIR", str(kernel_tmp))
+            runs[name] = execute(name, root / stem)
+            runs[name].extra["kernel_tmp"] = kernel_tmp
+    return runs
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_runs_in_emulator_mode(emulator_runs, name):
+    nb = emulator_runs[name].executed()
+    cells = code_cells(nb)
+    assert cells and all(c.execution_count is not None for c in cells)
+    assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1))
+    for cell in cells:
+        assert not any(o.get("output_type") == "error" for o in cell.outputs), cell.source
+    text = nbformat.writes(nb)
+    assert not KEY_LIKE.search(text), f"a key-like string in executed {name}"
+    # No LOOKUP_CACHE: notebook_client() cached to a fresh temporary directory.
+    made = list(emulator_runs[name].extra["kernel_tmp"].glob("lookup-notebook-*"))
+    assert len(made) == 1, made
+
+
+def test_quickstart_outputs(emulator_runs):
+    nb = emulator_runs["01_quickstart.ipynb"].executed()
+    text = all_output_text(nb)
+    assert "120 people" in text
+    n_acme = len(emulator_data.employees("acme"))
+    assert n_acme == 137
+    assert f"{n_acme} employees" in text
+    assert "Client(base_url=" in outputs_text(cell_with(nb, "client = notebook_client()"))
+    de = outputs_text(cell_with(nb, 'country_code="DE"'))
+    assert "DE" in de and "50" in de  # 50 German engineers, all counted under DE
+    tier = outputs_text(cell_with(nb, "lp.credits_tier()"))
+    assert "limit_per_minute" in tier and "balance" in tier
+
+
+def test_enrich_outputs_and_csv(emulator_runs):
+    run = emulator_runs["02_enrich_leads.ipynb"]
+    nb = run.executed()
+    counts = outputs_text(cell_with(nb, 'enriched["lookup_status"].value_counts()'))
+    for status in ("ok", "not_found", "invalid"):
+        assert re.search(rf"\b{status}\b", counts), f"{status!r} missing from:\n{counts}"
+    assert "250 rows" in all_output_text(nb)
+
+    written = run.workdir / "enriched_leads.csv"
+    assert written.is_file()
+    frame = pd.read_csv(written)
+    assert frame.shape[0] == 250
+    assert {"name", "handle", "lookup_status", "profile_full_name"} <= set(frame.columns)
+    assert frame["lookup_status"].notna().all()
+    assert set(frame["lookup_status"]) <= {"ok", "not_found", "invalid", "error"}
+    assert "error" not in set(frame["lookup_status"])
+    # The last cell reads the file back: its shape is shown.
+    assert f"(250, {frame.shape[1]})" in outputs_text(cell_with(nb, "to_csv_cells"))
+
+
+def test_search_panel_displays_a_widget(emulator_runs):
+    nb = emulator_runs["03_search_panel.ipynb"].executed()
+    views = [o for c in code_cells(nb) for o in c.outputs if WIDGET_VIEW in o.get("data", {})]
+    assert views, "no widget view in the outputs of 03"
+    model_id = views[0]["data"][WIDGET_VIEW]["model_id"]
+    assert model_id
+    # nbclient saves the widget state with the notebook: the panel is in it, with no key.
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    assert model_id in state
+    assert "lookup-search-panel" in json.dumps(state[model_id])
+    assert not KEY_LIKE.search(json.dumps(state))
+
+
+# -- environment mode ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def env_run(lookup_service: FakeService, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """02 executed once against the session's emulator, named by the LOOKUP_* variables."""
+    root = tmp_path_factory.mktemp("notebooks-env")
+    cache_dir = root / "cache"
+    cache_dir.mkdir()
+    svc = lookup_service
+    svc.reset()
+    svc.configure(rate_burst=QUIET_BURST)
+    key = svc.api_key
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("LOOKUP_BASE_URL", svc.base_url)
+            mp.setenv("LOOKUP_API_KEY", key)
+            mp.setenv("LOOKUP_CACHE", str(cache_dir / "lookup-cache.sqlite"))
+            run = execute("02_enrich_leads.ipynb", root / "work")
+        run.extra.update(
+            key=key,
+            cache=cache_dir / "lookup-cache.sqlite",
+            billed_profiles=svc.billed(PROFILE),
+            requests=svc.requests,
+        )
+    finally:
+        svc.reset()
+    return run
+
+
+def test_env_mode_bills_each_distinct_handle_once(env_run):
+    env_run.executed()
+    expected = expected_profile_calls()
+    assert len(expected) == 190
+    assert env_run.extra["billed_profiles"] == len(expected)
+    profiles = [r for r in env_run.extra["requests"] if r.path == PROFILE]
+    asked = [r.param("handle") for r in profiles if r.billed]
+    assert len(asked) == len(set(asked))  # no handle paid for twice
+    assert set(asked) == expected
+    assert all(r.status == 200 for r in profiles)
+    assert env_run.extra["cache"].is_file()  # LOOKUP_CACHE was used
+
+
+def test_env_mode_writes_no_key(env_run):
+    nb = env_run.executed()
+    key = env_run.extra["key"]
+    assert key.startswith("lk_")
+    assert key not in nbformat.writes(nb)
+    assert not KEY_LIKE.search(nbformat.writes(nb))
+    written = env_run.workdir / "enriched_leads.csv"
+    assert written.is_file()
+    assert key not in written.read_text(encoding="utf-8")
+    assert pd.read_csv(written).shape[0] == 250
+    # Nothing else the run left in its working directory holds the key either.
+    for path in env_run.workdir.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), f"key in {path.name}"
+
+
+# -- the committed notebooks are clean -------------------------------------------------------------
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_clean(name):
+    path = NOTEBOOK_DIR / name
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+    assert "widgets" not in nb.metadata  # no saved widget state
+    code = code_cells(nb)
+    assert code, f"{name} has no code cell"
+    for i, cell in enumerate(nb.cells):
+        where = f"{name} cell {i}"
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{where} has outputs"
+            assert cell.execution_count is None, f"{where} has an execution count"
+        for label, text in (("source", cell.source),
+                            ("metadata", json.dumps(cell.metadata))):
+            assert not KEY_LIKE.search(text), f"{where}: a key-like string in its {label}"
+            for prefix in ABSOLUTE_PATHS:
+                assert prefix not in text, f"{where}: absolute path {prefix!r} in its {label}"
+    meta = json.dumps(nb.metadata)
+    assert not KEY_LIKE.search(meta)
+    for prefix in ABSOLUTE_PATHS:
+        assert prefix not in meta, f"{name}: absolute path {prefix!r} in notebook metadata"
+    raw = path.read_text(encoding="utf-8")
+    assert not KEY_LIKE.search(raw)
+    assert not any(prefix in raw for prefix in ABSOLUTE_PATHS)

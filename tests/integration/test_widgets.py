@@ -1,0 +1,624 @@
+"""SearchPanel driven from Python (no browser) against the emulator.
+
+What a user does in the notebook is done here on the widgets themselves: type into
+``panel.title`` (its value syncs, nothing runs), press Enter (the Text widget's "submit" custom
+message), click Search / Load more, pick a person in ``panel.person``. Every expectation about
+the network is counted at the emulator.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+import pytest
+
+import lookup_pandas as lp
+import lookup_pandas.client as lp_client
+from lookup_pandas.testing import FakeService
+from lookup_pandas.testing import data as emulator_data
+
+from .helpers import (
+    DROP,
+    PROFILE,
+    SEARCH,
+    TIER,
+    Tap,
+    data_count,
+    fail,
+    make_client,
+    rate_limited,
+    server_error,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+TITLE = "engineer"  # ~1000 matches: many pages
+NARROW = "data scientist"  # 240 matches: 5 pages of 50
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+def press_enter(panel: lp.SearchPanel) -> None:
+    """What the browser sends when Enter is pressed in the title box: a custom "submit" message."""
+    panel.title._handle_msg(
+        {"content": {"data": {"method": "custom", "content": {"event": "submit"}}}, "buffers": []}
+    )
+
+
+def text_of(value: str) -> str:
+    """The visible text of an HTML widget's value."""
+    return html.unescape(re.sub(r"<[^>]+>", "", value))
+
+
+def body_rows(table_html: str) -> int:
+    match = re.search(r"<tbody>(.*)</tbody>", table_html, re.S)
+    assert match is not None, f"no <tbody> in the table HTML: {table_html[:200]!r}"
+    return match.group(1).count("<tr>")
+
+
+def search_records(svc: FakeService) -> list[Any]:
+    return [r for r in svc.requests if r.path == SEARCH]
+
+
+def assert_one_line_error(panel: lp.SearchPanel, exc_name: str) -> None:
+    raw = panel.message.value
+    text = text_of(raw).strip()
+    assert exc_name in text, f"expected {exc_name} in the panel message, got {text!r}"
+    assert "Traceback" not in raw
+    assert "\n" not in raw and "\r" not in raw, f"message is not one line: {raw!r}"
+    assert len(text.splitlines()) == 1
+
+
+def assert_usable(panel: lp.SearchPanel, svc: FakeService, title: str = TITLE) -> None:
+    """After a failure: a fresh search succeeds and clears the message."""
+    before = svc.count(SEARCH, status=200)
+    panel.title.value = title
+    panel.search_button.click()
+    assert svc.count(SEARCH, status=200) == before + 1
+    assert panel.message.value == ""
+    n = int(panel.page_size.value)
+    assert len(panel.results) == n
+    assert f"loaded {n} · more available" in text_of(panel.summary.value)
+    assert panel.search_button.disabled is False
+    assert panel.more_button.disabled is False
+    assert panel.busy.layout.display == "none"
+
+
+def all_widgets(root: widgets.Widget) -> list[widgets.Widget]:
+    """Every widget of the panel's tree: children, and their layout and style models."""
+    seen: dict[int, widgets.Widget] = {}
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if id(w) in seen:
+            continue
+        seen[id(w)] = w
+        stack.extend(getattr(w, "children", ()) or ())
+        for name in ("layout", "style"):
+            sub = getattr(w, name, None)
+            if isinstance(sub, widgets.Widget):
+                stack.append(sub)
+    return list(seen.values())
+
+
+@pytest.fixture
+def client(fake_service: FakeService) -> Iterator[lp.Client]:
+    """No cache, no retries: every call is one request the emulator sees."""
+    c = make_client(fake_service, max_retries=0)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def panel(client: lp.Client) -> lp.SearchPanel:
+    p = lp.SearchPanel(client, page_size=20)
+    yield p
+    p.close()
+
+
+# -- searching -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("title", ["", "ab", "  ab  ", "x"])
+def test_short_title_says_so_and_sends_nothing(fake_service, panel, title):
+    panel.title.value = title
+    press_enter(panel)
+    panel.search_button.click()
+    assert fake_service.requests == []
+    text = text_of(panel.message.value).strip()
+    assert "3 characters" in text
+    assert "\n" not in panel.message.value
+    assert panel.results.empty
+    assert panel.more_button.disabled is True
+
+
+def test_typing_sends_nothing_enter_searches(fake_service, panel):
+    for partial in ("e", "en", "eng", "engi", "engineer"):  # the value syncs per keystroke
+        panel.title.value = partial
+    assert fake_service.requests == []
+    assert panel.results.empty
+
+    press_enter(panel)
+    assert fake_service.count(SEARCH) == 1
+    assert fake_service.count(SEARCH, title=TITLE, limit=20) == 1
+    assert len(panel.results) == 20
+
+
+def test_search_button_searches_once(fake_service, panel):
+    panel.title.value = TITLE
+    panel.search_button.click()
+    assert fake_service.count(SEARCH) == 1
+    assert len(panel.results) == 20
+
+
+def test_first_page(fake_service, client, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+
+    assert fake_service.count(SEARCH) == 1
+    (rec,) = search_records(fake_service)
+    assert dict(rec.params) == {"title": TITLE, "limit": "20"}  # no cursor on a first page
+    assert fake_service.count(TIER) == 1  # the client's one pace discovery, nothing else
+    assert data_count(fake_service) == 1
+
+    assert text_of(panel.summary.value).strip() == "loaded 20 · more available"
+    assert body_rows(panel.table.value) == 20
+    assert panel.has_more is True
+    assert panel.more_button.disabled is False
+    assert panel.message.value == ""
+
+    results = panel.results
+    assert isinstance(results, pd.DataFrame)
+    assert len(results) == 20
+    expected = [r["id"] for r in emulator_data.search(TITLE)[:20]]
+    assert results["id"].tolist() == expected
+    # Every loaded person is in the table and in the profile picker (plus the empty choice).
+    for name in results["full_name"]:
+        assert html.escape(name) in panel.table.value
+    assert [v for _, v in panel.person.options] == [None, *results["handle"].tolist()]
+    assert panel.person.disabled is False
+
+    same = lp.search_people(TITLE, limit=20, max_records=20, client=client)
+    assert list(results.columns) == list(same.columns)
+    assert results["id"].tolist() == same["id"].tolist()
+    assert results.dtypes.astype(str).tolist() == same.dtypes.astype(str).tolist()
+
+
+def test_load_more_appends_exactly_the_next_page(fake_service, panel):
+    tap = Tap(fake_service, SEARCH)
+    fake_service.override(SEARCH, tap)
+    panel.title.value = TITLE
+    press_enter(panel)
+    first_ids = panel.results["id"].tolist()
+    assert len(tap.bodies) == 1
+    cursor1 = tap.bodies[0]["pagination"]["next_cursor"]
+    assert cursor1
+
+    panel.more_button.click()
+    assert fake_service.count(SEARCH) == 2
+    second = search_records(fake_service)[-1]
+    assert second.param("cursor") == cursor1  # passed back unchanged (it holds + / =)
+    assert second.param("title") == TITLE and second.param("limit") == "20"
+    assert len(panel.results) == 40
+    assert panel.results["id"].tolist()[:20] == first_ids
+    assert panel.results["id"].is_unique
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(TITLE)[:40]]
+    assert text_of(panel.summary.value).strip() == "loaded 40 · more available"
+    assert body_rows(panel.table.value) == 40
+
+    cursor2 = tap.bodies[1]["pagination"]["next_cursor"]
+    assert cursor2 and cursor2 != cursor1
+    panel.more_button.click()
+    assert fake_service.count(SEARCH) == 3
+    assert search_records(fake_service)[-1].param("cursor") == cursor2
+    assert len(panel.results) == 60
+    assert panel.results["id"].is_unique
+    assert data_count(fake_service) == 3
+
+
+def test_walk_to_the_end_disables_load_more(fake_service, panel):
+    total = len(emulator_data.search(NARROW))
+    assert 150 < total <= 250  # 4 to 5 pages of 50
+    pages = -(-total // 50)
+    panel.page_size.value = 50
+    panel.title.value = NARROW
+    press_enter(panel)
+    for _ in range(pages - 1):
+        assert panel.more_button.disabled is False
+        panel.more_button.click()
+
+    assert fake_service.count(SEARCH) == pages
+    assert len(panel.results) == total
+    assert panel.results["id"].is_unique
+    assert panel.has_more is False
+    assert panel.more_button.disabled is True
+    assert text_of(panel.summary.value).strip() == f"loaded {total} · all loaded"
+    assert body_rows(panel.table.value) == total
+
+    panel.more_button.click()  # disabled in the browser; clicked anyway from Python
+    panel.load_more()
+    assert fake_service.count(SEARCH) == pages
+    assert len(panel.results) == total
+
+
+def test_final_page_from_the_service_stops(fake_service, panel):
+    """has_more=false on the second page (scripted) ends the walk, whatever the data holds."""
+    calls = {"n": 0}
+
+    def second_page_is_last(req):
+        calls["n"] += 1
+        if req.param("cursor") is None:
+            return None  # the real first page
+        page = emulator_data.search(TITLE)[20:25]
+        return 200, {"success": True, "statusCode": 200, "message": "ok", "errors": None,
+                     "data": page,
+                     "pagination": {"limit": 20, "has_more": False, "next_cursor": ""}}
+
+    fake_service.override(SEARCH, second_page_is_last)
+    panel.title.value = TITLE
+    press_enter(panel)
+    panel.more_button.click()
+    assert calls["n"] == 2
+    assert len(panel.results) == 25
+    assert panel.more_button.disabled is True
+    assert "all loaded" in text_of(panel.summary.value)
+    panel.more_button.click()
+    assert fake_service.count(SEARCH) == 2
+
+
+def test_new_search_resets_results(fake_service, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+    panel.more_button.click()
+    assert len(panel.results) == 40
+
+    panel.title.value = "designer"
+    panel.search_button.click()
+    assert fake_service.count(SEARCH) == 3
+    last = search_records(fake_service)[-1]
+    assert dict(last.params) == {"title": "designer", "limit": "20"}  # no old cursor
+    assert len(panel.results) == 20
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search("designer")[:20]]
+    assert panel.results["title"].str.lower().str.contains("designer").all()
+    assert text_of(panel.summary.value).strip() == "loaded 20 · more available"
+    assert body_rows(panel.table.value) == 20
+
+    # Load more continues the new search, not the old one.
+    panel.more_button.click()
+    assert search_records(fake_service)[-1].param("title") == "designer"
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search("designer")[:40]]
+
+
+def test_page_size_change_applies_to_the_next_search(fake_service, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+    panel.page_size.value = 7
+    panel.more_button.click()  # the running search keeps its page size (its cursor is bound to it)
+    assert search_records(fake_service)[-1].param("limit") == "20"
+    assert len(panel.results) == 40
+    panel.search_button.click()
+    assert search_records(fake_service)[-1].param("limit") == "7"
+    assert len(panel.results) == 7
+
+
+# -- busy state ------------------------------------------------------------------------------------
+
+class Observe:
+    """An override that records the panel's state while the request is being answered."""
+
+    def __init__(self, panel: lp.SearchPanel) -> None:
+        self.panel = panel
+        self.seen: list[tuple[bool, bool, bool, str]] = []
+        self.threads: set[str] = set()
+
+    def __call__(self, req):
+        p = self.panel
+        self.seen.append((p.search_button.disabled, p.more_button.disabled, p.person.disabled,
+                          p.busy.layout.display))
+        self.threads.add(threading.current_thread().name)
+        return None  # the real route answers
+
+
+def test_busy_while_a_call_runs(fake_service, panel):
+    assert panel.busy.layout.display == "none"
+    watch = Observe(panel)
+    fake_service.override(SEARCH, watch)
+    panel.title.value = TITLE
+    press_enter(panel)
+    panel.more_button.click()
+
+    assert len(watch.seen) == 2
+    assert threading.current_thread().name not in watch.threads  # seen from the server thread
+    for search_disabled, more_disabled, person_disabled, display in watch.seen:
+        assert search_disabled is True
+        assert more_disabled is True
+        assert person_disabled is True
+        assert display == ""
+    assert panel.search_button.disabled is False
+    assert panel.more_button.disabled is False
+    assert panel.person.disabled is False
+    assert panel.busy.layout.display == "none"
+
+    profile_watch = Observe(panel)
+    fake_service.override(PROFILE, profile_watch)
+    panel.person.value = panel.results["handle"].iloc[0]
+    assert profile_watch.seen == [(True, True, True, "")]
+    assert panel.search_button.disabled is False
+    assert panel.more_button.disabled is False
+    assert panel.person.disabled is False
+    assert panel.busy.layout.display == "none"
+
+
+def test_busy_is_cleared_after_a_failure(fake_service, panel):
+    watch = Observe(panel)
+
+    def failing(req):
+        watch(req)
+        return server_error()
+
+    fake_service.override(SEARCH, failing)
+    panel.title.value = TITLE
+    press_enter(panel)
+    assert watch.seen == [(True, True, True, "")]
+    assert panel.search_button.disabled is False
+    assert panel.busy.layout.display == "none"
+    assert_one_line_error(panel, "ServerError")
+
+
+# -- errors: one line in the panel, never raised, panel still usable -------------------------------
+
+def test_authentication_error(fake_service, client, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+    first_ids = panel.results["id"].tolist()
+    assert len(first_ids) == 20
+
+    fake_service.revoke_key()  # revoked mid-session
+    panel.more_button.click()  # must not raise
+    assert_one_line_error(panel, "AuthenticationError")
+    assert "revoked" in text_of(panel.message.value)
+    assert panel.results["id"].tolist() == first_ids  # what was loaded stays
+    panel.search_button.click()
+    assert_one_line_error(panel, "AuthenticationError")
+    assert fake_service.count(SEARCH, status=403) == 2
+
+    fake_service.reset()  # the fault is gone: the same key is valid again
+    fake_service.configure(rate_burst=50)
+    assert_usable(panel, fake_service)
+
+
+def test_authentication_error_then_a_new_key_for_the_default_client(fake_service, monkeypatch):
+    """A panel on the default client picks up lp.configure(...) with a new key, no new panel."""
+    monkeypatch.setattr(lp_client, "_default", None)
+    old = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
+                       cache=False, max_retries=0)
+    panel = lp.SearchPanel(page_size=20)
+    try:
+        fake_service.revoke_key()
+        panel.title.value = TITLE
+        press_enter(panel)
+        assert_one_line_error(panel, "AuthenticationError")
+        assert panel.results.empty
+        assert fake_service.count(SEARCH) == 0  # the tier request was refused first
+        assert fake_service.count(TIER, status=403) == 1
+
+        new_key = fake_service.rotate_key()
+        lp.configure(api_key=new_key, base_url=fake_service.base_url, cache=False,
+                     max_retries=0)
+        assert_usable(panel, fake_service)
+    finally:
+        panel.close()
+        old.close()
+        if lp_client._default is not None:
+            lp_client._default.close()
+
+
+def test_rate_limit_error(fake_service, panel):
+    fake_service.override(SEARCH, lambda req: rate_limited(7))
+    panel.title.value = TITLE
+    press_enter(panel)
+    assert_one_line_error(panel, "RateLimitError")
+    assert fake_service.count(SEARCH) == 1  # max_retries=0: one attempt, no waiting
+    assert fake_service.count(SEARCH, status=429) == 1
+    assert panel.results.empty
+
+    fake_service.override(SEARCH, None)
+    assert_usable(panel, fake_service)
+
+
+def test_validation_error(fake_service, panel):
+    fake_service.override(SEARCH, lambda req: fail(
+        400, "Validation failed", errors={"limit": "must be an integer between 1 and 50"},
+        error_code="VALIDATION_ERROR"))
+    panel.title.value = TITLE
+    press_enter(panel)
+    assert_one_line_error(panel, "ValidationError")
+    assert fake_service.count(SEARCH) == 1
+    assert panel.results.empty
+
+    fake_service.override(SEARCH, None)
+    assert_usable(panel, fake_service)
+
+
+def test_page_size_is_bounded_by_the_widget(panel):
+    panel.page_size.value = 500
+    assert panel.page_size.value == 50
+    panel.page_size.value = 0
+    assert panel.page_size.value == 1
+
+
+def test_network_error(fake_service, panel):
+    fake_service.override(SEARCH, lambda req: DROP)
+    panel.title.value = TITLE
+    press_enter(panel)
+    assert_one_line_error(panel, "TransportError")
+    assert fake_service.count(SEARCH) == 1
+    assert panel.results.empty
+
+    fake_service.override(SEARCH, None)
+    assert_usable(panel, fake_service)
+
+
+def test_configuration_error(fake_service, monkeypatch, tmp_path):
+    monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
+    monkeypatch.delenv("LOOKUP_BASE_URL", raising=False)
+    monkeypatch.setenv("LOOKUP_CACHE", "off")
+    monkeypatch.setattr(lp_client, "_default", None)
+    panel = lp.SearchPanel(page_size=20)  # the default client, resolved at search time
+    try:
+        panel.title.value = TITLE
+        press_enter(panel)
+        assert_one_line_error(panel, "ConfigurationError")
+        assert "LOOKUP_" in text_of(panel.message.value)  # names the variable to set
+        assert fake_service.requests == []
+        assert panel.search_button.disabled is False
+
+        monkeypatch.setenv("LOOKUP_API_KEY", fake_service.api_key)
+        monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url)
+        assert_usable(panel, fake_service)
+    finally:
+        panel.close()
+        if lp_client._default is not None:
+            lp_client._default.close()
+
+
+def test_failed_load_more_keeps_the_page_and_retries_the_same_cursor(fake_service, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+    first_ids = panel.results["id"].tolist()
+
+    fake_service.override(SEARCH, lambda req: server_error())
+    panel.more_button.click()
+    assert_one_line_error(panel, "ServerError")
+    assert panel.results["id"].tolist() == first_ids
+    failed_cursor = search_records(fake_service)[-1].param("cursor")
+    assert failed_cursor
+    assert panel.more_button.disabled is False  # the page is still there to fetch
+
+    fake_service.override(SEARCH, None)
+    panel.more_button.click()
+    assert search_records(fake_service)[-1].param("cursor") == failed_cursor
+    assert panel.message.value == ""
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(TITLE)[:40]]
+    assert panel.results["id"].is_unique
+
+
+def test_profile_error_is_one_line(fake_service, panel):
+    panel.title.value = TITLE
+    press_enter(panel)
+    fake_service.override(PROFILE, lambda req: server_error())
+    panel.person.value = panel.results["handle"].iloc[0]  # must not raise
+    assert_one_line_error(panel, "ServerError")
+    assert panel.person.disabled is False
+    assert panel.busy.layout.display == "none"
+
+
+# -- profiles -------------------------------------------------------------------------------------
+
+def test_profile_view_and_cache(fake_service, fake_client):
+    panel = lp.SearchPanel(fake_client, page_size=20)
+    try:
+        panel.title.value = TITLE
+        press_enter(panel)
+        handles = panel.results["handle"].tolist()
+        a, b = handles[2], handles[5]
+        expected = emulator_data.person(a)
+        assert expected is not None and expected["skills"]
+
+        panel.person.value = a
+        assert fake_service.count(PROFILE) == 1
+        assert fake_service.count(PROFILE, handle=a) == 1
+        view = panel.profile_view.value
+        assert html.escape(expected["full_name"]) in view
+        for skill in expected["skills"]:
+            assert html.escape(str(skill)) in view
+        assert expected["id"] in view
+        assert panel.message.value == ""
+
+        panel.person.value = b
+        assert fake_service.count(PROFILE, handle=b) == 1
+        assert html.escape(emulator_data.person(b)["full_name"]) in panel.profile_view.value
+
+        panel.person.value = None  # the empty choice clears the view
+        assert panel.profile_view.value == ""
+        panel.person.value = a  # again: from the cache, nothing sent
+        assert fake_service.count(PROFILE, handle=a) == 1
+        assert fake_service.count(PROFILE) == 2
+        assert html.escape(expected["full_name"]) in panel.profile_view.value
+    finally:
+        panel.close()
+
+
+def test_load_more_keeps_the_open_profile_without_fetching_it_again(fake_service, panel):
+    """Load more sends one search request: no profile request for the person already shown."""
+    panel.title.value = TITLE
+    press_enter(panel)
+    handle = panel.results["handle"].iloc[3]
+    panel.person.value = handle
+    assert fake_service.count(PROFILE) == 1
+    shown = panel.profile_view.value
+    assert shown
+
+    before = len(fake_service.requests)
+    panel.more_button.click()
+    new = fake_service.requests[before:]
+    assert [r.path for r in new] == [SEARCH], [(r.path, r.params) for r in new]
+    assert fake_service.count(PROFILE) == 1  # cache=False: a second one would be billed again
+    assert fake_service.billed(PROFILE) == 1
+    assert panel.person.value == handle
+    assert panel.profile_view.value == shown
+
+
+# -- the API key never reaches a widget -----------------------------------------------------------
+
+SECRET = "lk_test_PANELSECRET42"
+
+
+def test_no_widget_state_contains_the_key():
+    with FakeService(api_key=SECRET, rate_burst=50) as svc:
+        client = lp.Client(api_key=SECRET, base_url=svc.base_url, cache=False, max_retries=0)
+        panel = lp.SearchPanel(client, page_size=20)
+        states: list[str] = []
+
+        def snapshot(step: str) -> None:
+            for w in all_widgets(panel):
+                state = json.dumps(w.get_state(), default=str)
+                assert SECRET not in state, f"key in {type(w).__name__} state after {step}"
+                states.append(state)
+
+        try:
+            panel.title.value = TITLE
+            press_enter(panel)
+            assert len(panel.results) == 20
+            snapshot("search")
+            panel.more_button.click()
+            assert len(panel.results) == 40
+            snapshot("load more")
+            panel.person.value = panel.results["handle"].iloc[0]
+            assert "lookup-profile" in panel.profile_view.value
+            snapshot("profile")
+
+            svc.revoke_key(SECRET)
+            panel.person.value = panel.results["handle"].iloc[1]
+            assert_one_line_error(panel, "AuthenticationError")
+            snapshot("profile auth failure")
+            panel.search_button.click()
+            assert_one_line_error(panel, "AuthenticationError")
+            snapshot("search auth failure")
+            panel.more_button.click()
+            snapshot("load more auth failure")
+
+            assert svc.count(SEARCH, status=403) >= 1 and svc.count(PROFILE, status=403) >= 1
+            assert len(all_widgets(panel)) >= 12  # the walk reached the whole tree
+            assert any("lookup-profile" in s for s in states)  # the profile HTML was checked
+            # The panel's repr (what a notebook shows as text/plain) is clean as well.
+            assert SECRET not in repr(panel)
+        finally:
+            panel.close()
+            client.close()
