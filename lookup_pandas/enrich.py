@@ -186,6 +186,16 @@ class _Job:
                 self.record(handle, outcome, "failed" if outcome.status == ERROR else "fetched")
 
 
+def _check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
+    if max_calls is not None and needed > max_calls:
+        raise BudgetExceededError(
+            f"This enrichment needs {needed} billable calls ({cached} of {distinct} distinct "
+            f"handles are cached), more than max_calls={max_calls}. Nothing was sent.",
+            needed=needed,
+            allowed=max_calls,
+        )
+
+
 def _row_error(handle: str, outcome: _Outcome) -> ServiceError:
     """The failure as the exception it was (NotFoundError, ServerError, ...), naming the handle."""
     exc = outcome.exc or NotFoundError(outcome.error or "Not found")
@@ -214,21 +224,17 @@ def lookup_values(
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
         job = _Job(client, refresh=refresh, errors=errors, bar=bar)
-        if refresh or (max_calls is None and errors == "coerce"):
-            job.run(distinct, check_cache=not refresh)
+        if refresh:
+            _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
+            job.run(distinct, check_cache=False)
+        elif max_calls is None and errors == "coerce":
+            job.run(distinct, check_cache=True)
         else:
             # A budget needs the count of what must be paid for before anything is sent, and
             # errors="raise" should meet a cached failure before paying for anything.
             cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
             to_fetch = [h for h in distinct if h not in cached]
-            if max_calls is not None and len(to_fetch) > max_calls:
-                raise BudgetExceededError(
-                    f"This enrichment needs {len(to_fetch)} billable calls "
-                    f"({len(cached)} of {len(distinct)} distinct handles are cached), "
-                    f"more than max_calls={max_calls}. Nothing was sent.",
-                    needed=len(to_fetch),
-                    allowed=max_calls,
-                )
+            _check_budget(len(to_fetch), len(cached), len(distinct), max_calls)
             for handle, outcome in cached.items():
                 job.record(handle, outcome, "cached")
             job.run(to_fetch, check_cache=False)
