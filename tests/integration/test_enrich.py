@@ -586,3 +586,22 @@ def test_a_malformed_url_cell_is_invalid_and_does_not_abort_the_run(fake_service
     out = enrich(frame, fake_client)
     assert out[STATUS].tolist() == ["ok", "invalid", "ok"]
     assert fake_service.count(PROFILE) == 2
+
+
+def test_refresh_counts_every_handle_against_max_calls(fake_service, fake_client):
+    # With refresh=True every distinct handle is billed again, cached or not, so the budget
+    # applies to all of them, and it is refused before anything is sent.
+    frame = pd.DataFrame({"handle": ["budget-a", "budget-b", "budget-c", "budget-a"]})
+    frame.lookup.enrich_profiles("handle", client=fake_client, progress=False)
+    before = fake_service.count()
+    with pytest.raises(lp.BudgetExceededError) as info:
+        frame.lookup.enrich_profiles("handle", client=fake_client, refresh=True, max_calls=2,
+                                     progress=False)
+    assert (info.value.needed, info.value.allowed) == (3, 2)
+    assert fake_service.count() == before
+    out = frame.lookup.enrich_profiles("handle", client=fake_client, refresh=True, max_calls=3,
+                                       progress=False)
+    assert out["lookup_status"].eq("ok").all()
+    assert fake_service.count() - before == 3
+    assert {h: fake_service.billed(PROFILE, handle=h) for h in ("budget-a", "budget-b")} == {
+        "budget-a": 2, "budget-b": 2}
