@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from requests_cache import DO_NOT_CACHE, CachedSession
 
 from .envelope import Envelope, parse_envelope
@@ -232,6 +233,7 @@ class Client:
             raise ResponseError(
                 f"The profile answer's data is {type(env.data).__name__}, not an object.",
                 request_id=env.request_id,
+                status_code=env.status_code,
             )
         return env.data
 
@@ -247,6 +249,7 @@ class Client:
             raise ResponseError(
                 f"The credits-tier answer's data is {type(env.data).__name__}, not an object.",
                 request_id=env.request_id,
+                status_code=env.status_code,
             )
         return env.data
 
@@ -284,7 +287,9 @@ class Client:
                     raise ResponseError(
                         f"A list endpoint answered data of type {type(env.data).__name__}.",
                         request_id=env.request_id,
+                        status_code=env.status_code,
                     )
+                plan.check(next_params, env.pagination)  # before handing out its records
                 page = env.data
                 if max_records is not None:
                     page = page[: max_records - yielded]
@@ -359,17 +364,21 @@ class Client:
             response = self._session.get(
                 url, params=params, headers=headers, timeout=self.settings.timeout, **extra
             )
-        except requests.Timeout as exc:
-            self._count(sent=1)
-            raise RequestTimeoutError(
-                f"No answer from {_host(url)} within {self.settings.timeout:g}s "
-                f"({type(exc).__name__}) for {path}.",
-                url=path,
-            ) from None
         except _TRANSIENT_REQUEST_ERRORS as exc:
             self._count(sent=1)
+            if isinstance(exc, requests.Timeout) or _wraps_read_timeout(exc):
+                # A stall while reading the body arrives as a ConnectionError around urllib3's
+                # ReadTimeoutError; it is a timeout all the same.
+                raise RequestTimeoutError(
+                    f"No answer from {_host(url)} within {self.settings.timeout:g}s "
+                    f"({type(exc).__name__}) for {path}.",
+                    url=path,
+                ) from None
+            what = ("the answer was cut short"
+                    if isinstance(exc, requests.exceptions.ChunkedEncodingError)
+                    else "the connection failed")
             raise TransportError(
-                f"Connection to {_host(url)} failed ({type(exc).__name__}) for {path}.", url=path
+                f"Request to {_host(url)} for {path}: {what} ({type(exc).__name__}).", url=path
             ) from None
         except requests.RequestException as exc:
             raise ServiceError(
@@ -437,6 +446,10 @@ class Client:
         rate = min(candidates) if candidates else SAFE_DEFAULT_RATE_PER_MINUTE
         logger.debug("pacing at %.1f calls/min", rate)
         return rate
+
+
+def _wraps_read_timeout(exc: BaseException) -> bool:
+    return any(isinstance(arg, urllib3.exceptions.ReadTimeoutError) for arg in exc.args)
 
 
 def _host(url: str) -> str:

@@ -47,6 +47,7 @@ class Envelope:
     pagination: Mapping[str, Any] | None
     request_id: str | None
     body: Mapping[str, Any]
+    status_code: int = 200
 
 
 def _reason(status: int) -> str:
@@ -161,4 +162,5 @@ def parse_envelope(
         pagination=pagination,
         request_id=request_id,
         body=body,
+        status_code=status,
     )

@@ -63,11 +63,7 @@ class PagePlan:
         has_more = pagination.get("has_more")
         if not isinstance(has_more, bool):
             raise PaginationError(f"pagination.has_more is missing or not a boolean: {has_more!r}")
-        style = self._detect(pagination)
-        if style == "page":
-            self._check_position(sent, pagination, "page", default=1)
-        elif style == "offset":
-            self._check_position(sent, pagination, self.offset_param, default=0)
+        style = self.check(sent, pagination)
         if not has_more:
             return None
         if n_records == 0:
@@ -81,6 +77,21 @@ class PagePlan:
         if style == "page":
             return {**base, "page": _as_int(sent.get("page", 1)) + 1}
         return {**base, self.offset_param: _as_int(sent.get(self.offset_param, 0)) + n_records}
+
+    def check(self, sent: Mapping[str, Any], pagination: Mapping[str, Any] | None) -> Style | None:
+        """Is this page the one asked for? Call before using its records; returns the style.
+
+        A page or offset echoed back that differs from the one sent raises PaginationError, so
+        records of a page that went back are never handed out twice.
+        """
+        if pagination is None:
+            return self.style
+        style = self._detect(pagination)
+        if style == "page":
+            self._check_position(sent, pagination, "page", default=1)
+        elif style == "offset":
+            self._check_position(sent, pagination, self.offset_param, default=0)
+        return style
 
     def _detect(self, pagination: Mapping[str, Any]) -> Style:
         if self.style is not None:

@@ -54,6 +54,14 @@ PANEL_KEY_HEADER = "X-AUTHAPI-Key"
 PANEL_PREFIX = "/api/panel/"
 
 
+#: The type of ``data`` each known data endpoint answers with.
+_DATA_KIND: dict[str, type] = {
+    "/people/profile": dict,
+    "/companies/employees": list,
+    "/people/search": list,
+}
+
+
 def is_panel_url(url: str) -> bool:
     """True for the panel surface (credits tier), which is never cached."""
     return PANEL_PREFIX in urlsplit(url).path
@@ -62,8 +70,9 @@ def is_panel_url(url: str) -> bool:
 def should_cache(response: requests.Response) -> bool:
     """Keep what was paid for and is worth reusing.
 
-    Example: a 200 envelope with ``success: true`` -> True; a 200 with ``error_code: "1010"``
-    (not found, billed) -> True; a 200 with success=false for any other reason -> False.
+    Example: a 200 envelope with ``success: true`` and usable ``data`` -> True; a 200 with
+    ``error_code: "1010"`` (not found, billed) -> True; success=false for any other reason, no
+    ``data``, ``data`` of the wrong type for the endpoint, or a malformed ``pagination`` -> False.
     """
     if response.status_code != 200 or is_panel_url(response.url or ""):
         return False
@@ -73,7 +82,16 @@ def should_cache(response: requests.Response) -> bool:
         return False
     if not isinstance(body, dict):
         return False
-    return body.get("success") is True or is_billed_not_found(body)
+    if is_billed_not_found(body):
+        return True
+    if body.get("success") is not True or "data" not in body:
+        return False
+    if not isinstance(body.get("pagination", {}), dict):
+        return False
+    # An answer the client would refuse must not be replayed from the cache for days.
+    path = urlsplit(response.url or "").path
+    expected = next((kind for suffix, kind in _DATA_KIND.items() if path.endswith(suffix)), None)
+    return expected is None or isinstance(body["data"], expected)
 
 
 class PaidAnswersCache(SQLiteCache):
