@@ -196,7 +196,11 @@ class Client:
         return cached
 
     def close(self) -> None:
+        """Close the HTTP connections and let go of the cache (closed with its last user)."""
         self._session.close()
+        release = getattr(self._session, "release_cache", None)
+        if release is not None:
+            release()
 
     def __enter__(self) -> Client:
         return self
@@ -320,9 +324,10 @@ class Client:
         headers = {(PANEL_KEY_HEADER if panel else DATA_KEY_HEADER): self.settings.api_key}
         extra: dict[str, Any] = {}
         if isinstance(self._session, CachedSession):
-            if panel:
-                extra["expire_after"] = DO_NOT_CACHE
-            elif refresh:
+            # Per request: the cache backend (and its settings) is shared by every Client on
+            # the same file, and each keeps its own expire_after.
+            extra["expire_after"] = DO_NOT_CACHE if panel else self.settings.expire_after
+            if refresh and not panel:
                 extra["force_refresh"] = True
         policy = self.retry_policy
         for attempt in range(policy.max_retries + 1):
@@ -478,9 +483,9 @@ def configure(**kwargs: Any) -> Client:
     global _default
     client = Client(**kwargs)
     with _default_lock:
-        old, _default = _default, client
-    if old is not None:
-        old.close()
+        _default = client
+    # The previous default is not closed: other code (a panel, a running job) may still hold
+    # it, and closing a cache in use under another thread is unsafe. It closes when collected.
     return client
 
 

@@ -23,6 +23,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
+import threading
+import time
+import weakref
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -105,6 +110,66 @@ class PaidAnswersCache(SQLiteCache):
                          urlsplit(response.url or "").path)
 
 
+class _SharedBackends:
+    """One SQLite backend (one connection) per cache file per process, shared by every Client.
+
+    Two connections to one file in one process can stall each other for the whole busy
+    timeout: a writer on connection A waits (in SQLite's busy handler) for B's write lock,
+    while a reader on A blocks on A's mutex holding the GIL that B needs to commit (seen with
+    gdb). Sharing one connection, behind requests-cache's lock, cannot do that; processes
+    still each have their own, and WAL lets them share the file. The backend closes when the
+    last Client using it closes (or is garbage collected), never under another's feet.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[str, list[Any]] = {}  # path -> [backend, number of users]
+
+    def acquire(self, path: Path) -> tuple[PaidAnswersCache, str]:
+        key = str(path.resolve())
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._entries[key] = [_open_backend(path), 0]
+            entry[1] += 1
+            return entry[0], key
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return
+            entry[1] -= 1
+            if entry[1] > 0:
+                return
+            del self._entries[key]
+        entry[0].close()
+
+
+def _open_backend(path: Path, attempts: int = 8) -> PaidAnswersCache:
+    """The backend for ``path``; retried while another process holds a new file's lock.
+
+    Setting up WAL on a new file takes a lock that SQLite's busy timeout does not wait for, so
+    two processes starting on the same new file at once could fail with "database is locked".
+    """
+    for attempt in range(attempts):
+        try:
+            return PaidAnswersCache(
+                path,
+                wal=True,  # readers never block the writer: several processes can share one file
+                busy_timeout=30_000,  # ms to wait for another writer instead of failing
+                timeout=30.0,
+            )
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(min(1.0, 0.05 * 2**attempt))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+_BACKENDS = _SharedBackends()
+
+
 class PacedAdapter(HTTPAdapter):
     """An HTTPAdapter that waits for a pacer slot before each real send."""
 
@@ -122,14 +187,10 @@ def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
     session: requests.Session
     if settings.cache_path is not None:
         settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
-        backend = PaidAnswersCache(
-            settings.cache_path,
-            wal=True,  # readers never block the writer: several processes can share one file
-            busy_timeout=30_000,  # ms to wait for another writer instead of "database is locked"
-            timeout=30.0,
-        )
+        backend, key = _BACKENDS.acquire(settings.cache_path)
         session = CachedSession(
             backend=backend,
+            autoclose=False,  # the backend is shared: release_cache() lets go of it
             expire_after=settings.expire_after,
             allowable_methods=("GET",),
             allowable_codes=(200,),
@@ -137,6 +198,8 @@ def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
             cache_control=False,  # the service's answers carry no caching headers we should obey
             stale_if_error=False,
         )
+        # Settings live on the shared backend, so expire_after is also sent with every request.
+        session.release_cache = weakref.finalize(session, _BACKENDS.release, key)  # type: ignore[attr-defined]
     else:
         session = requests.Session()
     adapter = PacedAdapter(pacer, pool_maxsize=max(10, settings.max_workers * 2))
