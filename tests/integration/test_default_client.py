@@ -56,3 +56,34 @@ def test_configure_replaces_the_default(fake_service, monkeypatch, no_default):
     assert lp.default_client() is second and second is not first
     assert second.max_workers == 2
     assert second.profile("grace")["handle"] == "grace"
+
+
+def test_configure_while_the_old_default_is_busy_in_a_thread(fake_service, tmp_path, no_default):
+    # Replacing the default client must not close the one a running job still uses (closing
+    # its SQLite connection under another thread could crash the interpreter).
+    import threading
+
+    import pandas as pd
+
+    fake_service.configure(latency=0.005)
+    cache = tmp_path / "busy.sqlite"
+    first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
+                         cache=cache)
+    frame = pd.DataFrame({"handle": [f"busy-{i:03d}" for i in range(150)]})
+    result: dict[str, object] = {}
+
+    def job() -> None:
+        try:
+            result["out"] = frame.lookup.enrich_profiles("handle", client=first, progress=False)
+        except BaseException as exc:  # reported below
+            result["error"] = exc
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    for _ in range(3):
+        lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url, cache=cache)
+    worker.join(timeout=120)
+    assert not worker.is_alive() and "error" not in result, result.get("error")
+    assert result["out"]["lookup_status"].eq("ok").all()
+    assert lp.default_client() is not first
+    assert lp.default_client().is_cached(PROFILE, {"handle": "busy-149"})
