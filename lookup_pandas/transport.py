@@ -178,6 +178,9 @@ class PacedAdapter(HTTPAdapter):
         self.pacer = pacer
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        # requests-cache writes its per-request options (expire_after, refresh) as Cache-Control
+        # directives; they are for our cache, and a proxy on the way must not act on them.
+        request.headers.pop("Cache-Control", None)
         self.pacer.wait()
         return super().send(request, *args, **kwargs)
 

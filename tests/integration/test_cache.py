@@ -266,3 +266,15 @@ def test_failed_refresh_keeps_the_answer_already_paid_for(fake_service, fake_cac
         assert client.profile("ada") == rec
     assert fake_service.count(PROFILE, handle="ada") == 2
     assert fake_service.billed(PROFILE, handle="ada") == 1
+
+
+def test_no_cache_directive_reaches_the_service(fake_service, fake_client):
+    # expire_after and refresh are our cache's business; requests-cache writes them as
+    # Cache-Control request headers, which a proxy on the way could act on.
+    headers: list[dict] = []
+    fake_service.override(PROFILE, lambda req: headers.append(dict(req.headers)) or None)
+    fake_client.profile("ada")
+    fake_client.profile("ada")
+    fake_client.profile("ada", refresh=True)
+    assert len(headers) == 2  # the first call and the refresh; the second was a cache hit
+    assert all("cache-control" not in h for h in headers), headers
