@@ -15,7 +15,6 @@ handle -> spread back over the rows, by position. Nothing here mutates its input
 from __future__ import annotations
 
 import copy
-import logging
 import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -30,8 +29,6 @@ from .frames import records_to_frame
 from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled, cancel_when
 from .progress import Progress
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["Estimate", "Lookup", "estimate_values", "lookup_values"]
 

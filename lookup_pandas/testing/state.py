@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS"]
@@ -60,7 +60,6 @@ class RequestRecord:
     status: int
     billed: bool
     fault: str | None = None
-    at: float = field(default_factory=time.monotonic)
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
