@@ -9,7 +9,11 @@ Example::
 Pure: takes a status, headers and body bytes, so every rule here is tested without a server.
 ``success`` is authoritative; when it is false ``message`` carries the reason. A body that is
 not the JSON envelope is a ResponseError (or, on 5xx / 429 / 401 / 403, the error that status
-means), never a KeyError or JSONDecodeError.
+means), never a KeyError or JSONDecodeError. "Not found" is only what the service says: its
+envelope with a not-found ``error_code`` (1010 person, 1020 company, 1030 skill) or a 404 that
+carries the envelope. A bare or HTML 404 (a web server that is not the service, a proxy) is a
+ResponseError, so a wrong base URL never makes real people look nonexistent. Every error raised
+for an answer that is not the envelope has ``enveloped = False``.
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ from .retry import parse_retry_after
 
 __all__ = ["NOT_FOUND_CODES", "Envelope", "is_billed_not_found", "parse_envelope"]
 
-#: error_code values of a lookup that found nothing (200 + success=false, billed).
-NOT_FOUND_CODES = frozenset({"1010", "1020"})
+#: error_code values of a lookup that found nothing (200 + success=false, billed):
+#: 1010 a person, 1020 a company, 1030 a skill.
+NOT_FOUND_CODES = frozenset({"1010", "1020", "1030"})
 _SNIPPET = 120
 
 
@@ -48,6 +53,7 @@ class Envelope:
     request_id: str | None
     body: Mapping[str, Any]
     status_code: int = 200
+    from_cache: bool = False  # read from the on-disk cache: nothing was sent or paid for
 
 
 def _reason(status: int) -> str:
@@ -77,7 +83,7 @@ _NOT_JSON = object()
 
 
 def is_billed_not_found(body: Any) -> bool:
-    """True for the production not-found answer: success=false with error_code 1010 / 1020."""
+    """True for the production not-found answer: success=false with a NOT_FOUND_CODES code."""
     return (
         isinstance(body, dict)
         and body.get("success") is False
@@ -105,6 +111,7 @@ def parse_envelope(
     content: bytes,
     *,
     url: str | None = None,
+    from_cache: bool = False,
 ) -> Envelope:
     """Check one answer; return its Envelope or raise the matching ServiceError."""
     request_id = headers.get("X-Request-Id") or None
@@ -117,16 +124,16 @@ def parse_envelope(
         kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
         ctype = headers.get("Content-Type", "no content type")
         text = (
-            f"The service answered HTTP {status} ({_reason(status)}) with {kind} "
+            f"Not the service's answer: HTTP {status} ({_reason(status)}) with {kind} "
             f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
         )
-        if status >= 400:
-            exc = _error_for_status(status, text, **common)
-            if isinstance(exc, RateLimitError):
-                exc.retry_after = retry_after
-            if exc.__class__ is not ServiceError:
-                raise exc
-        raise ResponseError(text, status_code=status, **common)
+        exc = _error_for_status(status, text, **common) if status >= 400 else None
+        if exc is None or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
+            exc = ResponseError(text, status_code=status, **common)
+        elif isinstance(exc, RateLimitError):
+            exc.retry_after = retry_after
+        exc.enveloped = False
+        raise exc
 
     message = body.get("message")
     message = message if isinstance(message, str) and message else _reason(status)
@@ -163,4 +170,5 @@ def parse_envelope(
         request_id=request_id,
         body=body,
         status_code=status,
+        from_cache=from_cache,
     )

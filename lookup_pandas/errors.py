@@ -12,7 +12,8 @@ Hierarchy::
     ServiceError                     base: status_code, message, request_id
     ├── AuthenticationError          401 missing key, 403 invalid / rotated / wrong-workspace key
     ├── RateLimitError               429 after the retries ran out (retry_after, errors)
-    ├── NotFoundError                404, or 200 with success=false and error_code 1010 / 1020
+    ├── NotFoundError                the service's own not-found: its envelope on a 404, or 200
+    │                                with success=false and error_code 1010 / 1020 / 1030
     ├── ValidationError              400 (errors: {field: reason})
     ├── ServerError                  5xx after the retries ran out
     ├── TransportError               connection dropped, refused or timed out, after the retries
@@ -20,19 +21,28 @@ Hierarchy::
     ├── ResponseError                not JSON, no envelope, or an envelope of the wrong shape
     ├── PaginationError              a cursor that repeats, has_more with no way forward
     ├── BudgetExceededError          a job would make more billable calls than max_calls
-    └── ConfigurationError           no base URL or API key, or an unusable setting
+    ├── ConfigurationError           no base URL or API key, an unusable setting, or a base URL
+    │                                where the service does not answer (first contact failed)
+    └── UsageError                   an argument the caller can fix (also a ValueError)
+        └── ColumnError              a column that is missing or would be overwritten
 
 None of them derives from the builtin ``LookupError``; every message is built from the
 server's text and our own, never from request headers, so the API key cannot appear in one.
+
+Errors the user can fix (a setting, a key, a budget, an argument, a rejected parameter) show as
+one line in a notebook cell, not a traceback (IPython's ``_render_traceback_`` hook); the
+traceback is still on ``exc.__traceback__`` for whoever wants it (``%tb``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "AuthenticationError",
     "BudgetExceededError",
+    "ColumnError",
     "ConfigurationError",
     "NotFoundError",
     "PaginationError",
@@ -42,6 +52,7 @@ __all__ = [
     "ServerError",
     "ServiceError",
     "TransportError",
+    "UsageError",
     "ValidationError",
 ]
 
@@ -53,7 +64,14 @@ class ServiceError(Exception):
 
         str(ServiceError("boom", status_code=500, request_id="req_1"))
         # -> "boom (HTTP 500, request req_1)"
+
+    ``enveloped`` is False when the answer behind the error was not the service's envelope
+    (HTML from a proxy or another web server): the service itself did not say it.
     """
+
+    enveloped: bool = True
+    #: What to do about it, where that depends on how the call was made (e.g. which setting).
+    hint: str | None = None
 
     def __init__(
         self,
@@ -81,7 +99,22 @@ class ServiceError(Exception):
             details.append(f"code {self.error_code}")
         if self.request_id:
             details.append(f"request {self.request_id}")
-        return f"{self.message} ({', '.join(details)})" if details else self.message
+        text = self._headline()
+        text = f"{text} ({', '.join(details)})" if details else text
+        return f"{text}. {self.hint}" if self.hint else text
+
+    def _headline(self) -> str:
+        return self.message
+
+    @property
+    def _render_traceback_(self) -> Callable[[], list[str]]:
+        """IPython's hook: one line for errors the user can fix, the usual traceback otherwise.
+
+        A property, so that ``hasattr`` (which IPython asks) is False for the other errors.
+        """
+        if not isinstance(self, _USER_FIXABLE):
+            raise AttributeError("_render_traceback_")
+        return lambda: [f"{type(self).__name__}: {self}"]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only arguments survive pickling (multiprocessing, joblib) this way.
@@ -108,11 +141,22 @@ class RateLimitError(ServiceError):
 
 
 class NotFoundError(ServiceError):
-    """The record does not exist (HTTP 404, or 200 with error_code 1010 / 1020, which is billed)."""
+    """The record does not exist, as the service says (its envelope on a 404, or a 200 with
+    error_code 1010 person / 1020 company / 1030 skill, which is billed)."""
 
 
 class ValidationError(ServiceError):
-    """400: a parameter was rejected; ``errors`` maps each field to its reason."""
+    """400: a parameter was rejected; ``errors`` maps each field to its reason.
+
+    Example: ``str(exc)`` -> ``"Validation failed: limit: must be an integer between 1 and 50
+    (HTTP 400, code VALIDATION_ERROR)"``; ``exc.message`` stays the server's own text.
+    """
+
+    def _headline(self) -> str:
+        if isinstance(self.errors, dict) and self.errors:
+            reasons = "; ".join(f"{k}: {v}" for k, v in self.errors.items())
+            return f"{self.message}: {reasons}"
+        return self.message
 
 
 class ServerError(ServiceError):
@@ -120,7 +164,13 @@ class ServerError(ServiceError):
 
 
 class TransportError(ServiceError):
-    """The connection failed (dropped, refused, reset) through every retry."""
+    """The connection failed (dropped, refused, reset) through every retry.
+
+    ``before_connecting`` is True when no connection was made at all (refused, a host name that
+    does not resolve, a TLS or proxy failure, a connect timeout).
+    """
+
+    before_connecting: bool = False
 
 
 class RequestTimeoutError(TransportError):
@@ -145,4 +195,37 @@ class BudgetExceededError(ServiceError):
 
 
 class ConfigurationError(ServiceError):
-    """A setting is missing or unusable; the message names the variable or argument to set."""
+    """A setting is missing or unusable; the message names the argument or variable to set.
+
+    ``message`` speaks to Python callers (it names the keyword, e.g. ``api_key=``);
+    ``cli_message`` to the command line, which reads its settings from the environment only
+    (it names the variable, e.g. ``LOOKUP_API_KEY``). They are the same unless told apart.
+    """
+
+    def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.cli_message = cli_message or message
+
+
+class UsageError(ServiceError, ValueError):
+    """An argument the caller can fix (a negative ``max_records``, an empty prefix...).
+
+    Raised before anything is sent or paid for. Also a ValueError, as Python code expects.
+    """
+
+
+class ColumnError(UsageError):
+    """A column that is missing, or that enrichment would overwrite; nothing was sent.
+
+    Not a KeyError: that is a builtin ``LookupError``, which no error of ours derives from.
+    """
+
+
+#: Errors shown as one line in a notebook: the user can fix them without reading our code.
+_USER_FIXABLE = (
+    AuthenticationError,
+    BudgetExceededError,
+    ConfigurationError,
+    UsageError,
+    ValidationError,
+)

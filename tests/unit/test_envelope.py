@@ -138,13 +138,27 @@ def test_http_404_raises_not_found():
     assert info.value.request_id == "r404"
 
 
-def test_http_404_with_html_body_raises_not_found():
+@pytest.mark.parametrize("content", [b"<html>Not Found</html>", b"", b'{"detail": "Not Found"}'])
+def test_http_404_without_the_envelope_is_a_response_error_not_a_not_found(content):
+    # Only the service says "not found": a web server that is not ours must not make real
+    # people look nonexistent.
+    with pytest.raises(ResponseError) as info:
+        parse_envelope(404, {"Content-Type": "text/html"}, content)
+    assert not isinstance(info.value, NotFoundError)
+    assert info.value.status_code == 404 and info.value.enveloped is False
+    assert "404" in info.value.message
+
+
+def test_enveloped_errors_say_so():
     with pytest.raises(NotFoundError) as info:
-        parse_envelope(404, {}, b"<html>Not Found</html>")
-    assert info.value.status_code == 404
+        parse_envelope(404, {}, failure(404, "Profile not found"))
+    assert info.value.enveloped is True
+    with pytest.raises(ServerError) as info:
+        parse_envelope(502, {"Content-Type": "text/html"}, HTML)
+    assert info.value.enveloped is False
 
 
-@pytest.mark.parametrize("code", ["1010", "1020", 1010, 1020])
+@pytest.mark.parametrize("code", ["1010", "1020", "1030", 1010, 1020])
 def test_billed_not_found_200_raises_not_found(code):
     content = failure(message="No person found", error_code=code)
     with pytest.raises(NotFoundError) as info:
@@ -158,7 +172,7 @@ def test_billed_not_found_200_raises_not_found(code):
 
 
 def test_not_found_codes_are_the_documented_ones():
-    assert {"1010", "1020"} == NOT_FOUND_CODES
+    assert {"1010", "1020", "1030"} == NOT_FOUND_CODES  # person, company, skill
 
 
 def test_200_success_false_other_code_is_a_plain_service_error_not_not_found():
@@ -389,8 +403,11 @@ def _check_outcome(status: int, content: bytes, headers: dict | None = None) -> 
     try:
         env = parse_envelope(status, headers or {"X-Request-Id": "req_h"}, content)
     except ServiceError as exc:
-        if status in EXPECTED_CLASS:
-            assert isinstance(exc, EXPECTED_CLASS[status]), (status, type(exc))
+        expected = EXPECTED_CLASS.get(status)
+        if status == 404 and not exc.enveloped:
+            expected = ResponseError  # only the service's own envelope says "not found"
+        if expected is not None:
+            assert isinstance(exc, expected), (status, type(exc))
         assert exc.status_code == status or exc.status_code is None
         assert isinstance(exc.message, str) and exc.message
         str(exc)  # must render

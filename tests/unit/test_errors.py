@@ -44,7 +44,7 @@ def test_all_lists_every_exception_class_in_the_module():
         and obj.__module__ == errors.__name__
     }
     assert defined == set(errors.__all__)
-    assert len(ALL_CLASSES) == 12
+    assert len(ALL_CLASSES) == 14
 
 
 @pytest.mark.parametrize("cls", ALL_CLASSES, ids=lambda c: c.__name__)
@@ -122,3 +122,58 @@ def test_exceptions_can_be_raised_and_caught_as_service_error():
         raise BudgetExceededError("over budget", needed=3, allowed=2)
     assert isinstance(info.value, BudgetExceededError)
     assert info.value.needed == 3 and info.value.allowed == 2
+
+
+# -- messages that say what is wrong, shaped for where they surface ------------------------------
+
+
+def test_validation_error_message_carries_the_field_reasons():
+    exc = errors.ValidationError(
+        "Validation failed", status_code=400, error_code="VALIDATION_ERROR",
+        errors={"limit": "must be an integer between 1 and 50", "slug": "is required"},
+    )
+    assert str(exc) == ("Validation failed: limit: must be an integer between 1 and 50; "
+                        "slug: is required (HTTP 400, code VALIDATION_ERROR)")
+    assert exc.message == "Validation failed"  # the server's own text, unchanged
+
+
+def test_validation_error_without_field_reasons_is_plain():
+    assert str(errors.ValidationError("Bad", status_code=400)) == "Bad (HTTP 400)"
+
+
+def test_a_hint_follows_the_details():
+    exc = errors.AuthenticationError("Invalid API key", status_code=403)
+    exc.hint = "Check the LOOKUP_API_KEY environment variable"
+    assert str(exc) == "Invalid API key (HTTP 403). Check the LOOKUP_API_KEY environment variable"
+    assert pickle.loads(pickle.dumps(exc)).hint == exc.hint
+
+
+def test_configuration_error_has_a_message_for_the_command_line():
+    exc = errors.ConfigurationError("pass api_key=...", cli_message="set LOOKUP_API_KEY")
+    assert str(exc) == "pass api_key=..." and exc.cli_message == "set LOOKUP_API_KEY"
+    assert errors.ConfigurationError("same").cli_message == "same"
+    assert pickle.loads(pickle.dumps(exc)).cli_message == "set LOOKUP_API_KEY"
+
+
+@pytest.mark.parametrize("cls", [errors.ConfigurationError, errors.AuthenticationError,
+                                 errors.BudgetExceededError, errors.UsageError,
+                                 errors.ColumnError, errors.ValidationError])
+def test_errors_the_user_can_fix_render_as_one_line_in_a_notebook(cls):
+    exc = make(cls)
+    assert hasattr(exc, "_render_traceback_")
+    lines = exc._render_traceback_()
+    assert lines == [f"{cls.__name__}: {exc}"]
+
+
+@pytest.mark.parametrize("cls", [errors.ServerError, errors.TransportError,
+                                 errors.ResponseError, errors.PaginationError,
+                                 errors.ServiceError])
+def test_other_errors_keep_their_traceback_in_a_notebook(cls):
+    # IPython asks hasattr(exc, "_render_traceback_"): it must be False here
+    assert not hasattr(make(cls), "_render_traceback_")
+
+
+def test_usage_errors_are_value_errors_and_never_lookup_errors():
+    assert issubclass(errors.UsageError, ValueError)
+    assert issubclass(errors.ColumnError, errors.UsageError)
+    assert not issubclass(errors.ColumnError, LookupError)
