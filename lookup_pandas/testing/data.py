@@ -119,10 +119,14 @@ def _person(handle: str) -> dict[str, Any]:
 
 
 def person(handle: str) -> dict[str, Any] | None:
-    """The full person record for ``handle``, or None when it does not exist."""
+    """The full person record for ``handle``, or None when it does not exist.
+
+    Public handles are case-insensitive, as in production: ``Ada`` and ``ada`` are one person,
+    whose record carries the handle in lower case.
+    """
     if is_unknown(handle):
         return None
-    rec = _person(handle)
+    rec = _person(handle.lower())
     # A fresh copy: callers may mutate what they get.
     return {**rec, "geo": dict(rec["geo"]), "counts": dict(rec["counts"]),
             "flags": dict(rec["flags"]), "skills": list(rec["skills"]),

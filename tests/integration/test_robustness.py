@@ -564,8 +564,8 @@ def _assert_sent_intact(svc, client: Client, handle: str) -> None:
     assert last.path == PROFILE, (handle, last.path)
     assert last.params == (("handle", handle),), (handle, last.params)
     assert last.status == 200
-    if rec is not None:
-        assert rec["handle"] == handle
+    if rec is not None:  # handles are case-insensitive: the record holds the canonical one
+        assert rec["handle"] == handle.lower()
 
 
 def _explicit(fn):
@@ -611,7 +611,7 @@ def test_distinct_handles_get_distinct_cache_entries(fake_service, fake_client):
     sent = len(fake_service.requests)
     for h in NEAR_COLLISIONS:
         rec = fake_client.profile(h)  # from the cache: each handle its own answer
-        assert rec is not None and rec["handle"] == h
+        assert rec is not None and rec["handle"] == h.lower()
     assert len(fake_service.requests) == sent
     assert fake_service.count(PROFILE) == len(NEAR_COLLISIONS)
 
