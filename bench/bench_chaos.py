@@ -25,11 +25,11 @@ def main() -> None:
     handles = [f"chaos-{i:05d}" for i in range(KNOWN)]
     handles += [f"unknown-{i:04d}" for i in range(UNKNOWN)]
     frame = pd.DataFrame({"handle": handles})
-    with tempfile.TemporaryDirectory() as tmp, FakeService(
-        rate_limit_per_minute=LIMIT, fault_rate=0.2
-    ) as svc:
+    with tempfile.TemporaryDirectory() as tmp, FakeService(rate_limit_per_minute=LIMIT) as svc:
         client = Client(api_key=svc.api_key, base_url=svc.base_url, cache=Path(tmp) / "c.sqlite",
                         max_retries=10, backoff_base=0.05, backoff_max=1.0, max_workers=8)
+        client.credits_tier()  # first contact, then the chaos (see test_reliability's chaos)
+        svc.configure(fault_rate=0.2)
         started = time.perf_counter()
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
         elapsed = time.perf_counter() - started

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -40,6 +41,7 @@ from .errors import (
     ResponseError,
     ServiceError,
     TransportError,
+    UsageError,
 )
 from .pacing import Pacer, pause
 from .pagination import PagePlan, Style
@@ -56,6 +58,9 @@ PROFILE_PATH = "/api/data/v1/people/profile"
 EMPLOYEES_PATH = "/api/data/v1/companies/employees"
 SEARCH_PATH = "/api/data/v1/people/search"
 TIER_PATH = "/api/panel/credits/tier/k/"
+
+#: Seconds before the one retry of a first contact that met no service.
+FIRST_CONTACT_RETRY_DELAY = 0.5
 
 _TRANSIENT_REQUEST_ERRORS = (
     requests.ConnectionError,
@@ -85,9 +90,37 @@ class Client:
         with lp.Client(cache="leads.sqlite") as client:
             client.profile("ada")      # second call with the same handle is a free cache hit
 
-    ``cache``: True (default, ``LOOKUP_CACHE`` or the user cache dir), False (off), or a path.
-    ``rate_limit_per_minute``: an upper bound of your own; the pace is the lower of it and
-    95% of the limit the credits-tier endpoint reports (7/min when neither is known).
+    Keywords:
+
+    ``api_key``, ``base_url``
+        The key (only ever sent in a request header) and the service's address. When not
+        given: the ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` environment variables.
+    ``cache``
+        ``True`` (default): the file named by ``LOOKUP_CACHE`` (or none if it says ``off``),
+        else ``http_cache.sqlite`` in the user cache dir. ``False``: no cache. A path: that
+        SQLite file. Every answer paid for is kept there, so a re-run costs nothing.
+    ``expire_after``
+        How long a cached answer is reused: a timedelta or seconds (default 7 days).
+    ``timeout``
+        Seconds to wait for the connection and for each answer before that attempt fails.
+    ``max_retries``
+        Further attempts after a transient failure: a 429, a 5xx, a dropped connection or a
+        timeout (0: try once). Until the base URL has answered once with the service's
+        envelope, a host that cannot be reached (refused, unknown name, TLS failure) or an
+        answer that is not the service's gets one quick retry, then a ConfigurationError.
+    ``rate_limit_per_minute``
+        A ceiling of your own. The pace is the lower of it and 95% of the limit the
+        credits-tier endpoint reports. A tier that reports no limit is not paced (unless this
+        is set); a tier that cannot be read at all is paced at 7 calls/min, the cheapest tier.
+        A 429 always slows the pace: to 95% of the limit it names, else to half.
+    ``max_workers``
+        How many calls enrichment keeps in flight at once (default 4).
+    ``backoff_base``, ``backoff_max``
+        Seconds of exponential back-off between retries (doubling from ``backoff_base`` up to
+        ``backoff_max``, with jitter).
+    ``retry_after_max``
+        The longest wait a 429's ``Retry-After`` is honoured for, in seconds, so a notebook
+        never hangs for hours.
     """
 
     def __init__(
@@ -127,6 +160,7 @@ class Client:
         )
         self._session = build_session(s, self.pacer)
         self._discovered_tier: dict[str, Any] | None = None
+        self._contacted = False  # has the base URL answered with the service's envelope yet?
         self._stats = ClientStats()
         self._stats_lock = threading.Lock()
 
@@ -230,8 +264,16 @@ class Client:
 
     def fetch_profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any]:
         """The person record for ``handle``; NotFoundError (with the server's message) if none."""
+        return dict(self.profile_answer(handle, refresh=refresh).data)
+
+    def profile_answer(self, handle: str, *, refresh: bool = False) -> Envelope:
+        """The checked answer for ``handle``: ``.data`` is the record, ``.from_cache`` whether
+        it came from the cache (nothing paid) or the network. NotFoundError if there is none.
+
+        Example: ``client.profile_answer("ada").from_cache  # True the second time``
+        """
         if not isinstance(handle, str) or not handle.strip():
-            raise ValueError(f"handle must be a non-empty string, not {handle!r}")
+            raise UsageError(f"handle must be a non-empty string, not {handle!r}")
         env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh)
         if not isinstance(env.data, dict):
             raise ResponseError(
@@ -239,7 +281,7 @@ class Client:
                 request_id=env.request_id,
                 status_code=env.status_code,
             )
-        return env.data
+        return env
 
     def credits_tier(self) -> dict[str, Any]:
         """The panel's credits-tier payload (balance, current_tier, next_tier); never cached."""
@@ -278,7 +320,8 @@ class Client:
         ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops
         without fetching another page. Raises PaginationError rather than looping.
         """
-        if max_records is not None and max_records <= 0:
+        check_max_records(max_records)
+        if max_records == 0:
             return
         plan = PagePlan(style, offset_param=offset_param)
         next_params: dict[str, Any] | None = plan.first(dict(params or {}))
@@ -303,6 +346,7 @@ class Client:
                 if max_records is not None and yielded >= max_records:
                     return
                 next_params = plan.next(next_params, env.pagination, len(env.data))
+            bar.set_total(yielded)  # a list shorter than max_records ends at what it held
 
     # -- the one place requests are sent ---------------------------------------------------
 
@@ -330,31 +374,55 @@ class Client:
             if refresh and not panel:
                 extra["force_refresh"] = True
         policy = self.retry_policy
-        for attempt in range(policy.max_retries + 1):
+        attempt = 0  # retries of transient failures so far
+        first_contact_retried = False
+        while True:
             retry_after: float | None = None
             try:
-                env = self._send_once(url, path, params, headers, extra)
+                return self._send_once(url, path, params, headers, extra)
+            except AuthenticationError as exc:
+                exc.hint = f"Check {self.settings.api_key_source}"
+                raise
+            except ConfigurationError:
+                raise
             except ServiceError as exc:
-                if not is_retryable(exc) or attempt == policy.max_retries:
+                if not self._contacted and _not_the_service(exc):
+                    # Nothing has answered like the service yet: a wrong or dead base URL is
+                    # far likelier than a fault. One quick retry, then say so.
+                    if first_contact_retried:
+                        raise self._misconfigured(exc, path) from exc
+                    first_contact_retried, delay = True, FIRST_CONTACT_RETRY_DELAY
+                elif not is_retryable(exc) or attempt == policy.max_retries:
                     raise
-                if isinstance(exc, RateLimitError):
-                    retry_after = exc.retry_after
-                    self._on_rate_limited(exc)
+                else:
+                    if isinstance(exc, RateLimitError):
+                        retry_after = exc.retry_after
+                        self._on_rate_limited(exc)
+                    delay = policy.delay(attempt, retry_after)
+                    attempt += 1
                 failure = exc
-            else:
-                return env
-            delay = policy.delay(attempt, retry_after)
             with self._stats_lock:
                 self._stats.retries += 1
             logger.debug(
-                "retrying %s after %s in %.2fs (attempt %d of %d)",
-                path, type(failure).__name__, delay, attempt + 2, policy.max_retries + 1,
+                "retrying %s after %s in %.2fs (retry %d of %d)",
+                path, type(failure).__name__, delay, attempt, policy.max_retries,
             )
             if isinstance(failure, RateLimitError):
                 self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
             else:
                 pause(delay)  # ends early, sending nothing, if the caller's job is stopping
-        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _misconfigured(self, exc: ServiceError, path: str) -> ConfigurationError:
+        """The first contact failed twice: name the base URL, what came back, and the setting."""
+        s = self.settings
+        what = exc.message.rstrip(".")
+        return ConfigurationError(
+            f"The base URL {s.base_url} does not answer like the service (GET {path}, tried "
+            f"twice): {what}. Check {s.base_url_source}.",
+            status_code=exc.status_code,
+            request_id=exc.request_id,
+            url=path,
+        )
 
     def _send_once(
         self,
@@ -371,20 +439,28 @@ class Client:
             )
         except _TRANSIENT_REQUEST_ERRORS as exc:
             self._count(sent=1)
-            if isinstance(exc, requests.Timeout) or _wraps_read_timeout(exc):
+            unreachable = _connect_failure(exc)
+            error: TransportError
+            if unreachable is not None:
+                error = TransportError(f"{_host(url)} cannot be reached: {unreachable}", url=path)
+                error.before_connecting = True
+            elif isinstance(exc, requests.Timeout) or _wraps_read_timeout(exc):
                 # A stall while reading the body arrives as a ConnectionError around urllib3's
                 # ReadTimeoutError; it is a timeout all the same.
-                raise RequestTimeoutError(
+                error = RequestTimeoutError(
                     f"No answer from {_host(url)} within {self.settings.timeout:g}s "
                     f"({type(exc).__name__}) for {path}.",
                     url=path,
-                ) from None
-            what = ("the answer was cut short"
-                    if isinstance(exc, requests.exceptions.ChunkedEncodingError)
-                    else "the connection failed")
-            raise TransportError(
-                f"Request to {_host(url)} for {path}: {what} ({type(exc).__name__}).", url=path
-            ) from None
+                )
+            else:
+                what = ("the answer was cut short"
+                        if isinstance(exc, requests.exceptions.ChunkedEncodingError)
+                        else "the connection failed")
+                error = TransportError(
+                    f"Request to {_host(url)} for {path}: {what} ({type(exc).__name__}).",
+                    url=path,
+                )
+            raise error from None
         except requests.RequestException as exc:
             raise ServiceError(
                 f"Request for {path} could not be sent ({type(exc).__name__})."
@@ -399,7 +475,16 @@ class Client:
             path, dict(params or {}), response.status_code,
             " (cache)" if from_cache else "", 1000 * (time.perf_counter() - started),
         )
-        return parse_envelope(response.status_code, response.headers, response.content, url=path)
+        try:
+            env = parse_envelope(response.status_code, response.headers, response.content,
+                                 url=path, from_cache=from_cache)
+        except ServiceError as exc:
+            if exc.enveloped and not from_cache:
+                self._contacted = True
+            raise
+        if not from_cache:
+            self._contacted = True
+        return env
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -421,40 +506,92 @@ class Client:
                 self._stats.credits_balance = balance
 
     def _on_rate_limited(self, exc: RateLimitError) -> None:
-        """A 429 that names the tier's limit lowers our pace to fit it."""
+        """A 429 always slows the pace: to 95% of the limit it names, else to half."""
         errors = exc.errors if isinstance(exc.errors, dict) else {}
         limit = _number(errors.get("current_limit"))
         current = self.pacer.per_minute
-        if limit and (current is None or limit * RATE_SAFETY_MARGIN < current):
-            logger.info("rate limited: pacing at %.1f/min", limit * RATE_SAFETY_MARGIN)
-            self.pacer.set_rate(limit * RATE_SAFETY_MARGIN)
+        if limit and limit > 0:
+            if current is None or limit * RATE_SAFETY_MARGIN < current:
+                logger.info("rate limited: pacing at %.1f/min", limit * RATE_SAFETY_MARGIN)
+                self.pacer.set_rate(limit * RATE_SAFETY_MARGIN)
+        else:
+            rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
+            logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
 
     def _discover_rate(self) -> float:
-        """The pace: min(95% of the tier's limit, rate_limit_per_minute), else 7/min.
+        """The pace: min(95% of the tier's limit, rate_limit_per_minute); inf means unpaced.
 
-        An AuthenticationError is raised at once (the same key fails every surface); any other
-        failure of the tier endpoint keeps the configured or safe pace.
+        A tier that reports no limit (null or missing) is unmetered: unpaced, unless
+        ``rate_limit_per_minute`` is set. An AuthenticationError or ConfigurationError (the
+        first contact failed) is raised at once; a tier that cannot be read otherwise gives
+        the configured pace, else the cheapest tier's 7/min, with a warning.
         """
         explicit = self.settings.rate_limit_per_minute
-        server: float | None = None
         try:
             tier = self._discovered_tier = self.credits_tier()
-            current = tier.get("current_tier")
-            if isinstance(current, dict):
-                server = _number(current.get("limit_per_minute"))
-        except AuthenticationError:
+        except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
-            logger.debug("rate limit not discovered (%s); keeping the configured pace",
-                         type(exc).__name__)
-        candidates = [r for r in (server * RATE_SAFETY_MARGIN if server else None, explicit) if r]
-        rate = min(candidates) if candidates else SAFE_DEFAULT_RATE_PER_MINUTE
-        logger.debug("pacing at %.1f calls/min", rate)
+            rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
+            logger.warning(
+                "Could not read the credits tier to learn the rate limit (%s); pacing at "
+                "%.0f calls/min.", exc, rate,
+            )
+            return rate
+        current = tier.get("current_tier")
+        if not isinstance(current, dict):
+            rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
+            logger.warning("The credits tier names no current tier; pacing at %.0f calls/min.",
+                           rate)
+            return rate
+        limit = _number(current.get("limit_per_minute"))
+        server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf
+        rate = min(server, explicit or math.inf)
+        logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
         return rate
 
 
 def _wraps_read_timeout(exc: BaseException) -> bool:
     return any(isinstance(arg, urllib3.exceptions.ReadTimeoutError) for arg in exc.args)
+
+
+def _connect_failure(exc: BaseException) -> str | None:
+    """Why no connection was made at all (refused, unknown host, TLS, proxy), else None.
+
+    These mean a wrong address far more often than a passing fault; a connection that was
+    made and then dropped, or an answer that was slow, is not one of them.
+    """
+    if isinstance(exc, requests.exceptions.SSLError):
+        return "the TLS handshake failed"
+    if isinstance(exc, requests.exceptions.ProxyError):
+        return "the proxy could not be reached"
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "no connection within the timeout"
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    if isinstance(reason, urllib3.exceptions.NameResolutionError):
+        return "the host name does not resolve"
+    if isinstance(reason, urllib3.exceptions.NewConnectionError):
+        errno = re.search(r"\[Errno -?\d+\] ([^')\]]+)", str(reason))
+        return errno.group(1).strip().lower() if errno else "no connection could be made"
+    return None
+
+
+def _not_the_service(exc: ServiceError) -> bool:
+    """Evidence that nothing at the base URL is the service: no connection, or no envelope.
+
+    A 429 is never that: a gateway in front of the service may send its own.
+    """
+    if isinstance(exc, RateLimitError):
+        return False
+    return not exc.enveloped or getattr(exc, "before_connecting", False)
+
+
+def check_max_records(max_records: int | None) -> None:
+    """``max_records`` is None or a whole number >= 0, else a UsageError (nothing is sent)."""
+    if max_records is None:
+        return
+    if isinstance(max_records, bool) or not isinstance(max_records, int) or max_records < 0:
+        raise UsageError(f"max_records must be a whole number >= 0 or None, not {max_records!r}.")
 
 
 def _host(url: str) -> str:

@@ -5,6 +5,7 @@ Example::
     pacer = Pacer(per_minute=120)      # one slot every 0.5 s, shared by every thread
     pacer.wait()                       # blocks until this caller's slot comes
     pacer.defer(2.0)                   # a 429 said Retry-After: 2 -> nobody sends for 2 s
+    pacer.slow_down()                  # a 429 named no limit: half the pace (or of what was sent)
 
 Why this is written here rather than taken from requests-ratelimiter / pyrate-limiter: measured
 against a server that enforces its limit smoothly (DESIGN.md, "Dependencies"), that stack let calls
@@ -23,6 +24,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -68,7 +70,8 @@ class Pacer:
     """Thread-safe evenly spaced slots; ``per_minute=None`` means no pacing.
 
     ``resolve`` (optional) is called once, lazily, before the first slot is handed out, and
-    may return a better rate (for instance read from the service's tier endpoint). Calls
+    may return a better rate (for instance read from the service's tier endpoint; ``math.inf``
+    for none: unpaced). Calls
     made *by* ``resolve`` itself pass straight through, so it may use the same session.
     """
 
@@ -87,6 +90,9 @@ class Pacer:
         self._next = float("-inf")  # when the next free slot starts
         self._last: float | None = None  # when the last slot handed out started
         self._deferred_until = float("-inf")  # no slot before this (Retry-After)
+        self._recent: deque[float] = deque(maxlen=_RECENT)  # starts of the last slots
+        self._slots = 0  # slots handed out so far
+        self._slots_at_slow_down = -1  # self._slots when the pace was last slowed
         self._resolve = resolve
         self._resolve_lock = threading.Lock()
         self._resolved = threading.Event()  # set once the rate is settled
@@ -116,7 +122,31 @@ class Pacer:
             slot = max(now, self._next)
             self._next = slot + self._interval
             self._last = slot
+            self._recent.append(slot)
+            self._slots += 1
             return slot - now
+
+    def slow_down(self, floor_per_minute: float) -> float:
+        """Halve the pace (a 429 that names no limit); return the new rate per minute.
+
+        Unpaced, there is no pace to halve: half the rate the last slots went out at is taken
+        instead. Never below ``floor_per_minute``. Several 429s for calls sent before the last
+        slow-down (threads that were in flight together) slow it once, not once each.
+        """
+        with self._lock:
+            if self._slots == self._slots_at_slow_down:
+                return 60.0 / self._interval if self._interval > 0 else floor_per_minute
+            self._slots_at_slow_down = self._slots
+            if self._interval > 0:
+                per_minute = 60.0 / self._interval / 2
+            elif len(self._recent) >= 2 and self._recent[-1] > self._recent[0]:
+                sent_rate = (len(self._recent) - 1) / (self._recent[-1] - self._recent[0])
+                per_minute = 60.0 * sent_rate / 2
+            else:
+                per_minute = floor_per_minute
+        per_minute = max(per_minute, floor_per_minute)
+        self.set_rate(per_minute)
+        return per_minute
 
     @property
     def resolved(self) -> bool:
@@ -132,8 +162,9 @@ class Pacer:
         """Block until this caller's slot (resolving the rate first, once)."""
         if getattr(self._local, "resolving", False):
             return  # the resolver's own request (the tier look-up) takes no slot
+        pause(0)  # a stopped job's thread neither learns the rate nor takes a slot
         self.ensure_resolved()  # every other thread waits here until the rate is known
-        pause(0)  # a stopped job's thread takes no slot
+        pause(0)
         delay = self.reserve()
         pause(delay, self._sleep)
 
@@ -167,6 +198,9 @@ class Pacer:
             if rate:
                 self.set_rate(rate)
             self._resolved.set()
+
+
+_RECENT = 32  # slots remembered to measure the rate an unpaced client sent at
 
 
 def _interval(per_minute: float | None) -> float:

@@ -65,12 +65,27 @@ def _number(
     return number
 
 
+def source(keyword: str, env_var: str, *, given: bool) -> str:
+    """How a message names where a setting came from: the keyword, else the variable."""
+    return f"{keyword}=" if given else f"the {env_var} environment variable"
+
+
+def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
+    """No value anywhere: Python callers may pass the keyword; the CLI reads the environment."""
+    return ConfigurationError(
+        f"No {what}: pass {keyword}=... or set the {env_var} environment variable.",
+        cli_message=f"No {what}: set the {env_var} environment variable.",
+    )
+
+
 @dataclass(frozen=True, repr=False)
 class Settings:
     """Validated client settings. ``repr`` never shows the key."""
 
     api_key: str = field(repr=False)
     base_url: str
+    api_key_source: str  # where the key came from, as a message names it ("api_key=", ...)
+    base_url_source: str
     cache_path: Path | None
     expire_after: timedelta
     timeout: float
@@ -100,18 +115,15 @@ class Settings:
         """Fill gaps from the environment and check every value; raise ConfigurationError."""
         key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
         if not key or not key.strip():
-            raise ConfigurationError(
-                f"No API key: pass api_key=... or set the {ENV_API_KEY} environment variable."
-            )
+            raise _missing("API key", "api_key", ENV_API_KEY)
         url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
         if not url or not url.strip():
-            raise ConfigurationError(
-                f"No base URL: pass base_url=... or set the {ENV_BASE_URL} environment variable."
-            )
+            raise _missing("base URL", "base_url", ENV_BASE_URL)
         url = url.strip().rstrip("/")
+        url_source = source("base_url", ENV_BASE_URL, given=base_url is not None)
         if not url.startswith(("http://", "https://")):
             raise ConfigurationError(
-                f"base_url must start with http:// or https:// (check {ENV_BASE_URL})."
+                f"The base URL must start with http:// or https://: check {url_source}."
             )
         if not isinstance(expire_after, timedelta):
             expire_after = timedelta(seconds=float(expire_after))
@@ -128,6 +140,8 @@ class Settings:
         return cls(
             api_key=key.strip(),
             base_url=url,
+            api_key_source=source("api_key", ENV_API_KEY, given=api_key is not None),
+            base_url_source=url_source,
             cache_path=_cache_path(cache),
             expire_after=expire_after,
             timeout=float(timeout),

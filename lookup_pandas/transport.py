@@ -10,7 +10,7 @@ so :class:`PacedAdapter` (which waits for a pacer slot) is reached by real netwo
 cache hits spend no rate limit, and every retry, made by the Client above, takes a slot.
 
 What is cached (:func:`should_cache`): successful envelopes and billed not-founds
-(200 + success=false + error_code 1010/1020); never errors, 429s, 5xx, or the panel endpoint.
+(200 + success=false + a not-found error_code); never errors, 429s, 5xx, or the panel endpoint.
 The policy is applied where responses are saved (:class:`PaidAnswersCache`), not as
 requests-cache's ``filter_fn``: a rejected response there also *deletes* the entry already
 stored under its key, so a failed ``refresh=True`` would throw away an answer already paid for.

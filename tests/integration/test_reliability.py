@@ -130,14 +130,17 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(fake_servic
     values = known + unknown + dupes
     expected = {h: "ok" for h in known} | {h: "not_found" for h in unknown}
 
-    svc.configure(latency=0.0, rate_limit_per_minute=12000, rate_burst=3,
-                  fault_rate=0.2, fault_kinds=FAULT_KINDS)
+    svc.configure(latency=0.0, rate_limit_per_minute=12000, rate_burst=3)
     # At a 20% fault rate, the chance that every attempt of one call fails is
     # 0.2 ** (max_retries + 1). With the default 5 retries that is 6.4e-5 per call, i.e. ~12%
     # that at least one of these ~2,100 calls ends as an "error" row: a false failure. With
     # 10 retries it is 0.2 ** 11 * 2100 ~= 4e-5 for the whole test, negligible.
     client = make_client(svc, cache=tmp_path / "chaos.sqlite", backoff_base=0.01,
                          backoff_max=0.1, max_retries=10)
+    # First contact before the chaos: until the service has answered once, an HTML 502
+    # twice in a row would rightly be read as "this base URL is not the service".
+    client.credits_tier()
+    svc.configure(fault_rate=0.2, fault_kinds=FAULT_KINDS)
     frame = pd.DataFrame({"handle": values, "row": range(len(values))})
     with client:
         out = enrich(frame, client)

@@ -282,7 +282,10 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
                                                       dead, panel, svc))
 
     kinds = {type(e).__name__ for e in failures}
-    assert {"TransportError", "ValidationError", "AuthenticationError"} <= kinds, kinds
+    # the dead server fails at first contact: a ConfigurationError whose cause (in the
+    # formatted traceback below) is the TransportError
+    assert {"ConfigurationError", "ValidationError", "AuthenticationError"} <= kinds, kinds
+    assert any(isinstance(e.__cause__, lp.TransportError) for e in failures)
     for exc in failures:
         texts[f"exception {type(exc).__name__}"] = (
             str(exc) + repr(exc) + "".join(traceback.format_exception(exc))

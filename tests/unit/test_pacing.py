@@ -407,3 +407,45 @@ def test_concurrent_waits_with_fake_sleep_get_distinct_slots():
     assert _run_threads(n, worker) == []
     # Slot 0 needs no sleep; the others sleep 1, 2, ... n-1 seconds: all distinct.
     assert sorted(t.sleeps) == pytest.approx([float(i) for i in range(1, n)])
+
+
+# -- slow_down: a 429 that names no limit ---------------------------------------------------------
+
+
+def test_slow_down_halves_a_pace():
+    pacer = Pacer(per_minute=120)
+    assert pacer.slow_down(7) == 60
+    assert pacer.per_minute == 60
+
+
+def test_slow_down_never_goes_below_the_floor():
+    pacer = Pacer(per_minute=10)
+    assert pacer.slow_down(7) == 7
+
+
+def test_slow_down_of_an_unpaced_pacer_halves_the_rate_it_sent_at():
+    pacer, t = make(None)
+    for _ in range(11):  # 11 slots over 1 s: 10 per second = 600 per minute
+        assert pacer.reserve() == 0
+        t.advance(0.1)
+    assert pacer.slow_down(7) == pytest.approx(300)
+    assert pacer.per_minute == pytest.approx(300)
+
+
+def test_slow_down_of_an_unpaced_pacer_that_sent_nothing_takes_the_floor():
+    assert Pacer(per_minute=None).slow_down(7) == 7
+
+
+def test_infinity_from_resolve_means_unpaced():
+    pacer = Pacer(per_minute=7, resolve=lambda: float("inf"))
+    pacer.ensure_resolved()
+    assert pacer.per_minute is None and pacer.reserve() == 0 and pacer.reserve() == 0
+
+
+def test_429s_of_calls_in_flight_together_slow_the_pace_once():
+    pacer, _ = make(120)
+    for _ in range(4):
+        pacer.reserve()  # four calls in flight at once, all answered 429
+    assert [pacer.slow_down(7) for _ in range(4)] == [60, 60, 60, 60]
+    pacer.reserve()  # a call sent at the new pace, answered 429 too: slower again
+    assert pacer.slow_down(7) == 30

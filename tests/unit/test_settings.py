@@ -77,10 +77,37 @@ def test_missing_base_url_names_the_env_var(url):
 
 
 @pytest.mark.parametrize("url", ["127.0.0.1:8080", "ftp://127.0.0.1", "localhost"])
-def test_base_url_without_http_scheme_is_rejected(url):
+def test_base_url_without_http_scheme_is_rejected_naming_where_it_came_from(url, monkeypatch):
     with pytest.raises(ConfigurationError) as info:
         Settings.build(api_key=KEY, base_url=url)
-    assert "LOOKUP_BASE_URL" in str(info.value)
+    assert "base_url=" in str(info.value) and "LOOKUP_BASE_URL" not in str(info.value)
+    monkeypatch.setenv(ENV_BASE_URL, url)
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY)
+    assert "the LOOKUP_BASE_URL environment variable" in str(info.value)
+
+
+def test_missing_settings_speak_to_python_and_to_the_command_line(monkeypatch):
+    monkeypatch.delenv(ENV_API_KEY, raising=False)
+    monkeypatch.delenv(ENV_BASE_URL, raising=False)
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(base_url="http://127.0.0.1:1")
+    assert "pass api_key=..." in str(info.value)
+    assert info.value.cli_message == "No API key: set the LOOKUP_API_KEY environment variable."
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY)
+    assert "pass base_url=..." in str(info.value)
+    assert "base_url=" not in info.value.cli_message and ENV_BASE_URL in info.value.cli_message
+
+
+def test_settings_remember_where_key_and_url_came_from(monkeypatch):
+    s = Settings.build(api_key=KEY, base_url="http://127.0.0.1:1")
+    assert (s.api_key_source, s.base_url_source) == ("api_key=", "base_url=")
+    monkeypatch.setenv(ENV_API_KEY, KEY)
+    monkeypatch.setenv(ENV_BASE_URL, "http://127.0.0.1:1")
+    s = Settings.build()
+    assert s.api_key_source == "the LOOKUP_API_KEY environment variable"
+    assert s.base_url_source == "the LOOKUP_BASE_URL environment variable"
 
 
 def test_env_vars_used_when_kwargs_absent(monkeypatch):
