@@ -24,6 +24,7 @@ from .enrich import Estimate
 from .errors import (
     AuthenticationError,
     BudgetExceededError,
+    ColumnError,
     ConfigurationError,
     NotFoundError,
     PaginationError,
@@ -33,6 +34,7 @@ from .errors import (
     ServerError,
     ServiceError,
     TransportError,
+    UsageError,
     ValidationError,
 )
 from .widgets import SearchPanel
@@ -42,6 +44,7 @@ __all__ = [
     "BudgetExceededError",
     "Client",
     "ClientStats",
+    "ColumnError",
     "ConfigurationError",
     "Estimate",
     "NotFoundError",
@@ -53,6 +56,7 @@ __all__ = [
     "ServerError",
     "ServiceError",
     "TransportError",
+    "UsageError",
     "ValidationError",
     "__version__",
     "company_employees",

@@ -38,18 +38,18 @@ class LookupAccessor:
         refresh: bool = False,
         client: Client | None = None,
         progress: bool | None = None,
+        fold_case: bool = True,
     ) -> pd.DataFrame:
-        """A new frame with each row's profile joined on; the input is not modified.
-
-        See :func:`lookup_pandas.api.enrich_profiles` for every argument.
-        """
         return api.enrich_profiles(
             self._frame, column, prefix=prefix, errors=errors, max_calls=max_calls,
-            refresh=refresh, client=client, progress=progress,
+            refresh=refresh, client=client, progress=progress, fold_case=fold_case,
         )
 
     def estimate_profiles(
-        self, column: str = "handle", *, client: Client | None = None
+        self, column: str = "handle", *, client: Client | None = None, fold_case: bool = True
     ) -> Estimate:
-        """Rows, valid, unique, cached and to_fetch (billable calls), without sending anything."""
-        return api.estimate_profiles(self._frame, column, client=client)
+        return api.estimate_profiles(self._frame, column, client=client, fold_case=fold_case)
+
+    # help(df.lookup.enrich_profiles) shows the whole documentation, written once in api.
+    enrich_profiles.__doc__ = api.enrich_profiles.__doc__
+    estimate_profiles.__doc__ = api.estimate_profiles.__doc__

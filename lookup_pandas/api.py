@@ -18,14 +18,17 @@ from typing import Any
 
 import pandas as pd
 
-from .client import EMPLOYEES_PATH, SEARCH_PATH, Client, resolve_client
-from .enrich import Errors, Estimate, estimate_values, lookup_values
-from .frames import records_to_frame
+from .client import EMPLOYEES_PATH, SEARCH_PATH, Client, check_max_records, resolve_client
+from .enrich import Errors, Estimate, JobSummary, Lookup, estimate_values, lookup_values
+from .errors import ColumnError, UsageError
+from .frames import prefixed_names, records_to_frame
 
 __all__ = [
     "company_employees",
+    "check_columns",
     "credits_tier",
     "enrich_profiles",
+    "enrich_with_summary",
     "estimate_profiles",
     "get_profiles",
     "search_people",
@@ -42,6 +45,7 @@ def get_profiles(
     errors: Errors = "coerce",
     client: Client | None = None,
     progress: bool | None = None,
+    fold_case: bool = True,
 ) -> pd.DataFrame:
     """One row per input handle (same order; a Series keeps its index), with the record's fields.
 
@@ -54,17 +58,19 @@ def get_profiles(
         # 2  NaN       NaN     ...  invalid        invalid handle: empty
         # 3  NaN       unknown-x ... not_found     Profile not found
 
-    ``handle`` is the normalised handle that was looked up. Each distinct handle is requested
-    at most once; cached answers cost nothing. ``errors="raise"`` raises on the first failure.
+    ``handle`` is the normalised handle that was looked up (see ``enrich_profiles`` for the
+    rules, ``fold_case`` included). Each distinct handle is requested at most once; cached
+    answers cost nothing. ``errors="raise"`` raises on the first failure. The columns are
+    always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other field the
+    records carry, then ``lookup_status`` and ``lookup_error``.
     """
     index = handles.index if isinstance(handles, pd.Series) else None
     values = list(handles)
     result = lookup_values(values, client=resolve_client(client), errors=errors,
-                           progress=progress)
+                           progress=progress, fold_case=fold_case)
     frame = result.fields.drop(columns="handle", errors="ignore")
     frame.insert(int("id" in frame.columns), "handle", pd.Series(result.handles, dtype="str"))
-    frame["lookup_status"] = pd.Series(result.status, dtype="str")
-    frame["lookup_error"] = pd.Series(result.error, dtype="str")
+    frame = _with_status(frame, result)
     if index is not None:
         frame.index = index
     return frame
@@ -80,62 +86,136 @@ def enrich_profiles(
     refresh: bool = False,
     client: Client | None = None,
     progress: bool | None = None,
+    fold_case: bool = True,
 ) -> pd.DataFrame:
-    """A new frame: ``frame`` with each row's profile joined on (``frame`` is not modified).
+    """A new frame: each row's profile joined on. The input frame is not modified.
 
     Example::
 
-        leads.lookup.enrich_profiles("handle")      # same index, order and input columns, plus
-        # profile_id, profile_full_name, profile_geo.city, ..., lookup_status, lookup_error
+        leads.lookup.enrich_profiles("handle", max_calls=500)
+        # the input columns, index and order, plus profile_id, profile_handle,
+        # profile_first_name, ..., profile_geo.city, ..., lookup_status, lookup_error
 
-    Values in ``column`` are normalised (whitespace, trailing slashes, profile URLs,
-    percent-encoding); missing or blank ones are ``invalid`` and never sent. Each distinct handle
-    is requested at most once and joined back onto every row holding it. ``lookup_status`` is
-    ``ok``, ``not_found``, ``invalid`` or ``error``; ``lookup_error`` the reason (else missing).
+    Parameters:
 
-    ``errors="raise"`` raises on the first failure met (NotFoundError for a not-found; invalid
-    rows do not raise); ``"coerce"`` records it and goes on. An AuthenticationError always
-    raises at once. ``max_calls`` raises BudgetExceededError before sending anything when more
-    billable calls would be needed; ``refresh=True`` fetches every handle anew.
+    ``column``
+        The column of handles or profile URLs. Values are normalised: surrounding
+        whitespace, a profile URL (``.../in/<handle>``), trailing slashes, percent-encoding
+        and a leading ``@`` go. Missing values, blanks and pandas' missing-value strings
+        (``NA``, ``N/A``, ``null``...) are ``invalid`` and never sent.
+    ``prefix``
+        Put before every profile field (``profile_`` + ``geo.city``); nested objects are
+        flattened with ".". A field that already starts with the prefix is not prefixed
+        again (``profile_url`` stays ``profile_url``). Must not be empty.
+    ``errors``
+        ``"coerce"`` (default) records a failure in its row and goes on; ``"raise"`` raises
+        on the first failure met (NotFoundError for a not-found; invalid rows do not raise).
+    ``max_calls``
+        Raise BudgetExceededError, before sending anything, when more billable calls than
+        this would be needed (cached answers are free; see ``estimate_profiles``).
+    ``refresh``
+        Fetch every handle anew (each is billed) instead of reading the cache.
+    ``client``
+        The Client to use; default ``lp.default_client()``.
+    ``progress``
+        ``False`` hides the progress bar (distinct handles, with cached / fetched / failed
+        counts and credits).
+    ``fold_case``
+        Public handles are case-insensitive: ``Ada`` and ``ada`` are one person, requested
+        (and paid for) once, sent in lower case. ``False`` keeps case as written.
 
-    New column names never overwrite: if ``prefix + field``, ``lookup_status`` or
-    ``lookup_error`` already exists in ``frame``, a ValueError names them; pass another
-    ``prefix`` or drop those columns first.
+    Returns the input columns untouched, then the profile columns (always those of
+    :data:`lookup_pandas.frames.PERSON_FIELDS`, empty where a record lacks the field, then
+    any other field the records carry), then ``lookup_status`` (``ok``, ``not_found``,
+    ``invalid`` or ``error``) and ``lookup_error`` (the reason, else missing).
+
+    Each distinct handle is requested at most once and joined onto every row holding it.
+    Refused before anything is sent (ColumnError): a missing ``column``, and any existing
+    column that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``.
+    An AuthenticationError or ConfigurationError (no service at the base URL) always raises
+    at once; so many transport failures in a row stop the job (see lookup_pandas.enrich).
     """
-    if column not in frame.columns:
-        raise KeyError(f"No column {column!r} in the frame; columns are {list(frame.columns)}")
-    _refuse_overwrite(frame, [STATUS_COLUMN, ERROR_COLUMN])  # before paying for anything
+    return enrich_with_summary(
+        frame, column, prefix=prefix, errors=errors, max_calls=max_calls, refresh=refresh,
+        client=client, progress=progress, fold_case=fold_case,
+    )[0]
+
+
+def enrich_with_summary(
+    frame: pd.DataFrame,
+    column: str = "handle",
+    *,
+    prefix: str = "profile_",
+    errors: Errors = "coerce",
+    max_calls: int | None = None,
+    refresh: bool = False,
+    client: Client | None = None,
+    progress: bool | None = None,
+    fold_case: bool = True,
+) -> tuple[pd.DataFrame, JobSummary]:
+    """``enrich_profiles``, and the JobSummary of the run (what its progress bar counted).
+
+    Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
+    """
+    check_columns(frame, column, prefix)
     result = lookup_values(frame[column].tolist(), client=resolve_client(client), errors=errors,
-                           max_calls=max_calls, refresh=refresh, progress=progress)
-    new = result.fields.add_prefix(prefix)
-    new[STATUS_COLUMN] = pd.Series(result.status, dtype="str")
-    new[ERROR_COLUMN] = pd.Series(result.error, dtype="str")
-    _refuse_overwrite(frame, new.columns)
+                           max_calls=max_calls, refresh=refresh, progress=progress,
+                           fold_case=fold_case)
+    fields = result.fields
+    new = _with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
-    return out
+    return out, result.summary
 
 
-def _refuse_overwrite(frame: pd.DataFrame, names: Iterable[Any]) -> None:
-    clash = [c for c in names if c in frame.columns]
+def _with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
+    return frame.assign(**{STATUS_COLUMN: pd.Series(result.status, dtype="str"),
+                           ERROR_COLUMN: pd.Series(result.error, dtype="str")})
+
+
+def check_columns(frame: pd.DataFrame, column: str, prefix: str | None = None) -> None:
+    """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
+
+    Example: ``check_columns(leads, "handle", "profile_")`` raises ColumnError when ``leads``
+    has no ``handle`` column, or has ``profile_headline`` or ``lookup_status`` already.
+    """
+    if column not in frame.columns:
+        raise ColumnError(
+            f"No column {column!r} in the frame; columns are {list(map(str, frame.columns))}."
+        )
+    if prefix is None:
+        return
+    if not isinstance(prefix, str) or not prefix:
+        raise UsageError(f"prefix must be a non-empty string, not {prefix!r}.")
+    clash = [c for c in frame.columns
+             if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))]
     if clash:
-        raise ValueError(
-            f"Enrichment would overwrite existing columns {clash}; pass another prefix= "
-            "or drop them first (nothing was overwritten; answers fetched so far are cached)."
+        raise ColumnError(
+            f"Enrichment would overwrite existing columns {clash}: its new columns start with "
+            f"{prefix!r} and include {STATUS_COLUMN!r} and {ERROR_COLUMN!r}. Pass another "
+            "prefix= or drop or rename those columns first. Nothing was sent."
         )
 
 
 def estimate_profiles(
-    frame: pd.DataFrame, column: str = "handle", *, client: Client | None = None
+    frame: pd.DataFrame,
+    column: str = "handle",
+    *,
+    client: Client | None = None,
+    fold_case: bool = True,
 ) -> Estimate:
     """What ``enrich_profiles`` would do, without sending anything.
 
     Example: ``leads.lookup.estimate_profiles("handle")``
     -> ``Estimate(rows=250, valid=231, unique=180, cached=60, to_fetch=120)``
+
+    ``to_fetch`` is the number of billable calls ``enrich_profiles`` would make now. The
+    ``column`` of handles is normalised as there, with the same ``fold_case``; ``client`` is
+    the Client whose cache is read (default ``lp.default_client()``).
     """
-    if column not in frame.columns:
-        raise KeyError(f"No column {column!r} in the frame; columns are {list(frame.columns)}")
-    return estimate_values(frame[column].tolist(), client=resolve_client(client))
+    check_columns(frame, column)
+    return estimate_values(frame[column].tolist(), client=resolve_client(client),
+                           fold_case=fold_case)
 
 
 def _listing(
@@ -146,6 +226,7 @@ def _listing(
     client: Client | None,
     progress: bool | None,
 ) -> pd.DataFrame:
+    check_max_records(max_records)  # before a client is even built
     records = resolve_client(client).paginate(
         path, params, max_records=max_records, progress=progress
     )

@@ -8,14 +8,21 @@ Example::
 
 Flow: normalise every value -> distinct valid handles -> answers already in the cache (read
 without the network; this pass is also the estimate) -> the budget check -> a thread pool of
-``Client.fetch_profile`` for the rest, under the client's pacing -> records flattened once per
+``Client.profile_answer`` for the rest, under the client's pacing -> records flattened once per
 handle -> spread back over the rows, by position. Nothing here mutates its input.
+
+A job stops, raising, instead of grinding on: at once on an AuthenticationError or a
+ConfigurationError (a base URL where the service does not answer: every further call would fail
+the same way), and after ``max(3, max_workers)`` handles in a row failed at transport level or
+with a 5xx, each after all its retries (the service is down or unreachable). What was fetched
+before is in the cache; a re-run resumes there.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -23,17 +30,32 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .client import PROFILE_PATH, Client
-from .errors import AuthenticationError, BudgetExceededError, NotFoundError, ServiceError
-from .frames import records_to_frame
+from .client import PROFILE_PATH, Client, ClientStats
+from .errors import (
+    AuthenticationError,
+    BudgetExceededError,
+    ConfigurationError,
+    NotFoundError,
+    ServerError,
+    ServiceError,
+    TransportError,
+    UsageError,
+)
+from .frames import records_to_frame, with_person_fields
 from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled, cancel_when
 from .progress import Progress
 
-__all__ = ["Estimate", "Lookup", "estimate_values", "lookup_values"]
+__all__ = ["Estimate", "JobSummary", "Lookup", "estimate_values", "lookup_values"]
 
 Errors = Literal["coerce", "raise"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
+STATUSES = (OK, NOT_FOUND, INVALID, ERROR)
+
+#: Errors that end a job at once: every further call would fail the same way.
+_FATAL = (AuthenticationError, ConfigurationError)
+#: Failures (after all retries) that, so many in a row, mean the service is down or unreachable.
+_OUTAGE = (TransportError, ServerError)
 
 
 @dataclass(frozen=True)
@@ -59,6 +81,36 @@ class _Outcome:
 
 
 @dataclass(frozen=True)
+class JobSummary:
+    """What one enrichment did: the same counts its progress bar showed, and the traffic.
+
+    Example: ``str(summary)`` -> ``"250 rows (225 ok, 10 not_found, 15 invalid, 0 error) in
+    4.1s: 0 cached, 190 fetched, 0 failed; 191 requests sent, 0 answered 429, 0 retries;
+    190 credits"``. ``cached`` / ``fetched`` / ``failed`` count distinct handles; an answer
+    another process stored while this job ran counts as cached (nothing was paid for it here).
+    """
+
+    rows: int
+    statuses: dict[str, int]  # ok / not_found / invalid / error -> rows
+    cached: int
+    fetched: int
+    failed: int
+    credits: float
+    requests: int  # sent to the network, retries and the tier look-up included
+    rate_limited: int  # answers 429
+    retries: int
+    seconds: float
+
+    def __str__(self) -> str:
+        statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in STATUSES)
+        return (
+            f"{self.rows} rows ({statuses}) in {self.seconds:.1f}s: {self.cached} cached, "
+            f"{self.fetched} fetched, {self.failed} failed; {self.requests} requests sent, "
+            f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
+        )
+
+
+@dataclass(frozen=True)
 class Lookup:
     """The result of an enrichment, one entry per input value, in input order."""
 
@@ -66,17 +118,20 @@ class Lookup:
     status: list[str]  # ok | not_found | invalid | error
     error: list[str | None]  # the reason, for every status but ok
     fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none)
+    summary: JobSummary
 
 
-def _normalise(values: Sequence[Any]) -> tuple[list[str | None], list[str]]:
-    handles = [normalise_handle(v) for v in values]
+def _normalise(
+    values: Sequence[Any], fold_case: bool = True
+) -> tuple[list[str | None], list[str]]:
+    handles = [normalise_handle(v, fold_case=fold_case) for v in values]
     return handles, list(dict.fromkeys(h for h in handles if h is not None))
 
 
-def estimate_values(values: Iterable[Any], *, client: Client) -> Estimate:
+def estimate_values(values: Iterable[Any], *, client: Client, fold_case: bool = True) -> Estimate:
     """How many rows, valid and distinct handles, cached answers and billable calls."""
     values = list(values)
-    handles, distinct = _normalise(values)
+    handles, distinct = _normalise(values, fold_case)
     cached = sum(client.is_cached(PROFILE_PATH, {"handle": h}) for h in distinct)
     return Estimate(
         rows=len(values),
@@ -102,24 +157,26 @@ def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
 
 def _fetch_one(
     client: Client, handle: str, refresh: bool, stop: threading.Event
-) -> _Outcome | None:
-    """Fetch one handle in a pool thread; None when the job stopped first (nothing sent).
+) -> tuple[_Outcome, bool] | None:
+    """Fetch one handle in a pool thread: (outcome, from_cache); None when the job stopped
+    first (nothing sent).
 
     Inside ``cancel_when(stop)``, a thread still waiting for its pacer slot or a back-off
     when the job stops (Ctrl-C, an error to raise, a rejected key) leaves without sending.
     """
     try:
         with cancel_when(stop):
-            return _Outcome(OK, client.fetch_profile(handle, refresh=refresh))
+            env = client.profile_answer(handle, refresh=refresh)
+            return _Outcome(OK, env.data), env.from_cache
     except Cancelled:
         return None
     except NotFoundError as exc:
-        return _Outcome(NOT_FOUND, error=exc.message, exc=exc)
-    except AuthenticationError:
+        return _Outcome(NOT_FOUND, error=exc.message, exc=exc), False
+    except _FATAL:
         stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
-        return _Outcome(ERROR, error=str(exc), exc=exc)
+        return _Outcome(ERROR, error=str(exc), exc=exc), False
 
 
 class _Job:
@@ -131,29 +188,57 @@ class _Job:
     harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
     """
 
-    def __init__(self, client: Client, *, refresh: bool, errors: Errors, bar: Progress) -> None:
+    def __init__(
+        self, client: Client, *, refresh: bool, errors: Errors, bar: Progress,
+        before: ClientStats,
+    ) -> None:
         self.client = client
         self.refresh = refresh
         self.errors = errors
         self.bar = bar
         self.outcomes: dict[str, _Outcome] = {}
         self.counts = {"cached": 0, "fetched": 0, "failed": 0}
-        self._credits_before = client.stats.credits_consumed
+        self._before = before
+        self._outage: list[ServiceError] = []  # the latest failures in a row, if outage-like
+        self._breaker_after = max(3, client.max_workers)
+
+    def credits(self) -> float:
+        return self.client.stats.credits_consumed - self._before.credits_consumed
 
     def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
         self.outcomes[handle] = outcome
         self.counts[kind] += 1
-        credits = self.client.stats.credits_consumed - self._credits_before
         self.bar.update(1, cached=self.counts["cached"], fetched=self.counts["fetched"],
-                        failed=self.counts["failed"], credits=f"{credits:g}")
+                        failed=self.counts["failed"], credits=f"{self.credits():g}")
         if self.errors == "raise" and outcome.status != OK:
             raise _row_error(handle, outcome)
+        if kind != "cached":
+            self._watch_outage(outcome)
+
+    def _watch_outage(self, outcome: _Outcome) -> None:
+        """The breaker: so many fetches in a row that failed like an outage end the job."""
+        if not isinstance(outcome.exc, _OUTAGE) or outcome.status != ERROR:
+            self._outage.clear()
+            return
+        self._outage.append(outcome.exc)
+        if len(self._outage) < self._breaker_after:
+            return
+        last = self._outage[-1]
+        stopped = type(last)(
+            f"Stopped: {len(self._outage)} handles in a row failed after every retry, the "
+            f"last with: {last}. The service at {self.client.base_url} looks down or "
+            f"unreachable; the {self.counts['fetched']} answers fetched are cached, and a "
+            "re-run resumes from there",
+            status_code=last.status_code,
+            url=last.url,
+        )
+        raise stopped
 
     def run(self, handles: Iterable[str], *, check_cache: bool) -> None:
         stop = threading.Event()
         workers = self.client.max_workers
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
-        pending: dict[Future[_Outcome | None], str] = {}
+        pending: dict[Future[tuple[_Outcome, bool] | None], str] = {}
         try:
             for handle in handles:
                 if check_cache:
@@ -174,13 +259,18 @@ class _Job:
             raise
         pool.shutdown(wait=True)
 
-    def _harvest(self, pending: dict[Future[_Outcome | None], str], *, block: bool) -> None:
+    def _harvest(
+        self, pending: dict[Future[tuple[_Outcome, bool] | None], str], *, block: bool
+    ) -> None:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         for future in done:
             handle = pending.pop(future)
-            outcome = future.result()  # an AuthenticationError surfaces here
-            if outcome is not None:
-                self.record(handle, outcome, "failed" if outcome.status == ERROR else "fetched")
+            result = future.result()  # an AuthenticationError surfaces here
+            if result is None:
+                continue
+            outcome, from_cache = result
+            kind = "cached" if from_cache else "failed" if outcome.status == ERROR else "fetched"
+            self.record(handle, outcome, kind)
 
 
 def _check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
@@ -210,31 +300,34 @@ def lookup_values(
     max_calls: int | None = None,
     refresh: bool = False,
     progress: bool | None = None,
+    fold_case: bool = True,
 ) -> Lookup:
     """Look up every value's profile, each distinct handle at most once; see the module doc."""
-    if errors not in ("coerce", "raise"):
-        raise ValueError(f"errors must be 'coerce' or 'raise', not {errors!r}")
-    if max_calls is not None and max_calls < 0:
-        raise ValueError("max_calls must be 0 or more")
+    check_options(errors, max_calls)
+    started = time.perf_counter()
+    before = client.stats
     values = list(values)
-    handles, distinct = _normalise(values)
+    handles, distinct = _normalise(values, fold_case)
+
+    # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
+    cached: dict[str, _Outcome] = {}
+    if refresh:
+        _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
+        to_run, check_cache = distinct, False
+    elif max_calls is None and errors == "coerce":
+        to_run, check_cache = distinct, True  # the cache is read as the pool is fed
+    else:
+        # A budget needs the count of what must be paid for before anything is sent, and
+        # errors="raise" should meet a cached failure before paying for anything.
+        cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
+        to_run, check_cache = [h for h in distinct if h not in cached], False
+        _check_budget(len(to_run), len(cached), len(distinct), max_calls)
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
-        job = _Job(client, refresh=refresh, errors=errors, bar=bar)
-        if refresh:
-            _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
-            job.run(distinct, check_cache=False)
-        elif max_calls is None and errors == "coerce":
-            job.run(distinct, check_cache=True)
-        else:
-            # A budget needs the count of what must be paid for before anything is sent, and
-            # errors="raise" should meet a cached failure before paying for anything.
-            cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
-            to_fetch = [h for h in distinct if h not in cached]
-            _check_budget(len(to_fetch), len(cached), len(distinct), max_calls)
-            for handle, outcome in cached.items():
-                job.record(handle, outcome, "cached")
-            job.run(to_fetch, check_cache=False)
+        job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
+        for handle, outcome in cached.items():
+            job.record(handle, outcome, "cached")
+        job.run(to_run, check_cache=check_cache)
     outcomes = job.outcomes
 
     status: list[str] = []
@@ -247,12 +340,36 @@ def lookup_values(
             outcome = outcomes[h]
             status.append(outcome.status)
             error.append(outcome.error)
+    after = client.stats
+    summary = JobSummary(
+        rows=len(values),
+        statuses={s: status.count(s) for s in STATUSES},
+        cached=job.counts["cached"],
+        fetched=job.counts["fetched"],
+        failed=job.counts["failed"],
+        credits=job.credits(),
+        requests=after.sent - before.sent,
+        rate_limited=after.rate_limited - before.rate_limited,
+        retries=after.retries - before.retries,
+        seconds=time.perf_counter() - started,
+    )
     return Lookup(
         handles=handles,
         status=status,
         error=error,
         fields=_spread(outcomes, handles),
+        summary=summary,
     )
+
+
+def check_options(errors: str, max_calls: int | None) -> None:
+    """The job's options, checked before anything is read or sent (UsageError)."""
+    if errors not in ("coerce", "raise"):
+        raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
+    if max_calls is not None and (
+        isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0
+    ):
+        raise UsageError(f"max_calls must be a whole number >= 0 or None, not {max_calls!r}")
 
 
 def _spread(outcomes: dict[str, _Outcome], handles: list[str | None]) -> pd.DataFrame:
@@ -263,5 +380,5 @@ def _spread(outcomes: dict[str, _Outcome], handles: list[str | None]) -> pd.Data
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
         flat = flat.astype({c: {"int64": "Int64", "bool": "boolean"}[str(t)]
                             for c, t in flat.dtypes.items() if str(t) in ("int64", "bool")})
-    rows = flat.reindex(pd.Index(handles, dtype=object))
+    rows = with_person_fields(flat).reindex(pd.Index(handles, dtype=object))
     return rows.reset_index(drop=True)

@@ -15,14 +15,50 @@ and flags with gaps ``boolean``, so a missing field never turns 3 into 3.0.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["FIRST_COLUMNS", "flatten", "records_to_frame", "to_csv_cells"]
+__all__ = [
+    "FIRST_COLUMNS",
+    "PERSON_FIELDS",
+    "flatten",
+    "prefixed_names",
+    "records_to_frame",
+    "to_csv_cells",
+    "with_person_fields",
+]
 
 FIRST_COLUMNS = ("id", "handle")
+
+#: The person record's fields as production documents them, flattened, with the dtype a column
+#: has when no row holds the field. Enrichment and get_profiles always have these columns (in
+#: this order, then any other field the records carry), so a run whose rows are all invalid,
+#: not found or missing a field has the same columns as any other. Only ``id`` and ``handle``
+#: are promised on every record: any other column may be empty.
+PERSON_FIELDS: dict[str, str] = {
+    "id": "str",
+    "handle": "str",
+    "first_name": "str",
+    "last_name": "str",
+    "headline": "str",
+    "summary": "str",
+    "positions": "object",
+    "education": "object",
+    "skills": "object",
+    "certifications": "object",
+    "languages": "object",
+    "geo.city": "str",
+    "geo.country_code": "str",
+    "follower_count": "Int64",
+    "connection_count": "Int64",
+    "is_creator": "boolean",
+    "is_premium": "boolean",
+    "is_open_to_work": "boolean",
+    "is_hiring": "boolean",
+}
 
 
 def _order(columns: Iterable[str]) -> list[str]:
@@ -74,6 +110,36 @@ def records_to_frame(
     if index is not None:
         frame.index = pd.Index(list(index))
     return frame
+
+
+def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every PERSON_FIELDS column (empty where absent), those first.
+
+    Example: ``with_person_fields(records_to_frame([]))`` has columns ``id, handle, first_name,
+    ..., is_hiring``, all empty. Returns a new frame.
+    """
+    missing = {
+        name: pd.Series(pd.NA if dtype in ("Int64", "boolean") else math.nan,
+                        index=frame.index, dtype=dtype)
+        for name, dtype in PERSON_FIELDS.items()
+        if name not in frame.columns
+    }
+    out = frame.assign(**missing) if missing else frame.copy()
+    rest = [c for c in frame.columns if c not in PERSON_FIELDS]
+    return out[[*PERSON_FIELDS, *rest]]
+
+
+def prefixed_names(columns: Iterable[str], prefix: str) -> dict[str, str]:
+    """The output name of each field: ``prefix + field``, but never the prefix twice.
+
+    Example: ``prefixed_names(["id", "profile_url"], "profile_")`` ->
+    ``{"id": "profile_id", "profile_url": "profile_url"}``. A field that already starts with
+    the prefix keeps its name, unless another field takes that name once prefixed
+    (``url`` -> ``profile_url``); then it is prefixed as usual (``profile_profile_url``).
+    """
+    cols = list(columns)
+    taken = {prefix + c for c in cols if not c.startswith(prefix)}
+    return {c: c if c.startswith(prefix) and c not in taken else prefix + c for c in cols}
 
 
 def to_csv_cells(frame: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,8 @@ Example::
 
 ``progress``: ``None`` or ``True`` shows a bar (a widget in Jupyter, text in a terminal),
 ``False`` shows none. Every tqdm call is guarded: a broken display (a closed stderr, a
-front-end without widgets) is logged at DEBUG and the job goes on.
+front-end without widgets) is logged at DEBUG and the job goes on. A job that ends by an
+exception removes its bar (the exception says what happened; no half-full bar is left behind).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Progress:
             self._bar = None
 
     def set_total(self, total: int | None) -> None:
+        """A new total, e.g. the real length of a list that ended early."""
         if self._bar is None:
             return
         try:
@@ -56,10 +58,16 @@ class Progress:
         except Exception:
             logger.debug("progress update failed", exc_info=True)
 
-    def close(self) -> None:
+    def close(self, *, failed: bool = False) -> None:
+        """Close the bar; ``failed`` removes it instead of leaving it on screen."""
         if self._bar is None:
             return
         try:
+            if failed:
+                self._bar.leave = False
+                # tqdm.notebook keeps a bar that stopped short (painted red); one that reached
+                # its total and does not leave is hidden.
+                self._bar.total = self._bar.n
             self._bar.close()
         except Exception:
             logger.debug("progress close failed", exc_info=True)
@@ -68,5 +76,5 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.close(failed=exc_type is not None)

@@ -281,3 +281,29 @@ def test_committed_notebook_is_clean(name):
     raw = path.read_text(encoding="utf-8")
     assert not KEY_LIKE.search(raw)
     assert not any(prefix in raw for prefix in ABSOLUTE_PATHS)
+
+
+# -- an error the user can fix is one line in a cell, not a traceback ------------------------------
+
+
+def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypatch):
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    cells = [
+        "import pandas as pd\nimport lookup_pandas as lp",
+        "lp.Client(base_url='http://127.0.0.1:1')",  # no key anywhere: ConfigurationError
+        "pd.DataFrame({'h': ['ada']}).lookup.enrich_profiles('handle')",  # no such column
+        "raise lp.ServerError('a service fault', status_code=500)",  # not the user's to fix
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [[o for o in cell.outputs if o.output_type == "error"] for cell in nb.cells]
+    assert errors[0] == []
+    for cell_errors, ename in ((errors[1], "ConfigurationError"), (errors[2], "ColumnError")):
+        (error,) = cell_errors
+        assert error.ename == ename
+        assert len(error.traceback) == 1 and error.traceback[0].startswith(f"{ename}: ")
+    assert "pass api_key=" in errors[1][0].traceback[0]  # Python names the keyword
+    (service_fault,) = errors[3]
+    assert len(service_fault.traceback) > 1  # a fault of the service keeps its traceback

@@ -213,3 +213,43 @@ def test_records_without_fields_still_get_a_row_each():
 def test_index_of_the_wrong_length_is_refused(bad_index):
     with pytest.raises(ValueError):
         records_to_frame(_records(), index=bad_index)
+
+
+# -- prefixed names and the person fields ------------------------------------------------------
+
+
+def test_prefixed_names_never_repeat_the_prefix():
+    from lookup_pandas.frames import prefixed_names
+
+    assert prefixed_names(["id", "profile_url", "geo.city"], "profile_") == {
+        "id": "profile_id", "profile_url": "profile_url", "geo.city": "profile_geo.city"}
+
+
+def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
+    from lookup_pandas.frames import prefixed_names
+
+    names = prefixed_names(["url", "profile_url"], "profile_")
+    assert names == {"url": "profile_url", "profile_url": "profile_profile_url"}
+    assert len(set(names.values())) == 2
+
+
+def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest():
+    from lookup_pandas.frames import PERSON_FIELDS, with_person_fields
+
+    frame = records_to_frame([{"id": "prsn_1", "handle": "ada", "extra": 1,
+                               "geo": {"city": "Berlin"}}])
+    out = with_person_fields(frame)
+    assert list(out.columns) == [*PERSON_FIELDS, "extra"]
+    assert out.loc[0, "geo.city"] == "Berlin" and pd.isna(out.loc[0, "first_name"])
+    assert str(out["follower_count"].dtype) == "Int64"
+    assert str(out["is_hiring"].dtype) == "boolean"
+    assert list(frame.columns) == ["id", "handle", "extra", "geo.city"]  # input untouched
+
+
+def test_with_person_fields_of_no_records_has_typed_empty_columns():
+    from lookup_pandas.frames import PERSON_FIELDS, with_person_fields
+
+    out = with_person_fields(records_to_frame([]))
+    assert list(out.columns) == list(PERSON_FIELDS) and out.empty
+    assert {c: str(t) for c, t in out.dtypes.items()} == {
+        c: ("str" if t == "str" else t) for c, t in PERSON_FIELDS.items()}
