@@ -11,7 +11,9 @@ Example::
 The key comes from ``LOOKUP_API_KEY`` only (a command-line argument would show in the process
 list and the shell history). Every failure the library raises on purpose ends the program with
 a one-line reason on stderr and a non-zero exit code, never a traceback: 2 configuration or
-input, 3 authentication, 4 budget, 1 any other service error, 130 interrupted.
+input (a base URL where the service does not answer included), 3 authentication, 4 budget,
+1 any other service error, 130 interrupted. Inputs and the output file are checked before the
+first billable call.
 """
 
 from __future__ import annotations
@@ -39,59 +41,94 @@ def _progress(args: argparse.Namespace) -> bool | None:
     return False if args.no_progress else None
 
 
+def _check_output(output: str | None) -> None:
+    """Before anything is paid for: ``output`` can be written (a file, in a directory)."""
+    if output in (None, "-"):
+        return
+    path = Path(output)
+    if path.is_dir():
+        raise InputError(f"cannot write {output}: it is a directory; name a file with -o")
+    if not path.parent.is_dir():
+        raise InputError(f"cannot write {output}: there is no directory {path.parent}")
+    existed = path.exists()
+    try:
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink()  # only a check: the real file is written when the job is done
+
+
 def _write(frame: Any, output: str | None) -> None:
     from .frames import to_csv_cells
 
     cells = to_csv_cells(frame)
     if output in (None, "-"):
         cells.to_csv(sys.stdout, index=False)
-    else:
+        return
+    try:
         cells.to_csv(output, index=False)
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc} (every answer is "
+                         "cached: running again costs nothing)") from None
 
 
-def _read_csv(path: str) -> Any:
+def _read_csv(path: str, encoding: str) -> Any:
+    """The CSV with every cell as written; empty cells are missing.
+
+    Handles then follow one rule, here and after a plain ``pd.read_csv``: blanks and pandas'
+    missing-value strings (``NA``, ``N/A``, ``null``...) are invalid handles, never sent.
+    Other columns are written back exactly as they were read.
+    """
+    import codecs
+
     import pandas as pd
 
     try:
-        # Only empty cells are missing: a handle or a name such as "NA" stays as written.
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r} (try utf-8, latin-1, cp1252)") from None
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""],
+                           encoding=encoding)
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path} as CSV: {exc}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory, not a CSV file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {path} as {encoding} (byte {exc.start}: "
+                         f"{exc.reason}); pass its encoding, e.g. --encoding latin-1") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"cannot read {path} as CSV: {' '.join(str(exc).split())}") from None
 
 
 def _cmd_enrich(args: argparse.Namespace) -> int:
+    from . import api
     from .client import default_client
 
-    leads = _read_csv(args.input)
-    if args.column not in leads.columns:
-        raise InputError(f"no column {args.column!r} in {args.input}; "
-                         f"columns are {', '.join(map(str, leads.columns))}")
-    client = default_client()
-    before = client.stats
-    started = time.perf_counter()
-    out = leads.lookup.enrich_profiles(
-        args.column, prefix=args.prefix, errors=args.errors, max_calls=args.max_calls,
-        refresh=args.refresh, client=client, progress=_progress(args),
+    leads = _read_csv(args.input, args.encoding)
+    api.check_columns(leads, args.column, args.prefix)
+    _check_output(args.output)
+    enriched, summary = api.enrich_with_summary(
+        leads, args.column, prefix=args.prefix, errors=args.errors, max_calls=args.max_calls,
+        refresh=args.refresh, client=default_client(), progress=_progress(args),
+        fold_case=not args.keep_case,
     )
-    _write(out, args.output)
-    after = client.stats
-    counts = out["lookup_status"].value_counts()
-    summary = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ok", "not_found", "invalid", "error"))
-    print(
-        f"enriched {len(out)} rows ({summary}) in {time.perf_counter() - started:.1f}s: "
-        f"{after.sent - before.sent} requests sent, {after.cache_hits - before.cache_hits} "
-        f"answers from the cache, {after.credits_consumed - before.credits_consumed:g} credits"
-        + (f" -> {args.output}" if args.output not in (None, "-") else ""),
-        file=sys.stderr,
-    )
+    _write(enriched, args.output)
+    target = f" -> {args.output}" if args.output not in (None, "-") else ""
+    print(f"enriched {summary}{target}", file=sys.stderr)
     return 0
 
 
 def _cmd_listing(args: argparse.Namespace) -> int:
     from . import api
+    from .client import check_max_records
 
+    check_max_records(args.max_records)
+    _check_output(args.output)
     filters = dict(_pair(f) for f in args.filter or [])
     if args.command == "employees":
         frame = api.company_employees(args.slug, limit=args.limit, max_records=args.max_records,
@@ -114,6 +151,7 @@ def _pair(text: str) -> tuple[str, str]:
 def _cmd_tier(args: argparse.Namespace) -> int:
     from . import api
 
+    _check_output(args.output)
     _write(api.credits_tier(), args.output)
     return 0
 
@@ -128,6 +166,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         fault_rate=args.fault_rate,
         api_key=args.api_key,
     )
+    try:
+        svc.start()
+    except OSError as exc:
+        raise InputError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"
+                         " (pick another --port, or 0 for any free one)") from None
     with svc:
         # This is the emulator's own test key, made up for this process: printing it is the point.
         print(f"lookup_pandas emulator listening on {svc.base_url}", flush=True)
@@ -151,11 +194,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.workdir), progress=not args.no_progress)
 
 
+ENVIRONMENT = """environment:
+  LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
+  LOOKUP_BASE_URL  the service's address, e.g. https://api.example.com (required)
+  LOOKUP_CACHE     the cache file (default: http_cache.sqlite in the user cache dir),
+                   or "off" for no cache"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lookup-pandas",
-        description="People and company data in pandas: cached, paced, resumable. "
-                    "Configure with LOOKUP_API_KEY, LOOKUP_BASE_URL and LOOKUP_CACHE.",
+        description="People and company data in pandas: cached, paced, resumable.",
+        epilog=ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,7 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="CSV file to write (default: stdout)")
         p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    enrich = sub.add_parser("enrich", help="enrich a CSV of handles or profile URLs")
+    def service_command(name: str, helptext: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=helptext, description=helptext, epilog=ENVIRONMENT,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    enrich = service_command("enrich", "enrich a CSV of handles or profile URLs")
     enrich.add_argument("input", help="the CSV file to read")
     enrich.add_argument("-c", "--column", default="handle", help="column of handles (handle)")
     enrich.add_argument("--prefix", default="profile_", help="prefix of new columns (profile_)")
@@ -175,21 +230,27 @@ def build_parser() -> argparse.ArgumentParser:
     enrich.add_argument("--max-calls", type=int, default=None,
                         help="refuse to start if more billable calls would be needed")
     enrich.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
+    enrich.add_argument("--encoding", default="utf-8",
+                        help="the input file's text encoding (utf-8), e.g. latin-1, cp1252")
+    enrich.add_argument("--keep-case", action="store_true",
+                        help="send handles as written (default: lower case; public handles "
+                             "are case-insensitive, so Ada and ada are one person, paid once)")
     common(enrich)
     enrich.set_defaults(func=_cmd_enrich)
 
     for name, arg, helptext in (("employees", "slug", "a company's employees"),
                                 ("search", "title", "people whose title matches")):
-        p = sub.add_parser(name, help=helptext)
+        p = service_command(name, helptext)
         p.add_argument(arg)
         p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
-        p.add_argument("--max-records", type=int, default=None, help="stop after this many")
+        p.add_argument("--max-records", type=int, default=None,
+                       help="stop after this many (0 or more)")
         p.add_argument("--filter", action="append", metavar="KEY=VALUE",
                        help="extra query parameter, repeatable")
         common(p)
         p.set_defaults(func=_cmd_listing)
 
-    tier = sub.add_parser("tier", help="the credits tier (balance, limit per minute)")
+    tier = service_command("tier", "the credits tier (balance, limit per minute)")
     common(tier)
     tier.set_defaults(func=_cmd_tier)
 
@@ -220,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lookup-pandas: interrupted; what was fetched is in the cache", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (InputError, errors.ConfigurationError) as exc:
+    except (InputError, errors.ConfigurationError, errors.UsageError) as exc:
         return _fail(exc, EXIT_CONFIG)
     except errors.AuthenticationError as exc:
         return _fail(exc, EXIT_AUTH)
@@ -232,7 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(exc: Exception, code: int) -> int:
     kind = "error" if isinstance(exc, InputError) else type(exc).__name__
-    print(f"lookup-pandas: {kind}: {' '.join(str(exc).split())}", file=sys.stderr)
+    # The CLI reads its settings from the environment: name the variable, not the keyword.
+    text = exc.cli_message if isinstance(exc, errors.ConfigurationError) else str(exc)
+    print(f"lookup-pandas: {kind}: {' '.join(text.split())}", file=sys.stderr)
     return code
 
 

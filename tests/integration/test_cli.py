@@ -156,7 +156,7 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
     missing_file = _run(fake_service, tmp_path, "enrich", str(tmp_path / "nope.csv"))
     for done in (missing_col, missing_file):
         assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "no column 'nope'" in missing_col.stderr
+    assert "No column 'nope'" in missing_col.stderr
     assert "no such file" in missing_file.stderr
     assert fake_service.billed() == 0       # the budget refused first; the bad key paid nothing
 
