@@ -249,3 +249,18 @@ def test_a_success_between_failures_resets_the_breaker(fake_service, tmp_path):
                      max_retries=0) as client:
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
     assert out["lookup_status"].value_counts().to_dict() == {"ok": 10, "error": 10}
+
+
+# -- 5. a rejected key names where it came from -------------------------------------------------
+
+
+def test_a_rejected_key_names_the_keyword_in_python_and_never_the_key(fake_service, monkeypatch):
+    with make_client(fake_service, api_key="lk_test_wrong") as client, \
+            pytest.raises(lp.AuthenticationError) as info:
+        client.profile("ada")
+    assert str(info.value).endswith("Check api_key=") and "lk_test_wrong" not in str(info.value)
+    monkeypatch.setenv("LOOKUP_API_KEY", "lk_test_wrong")
+    with lp.Client(base_url=fake_service.base_url, cache=False) as client, \
+            pytest.raises(lp.AuthenticationError) as info:
+        client.profile("ada")
+    assert str(info.value).endswith("Check the LOOKUP_API_KEY environment variable")
