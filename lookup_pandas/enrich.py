@@ -373,8 +373,12 @@ def check_options(errors: str, max_calls: int | None) -> None:
 
 
 def _spread(outcomes: dict[str, _Outcome], handles: list[str | None]) -> pd.DataFrame:
-    """One flattened record per distinct handle, repeated onto every row holding it."""
-    found = [h for h, o in outcomes.items() if o.status == OK]
+    """One flattened record per distinct handle, repeated onto every row holding it.
+
+    Records are taken in input order, not in the order their answers arrived: the columns
+    (fields first seen first) are then the same on every run over the same input.
+    """
+    found = [h for h in dict.fromkeys(handles) if h is not None and outcomes[h].status == OK]
     flat = records_to_frame([outcomes[h].record for h in found], index=found)  # type: ignore[misc]
     if len(found) < len(handles) or None in handles:
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
