@@ -228,9 +228,24 @@ def _listing(
 ) -> pd.DataFrame:
     check_max_records(max_records)  # before a client is even built
     records = resolve_client(client).paginate(
-        path, params, max_records=max_records, progress=progress
+        path, {k: query_value(v) for k, v in params.items()}, max_records=max_records,
+        progress=progress,
     )
     return records_to_frame(records)
+
+
+def query_value(value: Any) -> Any:
+    """A Python filter value as the service reads it: ``True`` -> ``"true"``, a list of slugs
+    or skills -> ``"a,b"``; anything else unchanged.
+
+    Example: ``query_value(["acme", "globex"]) == "acme,globex"``
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        return ",".join(query_value(v) if isinstance(v, bool) else str(v) for v in items)
+    return value
 
 
 def company_employees(
@@ -244,8 +259,10 @@ def company_employees(
 ) -> pd.DataFrame:
     """Every employee of company ``slug``, one row each (page- or cursor-paged, detected).
 
-    Example: ``lp.company_employees("acme", max_records=100)``. An unknown company raises
-    NotFoundError; a company with no employees gives an empty frame.
+    Example: ``lp.company_employees("acme", title="engineer", sort="newest")``. An unknown
+    company raises NotFoundError; a company with no employees gives an empty frame. Filters
+    take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
+    ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
     """
     return _listing(EMPLOYEES_PATH, {"slug": slug, "limit": limit, **filters},
                     max_records=max_records, client=client, progress=progress)
@@ -262,7 +279,13 @@ def search_people(
 ) -> pd.DataFrame:
     """People whose title matches ``title``, one row each, walking the cursor pages.
 
-    Example: ``lp.search_people("engineer", country_code="DE", max_records=200)``
+    Example: ``lp.search_people("engineer", geo_country_code="DE", current_only=True,
+    max_records=200)``
+
+    Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
+    ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
+    ``skills_match``) and ``current_only``. Each record is a person record: only ``id`` and
+    ``handle`` are promised; ``lp.overview(frame)`` shows name, headline, company and city.
     """
     return _listing(SEARCH_PATH, {"title": title, "limit": limit, **filters},
                     max_records=max_records, client=client, progress=progress)

@@ -8,6 +8,11 @@ Example (the first cell of every notebook in notebooks/)::
 So a notebook runs anywhere: against the real service when the environment says so, and
 otherwise against an emulator started for this kernel (stopped when the kernel exits) with a
 cache in a temporary directory unless LOOKUP_CACHE names one.
+
+``LOOKUP_EMULATOR_SPARSE=1`` starts that emulator with ``sparse_records=True``: every record
+then carries ``id``, ``handle`` and only some of its other fields, as production may answer
+(it promises nothing else), so a notebook can be checked against records with gaps. A
+``sparse_records=`` keyword given to ``notebook_client`` wins over the variable.
 """
 
 from __future__ import annotations
@@ -22,18 +27,26 @@ from ..client import Client, configure
 from ..settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
 from .server import FakeService
 
-__all__ = ["notebook_client"]
+__all__ = ["ENV_EMULATOR_SPARSE", "notebook_client"]
+
+#: "1" starts the notebook's emulator in the sparse-records mode.
+ENV_EMULATOR_SPARSE = "LOOKUP_EMULATOR_SPARSE"
 
 _emulator: FakeService | None = None
 
 
 def notebook_client(**knobs: Any) -> Client:
-    """Configure and return the default client; ``knobs`` go to the emulator if one starts."""
+    """Configure and return the default client; ``knobs`` go to the emulator if one starts.
+
+    The emulator is started with ``sparse_records=True`` when ``LOOKUP_EMULATOR_SPARSE`` is
+    ``"1"`` (unless ``knobs`` say otherwise).
+    """
     global _emulator
     if os.environ.get(ENV_BASE_URL) and os.environ.get(ENV_API_KEY):
         return configure()
     if _emulator is None:
         knobs.setdefault("latency", 0.02)
+        knobs.setdefault("sparse_records", os.environ.get(ENV_EMULATOR_SPARSE) == "1")
         _emulator = FakeService(**knobs).start()
         atexit.register(_emulator.stop)
     cache: Any = True

@@ -9,6 +9,16 @@ Example::
 Order of checks, as production does: the key (401 / 403), the rate limit (429), a test
 override, an injected fault, then the endpoint (400 on a bad parameter, 200 otherwise; a
 lookup that finds nothing is 200 + success=false + error_code 1010 / 1020, and billed).
+
+Filters take production's names (see :mod:`.data` for what each matches); parameters the
+endpoint does not know are ignored, as production does. Search: ``title`` (required),
+``first_name``, ``last_name``, ``headline``, ``summary``, ``geo_city``, ``geo_country_code``,
+``organization_slugs`` and ``skills`` (comma-separated), ``skills_match`` (``all`` | ``any``),
+``current_only`` (``false``). Employees: ``current_only`` (``true``), ``title``,
+``geo_country_code``, ``geo_city``, ``start_year``, ``start_month``, ``sort`` (``newest`` |
+``oldest`` | ``recently_left``). A cursor is bound to every parameter that shapes its list.
+With the ``sparse_records`` knob every record sent is :func:`.data.thin`'s: lists are filtered
+on the full records, then thinned.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ import hashlib
 import hmac
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +160,43 @@ def _required(req: Request, name: str) -> str:
     return value
 
 
+def _given(req: Request, name: str) -> str | None:
+    """The parameter's value, or None when absent or blank (a blank filter filters nothing)."""
+    value = req.param(name)
+    return value if value is not None and value.strip() else None
+
+
+def _bool(req: Request, name: str, default: bool) -> bool:
+    value = _given(req, name)
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered not in ("true", "false"):
+        raise BadRequest(name, "must be true or false")
+    return lowered == "true"
+
+
+def _choice(req: Request, name: str, choices: tuple[str, ...]) -> str | None:
+    value = _given(req, name)
+    if value is None:
+        return None
+    if value.strip().lower() not in choices:
+        raise BadRequest(name, "must be one of " + ", ".join(choices))
+    return value.strip().lower()
+
+
+def _scope(kind: str, *parts: Any) -> str:
+    """A cursor's scope: the endpoint and every parameter that shapes the list."""
+    return f"{kind}:" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def _shown(state: ServiceState, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as sent: thinned in the sparse-records mode, else as they are."""
+    if state.knobs.sparse_records:
+        return [data.thin(r) for r in records]
+    return records
+
+
 # -- endpoints ---------------------------------------------------------------------------------
 
 def _profile(state: ServiceState, req: Request) -> Reply:
@@ -158,25 +205,36 @@ def _profile(state: ServiceState, req: Request) -> Reply:
     if record is None:
         reply = fail(200, "Profile not found", error_code="1010")
     else:
-        reply = ok(record, "Profile retrieved successfully")
+        reply = ok(_shown(state, [record])[0], "Profile retrieved successfully")
     reply.billed = True
     return reply
 
 
-def _slice(records: list[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
-    page = records[start:start + limit]
+def _slice(records: Sequence[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
+    page = list(records[start:start + limit])
     return page, start + limit < len(records)
+
+
+#: The employees endpoint's text filters (production's names); unknown parameters are ignored.
+_EMPLOYEE_TEXT_FILTERS = ("title", "geo_country_code", "geo_city")
 
 
 def _employees(state: ServiceState, req: Request) -> Reply:
     slug = _required(req, "slug")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    records = data.employees(slug)
+    filters: dict[str, Any] = {k: v for k in _EMPLOYEE_TEXT_FILTERS if (v := _given(req, k))}
+    filters["current_only"] = _bool(req, "current_only", True)
+    if _given(req, "start_year") is not None:
+        filters["start_year"] = _int(req, "start_year", 0, 1900, 2100)
+    if _given(req, "start_month") is not None:
+        filters["start_month"] = _int(req, "start_month", 0, 1, 12)
+    filters["sort"] = _choice(req, "sort", data.EMPLOYEE_SORTS)
+    records = data.employee_records(slug, **filters)
     if records is None:
         reply = fail(200, "Company not found", error_code="1020")
         reply.billed = True
         return reply
-    scope = f"employees:{slug}:{limit}"
+    scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
     if req.param("start") is not None:
         start = _int(req, "start", 0, 0)
         page, more = _slice(records, start, limit)
@@ -191,27 +249,29 @@ def _employees(state: ServiceState, req: Request) -> Reply:
         page_no = _int(req, "page", 1, 1)
         page, more = _slice(records, (page_no - 1) * limit, limit)
         pagination = {"page": page_no, "limit": limit, "has_more": more}
-    reply = ok(page, "Employees retrieved successfully", pagination)
+    reply = ok(_shown(state, page), "Employees retrieved successfully", pagination)
     reply.billed = True
     return reply
 
 
-_SEARCH_FILTERS = ("country_code", "city", "company")
+#: The search endpoint's text filters besides ``title`` (production's names).
+_SEARCH_TEXT_FILTERS = ("first_name", "last_name", "headline", "summary", "geo_city",
+                        "geo_country_code", "organization_slugs", "skills")
 
 
 def _search(state: ServiceState, req: Request) -> Reply:
     title = _required(req, "title")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters = {k: v for k in _SEARCH_FILTERS if (v := req.param(k)) is not None}
-    scope = "search:" + hashlib.sha256(
-        json.dumps([title, limit, sorted(filters.items())]).encode()
-    ).hexdigest()[:16]
+    filters: dict[str, Any] = {k: v for k in _SEARCH_TEXT_FILTERS if (v := _given(req, k))}
+    filters["skills_match"] = _choice(req, "skills_match", data.SKILLS_MATCH) or "all"
+    filters["current_only"] = _bool(req, "current_only", False)
+    scope = _scope("search", title, limit, sorted(filters.items()))
     cursor = req.param("cursor")
     start = decode_cursor(cursor, scope) if cursor is not None else 0
-    page, more = _slice(data.search(title, **filters), start, limit)
+    page, more = _slice(data.search_records(title, **filters), start, limit)
     pagination = {"limit": limit, "has_more": more,
                   "next_cursor": encode_cursor(start + limit, scope) if more else ""}
-    reply = ok(page, "Search completed successfully", pagination)
+    reply = ok(_shown(state, page), "Search completed successfully", pagination)
     reply.billed = True
     return reply
 

@@ -48,6 +48,7 @@ class Knobs:
     fault_rate: float = 0.0  # share of requests that get a transient fault
     fault_kinds: tuple[str, ...] = FAULT_KINDS
     employees_style: str = "page"  # or "cursor", as production may do
+    sparse_records: bool = False  # records carry id, handle and a handle-seeded half of the rest
     balance: float = 100_000.0  # credits at start
 
 

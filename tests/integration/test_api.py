@@ -64,8 +64,8 @@ def test_get_profiles_flattens_and_keeps_lists(fake_service, fake_client):
     frame = lp.get_profiles(["ada-lists", "unknown-lists"], client=fake_client, progress=False)
     rec = data.person("ada-lists")
     assert frame["geo.city"].iloc[0] == rec["geo"]["city"]
-    assert frame["counts.followers"].iloc[0] == rec["counts"]["followers"]
-    assert str(frame["counts.followers"].dtype) == "Int64"
+    assert frame["follower_count"].iloc[0] == rec["follower_count"]
+    assert str(frame["follower_count"].dtype) == "Int64"  # the not-found row has a gap
     assert frame["skills"].dtype == object
     assert frame["skills"].iloc[0] == rec["skills"]
     assert isinstance(frame["positions"].iloc[0], list)
@@ -100,8 +100,9 @@ def test_company_employees_walks_every_page(fake_service, fake_client):
     assert list(frame.columns[:2]) == ["id", "handle"]
     assert frame["id"].is_unique
     assert frame["handle"].tolist() == [r["handle"] for r in data.employees("acme")]
-    assert set(frame["company.slug"]) == {"acme"}
-    assert str(frame["start_year"].dtype) in ("int64", "Int64")
+    assert all(p[0]["organization"]["slug"] == "acme" and p[0]["is_current"]
+               for p in frame["positions"] if isinstance(p, list))
+    assert str(frame["follower_count"].dtype) in ("int64", "Int64")
     requests = params_of(fake_service, EMPLOYEES)
     assert len(requests) == 3
     assert all(p["limit"] == "50" and p["slug"] == "acme" for p in requests)
@@ -163,7 +164,8 @@ def test_search_people_walks_cursor_pages(fake_service, fake_client):
     assert len(frame) == 120
     assert list(frame.columns[:2]) == ["id", "handle"]
     assert frame["id"].is_unique
-    assert frame["title"].str.lower().str.contains("engineer").all()
+    assert all(any("engineer" in p["title"].lower() for p in positions)
+               for positions in frame["positions"])
     assert frame["handle"].tolist() == [r["handle"] for r in data.search("engineer")[:120]]
     requests = params_of(fake_service, SEARCH)
     assert len(requests) == 3
@@ -174,12 +176,25 @@ def test_search_people_walks_cursor_pages(fake_service, fake_client):
 
 
 def test_search_people_filters_are_passed_through(fake_service, fake_client):
-    frame = lp.search_people("engineer", country_code="DE", client=fake_client,
+    frame = lp.search_people("engineer", geo_country_code="DE", current_only=True,
+                             skills="python,sql", skills_match="any", client=fake_client,
                              progress=False)
-    expected = data.search("engineer", country_code="DE")
-    assert len(frame) == len(expected) > 0
+    expected = data.search("engineer", geo_country_code="DE", current_only=True,
+                           skills="python,sql", skills_match="any")
+    assert frame["handle"].tolist() == [r["handle"] for r in expected] != []
     assert (frame["geo.country_code"] == "DE").all()
-    assert all(p["country_code"] == "DE" for p in params_of(fake_service, SEARCH))
+    for p in params_of(fake_service, SEARCH):
+        assert p["geo_country_code"] == "DE" and p["skills"] == "python,sql"
+        assert p["current_only"] == "true" and p["skills_match"] == "any"  # not "True"
+
+
+def test_company_employees_filters_are_passed_through(fake_service, fake_client):
+    frame = lp.company_employees("acme", current_only=False, sort="recently_left",
+                                 title="engineer", client=fake_client, progress=False)
+    expected = data.employees("acme", current_only=False, sort="recently_left",
+                              title="engineer")
+    assert frame["handle"].tolist() == [r["handle"] for r in expected] != []
+    assert any(h.startswith("acme-former-") for h in frame["handle"])
 
 
 def test_search_people_with_no_match_is_an_empty_frame(fake_service, fake_client):
@@ -249,3 +264,13 @@ def test_client_none_uses_the_default_client(fake_service, default_on_emulator):
     assert frame.lookup.estimate_profiles().cached == 2
     assert fake_service.count(PROFILE) == 2  # ada-default came from the default's cache
     assert default_on_emulator.stats.cache_hits >= 1
+
+
+def test_python_booleans_and_lists_become_the_services_query_values(fake_service, fake_client):
+    frame = lp.search_people("engineer", organization_slugs=["acme", "globex"],
+                             current_only=True, max_records=30, client=fake_client,
+                             progress=False)
+    sent = params_of(fake_service, SEARCH)[0]
+    assert sent["organization_slugs"] == "acme,globex" and sent["current_only"] == "true"
+    expected = data.search("engineer", organization_slugs="acme,globex", current_only=True)
+    assert frame["handle"].tolist() == [r["handle"] for r in expected[:30]] != []

@@ -75,15 +75,16 @@ def test_new_columns_are_prefixed_flattened_and_typed(fake_service, fake_client)
     frame = lead_frame(["ada-cols", "unknown-cols", None, "grace-cols"])
     out = enrich(frame, fake_client)
 
-    for col in ("profile_id", "profile_handle", "profile_full_name", "profile_geo.city",
-                "profile_geo.country_code", "profile_counts.followers", "profile_skills",
-                "profile_positions", "profile_flags.verified", STATUS, ERROR):
+    for col in ("profile_id", "profile_handle", "profile_first_name", "profile_geo.city",
+                "profile_geo.country_code", "profile_follower_count", "profile_skills",
+                "profile_positions", "profile_is_open_to_work", "profile_primary_locale.language",
+                STATUS, ERROR):
         assert col in out.columns, col
     assert list(out.columns[-2:]) == [STATUS, ERROR]
-    assert not any(c in out.columns for c in ("profile_geo", "profile_counts", "id"))
+    assert not any(c in out.columns for c in ("profile_geo", "profile_primary_locale", "id"))
 
-    assert str(out["profile_counts.followers"].dtype) == "Int64"
-    assert str(out["profile_flags.verified"].dtype) == "boolean"
+    assert str(out["profile_follower_count"].dtype) == "Int64"
+    assert str(out["profile_is_open_to_work"].dtype) == "boolean"
     assert is_str_dtype(out["profile_id"]) and is_str_dtype(out["profile_geo.city"])
     assert is_str_dtype(out[STATUS]) and is_str_dtype(out[ERROR])
     assert out["profile_skills"].dtype == object
@@ -95,13 +96,13 @@ def test_new_columns_are_prefixed_flattened_and_typed(fake_service, fake_client)
     assert row["profile_id"] == ada["id"]
     assert row["profile_handle"] == "ada-cols"
     assert row["profile_geo.city"] == ada["geo"]["city"]
-    assert row["profile_counts.followers"] == ada["counts"]["followers"]
+    assert row["profile_follower_count"] == ada["follower_count"]
     assert row["profile_skills"] == ada["skills"]
     # No record: missing, not 0 / "" / False.
     for i in (1, 2):
         assert pd.isna(out["profile_id"].iloc[i])
-        assert pd.isna(out["profile_counts.followers"].iloc[i])
-        assert pd.isna(out["profile_flags.verified"].iloc[i])
+        assert pd.isna(out["profile_follower_count"].iloc[i])
+        assert pd.isna(out["profile_is_open_to_work"].iloc[i])
     # lookup_error is NaN exactly where there is no error.
     assert out[ERROR].isna().tolist() == [True, False, False, True]
     assert isinstance(out[ERROR].iloc[0], float) and math.isnan(out[ERROR].iloc[0])
