@@ -37,6 +37,7 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .views import overview
 from .widgets import SearchPanel
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "default_client",
     "errors",
     "get_profiles",
+    "overview",
     "search_people",
 ]
 

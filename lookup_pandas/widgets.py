@@ -24,14 +24,16 @@ from .client import SEARCH_PATH, Client, resolve_client
 from .errors import ServiceError
 from .frames import records_to_frame
 from .pagination import PagePlan
+from .views import current_position, full_name, summary
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["SearchPanel"]
 
 MIN_TITLE = 3
-TABLE_COLUMNS = [("full_name", "Name"), ("title", "Title"), ("company.name", "Company"),
-                 ("geo.city", "City"), ("handle", "Handle")]
+#: (key of views.summary, label) of the results table: built from what each record has.
+TABLE_COLUMNS = [("name", "Name"), ("headline", "Headline"), ("company", "Company"),
+                 ("city", "City"), ("handle", "Handle")]
 
 
 def _cell(value: Any) -> str:
@@ -165,10 +167,11 @@ class SearchPanel(widgets.VBox):
         n = len(self._records)
         more = "more available" if self._next is not None else "all loaded"
         self.summary.value = f'<span class="lookup-summary">loaded {n} · {more}</span>'
+        shown = [summary(r) for r in self._records]
         rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(_get(r, key)))}</td>"
+            "<tr>" + "".join(f"<td>{html.escape(_cell(s[key]))}</td>"
                              for key, _ in TABLE_COLUMNS) + "</tr>"
-            for r in self._records
+            for s in shown
         )
         head = "".join(f"<th>{label}</th>" for _, label in TABLE_COLUMNS)
         self.table.value = (
@@ -177,8 +180,8 @@ class SearchPanel(widgets.VBox):
             f"<tbody>{rows}</tbody></table></div>"
         )
         options = [("", None)] + [
-            (f"{_cell(r.get('full_name'))} — {_cell(r.get('title'))}", r.get("handle"))
-            for r in self._records if r.get("handle")
+            (" — ".join(x for x in (s["name"] or s["handle"], s["headline"]) if x), s["handle"])
+            for s in shown if s["handle"]
         ]
         current = self.person.value
         self._rendering = True  # replacing options resets the value: that is not a new choice
@@ -211,36 +214,47 @@ class SearchPanel(widgets.VBox):
             self._busy(False)
 
 
-def _get(record: dict[str, Any], dotted: str) -> Any:
-    value: Any = record
-    for part in dotted.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _one_line(exc: Exception) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return f"{type(exc).__name__}: {text}"
 
 
+def _when(date: Any) -> str:
+    """``2021-03`` from ``{"year": 2021, "month": 3}``; a bare year; "" when unknown."""
+    if not isinstance(date, dict) or date.get("year") is None:
+        return ""
+    month = date.get("month")
+    return f"{date['year']}-{month:02d}" if isinstance(month, int) else str(date["year"])
+
+
 def _profile_html(p: dict[str, Any]) -> str:
+    """The detail view, from whatever the record has: a missing field is left out."""
     esc = html.escape
-    geo = p.get("geo") or {}
+    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
     place = ", ".join(str(x) for x in (geo.get("city"), geo.get("country")) if x)
-    positions = "".join(
-        f"<li>{esc(_cell(pos.get('title')))} at "
-        f"{esc(_cell((pos.get('organization') or {}).get('name')))} "
-        f"({esc(_cell(pos.get('start_year')))}–{esc(_cell(pos.get('end_year')) or 'now')})</li>"
-        for pos in p.get("positions") or []
-    )
-    skills = ", ".join(esc(str(s)) for s in p.get("skills") or [])
-    counts = p.get("counts") or {}
-    return (
-        f'<div class="lookup-profile"><h3>{esc(_cell(p.get("full_name")))}</h3>'
-        f"<p>{esc(_cell(p.get('headline')))}<br>{esc(place)}</p>"
-        f"<ul>{positions}</ul><p><b>Skills:</b> {skills}</p>"
-        f"<p>{esc(_cell(counts.get('connections')))} connections · "
-        f"{esc(_cell(counts.get('followers')))} followers · id {esc(_cell(p.get('id')))}</p></div>"
-    )
+    current = current_position(p.get("positions"))
+    items = []
+    for pos in p.get("positions") or []:
+        if not isinstance(pos, dict):
+            continue
+        org = pos.get("organization") if isinstance(pos.get("organization"), dict) else {}
+        start, end = _when(pos.get("start_date")), _when(pos.get("end_date"))
+        span = f" ({start}–{end or ('now' if pos is current else '')})" if start else ""
+        at = f" at {esc(_cell(org.get('name')))}" if org.get("name") else ""
+        items.append(f"<li>{esc(_cell(pos.get('title')))}{at}{esc(span)}</li>")
+    skills = ", ".join(esc(str(s)) for s in p.get("skills") or [] if isinstance(s, str))
+    counts = [f"{esc(_cell(p.get(k)))} {label}" for k, label in
+              (("connection_count", "connections"), ("follower_count", "followers"))
+              if p.get(k) is not None]
+    name = full_name(p.get("first_name"), p.get("last_name")) or _cell(p.get("handle"))
+    parts = [f"<h3>{esc(name)}</h3>"]
+    lines = [esc(_cell(p.get("headline"))), esc(place)]
+    if any(lines):
+        parts.append("<p>" + "<br>".join(x for x in lines if x) + "</p>")
+    if items:
+        parts.append(f"<ul>{''.join(items)}</ul>")
+    if skills:
+        parts.append(f"<p><b>Skills:</b> {skills}</p>")
+    ident = f"id {esc(_cell(p.get('id')))}"
+    parts.append(f"<p>{' · '.join([*counts, ident])}</p>")
+    return f'<div class="lookup-profile">{"".join(parts)}</div>'
