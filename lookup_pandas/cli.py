@@ -165,6 +165,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         rate_limit_per_minute=args.rate_limit or None,
         fault_rate=args.fault_rate,
         api_key=args.api_key,
+        sparse_records=args.sparse,
     )
     try:
         svc.start()
@@ -191,7 +192,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(Path(args.workdir), progress=not args.no_progress)
+    return run_demo(Path(args.workdir), progress=not args.no_progress, sparse=args.sparse)
 
 
 ENVIRONMENT = """environment:
@@ -262,6 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault-rate", type=float, default=0.0,
                        help="share of requests answered with a transient fault")
     serve.add_argument("--api-key", default=None, help="the key it accepts (default: a new one)")
+    serve.add_argument("--sparse", action="store_true",
+                       help="records carry only id, handle and some of the other fields")
     serve.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
     serve.set_defaults(func=_cmd_serve)
 
@@ -269,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--workdir", default="lookup-demo",
                       help="where the demo's cache and enriched CSV go (lookup-demo)")
     demo.add_argument("--no-progress", action="store_true", help="no progress bars")
+    demo.add_argument("--sparse", action="store_true",
+                      help="records carry only some fields (id and handle always)")
     demo.set_defaults(func=_cmd_demo)
     return parser
 

@@ -7,7 +7,10 @@ Example::
 
 It starts the emulator in-process (3,000 calls/min, 20 ms latency, as a real network has), so
 it needs no key and no network, and it never prints the key. The cache and the enriched CSV go
-to ``workdir``; the cache is emptied first so every run starts from nothing.
+to ``workdir``; the cache is emptied first so every run starts from nothing. ``sparse=True``
+runs it against records that carry only some fields (the emulator's sparse mode): what it shows
+is built from what each record has (:func:`lookup_pandas.overview`), as it must be against
+production, which promises only ``id`` and ``handle``.
 """
 
 from __future__ import annotations
@@ -20,12 +23,12 @@ import pandas as pd
 
 from . import api
 from .client import Client
+from .enrich import STATUSES
 from .frames import to_csv_cells
+from .views import overview
 
 __all__ = ["run_demo", "sample_leads", "sample_leads_path"]
 
-SHOW = ["name", "handle", "profile_full_name", "profile_headline", "profile_geo.city",
-        "lookup_status"]
 
 
 def sample_leads_path() -> Path:
@@ -52,15 +55,18 @@ def run_demo(
     progress: bool = True,
     latency: float = 0.02,
     rate_limit_per_minute: int = 3000,
+    sparse: bool = False,
 ) -> int:
     """Run the demo; returns 0 (the exit code)."""
     from .testing import FakeService
 
     cache = _fresh_cache(workdir)
     leads = sample_leads()
-    with FakeService(latency=latency, rate_limit_per_minute=rate_limit_per_minute) as svc:
+    with FakeService(latency=latency, rate_limit_per_minute=rate_limit_per_minute,
+                     sparse_records=sparse) as svc:
         print(f"Emulator at {svc.base_url}: {latency * 1000:.0f} ms latency, "
-              f"{rate_limit_per_minute} calls/min enforced smoothly.\n")
+              f"{rate_limit_per_minute} calls/min enforced smoothly"
+              + (", sparse records" if sparse else "") + ".\n")
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
             est = leads.lookup.estimate_profiles("handle", client=client)
             print(f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
@@ -73,11 +79,13 @@ def run_demo(
             counts = enriched["lookup_status"].value_counts()
             print(f"\nEnriched {len(enriched)} rows in {elapsed:.1f}s, paced at "
                   f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
-                  + ", ".join(f"{counts.get(s, 0)} {s}"
-                              for s in ("ok", "not_found", "invalid", "error")))
+                  + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES))
             print(f"{stats.sent} requests sent ({est.to_fetch} profiles + 1 tier look-up), "
                   f"{stats.credits_consumed:g} credits, {stats.rate_limited} rate-limited.\n")
-            print(enriched[SHOW].head(8).to_string(max_colwidth=38))
+            shown = overview(enriched, prefix="profile_").drop(columns="handle")
+            table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))
+            table["lookup_status"] = enriched["lookup_status"]
+            print(table.head(8).to_string(max_colwidth=30, na_rep=""))
             out_csv = workdir / "enriched_leads.csv"
             to_csv_cells(enriched).to_csv(out_csv, index=False)
             print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")

@@ -9,7 +9,10 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import lookup_pandas as lp
+from lookup_pandas.frames import PERSON_FIELDS
 
 CLI = [sys.executable, "-m", "lookup_pandas"]
 
@@ -46,10 +49,12 @@ def test_serve_stops_by_itself_after_duration():
     assert "listening on http://127.0.0.1:" in done.stdout
 
 
-def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path):
+@pytest.mark.parametrize("mode", ["full", "sparse"])
+def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path, mode):
     import pandas as pd
 
-    done = subprocess.run([*CLI, "demo", "--workdir", str(tmp_path), "--no-progress"],
+    sparse = ["--sparse"] if mode == "sparse" else []
+    done = subprocess.run([*CLI, "demo", "--workdir", str(tmp_path), "--no-progress", *sparse],
                           capture_output=True, text=True, timeout=300, env=_env())
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -58,7 +63,8 @@ def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path):
     assert "Employees of acme: 137 rows" in out
     assert "0 billable calls, 0 requests sent" in out and "result identical: True" in out
     enriched = pd.read_csv(tmp_path / "enriched_leads.csv")
-    assert len(enriched) == 250 and "profile_full_name" in enriched.columns
+    assert len(enriched) == 250 and "profile_first_name" in enriched.columns
+    assert "profile_full_name" not in enriched.columns  # production never promised it
 
 
 def test_console_script_and_module_agree():
@@ -113,7 +119,8 @@ def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
     assert frame["name"].tolist() == ["Ada", "Ada again", "Blank", "Ghost", "Grace"]
     assert frame["note"].tolist() == ["NA", "", "x", "y", "z"]   # input cells kept as written
     assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
-    assert frame.loc[0, "profile_full_name"] == "Ada Lovelace"
+    assert (frame.loc[0, "profile_first_name"], frame.loc[0, "profile_last_name"]) == \
+        ("Ada", "Lovelace")
     assert json.loads(frame.loc[0, "profile_skills"])               # lists written as JSON
     assert json.loads(frame.loc[0, "profile_positions"])[0]["organization"]["slug"]
     lines = done.stderr.strip().splitlines()
@@ -169,7 +176,7 @@ def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
     assert done.returncode == 0, done.stderr
     assert len(pd.read_csv(emp)) == 137
     found = _run(fake_service, tmp_path, "search", "engineer", "--max-records", "60",
-                 "--filter", "country_code=DE")
+                 "--filter", "geo_country_code=DE")
     assert found.returncode == 0, found.stderr
     people = pd.read_csv(io.StringIO(found.stdout))
     assert 0 < len(people) <= 60 and (people["geo.country_code"] == "DE").all()
@@ -178,3 +185,21 @@ def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
     assert "current_tier.limit_per_minute" in tier.stdout.splitlines()[0]
     unknown = _run(fake_service, tmp_path, "employees", "unknown-co")
     assert unknown.returncode == 1 and "NotFoundError" in unknown.stderr
+
+
+def test_enrich_and_listings_against_sparse_records(fake_service, tmp_path):
+    """Records with only id, handle and some fields: same statuses, same columns, no error."""
+    import pandas as pd
+
+    fake_service.configure(sparse_records=True)
+    out = tmp_path / "out.csv"
+    done = _run(fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    frame = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
+    assert [f"profile_{f}" for f in PERSON_FIELDS] == [
+        c for c in frame.columns if c.startswith("profile_")][: len(PERSON_FIELDS)]
+    for args in (("employees", "acme"), ("search", "engineer", "--max-records", "60")):
+        listed = _run(fake_service, tmp_path, *args)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.splitlines()[0].startswith("id,handle")

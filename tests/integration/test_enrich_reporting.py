@@ -174,8 +174,12 @@ def test_an_empty_prefix_is_refused(fake_service, fake_client):
 
 
 def test_a_field_that_starts_with_the_prefix_is_not_prefixed_twice(fake_service, fake_client):
+    # Production promises no such field; a record may still carry one (the emulator's did).
+    record = {**_production_record("ada"), "profile_url": "https://www.example.com/in/ada"}
+    fake_service.override(PROFILE, lambda req: (200, {
+        "success": True, "statusCode": 200, "message": "ok", "errors": None, "data": record}))
     out = pd.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle", client=fake_client)
-    assert "profile_url" in out.columns  # the emulator's record has "profile_url"
+    assert out.loc[0, "profile_url"] == "https://www.example.com/in/ada"
     assert not any(c.startswith("profile_profile_") for c in out.columns)
 
 

@@ -1,8 +1,10 @@
 """The notebooks in notebooks/ run top to bottom, in both modes, and are committed clean.
 
 * Emulator mode: no LOOKUP_* variable set, so each notebook's first cell starts the bundled
-  emulator inside the kernel. Each notebook is executed once (a module fixture) and several
-  tests read the result.
+  emulator inside the kernel. Each notebook is executed once per record mode (a module
+  fixture) and several tests read the result: "full" records, and "sparse" ones that carry only
+  id, handle and some of the other fields (LOOKUP_EMULATOR_SPARSE=1), so a notebook that
+  depends on any one field fails here.
 * Environment mode: LOOKUP_BASE_URL / LOOKUP_API_KEY name the test session's emulator, so the
   billable calls of 02 can be counted from here, and the key looked for in what it wrote.
 
@@ -115,14 +117,19 @@ def expected_profile_calls() -> set[str]:
 
 # -- emulator mode ---------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def emulator_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+@pytest.fixture(scope="module", params=["full", "sparse"])
+def emulator_runs(request: pytest.FixtureRequest,
+                  tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     """Each notebook executed once with no LOOKUP_* variable: its own emulator in the kernel."""
-    root = tmp_path_factory.mktemp("notebooks-emulator")
+    root = tmp_path_factory.mktemp(f"notebooks-emulator-{request.param}")
     runs: dict[str, Run] = {}
     with pytest.MonkeyPatch.context() as mp:
         for var in ENV_VARS:
             mp.delenv(var, raising=False)
+        if request.param == "sparse":
+            mp.setenv("LOOKUP_EMULATOR_SPARSE", "1")
+        else:
+            mp.delenv("LOOKUP_EMULATOR_SPARSE", raising=False)
         for name in NOTEBOOKS:
             stem = name.removesuffix(".ipynb")
             kernel_tmp = root / f"{stem}-tmp"  # the notebook's temporary cache lands here
@@ -154,10 +161,13 @@ def test_quickstart_outputs(emulator_runs):
     assert "120 people" in text
     n_acme = len(emulator_data.employees("acme"))
     assert n_acme == 137
-    assert f"{n_acme} employees" in text
+    assert f"{n_acme} current employees" in text
     assert "Client(base_url=" in outputs_text(cell_with(nb, "client = notebook_client()"))
-    de = outputs_text(cell_with(nb, 'country_code="DE"'))
-    assert "DE" in de and "50" in de  # 50 German engineers, all counted under DE
+    de = outputs_text(cell_with(nb, 'geo_country_code="DE"'))
+    assert re.search(r"\b[1-9]\d* engineers in Germany", de), de
+    # lp.overview's columns, whatever the records hold
+    assert all(c in outputs_text(cell_with(nb, "lp.overview(people)"))
+               for c in ("name", "headline", "company", "city", "handle"))
     tier = outputs_text(cell_with(nb, "lp.credits_tier()"))
     assert "limit_per_minute" in tier and "balance" in tier
 
@@ -174,12 +184,25 @@ def test_enrich_outputs_and_csv(emulator_runs):
     assert written.is_file()
     frame = pd.read_csv(written)
     assert frame.shape[0] == 250
-    assert {"name", "handle", "lookup_status", "profile_full_name"} <= set(frame.columns)
+    # production's documented person fields are always columns, filled or not
+    assert {"name", "handle", "lookup_status", "profile_id", "profile_first_name",
+            "profile_geo.city"} <= set(frame.columns)
+    assert "profile_full_name" not in frame.columns  # a field production never promised
     assert frame["lookup_status"].notna().all()
     assert set(frame["lookup_status"]) <= {"ok", "not_found", "invalid", "error"}
     assert "error" not in set(frame["lookup_status"])
     # The last cell reads the file back: its shape is shown.
     assert f"(250, {frame.shape[1]})" in outputs_text(cell_with(nb, "to_csv_cells"))
+
+
+def test_search_panel_notebook_runs_a_search_headless(emulator_runs):
+    nb = emulator_runs["03_search_panel.ipynb"].executed()
+    loaded = outputs_text(cell_with(nb, "panel.search()"))
+    match = re.search(r"(\d+) loaded", loaded)
+    assert match and int(match.group(1)) > 0, loaded
+    results = outputs_text(cell_with(nb, "panel.results.head()"))
+    assert "handle" in results and "id" in results
+    assert "company" in outputs_text(cell_with(nb, "lp.overview(panel.results)"))
 
 
 def test_search_panel_displays_a_widget(emulator_runs):
