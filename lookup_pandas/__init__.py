@@ -10,6 +10,8 @@ Example::
 Importing the package registers the ``df.lookup`` accessor.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
@@ -38,7 +40,10 @@ from .errors import (
     ValidationError,
 )
 from .views import overview
-from .widgets import SearchPanel
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
+    from . import testing as testing
+    from .widgets import SearchPanel as SearchPanel
 
 __all__ = [
     "AuthenticationError",
@@ -71,9 +76,23 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # lp.testing without importing the emulator on every import
-    if name == "testing":
-        import importlib
+#: Names loaded on first use: ipywidgets and the emulator cost more to import than the rest of
+#: the package, and a script or a Dask worker needs neither.
+_LAZY = {"SearchPanel": (".widgets", "SearchPanel"), "testing": (".testing", None)}
 
-        return importlib.import_module(".testing", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    """``lp.SearchPanel`` and ``lp.testing``, imported when first asked for."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name, __name__)
+    value = getattr(module, attribute) if attribute else module
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

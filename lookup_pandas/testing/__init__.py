@@ -11,8 +11,9 @@ Example::
         svc.count("/api/data/v1/people/profile")    # requests the emulator saw
 
 Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters), ``routes``
-(request -> reply, pure), ``server`` (threaded loopback HTTP), ``plugin`` (pytest fixtures
-``lookup_service``, ``fake_service``, ``fake_client``).
+(request -> reply, pure), ``server`` (threaded loopback HTTP); the pytest fixtures
+(``lookup_service``, ``fake_service``, ``fake_client``, ``isolated_default_client``) are in the
+top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
 from .notebook import notebook_client

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder talks to the emulator over loopback: mark it ``integration``,
+    so ``pytest -m "not integration"`` runs the unit tests alone, in seconds."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.integration)
 
 #: Burst tolerance used by default in these tests (the emulator's own default is 3).
 QUIET_BURST = 50

@@ -8,7 +8,6 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import NotFoundError
-from lookup_pandas import client as client_module
 from lookup_pandas.testing import data
 
 from .enrich_helpers import FailHandles, person_id
@@ -241,11 +240,10 @@ def test_credits_tier_on_a_fresh_client_is_one_request(fake_service, fake_client
 
 
 @pytest.fixture
-def default_on_emulator(fake_service, tmp_path, monkeypatch):
-    client = make_client(fake_service, cache=tmp_path / "default.sqlite")
-    monkeypatch.setattr(client_module, "_default", client)
-    yield client
-    client.close()
+def default_on_emulator(fake_service, tmp_path, isolated_default_client):
+    return lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
+                        cache=tmp_path / "default.sqlite", backoff_base=0.01, backoff_max=0.2,
+                        retry_after_max=2.0)
 
 
 def test_client_none_uses_the_default_client(fake_service, default_on_emulator):

@@ -34,8 +34,6 @@ from .helpers import (
     server_error,
 )
 
-pytestmark = pytest.mark.integration
-
 
 def _dead_url() -> str:
     """A loopback address with nothing listening (the port was free a moment ago)."""

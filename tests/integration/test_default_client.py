@@ -5,22 +5,12 @@ from __future__ import annotations
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import client as client_module
 
 from .helpers import PROFILE
 
 
-@pytest.fixture
-def no_default(monkeypatch: pytest.MonkeyPatch):
-    """Start and end each test without a default client, whatever the others did."""
-    monkeypatch.setattr(client_module, "_default", None)
-    yield
-    if client_module._default is not None:
-        client_module._default.close()
-
-
 def test_default_client_is_built_from_the_environment(fake_service, tmp_path, monkeypatch,
-                                                      no_default):
+                                                      isolated_default_client):
     cache = tmp_path / "env-cache.sqlite"
     monkeypatch.setenv("LOOKUP_API_KEY", fake_service.api_key)
     monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url + "/")
@@ -34,7 +24,7 @@ def test_default_client_is_built_from_the_environment(fake_service, tmp_path, mo
     assert fake_service.count(PROFILE, handle="ada") == 1
 
 
-def test_default_client_names_the_missing_variable(monkeypatch, no_default):
+def test_default_client_names_the_missing_variable(monkeypatch, isolated_default_client):
     monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
     monkeypatch.setenv("LOOKUP_BASE_URL", "http://127.0.0.1:9")
     with pytest.raises(lp.ConfigurationError, match="LOOKUP_API_KEY"):
@@ -45,7 +35,7 @@ def test_default_client_names_the_missing_variable(monkeypatch, no_default):
         lp.default_client()
 
 
-def test_configure_replaces_the_default(fake_service, monkeypatch, no_default):
+def test_configure_replaces_the_default(fake_service, monkeypatch, isolated_default_client):
     monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
     monkeypatch.setenv("LOOKUP_CACHE", "off")
     first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url)
@@ -58,7 +48,8 @@ def test_configure_replaces_the_default(fake_service, monkeypatch, no_default):
     assert second.profile("grace")["handle"] == "grace"
 
 
-def test_configure_while_the_old_default_is_busy_in_a_thread(fake_service, tmp_path, no_default):
+def test_configure_while_the_old_default_is_busy_in_a_thread(fake_service, tmp_path,
+                                                             isolated_default_client):
     # Replacing the default client must not close the one a running job still uses (closing
     # its SQLite connection under another thread could crash the interpreter).
     import threading

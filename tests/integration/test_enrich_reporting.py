@@ -27,8 +27,6 @@ from lookup_pandas.frames import PERSON_FIELDS
 
 from .helpers import PROFILE, SEARCH, make_client
 
-pytestmark = pytest.mark.integration
-
 
 class RecordingBar(tqdm.std.tqdm):
     """A real text bar into a buffer, remembering every bar made and how it was closed."""

@@ -16,8 +16,6 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.demo import sample_leads_path
 
-pytestmark = pytest.mark.integration
-
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONFIGURE = re.compile(r"^lp\.configure\(.*$", re.MULTILINE)
 
@@ -31,8 +29,8 @@ def quick_start_blocks() -> list[str]:
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["full", "sparse"])
-def test_the_quick_start_examples_run_against_the_emulator(fake_service, tmp_path,
-                                                           monkeypatch, sparse):
+def test_the_quick_start_examples_run_against_the_emulator(fake_service, tmp_path, monkeypatch,
+                                                           isolated_default_client, sparse):
     fake_service.configure(sparse_records=sparse)
     shutil.copy(sample_leads_path(), tmp_path / "leads.csv")
     monkeypatch.chdir(tmp_path)
@@ -41,7 +39,6 @@ def test_the_quick_start_examples_run_against_the_emulator(fake_service, tmp_pat
     configure = (f"lp.configure(api_key={fake_service.api_key!r}, "
                  f"base_url={fake_service.base_url!r}, cache='readme.sqlite')")
     namespace: dict = {}
-    monkeypatch.setattr(lp.client, "_default", None)  # lp.configure replaces it: undone after
     for block in blocks:
         exec(compile(CONFIGURE.sub(configure, block), "README.md", "exec"), namespace)
     enriched = namespace["enriched"]

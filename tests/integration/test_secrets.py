@@ -179,7 +179,8 @@ def _free_port() -> int:
 
 
 @pytest.mark.timeout(300)
-def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypatch):
+def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypatch,
+                                                      isolated_default_client):
     import json
     import os
     import subprocess
@@ -189,7 +190,6 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
     from nbclient import NotebookClient
 
     import lookup_pandas as lp
-    from lookup_pandas import client as client_module
     from lookup_pandas.demo import sample_leads, sample_leads_path
     from lookup_pandas.frames import to_csv_cells
 
@@ -202,7 +202,6 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
 
     with FakeService(api_key=EVERYWHERE_KEY) as svc:
         cache = tmp_path / "cache" / "lookup.sqlite"
-        monkeypatch.setattr(client_module, "_default", None)
         monkeypatch.setenv("LOOKUP_BASE_URL", svc.base_url)
         monkeypatch.setenv("LOOKUP_API_KEY", EVERYWHERE_KEY)
         monkeypatch.setenv("LOOKUP_CACHE", str(cache))

@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-import lookup_pandas.client as lp_client
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import data as emulator_data
 from lookup_pandas.views import full_name
@@ -417,9 +416,9 @@ def test_authentication_error(fake_service, client, panel):
     assert_usable(panel, fake_service)
 
 
-def test_authentication_error_then_a_new_key_for_the_default_client(fake_service, monkeypatch):
+def test_authentication_error_then_a_new_key_for_the_default_client(fake_service,
+                                                                    isolated_default_client):
     """A panel on the default client picks up lp.configure(...) with a new key, no new panel."""
-    monkeypatch.setattr(lp_client, "_default", None)
     old = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
                        cache=False, max_retries=0)
     panel = lp.SearchPanel(page_size=20)
@@ -439,8 +438,6 @@ def test_authentication_error_then_a_new_key_for_the_default_client(fake_service
     finally:
         panel.close()
         old.close()
-        if lp_client._default is not None:
-            lp_client._default.close()
 
 
 def test_rate_limit_error(fake_service, panel):
@@ -489,11 +486,10 @@ def test_network_error(fake_service, panel):
     assert_usable(panel, fake_service)
 
 
-def test_configuration_error(fake_service, monkeypatch, tmp_path):
+def test_configuration_error(fake_service, monkeypatch, tmp_path, isolated_default_client):
     monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
     monkeypatch.delenv("LOOKUP_BASE_URL", raising=False)
     monkeypatch.setenv("LOOKUP_CACHE", "off")
-    monkeypatch.setattr(lp_client, "_default", None)
     panel = lp.SearchPanel(page_size=20)  # the default client, resolved at search time
     try:
         panel.title.value = TITLE
@@ -508,8 +504,6 @@ def test_configuration_error(fake_service, monkeypatch, tmp_path):
         assert_usable(panel, fake_service)
     finally:
         panel.close()
-        if lp_client._default is not None:
-            lp_client._default.close()
 
 
 def test_failed_load_more_keeps_the_page_and_retries_the_same_cursor(fake_service, panel):
