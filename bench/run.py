@@ -1,6 +1,6 @@
 """Run every benchmark in bench/ (``make bench``); each prints its figure and its bound.
 
-Example: ``python bench/run.py pacing`` runs only bench_pacing.py.
+Example: ``python bench/run.py rate_bound`` runs only bench_rate_bound.py.
 """
 
 from __future__ import annotations

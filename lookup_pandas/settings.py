@@ -50,7 +50,7 @@ def _cache_path(cache: bool | str | os.PathLike[str] | None) -> Path | None:
     return Path(cache).expanduser()
 
 
-def _number(
+def _checked_number(
     name: str, value: object, *, low: float, inclusive: bool = True, integer: bool = False
 ) -> float:
     """``value`` as a finite number above ``low``, else ConfigurationError naming ``name``."""
@@ -127,16 +127,16 @@ class Settings:
             )
         if not isinstance(expire_after, timedelta):
             expire_after = timedelta(seconds=float(expire_after))
-        timeout = _number("timeout", timeout, low=0, inclusive=False)
-        max_retries = int(_number("max_retries", max_retries, low=0, integer=True))
+        timeout = _checked_number("timeout", timeout, low=0, inclusive=False)
+        max_retries = int(_checked_number("max_retries", max_retries, low=0, integer=True))
         if rate_limit_per_minute is not None:
-            rate_limit_per_minute = _number(
+            rate_limit_per_minute = _checked_number(
                 "rate_limit_per_minute", rate_limit_per_minute, low=0, inclusive=False
             )
-        max_workers = int(_number("max_workers", max_workers, low=1, integer=True))
+        max_workers = int(_checked_number("max_workers", max_workers, low=1, integer=True))
         for name, value in (("backoff_base", backoff_base), ("backoff_max", backoff_max),
                             ("retry_after_max", retry_after_max)):
-            _number(name, value, low=0)
+            _checked_number(name, value, low=0)
         return cls(
             api_key=key.strip(),
             base_url=url,

@@ -96,7 +96,6 @@ class ServiceState:
             self.workspace_of[self.wrong_workspace_key] = "ws_someone_else"
             self.balance = self.knobs.balance
             self.records: list[RequestRecord] = []
-            self.by_query: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self._tat: dict[str, float] = {}
             self._rng = random.Random(self._seed)
             self.in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
@@ -205,7 +204,6 @@ class ServiceState:
     def record(self, rec: RequestRecord) -> None:
         with self.lock:
             self.records.append(rec)
-            self.by_query[(rec.path, rec.params)] += 1
 
     def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
         with self.lock:

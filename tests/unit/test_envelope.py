@@ -350,7 +350,7 @@ def test_success_true_without_data_is_response_error():
     exc = info.value
     assert "data" in exc.message
     assert exc.request_id == "rd"
-    # Every ServiceError carries the HTTP status it came with (DESIGN.md, errors.py).
+    # Every ServiceError carries the HTTP status it came with (see lookup_pandas.errors).
     assert exc.status_code == 200
 
 
