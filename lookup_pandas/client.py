@@ -15,6 +15,7 @@ log lines or exception messages.
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import os
@@ -29,16 +30,17 @@ from urllib.parse import urlsplit
 
 import requests
 import urllib3
+from requests.adapters import BaseAdapter
 from requests_cache import DO_NOT_CACHE, CachedSession
 
-from .envelope import Envelope, parse_envelope
+from .endpoints import EMPLOYEES_PATH, PROFILE_PATH, SEARCH_PATH, TIER_PATH, checked_data, is_panel
+from .envelope import Envelope
 from .errors import (
     AuthenticationError,
     ConfigurationError,
     NotFoundError,
     RateLimitError,
     RequestTimeoutError,
-    ResponseError,
     ServiceError,
     TransportError,
     UsageError,
@@ -48,16 +50,20 @@ from .pagination import PagePlan, Style
 from .progress import Progress
 from .retry import RetryPolicy, is_retryable
 from .settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
-from .transport import DATA_KEY_HEADER, PANEL_KEY_HEADER, build_session, is_panel_url
+from .transport import DATA_KEY_HEADER, PANEL_KEY_HEADER, build_session, parsed_answer
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Client", "ClientStats", "configure", "default_client"]
-
-PROFILE_PATH = "/api/data/v1/people/profile"
-EMPLOYEES_PATH = "/api/data/v1/companies/employees"
-SEARCH_PATH = "/api/data/v1/people/search"
-TIER_PATH = "/api/panel/credits/tier/k/"
+__all__ = [
+    "EMPLOYEES_PATH",
+    "PROFILE_PATH",
+    "SEARCH_PATH",
+    "TIER_PATH",
+    "Client",
+    "ClientStats",
+    "configure",
+    "default_client",
+]
 
 #: Seconds before the one retry of a first contact that met no service.
 FIRST_CONTACT_RETRY_DELAY = 0.5
@@ -121,6 +127,15 @@ class Client:
     ``retry_after_max``
         The longest wait a 429's ``Retry-After`` is honoured for, in seconds, so a notebook
         never hangs for hours.
+    ``transport``
+        A requests adapter that answers instead of the network, for tests:
+        ``lookup_pandas.testing.MockTransport(handler)`` drives retries, pacing, discovery and
+        the stats without a socket (httpx's ``MockTransport`` idea). Default: the network.
+
+    How a call goes: the cache is looked up once (requests-cache's ``only_if_cached``); on a
+    miss the Client learns the pace (once, from the credits tier, under a lock), waits for
+    its slot and sends, and requests-cache stores the answer if it is worth keeping, without
+    a second lookup. The panel endpoint is neither cached nor paced.
     """
 
     def __init__(
@@ -137,6 +152,7 @@ class Client:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
+        transport: BaseAdapter | None = None,
     ) -> None:
         self.settings = Settings.build(
             api_key,
@@ -155,12 +171,15 @@ class Client:
         self.retry_policy = RetryPolicy(
             s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max
         )
-        self.pacer = Pacer(
-            s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE, resolve=self._discover_rate
-        )
-        self._session = build_session(s, self.pacer)
-        self._discovered_tier: dict[str, Any] | None = None
+        self.pacer = Pacer(s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE)
+        self._session = build_session(s, transport)
+        self._cache_on = isinstance(self._session, CachedSession)
         self._contacted = False  # has the base URL answered with the service's envelope yet?
+        # The pace is learned once, from the credits tier, before the first paced send.
+        self._rate_lock = threading.Lock()
+        self._rate_known = False
+        self._rate_failures = 0  # failed attempts to learn it (each is retried by a later call)
+        self._rate_error: BaseException | None = None
         self._stats = ClientStats()
         self._stats_lock = threading.Lock()
 
@@ -204,7 +223,7 @@ class Client:
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """True when a GET of ``path`` with ``params`` would be answered from the cache."""
-        return self._cached_response(path, params) is not None
+        return self._lookup(path, self._url(path), params, self._headers(path)) is not None
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """The cached answer, checked, without touching the network; None when not cached.
@@ -212,22 +231,28 @@ class Client:
         Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
         A cached not-found raises NotFoundError, exactly as the live answer did.
         """
-        response = self._cached_response(path, params)
+        response = self._lookup(path, self._url(path), params, self._headers(path))
         if response is None:
             return None
         self._count(cache_hits=1)
-        return parse_envelope(response.status_code, response.headers, response.content, url=path)
+        return parsed_answer(response, path, from_cache=True)
 
-    def _cached_response(
-        self, path: str, params: Mapping[str, Any] | None
+    def _lookup(
+        self, path: str, url: str, params: Mapping[str, Any] | None, headers: dict[str, str]
     ) -> requests.Response | None:
-        if not isinstance(self._session, CachedSession):
+        """The stored answer (not expired), through requests-cache's own ``only_if_cached``;
+        None on a miss (requests-cache answers 504 then), or when nothing is cached there."""
+        if not self._cache_on or is_panel(path):
             return None
-        request = requests.Request("GET", self._url(path), params=dict(params or {})).prepare()
-        cached = self._session.cache.get_response(self._session.cache.create_key(request))
-        if cached is None or cached.is_expired:
-            return None
-        return cached
+        response = self._session.get(url, params=params, headers=headers, only_if_cached=True,
+                                     expire_after=self.settings.expire_after)
+        # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
+        # nothing but 200s is ever stored, so a 504 here is always that.
+        return None if response.status_code == 504 else response
+
+    def _headers(self, path: str) -> dict[str, str]:
+        header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
+        return {header: self.settings.api_key}
 
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user)."""
@@ -252,6 +277,7 @@ class Client:
         Example: ``client.get("/api/data/v1/people/profile", {"handle": "ada"})["data"]``
         """
         return dict(self._request(path, params, refresh=refresh).body)
+
     def profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any] | None:
         """The person record for ``handle``; None when the service does not know it.
 
@@ -266,38 +292,57 @@ class Client:
         """The person record for ``handle``; NotFoundError (with the server's message) if none."""
         return dict(self.profile_answer(handle, refresh=refresh).data)
 
-    def profile_answer(self, handle: str, *, refresh: bool = False) -> Envelope:
+    def profile_answer(
+        self, handle: str, *, refresh: bool = False, cancel: threading.Event | None = None
+    ) -> Envelope:
         """The checked answer for ``handle``: ``.data`` is the record, ``.from_cache`` whether
         it came from the cache (nothing paid) or the network. NotFoundError if there is none.
 
         Example: ``client.profile_answer("ada").from_cache  # True the second time``
+
+        ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
+        ``lookup_pandas.pacing.Cancelled`` instead of sending (a stopping job's threads).
         """
         if not isinstance(handle, str) or not handle.strip():
             raise UsageError(f"handle must be a non-empty string, not {handle!r}")
-        env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh)
-        if not isinstance(env.data, dict):
-            raise ResponseError(
-                f"The profile answer's data is {type(env.data).__name__}, not an object.",
-                request_id=env.request_id,
-                status_code=env.status_code,
-            )
+        env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh, cancel=cancel)
+        checked_data(env, PROFILE_PATH)
         return env
 
     def credits_tier(self) -> dict[str, Any]:
-        """The panel's credits-tier payload (balance, current_tier, next_tier); never cached."""
-        if not self.pacer.resolved:
-            self.pacer.ensure_resolved()  # learning the pace reads the tier: use that answer
-            tier, self._discovered_tier = self._discovered_tier, None
-            if tier is not None:
-                return tier
-        env = self._request(TIER_PATH, None, panel=True)
-        if not isinstance(env.data, dict):
-            raise ResponseError(
-                f"The credits-tier answer's data is {type(env.data).__name__}, not an object.",
-                request_id=env.request_id,
-                status_code=env.status_code,
-            )
-        return env.data
+        """The panel's credits-tier payload (balance, current_tier, next_tier); never cached.
+
+        Reading it also teaches the Client its pace, if it did not know it yet.
+        """
+        tier: dict[str, Any] = checked_data(self._request(TIER_PATH, None), TIER_PATH)
+        if not self._rate_known:
+            with self._rate_lock:
+                if not self._rate_known:
+                    self._set_rate(self._rate_from(tier))
+        return tier
+
+    def page(
+        self,
+        path: str,
+        params: Mapping[str, Any],
+        plan: PagePlan,
+        *,
+        refresh: bool = False,
+    ) -> tuple[list[dict[str, Any]], Mapping[str, Any] | None]:
+        """One page of a list endpoint: its records and its pagination block, checked by
+        ``plan`` (the page asked for, not another). ``plan.next(params, pagination, n)`` then
+        gives the next page's parameters, or None at the end.
+
+        Example::
+
+            plan = PagePlan()
+            params = plan.first({"title": "engineer", "limit": 50})
+            records, pagination = client.page(SEARCH_PATH, params, plan)
+        """
+        env = self._request(path, params, refresh=refresh)
+        records: list[dict[str, Any]] = checked_data(env, path, list)
+        plan.check(params, env.pagination)  # before anyone uses its records
+        return records, env.pagination
 
     def paginate(
         self,
@@ -329,23 +374,14 @@ class Client:
         name = path.rstrip("/").rsplit("/", 1)[-1]
         with Progress(progress, desc=name, unit=" rec", total=max_records) as bar:
             while next_params is not None:
-                env = self._request(path, next_params, refresh=refresh)
-                if not isinstance(env.data, list):
-                    raise ResponseError(
-                        f"A list endpoint answered data of type {type(env.data).__name__}.",
-                        request_id=env.request_id,
-                        status_code=env.status_code,
-                    )
-                plan.check(next_params, env.pagination)  # before handing out its records
-                page = env.data
-                if max_records is not None:
-                    page = page[: max_records - yielded]
+                records, pagination = self.page(path, next_params, plan, refresh=refresh)
+                page = records if max_records is None else records[: max_records - yielded]
                 bar.update(len(page), pages=plan.pages + 1)
                 yield from page
                 yielded += len(page)
                 if max_records is not None and yielded >= max_records:
                     return
-                next_params = plan.next(next_params, env.pagination, len(env.data))
+                next_params = plan.next(next_params, pagination, len(records))
             bar.set_total(yielded)  # a list shorter than max_records ends at what it held
 
     # -- the one place requests are sent ---------------------------------------------------
@@ -360,25 +396,33 @@ class Client:
         path: str,
         params: Mapping[str, Any] | None,
         *,
-        panel: bool = False,
         refresh: bool = False,
+        cancel: threading.Event | None = None,
     ) -> Envelope:
+        """The one place requests are sent: one cache lookup, then paced attempts."""
         url = self._url(path)
-        panel = panel or is_panel_url(url)
-        headers = {(PANEL_KEY_HEADER if panel else DATA_KEY_HEADER): self.settings.api_key}
+        panel = is_panel(path)
+        headers = self._headers(path)
+        if not refresh:
+            stored = self._lookup(path, url, params, headers)
+            if stored is not None:
+                self._count(cache_hits=1)
+                return parsed_answer(stored, path, from_cache=True)
         extra: dict[str, Any] = {}
-        if isinstance(self._session, CachedSession):
-            # Per request: the cache backend (and its settings) is shared by every Client on
-            # the same file, and each keeps its own expire_after.
-            extra["expire_after"] = DO_NOT_CACHE if panel else self.settings.expire_after
-            if refresh and not panel:
-                extra["force_refresh"] = True
+        if self._cache_on:
+            # Per request, as the cache backend (and its settings) is shared by every Client on
+            # the file. The lookup is done: send without a second one, and store the answer if
+            # it is worth keeping; the panel endpoint is never stored.
+            extra = ({"expire_after": DO_NOT_CACHE} if panel else
+                     {"expire_after": self.settings.expire_after, "force_refresh": True})
         policy = self.retry_policy
         attempt = 0  # retries of transient failures so far
         first_contact_retried = False
         while True:
             retry_after: float | None = None
             try:
+                if not panel:  # the panel endpoint is how the pace is learned: never paced
+                    self._pace(cancel)
                 return self._send_once(url, path, params, headers, extra)
             except AuthenticationError as exc:
                 exc.hint = f"Check {self.settings.api_key_source}"
@@ -410,7 +454,40 @@ class Client:
             if isinstance(failure, RateLimitError):
                 self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
             else:
-                pause(delay)  # ends early, sending nothing, if the caller's job is stopping
+                pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
+
+    # -- the pace: learned once, from the credits tier, before the first paced send ----------
+
+    def _pace(self, cancel: threading.Event | None) -> None:
+        if not self._rate_known:
+            self._learn_rate(cancel)
+        self.pacer.wait(cancel)
+
+    def _learn_rate(self, cancel: threading.Event | None) -> None:
+        """Read the tier once; other threads wait for it. A failure is raised (every thread
+        that waited for that attempt gets a copy, sending nothing), and the next call tries
+        again: the key or the service may be fixed by then."""
+        pause(0, cancel)  # a stopped job's thread does not start it
+        failures = self._rate_failures
+        with self._rate_lock:
+            if self._rate_known:
+                return
+            if self._rate_failures != failures:
+                assert self._rate_error is not None
+                raise copy.copy(self._rate_error)
+            try:
+                rate = self._discover_rate()
+            except BaseException as exc:
+                self._rate_error = exc
+                self._rate_failures += 1
+                raise
+            self._set_rate(rate)
+
+    def _set_rate(self, rate: float) -> None:
+        """Apply a learned pace (``math.inf``: unpaced); called with the rate lock held."""
+        self.pacer.set_rate(None if rate == math.inf else rate)
+        self._rate_known = True
+        logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
 
     def _misconfigured(self, exc: ServiceError, path: str) -> ConfigurationError:
         """The first contact failed twice: name the base URL, what came back, and the setting."""
@@ -476,8 +553,7 @@ class Client:
             " (cache)" if from_cache else "", 1000 * (time.perf_counter() - started),
         )
         try:
-            env = parse_envelope(response.status_code, response.headers, response.content,
-                                 url=path, from_cache=from_cache)
+            env = parsed_answer(response, path, from_cache=from_cache)
         except ServiceError as exc:
             if exc.enveloped and not from_cache:
                 self._contacted = True
@@ -494,8 +570,8 @@ class Client:
                 setattr(self._stats, name, getattr(self._stats, name) + n)
 
     def _account(self, response: requests.Response) -> None:
-        consumed = _number(response.headers.get("X-Credits-Consumed"))
-        balance = _number(response.headers.get("X-Credits-Balance"))
+        consumed = _finite_number(response.headers.get("X-Credits-Consumed"))
+        balance = _finite_number(response.headers.get("X-Credits-Balance"))
         with self._stats_lock:
             self._stats.sent += 1
             if response.status_code == 429:
@@ -508,7 +584,7 @@ class Client:
     def _on_rate_limited(self, exc: RateLimitError) -> None:
         """A 429 always slows the pace: to 95% of the limit it names, else to half."""
         errors = exc.errors if isinstance(exc.errors, dict) else {}
-        limit = _number(errors.get("current_limit"))
+        limit = _finite_number(errors.get("current_limit"))
         current = self.pacer.per_minute
         if limit and limit > 0:
             if current is None or limit * RATE_SAFETY_MARGIN < current:
@@ -519,36 +595,42 @@ class Client:
             logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
 
     def _discover_rate(self) -> float:
-        """The pace: min(95% of the tier's limit, rate_limit_per_minute); inf means unpaced.
+        """The pace from the credits tier: see :meth:`_rate_from`.
 
-        A tier that reports no limit (null or missing) is unmetered: unpaced, unless
-        ``rate_limit_per_minute`` is set. An AuthenticationError or ConfigurationError (the
-        first contact failed) is raised at once; a tier that cannot be read otherwise gives
-        the configured pace, else the cheapest tier's 7/min, with a warning.
+        An AuthenticationError or ConfigurationError (the first contact failed) is raised; a
+        tier that cannot be read otherwise gives the configured pace, else the cheapest
+        tier's 7/min, with a warning.
         """
-        explicit = self.settings.rate_limit_per_minute
         try:
-            tier = self._discovered_tier = self.credits_tier()
+            tier = checked_data(self._request(TIER_PATH, None), TIER_PATH)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
-            rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
+            rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "
                 "%.0f calls/min.", exc, rate,
             )
             return rate
+        return self._rate_from(tier)
+
+    def _rate_from(self, tier: Mapping[str, Any]) -> float:
+        """min(95% of the tier's limit, rate_limit_per_minute); ``math.inf`` means unpaced.
+
+        A tier that reports no limit (null or missing) is unmetered: unpaced, unless
+        ``rate_limit_per_minute`` is set. A payload without a current tier gives the
+        configured pace, else 7/min, with a warning.
+        """
+        explicit = self.settings.rate_limit_per_minute
         current = tier.get("current_tier")
         if not isinstance(current, dict):
             rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning("The credits tier names no current tier; pacing at %.0f calls/min.",
                            rate)
             return rate
-        limit = _number(current.get("limit_per_minute"))
+        limit = _finite_number(current.get("limit_per_minute"))
         server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf
-        rate = min(server, explicit or math.inf)
-        logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
-        return rate
+        return min(server, explicit or math.inf)
 
 
 def _wraps_read_timeout(exc: BaseException) -> bool:
@@ -598,7 +680,7 @@ def _host(url: str) -> str:
     return urlsplit(url).netloc
 
 
-def _number(value: Any) -> float | None:
+def _finite_number(value: Any) -> float | None:
     try:
         n = float(value)
     except (TypeError, ValueError):

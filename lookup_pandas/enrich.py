@@ -43,7 +43,7 @@ from .errors import (
 )
 from .frames import records_to_frame, with_person_fields
 from .handles import invalid_reason, normalise_handle
-from .pacing import Cancelled, cancel_when
+from .pacing import Cancelled
 from .progress import Progress
 
 __all__ = ["Estimate", "JobSummary", "Lookup", "estimate_values", "lookup_values"]
@@ -86,8 +86,8 @@ class JobSummary:
 
     Example: ``str(summary)`` -> ``"250 rows (225 ok, 10 not_found, 15 invalid, 0 error) in
     4.1s: 0 cached, 190 fetched, 0 failed; 191 requests sent, 0 answered 429, 0 retries;
-    190 credits"``. ``cached`` / ``fetched`` / ``failed`` count distinct handles; an answer
-    another process stored while this job ran counts as cached (nothing was paid for it here).
+    190 credits"``. ``cached`` / ``fetched`` / ``failed`` count distinct handles: each is
+    looked up in the cache once, and a miss is fetched (and paid for) once.
     """
 
     rows: int
@@ -155,28 +155,25 @@ def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
     return None
 
 
-def _fetch_one(
-    client: Client, handle: str, refresh: bool, stop: threading.Event
-) -> tuple[_Outcome, bool] | None:
-    """Fetch one handle in a pool thread: (outcome, from_cache); None when the job stopped
-    first (nothing sent).
+def _fetch_one(client: Client, handle: str, stop: threading.Event) -> _Outcome | None:
+    """Fetch one handle in a pool thread; None when the job stopped first (nothing sent).
 
-    Inside ``cancel_when(stop)``, a thread still waiting for its pacer slot or a back-off
-    when the job stops (Ctrl-C, an error to raise, a rejected key) leaves without sending.
+    The job has just looked the handle up in the cache (or was told to refresh), so it is
+    sent without a second lookup. A thread still waiting for its pacer slot or a back-off when
+    the job stops (Ctrl-C, an error to raise, a rejected key) leaves without sending: ``stop``
+    is the Client's cancel event.
     """
     try:
-        with cancel_when(stop):
-            env = client.profile_answer(handle, refresh=refresh)
-            return _Outcome(OK, env.data), env.from_cache
+        return _Outcome(OK, client.profile_answer(handle, refresh=True, cancel=stop).data)
     except Cancelled:
         return None
     except NotFoundError as exc:
-        return _Outcome(NOT_FOUND, error=exc.message, exc=exc), False
+        return _Outcome(NOT_FOUND, error=exc.message, exc=exc)
     except _FATAL:
         stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
-        return _Outcome(ERROR, error=str(exc), exc=exc), False
+        return _Outcome(ERROR, error=str(exc), exc=exc)
 
 
 class _Job:
@@ -189,11 +186,10 @@ class _Job:
     """
 
     def __init__(
-        self, client: Client, *, refresh: bool, errors: Errors, bar: Progress,
+        self, client: Client, *, errors: Errors, bar: Progress,
         before: ClientStats,
     ) -> None:
         self.client = client
-        self.refresh = refresh
         self.errors = errors
         self.bar = bar
         self.outcomes: dict[str, _Outcome] = {}
@@ -238,7 +234,7 @@ class _Job:
         stop = threading.Event()
         workers = self.client.max_workers
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
-        pending: dict[Future[tuple[_Outcome, bool] | None], str] = {}
+        pending: dict[Future[_Outcome | None], str] = {}
         try:
             for handle in handles:
                 if check_cache:
@@ -246,7 +242,7 @@ class _Job:
                     if outcome is not None:
                         self.record(handle, outcome, "cached")
                         continue
-                future = pool.submit(_fetch_one, self.client, handle, self.refresh, stop)
+                future = pool.submit(_fetch_one, self.client, handle, stop)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers)
             while pending:
@@ -260,17 +256,14 @@ class _Job:
         pool.shutdown(wait=True)
 
     def _harvest(
-        self, pending: dict[Future[tuple[_Outcome, bool] | None], str], *, block: bool
+        self, pending: dict[Future[_Outcome | None], str], *, block: bool
     ) -> None:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         for future in done:
             handle = pending.pop(future)
-            result = future.result()  # an AuthenticationError surfaces here
-            if result is None:
-                continue
-            outcome, from_cache = result
-            kind = "cached" if from_cache else "failed" if outcome.status == ERROR else "fetched"
-            self.record(handle, outcome, kind)
+            outcome = future.result()  # an AuthenticationError surfaces here
+            if outcome is not None:
+                self.record(handle, outcome, "failed" if outcome.status == ERROR else "fetched")
 
 
 def _check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
@@ -324,7 +317,7 @@ def lookup_values(
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
-        job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
+        job = _Job(client, errors=errors, bar=bar, before=before)
         for handle, outcome in cached.items():
             job.record(handle, outcome, "cached")
         job.run(to_run, check_cache=check_cache)

@@ -38,6 +38,9 @@ class PagePlan:
         self.offset_param = offset_param
         self.pages = 0
         self._seen_cursors: set[str] = set()
+        # The (sent, pagination) pair last checked, held so that ``is`` cannot be fooled by a
+        # reused address: next() does not check the same page twice.
+        self._checked: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None
 
     def first(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Parameters of the first request (page 1, offset 0, or no cursor)."""
@@ -63,7 +66,9 @@ class PagePlan:
         has_more = pagination.get("has_more")
         if not isinstance(has_more, bool):
             raise PaginationError(f"pagination.has_more is missing or not a boolean: {has_more!r}")
-        style = self.check(sent, pagination)
+        checked = self._checked
+        already = checked is not None and checked[0] is sent and checked[1] is pagination
+        style = self.style if already else self.check(sent, pagination)
         if not has_more:
             return None
         if n_records == 0:
@@ -86,6 +91,7 @@ class PagePlan:
         """
         if pagination is None:
             return self.style
+        self._checked = (sent, pagination)
         style = self._detect(pagination)
         if style == "page":
             self._check_position(sent, pagination, "page", default=1)

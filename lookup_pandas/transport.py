@@ -1,16 +1,19 @@
-"""The HTTP session: requests-cache on SQLite above a paced adapter.
+"""The HTTP session (requests-cache on SQLite), and what an answer is worth keeping.
 
 Example::
 
-    session = build_session(settings, Pacer(per_minute=60))
+    session = build_session(settings)           # or build_session(settings, MockTransport(...))
     session.get(url, params=..., headers={DATA_KEY_HEADER: key}, timeout=30)
+    parsed_answer(response, PROFILE_PATH)       # its Envelope, decoded and checked once
 
-Layering: ``CachedSession.send`` answers hits from SQLite and only hands misses to the adapter,
-so :class:`PacedAdapter` (which waits for a pacer slot) is reached by real network calls alone:
-cache hits spend no rate limit, and every retry, made by the Client above, takes a slot.
+Pacing and retries are the Client's, above this: it looks the cache up once, then paces and
+sends with ``force_refresh`` so that requests-cache stores without a second lookup.
 
-What is cached (:func:`should_cache`): successful envelopes and billed not-founds
-(200 + success=false + a not-found error_code); never errors, 429s, 5xx, or the panel endpoint.
+What is cached (:func:`should_cache`): the answers the Client would accept, as
+:func:`parsed_answer` reads them (a success whose ``data`` is of the endpoint's kind), and
+billed not-founds (200 + success=false + a not-found error_code); never errors, 429s, 5xx, or
+the panel endpoint. The body is decoded and checked once per answer: the cache policy keeps its
+reading on the response, and the Client takes it from there.
 The policy is applied where responses are saved (:class:`PaidAnswersCache`), not as
 requests-cache's ``filter_fn``: a rejected response there also *deletes* the entry already
 stored under its key, so a failed ``refresh=True`` would throw away an answer already paid for.
@@ -20,7 +23,7 @@ what makes requests-cache redact them from stored requests (it matches names cas
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import os
 import sqlite3
@@ -32,13 +35,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from requests_cache import CachedSession, SQLiteCache
 from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
 
 from ._version import __version__
-from .envelope import is_billed_not_found
-from .pacing import Pacer
+from .endpoints import checked_data, is_panel
+from .envelope import NOT_FOUND_CODES, Envelope, parse_envelope
+from .errors import NotFoundError, ServiceError
 from .settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -46,57 +50,67 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "DATA_KEY_HEADER",
     "PANEL_KEY_HEADER",
-    "PacedAdapter",
     "PaidAnswersCache",
     "build_session",
-    "is_panel_url",
+    "parsed_answer",
     "should_cache",
 ]
 
 #: Header names exactly as sent (requests-cache redacts only exact-case matches).
 DATA_KEY_HEADER = "X-service-apikey"
 PANEL_KEY_HEADER = "X-AUTHAPI-Key"
-PANEL_PREFIX = "/api/panel/"
+
+_PARSED = "_lookup_parsed"  # where a response keeps its one reading: Envelope or ServiceError
 
 
-#: The type of ``data`` each known data endpoint answers with.
-_DATA_KIND: dict[str, type] = {
-    "/people/profile": dict,
-    "/companies/employees": list,
-    "/people/search": list,
-}
+def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope | ServiceError:
+    """The answer decoded and checked: its Envelope (data of the endpoint's kind), or the
+    ServiceError it means."""
+    try:
+        env = parse_envelope(response.status_code, response.headers, response.content,
+                             url=path, from_cache=from_cache)
+        checked_data(env, path)
+        return env
+    except ServiceError as exc:
+        return exc
 
 
-def is_panel_url(url: str) -> bool:
-    """True for the panel surface (credits tier), which is never cached."""
-    return PANEL_PREFIX in urlsplit(url).path
+def parsed_answer(response: requests.Response, path: str, *, from_cache: bool = False) -> Envelope:
+    """The checked Envelope of ``response``, or the ServiceError it means, raised.
+
+    Example: ``parsed_answer(session.get(url, ...), PROFILE_PATH).data``
+
+    A response the cache policy already read (a fresh answer, on its way into the cache) is
+    not decoded again.
+    """
+    outcome = getattr(response, _PARSED, None)
+    if outcome is None:
+        outcome = _read(response, path, from_cache)
+    if isinstance(outcome, ServiceError):
+        raise outcome
+    return outcome
 
 
 def should_cache(response: requests.Response) -> bool:
-    """Keep what was paid for and is worth reusing.
+    """Keep what was paid for and is worth reusing: what the Client would accept.
 
-    Example: a 200 envelope with ``success: true`` and usable ``data`` -> True; a 200 with
-    ``error_code: "1010"`` (not found, billed) -> True; success=false for any other reason, no
-    ``data``, ``data`` of the wrong type for the endpoint, or a malformed ``pagination`` -> False.
+    Example: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind ->
+    True; a 200 with ``error_code: "1010"`` (not found, billed) -> True; success=false for any
+    other reason, no ``data``, ``data`` of the wrong kind, a malformed ``pagination``, any
+    status but 200 or the panel endpoint -> False (an answer the Client would refuse must not
+    be replayed from the cache for days).
     """
-    if response.status_code != 200 or is_panel_url(response.url or ""):
-        return False
-    try:
-        body: Any = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return False
-    if not isinstance(body, dict):
-        return False
-    if is_billed_not_found(body):
-        return True
-    if body.get("success") is not True or "data" not in body:
-        return False
-    if not isinstance(body.get("pagination", {}), dict):
-        return False
-    # An answer the client would refuse must not be replayed from the cache for days.
     path = urlsplit(response.url or "").path
-    expected = next((kind for suffix, kind in _DATA_KIND.items() if path.endswith(suffix)), None)
-    return expected is None or isinstance(body["data"], expected)
+    if response.status_code != 200 or is_panel(path):
+        return False
+    outcome = _read(response, path, from_cache=False)
+    # The Client reads this same outcome, not the body (a response type that takes no new
+    # attribute is simply read again there).
+    with contextlib.suppress(AttributeError):
+        setattr(response, _PARSED, outcome)
+    if isinstance(outcome, NotFoundError):
+        return outcome.status_code == 200 and outcome.error_code in NOT_FOUND_CODES
+    return isinstance(outcome, Envelope)
 
 
 class PaidAnswersCache(SQLiteCache):
@@ -170,23 +184,24 @@ def _open_backend(path: Path, attempts: int = 8) -> PaidAnswersCache:
 _BACKENDS = _SharedBackends()
 
 
-class PacedAdapter(HTTPAdapter):
-    """An HTTPAdapter that waits for a pacer slot before each real send."""
+class _Adapter(HTTPAdapter):
+    """The network: urllib3's pool, with no retries of its own (the Client's are paced)."""
 
-    def __init__(self, pacer: Pacer, *, pool_maxsize: int = 10) -> None:
+    def __init__(self, *, pool_maxsize: int = 10) -> None:
         super().__init__(pool_connections=4, pool_maxsize=pool_maxsize, max_retries=0)
-        self.pacer = pacer
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
         # requests-cache writes its per-request options (expire_after, refresh) as Cache-Control
         # directives; they are for our cache, and a proxy on the way must not act on them.
         request.headers.pop("Cache-Control", None)
-        self.pacer.wait()
         return super().send(request, *args, **kwargs)
 
 
-def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
-    """A CachedSession (or a plain Session when the cache is off) with the paced adapter."""
+def build_session(
+    settings: Settings, transport: BaseAdapter | None = None
+) -> requests.Session:
+    """A CachedSession (or a plain Session when the cache is off) over the network, or over
+    ``transport`` (a test's adapter) when one is given."""
     session: requests.Session
     if settings.cache_path is not None:
         settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +220,7 @@ def build_session(settings: Settings, pacer: Pacer) -> requests.Session:
         session.release_cache = weakref.finalize(session, _BACKENDS.release, key)  # type: ignore[attr-defined]
     else:
         session = requests.Session()
-    adapter = PacedAdapter(pacer, pool_maxsize=max(10, settings.max_workers * 2))
+    adapter = transport or _Adapter(pool_maxsize=max(10, settings.max_workers * 2))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.headers["User-Agent"] = f"lookup-pandas/{__version__}"

@@ -21,7 +21,6 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .client import SEARCH_PATH, Client, resolve_client
-from .errors import ServiceError
 from .frames import records_to_frame
 from .pagination import PagePlan
 from .views import current_position, full_name, summary
@@ -148,11 +147,10 @@ class SearchPanel(widgets.VBox):
         self._busy(True)
         self._say("")
         try:
-            body = resolve_client(self._client_arg).get(SEARCH_PATH, params)
-            records = body.get("data")
-            if not isinstance(records, list):
-                raise ServiceError("The search answer's data is not a list.")
-            self._next = self._plan.next(params, body.get("pagination"), len(records))
+            # The same page walk as Client.paginate, one page per click.
+            client = resolve_client(self._client_arg)
+            records, pagination = client.page(SEARCH_PATH, params, self._plan)
+            self._next = self._plan.next(params, pagination, len(records))
             self._records.extend(records)
         except Exception as exc:  # every failure is one line in the panel, never a traceback
             self._say(_one_line(exc))

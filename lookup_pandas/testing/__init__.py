@@ -16,6 +16,7 @@ Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters)
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
+from .mock import MockTransport, envelope
 from .notebook import notebook_client
 from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
 from .server import FakeService
@@ -26,11 +27,13 @@ __all__ = [
     "FAULT_KINDS",
     "FakeService",
     "Knobs",
+    "MockTransport",
     "PROFILE",
     "Reply",
     "Request",
     "RequestRecord",
     "SEARCH",
     "TIER",
+    "envelope",
     "notebook_client",
 ]

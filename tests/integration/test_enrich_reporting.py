@@ -15,7 +15,7 @@ import tqdm.auto
 import tqdm.std
 
 import lookup_pandas as lp
-from lookup_pandas import api, enrich
+from lookup_pandas import api
 from lookup_pandas.accessor import LookupAccessor
 from lookup_pandas.errors import (
     AuthenticationError,
@@ -58,7 +58,7 @@ def bars(monkeypatch):
 
 
 def _production_record(handle: str) -> dict:
-    """A record with exactly production's documented fields (see DESIGN's production facts)."""
+    """A record with exactly production's documented fields (lookup_pandas.frames.PERSON_FIELDS)."""
     return {"id": f"prsn_{handle}", "handle": handle, "first_name": "Jo", "last_name": "Doe",
             "headline": "Engineer", "summary": "Builds things.",
             "positions": [{"title": "Engineer", "organization": {"id": "org_1", "name": "Acme",
@@ -86,26 +86,31 @@ def test_the_bar_and_the_summary_count_the_same(fake_service, tmp_path, bars):
     assert "0 answered 429, 0 retries" in str(summary)
 
 
-def test_an_answer_another_process_stored_meanwhile_counts_as_cached(fake_service, tmp_path,
-                                                                     bars, monkeypatch):
-    # Another process on the same cache file stores the answers after this job looked in the
-    # cache and before its workers ask: the workers' answers then come from the cache. (The
-    # race is made certain by hiding the cache from the job's own first look.)
-    cache = tmp_path / "shared.sqlite"
+def test_each_handle_is_looked_up_in_the_cache_once(fake_service, tmp_path, bars):
+    # One lookup per handle: the main thread's (it is also the estimate); a miss then goes to
+    # the network without a second one. Spy on requests-cache's read, as the emulator
+    # cannot see it.
     handles = [f"person-{i:03d}" for i in range(12)]
-    with make_client(fake_service, cache=cache) as other:
-        for h in handles:
-            other.profile(h)
-    billed = fake_service.billed()
-    monkeypatch.setattr(enrich, "_cached_outcome", lambda client, handle: None)
-    with make_client(fake_service, cache=cache) as client:
-        out, summary = api.enrich_with_summary(pd.DataFrame({"handle": handles}), "handle",
-                                               client=client)
-        assert client.stats.cache_hits == 12
-    assert (out["lookup_status"] == "ok").all()
-    assert (summary.cached, summary.fetched, summary.credits) == (12, 0, 0)
-    assert bars[-1].postfixes[-1] == {"cached": 12, "fetched": 0, "failed": 0, "credits": "0"}
-    assert fake_service.billed() == billed
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        for h in handles[:4]:
+            client.profile(h)  # four already paid for
+        reads: list[str] = []
+        backend = client.session.cache
+        original = backend.get_response
+
+        def spy(key, *args, **kwargs):
+            reads.append(key)
+            return original(key, *args, **kwargs)
+
+        backend.get_response = spy
+        try:
+            _, summary = api.enrich_with_summary(pd.DataFrame({"handle": handles * 2}),
+                                                 "handle", client=client)
+        finally:
+            backend.get_response = original
+    assert len(reads) == len(handles)
+    assert (summary.cached, summary.fetched) == (4, 8)
+    assert bars[-1].postfixes[-1] == {"cached": 4, "fetched": 8, "failed": 0, "credits": "8"}
 
 
 def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):

@@ -204,79 +204,6 @@ def test_longest_deferral_in_force_survives_set_rate():
 # resolve
 
 
-def test_resolve_is_called_lazily_once_and_its_rate_applied():
-    calls = []
-
-    def resolve():
-        calls.append(1)
-        return 60.0
-
-    pacer, t = make(None, resolve=resolve)
-    assert calls == []  # lazy: nothing at construction
-    times = send_times(pacer, t, 4)
-    assert calls == [1]
-    assert gaps(times) == pytest.approx([1.0] * 3)
-    assert pacer.per_minute == pytest.approx(60)
-
-
-def test_resolve_returning_none_keeps_the_configured_rate():
-    calls = []
-    pacer, t = make(120, resolve=lambda: calls.append(1))
-    times = send_times(pacer, t, 3)
-    assert calls == [1]
-    assert gaps(times) == pytest.approx([0.5, 0.5])
-
-
-def test_resolve_that_raises_is_tried_again_by_the_next_caller():
-    # A failed attempt (a rejected key at the tier endpoint) does not settle the rate: the next
-    # call tries again, so a key that works later gets its real pace, not the safe default.
-    calls = []
-    outcomes = [RuntimeError("tier endpoint down"), RuntimeError("still down"), 600]
-
-    def resolve():
-        calls.append(1)
-        outcome = outcomes.pop(0)
-        if isinstance(outcome, Exception):
-            raise outcome
-        return outcome
-
-    pacer, t = make(120, resolve=resolve)
-    for _ in range(2):
-        with pytest.raises(RuntimeError):
-            pacer.wait()
-        assert not pacer.resolved
-    pacer.wait()
-    pacer.wait()
-    assert calls == [1, 1, 1]
-    assert pacer.resolved and pacer.per_minute == 600
-
-
-def test_request_made_inside_resolve_does_not_deadlock():
-    inner = []
-    holder: dict[str, Pacer] = {}
-
-    def resolve():
-        holder["p"].wait()  # the resolver's own request goes through the same pacer
-        inner.append("sent")
-        return 60.0
-
-    pacer, t = make(6, resolve=resolve)
-    holder["p"] = pacer
-    done = threading.Event()
-
-    def run():
-        pacer.wait()
-        pacer.wait()
-        done.set()
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(timeout=10)
-    assert done.is_set(), "Pacer deadlocked on a request made from inside resolve()"
-    assert inner == ["sent"]
-    assert pacer.per_minute == pytest.approx(60)
-
-
 def _run_threads(n: int, target) -> list[BaseException]:
     errors: list[BaseException] = []
 
@@ -293,88 +220,6 @@ def _run_threads(n: int, target) -> list[BaseException]:
         th.join(timeout=20)
     assert not any(th.is_alive() for th in threads), "threads hung"
     return errors
-
-
-def test_resolve_called_exactly_once_with_many_threads():
-    n = 16
-    calls = []
-    lock = threading.Lock()
-    start = threading.Barrier(n)
-
-    def resolve():
-        with lock:
-            calls.append(threading.get_ident())
-        return 60.0
-
-    recorded: list[float] = []
-    rec_lock = threading.Lock()
-
-    def sleep(seconds):
-        with rec_lock:
-            recorded.append(seconds)
-
-    pacer = Pacer(None, resolve=resolve, clock=lambda: 0.0, sleep=sleep)
-
-    def worker():
-        start.wait()
-        pacer.wait()
-
-    assert _run_threads(n, worker) == []
-    assert len(calls) == 1
-    assert pacer.per_minute == pytest.approx(60)
-
-
-def test_threads_arriving_during_resolve_wait_for_the_resolved_rate():
-    """No slot is handed out at the old rate while resolve() is still running.
-
-    The pacer starts unpaced; resolve (slow, like a real HTTP call) returns 60/min. Other threads
-    that call wait() meanwhile must get slots spaced 1 s apart, not go out at once.
-    """
-    n = 6
-    arrived = threading.Semaphore(0)
-    finished = []
-    fin_lock = threading.Lock()
-    all_others_done = threading.Event()
-    resolver_started = threading.Event()
-
-    def resolve():
-        resolver_started.set()
-        for _ in range(n - 1):  # every other thread is about to call wait()
-            arrived.acquire(timeout=10)
-        # Give them time to either block (correct) or slip through at the old rate (the bug).
-        all_others_done.wait(timeout=1.0)
-        return 60.0
-
-    delays: list[float] = []
-    lock = threading.Lock()
-
-    def sleep(seconds):
-        with lock:
-            delays.append(seconds)
-
-    pacer = Pacer(None, resolve=resolve, clock=lambda: 0.0, sleep=sleep)
-
-    def first():
-        pacer.wait()
-
-    def other():
-        resolver_started.wait(timeout=10)
-        arrived.release()
-        pacer.wait()
-        with fin_lock:
-            finished.append(1)
-            if len(finished) == n - 1:
-                all_others_done.set()
-
-    threads = [threading.Thread(target=first, daemon=True)]
-    threads += [threading.Thread(target=other, daemon=True) for _ in range(n - 1)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=20)
-    assert not any(th.is_alive() for th in threads)
-    # The clock never moves, so each slot's wait is its offset: 0 (no sleep), 1, 2, ... n-1.
-    assert sorted(delays) == pytest.approx([float(i) for i in range(1, n)])
 
 
 def test_concurrent_reservations_get_distinct_evenly_spaced_slots():
@@ -434,12 +279,6 @@ def test_slow_down_of_an_unpaced_pacer_halves_the_rate_it_sent_at():
 
 def test_slow_down_of_an_unpaced_pacer_that_sent_nothing_takes_the_floor():
     assert Pacer(per_minute=None).slow_down(7) == 7
-
-
-def test_infinity_from_resolve_means_unpaced():
-    pacer = Pacer(per_minute=7, resolve=lambda: float("inf"))
-    pacer.ensure_resolved()
-    assert pacer.per_minute is None and pacer.reserve() == 0 and pacer.reserve() == 0
 
 
 def test_429s_of_calls_in_flight_together_slow_the_pace_once():

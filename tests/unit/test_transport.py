@@ -1,13 +1,15 @@
-"""Unit tests for lookup_pandas.transport.should_cache and is_panel_url (no network)."""
+"""Unit tests for transport.should_cache / parsed_answer and endpoints.is_panel (no network)."""
 
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 import pytest
 import requests
 
-from lookup_pandas.transport import is_panel_url, should_cache
+from lookup_pandas.endpoints import is_panel
+from lookup_pandas.transport import should_cache
 
 DATA_URL = "http://127.0.0.1:8080/api/data/v1/people/profile?handle=ada"
 PANEL_URL = "http://127.0.0.1:8080/api/panel/credits/tier/k/"
@@ -123,5 +125,5 @@ def test_success_must_be_boolean_true(success):
         ("", False),
     ],
 )
-def test_is_panel_url(url, expected):
-    assert is_panel_url(url) is expected
+def test_is_panel(url, expected):
+    assert is_panel(urlsplit(url).path) is expected
