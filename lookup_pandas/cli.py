@@ -129,7 +129,7 @@ def _cmd_listing(args: argparse.Namespace) -> int:
 
     check_max_records(args.max_records)
     _check_output(args.output)
-    filters = dict(_pair(f) for f in args.filter or [])
+    filters: dict[str, Any] = dict(_pair(f) for f in args.filter or [])
     if args.command == "employees":
         frame = api.company_employees(args.slug, limit=args.limit, max_records=args.max_records,
                                       progress=_progress(args), **filters)
@@ -141,10 +141,17 @@ def _cmd_listing(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Keywords of the listing functions themselves, which a --filter must not set.
+_OWN_KEYWORDS = {"slug", "title", "limit", "max_records", "client", "progress"}
+
+
 def _pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise InputError(f"--filter takes KEY=VALUE, not {text!r}")
+    if key in _OWN_KEYWORDS:
+        raise InputError(f"--filter {key}=... is not a filter; use the command's own argument "
+                         "or option for it (see --help)")
     return key, value
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import requests
@@ -244,8 +244,9 @@ class Client:
         None on a miss (requests-cache answers 504 then), or when nothing is cached there."""
         if not self._cache_on or is_panel(path):
             return None
-        response = self._session.get(url, params=params, headers=headers, only_if_cached=True,
-                                     expire_after=self.settings.expire_after)
+        session = cast(CachedSession, self._session)
+        response = session.get(url, params=params, headers=headers, only_if_cached=True,
+                               expire_after=self.settings.expire_after)
         # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
         # nothing but 200s is ever stored, so a 504 here is always that.
         return None if response.status_code == 504 else response

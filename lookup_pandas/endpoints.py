@@ -43,7 +43,7 @@ _DATA: dict[str, type] = {
     SEARCH_PATH: list,
     TIER_PATH: dict,
 }
-_NAMES = {dict: "an object", list: "a list"}
+_NAMES: dict[type, str] = {dict: "an object", list: "a list"}
 
 
 def is_panel(path: str) -> bool:
@@ -67,7 +67,7 @@ def checked_data(env: Envelope, path: str, kind: type | None = None) -> Any:
     if kind is None or isinstance(env.data, kind):
         return env.data
     raise ResponseError(
-        f"The answer's data for {path} is {type(env.data).__name__}, not {_NAMES.get(kind, kind)}.",
+        f"The answer's data for {path} is {type(env.data).__name__}, not {_NAMES.get(kind, kind.__name__)}.",
         request_id=env.request_id,
         status_code=env.status_code,
         url=path,

@@ -94,7 +94,9 @@ def _typed(column: pd.Series) -> pd.Series:
     if kind not in _DTYPES:
         return column
     complete, with_gaps = _DTYPES[kind]
-    return column.astype(with_gaps if column.isna().any() else complete)
+    dtype: Any = with_gaps if column.isna().any() else complete
+    typed: pd.Series = column.astype(dtype)
+    return typed
 
 
 def records_to_frame(

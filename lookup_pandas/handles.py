@@ -113,7 +113,7 @@ def _clean(value: object, fold_case: bool) -> tuple[str | None, str | None]:
     # Repeat until nothing changes, so that normalising twice changes nothing ("ada%2F" ->
     # "ada", an encoded URL -> its handle, "%41" -> "A" -> "a"). Bounded: real handles settle
     # in one or two rounds.
-    text: str | None = value
+    text: str = value
     for _ in range(8):
         cleaned, reason = _round(text, fold_case)
         if cleaned is None:

@@ -73,4 +73,4 @@ class RetryPolicy:
         if retry_after is not None:
             return min(retry_after, self.retry_after_max)
         ceiling = min(self.backoff_max, self.backoff_base * (2 ** min(attempt, 60)))
-        return ceiling / 2 + self.rng.uniform(0, ceiling / 2)
+        return float(ceiling / 2 + self.rng.uniform(0, ceiling / 2))

@@ -36,7 +36,8 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import BaseAdapter, HTTPAdapter
-from requests_cache import CachedSession, SQLiteCache
+from requests_cache import CachedSession
+from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
 
 from ._version import __version__

@@ -228,14 +228,15 @@ def _when(date: Any) -> str:
 def _profile_html(p: dict[str, Any]) -> str:
     """The detail view, from whatever the record has: a missing field is left out."""
     esc = html.escape
-    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    geo: dict[str, Any] = p["geo"] if isinstance(p.get("geo"), dict) else {}
     place = ", ".join(str(x) for x in (geo.get("city"), geo.get("country")) if x)
     current = current_position(p.get("positions"))
     items = []
     for pos in p.get("positions") or []:
         if not isinstance(pos, dict):
             continue
-        org = pos.get("organization") if isinstance(pos.get("organization"), dict) else {}
+        org: dict[str, Any] = (pos["organization"] if isinstance(pos.get("organization"), dict)
+                               else {})
         start, end = _when(pos.get("start_date")), _when(pos.get("end_date"))
         span = f" ({start}–{end or ('now' if pos is current else '')})" if start else ""
         at = f" at {esc(_cell(org.get('name')))}" if org.get("name") else ""

@@ -173,8 +173,8 @@ def former_count(slug: str) -> int:
 
 
 def _title(d: bytes, i: int) -> str:
-    title = _pick(TITLES, d, i + 1)
-    return title if title == "CTO" else _pick(SENIORITY, d, i) + title
+    title = str(_pick(TITLES, d, i + 1))
+    return title if title == "CTO" else str(_pick(SENIORITY, d, i)) + title
 
 
 def _positions(handle: str, d: bytes) -> list[dict[str, Any]]:
@@ -476,10 +476,8 @@ def search(
 
 def _position_at(rec: dict[str, Any], slug: str) -> dict[str, Any] | None:
     """The position at ``slug`` shown in ``rec`` (None when the record shows none)."""
-    for p in rec.get("positions", ()):
-        if p["organization"]["slug"] == slug:
-            return p
-    return None
+    positions: list[dict[str, Any]] = rec.get("positions", [])
+    return next((p for p in positions if p["organization"]["slug"] == slug), None)
 
 
 @lru_cache(maxsize=256)
@@ -545,12 +543,12 @@ def employee_records(
         # Records that show no start date at this company go last, in the stable order.
         dated = [r for r in picked if _start_key(r[0], slug) is not None]
         undated = [r for r in picked if _start_key(r[0], slug) is None]
-        dated.sort(key=lambda r: _start_key(r[0], slug), reverse=sort == "newest")
+        dated.sort(key=lambda r: _start_key(r[0], slug) or (0, 0), reverse=sort == "newest")
         picked = dated + undated
     elif sort == "recently_left":
         left = [r for r in picked if not r[1]]
         left_dated = sorted((r for r in left if _end_key(r[0], slug) is not None),
-                            key=lambda r: _end_key(r[0], slug), reverse=True)
+                            key=lambda r: _end_key(r[0], slug) or (0, 0), reverse=True)
         left_undated = [r for r in left if _end_key(r[0], slug) is None]
         picked = left_dated + left_undated + [r for r in picked if r[1]]
     return [rec for rec, _ in picked]

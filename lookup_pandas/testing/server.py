@@ -151,7 +151,7 @@ class FakeService:
         if self._server is None:
             raise RuntimeError("FakeService is not running; use it as a context manager.")
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}"
 
     # -- keys ------------------------------------------------------------------------------
 

@@ -179,7 +179,7 @@ class ServiceState:
             limit = self.knobs.rate_limit_per_minute
             advertise = self.knobs.advertise_rate_limit
             balance = self.balance
-        names = {t[0]: t[1] for t in TIERS}
+        names = {float(t[0]): t[1] for t in TIERS}
         current: dict[str, Any] = {
             "name": names.get(limit, "custom") if limit else "unmetered",
             "billing": "per successful lookup",

@@ -291,3 +291,11 @@ def test_help_of_service_commands_lists_the_environment():
             assert variable in done.stdout, (command, variable)
         if command == "enrich":
             assert "--encoding" in done.stdout and "--keep-case" in done.stdout
+
+
+def test_a_filter_cannot_set_the_commands_own_keywords(fake_service, tmp_path):
+    """--filter client=x would have reached the API function as its client= argument."""
+    for key in ("client", "max_records", "limit"):
+        _fails(_run(fake_service, tmp_path, "search", "engineer", "--filter", f"{key}=x"), 2,
+               "is not a filter")
+    assert fake_service.count() == 0
