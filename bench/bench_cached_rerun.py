@@ -24,8 +24,9 @@ def main() -> None:
     frame = leads(ROWS, DISTINCT, "cached")
     with tempfile.TemporaryDirectory() as tmp, FakeService(rate_limit_per_minute=None) as svc:
         cache = Path(tmp) / "c.sqlite"
-        with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache,
-                    rate_limit_per_minute=10**7) as warm:
+        with Client(
+            api_key=svc.api_key, base_url=svc.base_url, cache=cache, rate_limit_per_minute=10**7
+        ) as warm:
             frame.lookup.enrich_profiles("handle", client=warm, progress=False)
         svc.reset()
 
@@ -39,13 +40,16 @@ def main() -> None:
         urls = [svc.base_url + PROFILE for _ in range(DISTINCT)]
         handles = frame["handle"].drop_duplicates().tolist()
         started = time.perf_counter()
-        hits = sum(bare.get(u, params={"handle": h}).from_cache
-                   for u, h in zip(urls, handles, strict=True))
+        hits = sum(
+            bare.get(u, params={"handle": h}).from_cache for u, h in zip(urls, handles, strict=True)
+        )
         bare_each = (time.perf_counter() - started) / DISTINCT
         bare.close()
-        print(f"   lookup_pandas {ours * 1e6:.0f} us per distinct handle; bare CachedSession hit "
-              f"{bare_each * 1e6:.0f} us ({hits}/{DISTINCT} hits); ratio {ours / bare_each:.2f} "
-              f"(goal <= 1.5); requests sent {svc.count()}")
+        print(
+            f"   lookup_pandas {ours * 1e6:.0f} us per distinct handle; bare CachedSession hit "
+            f"{bare_each * 1e6:.0f} us ({hits}/{DISTINCT} hits); ratio {ours / bare_each:.2f} "
+            f"(goal <= 1.5); requests sent {svc.count()}"
+        )
 
 
 if __name__ == "__main__":

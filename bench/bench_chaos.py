@@ -26,8 +26,15 @@ def main() -> None:
     handles += [f"unknown-{i:04d}" for i in range(UNKNOWN)]
     frame = pd.DataFrame({"handle": handles})
     with tempfile.TemporaryDirectory() as tmp, FakeService(rate_limit_per_minute=LIMIT) as svc:
-        client = Client(api_key=svc.api_key, base_url=svc.base_url, cache=Path(tmp) / "c.sqlite",
-                        max_retries=10, backoff_base=0.05, backoff_max=1.0, max_workers=8)
+        client = Client(
+            api_key=svc.api_key,
+            base_url=svc.base_url,
+            cache=Path(tmp) / "c.sqlite",
+            max_retries=10,
+            backoff_base=0.05,
+            backoff_max=1.0,
+            max_workers=8,
+        )
         client.credits_tier()  # first contact, then the chaos (see test_reliability's chaos)
         svc.configure(fault_rate=0.2)
         started = time.perf_counter()
@@ -38,10 +45,12 @@ def main() -> None:
         faults = sum(r.fault is not None for r in records)
         bound = len(records) / (LIMIT / 60)
         statuses = out["lookup_status"].value_counts().to_dict()
-        print(f"   {len(records)} requests ({faults} faults, {svc.count(status=429)} answered 429) "
-              f"in {elapsed:.1f} s; bound {bound:.1f} s; ratio {elapsed / bound:.3f}; "
-              f"statuses {statuses}; billed more than once: "
-              f"{sum(n > 1 for n in billed.values())}; never billed: {len(handles) - len(billed)}")
+        print(
+            f"   {len(records)} requests ({faults} faults, {svc.count(status=429)} answered 429) "
+            f"in {elapsed:.1f} s; bound {bound:.1f} s; ratio {elapsed / bound:.3f}; "
+            f"statuses {statuses}; billed more than once: "
+            f"{sum(n > 1 for n in billed.values())}; never billed: {len(handles) - len(billed)}"
+        )
 
 
 if __name__ == "__main__":

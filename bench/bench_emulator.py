@@ -21,13 +21,19 @@ def main() -> None:
         times = []
         for i in range(N):
             t = time.perf_counter()
-            r = s.get(svc.base_url + PROFILE, params={"handle": f"e{i}"},
-                      headers={"X-service-apikey": svc.api_key}, timeout=5)
+            r = s.get(
+                svc.base_url + PROFILE,
+                params={"handle": f"e{i}"},
+                headers={"X-service-apikey": svc.api_key},
+                timeout=5,
+            )
             r.raise_for_status()
             times.append(time.perf_counter() - t)
         med = statistics.median(times)
-        print(f"   median {med * 1000:.1f} ms per request at {LATENCY * 1000:.0f} ms latency; "
-              f"ratio {med / LATENCY:.2f}; p95 {sorted(times)[int(N * .95)] * 1000:.1f} ms")
+        print(
+            f"   median {med * 1000:.1f} ms per request at {LATENCY * 1000:.0f} ms latency; "
+            f"ratio {med / LATENCY:.2f}; p95 {sorted(times)[int(N * 0.95)] * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -21,21 +21,31 @@ N, LATENCY, WORKERS = 1000, 0.05, 8
 def main() -> None:
     frame = leads(N, N, "lat")
     bound = N * LATENCY / WORKERS
-    with tempfile.TemporaryDirectory() as tmp, emulator_process(
-        "--latency", str(LATENCY), "--rate-limit", "0"
-    ) as (url, key):
-        client = Client(api_key=key, base_url=url, cache=Path(tmp) / "c.sqlite",
-                        max_workers=WORKERS, rate_limit_per_minute=10**7)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        emulator_process("--latency", str(LATENCY), "--rate-limit", "0") as (url, key),
+    ):
+        client = Client(
+            api_key=key,
+            base_url=url,
+            cache=Path(tmp) / "c.sqlite",
+            max_workers=WORKERS,
+            rate_limit_per_minute=10**7,
+        )
         started = time.perf_counter()
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
         elapsed = time.perf_counter() - started
         failed = int((out["lookup_status"] != "ok").sum())
-        print(f"   {N} handles in {elapsed:.2f} s; bound {bound:.2f} s; ratio "
-              f"{elapsed / bound:.3f} (goal <= 1.3); failed rows {failed}")
+        print(
+            f"   {N} handles in {elapsed:.2f} s; bound {bound:.2f} s; ratio "
+            f"{elapsed / bound:.3f} (goal <= 1.3); failed rows {failed}"
+        )
         sample = [f"naive-{h}" for h in frame["handle"].tolist()[:200]]
         naive = naive_loop(url, key, sample) * N / len(sample)
-        print(f"   naive sequential loop (200 timed, scaled to {N}): {naive:.1f} s; "
-              f"{naive / elapsed:.1f}x slower")
+        print(
+            f"   naive sequential loop (200 timed, scaled to {N}): {naive:.1f} s; "
+            f"{naive / elapsed:.1f}x slower"
+        )
 
 
 if __name__ == "__main__":

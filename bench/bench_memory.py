@@ -47,9 +47,19 @@ def main() -> None:
     with emulator_process("--rate-limit", "0") as (url, key):
         with tempfile.TemporaryDirectory() as tmp:
             done = subprocess.run(
-                [sys.executable, "-c", WORKER % {"rows": ROWS, "distinct": DISTINCT}, key, url,
-                 str(HERE), str(Path(tmp) / "c.sqlite")],
-                capture_output=True, text=True, timeout=900, env=env,
+                [
+                    sys.executable,
+                    "-c",
+                    WORKER % {"rows": ROWS, "distinct": DISTINCT},
+                    key,
+                    url,
+                    str(HERE),
+                    str(Path(tmp) / "c.sqlite"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                env=env,
             )
         line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT")), None)
         if line is None:
@@ -57,9 +67,11 @@ def main() -> None:
             return
         start, peak, size, elapsed, ok = line.split()[1:]
         start, peak, size = int(start), int(peak), int(size)
-        print(f"   {ROWS} rows / {DISTINCT} distinct in {float(elapsed):.1f} s, {ok} ok; "
-              f"RSS start {start / 2**20:.0f} MiB, peak {peak / 2**20:.0f} MiB; result frame "
-              f"{size / 2**20:.0f} MiB; ratio {(peak - start) / size:.2f} (goal <= 2)")
+        print(
+            f"   {ROWS} rows / {DISTINCT} distinct in {float(elapsed):.1f} s, {ok} ok; "
+            f"RSS start {start / 2**20:.0f} MiB, peak {peak / 2**20:.0f} MiB; result frame "
+            f"{size / 2**20:.0f} MiB; ratio {(peak - start) / size:.2f} (goal <= 2)"
+        )
 
 
 if __name__ == "__main__":

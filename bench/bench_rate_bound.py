@@ -22,21 +22,26 @@ N, LIMIT, LATENCY = 600, 3000, 0.04
 def main() -> None:
     frame = leads(N, N, "rate")
     bound = N / (LIMIT / 60)
-    with tempfile.TemporaryDirectory() as tmp, FakeService(
-        latency=LATENCY, rate_limit_per_minute=LIMIT
-    ) as svc:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeService(latency=LATENCY, rate_limit_per_minute=LIMIT) as svc,
+    ):
         client = Client(api_key=svc.api_key, base_url=svc.base_url, cache=Path(tmp) / "c.sqlite")
         started = time.perf_counter()
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
         elapsed = time.perf_counter() - started
         failed = int((out["lookup_status"] != "ok").sum())
-        print(f"   lookup_pandas: {N} handles in {elapsed:.2f} s; bound {bound:.2f} s; "
-              f"ratio {elapsed / bound:.3f} (goal <= 1.10); failed rows {failed}; "
-              f"429s {svc.count(status=429)}; billed {svc.billed(PROFILE)}")
+        print(
+            f"   lookup_pandas: {N} handles in {elapsed:.2f} s; bound {bound:.2f} s; "
+            f"ratio {elapsed / bound:.3f} (goal <= 1.10); failed rows {failed}; "
+            f"429s {svc.count(status=429)}; billed {svc.billed(PROFILE)}"
+        )
         svc.reset()
         naive = naive_loop(svc.base_url, svc.api_key, frame["handle"].tolist())
-        print(f"   naive sequential requests loop: {naive:.2f} s; ratio {naive / bound:.3f} "
-              f"({naive / elapsed:.1f}x slower); 429s {svc.count(status=429)}")
+        print(
+            f"   naive sequential requests loop: {naive:.2f} s; ratio {naive / bound:.3f} "
+            f"({naive / elapsed:.1f}x slower); 429s {svc.count(status=429)}"
+        )
 
 
 if __name__ == "__main__":

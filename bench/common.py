@@ -18,10 +18,12 @@ from lookup_pandas.testing import PROFILE
 
 def leads(rows: int, distinct: int, prefix: str) -> pd.DataFrame:
     """``rows`` leads cycling over ``distinct`` handles (so each repeats rows/distinct times)."""
-    return pd.DataFrame({
-        "lead_id": range(rows),
-        "handle": [f"{prefix}-{i % distinct:06d}" for i in range(rows)],
-    })
+    return pd.DataFrame(
+        {
+            "lead_id": range(rows),
+            "handle": [f"{prefix}-{i % distinct:06d}" for i in range(rows)],
+        }
+    )
 
 
 def naive_loop(base_url: str, api_key: str, handles: list[str]) -> float:
@@ -29,8 +31,12 @@ def naive_loop(base_url: str, api_key: str, handles: list[str]) -> float:
     started = time.perf_counter()
     with requests.Session() as s:
         for h in handles:
-            r = s.get(base_url + PROFILE, params={"handle": h},
-                      headers={"X-service-apikey": api_key}, timeout=30)
+            r = s.get(
+                base_url + PROFILE,
+                params={"handle": h},
+                headers={"X-service-apikey": api_key},
+                timeout=30,
+            )
             r.raise_for_status()
     return time.perf_counter() - started
 
@@ -41,7 +47,9 @@ def emulator_process(*args: str) -> Iterator[tuple[str, str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOOKUP_")}
     server = subprocess.Popen(
         [sys.executable, "-m", "lookup_pandas", "serve", "--duration", "900", *args],
-        stdout=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         lines = [server.stdout.readline() for _ in range(3)]

@@ -41,8 +41,15 @@ class LookupAccessor:
         fold_case: bool = True,
     ) -> pd.DataFrame:
         return api.enrich_profiles(
-            self._frame, column, prefix=prefix, errors=errors, max_calls=max_calls,
-            refresh=refresh, client=client, progress=progress, fold_case=fold_case,
+            self._frame,
+            column,
+            prefix=prefix,
+            errors=errors,
+            max_calls=max_calls,
+            refresh=refresh,
+            client=client,
+            progress=progress,
+            fold_case=fold_case,
         )
 
     def estimate_profiles(

@@ -66,8 +66,9 @@ def get_profiles(
     """
     index = handles.index if isinstance(handles, pd.Series) else None
     values = list(handles)
-    result = lookup_values(values, client=resolve_client(client), errors=errors,
-                           progress=progress, fold_case=fold_case)
+    result = lookup_values(
+        values, client=resolve_client(client), errors=errors, progress=progress, fold_case=fold_case
+    )
     frame = result.fields.drop(columns="handle", errors="ignore")
     frame.insert(int("id" in frame.columns), "handle", pd.Series(result.handles, dtype="str"))
     frame = _with_status(frame, result)
@@ -136,8 +137,15 @@ def enrich_profiles(
     at once; so many transport failures in a row stop the job (see lookup_pandas.enrich).
     """
     return enrich_with_summary(
-        frame, column, prefix=prefix, errors=errors, max_calls=max_calls, refresh=refresh,
-        client=client, progress=progress, fold_case=fold_case,
+        frame,
+        column,
+        prefix=prefix,
+        errors=errors,
+        max_calls=max_calls,
+        refresh=refresh,
+        client=client,
+        progress=progress,
+        fold_case=fold_case,
     )[0]
 
 
@@ -158,9 +166,15 @@ def enrich_with_summary(
     Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
     """
     check_columns(frame, column, prefix)
-    result = lookup_values(frame[column].tolist(), client=resolve_client(client), errors=errors,
-                           max_calls=max_calls, refresh=refresh, progress=progress,
-                           fold_case=fold_case)
+    result = lookup_values(
+        frame[column].tolist(),
+        client=resolve_client(client),
+        errors=errors,
+        max_calls=max_calls,
+        refresh=refresh,
+        progress=progress,
+        fold_case=fold_case,
+    )
     fields = result.fields
     new = _with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
@@ -169,8 +183,12 @@ def enrich_with_summary(
 
 
 def _with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
-    return frame.assign(**{STATUS_COLUMN: pd.Series(result.status, dtype="str"),
-                           ERROR_COLUMN: pd.Series(result.error, dtype="str")})
+    return frame.assign(
+        **{
+            STATUS_COLUMN: pd.Series(result.status, dtype="str"),
+            ERROR_COLUMN: pd.Series(result.error, dtype="str"),
+        }
+    )
 
 
 def check_columns(frame: pd.DataFrame, column: str, prefix: str | None = None) -> None:
@@ -187,8 +205,11 @@ def check_columns(frame: pd.DataFrame, column: str, prefix: str | None = None) -
         return
     if not isinstance(prefix, str) or not prefix:
         raise UsageError(f"prefix must be a non-empty string, not {prefix!r}.")
-    clash = [c for c in frame.columns
-             if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))]
+    clash = [
+        c
+        for c in frame.columns
+        if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))
+    ]
     if clash:
         raise ColumnError(
             f"Enrichment would overwrite existing columns {clash}: its new columns start with "
@@ -214,8 +235,9 @@ def estimate_profiles(
     the Client whose cache is read (default ``lp.default_client()``).
     """
     check_columns(frame, column)
-    return estimate_values(frame[column].tolist(), client=resolve_client(client),
-                           fold_case=fold_case)
+    return estimate_values(
+        frame[column].tolist(), client=resolve_client(client), fold_case=fold_case
+    )
 
 
 def _listing(
@@ -228,7 +250,9 @@ def _listing(
 ) -> pd.DataFrame:
     check_max_records(max_records)  # before a client is even built
     records = resolve_client(client).paginate(
-        path, {k: query_value(v) for k, v in params.items()}, max_records=max_records,
+        path,
+        {k: query_value(v) for k, v in params.items()},
+        max_records=max_records,
         progress=progress,
     )
     return records_to_frame(records)
@@ -264,8 +288,13 @@ def company_employees(
     take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
     ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
     """
-    return _listing(EMPLOYEES_PATH, {"slug": slug, "limit": limit, **filters},
-                    max_records=max_records, client=client, progress=progress)
+    return _listing(
+        EMPLOYEES_PATH,
+        {"slug": slug, "limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+    )
 
 
 def search_people(
@@ -287,8 +316,13 @@ def search_people(
     ``skills_match``) and ``current_only``. Each record is a person record: only ``id`` and
     ``handle`` are promised; ``lp.overview(frame)`` shows name, headline, company and city.
     """
-    return _listing(SEARCH_PATH, {"title": title, "limit": limit, **filters},
-                    max_records=max_records, client=client, progress=progress)
+    return _listing(
+        SEARCH_PATH,
+        {"title": title, "limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+    )
 
 
 def credits_tier(*, client: Client | None = None) -> pd.DataFrame:

@@ -70,8 +70,10 @@ def _write(frame: Any, output: str | None) -> None:
     try:
         cells.to_csv(output, index=False)
     except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc} (every answer is "
-                         "cached: running again costs nothing)") from None
+        raise InputError(
+            f"cannot write {output}: {exc.strerror or exc} (every answer is "
+            "cached: running again costs nothing)"
+        ) from None
 
 
 def _read_csv(path: str, encoding: str) -> Any:
@@ -90,15 +92,18 @@ def _read_csv(path: str, encoding: str) -> Any:
     except LookupError:
         raise InputError(f"unknown encoding {encoding!r} (try utf-8, latin-1, cp1252)") from None
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""],
-                           encoding=encoding)
+        return pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_values=[""], encoding=encoding
+        )
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
     except IsADirectoryError:
         raise InputError(f"{path} is a directory, not a CSV file") from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read {path} as {encoding} (byte {exc.start}: "
-                         f"{exc.reason}); pass its encoding, e.g. --encoding latin-1") from None
+        raise InputError(
+            f"cannot read {path} as {encoding} (byte {exc.start}: "
+            f"{exc.reason}); pass its encoding, e.g. --encoding latin-1"
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -113,8 +118,14 @@ def _cmd_enrich(args: argparse.Namespace) -> int:
     api.check_columns(leads, args.column, args.prefix)
     _check_output(args.output)
     enriched, summary = api.enrich_with_summary(
-        leads, args.column, prefix=args.prefix, errors=args.errors, max_calls=args.max_calls,
-        refresh=args.refresh, client=default_client(), progress=_progress(args),
+        leads,
+        args.column,
+        prefix=args.prefix,
+        errors=args.errors,
+        max_calls=args.max_calls,
+        refresh=args.refresh,
+        client=default_client(),
+        progress=_progress(args),
         fold_case=not args.keep_case,
     )
     _write(enriched, args.output)
@@ -131,11 +142,21 @@ def _cmd_listing(args: argparse.Namespace) -> int:
     _check_output(args.output)
     filters: dict[str, Any] = dict(_pair(f) for f in args.filter or [])
     if args.command == "employees":
-        frame = api.company_employees(args.slug, limit=args.limit, max_records=args.max_records,
-                                      progress=_progress(args), **filters)
+        frame = api.company_employees(
+            args.slug,
+            limit=args.limit,
+            max_records=args.max_records,
+            progress=_progress(args),
+            **filters,
+        )
     else:
-        frame = api.search_people(args.title, limit=args.limit, max_records=args.max_records,
-                                  progress=_progress(args), **filters)
+        frame = api.search_people(
+            args.title,
+            limit=args.limit,
+            max_records=args.max_records,
+            progress=_progress(args),
+            **filters,
+        )
     _write(frame, args.output)
     print(f"{len(frame)} records", file=sys.stderr)
     return 0
@@ -150,8 +171,10 @@ def _pair(text: str) -> tuple[str, str]:
     if not sep or not key:
         raise InputError(f"--filter takes KEY=VALUE, not {text!r}")
     if key in _OWN_KEYWORDS:
-        raise InputError(f"--filter {key}=... is not a filter; use the command's own argument "
-                         "or option for it (see --help)")
+        raise InputError(
+            f"--filter {key}=... is not a filter; use the command's own argument "
+            "or option for it (see --help)"
+        )
     return key, value
 
 
@@ -177,16 +200,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         svc.start()
     except OSError as exc:
-        raise InputError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"
-                         " (pick another --port, or 0 for any free one)") from None
+        raise InputError(
+            f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"
+            " (pick another --port, or 0 for any free one)"
+        ) from None
     with svc:
         # This is the emulator's own test key, made up for this process: printing it is the point.
         print(f"lookup_pandas emulator listening on {svc.base_url}", flush=True)
         print(f"  export LOOKUP_BASE_URL={svc.base_url}", flush=True)
         print(f"  export LOOKUP_API_KEY={svc.api_key}", flush=True)
         limit = f"{args.rate_limit:g}/min" if args.rate_limit else "none"
-        print(f"  latency {args.latency:g}s, rate limit {limit}, fault rate {args.fault_rate:g}. "
-              "Ctrl-C stops it.", flush=True)
+        print(
+            f"  latency {args.latency:g}s, rate limit {limit}, fault rate {args.fault_rate:g}. "
+            "Ctrl-C stops it.",
+            flush=True,
+        )
         deadline = time.monotonic() + args.duration if args.duration else None
         try:
             while deadline is None or time.monotonic() < deadline:
@@ -221,40 +249,67 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(p: argparse.ArgumentParser, *, output: bool = True) -> None:
         if output:
-            p.add_argument("-o", "--output", default=None,
-                           help="CSV file to write (default: stdout)")
+            p.add_argument(
+                "-o", "--output", default=None, help="CSV file to write (default: stdout)"
+            )
         p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def service_command(name: str, helptext: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=helptext, description=helptext, epilog=ENVIRONMENT,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+        return sub.add_parser(
+            name,
+            help=helptext,
+            description=helptext,
+            epilog=ENVIRONMENT,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
 
     enrich = service_command("enrich", "enrich a CSV of handles or profile URLs")
     enrich.add_argument("input", help="the CSV file to read")
     enrich.add_argument("-c", "--column", default="handle", help="column of handles (handle)")
     enrich.add_argument("--prefix", default="profile_", help="prefix of new columns (profile_)")
-    enrich.add_argument("--errors", choices=("coerce", "raise"), default="coerce",
-                        help="record failures per row (coerce) or stop at the first (raise)")
-    enrich.add_argument("--max-calls", type=int, default=None,
-                        help="refuse to start if more billable calls would be needed")
+    enrich.add_argument(
+        "--errors",
+        choices=("coerce", "raise"),
+        default="coerce",
+        help="record failures per row (coerce) or stop at the first (raise)",
+    )
+    enrich.add_argument(
+        "--max-calls",
+        type=int,
+        default=None,
+        help="refuse to start if more billable calls would be needed",
+    )
     enrich.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
-    enrich.add_argument("--encoding", default="utf-8",
-                        help="the input file's text encoding (utf-8), e.g. latin-1, cp1252")
-    enrich.add_argument("--keep-case", action="store_true",
-                        help="send handles as written (default: lower case; public handles "
-                             "are case-insensitive, so Ada and ada are one person, paid once)")
+    enrich.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="the input file's text encoding (utf-8), e.g. latin-1, cp1252",
+    )
+    enrich.add_argument(
+        "--keep-case",
+        action="store_true",
+        help="send handles as written (default: lower case; public handles "
+        "are case-insensitive, so Ada and ada are one person, paid once)",
+    )
     common(enrich)
     enrich.set_defaults(func=_cmd_enrich)
 
-    for name, arg, helptext in (("employees", "slug", "a company's employees"),
-                                ("search", "title", "people whose title matches")):
+    for name, arg, helptext in (
+        ("employees", "slug", "a company's employees"),
+        ("search", "title", "people whose title matches"),
+    ):
         p = service_command(name, helptext)
         p.add_argument(arg)
         p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
-        p.add_argument("--max-records", type=int, default=None,
-                       help="stop after this many (0 or more)")
-        p.add_argument("--filter", action="append", metavar="KEY=VALUE",
-                       help="extra query parameter, repeatable")
+        p.add_argument(
+            "--max-records", type=int, default=None, help="stop after this many (0 or more)"
+        )
+        p.add_argument(
+            "--filter",
+            action="append",
+            metavar="KEY=VALUE",
+            help="extra query parameter, repeatable",
+        )
         common(p)
         p.set_defaults(func=_cmd_listing)
 
@@ -265,22 +320,39 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the service emulator in the foreground")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
     serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
-    serve.add_argument("--rate-limit", type=float, default=6000.0,
-                       help="calls per minute per key, enforced smoothly (0: none)")
-    serve.add_argument("--fault-rate", type=float, default=0.0,
-                       help="share of requests answered with a transient fault")
+    serve.add_argument(
+        "--rate-limit",
+        type=float,
+        default=6000.0,
+        help="calls per minute per key, enforced smoothly (0: none)",
+    )
+    serve.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help="share of requests answered with a transient fault",
+    )
     serve.add_argument("--api-key", default=None, help="the key it accepts (default: a new one)")
-    serve.add_argument("--sparse", action="store_true",
-                       help="records carry only id, handle and some of the other fields")
+    serve.add_argument(
+        "--sparse",
+        action="store_true",
+        help="records carry only id, handle and some of the other fields",
+    )
     serve.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
     serve.set_defaults(func=_cmd_serve)
 
     demo = sub.add_parser("demo", help="the emulator + a sample lead list enriched end to end")
-    demo.add_argument("--workdir", default="lookup-demo",
-                      help="where the demo's cache and enriched CSV go (lookup-demo)")
+    demo.add_argument(
+        "--workdir",
+        default="lookup-demo",
+        help="where the demo's cache and enriched CSV go (lookup-demo)",
+    )
     demo.add_argument("--no-progress", action="store_true", help="no progress bars")
-    demo.add_argument("--sparse", action="store_true",
-                      help="records carry only some fields (id and handle always)")
+    demo.add_argument(
+        "--sparse",
+        action="store_true",
+        help="records carry only some fields (id and handle always)",
+    )
     demo.set_defaults(func=_cmd_demo)
     return parser
 

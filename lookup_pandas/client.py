@@ -245,8 +245,13 @@ class Client:
         if not self._cache_on or is_panel(path):
             return None
         session = cast(CachedSession, self._session)
-        response = session.get(url, params=params, headers=headers, only_if_cached=True,
-                               expire_after=self.settings.expire_after)
+        response = session.get(
+            url,
+            params=params,
+            headers=headers,
+            only_if_cached=True,
+            expire_after=self.settings.expire_after,
+        )
         # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
         # nothing but 200s is ever stored, so a 504 here is always that.
         return None if response.status_code == 504 else response
@@ -414,8 +419,11 @@ class Client:
             # Per request, as the cache backend (and its settings) is shared by every Client on
             # the file. The lookup is done: send without a second one, and store the answer if
             # it is worth keeping; the panel endpoint is never stored.
-            extra = ({"expire_after": DO_NOT_CACHE} if panel else
-                     {"expire_after": self.settings.expire_after, "force_refresh": True})
+            extra = (
+                {"expire_after": DO_NOT_CACHE}
+                if panel
+                else {"expire_after": self.settings.expire_after, "force_refresh": True}
+            )
         policy = self.retry_policy
         attempt = 0  # retries of transient failures so far
         first_contact_retried = False
@@ -450,7 +458,11 @@ class Client:
                 self._stats.retries += 1
             logger.debug(
                 "retrying %s after %s in %.2fs (retry %d of %d)",
-                path, type(failure).__name__, delay, attempt, policy.max_retries,
+                path,
+                type(failure).__name__,
+                delay,
+                attempt,
+                policy.max_retries,
             )
             if isinstance(failure, RateLimitError):
                 self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
@@ -531,9 +543,11 @@ class Client:
                     url=path,
                 )
             else:
-                what = ("the answer was cut short"
-                        if isinstance(exc, requests.exceptions.ChunkedEncodingError)
-                        else "the connection failed")
+                what = (
+                    "the answer was cut short"
+                    if isinstance(exc, requests.exceptions.ChunkedEncodingError)
+                    else "the connection failed"
+                )
                 error = TransportError(
                     f"Request to {_host(url)} for {path}: {what} ({type(exc).__name__}).",
                     url=path,
@@ -550,8 +564,11 @@ class Client:
             self._account(response)
         logger.debug(
             "GET %s %s -> %s%s in %.1f ms",
-            path, dict(params or {}), response.status_code,
-            " (cache)" if from_cache else "", 1000 * (time.perf_counter() - started),
+            path,
+            dict(params or {}),
+            response.status_code,
+            " (cache)" if from_cache else "",
+            1000 * (time.perf_counter() - started),
         )
         try:
             env = parsed_answer(response, path, from_cache=from_cache)
@@ -610,7 +627,9 @@ class Client:
             rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "
-                "%.0f calls/min.", exc, rate,
+                "%.0f calls/min.",
+                exc,
+                rate,
             )
             return rate
         return self._rate_from(tier)
@@ -626,8 +645,9 @@ class Client:
         current = tier.get("current_tier")
         if not isinstance(current, dict):
             rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
-            logger.warning("The credits tier names no current tier; pacing at %.0f calls/min.",
-                           rate)
+            logger.warning(
+                "The credits tier names no current tier; pacing at %.0f calls/min.", rate
+            )
             return rate
         limit = _finite_number(current.get("limit_per_minute"))
         server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf

@@ -30,7 +30,6 @@ from .views import overview
 __all__ = ["run_demo", "sample_leads", "sample_leads_path"]
 
 
-
 def sample_leads_path() -> Path:
     """The bundled sample lead list: 250 rows with duplicates, blanks, URLs, unknown handles."""
     return Path(str(resources.files("lookup_pandas") / "data" / "sample_leads.csv"))
@@ -62,26 +61,36 @@ def run_demo(
 
     cache = _fresh_cache(workdir)
     leads = sample_leads()
-    with FakeService(latency=latency, rate_limit_per_minute=rate_limit_per_minute,
-                     sparse_records=sparse) as svc:
-        print(f"Emulator at {svc.base_url}: {latency * 1000:.0f} ms latency, "
-              f"{rate_limit_per_minute} calls/min enforced smoothly"
-              + (", sparse records" if sparse else "") + ".\n")
+    with FakeService(
+        latency=latency, rate_limit_per_minute=rate_limit_per_minute, sparse_records=sparse
+    ) as svc:
+        print(
+            f"Emulator at {svc.base_url}: {latency * 1000:.0f} ms latency, "
+            f"{rate_limit_per_minute} calls/min enforced smoothly"
+            + (", sparse records" if sparse else "")
+            + ".\n"
+        )
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
             est = leads.lookup.estimate_profiles("handle", client=client)
-            print(f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
-                  f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
-                  "billable calls (estimated without sending anything).")
+            print(
+                f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
+                f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
+                "billable calls (estimated without sending anything)."
+            )
             started = time.perf_counter()
             enriched = leads.lookup.enrich_profiles("handle", client=client, progress=progress)
             elapsed = time.perf_counter() - started
             stats = client.stats
             counts = enriched["lookup_status"].value_counts()
-            print(f"\nEnriched {len(enriched)} rows in {elapsed:.1f}s, paced at "
-                  f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
-                  + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES))
-            print(f"{stats.sent} requests sent ({est.to_fetch} profiles + 1 tier look-up), "
-                  f"{stats.credits_consumed:g} credits, {stats.rate_limited} rate-limited.\n")
+            print(
+                f"\nEnriched {len(enriched)} rows in {elapsed:.1f}s, paced at "
+                f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
+                + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+            )
+            print(
+                f"{stats.sent} requests sent ({est.to_fetch} profiles + 1 tier look-up), "
+                f"{stats.credits_consumed:g} credits, {stats.rate_limited} rate-limited.\n"
+            )
             shown = overview(enriched, prefix="profile_").drop(columns="handle")
             table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))
             table["lookup_status"] = enriched["lookup_status"]
@@ -91,10 +100,13 @@ def run_demo(
             print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")
 
             employees = api.company_employees("acme", client=client, progress=progress)
-            people = api.search_people("data scientist", max_records=100, client=client,
-                                       progress=progress)
-            print(f"Employees of acme: {len(employees)} rows; search 'data scientist': "
-                  f"{len(people)} rows.")
+            people = api.search_people(
+                "data scientist", max_records=100, client=client, progress=progress
+            )
+            print(
+                f"Employees of acme: {len(employees)} rows; search 'data scientist': "
+                f"{len(people)} rows."
+            )
 
         billed_before, sent_before = svc.billed(), svc.count()
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
@@ -104,8 +116,10 @@ def run_demo(
             api.search_people("data scientist", max_records=100, client=again, progress=False)
             elapsed = time.perf_counter() - started
             same = rerun.equals(enriched)
-            print(f"\nRe-run with a new Client on the same cache: "
-                  f"{svc.billed() - billed_before} billable calls, "
-                  f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
-                  f"from the cache in {elapsed:.2f}s; result identical: {same}.")
+            print(
+                f"\nRe-run with a new Client on the same cache: "
+                f"{svc.billed() - billed_before} billable calls, "
+                f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
+                f"from the cache in {elapsed:.2f}s; result identical: {same}."
+            )
     return 0

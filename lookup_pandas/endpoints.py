@@ -57,8 +57,9 @@ def expected_data(path: str) -> type | None:
     ``path`` may carry the base URL's own path in front (a service behind a path prefix).
     """
     trimmed = path.rstrip("/")
-    return next((kind for known, kind in _DATA.items() if trimmed.endswith(known.rstrip("/"))),
-                None)
+    return next(
+        (kind for known, kind in _DATA.items() if trimmed.endswith(known.rstrip("/"))), None
+    )
 
 
 def checked_data(env: Envelope, path: str, kind: type | None = None) -> Any:
@@ -66,8 +67,9 @@ def checked_data(env: Envelope, path: str, kind: type | None = None) -> Any:
     kind = kind or expected_data(path)
     if kind is None or isinstance(env.data, kind):
         return env.data
+    wanted = _NAMES.get(kind, kind.__name__)
     raise ResponseError(
-        f"The answer's data for {path} is {type(env.data).__name__}, not {_NAMES.get(kind, kind.__name__)}.",
+        f"The answer's data for {path} is {type(env.data).__name__}, not {wanted}.",
         request_id=env.request_id,
         status_code=env.status_code,
         url=path,

@@ -121,9 +121,7 @@ class Lookup:
     summary: JobSummary
 
 
-def _normalise(
-    values: Sequence[Any], fold_case: bool = True
-) -> tuple[list[str | None], list[str]]:
+def _normalise(values: Sequence[Any], fold_case: bool = True) -> tuple[list[str | None], list[str]]:
     handles = [normalise_handle(v, fold_case=fold_case) for v in values]
     return handles, list(dict.fromkeys(h for h in handles if h is not None))
 
@@ -186,7 +184,11 @@ class _Job:
     """
 
     def __init__(
-        self, client: Client, *, errors: Errors, bar: Progress,
+        self,
+        client: Client,
+        *,
+        errors: Errors,
+        bar: Progress,
         before: ClientStats,
     ) -> None:
         self.client = client
@@ -204,8 +206,13 @@ class _Job:
     def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
         self.outcomes[handle] = outcome
         self.counts[kind] += 1
-        self.bar.update(1, cached=self.counts["cached"], fetched=self.counts["fetched"],
-                        failed=self.counts["failed"], credits=f"{self.credits():g}")
+        self.bar.update(
+            1,
+            cached=self.counts["cached"],
+            fetched=self.counts["fetched"],
+            failed=self.counts["failed"],
+            credits=f"{self.credits():g}",
+        )
         if self.errors == "raise" and outcome.status != OK:
             raise _row_error(handle, outcome)
         if kind != "cached":
@@ -255,9 +262,7 @@ class _Job:
             raise
         pool.shutdown(wait=True)
 
-    def _harvest(
-        self, pending: dict[Future[_Outcome | None], str], *, block: bool
-    ) -> None:
+    def _harvest(self, pending: dict[Future[_Outcome | None], str], *, block: bool) -> None:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         for future in done:
             handle = pending.pop(future)
@@ -375,7 +380,12 @@ def _spread(outcomes: dict[str, _Outcome], handles: list[str | None]) -> pd.Data
     flat = records_to_frame([outcomes[h].record for h in found], index=found)  # type: ignore[misc]
     if len(found) < len(handles) or None in handles:
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
-        flat = flat.astype({c: {"int64": "Int64", "bool": "boolean"}[str(t)]
-                            for c, t in flat.dtypes.items() if str(t) in ("int64", "bool")})
+        flat = flat.astype(
+            {
+                c: {"int64": "Int64", "bool": "boolean"}[str(t)]
+                for c, t in flat.dtypes.items()
+                if str(t) in ("int64", "bool")
+            }
+        )
     rows = with_person_fields(flat).reindex(pd.Index(handles, dtype=object))
     return rows.reset_index(drop=True)

@@ -83,9 +83,13 @@ def flatten(record: Mapping[str, Any], sep: str = ".", _prefix: str = "") -> dic
     return out
 
 
-_DTYPES = {"integer": ("int64", "Int64"), "boolean": ("bool", "boolean"),
-           "floating": ("float64", "float64"), "mixed-integer-float": ("float64", "float64"),
-           "string": ("str", "str")}
+_DTYPES = {
+    "integer": ("int64", "Int64"),
+    "boolean": ("bool", "boolean"),
+    "floating": ("float64", "float64"),
+    "mixed-integer-float": ("float64", "float64"),
+    "string": ("str", "str"),
+}
 
 
 def _typed(column: pd.Series) -> pd.Series:
@@ -121,8 +125,9 @@ def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
     ..., is_hiring``, all empty. Returns a new frame.
     """
     missing = {
-        name: pd.Series(pd.NA if dtype in ("Int64", "boolean") else math.nan,
-                        index=frame.index, dtype=dtype)
+        name: pd.Series(
+            pd.NA if dtype in ("Int64", "boolean") else math.nan, index=frame.index, dtype=dtype
+        )
         for name, dtype in PERSON_FIELDS.items()
         if name not in frame.columns
     }

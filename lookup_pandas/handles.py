@@ -37,10 +37,29 @@ __all__ = ["NA_STRINGS", "invalid_reason", "normalise_handle"]
 #: ``read_csv``, so that a lead list read with ``pd.read_csv`` defaults and one read with
 #: ``keep_default_na=False`` (as the CLI does) give the same statuses. The empty string is in
 #: pandas' list too; a blank value keeps its own reason here, "empty".
-NA_STRINGS: frozenset[str] = frozenset({
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-})
+NA_STRINGS: frozenset[str] = frozenset(
+    {
+        "",
+        "#N/A",
+        "#N/A N/A",
+        "#NA",
+        "-1.#IND",
+        "-1.#QNAN",
+        "-NaN",
+        "-nan",
+        "1.#IND",
+        "1.#QNAN",
+        "<NA>",
+        "N/A",
+        "NA",
+        "NULL",
+        "NaN",
+        "None",
+        "n/a",
+        "nan",
+        "null",
+    }
+)
 
 _URL_START = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)", re.IGNORECASE)
 

@@ -134,8 +134,11 @@ class Settings:
                 "rate_limit_per_minute", rate_limit_per_minute, low=0, inclusive=False
             )
         max_workers = int(_checked_number("max_workers", max_workers, low=1, integer=True))
-        for name, value in (("backoff_base", backoff_base), ("backoff_max", backoff_max),
-                            ("retry_after_max", retry_after_max)):
+        for name, value in (
+            ("backoff_base", backoff_base),
+            ("backoff_max", backoff_max),
+            ("retry_after_max", retry_after_max),
+        ):
             _checked_number(name, value, low=0)
         return cls(
             api_key=key.strip(),

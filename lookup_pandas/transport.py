@@ -68,8 +68,13 @@ def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope 
     """The answer decoded and checked: its Envelope (data of the endpoint's kind), or the
     ServiceError it means."""
     try:
-        env = parse_envelope(response.status_code, response.headers, response.content,
-                             url=path, from_cache=from_cache)
+        env = parse_envelope(
+            response.status_code,
+            response.headers,
+            response.content,
+            url=path,
+            from_cache=from_cache,
+        )
         checked_data(env, path)
         return env
     except ServiceError as exc:
@@ -121,8 +126,11 @@ class PaidAnswersCache(SQLiteCache):
         if should_cache(response):
             super().save_response(response, *args, **kwargs)
         else:
-            logger.debug("not caching HTTP %s for %s", response.status_code,
-                         urlsplit(response.url or "").path)
+            logger.debug(
+                "not caching HTTP %s for %s",
+                response.status_code,
+                urlsplit(response.url or "").path,
+            )
 
 
 class _SharedBackends:
@@ -198,9 +206,7 @@ class _Adapter(HTTPAdapter):
         return super().send(request, *args, **kwargs)
 
 
-def build_session(
-    settings: Settings, transport: BaseAdapter | None = None
-) -> requests.Session:
+def build_session(settings: Settings, transport: BaseAdapter | None = None) -> requests.Session:
     """A CachedSession (or a plain Session when the cache is off) over the network, or over
     ``transport`` (a test's adapter) when one is given."""
     session: requests.Session

@@ -31,8 +31,13 @@ __all__ = ["SearchPanel"]
 
 MIN_TITLE = 3
 #: (key of views.summary, label) of the results table: built from what each record has.
-TABLE_COLUMNS = [("name", "Name"), ("headline", "Headline"), ("company", "Company"),
-                 ("city", "City"), ("handle", "Handle")]
+TABLE_COLUMNS = [
+    ("name", "Name"),
+    ("headline", "Headline"),
+    ("company", "Company"),
+    ("city", "City"),
+    ("handle", "Handle"),
+]
 
 
 def _cell(value: Any) -> str:
@@ -60,22 +65,28 @@ class SearchPanel(widgets.VBox):
         # also search on blur, so typing and then clicking Search would search twice.)
         self.title = widgets.Text(
             placeholder="Job title, e.g. data scientist (Enter to search)",
-            description="Title", continuous_update=True,
+            description="Title",
+            continuous_update=True,
             layout=widgets.Layout(width="26em"),
         )
         self.page_size = widgets.BoundedIntText(
-            value=page_size, min=1, max=50, description="Page size",
+            value=page_size,
+            min=1,
+            max=50,
+            description="Page size",
             layout=widgets.Layout(width="11em"),
         )
-        self.search_button = widgets.Button(description="Search", button_style="primary",
-                                            icon="search")
+        self.search_button = widgets.Button(
+            description="Search", button_style="primary", icon="search"
+        )
         self.more_button = widgets.Button(description="Load more", disabled=True)
         self.busy = widgets.HTML("<i>loading…</i>", layout=widgets.Layout(display="none"))
         self.message = widgets.HTML()
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
-        self.person = widgets.Dropdown(options=[], description="Profile", disabled=True,
-                                       layout=widgets.Layout(width="34em"))
+        self.person = widgets.Dropdown(
+            options=[], description="Profile", disabled=True, layout=widgets.Layout(width="34em")
+        )
         self.profile_view = widgets.HTML()
 
         self.title.on_msg(self._on_title_msg)
@@ -83,15 +94,18 @@ class SearchPanel(widgets.VBox):
         self.more_button.on_click(lambda _: self.load_more())
         self.person.observe(self._on_person, names="value")
 
-        super().__init__([
-            widgets.HBox([self.title, self.page_size, self.search_button, self.more_button,
-                          self.busy]),
-            self.message,
-            self.summary,
-            self.table,
-            self.person,
-            self.profile_view,
-        ])
+        super().__init__(
+            [
+                widgets.HBox(
+                    [self.title, self.page_size, self.search_button, self.more_button, self.busy]
+                ),
+                self.message,
+                self.summary,
+                self.table,
+                self.person,
+                self.profile_view,
+            ]
+        )
         self.add_class("lookup-search-panel")
 
     # -- what the user and the tests see ---------------------------------------------------
@@ -132,7 +146,8 @@ class SearchPanel(widgets.VBox):
         color = "#b00020" if error else "inherit"
         self.message.value = (
             f'<span class="lookup-message" style="color:{color}">{html.escape(text)}</span>'
-            if text else ""
+            if text
+            else ""
         )
 
     def _busy(self, on: bool) -> None:
@@ -167,8 +182,9 @@ class SearchPanel(widgets.VBox):
         self.summary.value = f'<span class="lookup-summary">loaded {n} · {more}</span>'
         shown = [summary(r) for r in self._records]
         rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(s[key]))}</td>"
-                             for key, _ in TABLE_COLUMNS) + "</tr>"
+            "<tr>"
+            + "".join(f"<td>{html.escape(_cell(s[key]))}</td>" for key, _ in TABLE_COLUMNS)
+            + "</tr>"
             for s in shown
         )
         head = "".join(f"<th>{label}</th>" for _, label in TABLE_COLUMNS)
@@ -179,7 +195,8 @@ class SearchPanel(widgets.VBox):
         )
         options = [("", None)] + [
             (" — ".join(x for x in (s["name"] or s["handle"], s["headline"]) if x), s["handle"])
-            for s in shown if s["handle"]
+            for s in shown
+            if s["handle"]
         ]
         current = self.person.value
         self._rendering = True  # replacing options resets the value: that is not a new choice
@@ -235,16 +252,19 @@ def _profile_html(p: dict[str, Any]) -> str:
     for pos in p.get("positions") or []:
         if not isinstance(pos, dict):
             continue
-        org: dict[str, Any] = (pos["organization"] if isinstance(pos.get("organization"), dict)
-                               else {})
+        org: dict[str, Any] = (
+            pos["organization"] if isinstance(pos.get("organization"), dict) else {}
+        )
         start, end = _when(pos.get("start_date")), _when(pos.get("end_date"))
         span = f" ({start}–{end or ('now' if pos is current else '')})" if start else ""
         at = f" at {esc(_cell(org.get('name')))}" if org.get("name") else ""
         items.append(f"<li>{esc(_cell(pos.get('title')))}{at}{esc(span)}</li>")
     skills = ", ".join(esc(str(s)) for s in p.get("skills") or [] if isinstance(s, str))
-    counts = [f"{esc(_cell(p.get(k)))} {label}" for k, label in
-              (("connection_count", "connections"), ("follower_count", "followers"))
-              if p.get(k) is not None]
+    counts = [
+        f"{esc(_cell(p.get(k)))} {label}"
+        for k, label in (("connection_count", "connections"), ("follower_count", "followers"))
+        if p.get(k) is not None
+    ]
     name = full_name(p.get("first_name"), p.get("last_name")) or _cell(p.get("handle"))
     parts = [f"<h3>{esc(name)}</h3>"]
     lines = [esc(_cell(p.get("headline"))), esc(place)]

@@ -58,49 +58,151 @@ __all__ = [
     "thin",
 ]
 
-FIRST = ["Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Frances",
-         "Edsger", "Radia", "Donald", "Hedy", "Tim", "Katherine", "Guido", "Sophie", "Yukihiro"]
-LAST = ["Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie", "Liskov", "Thompson",
-        "Allen", "Dijkstra", "Perlman", "Knuth", "Lamarr", "Berners-Lee", "Johnson", "van Rossum",
-        "Wilson", "Matsumoto"]
-TITLES = ["Software Engineer", "Data Scientist", "Product Manager", "Data Engineer",
-          "Engineering Manager", "Designer", "Sales Director", "Account Executive",
-          "Machine Learning Engineer", "Recruiter", "Marketing Lead", "CTO"]
+FIRST = [
+    "Ada",
+    "Alan",
+    "Grace",
+    "Linus",
+    "Margaret",
+    "Dennis",
+    "Barbara",
+    "Ken",
+    "Frances",
+    "Edsger",
+    "Radia",
+    "Donald",
+    "Hedy",
+    "Tim",
+    "Katherine",
+    "Guido",
+    "Sophie",
+    "Yukihiro",
+]
+LAST = [
+    "Lovelace",
+    "Turing",
+    "Hopper",
+    "Torvalds",
+    "Hamilton",
+    "Ritchie",
+    "Liskov",
+    "Thompson",
+    "Allen",
+    "Dijkstra",
+    "Perlman",
+    "Knuth",
+    "Lamarr",
+    "Berners-Lee",
+    "Johnson",
+    "van Rossum",
+    "Wilson",
+    "Matsumoto",
+]
+TITLES = [
+    "Software Engineer",
+    "Data Scientist",
+    "Product Manager",
+    "Data Engineer",
+    "Engineering Manager",
+    "Designer",
+    "Sales Director",
+    "Account Executive",
+    "Machine Learning Engineer",
+    "Recruiter",
+    "Marketing Lead",
+    "CTO",
+]
 SENIORITY = ["", "Senior ", "Staff ", "Principal ", "Junior ", "Associate "]
 #: (city, country, country code, region, language of the locale)
-CITIES = [("Berlin", "Germany", "DE", "Berlin", "de"),
-          ("London", "United Kingdom", "GB", "England", "en"),
-          ("Paris", "France", "FR", "Île-de-France", "fr"),
-          ("New York", "United States", "US", "New York", "en"),
-          ("Toronto", "Canada", "CA", "Ontario", "en"),
-          ("Lisbon", "Portugal", "PT", "Lisbon", "pt"),
-          ("Bangalore", "India", "IN", "Karnataka", "en"),
-          ("São Paulo", "Brazil", "BR", "São Paulo", "pt"),
-          ("Tokyo", "Japan", "JP", "Tokyo", "ja")]
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "pt": "Portuguese",
-                  "ja": "Japanese", "es": "Spanish", "it": "Italian", "zh": "Chinese"}
-PROFICIENCIES = ["NATIVE_OR_BILINGUAL", "FULL_PROFESSIONAL", "PROFESSIONAL_WORKING",
-                 "LIMITED_WORKING", "ELEMENTARY"]
-SKILLS = ["python", "pandas", "sql", "spark", "machine learning", "statistics", "go", "rust",
-          "leadership", "negotiation", "figma", "kubernetes", "excel", "tableau"]
+CITIES = [
+    ("Berlin", "Germany", "DE", "Berlin", "de"),
+    ("London", "United Kingdom", "GB", "England", "en"),
+    ("Paris", "France", "FR", "Île-de-France", "fr"),
+    ("New York", "United States", "US", "New York", "en"),
+    ("Toronto", "Canada", "CA", "Ontario", "en"),
+    ("Lisbon", "Portugal", "PT", "Lisbon", "pt"),
+    ("Bangalore", "India", "IN", "Karnataka", "en"),
+    ("São Paulo", "Brazil", "BR", "São Paulo", "pt"),
+    ("Tokyo", "Japan", "JP", "Tokyo", "ja"),
+]
+LANGUAGE_NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "pt": "Portuguese",
+    "ja": "Japanese",
+    "es": "Spanish",
+    "it": "Italian",
+    "zh": "Chinese",
+}
+PROFICIENCIES = [
+    "NATIVE_OR_BILINGUAL",
+    "FULL_PROFESSIONAL",
+    "PROFESSIONAL_WORKING",
+    "LIMITED_WORKING",
+    "ELEMENTARY",
+]
+SKILLS = [
+    "python",
+    "pandas",
+    "sql",
+    "spark",
+    "machine learning",
+    "statistics",
+    "go",
+    "rust",
+    "leadership",
+    "negotiation",
+    "figma",
+    "kubernetes",
+    "excel",
+    "tableau",
+]
 #: Organizations people's positions are drawn from (employees lists add the company asked for).
-ORGANIZATIONS = ["acme", "globex", "hooli", "initech", "umbrella", "stark-industries",
-                 "wayne-enterprises", "cyberdyne"]
-SCHOOLS = [("mit", "MIT"), ("eth-zurich", "ETH Zurich"),
-           ("university-of-oxford", "University of Oxford"), ("tu-munich", "TU Munich"),
-           ("sorbonne-university", "Sorbonne University"),
-           ("university-of-toronto", "University of Toronto"), ("iit-bombay", "IIT Bombay"),
-           ("university-of-tokyo", "University of Tokyo")]
+ORGANIZATIONS = [
+    "acme",
+    "globex",
+    "hooli",
+    "initech",
+    "umbrella",
+    "stark-industries",
+    "wayne-enterprises",
+    "cyberdyne",
+]
+SCHOOLS = [
+    ("mit", "MIT"),
+    ("eth-zurich", "ETH Zurich"),
+    ("university-of-oxford", "University of Oxford"),
+    ("tu-munich", "TU Munich"),
+    ("sorbonne-university", "Sorbonne University"),
+    ("university-of-toronto", "University of Toronto"),
+    ("iit-bombay", "IIT Bombay"),
+    ("university-of-tokyo", "University of Tokyo"),
+]
 DEGREES = ["BSc", "MSc", "PhD", "BA", "MBA"]
-FIELDS_OF_STUDY = ["Computer Science", "Mathematics", "Statistics", "Physics", "Economics",
-                   "Design", "Business Administration"]
-CERTIFICATIONS = [("AWS Certified Solutions Architect", "Amazon Web Services"),
-                  ("Certified Kubernetes Administrator", "Cloud Native Computing Foundation"),
-                  ("Professional Scrum Master I", "Scrum.org"),
-                  ("Google Data Analytics", "Google"),
-                  ("Tableau Desktop Specialist", "Tableau")]
-PROJECT_NAMES = ["Open data pipeline", "Churn model", "Design system", "Pricing engine",
-                 "Search relevance"]
+FIELDS_OF_STUDY = [
+    "Computer Science",
+    "Mathematics",
+    "Statistics",
+    "Physics",
+    "Economics",
+    "Design",
+    "Business Administration",
+]
+CERTIFICATIONS = [
+    ("AWS Certified Solutions Architect", "Amazon Web Services"),
+    ("Certified Kubernetes Administrator", "Cloud Native Computing Foundation"),
+    ("Professional Scrum Master I", "Scrum.org"),
+    ("Google Data Analytics", "Google"),
+    ("Tableau Desktop Specialist", "Tableau"),
+]
+PROJECT_NAMES = [
+    "Open data pipeline",
+    "Churn model",
+    "Design system",
+    "Pricing engine",
+    "Search relevance",
+]
 PUBLISHERS = ["arXiv", "IEEE", "ACM", "Medium"]
 
 #: Companies with a fixed number of CURRENT employees; any other slug gets a derived one
@@ -201,13 +303,15 @@ def _positions(handle: str, d: bytes) -> list[dict[str, Any]]:
         slug = _pick(others, d, 12 + i)
         if at is not None and ((kind == "employee" and i == 0) or (kind == "former" and i == 1)):
             slug = at
-        out.append({
-            "title": _title(d, 16 + 2 * i),
-            "organization": _organization(slug),
-            "start_date": _month(start),
-            "end_date": None if current else _month(cursor),
-            "is_current": current,
-        })
+        out.append(
+            {
+                "title": _title(d, 16 + 2 * i),
+                "organization": _organization(slug),
+                "start_date": _month(start),
+                "end_date": None if current else _month(cursor),
+                "is_current": current,
+            }
+        )
         cursor = start - d[24 + i] % 5  # a gap of 0–4 months between positions
     return out
 
@@ -218,13 +322,15 @@ def _education(d: bytes, graduated: int) -> list[dict[str, Any]]:
         slug, name = _pick(SCHOOLS, d, 2 + i)
         years = 2 + d[4 + i] % 4
         end = graduated - i * (years + 1)
-        out.append({
-            "school": {"name": name, "slug": slug},
-            "degree": _pick(DEGREES, d, 6 + i),
-            "field_of_study": _pick(FIELDS_OF_STUDY, d, 8 + i),
-            "start_year": end - years,
-            "end_year": end,
-        })
+        out.append(
+            {
+                "school": {"name": name, "slug": slug},
+                "degree": _pick(DEGREES, d, 6 + i),
+                "field_of_study": _pick(FIELDS_OF_STUDY, d, 8 + i),
+                "start_year": end - years,
+                "end_year": end,
+            }
+        )
     return out
 
 
@@ -236,8 +342,10 @@ def _languages(d: bytes, native: str) -> list[dict[str, str]]:
         if extra not in picked:
             picked.append(extra)
     levels = ["NATIVE_OR_BILINGUAL"] + [_pick(PROFICIENCIES[1:], d, 15 + k) for k in range(2)]
-    return [{"name": LANGUAGE_NAMES[code], "proficiency": level}
-            for code, level in zip(picked, levels, strict=False)]
+    return [
+        {"name": LANGUAGE_NAMES[code], "proficiency": level}
+        for code, level in zip(picked, levels, strict=False)
+    ]
 
 
 @lru_cache(maxsize=65536)
@@ -254,22 +362,39 @@ def _person(handle: str) -> dict[str, Any]:
     latest = positions[0]
     org = latest["organization"]["name"]
     between_jobs = not latest["is_current"]
-    headline = (f"{latest['title']} | Open to work" if between_jobs
-                else f"{latest['title']} at {org}")
+    headline = (
+        f"{latest['title']} | Open to work" if between_jobs else f"{latest['title']} at {org}"
+    )
     skills = sorted({_pick(SKILLS, x, 15 + i) for i in range(2 + x[16] % 5)})
     first_start = positions[-1]["start_date"]["year"]
     flags = d[29]
     certs = dict.fromkeys(_pick(CERTIFICATIONS, x, 17 + k) for k in range(x[18] % 3))
-    certifications = [{"name": name, "authority": authority, "year": 2024 - x[19 + i] % 8}
-                      for i, (name, authority) in enumerate(certs)]
-    projects = [] if x[21] % 3 else [
-        {"title": _pick(PROJECT_NAMES, x, 22), "description": f"Built with {skills[0]}.",
-         "start_date": _month(_NOW - 6 - x[23] % 30)}
+    certifications = [
+        {"name": name, "authority": authority, "year": 2024 - x[19 + i] % 8}
+        for i, (name, authority) in enumerate(certs)
     ]
-    publications = [] if x[24] % 5 else [
-        {"title": f"Notes on {skills[-1]}", "publisher": _pick(PUBLISHERS, x, 25),
-         "year": 2024 - x[26] % 10}
-    ]
+    projects = (
+        []
+        if x[21] % 3
+        else [
+            {
+                "title": _pick(PROJECT_NAMES, x, 22),
+                "description": f"Built with {skills[0]}.",
+                "start_date": _month(_NOW - 6 - x[23] % 30),
+            }
+        ]
+    )
+    publications = (
+        []
+        if x[24] % 5
+        else [
+            {
+                "title": f"Notes on {skills[-1]}",
+                "publisher": _pick(PUBLISHERS, x, 25),
+                "year": 2024 - x[26] % 10,
+            }
+        ]
+    )
     record: dict[str, Any] = {
         "id": "prsn_" + d[20:28].hex(),
         "handle": handle,
@@ -318,11 +443,15 @@ def thin(record: dict[str, Any]) -> dict[str, Any]:
     loses the same fields. Returns a new (shallow) dict; ``record`` is untouched.
     """
     handle = str(record.get("handle", ""))
-    return {k: v for k, v in record.items()
-            if k in ("id", "handle") or _digest("thin", handle, k)[0] & 1}
+    return {
+        k: v
+        for k, v in record.items()
+        if k in ("id", "handle") or _digest("thin", handle, k)[0] & 1
+    }
 
 
 # -- filters -----------------------------------------------------------------------------------
+
 
 def _words(value: str | Iterable[str] | None) -> tuple[str, ...]:
     """``"a, b"`` or ``["a", "b"]`` -> ``("a", "b")``, lower case, blanks dropped."""
@@ -373,6 +502,7 @@ def _geo_matches(record: dict[str, Any], city: str | None, country_code: str | N
 
 # -- search ------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=1)
 def _population() -> tuple[dict[str, Any], ...]:
     return tuple(_person(f"person-{i:05d}") for i in range(SEARCH_POPULATION))
@@ -380,22 +510,32 @@ def _population() -> tuple[dict[str, Any], ...]:
 
 @lru_cache(maxsize=256)
 def _search(
-    title: str, first_name: str | None, last_name: str | None, headline: str | None,
-    summary: str | None, geo_city: str | None, geo_country_code: str | None,
-    organization_slugs: tuple[str, ...], skills: tuple[str, ...], skills_any: bool,
+    title: str,
+    first_name: str | None,
+    last_name: str | None,
+    headline: str | None,
+    summary: str | None,
+    geo_city: str | None,
+    geo_country_code: str | None,
+    organization_slugs: tuple[str, ...],
+    skills: tuple[str, ...],
+    skills_any: bool,
     current_only: bool,
 ) -> tuple[dict[str, Any], ...]:
     out = []
     wanted_orgs = set(organization_slugs)
     for rec in _population():
-        positions = [p for p in rec.get("positions", ())
-                     if p["is_current"] or not current_only]
+        positions = [p for p in rec.get("positions", ()) if p["is_current"] or not current_only]
         if not any(title in p["title"].lower() for p in positions):
             continue
         if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
             continue
-        if not (_contains(rec, "first_name", first_name) and _contains(rec, "last_name", last_name)
-                and _contains(rec, "headline", headline) and _contains(rec, "summary", summary)):
+        if not (
+            _contains(rec, "first_name", first_name)
+            and _contains(rec, "last_name", last_name)
+            and _contains(rec, "headline", headline)
+            and _contains(rec, "summary", summary)
+        ):
             continue
         if not _geo_matches(rec, geo_city, geo_country_code):
             continue
@@ -429,9 +569,16 @@ def search_records(
     if match not in SKILLS_MATCH:
         raise ValueError("skills_match must be one of all, any")
     return _search(
-        title.strip().lower(), _text(first_name), _text(last_name), _text(headline),
-        _text(summary), _text(geo_city), _text(geo_country_code),
-        _words(organization_slugs), _words(skills), match == "any",
+        title.strip().lower(),
+        _text(first_name),
+        _text(last_name),
+        _text(headline),
+        _text(summary),
+        _text(geo_city),
+        _text(geo_country_code),
+        _words(organization_slugs),
+        _words(skills),
+        match == "any",
         _flag(current_only, False, "current_only"),
     )
 
@@ -464,15 +611,23 @@ def search(
     filter name is a TypeError; a bad value a ValueError. Returns fresh copies.
     """
     found = search_records(
-        title, first_name=first_name, last_name=last_name, headline=headline, summary=summary,
-        geo_city=geo_city, geo_country_code=geo_country_code,
-        organization_slugs=organization_slugs, skills=skills, skills_match=skills_match,
+        title,
+        first_name=first_name,
+        last_name=last_name,
+        headline=headline,
+        summary=summary,
+        geo_city=geo_city,
+        geo_country_code=geo_country_code,
+        organization_slugs=organization_slugs,
+        skills=skills,
+        skills_match=skills_match,
         current_only=current_only,
     )
     return [copy.deepcopy(r) for r in found]
 
 
 # -- employees ---------------------------------------------------------------------------------
+
 
 def _position_at(rec: dict[str, Any], slug: str) -> dict[str, Any] | None:
     """The position at ``slug`` shown in ``rec`` (None when the record shows none)."""
@@ -547,8 +702,11 @@ def employee_records(
         picked = dated + undated
     elif sort == "recently_left":
         left = [r for r in picked if not r[1]]
-        left_dated = sorted((r for r in left if _end_key(r[0], slug) is not None),
-                            key=lambda r: _end_key(r[0], slug) or (0, 0), reverse=True)
+        left_dated = sorted(
+            (r for r in left if _end_key(r[0], slug) is not None),
+            key=lambda r: _end_key(r[0], slug) or (0, 0),
+            reverse=True,
+        )
         left_undated = [r for r in left if _end_key(r[0], slug) is None]
         picked = left_dated + left_undated + [r for r in picked if r[1]]
     return [rec for rec, _ in picked]
@@ -579,7 +737,13 @@ def employees(
     Stable sorts: ties keep the stable order. Returns fresh copies.
     """
     found = employee_records(
-        slug, current_only=current_only, title=title, geo_country_code=geo_country_code,
-        geo_city=geo_city, start_year=start_year, start_month=start_month, sort=sort,
+        slug,
+        current_only=current_only,
+        title=title,
+        geo_country_code=geo_country_code,
+        geo_city=geo_city,
+        start_year=start_year,
+        start_month=start_month,
+        sort=sort,
     )
     return None if found is None else [copy.deepcopy(r) for r in found]

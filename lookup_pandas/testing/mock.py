@@ -36,8 +36,9 @@ __all__ = ["Handler", "MockTransport", "envelope"]
 Handler = Callable[[requests.PreparedRequest], tuple[Any, ...]]
 
 
-def envelope(data: Any = None, *, success: bool = True, message: str = "ok",
-             **extra: Any) -> dict[str, Any]:
+def envelope(
+    data: Any = None, *, success: bool = True, message: str = "ok", **extra: Any
+) -> dict[str, Any]:
     """The service's envelope around ``data``; ``extra`` adds fields (``error_code``...).
 
     Example: ``envelope({"id": "prsn_1", "handle": "ada"})``
@@ -58,9 +59,15 @@ class MockTransport(BaseAdapter):
         self.requests: list[requests.PreparedRequest] = []
         self._lock = threading.Lock()
 
-    def send(self, request: requests.PreparedRequest, stream: bool = False,
-             timeout: Any = None, verify: Any = True, cert: Any = None,
-             proxies: Any = None) -> requests.Response:
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: Any = None,
+        verify: Any = True,
+        cert: Any = None,
+        proxies: Any = None,
+    ) -> requests.Response:
         with self._lock:
             self.requests.append(request)
         answer = self.handler(request)
@@ -81,8 +88,11 @@ class MockTransport(BaseAdapter):
         response.encoding = "utf-8"
         # What urllib3 would have handed requests (requests-cache stores from it).
         response.raw = urllib3.HTTPResponse(
-            body=io.BytesIO(content), headers=all_headers, status=response.status_code,
-            preload_content=False, request_url=response.url,
+            body=io.BytesIO(content),
+            headers=all_headers,
+            status=response.status_code,
+            preload_content=False,
+            request_url=response.url,
         )
         response._content = content
         return response

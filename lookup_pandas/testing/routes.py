@@ -84,20 +84,27 @@ class BadRequest(Exception):
 
 # -- envelopes ---------------------------------------------------------------------------------
 
+
 def _json(status: int, body: Any, **headers: str) -> Reply:
     return Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
 
 
 def ok(payload: Any, message: str, pagination: dict[str, Any] | None = None) -> Reply:
-    body: dict[str, Any] = {"success": True, "statusCode": 200, "message": message,
-                            "errors": None, "data": payload}
+    body: dict[str, Any] = {
+        "success": True,
+        "statusCode": 200,
+        "message": message,
+        "errors": None,
+        "data": payload,
+    }
     if pagination is not None:
         body["pagination"] = pagination
     return _json(200, body)
 
 
-def fail(status: int, message: str, *, errors: Any = None, error_code: str | None = None,
-         **headers: str) -> Reply:
+def fail(
+    status: int, message: str, *, errors: Any = None, error_code: str | None = None, **headers: str
+) -> Reply:
     body: dict[str, Any] = {"success": False, "message": message, "errors": errors, "data": None}
     if error_code is not None:
         body["error_code"] = error_code
@@ -138,6 +145,7 @@ def decode_cursor(cursor: str, scope: str) -> int:
 
 
 # -- parameters --------------------------------------------------------------------------------
+
 
 def _int(req: Request, name: str, default: int, lo: int, hi: int | None = None) -> int:
     raw = req.param(name)
@@ -199,6 +207,7 @@ def _shown(state: ServiceState, records: list[dict[str, Any]]) -> list[dict[str,
 
 # -- endpoints ---------------------------------------------------------------------------------
 
+
 def _profile(state: ServiceState, req: Request) -> Reply:
     handle_ = _required(req, "handle")
     record = data.person(handle_)
@@ -211,7 +220,7 @@ def _profile(state: ServiceState, req: Request) -> Reply:
 
 
 def _slice(records: Sequence[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
-    page = list(records[start:start + limit])
+    page = list(records[start : start + limit])
     return page, start + limit < len(records)
 
 
@@ -243,8 +252,11 @@ def _employees(state: ServiceState, req: Request) -> Reply:
         cursor = req.param("cursor")
         start = decode_cursor(cursor, scope) if cursor else 0
         page, more = _slice(records, start, limit)
-        pagination = {"limit": limit, "has_more": more,
-                      "next_cursor": encode_cursor(start + limit, scope) if more else ""}
+        pagination = {
+            "limit": limit,
+            "has_more": more,
+            "next_cursor": encode_cursor(start + limit, scope) if more else "",
+        }
     else:
         page_no = _int(req, "page", 1, 1)
         page, more = _slice(records, (page_no - 1) * limit, limit)
@@ -255,8 +267,16 @@ def _employees(state: ServiceState, req: Request) -> Reply:
 
 
 #: The search endpoint's text filters besides ``title`` (production's names).
-_SEARCH_TEXT_FILTERS = ("first_name", "last_name", "headline", "summary", "geo_city",
-                        "geo_country_code", "organization_slugs", "skills")
+_SEARCH_TEXT_FILTERS = (
+    "first_name",
+    "last_name",
+    "headline",
+    "summary",
+    "geo_city",
+    "geo_country_code",
+    "organization_slugs",
+    "skills",
+)
 
 
 def _search(state: ServiceState, req: Request) -> Reply:
@@ -269,8 +289,11 @@ def _search(state: ServiceState, req: Request) -> Reply:
     cursor = req.param("cursor")
     start = decode_cursor(cursor, scope) if cursor is not None else 0
     page, more = _slice(data.search_records(title, **filters), start, limit)
-    pagination = {"limit": limit, "has_more": more,
-                  "next_cursor": encode_cursor(start + limit, scope) if more else ""}
+    pagination = {
+        "limit": limit,
+        "has_more": more,
+        "next_cursor": encode_cursor(start + limit, scope) if more else "",
+    }
     reply = ok(_shown(state, page), "Search completed successfully", pagination)
     reply.billed = True
     return reply
@@ -290,12 +313,15 @@ ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
 
 # -- the pipeline ------------------------------------------------------------------------------
 
+
 def _fault_reply(kind: str) -> Reply:
     if kind == "drop":
         return DROP
     if kind == "502":
-        html = (b"<html><head><title>502 Bad Gateway</title></head><body><center>"
-                b"<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>")
+        html = (
+            b"<html><head><title>502 Bad Gateway</title></head><body><center>"
+            b"<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>"
+        )
         return Reply(502, html, {"Content-Type": "text/html"})
     if kind == "503":
         return fail(503, "Service temporarily unavailable", error_code="1072")
@@ -328,10 +354,12 @@ def _route(state: ServiceState, req: Request) -> Reply:
     wait = state.admit(key)
     if wait > 0:
         limit = state.knobs.rate_limit_per_minute
-        return fail(429, "Rate limit exceeded; slow down",
-                    errors={"current_tier": state.tier()["current_tier"]["name"],
-                            "current_limit": limit},
-                    **{"Retry-After": str(state.retry_after(wait))})
+        return fail(
+            429,
+            "Rate limit exceeded; slow down",
+            errors={"current_tier": state.tier()["current_tier"]["name"], "current_limit": limit},
+            **{"Retry-After": str(state.retry_after(wait))},
+        )
     override = state.overrides.get(req.path)
     if override is not None:
         scripted = override(req)

@@ -88,8 +88,9 @@ class _Server(ThreadingHTTPServer):
     state: ServiceState
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        logger.debug("emulator: connection from %s ended with an error", client_address,
-                     exc_info=True)
+        logger.debug(
+            "emulator: connection from %s ended with an error", client_address, exc_info=True
+        )
 
 
 class FakeService:
@@ -120,8 +121,10 @@ class FakeService:
         server.state = self.state
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.1},
-            name="lookup-pandas-emulator", daemon=True,
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="lookup-pandas-emulator",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -205,8 +208,12 @@ class FakeService:
     # -- counters --------------------------------------------------------------------------
 
     def count(
-        self, path: str | None = None, *, billed: bool | None = None,
-        status: int | None = None, **params: Any,
+        self,
+        path: str | None = None,
+        *,
+        billed: bool | None = None,
+        status: int | None = None,
+        **params: Any,
     ) -> int:
         """Requests seen (for ``path``, with these query params, billed or not, by status)."""
         return self.state.count(path, billed=billed, status=status, **params)

@@ -190,8 +190,11 @@ class ServiceState:
         next_tier = None
         if higher:
             rate, name, credits = higher[0]
-            next_tier = {"name": name, "limit_per_minute": rate,
-                         "credits_needed": max(0, credits - int(balance))}
+            next_tier = {
+                "name": name,
+                "limit_per_minute": rate,
+                "credits_needed": max(0, credits - int(balance)),
+            }
         return {"balance": balance, "current_tier": current, "next_tier": next_tier}
 
     # -- billing and counters ----------------------------------------------------------------

@@ -16,6 +16,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if HERE in item.path.parents:
             item.add_marker(pytest.mark.integration)
 
+
 #: Burst tolerance used by default in these tests (the emulator's own default is 3).
 QUIET_BURST = 50
 

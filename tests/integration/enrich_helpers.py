@@ -100,8 +100,10 @@ def interrupt_main() -> None:
 def lead_frame(values: list[Any], index: Any = None) -> pd.DataFrame:
     """A lead list: the handle column plus a column of the user's own."""
     return pd.DataFrame(
-        {"handle": list(values),
-         "company": [f"co{i}" for i in range(len(values))],
-         "score": [float(i) / 2 for i in range(len(values))]},
+        {
+            "handle": list(values),
+            "company": [f"co{i}" for i in range(len(values))],
+            "score": [float(i) / 2 for i in range(len(values))],
+        },
         index=index,
     )

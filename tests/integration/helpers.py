@@ -45,8 +45,9 @@ __all__ = [
 ]
 
 
-def make_client(svc: FakeService, *, api_key: str | None = None, cache: Any = False,
-                **kwargs: Any) -> Client:
+def make_client(
+    svc: FakeService, *, api_key: str | None = None, cache: Any = False, **kwargs: Any
+) -> Client:
     """A Client on ``svc`` with the fixture's short back-off (overridable)."""
     opts: dict[str, Any] = {"backoff_base": 0.01, "backoff_max": 0.2, "retry_after_max": 2.0}
     opts.update(kwargs)
@@ -85,13 +86,16 @@ def capture_request_ids(client: Client) -> list[str | None]:
 
 # -- reply factories (a fresh Reply each time: the emulator stamps headers onto it) -------------
 
+
 def server_error() -> Reply:
     return fail(500, "Internal server error")
 
 
 def bad_gateway() -> Reply:
-    html = (b"<html><head><title>502 Bad Gateway</title></head><body>"
-            b"<h1>502 Bad Gateway</h1><hr>nginx</body></html>")
+    html = (
+        b"<html><head><title>502 Bad Gateway</title></head><body>"
+        b"<h1>502 Bad Gateway</h1><hr>nginx</body></html>"
+    )
     return Reply(502, html, {"Content-Type": "text/html"})
 
 
@@ -103,8 +107,9 @@ def rate_limited(retry_after: int | str, *, limit: float | None = None) -> Reply
     errors: dict[str, Any] = {"current_tier": "custom"}
     if limit is not None:
         errors["current_limit"] = limit
-    return fail(429, "Rate limit exceeded; slow down", errors=errors,
-                **{"Retry-After": str(retry_after)})
+    return fail(
+        429, "Rate limit exceeded; slow down", errors=errors, **{"Retry-After": str(retry_after)}
+    )
 
 
 class FailFirst:
@@ -143,5 +148,8 @@ class Tap:
 
     def emitted_cursors(self) -> list[str]:
         with self._lock:
-            return [b["pagination"]["next_cursor"] for b in self.bodies
-                    if b.get("pagination", {}).get("next_cursor")]
+            return [
+                b["pagination"]["next_cursor"]
+                for b in self.bodies
+                if b.get("pagination", {}).get("next_cursor")
+            ]

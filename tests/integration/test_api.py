@@ -22,16 +22,21 @@ def params_of(svc, path):
 
 
 def test_get_profiles_one_row_per_input_in_order(fake_service, fake_client):
-    values = ["ada-gp", "https://www.example.com/in/grace-gp/?utm_source=x", "", None,
-              "unknown-gp", " ada-gp/ "]
+    values = [
+        "ada-gp",
+        "https://www.example.com/in/grace-gp/?utm_source=x",
+        "",
+        None,
+        "unknown-gp",
+        " ada-gp/ ",
+    ]
     frame = lp.get_profiles(values, client=fake_client, progress=False)
 
     assert len(frame) == len(values)
     assert frame.index.equals(pd.RangeIndex(len(values)))
     assert list(frame.columns[:2]) == ["id", "handle"]
     assert list(frame.columns[-2:]) == ["lookup_status", "lookup_error"]
-    assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "invalid", "not_found",
-                                               "ok"]
+    assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "invalid", "not_found", "ok"]
     handles = frame["handle"].tolist()
     assert handles[0] == "ada-gp" and handles[1] == "grace-gp" and handles[5] == "ada-gp"
     assert handles[4] == "unknown-gp"
@@ -48,8 +53,7 @@ def test_get_profiles_one_row_per_input_in_order(fake_service, fake_client):
 
 
 def test_get_profiles_series_keeps_its_index(fake_service, fake_client):
-    series = pd.Series(["b-gps", "", "a-gps", "b-gps"], index=["w", "x", "y", "w"],
-                       name="leads")
+    series = pd.Series(["b-gps", "", "a-gps", "b-gps"], index=["w", "x", "y", "w"], name="leads")
     before = series.copy(deep=True)
     frame = lp.get_profiles(series, client=fake_client, progress=False)
     assert frame.index.tolist() == ["w", "x", "y", "w"]
@@ -78,8 +82,9 @@ def test_get_profiles_error_rows(fake_service, tmp_path):
         assert frame["lookup_status"].tolist() == ["error", "ok"]
         assert isinstance(frame["lookup_error"].iloc[0], str)
         with pytest.raises(NotFoundError):
-            lp.get_profiles(["ok-gp", "unknown-gp-raise"], client=client, errors="raise",
-                            progress=False)
+            lp.get_profiles(
+                ["ok-gp", "unknown-gp-raise"], client=client, errors="raise", progress=False
+            )
 
 
 def test_get_profiles_of_nothing(fake_service, fake_client):
@@ -99,8 +104,11 @@ def test_company_employees_walks_every_page(fake_service, fake_client):
     assert list(frame.columns[:2]) == ["id", "handle"]
     assert frame["id"].is_unique
     assert frame["handle"].tolist() == [r["handle"] for r in data.employees("acme")]
-    assert all(p[0]["organization"]["slug"] == "acme" and p[0]["is_current"]
-               for p in frame["positions"] if isinstance(p, list))
+    assert all(
+        p[0]["organization"]["slug"] == "acme" and p[0]["is_current"]
+        for p in frame["positions"]
+        if isinstance(p, list)
+    )
     assert str(frame["follower_count"].dtype) in ("int64", "Int64")
     requests = params_of(fake_service, EMPLOYEES)
     assert len(requests) == 3
@@ -123,8 +131,14 @@ def test_company_employees_limit_is_passed_through(fake_service, fake_client):
 
 
 def test_company_employees_extra_filters_are_query_params(fake_service, fake_client):
-    lp.company_employees("acme", max_records=10, client=fake_client, progress=False,
-                         department="engineering", seniority="senior")
+    lp.company_employees(
+        "acme",
+        max_records=10,
+        client=fake_client,
+        progress=False,
+        department="engineering",
+        seniority="senior",
+    )
     requests = params_of(fake_service, EMPLOYEES)
     assert len(requests) == 1
     assert requests[0]["department"] == "engineering"
@@ -163,8 +177,9 @@ def test_search_people_walks_cursor_pages(fake_service, fake_client):
     assert len(frame) == 120
     assert list(frame.columns[:2]) == ["id", "handle"]
     assert frame["id"].is_unique
-    assert all(any("engineer" in p["title"].lower() for p in positions)
-               for positions in frame["positions"])
+    assert all(
+        any("engineer" in p["title"].lower() for p in positions) for positions in frame["positions"]
+    )
     assert frame["handle"].tolist() == [r["handle"] for r in data.search("engineer")[:120]]
     requests = params_of(fake_service, SEARCH)
     assert len(requests) == 3
@@ -175,11 +190,22 @@ def test_search_people_walks_cursor_pages(fake_service, fake_client):
 
 
 def test_search_people_filters_are_passed_through(fake_service, fake_client):
-    frame = lp.search_people("engineer", geo_country_code="DE", current_only=True,
-                             skills="python,sql", skills_match="any", client=fake_client,
-                             progress=False)
-    expected = data.search("engineer", geo_country_code="DE", current_only=True,
-                           skills="python,sql", skills_match="any")
+    frame = lp.search_people(
+        "engineer",
+        geo_country_code="DE",
+        current_only=True,
+        skills="python,sql",
+        skills_match="any",
+        client=fake_client,
+        progress=False,
+    )
+    expected = data.search(
+        "engineer",
+        geo_country_code="DE",
+        current_only=True,
+        skills="python,sql",
+        skills_match="any",
+    )
     assert frame["handle"].tolist() == [r["handle"] for r in expected] != []
     assert (frame["geo.country_code"] == "DE").all()
     for p in params_of(fake_service, SEARCH):
@@ -188,10 +214,15 @@ def test_search_people_filters_are_passed_through(fake_service, fake_client):
 
 
 def test_company_employees_filters_are_passed_through(fake_service, fake_client):
-    frame = lp.company_employees("acme", current_only=False, sort="recently_left",
-                                 title="engineer", client=fake_client, progress=False)
-    expected = data.employees("acme", current_only=False, sort="recently_left",
-                              title="engineer")
+    frame = lp.company_employees(
+        "acme",
+        current_only=False,
+        sort="recently_left",
+        title="engineer",
+        client=fake_client,
+        progress=False,
+    )
+    expected = data.employees("acme", current_only=False, sort="recently_left", title="engineer")
     assert frame["handle"].tolist() == [r["handle"] for r in expected] != []
     assert any(h.startswith("acme-former-") for h in frame["handle"])
 
@@ -225,7 +256,8 @@ def test_credits_tier_one_row_never_cached(fake_service, fake_client):
         assert "balance" in frame.columns
         assert "current_tier.limit_per_minute" in frame.columns
         assert frame["current_tier.limit_per_minute"].item() == (
-            fake_service.knobs.rate_limit_per_minute)
+            fake_service.knobs.rate_limit_per_minute
+        )
     # The balance is the live one (the profile above was billed), not a stored answer.
     assert first["balance"].item() == second["balance"].item() == fake_service.balance
 
@@ -241,9 +273,14 @@ def test_credits_tier_on_a_fresh_client_is_one_request(fake_service, fake_client
 
 @pytest.fixture
 def default_on_emulator(fake_service, tmp_path, isolated_default_client):
-    return lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
-                        cache=tmp_path / "default.sqlite", backoff_base=0.01, backoff_max=0.2,
-                        retry_after_max=2.0)
+    return lp.configure(
+        api_key=fake_service.api_key,
+        base_url=fake_service.base_url,
+        cache=tmp_path / "default.sqlite",
+        backoff_base=0.01,
+        backoff_max=0.2,
+        retry_after_max=2.0,
+    )
 
 
 def test_client_none_uses_the_default_client(fake_service, default_on_emulator):
@@ -265,9 +302,14 @@ def test_client_none_uses_the_default_client(fake_service, default_on_emulator):
 
 
 def test_python_booleans_and_lists_become_the_services_query_values(fake_service, fake_client):
-    frame = lp.search_people("engineer", organization_slugs=["acme", "globex"],
-                             current_only=True, max_records=30, client=fake_client,
-                             progress=False)
+    frame = lp.search_people(
+        "engineer",
+        organization_slugs=["acme", "globex"],
+        current_only=True,
+        max_records=30,
+        client=fake_client,
+        progress=False,
+    )
     sent = params_of(fake_service, SEARCH)[0]
     assert sent["organization_slugs"] == "acme,globex" and sent["current_only"] == "true"
     expected = data.search("engineer", organization_slugs="acme,globex", current_only=True)

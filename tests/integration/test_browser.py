@@ -29,8 +29,13 @@ pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "03_search_panel.ipynb"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 PAGE_SIZE = 50  # the panel's default
 
@@ -76,11 +81,23 @@ def jupyterlab(tmp_path: Path, fake_service) -> Iterator[tuple[str, str]]:
     )
     log = open(tmp_path / "jupyterlab.log", "w")  # noqa: SIM115 - closed below
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        stdout=log, stderr=subprocess.STDOUT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -93,8 +110,10 @@ def jupyterlab(tmp_path: Path, fake_service) -> Iterator[tuple[str, str]]:
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                pytest.fail("JupyterLab did not start:\n"
-                            + (tmp_path / "jupyterlab.log").read_text()[-3000:])
+                pytest.fail(
+                    "JupyterLab did not start:\n"
+                    + (tmp_path / "jupyterlab.log").read_text()[-3000:]
+                )
             time.sleep(0.5)
         yield url, token
     finally:
@@ -145,19 +164,22 @@ def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
             # wait for the line its cell prints, then search as a person would.
             _run_all_until(page, page.get_by_text(re.compile(r"\d+ loaded;")).first)
             expect(page.locator(".lookup-results th")).to_have_text(
-                ["Name", "Headline", "Company", "City", "Handle"])
+                ["Name", "Headline", "Company", "City", "Handle"]
+            )
             title.fill("engineer")
             title.press("Enter")
             expect(page.locator(rows)).to_have_count(PAGE_SIZE)
             expect(page.locator(".lookup-summary")).to_have_text(
-                f"loaded {PAGE_SIZE} · more available")
+                f"loaded {PAGE_SIZE} · more available"
+            )
 
             more = page.locator(".lookup-search-panel button", has_text="Load more")
             expect(more).to_be_enabled()
             more.click()
             expect(page.locator(rows)).to_have_count(2 * PAGE_SIZE)
             expect(page.locator(".lookup-summary")).to_have_text(
-                f"loaded {2 * PAGE_SIZE} · more available")
+                f"loaded {2 * PAGE_SIZE} · more available"
+            )
             first_cells = page.locator(f"{rows} >> nth=0 >> td").all_inner_texts()
             assert len(first_cells) == 5 and first_cells[4].strip()  # a handle on every row
 
@@ -181,8 +203,9 @@ def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
     if os.environ.get("LOOKUP_UPDATE_DOCS") == "1":
         shutil.copy(shot, ROOT / "docs" / "search_panel.png")
     # Two pages were fetched from the service; the repeated first page came from the cache.
-    searches = [r for r in fake_service.requests
-                if r.path == SEARCH and r.param("title") == "engineer"]
+    searches = [
+        r for r in fake_service.requests if r.path == SEARCH and r.param("title") == "engineer"
+    ]
     assert len(searches) == 2
     assert searches[0].param("cursor") is None and searches[1].param("cursor")
     assert fake_service.api_key not in html  # the key is nowhere in the page

@@ -58,10 +58,13 @@ def test_second_identical_get_sends_nothing(fake_service, fake_client):
     assert fake_service.count(EMPLOYEES) == 1
 
 
-@pytest.mark.parametrize(("path", "params"), [
-    (EMPLOYEES, {"slug": "acme", "limit": 50}),
-    (SEARCH, {"title": "engineer", "limit": 50}),
-])
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        (EMPLOYEES, {"slug": "acme", "limit": 50}),
+        (SEARCH, {"title": "engineer", "limit": 50}),
+    ],
+)
 def test_second_walk_comes_from_the_cache(fake_service, fake_client, path, params):
     first = walk(fake_client, path, params)
     calls = fake_service.count(path)
@@ -144,8 +147,9 @@ def test_403_is_not_cached(fake_service, fake_cache_path):
     good = fake_service.issue_key()
     bad = fake_service.api_key
     fake_service.revoke_key(bad)
-    with make_client(fake_service, api_key=bad, cache=fake_cache_path,
-                     rate_limit_per_minute=6000) as client:
+    with make_client(
+        fake_service, api_key=bad, cache=fake_cache_path, rate_limit_per_minute=6000
+    ) as client:
         for _ in range(2):
             with pytest.raises(AuthenticationError):
                 client.profile("ada")
@@ -166,8 +170,13 @@ def test_400_is_not_cached(fake_service, fake_client):
 
 
 def test_unbilled_failure_in_a_200_envelope_is_not_cached(fake_service, fake_client):
-    fake_service.override(PROFILE, FailFirst(1, lambda: (200, {
-        "success": False, "message": "Try later", "errors": None, "data": None})))
+    fake_service.override(
+        PROFILE,
+        FailFirst(
+            1,
+            lambda: (200, {"success": False, "message": "Try later", "errors": None, "data": None}),
+        ),
+    )
     with pytest.raises(ServiceError):
         fake_client.profile("ada")
     assert fake_client.profile("ada")["handle"] == "ada"
@@ -249,8 +258,9 @@ def test_cache_hits_spend_no_credits(fake_service, fake_client):
 @pytest.mark.parametrize("failure", ["500", "403"])
 def test_failed_refresh_keeps_the_answer_already_paid_for(fake_service, fake_cache_path, failure):
     """A refresh that fails must not throw away the cached (paid) answer."""
-    with make_client(fake_service, cache=fake_cache_path, max_retries=0,
-                     rate_limit_per_minute=6000) as client:
+    with make_client(
+        fake_service, cache=fake_cache_path, max_retries=0, rate_limit_per_minute=6000
+    ) as client:
         rec = client.profile("ada")
         if failure == "500":
             fake_service.override(PROFILE, lambda req: server_error())

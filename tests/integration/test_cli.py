@@ -26,7 +26,10 @@ def _env(**extra: str) -> dict[str, str]:
 def test_serve_prints_a_base_url_and_a_key_that_work(tmp_path):
     proc = subprocess.Popen(
         [*CLI, "serve", "--latency", "0", "--rate-limit", "600", "--duration", "60"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
     )
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
@@ -43,8 +46,9 @@ def test_serve_prints_a_base_url_and_a_key_that_work(tmp_path):
 
 
 def test_serve_stops_by_itself_after_duration():
-    done = subprocess.run([*CLI, "serve", "--duration", "0.5"], capture_output=True, text=True,
-                          timeout=60, env=_env())
+    done = subprocess.run(
+        [*CLI, "serve", "--duration", "0.5"], capture_output=True, text=True, timeout=60, env=_env()
+    )
     assert done.returncode == 0
     assert "listening on http://127.0.0.1:" in done.stdout
 
@@ -54,8 +58,13 @@ def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path, mode):
     import pandas as pd
 
     sparse = ["--sparse"] if mode == "sparse" else []
-    done = subprocess.run([*CLI, "demo", "--workdir", str(tmp_path), "--no-progress", *sparse],
-                          capture_output=True, text=True, timeout=300, env=_env())
+    done = subprocess.run(
+        [*CLI, "demo", "--workdir", str(tmp_path), "--no-progress", *sparse],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "250 rows, 235 valid handles, 190 distinct, 0 cached -> 190 billable calls" in out
@@ -76,8 +85,9 @@ def test_console_script_and_module_agree():
 
 
 def test_a_bad_option_exits_2_with_usage_not_a_traceback():
-    done = subprocess.run([*CLI, "serve", "--latency", "nope"], capture_output=True, text=True,
-                          timeout=60, env=_env())
+    done = subprocess.run(
+        [*CLI, "serve", "--latency", "nope"], capture_output=True, text=True, timeout=60, env=_env()
+    )
     assert done.returncode == 2
     assert "invalid float value" in done.stderr
     assert "Traceback" not in done.stderr
@@ -89,10 +99,14 @@ PROFILE = "/api/data/v1/people/profile"
 
 
 def _run(svc, tmp_path, *args, key=None, cache=None):
-    env = _env(LOOKUP_BASE_URL=svc.base_url, LOOKUP_API_KEY=key or svc.api_key,
-               LOOKUP_CACHE=str(cache or tmp_path / "cli-cache.sqlite"))
-    return subprocess.run([*CLI, *args, "--no-progress"], capture_output=True, text=True,
-                          timeout=120, env=env)
+    env = _env(
+        LOOKUP_BASE_URL=svc.base_url,
+        LOOKUP_API_KEY=key or svc.api_key,
+        LOOKUP_CACHE=str(cache or tmp_path / "cli-cache.sqlite"),
+    )
+    return subprocess.run(
+        [*CLI, *args, "--no-progress"], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def _leads(tmp_path):
@@ -112,20 +126,23 @@ def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
     import pandas as pd
 
     out = tmp_path / "out.csv"
-    done = _run(fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-c", "handle",
-                "-o", str(out))
+    done = _run(
+        fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-c", "handle", "-o", str(out)
+    )
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert frame["name"].tolist() == ["Ada", "Ada again", "Blank", "Ghost", "Grace"]
-    assert frame["note"].tolist() == ["NA", "", "x", "y", "z"]   # input cells kept as written
+    assert frame["note"].tolist() == ["NA", "", "x", "y", "z"]  # input cells kept as written
     assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
-    assert (frame.loc[0, "profile_first_name"], frame.loc[0, "profile_last_name"]) == \
-        ("Ada", "Lovelace")
-    assert json.loads(frame.loc[0, "profile_skills"])               # lists written as JSON
+    assert (frame.loc[0, "profile_first_name"], frame.loc[0, "profile_last_name"]) == (
+        "Ada",
+        "Lovelace",
+    )
+    assert json.loads(frame.loc[0, "profile_skills"])  # lists written as JSON
     assert json.loads(frame.loc[0, "profile_positions"])[0]["organization"]["slug"]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("enriched 5 rows (3 ok, 1 not_found, 1 invalid")
-    assert fake_service.count(PROFILE) == 3                         # ada once, ghost, grace
+    assert fake_service.count(PROFILE) == 3  # ada once, ghost, grace
 
 
 def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
@@ -137,7 +154,7 @@ def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
     again = _run(fake_service, tmp_path, "enrich", str(leads))
     assert again.returncode == 0
     assert again.stdout == first.stdout
-    assert fake_service.count() == sent                              # all from the cache
+    assert fake_service.count() == sent  # all from the cache
     assert "0 requests sent" in again.stderr
 
 
@@ -145,11 +162,22 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
     leads = str(_leads(tmp_path))
     cases = {
         4: _run(fake_service, tmp_path, "enrich", leads, "--max-calls", "1"),
-        3: _run(fake_service, tmp_path, "enrich", leads, key="lk_test_not_a_key",
-                cache=tmp_path / "other.sqlite"),
+        3: _run(
+            fake_service,
+            tmp_path,
+            "enrich",
+            leads,
+            key="lk_test_not_a_key",
+            cache=tmp_path / "other.sqlite",
+        ),
     }
-    no_url = subprocess.run([*CLI, "enrich", leads], capture_output=True, text=True, timeout=60,
-                            env=_env(LOOKUP_API_KEY="x"))
+    no_url = subprocess.run(
+        [*CLI, "enrich", leads],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(LOOKUP_API_KEY="x"),
+    )
     cases[2] = no_url
     for code, done in cases.items():
         assert done.returncode == code, (code, done.stderr)
@@ -165,7 +193,7 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
         assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "No column 'nope'" in missing_col.stderr
     assert "no such file" in missing_file.stderr
-    assert fake_service.billed() == 0       # the budget refused first; the bad key paid nothing
+    assert fake_service.billed() == 0  # the budget refused first; the bad key paid nothing
 
 
 def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
@@ -175,8 +203,16 @@ def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
     done = _run(fake_service, tmp_path, "employees", "acme", "-o", str(emp))
     assert done.returncode == 0, done.stderr
     assert len(pd.read_csv(emp)) == 137
-    found = _run(fake_service, tmp_path, "search", "engineer", "--max-records", "60",
-                 "--filter", "geo_country_code=DE")
+    found = _run(
+        fake_service,
+        tmp_path,
+        "search",
+        "engineer",
+        "--max-records",
+        "60",
+        "--filter",
+        "geo_country_code=DE",
+    )
     assert found.returncode == 0, found.stderr
     people = pd.read_csv(io.StringIO(found.stdout))
     assert 0 < len(people) <= 60 and (people["geo.country_code"] == "DE").all()
@@ -198,7 +234,8 @@ def test_enrich_and_listings_against_sparse_records(fake_service, tmp_path):
     frame = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
     assert [f"profile_{f}" for f in PERSON_FIELDS] == [
-        c for c in frame.columns if c.startswith("profile_")][: len(PERSON_FIELDS)]
+        c for c in frame.columns if c.startswith("profile_")
+    ][: len(PERSON_FIELDS)]
     for args in (("employees", "acme"), ("search", "engineer", "--max-records", "60")):
         listed = _run(fake_service, tmp_path, *args)
         assert listed.returncode == 0, listed.stderr

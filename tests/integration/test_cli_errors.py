@@ -35,8 +35,11 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _svc_env(svc, tmp_path: Path, **extra: str) -> dict[str, str]:
     """Settings pointing at the emulator, with a cache file of the test's own."""
-    settings = {"LOOKUP_BASE_URL": svc.base_url, "LOOKUP_API_KEY": svc.api_key,
-                "LOOKUP_CACHE": str(tmp_path / "cli-cache.sqlite")}
+    settings = {
+        "LOOKUP_BASE_URL": svc.base_url,
+        "LOOKUP_API_KEY": svc.api_key,
+        "LOOKUP_CACHE": str(tmp_path / "cli-cache.sqlite"),
+    }
     settings.update(extra)
     return _env(**settings)
 
@@ -79,13 +82,15 @@ def _header(path: Path) -> str:
 
 # -- a base URL where the service does not answer --------------------------------------------
 
+
 def test_dead_base_url_names_the_url_and_the_variable(tmp_path):
     """Finding: a refused connection reads as a wrong LOOKUP_BASE_URL, not a service outage."""
     url = f"http://127.0.0.1:{_free_port()}"
     leads = _csv(tmp_path, "name,handle\nAda,ada-lovelace\n")
     out = tmp_path / "out.csv"
-    env = _env(LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x",
-               LOOKUP_CACHE=str(tmp_path / "c.sqlite"))
+    env = _env(
+        LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x", LOOKUP_CACHE=str(tmp_path / "c.sqlite")
+    )
     done = _cli(env, "enrich", str(leads), "-c", "handle", "-o", str(out), "--no-progress")
     line = _fails(done, 2, url, "LOOKUP_BASE_URL")
     assert "refused" in line.lower()
@@ -101,8 +106,9 @@ def test_plain_web_server_base_url_is_a_configuration_error(tmp_path):
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        env = _env(LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x",
-                   LOOKUP_CACHE=str(tmp_path / "c.sqlite"))
+        env = _env(
+            LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x", LOOKUP_CACHE=str(tmp_path / "c.sqlite")
+        )
         done = _cli(env, "enrich", str(leads), "--no-progress")
     finally:
         server.shutdown()
@@ -114,10 +120,12 @@ def test_plain_web_server_base_url_is_a_configuration_error(tmp_path):
 
 # -- input and output paths ------------------------------------------------------------------
 
+
 def test_input_that_is_a_directory(fake_service, tmp_path):
     """Finding: a directory as input gives a one-line reason, not a traceback."""
-    _fails(_run(fake_service, tmp_path, "enrich", str(tmp_path), "-c", "handle"), 2,
-           "is a directory")
+    _fails(
+        _run(fake_service, tmp_path, "enrich", str(tmp_path), "-c", "handle"), 2, "is a directory"
+    )
     assert fake_service.count() == 0
 
 
@@ -134,6 +142,7 @@ def test_output_in_a_missing_directory_or_a_directory_costs_nothing(fake_service
 
 
 # -- column clashes and bad arguments: nothing sent ------------------------------------------
+
 
 def test_column_clashes_and_an_empty_prefix_send_nothing(fake_service, tmp_path):
     """Finding: enrichment must not overwrite input columns; the check happens before sending."""
@@ -161,16 +170,25 @@ def test_out_of_range_limit_shows_the_services_validation_message(fake_service, 
 
 # -- settings and authentication -------------------------------------------------------------
 
+
 def test_missing_key_or_base_url_names_the_variable_not_the_keyword(fake_service, tmp_path):
     """Finding: the CLI reads the environment, so its message names LOOKUP_*, not api_key=."""
     leads = str(_csv(tmp_path, "name,handle\nAda,ada-lovelace\n"))
     cache = str(tmp_path / "c.sqlite")
-    no_key = _cli(_env(LOOKUP_BASE_URL=fake_service.base_url, LOOKUP_CACHE=cache),
-                  "enrich", leads, "--no-progress")
+    no_key = _cli(
+        _env(LOOKUP_BASE_URL=fake_service.base_url, LOOKUP_CACHE=cache),
+        "enrich",
+        leads,
+        "--no-progress",
+    )
     line = _fails(no_key, 2, "set the LOOKUP_API_KEY environment variable")
     assert "api_key=" not in line
-    no_url = _cli(_env(LOOKUP_API_KEY=fake_service.api_key, LOOKUP_CACHE=cache),
-                  "enrich", leads, "--no-progress")
+    no_url = _cli(
+        _env(LOOKUP_API_KEY=fake_service.api_key, LOOKUP_CACHE=cache),
+        "enrich",
+        leads,
+        "--no-progress",
+    )
     line = _fails(no_url, 2, "LOOKUP_BASE_URL")
     assert "base_url=" not in line
     assert fake_service.count() == 0
@@ -197,6 +215,7 @@ def test_serve_on_a_busy_port_says_it_cannot_listen():
 
 # -- reading the input -----------------------------------------------------------------------
 
+
 def test_latin1_input_needs_encoding_and_then_reads_correctly(fake_service, tmp_path):
     """Finding: a non-UTF-8 CSV points at --encoding, and --encoding latin-1 then works."""
     leads = tmp_path / "latin.csv"
@@ -204,16 +223,18 @@ def test_latin1_input_needs_encoding_and_then_reads_correctly(fake_service, tmp_
     _fails(_run(fake_service, tmp_path, "enrich", str(leads)), 2, "--encoding")
     assert fake_service.billed() == 0
     out = tmp_path / "out.csv"
-    done = _run(fake_service, tmp_path, "enrich", str(leads), "--encoding", "latin-1",
-                "-o", str(out))
+    done = _run(
+        fake_service, tmp_path, "enrich", str(leads), "--encoding", "latin-1", "-o", str(out)
+    )
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, encoding="utf-8", dtype=str, keep_default_na=False)
     assert frame["name"].tolist() == ["José"]
     assert frame["lookup_status"].tolist() == ["ok"]
 
 
-SPELLINGS = ("handle\nHTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/\njose-tanaka-067\n"
-             "@Jose-Tanaka-067\n")
+SPELLINGS = (
+    "handle\nHTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/\njose-tanaka-067\n@Jose-Tanaka-067\n"
+)
 
 
 def test_case_and_at_sign_spellings_cost_one_call(fake_service, tmp_path):
@@ -245,8 +266,11 @@ def test_missing_value_strings_agree_with_pandas(fake_service, tmp_path):
     assert cli["lookup_status"].tolist() == expected
     assert cli["handle"].tolist() == ["ada-lovelace", "N/A", "NA", "null", "", "grace-hopper"]
     assert fake_service.billed(PROFILE) == 2
-    client = lp.Client(api_key=fake_service.api_key, base_url=fake_service.base_url,
-                       cache=tmp_path / "other.sqlite")
+    client = lp.Client(
+        api_key=fake_service.api_key,
+        base_url=fake_service.base_url,
+        cache=tmp_path / "other.sqlite",
+    )
     try:
         frame = pd.read_csv(leads).lookup.enrich_profiles("handle", client=client, progress=False)
     finally:
@@ -258,11 +282,20 @@ def test_missing_value_strings_agree_with_pandas(fake_service, tmp_path):
 def test_header_only_csv_has_the_same_columns_as_other_runs(fake_service, tmp_path):
     """Finding: an empty input still yields the full output header, like not-found/invalid runs."""
     headers = []
-    for name, text in (("empty", "name,handle\n"), ("ghost", "name,handle\nG,unknown-x\n"),
-                       ("blank", "name,handle\nB,\n")):
+    for name, text in (
+        ("empty", "name,handle\n"),
+        ("ghost", "name,handle\nG,unknown-x\n"),
+        ("blank", "name,handle\nB,\n"),
+    ):
         out = tmp_path / f"{name}-out.csv"
-        done = _run(fake_service, tmp_path, "enrich", str(_csv(tmp_path, text, f"{name}.csv")),
-                    "-o", str(out))
+        done = _run(
+            fake_service,
+            tmp_path,
+            "enrich",
+            str(_csv(tmp_path, text, f"{name}.csv")),
+            "-o",
+            str(out),
+        )
         assert done.returncode == 0, (name, done.stderr)
         headers.append(_header(out))
     assert headers[0] == headers[1] == headers[2]
@@ -270,6 +303,7 @@ def test_header_only_csv_has_the_same_columns_as_other_runs(fake_service, tmp_pa
 
 
 # -- the summary and the help ----------------------------------------------------------------
+
 
 def test_summary_line_counts_fetches_then_cache_hits(fake_service, tmp_path):
     """Finding: the summary line says what was fetched, retried and paid, then what was cached."""
@@ -296,6 +330,9 @@ def test_help_of_service_commands_lists_the_environment():
 def test_a_filter_cannot_set_the_commands_own_keywords(fake_service, tmp_path):
     """--filter client=x would have reached the API function as its client= argument."""
     for key in ("client", "max_records", "limit"):
-        _fails(_run(fake_service, tmp_path, "search", "engineer", "--filter", f"{key}=x"), 2,
-               "is not a filter")
+        _fails(
+            _run(fake_service, tmp_path, "search", "engineer", "--filter", f"{key}=x"),
+            2,
+            "is not a filter",
+        )
     assert fake_service.count() == 0

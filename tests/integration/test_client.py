@@ -97,8 +97,10 @@ def test_unknown_path_raises_not_found_error_without_retrying(fake_service, fake
 
 
 def test_http_404_on_a_profile_is_none(fake_service, fake_client):
-    fake_service.override(PROFILE, lambda req: (404, {"success": False, "message": "Not here",
-                                                      "errors": None, "data": None}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (404, {"success": False, "message": "Not here", "errors": None, "data": None}),
+    )
     assert fake_client.profile("ada") is None
     assert fake_service.count(PROFILE, handle="ada") == 1
 
@@ -189,8 +191,10 @@ def test_rotation_old_key_fails_new_key_works(fake_service, tmp_path):
     new = fake_service.rotate_key()
     assert new != old
 
-    with make_client(fake_service, api_key=old, rate_limit_per_minute=FAST) as client, \
-            pytest.raises(AuthenticationError):
+    with (
+        make_client(fake_service, api_key=old, rate_limit_per_minute=FAST) as client,
+        pytest.raises(AuthenticationError),
+    ):
         client.profile("grace")
     with make_client(fake_service, api_key=new) as client:
         assert client.profile("grace")["handle"] == "grace"
@@ -199,9 +203,13 @@ def test_rotation_old_key_fails_new_key_works(fake_service, tmp_path):
 
 def test_401_maps_to_authentication_error(fake_service, fake_client):
     # A Client always sends its key, so the 401 is scripted; its body is the emulator's own.
-    fake_service.override(PROFILE, lambda req: (401, {"success": False,
-                                                      "message": "API key is required",
-                                                      "errors": None, "data": None}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            401,
+            {"success": False, "message": "API key is required", "errors": None, "data": None},
+        ),
+    )
     with pytest.raises(AuthenticationError) as info:
         fake_client.profile("ada")
     assert info.value.status_code == 401
@@ -245,9 +253,19 @@ def test_malformed_cursor_raises_validation_error(fake_service, fake_client):
 
 
 def test_validation_error_in_a_200_envelope(fake_service, fake_client):
-    fake_service.override(PROFILE, lambda req: (200, {
-        "success": False, "message": "handle is malformed", "error_code": "VALIDATION_ERROR",
-        "errors": {"handle": "bad"}, "data": None}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            200,
+            {
+                "success": False,
+                "message": "handle is malformed",
+                "error_code": "VALIDATION_ERROR",
+                "errors": {"handle": "bad"},
+                "data": None,
+            },
+        ),
+    )
     with pytest.raises(ValidationError) as info:
         fake_client.profile("ada")
     assert info.value.errors == {"handle": "bad"}
@@ -257,10 +275,10 @@ def test_validation_error_in_a_200_envelope(fake_service, fake_client):
 # -- responses that are not the envelope ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("body", ["<html><body>maintenance</body></html>", {"data": {"id": 1}},
-                                  ""])
+@pytest.mark.parametrize("body", ["<html><body>maintenance</body></html>", {"data": {"id": 1}}, ""])
 def test_200_without_the_envelope_raises_response_error_without_retrying(
-        fake_service, fake_client, body):
+    fake_service, fake_client, body
+):
     fake_service.override(PROFILE, lambda req: (200, body))
     with pytest.raises(ResponseError) as info:
         fake_client.profile("ada")
@@ -269,9 +287,19 @@ def test_200_without_the_envelope_raises_response_error_without_retrying(
 
 
 def test_profile_whose_data_is_not_an_object_raises_response_error(fake_service, fake_client):
-    fake_service.override(PROFILE, lambda req: (200, {"success": True, "statusCode": 200,
-                                                      "message": "ok", "errors": None,
-                                                      "data": ["not", "an", "object"]}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            200,
+            {
+                "success": True,
+                "statusCode": 200,
+                "message": "ok",
+                "errors": None,
+                "data": ["not", "an", "object"],
+            },
+        ),
+    )
     with pytest.raises(ResponseError):
         fake_client.profile("ada")
 
@@ -301,14 +329,18 @@ def test_transient_failures_are_retried(fake_service, fake_client, kind, k):
     assert fake_client.stats.retries == k
 
 
-@pytest.mark.parametrize(("kind", "exc_type", "status"), [
-    ("500", ServerError, 500),
-    ("502-html", ServerError, 502),
-    ("503", ServerError, 503),
-    ("drop", TransportError, None),
-])
+@pytest.mark.parametrize(
+    ("kind", "exc_type", "status"),
+    [
+        ("500", ServerError, 500),
+        ("502-html", ServerError, 502),
+        ("503", ServerError, 503),
+        ("drop", TransportError, None),
+    ],
+)
 def test_persistent_failure_raises_after_max_retries_plus_one_attempts(
-        fake_service, kind, exc_type, status):
+    fake_service, kind, exc_type, status
+):
     fake_service.override(PROFILE, lambda req: TRANSIENT[kind]())
     with make_client(fake_service, max_retries=2) as client:
         ids = capture_request_ids(client)
@@ -337,8 +369,9 @@ def test_max_retries_zero_sends_once(fake_service):
 def test_random_faults_from_the_emulator_lose_nothing(fake_service):
     # The emulator's fault injection (seeded, reset per test): every kind, every endpoint.
     # Seeded draws happen in request order; a single thread and no 429s keep that order fixed.
-    fake_service.configure(fault_rate=0.3, fault_kinds=("500", "502", "503", "drop"),
-                           rate_burst=1000)
+    fake_service.configure(
+        fault_rate=0.3, fault_kinds=("500", "502", "503", "drop"), rate_burst=1000
+    )
     handles = [f"fault-{i}" for i in range(12)]
     with make_client(fake_service, max_retries=8) as client:
         records = [client.profile(h) for h in handles]
@@ -382,8 +415,10 @@ def test_persistent_timeout_raises_request_timeout_error(fake_service):
         return server_error()
 
     fake_service.override(PROFILE, slow)
-    with make_client(fake_service, timeout=0.2, max_retries=1) as client, \
-            pytest.raises(RequestTimeoutError) as info:
+    with (
+        make_client(fake_service, timeout=0.2, max_retries=1) as client,
+        pytest.raises(RequestTimeoutError) as info,
+    ):
         client.profile("ada")
     assert isinstance(info.value, TransportError)
     assert len(calls) == 2
@@ -459,8 +494,7 @@ def test_retry_after_is_capped(fake_service, fake_client):
 
 def test_persistent_429_raises_rate_limit_error(fake_service):
     fake_service.override(PROFILE, lambda req: rate_limited(0, limit=6000))
-    with make_client(fake_service, max_retries=1) as client, \
-            pytest.raises(RateLimitError) as info:
+    with make_client(fake_service, max_retries=1) as client, pytest.raises(RateLimitError) as info:
         client.profile("ada")
 
     exc = info.value

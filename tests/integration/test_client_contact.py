@@ -50,8 +50,9 @@ def web_server(tmp_path) -> Iterator[str]:
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
     handler.log_message = lambda *a, **k: None  # type: ignore[method-assign]
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -71,7 +72,7 @@ def test_a_port_with_nothing_listening_is_a_configuration_error_after_one_retry(
         stats = client.stats
     message = str(info.value)
     assert url in message and "refused" in message.lower()
-    assert "Check base_url=" in message          # Python names the keyword it was given as
+    assert "Check base_url=" in message  # Python names the keyword it was given as
     assert stats.sent == 2 and stats.retries == 1  # the tier look-up, and one quick retry
 
 
@@ -92,8 +93,10 @@ def test_enriching_against_a_dead_url_raises_and_never_grinds_through_the_rows()
 
 def test_an_ordinary_web_server_is_a_configuration_error_not_people_not_found(web_server):
     frame = pd.DataFrame({"handle": ["ada-lovelace", "grace-hopper"]})
-    with lp.Client(api_key="k", base_url=web_server, cache=False) as client, \
-            pytest.raises(ConfigurationError) as info:
+    with (
+        lp.Client(api_key="k", base_url=web_server, cache=False) as client,
+        pytest.raises(ConfigurationError) as info,
+    ):
         frame.lookup.enrich_profiles("handle", client=client, progress=False)
     message = str(info.value)
     assert web_server in message and "does not answer like the service" in message
@@ -128,8 +131,9 @@ def test_after_contact_an_html_502_is_transient_again(fake_service):
 def test_an_html_404_after_contact_is_an_error_row_not_not_found_and_is_not_cached(
     fake_service, tmp_path
 ):
-    html_404 = lambda req: Reply(404, b"<html>Not Found</html>",  # noqa: E731
-                                 {"Content-Type": "text/html"})
+    def html_404(req):
+        return Reply(404, b"<html>Not Found</html>", {"Content-Type": "text/html"})
+
     fake_service.override(PROFILE, html_404)
     frame = pd.DataFrame({"handle": ["ada-lovelace"]})
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
@@ -144,16 +148,31 @@ def test_an_html_404_after_contact_is_an_error_row_not_not_found_and_is_not_cach
 
 
 def test_the_services_own_404_envelope_is_not_found(fake_service):
-    fake_service.override(PROFILE, lambda req: (404, {"success": False, "message": "No such person",
-                                                      "errors": None, "data": None}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            404,
+            {"success": False, "message": "No such person", "errors": None, "data": None},
+        ),
+    )
     with make_client(fake_service) as client:
         assert client.profile("ada") is None
 
 
 def test_a_skill_not_found_code_is_not_found(fake_service):
-    fake_service.override(PROFILE, lambda req: (200, {"success": False, "error_code": "1030",
-                                                      "message": "Skill not found",
-                                                      "errors": None, "data": None}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            200,
+            {
+                "success": False,
+                "error_code": "1030",
+                "message": "Skill not found",
+                "errors": None,
+                "data": None,
+            },
+        ),
+    )
     with make_client(fake_service) as client:
         assert client.profile("ada") is None
 
@@ -186,12 +205,15 @@ def test_an_unmetered_tier_with_a_ceiling_of_ones_own_is_paced_at_it(fake_servic
 
 def test_an_unreadable_tier_falls_back_to_the_cheapest_pace_with_a_warning(fake_service, caplog):
     fake_service.override(TIER, lambda req: server_error())
-    with caplog.at_level(logging.WARNING, logger="lookup_pandas"), \
-            make_client(fake_service, max_retries=0) as client:
+    with (
+        caplog.at_level(logging.WARNING, logger="lookup_pandas"),
+        make_client(fake_service, max_retries=0) as client,
+    ):
         assert client.profile("ada")["handle"] == "ada"
         assert client.rate_limit_per_minute == SAFE_DEFAULT_RATE_PER_MINUTE
-    assert any("credits tier" in r.getMessage() and r.levelno == logging.WARNING
-               for r in caplog.records)
+    assert any(
+        "credits tier" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records
+    )
 
 
 def test_a_tier_without_a_current_tier_falls_back_to_the_cheapest_pace(fake_service):
@@ -222,12 +244,15 @@ def test_a_429_naming_its_limit_paces_at_95_percent_of_it(fake_service):
 # -- the breaker: a service that goes away mid-job stops the job -------------------------------
 
 
-@pytest.mark.parametrize(("reply", "error"), [(lambda req: DROP, TransportError),
-                                               (lambda req: server_error(), ServerError)])
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [(lambda req: DROP, TransportError), (lambda req: server_error(), ServerError)],
+)
 def test_a_job_stops_after_consecutive_outage_failures(fake_service, tmp_path, reply, error):
     frame = pd.DataFrame({"handle": [f"person-{i:03d}" for i in range(60)]})
-    with make_client(fake_service, cache=tmp_path / "c.sqlite", max_workers=2,
-                     max_retries=1) as client:
+    with make_client(
+        fake_service, cache=tmp_path / "c.sqlite", max_workers=2, max_retries=1
+    ) as client:
         client.profile("ada")  # first contact made; then the service goes away
         fake_service.override(PROFILE, reply)
         with pytest.raises(error) as info:
@@ -240,11 +265,14 @@ def test_a_job_stops_after_consecutive_outage_failures(fake_service, tmp_path, r
 
 def test_a_success_between_failures_resets_the_breaker(fake_service, tmp_path):
     # every other handle fails: never 3 in a row, so the job runs to its end
-    fail_odd = lambda req: server_error() if req.param("handle").endswith(("1", "3", "5", "7", "9")) else None  # noqa: E501,E731
+    def fail_odd(req):
+        return server_error() if req.param("handle")[-1] in "13579" else None
+
     fake_service.override(PROFILE, fail_odd)
     frame = pd.DataFrame({"handle": [f"person-{i:03d}" for i in range(20)]})
-    with make_client(fake_service, cache=tmp_path / "c.sqlite", max_workers=1,
-                     max_retries=0) as client:
+    with make_client(
+        fake_service, cache=tmp_path / "c.sqlite", max_workers=1, max_retries=0
+    ) as client:
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
     assert out["lookup_status"].value_counts().to_dict() == {"ok": 10, "error": 10}
 
@@ -253,12 +281,16 @@ def test_a_success_between_failures_resets_the_breaker(fake_service, tmp_path):
 
 
 def test_a_rejected_key_names_the_keyword_in_python_and_never_the_key(fake_service, monkeypatch):
-    with make_client(fake_service, api_key="lk_test_wrong") as client, \
-            pytest.raises(lp.AuthenticationError) as info:
+    with (
+        make_client(fake_service, api_key="lk_test_wrong") as client,
+        pytest.raises(lp.AuthenticationError) as info,
+    ):
         client.profile("ada")
     assert str(info.value).endswith("Check api_key=") and "lk_test_wrong" not in str(info.value)
     monkeypatch.setenv("LOOKUP_API_KEY", "lk_test_wrong")
-    with lp.Client(base_url=fake_service.base_url, cache=False) as client, \
-            pytest.raises(lp.AuthenticationError) as info:
+    with (
+        lp.Client(base_url=fake_service.base_url, cache=False) as client,
+        pytest.raises(lp.AuthenticationError) as info,
+    ):
         client.profile("ada")
     assert str(info.value).endswith("Check the LOOKUP_API_KEY environment variable")

@@ -9,8 +9,9 @@ import lookup_pandas as lp
 from .helpers import PROFILE
 
 
-def test_default_client_is_built_from_the_environment(fake_service, tmp_path, monkeypatch,
-                                                      isolated_default_client):
+def test_default_client_is_built_from_the_environment(
+    fake_service, tmp_path, monkeypatch, isolated_default_client
+):
     cache = tmp_path / "env-cache.sqlite"
     monkeypatch.setenv("LOOKUP_API_KEY", fake_service.api_key)
     monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url + "/")
@@ -41,15 +42,17 @@ def test_configure_replaces_the_default(fake_service, monkeypatch, isolated_defa
     first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url)
     assert lp.default_client() is first
     assert first.settings.cache_path is None  # LOOKUP_CACHE=off is honoured by the default
-    second = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
-                          cache=False, max_workers=2)
+    second = lp.configure(
+        api_key=fake_service.api_key, base_url=fake_service.base_url, cache=False, max_workers=2
+    )
     assert lp.default_client() is second and second is not first
     assert second.max_workers == 2
     assert second.profile("grace")["handle"] == "grace"
 
 
-def test_configure_while_the_old_default_is_busy_in_a_thread(fake_service, tmp_path,
-                                                             isolated_default_client):
+def test_configure_while_the_old_default_is_busy_in_a_thread(
+    fake_service, tmp_path, isolated_default_client
+):
     # Replacing the default client must not close the one a running job still uses (closing
     # its SQLite connection under another thread could crash the interpreter).
     import threading
@@ -58,8 +61,7 @@ def test_configure_while_the_old_default_is_busy_in_a_thread(fake_service, tmp_p
 
     fake_service.configure(latency=0.005)
     cache = tmp_path / "busy.sqlite"
-    first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
-                         cache=cache)
+    first = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url, cache=cache)
     frame = pd.DataFrame({"handle": [f"busy-{i:03d}" for i in range(150)]})
     result: dict[str, object] = {}
 

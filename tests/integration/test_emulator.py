@@ -41,8 +41,9 @@ def api(fake_service):
             headers = {}
             if key is not None:
                 headers[header or (PANEL_HEADER if path == TIER else DATA_HEADER)] = key
-            return session.get(fake_service.base_url + path, params=params, headers=headers,
-                               timeout=10)
+            return session.get(
+                fake_service.base_url + path, params=params, headers=headers, timeout=10
+            )
 
     yield Http()
     session.close()
@@ -218,8 +219,9 @@ def test_unknown_path_is_404_and_other_methods_405(api):
     r = api.get("/api/data/v1/nothing")
     assert r.status_code == 404
     assert r.json()["success"] is False
-    post = requests.post(api.svc.base_url + PROFILE, headers={DATA_HEADER: api.svc.api_key},
-                         timeout=10)
+    post = requests.post(
+        api.svc.base_url + PROFILE, headers={DATA_HEADER: api.svc.api_key}, timeout=10
+    )
     assert post.status_code == 405
 
 
@@ -232,8 +234,9 @@ def test_cursors_need_url_encoding_and_survive_only_when_encoded(api):
 
     encoded = api.get(SEARCH, title="engineer", limit=10, cursor=cursor)
     assert encoded.status_code == 200
-    assert [r["id"] for r in encoded.json()["data"]] == \
-        [r["id"] for r in data.search("engineer")[10:20]]
+    assert [r["id"] for r in encoded.json()["data"]] == [
+        r["id"] for r in data.search("engineer")[10:20]
+    ]
 
     # Pasted raw into the URL, "+" reads as a space: the cursor is no longer the same token.
     raw_url = f"{api.svc.base_url}{SEARCH}?title=engineer&limit=10&cursor={cursor}"
@@ -246,8 +249,9 @@ def test_employees_cursor_style(api):
     api.svc.configure(employees_style="cursor")
     first = api.get(EMPLOYEES, slug="acme", limit=50).json()
     assert set(first["pagination"]) == {"limit", "has_more", "next_cursor"}
-    second = api.get(EMPLOYEES, slug="acme", limit=50,
-                      cursor=first["pagination"]["next_cursor"]).json()
+    second = api.get(
+        EMPLOYEES, slug="acme", limit=50, cursor=first["pagination"]["next_cursor"]
+    ).json()
     assert [r["id"] for r in second["data"]] == [r["id"] for r in data.employees("acme")[50:100]]
 
 
@@ -348,8 +352,10 @@ def test_reset_restores_counters_keys_knobs_and_overrides(api):
     start = svc.balance
     new = svc.rotate_key()
     svc.configure(rate_limit_per_minute=7, latency=0.0, fault_rate=0.0)
-    svc.override(PROFILE, lambda req: (418, {"success": False, "message": "teapot",
-                                             "errors": None, "data": None}))
+    svc.override(
+        PROFILE,
+        lambda req: (418, {"success": False, "message": "teapot", "errors": None, "data": None}),
+    )
     assert api.get(PROFILE, key=new, handle="ada").status_code == 418
     assert api.get(PROFILE, key=original, handle="ada").status_code == 403
     api.get(TIER, key=new)
@@ -372,8 +378,11 @@ def test_keep_alive(fake_service):
     try:
         sock = None
         for handle in ("ada", "grace", "linus"):
-            conn.request("GET", f"{PROFILE}?handle={quote(handle)}",
-                         headers={DATA_HEADER: fake_service.api_key})
+            conn.request(
+                "GET",
+                f"{PROFILE}?handle={quote(handle)}",
+                headers={DATA_HEADER: fake_service.api_key},
+            )
             resp = conn.getresponse()
             body = json.loads(resp.read())
             assert resp.status == 200 and body["data"]["handle"] == handle
@@ -395,8 +404,12 @@ def test_standalone_service_has_its_own_key_and_state(fake_service):
     with FakeService(api_key="lk_test_standalone") as other:
         assert other.api_key == "lk_test_standalone"
         assert other.base_url != fake_service.base_url
-        r = requests.get(other.base_url + PROFILE, params={"handle": "ada"},
-                         headers={DATA_HEADER: "lk_test_standalone"}, timeout=10)
+        r = requests.get(
+            other.base_url + PROFILE,
+            params={"handle": "ada"},
+            headers={DATA_HEADER: "lk_test_standalone"},
+            timeout=10,
+        )
         assert r.status_code == 200
         assert other.count(PROFILE) == 1
     assert fake_service.count() == 0
@@ -406,10 +419,28 @@ def test_standalone_service_has_its_own_key_and_state(fake_service):
 
 #: The person record's fields as production documents them (data.py's docstring).
 DOCUMENTED = {
-    "id", "handle", "first_name", "last_name", "headline", "summary", "positions", "education",
-    "skills", "certifications", "languages", "projects", "publications", "geo",
-    "follower_count", "connection_count", "is_creator", "is_premium", "is_open_to_work",
-    "is_hiring", "primary_locale", "localized_headline",
+    "id",
+    "handle",
+    "first_name",
+    "last_name",
+    "headline",
+    "summary",
+    "positions",
+    "education",
+    "skills",
+    "certifications",
+    "languages",
+    "projects",
+    "publications",
+    "geo",
+    "follower_count",
+    "connection_count",
+    "is_creator",
+    "is_premium",
+    "is_open_to_work",
+    "is_hiring",
+    "primary_locale",
+    "localized_headline",
 }
 #: Fields the emulator once invented and production does not promise.
 INVENTED = {"full_name", "title", "company", "counts", "flags", "profile_url"}
@@ -426,8 +457,7 @@ def ids(records) -> list[str]:
 
 
 def position_at(record: dict, slug: str) -> dict | None:
-    return next((p for p in record.get("positions", ()) if p["organization"]["slug"] == slug),
-                None)
+    return next((p for p in record.get("positions", ()) if p["organization"]["slug"] == slug), None)
 
 
 def walk(api, path: str, **params) -> list[dict]:
@@ -474,8 +504,10 @@ def assert_production_shape(rec: dict) -> None:
         assert (p["end_date"] is None) == p["is_current"]
         if p["end_date"] is not None:
             assert set(p["end_date"]) == {"year", "month"}
-            assert (p["end_date"]["year"], p["end_date"]["month"]) >= \
-                (p["start_date"]["year"], p["start_date"]["month"])
+            assert (p["end_date"]["year"], p["end_date"]["month"]) >= (
+                p["start_date"]["year"],
+                p["start_date"]["month"],
+            )
         assert i == 0 or not p["is_current"]  # the current position comes first
         starts.append((p["start_date"]["year"], p["start_date"]["month"]))
     assert starts == sorted(starts, reverse=True)
@@ -501,15 +533,24 @@ def assert_production_shape(rec: dict) -> None:
     locale = rec["primary_locale"]
     assert set(locale) == {"country", "language"}
     assert locale["country"] == rec["geo"]["country_code"]
-    assert rec["localized_headline"] == {f"{locale['language']}_{locale['country']}":
-                                         rec["headline"]}
+    assert rec["localized_headline"] == {
+        f"{locale['language']}_{locale['country']}": rec["headline"]
+    }
 
 
 def test_person_record_has_production_shape_and_none_of_the_invented_fields(api):
-    handles = ["ada", "grace", "linus", "ada-lovelace-042", "acme-employee-00000",
-               "acme-former-00000", "stark-industries-employee-00003"]
-    records = [data.person(h) for h in handles] + [r for r in population()[:400]
-                                                   if not data.is_sparse_person(r["handle"])]
+    handles = [
+        "ada",
+        "grace",
+        "linus",
+        "ada-lovelace-042",
+        "acme-employee-00000",
+        "acme-former-00000",
+        "stark-industries-employee-00003",
+    ]
+    records = [data.person(h) for h in handles] + [
+        r for r in population()[:400] if not data.is_sparse_person(r["handle"])
+    ]
     for rec in records:
         assert not INVENTED & set(rec)
         assert_production_shape(rec)
@@ -542,8 +583,9 @@ def test_a_few_people_are_sparse_in_the_full_mode(api):
     sparse = [r["handle"] for r in population() if data.is_sparse_person(r["handle"])]
     assert 0.02 < len(sparse) / data.SEARCH_POPULATION < 0.09
     assert any(data.is_sparse_person(f"person-{i:05d}") for i in range(100))
-    acme_sparse = [h for h in (f"acme-employee-{i:05d}" for i in range(137))
-                   if data.is_sparse_person(h)]
+    acme_sparse = [
+        h for h in (f"acme-employee-{i:05d}" for i in range(137)) if data.is_sparse_person(h)
+    ]
     assert acme_sparse
     assert not any(data.is_sparse_person(h) for h in ("ada", "grace", "linus", "ada-lovelace"))
 
@@ -605,8 +647,11 @@ def test_sparse_mode_filters_on_the_full_record_then_thins(api):
 
 def test_search_title_matches_any_position_unless_current_only(api):
     def titles(rec, current_only):
-        return [p["title"].lower() for p in rec.get("positions", ())
-                if p["is_current"] or not current_only]
+        return [
+            p["title"].lower()
+            for p in rec.get("positions", ())
+            if p["is_current"] or not current_only
+        ]
 
     any_position = [r for r in population() if any("designer" in t for t in titles(r, False))]
     current = [r for r in population() if any("designer" in t for t in titles(r, True))]
@@ -636,8 +681,10 @@ def test_search_geo_filters(api):
     assert data.search("engineer", geo_city="paulo") == []  # equality, not a substring
 
 
-@pytest.mark.parametrize(("name", "needle"), [("first_name", "ada"), ("last_name", "van"),
-                                               ("headline", "at acme"), ("summary", "pandas")])
+@pytest.mark.parametrize(
+    ("name", "needle"),
+    [("first_name", "ada"), ("last_name", "van"), ("headline", "at acme"), ("summary", "pandas")],
+)
 def test_search_text_filters_are_case_insensitive_substrings(api, name, needle):
     base = data.search("engineer")
     expected = [r for r in base if needle in r.get(name, "").lower()]
@@ -648,21 +695,30 @@ def test_search_text_filters_are_case_insensitive_substrings(api, name, needle):
 
 def test_search_organization_slugs(api):
     def slugs(rec, current_only=False):
-        return {p["organization"]["slug"] for p in rec.get("positions", ())
-                if p["is_current"] or not current_only}
+        return {
+            p["organization"]["slug"]
+            for p in rec.get("positions", ())
+            if p["is_current"] or not current_only
+        }
 
     base = data.search("recruiter")
     anywhere = [r for r in base if slugs(r) & {"acme", "hooli"}]
-    now = [r for r in data.search("recruiter", current_only=True)  # title AND org: current
-           if slugs(r, True) & {"acme", "hooli"}]
+    now = [
+        r
+        for r in data.search("recruiter", current_only=True)  # title AND org: current
+        if slugs(r, True) & {"acme", "hooli"}
+    ]
     assert 0 < len(now) < len(anywhere) < len(base)
     assert ids(data.search("recruiter", organization_slugs="acme, HOOLI")) == ids(anywhere)
-    assert ids(data.search("recruiter", organization_slugs=["acme", "hooli"],
-                           current_only=True)) == ids(now)
-    assert ids(walk(api, SEARCH, title="recruiter", organization_slugs="acme,hooli")) == \
-        ids(anywhere)
-    assert ids(walk(api, SEARCH, title="recruiter", organization_slugs="acme,hooli",
-                    current_only="true")) == ids(now)
+    assert ids(
+        data.search("recruiter", organization_slugs=["acme", "hooli"], current_only=True)
+    ) == ids(now)
+    assert ids(walk(api, SEARCH, title="recruiter", organization_slugs="acme,hooli")) == ids(
+        anywhere
+    )
+    assert ids(
+        walk(api, SEARCH, title="recruiter", organization_slugs="acme,hooli", current_only="true")
+    ) == ids(now)
 
 
 def test_search_skills_all_or_any(api):
@@ -673,10 +729,12 @@ def test_search_skills_all_or_any(api):
     assert ids(data.search("engineer", skills="Python,sql")) == ids(both)
     assert ids(data.search("engineer", skills="python,sql", skills_match="any")) == ids(either)
     assert ids(walk(api, SEARCH, title="engineer", skills="python,sql")) == ids(both)
-    assert ids(walk(api, SEARCH, title="engineer", skills="python,sql",
-                    skills_match="all")) == ids(both)
-    assert ids(walk(api, SEARCH, title="engineer", skills="python, sql",
-                    skills_match="any")) == ids(either)
+    assert ids(walk(api, SEARCH, title="engineer", skills="python,sql", skills_match="all")) == ids(
+        both
+    )
+    assert ids(
+        walk(api, SEARCH, title="engineer", skills="python, sql", skills_match="any")
+    ) == ids(either)
     bad = api.get(SEARCH, title="engineer", skills="python", skills_match="most")
     assert bad.status_code == 400
     assert bad.json()["errors"] == {"skills_match": "must be one of all, any"}
@@ -684,8 +742,15 @@ def test_search_skills_all_or_any(api):
 
 def test_search_ignores_unknown_filters(api):
     plain = api.get(SEARCH, title="designer", geo_country_code="PT", limit=50).json()
-    extra = api.get(SEARCH, title="designer", geo_country_code="PT", limit=50,
-                    country_code="DE", company="acme", seniority="senior").json()
+    extra = api.get(
+        SEARCH,
+        title="designer",
+        geo_country_code="PT",
+        limit=50,
+        country_code="DE",
+        company="acme",
+        seniority="senior",
+    ).json()
     assert extra["data"] == plain["data"] and extra["pagination"] == plain["pagination"]
     with pytest.raises(TypeError):
         data.search("designer", country_code="DE")  # the Python side is strict
@@ -697,8 +762,14 @@ def test_search_cursor_is_bound_to_every_filter(api):
     again = api.get(SEARCH, **params, cursor=cursor)
     assert again.status_code == 200
     assert ids(again.json()["data"]) == ids(data.search("engineer", geo_country_code="DE")[10:20])
-    for change in ({"geo_country_code": "FR"}, {"skills": "python"}, {"current_only": "true"},
-                   {"organization_slugs": "acme"}, {"first_name": "ada"}, {"limit": 11}):
+    for change in (
+        {"geo_country_code": "FR"},
+        {"skills": "python"},
+        {"current_only": "true"},
+        {"organization_slugs": "acme"},
+        {"first_name": "ada"},
+        {"limit": 11},
+    ):
         other = api.get(SEARCH, **{**params, **change}, cursor=cursor)
         assert other.status_code == 400, change
         assert other.json()["errors"] == {"cursor": "cursor does not belong to this query"}
@@ -710,8 +781,13 @@ def test_search_of_the_population_stays_fast(api):
     data.search("a")  # the population is built once and cached
     started = time.perf_counter()
     for title in ("engineer", "manager", "data", "lead"):
-        data.search_records(title, skills="python,sql", skills_match="any",
-                            geo_country_code="de", organization_slugs="acme,globex")
+        data.search_records(
+            title,
+            skills="python,sql",
+            skills_match="any",
+            geo_country_code="de",
+            organization_slugs="acme,globex",
+        )
     assert time.perf_counter() - started < 1.0
 
 
@@ -730,8 +806,9 @@ def test_head_counts_are_current_employees_and_a_quarter_more_left(slug, current
     for rec in formers[:50]:
         pos = position_at(rec, slug)
         assert pos is None or (not pos["is_current"] and pos["end_date"] is not None)
-        assert not any(p["is_current"] and p["organization"]["slug"] == slug
-                       for p in rec.get("positions", ()))
+        assert not any(
+            p["is_current"] and p["organization"]["slug"] == slug for p in rec.get("positions", ())
+        )
 
 
 def test_employees_current_only(api):
@@ -742,27 +819,34 @@ def test_employees_current_only(api):
     assert ids(everyone) == ids(data.employees("acme", current_only=False))
     bad = api.get(EMPLOYEES, slug="acme", current_only="yes")
     assert bad.status_code == 400 and bad.json()["errors"] == {
-        "current_only": "must be true or false"}
+        "current_only": "must be true or false"
+    }
 
 
 def test_employees_title_and_start_filters_look_at_the_position_there(api):
     everyone = data.employees("acme", current_only=False)
-    engineers = [r for r in everyone if (p := position_at(r, "acme"))
-                 and "engineer" in p["title"].lower()]
+    engineers = [
+        r for r in everyone if (p := position_at(r, "acme")) and "engineer" in p["title"].lower()
+    ]
     assert 0 < len(engineers) < len(everyone)
     assert ids(data.employees("acme", current_only=False, title="ENGINEER")) == ids(engineers)
-    assert ids(walk(api, EMPLOYEES, slug="acme", current_only="false", title="engineer")) == \
-        ids(engineers)
+    assert ids(walk(api, EMPLOYEES, slug="acme", current_only="false", title="engineer")) == ids(
+        engineers
+    )
 
     year = position_at(everyone[0], "acme")["start_date"]["year"]
-    in_year = [r for r in data.employees("acme") if (p := position_at(r, "acme"))
-               and p["start_date"]["year"] == year]
+    in_year = [
+        r
+        for r in data.employees("acme")
+        if (p := position_at(r, "acme")) and p["start_date"]["year"] == year
+    ]
     assert in_year
     assert ids(walk(api, EMPLOYEES, slug="acme", start_year=year)) == ids(in_year)
     month = position_at(in_year[0], "acme")["start_date"]["month"]
     in_month = [r for r in in_year if position_at(r, "acme")["start_date"]["month"] == month]
-    assert ids(walk(api, EMPLOYEES, slug="acme", start_year=year, start_month=month)) == \
-        ids(in_month)
+    assert ids(walk(api, EMPLOYEES, slug="acme", start_year=year, start_month=month)) == ids(
+        in_month
+    )
     assert ids(data.employees("acme", start_year=year, start_month=month)) == ids(in_month)
     for name, value in (("start_month", 13), ("start_year", "soon")):
         bad = api.get(EMPLOYEES, slug="acme", **{name: value})
@@ -786,8 +870,11 @@ def _start(rec, slug="acme"):
 
 def _end(rec, slug="acme"):
     p = position_at(rec, slug)
-    return None if p is None or p["end_date"] is None else \
-        (p["end_date"]["year"], p["end_date"]["month"])
+    return (
+        None
+        if p is None or p["end_date"] is None
+        else (p["end_date"]["year"], p["end_date"]["month"])
+    )
 
 
 @pytest.mark.parametrize("sort", ["newest", "oldest"])
@@ -810,8 +897,9 @@ def test_employees_sort_recently_left(api):
     assert ends == sorted(ends, reverse=True) and len(set(ends)) > 1
     assert ids(current) == ids(data.employees("acme"))
     # Current employees only (the default): nobody left, the stable order.
-    assert ids(walk(api, EMPLOYEES, slug="acme", sort="recently_left")) == \
-        ids(data.employees("acme"))
+    assert ids(walk(api, EMPLOYEES, slug="acme", sort="recently_left")) == ids(
+        data.employees("acme")
+    )
 
 
 def test_employees_bad_sort_is_400_and_unknown_filters_are_ignored(api):
@@ -824,8 +912,15 @@ def test_employees_bad_sort_is_400_and_unknown_filters_are_ignored(api):
         data.employees("acme", sort="alphabetical")
 
     plain = api.get(EMPLOYEES, slug="acme", limit=50, page=2).json()
-    extra = api.get(EMPLOYEES, slug="acme", limit=50, page=2, department="sales",
-                    country_code="DE", seniority="senior").json()
+    extra = api.get(
+        EMPLOYEES,
+        slug="acme",
+        limit=50,
+        page=2,
+        department="sales",
+        country_code="DE",
+        seniority="senior",
+    ).json()
     assert extra == plain
 
     unknown = api.get(EMPLOYEES, slug="unknown-co", title="engineer", sort="newest")
@@ -837,10 +932,17 @@ def test_employees_cursor_is_bound_to_every_filter(api):
     params = {"slug": "hooli", "limit": 20, "sort": "newest", "title": "engineer"}
     cursor = api.get(EMPLOYEES, **params).json()["pagination"]["next_cursor"]
     again = api.get(EMPLOYEES, **params, cursor=cursor).json()
-    assert ids(again["data"]) == ids(data.employees("hooli", sort="newest",
-                                                    title="engineer")[20:40])
-    for change in ({"sort": "oldest"}, {"title": "designer"}, {"current_only": "false"},
-                   {"geo_country_code": "DE"}, {"start_year": 2020}, {"slug": "globex"}):
+    assert ids(again["data"]) == ids(
+        data.employees("hooli", sort="newest", title="engineer")[20:40]
+    )
+    for change in (
+        {"sort": "oldest"},
+        {"title": "designer"},
+        {"current_only": "false"},
+        {"geo_country_code": "DE"},
+        {"start_year": 2020},
+        {"slug": "globex"},
+    ):
         other = api.get(EMPLOYEES, **{**params, **change}, cursor=cursor)
         assert other.status_code == 400, change
         assert other.json()["errors"] == {"cursor": "cursor does not belong to this query"}

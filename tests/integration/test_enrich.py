@@ -54,8 +54,9 @@ def is_str_dtype(series: pd.Series) -> bool:
 
 
 def test_result_is_a_new_frame_and_the_input_is_unchanged(fake_service, fake_client):
-    frame = lead_frame(["ada-shape", " grace-shape/ ", None, "unknown-shape", ""],
-                       index=[10, 20, 30, 40, 50])
+    frame = lead_frame(
+        ["ada-shape", " grace-shape/ ", None, "unknown-shape", ""], index=[10, 20, 30, 40, 50]
+    )
     before = frame.copy(deep=True)
     snapshot = copy.deepcopy(frame)
 
@@ -75,10 +76,20 @@ def test_new_columns_are_prefixed_flattened_and_typed(fake_service, fake_client)
     frame = lead_frame(["ada-cols", "unknown-cols", None, "grace-cols"])
     out = enrich(frame, fake_client)
 
-    for col in ("profile_id", "profile_handle", "profile_first_name", "profile_geo.city",
-                "profile_geo.country_code", "profile_follower_count", "profile_skills",
-                "profile_positions", "profile_is_open_to_work", "profile_primary_locale.language",
-                STATUS, ERROR):
+    for col in (
+        "profile_id",
+        "profile_handle",
+        "profile_first_name",
+        "profile_geo.city",
+        "profile_geo.country_code",
+        "profile_follower_count",
+        "profile_skills",
+        "profile_positions",
+        "profile_is_open_to_work",
+        "profile_primary_locale.language",
+        STATUS,
+        ERROR,
+    ):
         assert col in out.columns, col
     assert list(out.columns[-2:]) == [STATUS, ERROR]
     assert not any(c in out.columns for c in ("profile_geo", "profile_primary_locale", "id"))
@@ -157,8 +168,16 @@ def test_statuses_ok_not_found_invalid_error(fake_service, tmp_path):
     with make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client:
         out = enrich(lead_frame(values), client)
 
-    assert out[STATUS].tolist() == ["ok", "not_found", "invalid", "invalid", "invalid",
-                                    "invalid", "error", "invalid"]
+    assert out[STATUS].tolist() == [
+        "ok",
+        "not_found",
+        "invalid",
+        "invalid",
+        "invalid",
+        "invalid",
+        "error",
+        "invalid",
+    ]
     errors = out[ERROR].tolist()
     assert pd.isna(errors[0])
     assert "not found" in errors[1].lower()
@@ -174,8 +193,21 @@ def test_statuses_ok_not_found_invalid_error(fake_service, tmp_path):
 
 
 def test_invalid_values_are_never_sent(fake_service, fake_client):
-    out = enrich(lead_frame([None, float("nan"), "", "   ", "\t", pd.NA,
-                             "https://www.example.com/company/acme", "a b"]), fake_client)
+    out = enrich(
+        lead_frame(
+            [
+                None,
+                float("nan"),
+                "",
+                "   ",
+                "\t",
+                pd.NA,
+                "https://www.example.com/company/acme",
+                "a b",
+            ]
+        ),
+        fake_client,
+    )
     assert set(out[STATUS]) == {"invalid"}
     assert out[ERROR].notna().all()
     assert fake_service.count(PROFILE) == 0
@@ -250,17 +282,20 @@ def _frames(n: int):
             st.just(None),
             st.lists(st.integers(0, 3), min_size=k, max_size=k),  # non-unique, usually
             st.lists(st.sampled_from(["a", "b", "c"]), min_size=k, max_size=k),
-            st.lists(st.tuples(st.sampled_from(["x", "y"]), st.integers(0, 1)),
-                     min_size=k, max_size=k).map(
-                lambda ts: pd.MultiIndex.from_tuples(ts) if ts else None),
+            st.lists(
+                st.tuples(st.sampled_from(["x", "y"]), st.integers(0, 1)), min_size=k, max_size=k
+            ).map(lambda ts: pd.MultiIndex.from_tuples(ts) if ts else None),
         )
         return index.map(lambda ix: (vals, ix))
 
     return pool, values.flatmap(with_index)
 
 
-@settings(max_examples=30, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(st.data())
 def test_enrichment_invariants(fake_service, tmp_path, data_):
     n = next(_example_counter)
@@ -307,8 +342,10 @@ def test_raise_mode_not_found_raises(fake_service, fake_client):
 
 def test_raise_mode_persistent_server_error_raises(fake_service, tmp_path):
     fake_service.override(PROFILE, FailHandles({"broken-raise"}))
-    with make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client, \
-            pytest.raises(ServiceError) as info:
+    with (
+        make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client,
+        pytest.raises(ServiceError) as info,
+    ):
         enrich(lead_frame(["broken-raise"]), client, errors="raise")
     assert not isinstance(info.value, NotFoundError)
     assert "broken-raise" in str(info.value)
@@ -326,8 +363,7 @@ def test_raise_mode_cached_not_found_raises_without_sending(fake_service, fake_c
 
 
 def test_raise_mode_invalid_rows_do_not_raise(fake_service, fake_client):
-    out = enrich(lead_frame(["ada-inv", None, "", "  ", float("nan")]), fake_client,
-                 errors="raise")
+    out = enrich(lead_frame(["ada-inv", None, "", "  ", float("nan")]), fake_client, errors="raise")
     assert out[STATUS].tolist() == ["ok", "invalid", "invalid", "invalid", "invalid"]
 
 
@@ -404,15 +440,23 @@ def test_negative_max_calls_is_refused(fake_service, fake_client):
 
 
 def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_client):
-    values = ["a-est", " a-est/ ", "b-est", "c-est", "unknown-est", None, "", "   ",
-              "https://www.example.com/in/c-est/"]
+    values = [
+        "a-est",
+        " a-est/ ",
+        "b-est",
+        "c-est",
+        "unknown-est",
+        None,
+        "",
+        "   ",
+        "https://www.example.com/in/c-est/",
+    ]
     frame = lead_frame(values)
     before = frame.copy(deep=True)
 
     first = estimate(frame, fake_client)
     assert first == lp.Estimate(rows=9, valid=6, unique=4, cached=0, to_fetch=4)
-    assert (first.rows, first.valid, first.unique, first.cached, first.to_fetch) == (
-        9, 6, 4, 0, 4)
+    assert (first.rows, first.valid, first.unique, first.cached, first.to_fetch) == (9, 6, 4, 0, 4)
     assert fake_service.count() == 0  # a brand-new client: not even the tier request
 
     enrich(lead_frame(["b-est", "unknown-est"]), fake_client)
@@ -420,7 +464,12 @@ def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_clien
 
     second = estimate(frame, fake_client)
     assert (second.rows, second.valid, second.unique, second.cached, second.to_fetch) == (
-        9, 6, 4, 2, 2)
+        9,
+        6,
+        4,
+        2,
+        2,
+    )
     assert fake_service.count() == sent
     pd.testing.assert_frame_equal(frame, before)
 
@@ -498,8 +547,10 @@ def test_authentication_failure_stops_the_run_and_resume_pays_once(fake_service,
     fake_service.configure(latency=0.02)
     fake_service.override(PROFILE, AfterN(n_ok, fake_service.revoke_key))
 
-    with make_client(fake_service, cache=cache, max_workers=workers) as client, \
-            pytest.raises(AuthenticationError):
+    with (
+        make_client(fake_service, cache=cache, max_workers=workers) as client,
+        pytest.raises(AuthenticationError),
+    ):
         enrich(frame, client)  # errors="coerce": authentication still raises
 
     forbidden = fake_service.count(PROFILE, status=403)
@@ -527,8 +578,10 @@ def test_authentication_failure_at_the_start_sends_no_profile_request(fake_servi
     # every further call would fail the same way, so the run raises without sending them.
     fake_service.revoke_key()
     fake_service.configure(latency=0.2)  # both workers are waiting when the refusal arrives
-    with make_client(fake_service, cache=tmp_path / "c.sqlite", max_workers=2) as client, \
-            pytest.raises(AuthenticationError):
+    with (
+        make_client(fake_service, cache=tmp_path / "c.sqlite", max_workers=2) as client,
+        pytest.raises(AuthenticationError),
+    ):
         enrich(lead_frame(["a-auth0", "b-auth0"]), client)
     assert fake_service.count(TIER, status=403) == 1
     assert fake_service.count(PROFILE) == 0
@@ -597,13 +650,17 @@ def test_refresh_counts_every_handle_against_max_calls(fake_service, fake_client
     frame.lookup.enrich_profiles("handle", client=fake_client, progress=False)
     before = fake_service.count()
     with pytest.raises(lp.BudgetExceededError) as info:
-        frame.lookup.enrich_profiles("handle", client=fake_client, refresh=True, max_calls=2,
-                                     progress=False)
+        frame.lookup.enrich_profiles(
+            "handle", client=fake_client, refresh=True, max_calls=2, progress=False
+        )
     assert (info.value.needed, info.value.allowed) == (3, 2)
     assert fake_service.count() == before
-    out = frame.lookup.enrich_profiles("handle", client=fake_client, refresh=True, max_calls=3,
-                                       progress=False)
+    out = frame.lookup.enrich_profiles(
+        "handle", client=fake_client, refresh=True, max_calls=3, progress=False
+    )
     assert out["lookup_status"].eq("ok").all()
     assert fake_service.count() - before == 3
     assert {h: fake_service.billed(PROFILE, handle=h) for h in ("budget-a", "budget-b")} == {
-        "budget-a": 2, "budget-b": 2}
+        "budget-a": 2,
+        "budget-b": 2,
+    }

@@ -59,14 +59,31 @@ def bars(monkeypatch):
 
 def _production_record(handle: str) -> dict:
     """A record with exactly production's documented fields (lookup_pandas.frames.PERSON_FIELDS)."""
-    return {"id": f"prsn_{handle}", "handle": handle, "first_name": "Jo", "last_name": "Doe",
-            "headline": "Engineer", "summary": "Builds things.",
-            "positions": [{"title": "Engineer", "organization": {"id": "org_1", "name": "Acme",
-                                                                 "slug": "acme", "url": "u"}}],
-            "education": [], "skills": ["python"], "certifications": [], "languages": [],
-            "geo": {"city": "Berlin", "country_code": "DE"}, "follower_count": 10,
-            "connection_count": 20, "is_creator": False, "is_premium": True,
-            "is_open_to_work": False, "is_hiring": False}
+    return {
+        "id": f"prsn_{handle}",
+        "handle": handle,
+        "first_name": "Jo",
+        "last_name": "Doe",
+        "headline": "Engineer",
+        "summary": "Builds things.",
+        "positions": [
+            {
+                "title": "Engineer",
+                "organization": {"id": "org_1", "name": "Acme", "slug": "acme", "url": "u"},
+            }
+        ],
+        "education": [],
+        "skills": ["python"],
+        "certifications": [],
+        "languages": [],
+        "geo": {"city": "Berlin", "country_code": "DE"},
+        "follower_count": 10,
+        "connection_count": 20,
+        "is_creator": False,
+        "is_premium": True,
+        "is_open_to_work": False,
+        "is_hiring": False,
+    }
 
 
 # -- 7. truthful progress and summary ------------------------------------------------------------
@@ -104,8 +121,9 @@ def test_each_handle_is_looked_up_in_the_cache_once(fake_service, tmp_path, bars
 
         backend.get_response = spy
         try:
-            _, summary = api.enrich_with_summary(pd.DataFrame({"handle": handles * 2}),
-                                                 "handle", client=client)
+            _, summary = api.enrich_with_summary(
+                pd.DataFrame({"handle": handles * 2}), "handle", client=client
+            )
         finally:
             backend.get_response = original
     assert len(reads) == len(handles)
@@ -122,8 +140,10 @@ def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):
 
 def test_a_job_ended_by_an_exception_removes_its_bar(fake_service, tmp_path, bars):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(5)]})
-    with make_client(fake_service, api_key="lk_test_wrong") as client, \
-            pytest.raises(AuthenticationError):
+    with (
+        make_client(fake_service, api_key="lk_test_wrong") as client,
+        pytest.raises(AuthenticationError),
+    ):
         frame.lookup.enrich_profiles("handle", client=client)
     assert len(bars) == 1 and bars[0].closed_leaving is False
 
@@ -133,8 +153,9 @@ def test_a_finished_job_leaves_its_bar(fake_service, fake_client, bars):
     assert bars[0].closed_leaving is True and bars[0].n == bars[0].total == 1
 
 
-def test_a_list_shorter_than_max_records_ends_its_bar_at_what_it_held(fake_service, fake_client,
-                                                                      bars):
+def test_a_list_shorter_than_max_records_ends_its_bar_at_what_it_held(
+    fake_service, fake_client, bars
+):
     people = lp.search_people("cto", max_records=5000, client=fake_client)
     assert 0 < len(people) < 5000
     assert bars[-1].total == bars[-1].n == len(people)
@@ -157,8 +178,9 @@ def test_max_records_zero_sends_nothing(fake_service, fake_client):
 # -- 4. clashes are refused before paying ------------------------------------------------------
 
 
-@pytest.mark.parametrize("existing", ["profile_headline", "profile_anything", "lookup_status",
-                                      "lookup_error"])
+@pytest.mark.parametrize(
+    "existing", ["profile_headline", "profile_anything", "lookup_status", "lookup_error"]
+)
 def test_a_clash_is_refused_before_anything_is_sent(fake_service, fake_client, existing):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(150)], existing: "x"})
     with pytest.raises(ColumnError, match=existing):
@@ -168,8 +190,9 @@ def test_a_clash_is_refused_before_anything_is_sent(fake_service, fake_client, e
 
 def test_an_empty_prefix_is_refused(fake_service, fake_client):
     with pytest.raises(UsageError, match="prefix"):
-        pd.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle", prefix="",
-                                                                 client=fake_client)
+        pd.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles(
+            "handle", prefix="", client=fake_client
+        )
     assert fake_service.count() == 0
 
 
@@ -179,27 +202,47 @@ def test_an_empty_prefix_is_refused(fake_service, fake_client):
 def test_a_field_that_starts_with_the_prefix_is_not_prefixed_twice(fake_service, fake_client):
     # Production promises no such field; a record may still carry one (the emulator's did).
     record = {**_production_record("ada"), "profile_url": "https://www.example.com/in/ada"}
-    fake_service.override(PROFILE, lambda req: (200, {
-        "success": True, "statusCode": 200, "message": "ok", "errors": None, "data": record}))
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            200,
+            {"success": True, "statusCode": 200, "message": "ok", "errors": None, "data": record},
+        ),
+    )
     out = pd.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle", client=fake_client)
     assert out.loc[0, "profile_url"] == "https://www.example.com/in/ada"
     assert not any(c.startswith("profile_profile_") for c in out.columns)
 
 
-def test_header_only_all_invalid_and_normal_runs_have_the_same_columns(fake_service,
-                                                                         fake_client):
-    fake_service.override(PROFILE, lambda req: (200, {
-        "success": True, "statusCode": 200, "message": "ok", "errors": None,
-        "data": _production_record(req.param("handle"))}))
+def test_header_only_all_invalid_and_normal_runs_have_the_same_columns(fake_service, fake_client):
+    fake_service.override(
+        PROFILE,
+        lambda req: (
+            200,
+            {
+                "success": True,
+                "statusCode": 200,
+                "message": "ok",
+                "errors": None,
+                "data": _production_record(req.param("handle")),
+            },
+        ),
+    )
 
     def columns(handles):
-        frame = pd.DataFrame({"name": ["n"] * len(handles), "handle": pd.Series(handles,
-                                                                                dtype="str")})
+        frame = pd.DataFrame(
+            {"name": ["n"] * len(handles), "handle": pd.Series(handles, dtype="str")}
+        )
         return list(frame.lookup.enrich_profiles("handle", client=fake_client).columns)
 
     normal, header_only, invalid = columns(["ada", "grace"]), columns([]), columns(["", None])
-    expected = ["name", "handle", *("profile_" + f for f in PERSON_FIELDS), "lookup_status",
-                "lookup_error"]
+    expected = [
+        "name",
+        "handle",
+        *("profile_" + f for f in PERSON_FIELDS),
+        "lookup_status",
+        "lookup_error",
+    ]
     assert normal == header_only == invalid == expected
 
 
@@ -209,10 +252,13 @@ def test_get_profiles_always_has_the_person_fields(fake_service, fake_client):
     assert frame["lookup_status"].tolist() == ["not_found", "invalid"]
 
 
-def test_handles_differing_in_case_or_at_sign_are_one_person_paid_once(fake_service,
-                                                                       fake_client):
-    values = ["HTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/", "jose-tanaka-067",
-              "@Jose-Tanaka-067", " @jose-tanaka-067/ "]
+def test_handles_differing_in_case_or_at_sign_are_one_person_paid_once(fake_service, fake_client):
+    values = [
+        "HTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/",
+        "jose-tanaka-067",
+        "@Jose-Tanaka-067",
+        " @jose-tanaka-067/ ",
+    ]
     frame = lp.get_profiles(values, client=fake_client)
     assert frame["handle"].tolist() == ["jose-tanaka-067"] * 4
     assert (frame["lookup_status"] == "ok").all()
@@ -220,8 +266,11 @@ def test_handles_differing_in_case_or_at_sign_are_one_person_paid_once(fake_serv
 
 
 def test_fold_case_false_sends_each_spelling(fake_service, fake_client):
-    frame = lp.get_profiles(["Jose-Tanaka-067", "jose-tanaka-067", "@jose-tanaka-067"],
-                            client=fake_client, fold_case=False)
+    frame = lp.get_profiles(
+        ["Jose-Tanaka-067", "jose-tanaka-067", "@jose-tanaka-067"],
+        client=fake_client,
+        fold_case=False,
+    )
     assert frame["handle"].tolist() == ["Jose-Tanaka-067", "jose-tanaka-067", "jose-tanaka-067"]
     assert fake_service.billed(PROFILE) == 2
 

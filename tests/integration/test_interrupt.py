@@ -25,8 +25,10 @@ def test_interrupted_run_keeps_what_was_fetched_and_resume_pays_once(fake_servic
     trigger = AfterN(15, interrupt_main)
     fake_service.override(PROFILE, trigger)
 
-    with make_client(fake_service, cache=cache, max_workers=4) as client, \
-            pytest.raises(KeyboardInterrupt):
+    with (
+        make_client(fake_service, cache=cache, max_workers=4) as client,
+        pytest.raises(KeyboardInterrupt),
+    ):
         frame.lookup.enrich_profiles("handle", client=client, progress=False)
 
     assert trigger.fired
@@ -48,9 +50,7 @@ def test_interrupted_run_keeps_what_was_fetched_and_resume_pays_once(fake_servic
     assert fake_service.count(PROFILE) - sent == est.to_fetch
     assert out["lookup_status"].tolist() == ["ok"] * len(handles)
     assert out["profile_handle"].tolist() == handles
-    assert {h: fake_service.billed(PROFILE, handle=h) for h in handles} == {
-        h: 1 for h in handles
-    }
+    assert {h: fake_service.billed(PROFILE, handle=h) for h in handles} == {h: 1 for h in handles}
 
 
 def test_interrupt_sends_nothing_that_was_still_waiting_for_a_slot(fake_service, tmp_path):
@@ -63,8 +63,10 @@ def test_interrupt_sends_nothing_that_was_still_waiting_for_a_slot(fake_service,
     trigger = AfterN(2, interrupt_main)
     fake_service.override(PROFILE, trigger)
 
-    with make_client(fake_service, cache=tmp_path / "slow.sqlite", max_workers=4) as client, \
-            pytest.raises(KeyboardInterrupt):
+    with (
+        make_client(fake_service, cache=tmp_path / "slow.sqlite", max_workers=4) as client,
+        pytest.raises(KeyboardInterrupt),
+    ):
         frame.lookup.enrich_profiles("handle", client=client, progress=False)
 
     assert trigger.fired

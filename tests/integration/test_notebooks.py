@@ -69,8 +69,9 @@ def execute(name: str, workdir: Path) -> Run:
     nb = nbformat.read(path, as_version=4)
     run = Run(workdir)
     try:
-        NotebookClient(nb, timeout=180, kernel_name="python3",
-                       resources={"metadata": {"path": str(workdir)}}).execute()
+        NotebookClient(
+            nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}
+        ).execute()
     except Exception as exc:  # CellExecutionError, a dead kernel, a cell timeout
         run.error = exc
     run.nb = nb
@@ -117,9 +118,11 @@ def expected_profile_calls() -> set[str]:
 
 # -- emulator mode ---------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module", params=["full", "sparse"])
-def emulator_runs(request: pytest.FixtureRequest,
-                  tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+def emulator_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Run]:
     """Each notebook executed once with no LOOKUP_* variable: its own emulator in the kernel."""
     root = tmp_path_factory.mktemp(f"notebooks-emulator-{request.param}")
     runs: dict[str, Run] = {}
@@ -166,8 +169,10 @@ def test_quickstart_outputs(emulator_runs):
     de = outputs_text(cell_with(nb, 'geo_country_code="DE"'))
     assert re.search(r"\b[1-9]\d* engineers in Germany", de), de
     # lp.overview's columns, whatever the records hold
-    assert all(c in outputs_text(cell_with(nb, "lp.overview(people)"))
-               for c in ("name", "headline", "company", "city", "handle"))
+    assert all(
+        c in outputs_text(cell_with(nb, "lp.overview(people)"))
+        for c in ("name", "headline", "company", "city", "handle")
+    )
     tier = outputs_text(cell_with(nb, "lp.credits_tier()"))
     assert "limit_per_minute" in tier and "balance" in tier
 
@@ -185,8 +190,14 @@ def test_enrich_outputs_and_csv(emulator_runs):
     frame = pd.read_csv(written)
     assert frame.shape[0] == 250
     # production's documented person fields are always columns, filled or not
-    assert {"name", "handle", "lookup_status", "profile_id", "profile_first_name",
-            "profile_geo.city"} <= set(frame.columns)
+    assert {
+        "name",
+        "handle",
+        "lookup_status",
+        "profile_id",
+        "profile_first_name",
+        "profile_geo.city",
+    } <= set(frame.columns)
     assert "profile_full_name" not in frame.columns  # a field production never promised
     assert frame["lookup_status"].notna().all()
     assert set(frame["lookup_status"]) <= {"ok", "not_found", "invalid", "error"}
@@ -219,6 +230,7 @@ def test_search_panel_displays_a_widget(emulator_runs):
 
 
 # -- environment mode ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def env_run(lookup_service: FakeService, tmp_path_factory: pytest.TempPathFactory) -> Run:
@@ -278,6 +290,7 @@ def test_env_mode_writes_no_key(env_run):
 
 # -- the committed notebooks are clean -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_notebook_is_clean(name):
     path = NOTEBOOK_DIR / name
@@ -292,8 +305,7 @@ def test_committed_notebook_is_clean(name):
         if cell.cell_type == "code":
             assert cell.outputs == [], f"{where} has outputs"
             assert cell.execution_count is None, f"{where} has an execution count"
-        for label, text in (("source", cell.source),
-                            ("metadata", json.dumps(cell.metadata))):
+        for label, text in (("source", cell.source), ("metadata", json.dumps(cell.metadata))):
             assert not KEY_LIKE.search(text), f"{where}: a key-like string in its {label}"
             for prefix in ABSOLUTE_PATHS:
                 assert prefix not in text, f"{where}: absolute path {prefix!r} in its {label}"
@@ -319,8 +331,13 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
         "raise lp.ServerError('a service fault', status_code=500)",  # not the user's to fix
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
     errors = [[o for o in cell.outputs if o.output_type == "error"] for cell in nb.cells]
     assert errors[0] == []
     for cell_errors, ename in ((errors[1], "ConfigurationError"), (errors[2], "ColumnError")):

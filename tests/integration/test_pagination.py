@@ -127,7 +127,8 @@ def test_paginate_is_lazy(fake_service, fake_client):
 def test_transient_failure_mid_walk_is_retried_and_nothing_is_lost(fake_service, fake_client):
     page_two = FailFirst(1, server_error)
     fake_service.override(
-        EMPLOYEES, lambda req: page_two(req) if req.param("page") == "2" else None)
+        EMPLOYEES, lambda req: page_two(req) if req.param("page") == "2" else None
+    )
     records = walk(fake_client, EMPLOYEES, {"slug": "acme", "limit": 50})
 
     assert ids(records) == ids(data.employees("acme"))
@@ -139,7 +140,8 @@ def test_transient_failure_mid_walk_is_retried_and_nothing_is_lost(fake_service,
 
 def test_persistent_failure_mid_walk_raises(fake_service):
     fake_service.override(
-        EMPLOYEES, lambda req: server_error() if req.param("page") == "2" else None)
+        EMPLOYEES, lambda req: server_error() if req.param("page") == "2" else None
+    )
     with make_client(fake_service, max_retries=1) as client:
         got = []
         with pytest.raises(ServerError):
@@ -149,10 +151,13 @@ def test_persistent_failure_mid_walk_raises(fake_service):
     assert fake_service.count(EMPLOYEES, page=2) == 2
 
 
-@given(slug=st.sampled_from(["acme", "globex", "initech", "umbrella"]),
-       limit=st.integers(min_value=1, max_value=50))
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    slug=st.sampled_from(["acme", "globex", "initech", "umbrella"]),
+    limit=st.integers(min_value=1, max_value=50),
+)
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 def test_any_limit_reads_everything_in_the_minimum_number_of_calls(lookup_service, slug, limit):
     lookup_service.reset()
     lookup_service.configure(rate_burst=50)  # exact counts: see conftest._tolerant_limiter
@@ -189,8 +194,8 @@ def test_repeating_cursor_raises_instead_of_looping(fake_service, fake_client):
 
     with pytest.raises(PaginationError):
         for _ in itertools.islice(
-                fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50},
-                                     progress=False), 1000):
+            fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50}, progress=False), 1000
+        ):
             pass
     assert 1 <= fake_service.count(SEARCH) <= 3
 
@@ -205,8 +210,8 @@ def test_cursor_cycle_of_two_raises(fake_service, fake_client):
     fake_service.override(SEARCH, flip)
     with pytest.raises(PaginationError):
         for _ in itertools.islice(
-                fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50},
-                                     progress=False), 1000):
+            fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50}, progress=False), 1000
+        ):
             pass
     assert fake_service.count(SEARCH) <= 4
 
@@ -231,8 +236,11 @@ def test_page_number_that_goes_back_raises(fake_service, fake_client):
 
     def back(req):
         if req.param("page") == "2":
-            return ok(first, "Employees retrieved successfully",
-                      {"page": 1, "limit": 50, "has_more": True})
+            return ok(
+                first,
+                "Employees retrieved successfully",
+                {"page": 1, "limit": 50, "has_more": True},
+            )
         return None
 
     fake_service.override(EMPLOYEES, back)
@@ -246,24 +254,27 @@ def test_offset_that_does_not_advance_raises(fake_service, fake_client):
     first = data.employees("acme")[:50]
 
     def stuck(req):
-        return ok(first, "Employees retrieved successfully",
-                  {"start": 0, "limit": 50, "has_more": True})
+        return ok(
+            first, "Employees retrieved successfully", {"start": 0, "limit": 50, "has_more": True}
+        )
 
     fake_service.override(EMPLOYEES, stuck)
     with pytest.raises(PaginationError):
         for _ in itertools.islice(
-                fake_client.paginate(EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset",
-                                     progress=False), 500):
+            fake_client.paginate(
+                EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset", progress=False
+            ),
+            500,
+        ):
             pass
     assert fake_service.count(EMPLOYEES) <= 3
 
 
-@pytest.mark.parametrize(("max_records", "calls"), [(60, 2), (50, 1), (1, 1), (137, 3),
-                                                     (500, 3)])
+@pytest.mark.parametrize(("max_records", "calls"), [(60, 2), (50, 1), (1, 1), (137, 3), (500, 3)])
 def test_max_records_stops_without_fetching_another_page(
-        fake_service, fake_client, max_records, calls):
-    records = walk(fake_client, EMPLOYEES, {"slug": "acme", "limit": 50},
-                   max_records=max_records)
+    fake_service, fake_client, max_records, calls
+):
+    records = walk(fake_client, EMPLOYEES, {"slug": "acme", "limit": 50}, max_records=max_records)
     assert ids(records) == ids(data.employees("acme")[:max_records])
     assert fake_service.count(EMPLOYEES) == calls
 

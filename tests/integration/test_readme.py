@@ -29,19 +29,25 @@ def quick_start_blocks() -> list[str]:
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["full", "sparse"])
-def test_the_quick_start_examples_run_against_the_emulator(fake_service, tmp_path, monkeypatch,
-                                                           isolated_default_client, sparse):
+def test_the_quick_start_examples_run_against_the_emulator(
+    fake_service, tmp_path, monkeypatch, isolated_default_client, sparse
+):
     fake_service.configure(sparse_records=sparse)
     shutil.copy(sample_leads_path(), tmp_path / "leads.csv")
     monkeypatch.chdir(tmp_path)
     blocks = quick_start_blocks()
     assert CONFIGURE.search(blocks[0]), "the first example configures the client"
-    configure = (f"lp.configure(api_key={fake_service.api_key!r}, "
-                 f"base_url={fake_service.base_url!r}, cache='readme.sqlite')")
+    configure = (
+        f"lp.configure(api_key={fake_service.api_key!r}, "
+        f"base_url={fake_service.base_url!r}, cache='readme.sqlite')"
+    )
     namespace: dict = {}
     for block in blocks:
         exec(compile(CONFIGURE.sub(configure, block), "README.md", "exec"), namespace)
     enriched = namespace["enriched"]
     assert enriched["lookup_status"].value_counts().to_dict() == {
-        "ok": 225, "invalid": 15, "not_found": 10}
+        "ok": 225,
+        "invalid": 15,
+        "not_found": 10,
+    }
     assert lp.overview(enriched, prefix="profile_")["handle"].notna().sum() == 225

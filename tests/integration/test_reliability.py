@@ -62,16 +62,18 @@ def assert_rows_right(out: pd.DataFrame, expected_handles: list[str]) -> None:
 
 def subprocess_env(svc: FakeService, cache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOOKUP_")}
-    env.update(LOOKUP_BASE_URL=svc.base_url, LOOKUP_API_KEY=svc.api_key,
-               LOOKUP_CACHE=str(cache))
+    env.update(LOOKUP_BASE_URL=svc.base_url, LOOKUP_API_KEY=svc.api_key, LOOKUP_CACHE=str(cache))
     return env
 
 
-def run_concurrently(cmds: list[list[str]], env: dict[str, str],
-                     timeout: float = 180) -> list[tuple[int, str, str]]:
+def run_concurrently(
+    cmds: list[list[str]], env: dict[str, str], timeout: float = 180
+) -> list[tuple[int, str, str]]:
     """Start every command at once, wait for all (bounded); (returncode, stdout, stderr) each."""
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env) for cmd in cmds]
+    procs = [
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for cmd in cmds
+    ]
     results = []
     try:
         for proc in procs:
@@ -97,8 +99,8 @@ def overlapping_lists(tag: str, n_each: int = 300, n_shared: int = 100):
         step = len(own) // n_shared
         for i, h in enumerate(shared):
             out.append(h)
-            out.extend(own[i * step:(i + 1) * step])
-        out.extend(own[n_shared * step:])
+            out.extend(own[i * step : (i + 1) * step])
+        out.extend(own[n_shared * step :])
         return out
 
     a, b = interleave(only_a), interleave(only_b)
@@ -135,8 +137,9 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(fake_servic
     # 0.2 ** (max_retries + 1). With the default 5 retries that is 6.4e-5 per call, i.e. ~12%
     # that at least one of these ~2,100 calls ends as an "error" row: a false failure. With
     # 10 retries it is 0.2 ** 11 * 2100 ~= 4e-5 for the whole test, negligible.
-    client = make_client(svc, cache=tmp_path / "chaos.sqlite", backoff_base=0.01,
-                         backoff_max=0.1, max_retries=10)
+    client = make_client(
+        svc, cache=tmp_path / "chaos.sqlite", backoff_base=0.01, backoff_max=0.1, max_retries=10
+    )
     # First contact before the chaos: until the service has answered once, an HTML 502
     # twice in a row would rightly be read as "this base URL is not the service".
     client.credits_tier()
@@ -218,8 +221,10 @@ def test_key_rotated_mid_run_raises_and_a_new_client_with_the_new_key_pays_only_
     svc.override(PROFILE, rotate)
     old_key = svc.api_key
 
-    with make_client(svc, cache=cache, max_workers=workers) as client, \
-            pytest.raises(AuthenticationError) as raised:
+    with (
+        make_client(svc, cache=cache, max_workers=workers) as client,
+        pytest.raises(AuthenticationError) as raised,
+    ):
         enrich(frame, client)  # errors="coerce": an authentication failure still raises
     assert raised.value.status_code == 403
     assert rotate.new_key is not None and rotate.new_key != old_key
@@ -261,8 +266,9 @@ def test_two_cli_processes_share_one_cache_file(fake_service, tmp_path):
     paths = {}
     for name, handles in (("A", a), ("B", b)):
         paths[name] = tmp_path / f"{name}.csv"
-        pd.DataFrame({"handle": handles, "note": [f"{name}{i}" for i in range(len(handles))]}
-                     ).to_csv(paths[name], index=False)
+        pd.DataFrame(
+            {"handle": handles, "note": [f"{name}{i}" for i in range(len(handles))]}
+        ).to_csv(paths[name], index=False)
     outs = {name: tmp_path / f"out{name}.csv" for name in ("A", "B")}
     env = subprocess_env(svc, cache)
 
@@ -287,8 +293,7 @@ def test_two_cli_processes_share_one_cache_file(fake_service, tmp_path):
     sent = svc.count()
     outs2 = {n: tmp_path / f"again{n}.csv" for n in ("A", "B")}
     again = run_concurrently(
-        [[*CLI, "enrich", str(paths[n]), "-o", str(outs2[n]), "--no-progress"]
-         for n in ("A", "B")],
+        [[*CLI, "enrich", str(paths[n]), "-o", str(outs2[n]), "--no-progress"] for n in ("A", "B")],
         env,
     )
     for code, _, err in again:
@@ -310,8 +315,9 @@ def test_clients_created_at_the_same_moment_on_a_new_cache_file_all_work(fake_se
         cache = tmp_path / f"fresh{trial}.sqlite"
         barrier = threading.Barrier(4, timeout=30)
 
-        def build(cache: Path = cache, barrier: threading.Barrier = barrier,
-                  trial: int = trial) -> None:
+        def build(
+            cache: Path = cache, barrier: threading.Barrier = barrier, trial: int = trial
+        ) -> None:
             try:
                 barrier.wait()
                 with make_client(fake_service, cache=cache) as client:
@@ -350,8 +356,9 @@ def test_two_clients_in_threads_share_one_cache_file(fake_service, tmp_path):
         except BaseException as exc:  # noqa: BLE001 - reported below, with its type
             failures[name] = exc
 
-    threads = [threading.Thread(target=work, args=(n,), name=f"pool-{n}", daemon=True)
-               for n in frames]
+    threads = [
+        threading.Thread(target=work, args=(n,), name=f"pool-{n}", daemon=True) for n in frames
+    ]
     for t in threads:
         t.start()
     # A hang guard, not a timing assertion: the run takes a few seconds; if it has not ended
@@ -364,9 +371,11 @@ def test_two_clients_in_threads_share_one_cache_file(fake_service, tmp_path):
         svc.revoke_key(key)
         for t in threads:
             t.join(timeout=90)
-        pytest.fail(f"{stuck} did not finish within 60 s ({progress} of {len(set(a) | set(b))} "
-                    f"profile requests sent by then): the two Clients sharing one cache file "
-                    f"in one process stalled")
+        pytest.fail(
+            f"{stuck} did not finish within 60 s ({progress} of {len(set(a) | set(b))} "
+            f"profile requests sent by then): the two Clients sharing one cache file "
+            f"in one process stalled"
+        )
     assert failures == {}, {n: repr(e) for n, e in failures.items()}
 
     assert_rows_right(results["A"], a)

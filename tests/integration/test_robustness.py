@@ -55,8 +55,13 @@ def raised(fn: Callable[[], Any]) -> BaseException:
 
 
 def envelope(data_: Any = None, **changes: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"success": True, "statusCode": 200, "message": "ok",
-                            "errors": None, "data": data_}
+    body: dict[str, Any] = {
+        "success": True,
+        "statusCode": 200,
+        "message": "ok",
+        "errors": None,
+        "data": data_,
+    }
     body.update(changes)
     return body
 
@@ -82,28 +87,40 @@ PERSON = data.person("ada")
 
 # name -> (reply factory, fragments the message must contain). Profile answers, HTTP 200.
 MALFORMED_PROFILE: dict[str, tuple[Callable[[], Reply], tuple[str, ...]]] = {
-    "html": (lambda: Reply(200, b"<html><body><h1>Maintenance</h1></body></html>",
-                           {"Content-Type": "text/html"}), ("not JSON",)),
+    "html": (
+        lambda: Reply(
+            200, b"<html><body><h1>Maintenance</h1></body></html>", {"Content-Type": "text/html"}
+        ),
+        ("not JSON",),
+    ),
     "json-list": (lambda: json_reply([PERSON]), ("envelope",)),
     "json-string": (lambda: json_reply("ok"), ("envelope",)),
     "json-null": (lambda: json_reply(None), ("envelope",)),
-    "dict-without-success": (lambda: json_reply({"status": "ok", "result": PERSON}),
-                             ("envelope",)),
-    "success-missing": (lambda: json_reply({k: v for k, v in envelope(PERSON).items()
-                                            if k != "success"}), ("envelope",)),
+    "dict-without-success": (lambda: json_reply({"status": "ok", "result": PERSON}), ("envelope",)),
+    "success-missing": (
+        lambda: json_reply({k: v for k, v in envelope(PERSON).items() if k != "success"}),
+        ("envelope",),
+    ),
     "success-string": (lambda: json_reply(envelope(PERSON, success="true")), ("envelope",)),
     "success-number": (lambda: json_reply(envelope(PERSON, success=1)), ("envelope",)),
-    "success-without-data": (lambda: json_reply({k: v for k, v in envelope(PERSON).items()
-                                                 if k != "data"}), ("data",)),
+    "success-without-data": (
+        lambda: json_reply({k: v for k, v in envelope(PERSON).items() if k != "data"}),
+        ("data",),
+    ),
     "data-list": (lambda: json_reply(envelope([PERSON])), ("data",)),
     "data-string": (lambda: json_reply(envelope("prsn_123")), ("data",)),
     "data-null": (lambda: json_reply(envelope(None)), ("data",)),
-    "empty-body": (lambda: Reply(200, b"", {"Content-Type": "application/json"}),
-                   ("not JSON",)),
-    "invalid-utf8": (lambda: Reply(200, b"\xff\xfe{\"success\": true}",
-                                   {"Content-Type": "application/json"}), ("not JSON",)),
-    "half-json": (lambda: Reply(200, b'{"success": true, "data": {"id": ',
-                                {"Content-Type": "application/json"}), ("not JSON",)),
+    "empty-body": (lambda: Reply(200, b"", {"Content-Type": "application/json"}), ("not JSON",)),
+    "invalid-utf8": (
+        lambda: Reply(200, b'\xff\xfe{"success": true}', {"Content-Type": "application/json"}),
+        ("not JSON",),
+    ),
+    "half-json": (
+        lambda: Reply(
+            200, b'{"success": true, "data": {"id": ', {"Content-Type": "application/json"}
+        ),
+        ("not JSON",),
+    ),
 }
 
 
@@ -112,7 +129,8 @@ MALFORMED_PROFILE: dict[str, tuple[Callable[[], Reply], tuple[str, ...]]] = {
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED_PROFILE))
 def test_malformed_profile_answer_is_a_clear_response_error_not_retried_not_cached(
-        fake_service, fake_client, kind):
+    fake_service, fake_client, kind
+):
     make, fragments = MALFORMED_PROFILE[kind]
     fake_service.override(PROFILE, lambda req: make())
 
@@ -147,20 +165,29 @@ def test_malformed_answer_through_get_is_a_response_error(fake_service, fake_cli
 SEARCH_PAGE = data.search("engineer")[:3]
 
 MALFORMED_LIST: dict[str, tuple[Callable[[], Reply], tuple[str, ...]]] = {
-    "html": (lambda: Reply(200, b"<!doctype html><title>Oops</title>",
-                           {"Content-Type": "text/html"}), ("not JSON",)),
+    "html": (
+        lambda: Reply(200, b"<!doctype html><title>Oops</title>", {"Content-Type": "text/html"}),
+        ("not JSON",),
+    ),
     "json-list": (lambda: json_reply(SEARCH_PAGE), ("envelope",)),
     "dict-without-success": (lambda: json_reply({"results": SEARCH_PAGE}), ("envelope",)),
-    "success-string": (lambda: json_reply(envelope(SEARCH_PAGE, success="true")),
-                       ("envelope",)),
-    "success-without-data": (lambda: json_reply({"success": True, "message": "ok"}),
-                             ("data",)),
-    "data-dict": (lambda: json_reply(envelope({"items": SEARCH_PAGE}, pagination={
-        "limit": 50, "has_more": False, "next_cursor": ""})), ("data",)),
+    "success-string": (lambda: json_reply(envelope(SEARCH_PAGE, success="true")), ("envelope",)),
+    "success-without-data": (lambda: json_reply({"success": True, "message": "ok"}), ("data",)),
+    "data-dict": (
+        lambda: json_reply(
+            envelope(
+                {"items": SEARCH_PAGE},
+                pagination={"limit": 50, "has_more": False, "next_cursor": ""},
+            )
+        ),
+        ("data",),
+    ),
     "data-string": (lambda: json_reply(envelope("none")), ("data",)),
     "empty-body": (lambda: Reply(200, b""), ("not JSON",)),
-    "pagination-not-object": (lambda: json_reply(envelope(SEARCH_PAGE, pagination=[1, 2])),
-                              ("pagination",)),
+    "pagination-not-object": (
+        lambda: json_reply(envelope(SEARCH_PAGE, pagination=[1, 2])),
+        ("pagination",),
+    ),
 }
 
 
@@ -180,8 +207,7 @@ def test_malformed_search_page_through_paginate(fake_service, fake_client, kind)
     assert fake_service.count(SEARCH) == 2, "the malformed page was served from the cache"
 
 
-@pytest.mark.parametrize("kind", ["html", "json-list", "success-string", "data-dict",
-                                  "empty-body"])
+@pytest.mark.parametrize("kind", ["html", "json-list", "success-string", "data-dict", "empty-body"])
 def test_malformed_search_page_through_search_people(fake_service, fake_client, kind):
     make, fragments = MALFORMED_LIST[kind]
     fake_service.override(SEARCH, lambda req: make())
@@ -197,8 +223,9 @@ FULL_BODY = json.dumps(envelope(PERSON, message="Profile retrieved successfully"
 
 def truncated() -> Reply:
     body = FULL_BODY[: len(FULL_BODY) // 2]
-    return Reply(200, body, {"Content-Type": "application/json",
-                             "Content-Length": str(len(FULL_BODY))})
+    return Reply(
+        200, body, {"Content-Type": "application/json", "Content-Length": str(len(FULL_BODY))}
+    )
 
 
 @pytest.mark.timeout(30)
@@ -244,8 +271,7 @@ def test_truncated_search_page_is_retried_mid_walk(fake_service, fake_client):
         return tap(req)
 
     fake_service.override(SEARCH, script)
-    records = list(fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50},
-                                        progress=False))
+    records = list(fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50}, progress=False))
     expected = data.search("engineer")
     assert [r["id"] for r in records] == [r["id"] for r in expected]
     assert fake_client.stats.retries == 1
@@ -271,8 +297,9 @@ def test_20_mb_of_html_with_200_is_a_short_response_error(fake_service, fake_cli
 @pytest.mark.timeout(60)
 def test_20_mb_json_without_envelope_is_a_short_response_error(fake_service, fake_client):
     body = json.dumps("x" * (20 * MB)).encode()
-    fake_service.override(PROFILE, lambda req: Reply(200, body,
-                                                     {"Content-Type": "application/json"}))
+    fake_service.override(
+        PROFILE, lambda req: Reply(200, body, {"Content-Type": "application/json"})
+    )
     exc = raised(lambda: fake_client.profile("ada"))
     check_response_error(exc, "envelope")
     assert fake_service.count(PROFILE) == 1
@@ -283,8 +310,9 @@ def test_5_mb_valid_profile_envelope_succeeds_and_is_cached(fake_service, fake_c
     big = {**PERSON, "summary": "s" * (5 * MB)}
     body = json.dumps(envelope(big, message="Profile retrieved successfully")).encode()
     assert len(body) > 5 * MB
-    fake_service.override(PROFILE, lambda req: Reply(200, body,
-                                                     {"Content-Type": "application/json"}))
+    fake_service.override(
+        PROFILE, lambda req: Reply(200, body, {"Content-Type": "application/json"})
+    )
 
     rec = fake_client.profile("ada")
     assert rec == big
@@ -315,8 +343,7 @@ def test_enrich_coerce_records_malformed_answers_as_error_rows(fake_service, tmp
     handles = ["ada", *ROW_SCRIPTS, "grace", "bad-html"]
     frame = pd.DataFrame({"handle": handles, "n": range(len(handles))})
     with make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client:
-        out = frame.lookup.enrich_profiles("handle", errors="coerce", client=client,
-                                           progress=False)
+        out = frame.lookup.enrich_profiles("handle", errors="coerce", client=client, progress=False)
 
     assert list(out["n"]) == list(range(len(handles)))
     pairs = zip(out["lookup_status"], out["lookup_error"], strict=True)
@@ -336,7 +363,8 @@ def test_enrich_coerce_records_malformed_answers_as_error_rows(fake_service, tmp
 
 def test_enrich_coerce_records_a_persistently_truncated_answer_as_error(fake_service, tmp_path):
     fake_service.override(
-        PROFILE, lambda req: truncated() if req.param("handle") == "cut" else None)
+        PROFILE, lambda req: truncated() if req.param("handle") == "cut" else None
+    )
     frame = pd.DataFrame({"handle": ["ada", "cut"]})
     with make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client:
         out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
@@ -349,8 +377,11 @@ def test_enrich_coerce_records_a_persistently_truncated_answer_as_error(fake_ser
 def test_enrich_raise_surfaces_the_response_error_naming_the_handle(fake_service, fake_client):
     fake_service.override(PROFILE, _per_handle)
     frame = pd.DataFrame({"handle": ["bad-html"]})
-    exc = raised(lambda: frame.lookup.enrich_profiles("handle", errors="raise",
-                                                      client=fake_client, progress=False))
+    exc = raised(
+        lambda: frame.lookup.enrich_profiles(
+            "handle", errors="raise", client=fake_client, progress=False
+        )
+    )
     check_response_error(exc, "not JSON", "bad-html")
 
 
@@ -367,8 +398,9 @@ class SilentServer:
     Sockets stay open until :meth:`stop`.
     """
 
-    STALL_HEAD = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                  b"Content-Length: 1000\r\n\r\n")
+    STALL_HEAD = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
     STALL_BODY = b'{"success": true, "d'
 
     def __init__(self, mode: str = "silent") -> None:
@@ -384,8 +416,9 @@ class SilentServer:
         self._threads: list[threading.Thread] = []
         self.accepted = 0
         self.targets: list[str] = []  # request targets in arrival order
-        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
-                                          name="silent-server")
+        self._acceptor = threading.Thread(
+            target=self._accept_loop, daemon=True, name="silent-server"
+        )
 
     @property
     def base_url(self) -> str:
@@ -464,8 +497,14 @@ class SilentServer:
 
 
 def _silent_client(base_url: str, **kwargs: Any) -> Client:
-    opts: dict[str, Any] = {"timeout": 0.3, "max_retries": 2, "backoff_base": 0.01,
-                            "backoff_max": 0.05, "rate_limit_per_minute": 6000, "cache": False}
+    opts: dict[str, Any] = {
+        "timeout": 0.3,
+        "max_retries": 2,
+        "backoff_base": 0.01,
+        "backoff_max": 0.05,
+        "rate_limit_per_minute": 6000,
+        "cache": False,
+    }
     opts.update(kwargs)
     return Client(api_key="lk_test_silent", base_url=base_url, **opts)
 
@@ -532,19 +571,46 @@ def test_server_that_stalls_mid_body_raises_a_timeout_error_not_a_hang():
     assert paths == [TIER] * attempts + [PROFILE] * attempts  # retried like any timeout
     # Headers arrived, then nothing within the timeout: that is a timeout, and should say so.
     assert isinstance(exc, RequestTimeoutError), (
-        f"a read timeout mid-body surfaced as {type(exc).__name__}: {exc}")
+        f"a read timeout mid-body surfaced as {type(exc).__name__}: {exc}"
+    )
 
 
 # -- 3. hostile handles reach the service intact ------------------------------------------------
 
 EXPLICIT_HANDLES = [
-    "&", "?", "#", "/", "%", "+", "=", "a b", " lead", "a\nb", "\x00", "ü", "😀",
-    "../../etc", "a&handle=b", "x?y#z", "%41", "%2B", "%zz", "a+b", "a%20b", ";x=y",
-    "handle=evil", "a\r\nX-Injected: 1", "ada#frag", "\u202eevil", "ada\u200b", "ü/😀?&=#%+",
+    "&",
+    "?",
+    "#",
+    "/",
+    "%",
+    "+",
+    "=",
+    "a b",
+    " lead",
+    "a\nb",
+    "\x00",
+    "ü",
+    "😀",
+    "../../etc",
+    "a&handle=b",
+    "x?y#z",
+    "%41",
+    "%2B",
+    "%zz",
+    "a+b",
+    "a%20b",
+    ";x=y",
+    "handle=evil",
+    "a\r\nX-Injected: 1",
+    "ada#frag",
+    "\u202eevil",
+    "ada\u200b",
+    "ü/😀?&=#%+",
 ]
 
-HANDLES = st.text(alphabet=st.characters(exclude_categories=("Cs",)),
-                  min_size=1, max_size=200).filter(lambda s: bool(s.strip()))
+HANDLES = st.text(
+    alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=200
+).filter(lambda s: bool(s.strip()))
 
 
 @pytest.fixture
@@ -576,9 +642,15 @@ def _explicit(fn):
 
 @given(h=HANDLES)
 @_explicit
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                 HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
+)
 def test_any_handle_arrives_intact_as_the_only_parameter(fake_service, warm_client, h):
     _assert_sent_intact(fake_service, warm_client, h)
 
@@ -599,8 +671,26 @@ def test_blank_handles_are_refused_without_sending(fake_service, warm_client):
     assert len(fake_service.requests) == before
 
 
-NEAR_COLLISIONS = ["a b", "a+b", "a%20b", "a%2Bb", "a%2bb", "a&b", "a&b=", "a;b", "A b",
-                   "a  b", "a\tb", "a/b", "a%2Fb", "a=b", "a%3Db", "a?b", "a#b", "ab"]
+NEAR_COLLISIONS = [
+    "a b",
+    "a+b",
+    "a%20b",
+    "a%2Bb",
+    "a%2bb",
+    "a&b",
+    "a&b=",
+    "a;b",
+    "A b",
+    "a  b",
+    "a\tb",
+    "a/b",
+    "a%2Fb",
+    "a=b",
+    "a%3Db",
+    "a?b",
+    "a#b",
+    "ab",
+]
 
 
 def test_distinct_handles_get_distinct_cache_entries(fake_service, fake_client):
@@ -620,7 +710,8 @@ def test_distinct_handles_get_distinct_cache_entries(fake_service, fake_client):
 
 
 def test_offset_walk_whose_echoed_start_goes_back_raises_within_three_calls(
-        fake_service, fake_client):
+    fake_service, fake_client
+):
     """Pages at start 0 and 50 are honest; asked for start 100 the service answers start 50
     (records 50..99 again). test_pagination covers an echo stuck at 0; this one goes back
     later, and checks that no record is handed out twice."""
@@ -629,14 +720,24 @@ def test_offset_walk_whose_echoed_start_goes_back_raises_within_three_calls(
     def goes_back(req):
         start = int(req.param("start") or 0)
         echoed = 50 if start == 100 else start
-        return ok(everyone[echoed:echoed + 50], "Employees retrieved successfully",
-                  {"start": echoed, "limit": 50, "has_more": True})
+        return ok(
+            everyone[echoed : echoed + 50],
+            "Employees retrieved successfully",
+            {"start": echoed, "limit": 50, "has_more": True},
+        )
 
     fake_service.override(EMPLOYEES, goes_back)
     got: list[dict[str, Any]] = []
-    exc = raised(lambda: got.extend(itertools.islice(
-        fake_client.paginate(EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset",
-                             progress=False), 1000)))
+    exc = raised(
+        lambda: got.extend(
+            itertools.islice(
+                fake_client.paginate(
+                    EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset", progress=False
+                ),
+                1000,
+            )
+        )
+    )
     assert isinstance(exc, PaginationError), f"{type(exc).__name__}: {exc}"
     assert isinstance(exc, ServiceError)
     assert fake_service.count(EMPLOYEES) == 3
@@ -650,17 +751,24 @@ def test_offset_walk_going_back_never_yields_a_record_twice(fake_service, fake_c
     def goes_back(req):
         start = int(req.param("start") or 0)
         echoed = 50 if start == 100 else start
-        return ok(everyone[echoed:echoed + 50], "Employees retrieved successfully",
-                  {"start": echoed, "limit": 50, "has_more": True})
+        return ok(
+            everyone[echoed : echoed + 50],
+            "Employees retrieved successfully",
+            {"start": echoed, "limit": 50, "has_more": True},
+        )
 
     fake_service.override(EMPLOYEES, goes_back)
     got: list[dict[str, Any]] = []
     with pytest.raises(PaginationError):
         for rec in itertools.islice(
-                fake_client.paginate(EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset",
-                                     progress=False), 1000):
+            fake_client.paginate(
+                EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset", progress=False
+            ),
+            1000,
+        ):
             got.append(rec)
     ids = [r["id"] for r in got]
     assert len(ids) == len(set(ids)), (
-        f"{len(ids) - len(set(ids))} records were yielded twice before the PaginationError")
+        f"{len(ids) - len(set(ids))} records were yielded twice before the PaginationError"
+    )
     assert ids == [r["id"] for r in everyone[:100]]

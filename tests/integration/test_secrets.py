@@ -59,10 +59,19 @@ def exercise(client, svc: FakeService) -> list[ServiceError]:
     """Successful calls on every surface, then every kind of failure; returns the failures."""
     assert client.profile(HANDLE)["handle"] == HANDLE
     assert client.profile("unknown-secret") is None
-    assert len(list(client.paginate(EMPLOYEES, {"slug": "acme", "limit": 50},
-                                    progress=False))) == 137
-    assert len(list(client.paginate(SEARCH, {"title": "engineer", "limit": 50},
-                                    max_records=120, progress=False))) == 120
+    assert (
+        len(list(client.paginate(EMPLOYEES, {"slug": "acme", "limit": 50}, progress=False))) == 137
+    )
+    assert (
+        len(
+            list(
+                client.paginate(
+                    SEARCH, {"title": "engineer", "limit": 50}, max_records=120, progress=False
+                )
+            )
+        )
+        == 120
+    )
     assert client.credits_tier()["balance"] > 0
     assert client.get(TIER)["success"] is True
     client.profile(HANDLE)  # a cache hit
@@ -130,8 +139,14 @@ def test_key_is_absent_from_cache_logs_reprs_and_exceptions(secret_service, tmp_
     # The exceptions: message, str, repr, the printed traceback, the pickle.
     assert len(failures) == 8
     kinds = {type(e) for e in failures}
-    assert {ValidationError, ServerError, ResponseError, RateLimitError, TransportError,
-            AuthenticationError} <= kinds
+    assert {
+        ValidationError,
+        ServerError,
+        ResponseError,
+        RateLimitError,
+        TransportError,
+        AuthenticationError,
+    } <= kinds
     for exc in failures:
         where = type(exc).__name__
         assert_no_key(str(exc), f"str({where})")
@@ -179,8 +194,9 @@ def _free_port() -> int:
 
 
 @pytest.mark.timeout(300)
-def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypatch,
-                                                      isolated_default_client):
+def test_the_key_is_in_no_artefact_of_any_entry_point(
+    tmp_path, caplog, monkeypatch, isolated_default_client
+):
     import json
     import os
     import subprocess
@@ -241,34 +257,51 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
             [*cli, "enrich", str(sample_leads_path()), "--refresh", "--max-calls", "1"],
         ]
         for i, cmd in enumerate(runs):
-            done = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True,
-                                  timeout=120, env=env, cwd=work)
+            done = subprocess.run(
+                [*cmd, "--no-progress"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+                cwd=work,
+            )
             texts[f"cli {cmd[3]} #{i}"] = done.stdout + done.stderr
         assert "BudgetExceededError" in texts["cli enrich #4"]
 
         # The notebooks, executed against this emulator (the kernel inherits the variables).
         for name in ("02_enrich_leads.ipynb", "03_search_panel.ipynb"):
             nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
-            NotebookClient(nb, timeout=180, kernel_name="python3",
-                           resources={"metadata": {"path": str(work)}}).execute()
+            NotebookClient(
+                nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(work)}}
+            ).execute()
             nbformat.write(nb, work / f"executed-{name}")
 
         # Failures: a dead server, a rotated key (in the panel too), a bad parameter.
-        dead = lp.Client(api_key=EVERYWHERE_KEY, base_url=f"http://127.0.0.1:{_free_port()}",
-                         cache=False, max_retries=1, backoff_base=0.01, timeout=1,
-                         rate_limit_per_minute=6000)
-        for call in (lambda: dead.profile("ada"),
-                     lambda: client.get("/api/data/v1/companies/employees",
-                                        {"slug": "acme", "limit": 0})):
+        dead = lp.Client(
+            api_key=EVERYWHERE_KEY,
+            base_url=f"http://127.0.0.1:{_free_port()}",
+            cache=False,
+            max_retries=1,
+            backoff_base=0.01,
+            timeout=1,
+            rate_limit_per_minute=6000,
+        )
+        for call in (
+            lambda: dead.profile("ada"),
+            lambda: client.get("/api/data/v1/companies/employees", {"slug": "acme", "limit": 0}),
+        ):
             try:
                 call()
             except lp.ServiceError as exc:
                 failures.append(exc)
         svc.rotate_key()
-        for call in (lambda: client.profile("someone-new"),
-                     lambda: lp.get_profiles(["someone-else"], errors="raise"),
-                     lambda: leads.assign(handle="new-" + leads["handle"].fillna("x"))
-                     .lookup.enrich_profiles("handle")):
+        for call in (
+            lambda: client.profile("someone-new"),
+            lambda: lp.get_profiles(["someone-else"], errors="raise"),
+            lambda: leads.assign(
+                handle="new-" + leads["handle"].fillna("x")
+            ).lookup.enrich_profiles("handle"),
+        ):
             try:
                 call()
             except lp.ServiceError as exc:
@@ -277,8 +310,9 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
         panel.search_button.click()
         assert "AuthenticationError" in panel.message.value
         texts["widget state"] = "\n".join(_widget_states(panel))
-        texts["reprs"] = "\n".join(repr(x) for x in (client, client.settings, client.stats,
-                                                      dead, panel, svc))
+        texts["reprs"] = "\n".join(
+            repr(x) for x in (client, client.settings, client.stats, dead, panel, svc)
+        )
 
     kinds = {type(e).__name__ for e in failures}
     # the dead server fails at first contact: a ConfigurationError whose cause (in the
@@ -287,20 +321,30 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(tmp_path, caplog, monkeypa
     assert any(isinstance(e.__cause__, lp.TransportError) for e in failures)
     for exc in failures:
         texts[f"exception {type(exc).__name__}"] = (
-            str(exc) + repr(exc) + "".join(traceback.format_exception(exc))
-            + repr(vars(exc)) + repr(pickle.loads(pickle.dumps(exc)).__dict__)
+            str(exc)
+            + repr(exc)
+            + "".join(traceback.format_exception(exc))
+            + repr(vars(exc))
+            + repr(pickle.loads(pickle.dumps(exc)).__dict__)
         )
     texts["logs"] = caplog.text
 
     # Every file any of it wrote: the cache (database, -wal, -shm), CSVs, executed notebooks.
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     names = {p.name for p in files}
-    assert {"lookup.sqlite", "enriched.csv", "cli.csv", "enriched_leads.csv",
-            "executed-02_enrich_leads.ipynb", "executed-03_search_panel.ipynb"} <= names, names
+    assert {
+        "lookup.sqlite",
+        "enriched.csv",
+        "cli.csv",
+        "enriched_leads.csv",
+        "executed-02_enrich_leads.ipynb",
+        "executed-03_search_panel.ipynb",
+    } <= names, names
     stored = b"".join(p.read_bytes() for p in files if p.name.startswith("lookup.sqlite"))
     assert b"ada-lovelace" in stored, "nothing was cached: this test would prove nothing"
     assert json.loads((work / "executed-03_search_panel.ipynb").read_text())["metadata"].get(
-        "widgets"), "the executed panel notebook saved no widget state to search"
+        "widgets"
+    ), "the executed panel notebook saved no widget state to search"
     for path in files:
         assert_no_key(path.read_bytes(), str(path.relative_to(tmp_path)))
     for where, text in texts.items():

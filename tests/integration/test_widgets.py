@@ -66,6 +66,7 @@ def shown_name(record: dict) -> str:
 
 # -- helpers -------------------------------------------------------------------------------------
 
+
 def press_enter(panel: lp.SearchPanel) -> None:
     """What the browser sends when Enter is pressed in the title box: a custom "submit" message."""
     panel.title._handle_msg(
@@ -145,6 +146,7 @@ def panel(client: lp.Client) -> lp.SearchPanel:
 
 
 # -- searching -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("title", ["", "ab", "  ab  ", "x"])
 def test_short_title_says_so_and_sends_nothing(fake_service, panel, title):
@@ -277,9 +279,14 @@ def test_final_page_from_the_service_stops(fake_service, panel):
         if req.param("cursor") is None:
             return None  # the real first page
         page = emulator_data.search(TITLE)[20:25]
-        return 200, {"success": True, "statusCode": 200, "message": "ok", "errors": None,
-                     "data": page,
-                     "pagination": {"limit": 20, "has_more": False, "next_cursor": ""}}
+        return 200, {
+            "success": True,
+            "statusCode": 200,
+            "message": "ok",
+            "errors": None,
+            "data": page,
+            "pagination": {"limit": 20, "has_more": False, "next_cursor": ""},
+        }
 
     fake_service.override(SEARCH, second_page_is_last)
     panel.title.value = TITLE
@@ -306,9 +313,10 @@ def test_new_search_resets_results(fake_service, panel):
     assert dict(last.params) == {"title": "designer", "limit": "20"}  # no old cursor
     assert len(panel.results) == 20
     assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search("designer")[:20]]
-    assert all(any("designer" in p["title"].lower()
-                   for p in emulator_data.person(h).get("positions", []))
-               for h in panel.results["handle"])
+    assert all(
+        any("designer" in p["title"].lower() for p in emulator_data.person(h).get("positions", []))
+        for h in panel.results["handle"]
+    )
     assert text_of(panel.summary.value).strip() == "loaded 20 · more available"
     assert body_rows(panel.table.value) == 20
 
@@ -332,6 +340,7 @@ def test_page_size_change_applies_to_the_next_search(fake_service, panel):
 
 # -- busy state ------------------------------------------------------------------------------------
 
+
 class Observe:
     """An override that records the panel's state while the request is being answered."""
 
@@ -342,8 +351,14 @@ class Observe:
 
     def __call__(self, req):
         p = self.panel
-        self.seen.append((p.search_button.disabled, p.more_button.disabled, p.person.disabled,
-                          p.busy.layout.display))
+        self.seen.append(
+            (
+                p.search_button.disabled,
+                p.more_button.disabled,
+                p.person.disabled,
+                p.busy.layout.display,
+            )
+        )
         self.threads.add(threading.current_thread().name)
         return None  # the real route answers
 
@@ -396,6 +411,7 @@ def test_busy_is_cleared_after_a_failure(fake_service, panel):
 
 # -- errors: one line in the panel, never raised, panel still usable -------------------------------
 
+
 def test_authentication_error(fake_service, client, panel):
     panel.title.value = TITLE
     press_enter(panel)
@@ -416,11 +432,13 @@ def test_authentication_error(fake_service, client, panel):
     assert_usable(panel, fake_service)
 
 
-def test_authentication_error_then_a_new_key_for_the_default_client(fake_service,
-                                                                    isolated_default_client):
+def test_authentication_error_then_a_new_key_for_the_default_client(
+    fake_service, isolated_default_client
+):
     """A panel on the default client picks up lp.configure(...) with a new key, no new panel."""
-    old = lp.configure(api_key=fake_service.api_key, base_url=fake_service.base_url,
-                       cache=False, max_retries=0)
+    old = lp.configure(
+        api_key=fake_service.api_key, base_url=fake_service.base_url, cache=False, max_retries=0
+    )
     panel = lp.SearchPanel(page_size=20)
     try:
         fake_service.revoke_key()
@@ -432,8 +450,7 @@ def test_authentication_error_then_a_new_key_for_the_default_client(fake_service
         assert fake_service.count(TIER, status=403) == 1
 
         new_key = fake_service.rotate_key()
-        lp.configure(api_key=new_key, base_url=fake_service.base_url, cache=False,
-                     max_retries=0)
+        lp.configure(api_key=new_key, base_url=fake_service.base_url, cache=False, max_retries=0)
         assert_usable(panel, fake_service)
     finally:
         panel.close()
@@ -454,9 +471,15 @@ def test_rate_limit_error(fake_service, panel):
 
 
 def test_validation_error(fake_service, panel):
-    fake_service.override(SEARCH, lambda req: fail(
-        400, "Validation failed", errors={"limit": "must be an integer between 1 and 50"},
-        error_code="VALIDATION_ERROR"))
+    fake_service.override(
+        SEARCH,
+        lambda req: fail(
+            400,
+            "Validation failed",
+            errors={"limit": "must be an integer between 1 and 50"},
+            error_code="VALIDATION_ERROR",
+        ),
+    )
     panel.title.value = TITLE
     press_enter(panel)
     assert_one_line_error(panel, "ValidationError")
@@ -538,6 +561,7 @@ def test_profile_error_is_one_line(fake_service, panel):
 
 
 # -- profiles -------------------------------------------------------------------------------------
+
 
 def test_profile_view_and_cache(fake_service, fake_client, sparse):
     panel = lp.SearchPanel(fake_client, page_size=20)

@@ -34,8 +34,11 @@ def service(tier=FAST_TIER, *, profile=None):
             return tier(request) if callable(tier) else (200, tier)
         if profile is not None:
             return profile(request)
-        return 200, envelope(person(request)), {"X-Credits-Consumed": "1",
-                                                 "X-Credits-Balance": "99"}
+        return (
+            200,
+            envelope(person(request)),
+            {"X-Credits-Consumed": "1", "X-Credits-Balance": "99"},
+        )
 
     return handler
 
@@ -43,8 +46,9 @@ def service(tier=FAST_TIER, *, profile=None):
 def client_on(handler, **kwargs) -> lp.Client:
     opts = {"cache": False, "backoff_base": 0.001, "backoff_max": 0.002}
     opts.update(kwargs)
-    return lp.Client(api_key="lk_test_unit", base_url=BASE, transport=MockTransport(handler),
-                     **opts)
+    return lp.Client(
+        api_key="lk_test_unit", base_url=BASE, transport=MockTransport(handler), **opts
+    )
 
 
 # -- discovery ---------------------------------------------------------------------------------

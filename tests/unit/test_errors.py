@@ -129,11 +129,15 @@ def test_exceptions_can_be_raised_and_caught_as_service_error():
 
 def test_validation_error_message_carries_the_field_reasons():
     exc = errors.ValidationError(
-        "Validation failed", status_code=400, error_code="VALIDATION_ERROR",
+        "Validation failed",
+        status_code=400,
+        error_code="VALIDATION_ERROR",
         errors={"limit": "must be an integer between 1 and 50", "slug": "is required"},
     )
-    assert str(exc) == ("Validation failed: limit: must be an integer between 1 and 50; "
-                        "slug: is required (HTTP 400, code VALIDATION_ERROR)")
+    assert str(exc) == (
+        "Validation failed: limit: must be an integer between 1 and 50; "
+        "slug: is required (HTTP 400, code VALIDATION_ERROR)"
+    )
     assert exc.message == "Validation failed"  # the server's own text, unchanged
 
 
@@ -155,9 +159,17 @@ def test_configuration_error_has_a_message_for_the_command_line():
     assert pickle.loads(pickle.dumps(exc)).cli_message == "set LOOKUP_API_KEY"
 
 
-@pytest.mark.parametrize("cls", [errors.ConfigurationError, errors.AuthenticationError,
-                                 errors.BudgetExceededError, errors.UsageError,
-                                 errors.ColumnError, errors.ValidationError])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        errors.ConfigurationError,
+        errors.AuthenticationError,
+        errors.BudgetExceededError,
+        errors.UsageError,
+        errors.ColumnError,
+        errors.ValidationError,
+    ],
+)
 def test_errors_the_user_can_fix_render_as_one_line_in_a_notebook(cls):
     exc = make(cls)
     assert hasattr(exc, "_render_traceback_")
@@ -165,9 +177,16 @@ def test_errors_the_user_can_fix_render_as_one_line_in_a_notebook(cls):
     assert lines == [f"{cls.__name__}: {exc}"]
 
 
-@pytest.mark.parametrize("cls", [errors.ServerError, errors.TransportError,
-                                 errors.ResponseError, errors.PaginationError,
-                                 errors.ServiceError])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        errors.ServerError,
+        errors.TransportError,
+        errors.ResponseError,
+        errors.PaginationError,
+        errors.ServiceError,
+    ],
+)
 def test_other_errors_keep_their_traceback_in_a_notebook(cls):
     # IPython asks hasattr(exc, "_render_traceback_"): it must be False here
     assert not hasattr(make(cls), "_render_traceback_")

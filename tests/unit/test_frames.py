@@ -16,25 +16,51 @@ from lookup_pandas.frames import flatten, records_to_frame, to_csv_cells
 
 def _records():
     return [
-        {"name": "Ada", "handle": "ada", "id": "prsn_1",
-         "geo": {"city": "Berlin", "country": {"code": "DE", "name": "Germany"}},
-         "skills": ["python", "pandas"], "positions": [{"title": "CTO"}],
-         "counts": {"followers": 3}, "flags": {"verified": True}, "score": 1.5},
-        {"id": "prsn_2", "handle": "grace", "name": None,
-         "geo": {"city": None, "country": {"code": "GB", "name": "United Kingdom"}},
-         "skills": [], "positions": [],
-         "counts": {"followers": None}, "flags": {"verified": None}, "score": None},
-        {"id": "prsn_3", "handle": "linus", "name": "Linus",
-         "geo": {"city": "Helsinki", "country": {"code": "FI", "name": "Finland"}},
-         "skills": ["c"], "positions": [{"title": "Maintainer"}, {"title": "Student"}],
-         "counts": {"followers": 12}, "flags": {"verified": False}, "score": 2.0},
+        {
+            "name": "Ada",
+            "handle": "ada",
+            "id": "prsn_1",
+            "geo": {"city": "Berlin", "country": {"code": "DE", "name": "Germany"}},
+            "skills": ["python", "pandas"],
+            "positions": [{"title": "CTO"}],
+            "counts": {"followers": 3},
+            "flags": {"verified": True},
+            "score": 1.5,
+        },
+        {
+            "id": "prsn_2",
+            "handle": "grace",
+            "name": None,
+            "geo": {"city": None, "country": {"code": "GB", "name": "United Kingdom"}},
+            "skills": [],
+            "positions": [],
+            "counts": {"followers": None},
+            "flags": {"verified": None},
+            "score": None,
+        },
+        {
+            "id": "prsn_3",
+            "handle": "linus",
+            "name": "Linus",
+            "geo": {"city": "Helsinki", "country": {"code": "FI", "name": "Finland"}},
+            "skills": ["c"],
+            "positions": [{"title": "Maintainer"}, {"title": "Student"}],
+            "counts": {"followers": 12},
+            "flags": {"verified": False},
+            "score": 2.0,
+        },
     ]
 
 
 def test_nested_objects_are_flattened_with_dots():
     frame = records_to_frame(_records())
-    for col in ("geo.city", "geo.country.code", "geo.country.name", "counts.followers",
-                "flags.verified"):
+    for col in (
+        "geo.city",
+        "geo.country.code",
+        "geo.country.name",
+        "counts.followers",
+        "flags.verified",
+    ):
         assert col in frame.columns
     assert "geo" not in frame.columns and "counts" not in frame.columns
     assert frame["geo.country.code"].tolist() == ["DE", "GB", "FI"]
@@ -146,8 +172,7 @@ def test_to_csv_cells_turns_lists_and_dicts_into_json_text():
     frame["extra"] = [{"k": "ü"}, None, 3]
     out = to_csv_cells(frame)
     assert out["skills"].tolist() == ['["python", "pandas"]', "[]", '["c"]']
-    assert json.loads(out["positions"].iloc[2]) == [{"title": "Maintainer"},
-                                                    {"title": "Student"}]
+    assert json.loads(out["positions"].iloc[2]) == [{"title": "Maintainer"}, {"title": "Student"}]
     assert out["extra"].iloc[0] == '{"k": "ü"}'  # readable text, not \\u escapes
     assert out["extra"].iloc[1] is None and out["extra"].iloc[2] == 3
     # Other columns are left as they were, dtypes included.
@@ -169,15 +194,21 @@ def test_to_csv_cells_does_not_mutate_the_frame():
 
 # -- properties ------------------------------------------------------------------------------
 
-_SCALARS = st.one_of(st.none(), st.integers(-10**6, 10**6), st.booleans(),
-                     st.text(max_size=5))
+_SCALARS = st.one_of(st.none(), st.integers(-(10**6), 10**6), st.booleans(), st.text(max_size=5))
 _KEYS = st.sampled_from(["id", "handle", "a", "b", "c"])
 _RECORDS = st.lists(
-    st.dictionaries(_KEYS, st.one_of(_SCALARS, st.dictionaries(st.sampled_from(["x", "y"]),
-                                                               _SCALARS, min_size=1, max_size=2),
-                                     st.lists(st.integers(0, 9), max_size=3)),
-                    min_size=1, max_size=5),
-    min_size=1, max_size=6,
+    st.dictionaries(
+        _KEYS,
+        st.one_of(
+            _SCALARS,
+            st.dictionaries(st.sampled_from(["x", "y"]), _SCALARS, min_size=1, max_size=2),
+            st.lists(st.integers(0, 9), max_size=3),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    min_size=1,
+    max_size=6,
 )
 
 
@@ -222,7 +253,10 @@ def test_prefixed_names_never_repeat_the_prefix():
     from lookup_pandas.frames import prefixed_names
 
     assert prefixed_names(["id", "profile_url", "geo.city"], "profile_") == {
-        "id": "profile_id", "profile_url": "profile_url", "geo.city": "profile_geo.city"}
+        "id": "profile_id",
+        "profile_url": "profile_url",
+        "geo.city": "profile_geo.city",
+    }
 
 
 def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
@@ -236,8 +270,9 @@ def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
 def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest():
     from lookup_pandas.frames import PERSON_FIELDS, with_person_fields
 
-    frame = records_to_frame([{"id": "prsn_1", "handle": "ada", "extra": 1,
-                               "geo": {"city": "Berlin"}}])
+    frame = records_to_frame(
+        [{"id": "prsn_1", "handle": "ada", "extra": 1, "geo": {"city": "Berlin"}}]
+    )
     out = with_person_fields(frame)
     assert list(out.columns) == [*PERSON_FIELDS, "extra"]
     assert out.loc[0, "geo.city"] == "Berlin" and pd.isna(out.loc[0, "first_name"])
@@ -252,4 +287,5 @@ def test_with_person_fields_of_no_records_has_typed_empty_columns():
     out = with_person_fields(records_to_frame([]))
     assert list(out.columns) == list(PERSON_FIELDS) and out.empty
     assert {c: str(t) for c, t in out.dtypes.items()} == {
-        c: ("str" if t == "str" else t) for c, t in PERSON_FIELDS.items()}
+        c: ("str" if t == "str" else t) for c, t in PERSON_FIELDS.items()
+    }

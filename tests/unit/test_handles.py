@@ -30,8 +30,7 @@ from lookup_pandas.handles import NA_STRINGS, invalid_reason, normalise_handle
         ("https://www.example.com/in/ada-lovelace/", "ada-lovelace"),
         ("http://example.com/in/ada-lovelace", "ada-lovelace"),
         ("  https://www.example.com/in/ada-lovelace/?utm_source=x  ", "ada-lovelace"),
-        ("https://www.example.com/in/ada-lovelace?utm_source=x&utm_medium=email",
-         "ada-lovelace"),
+        ("https://www.example.com/in/ada-lovelace?utm_source=x&utm_medium=email", "ada-lovelace"),
         ("https://www.example.com/in/ada-lovelace#about", "ada-lovelace"),
         ("https://www.example.com/in/ada-lovelace/?utm_source=x#frag", "ada-lovelace"),
         ("www.example.com/in/ada", "ada"),
@@ -68,8 +67,11 @@ def test_normalise_examples(raw, expected):
 
 
 def test_case_folding_on_urls_and_plain_handles_agrees():
-    assert (normalise_handle("HTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/")
-            == normalise_handle("jose-tanaka-067") == normalise_handle("Jose-Tanaka-067"))
+    assert (
+        normalise_handle("HTTPS://WWW.EXAMPLE.COM/IN/JOSE-TANAKA-067/")
+        == normalise_handle("jose-tanaka-067")
+        == normalise_handle("Jose-Tanaka-067")
+    )
 
 
 @pytest.mark.parametrize(
@@ -145,9 +147,16 @@ def test_near_misses_are_valid_handles(raw):
 
 @pytest.mark.parametrize(
     ("raw", "fold_case"),
-    [("Null", True), ("NAN", True), ("Nan", True), ("@null", True), ("@null", False),
-     ("%6Eull", False), ("https://www.example.com/in/nan/", False),
-     ("https://www.example.com/in/NULL/", True)],
+    [
+        ("Null", True),
+        ("NAN", True),
+        ("Nan", True),
+        ("@null", True),
+        ("@null", False),
+        ("%6Eull", False),
+        ("https://www.example.com/in/nan/", False),
+        ("https://www.example.com/in/NULL/", True),
+    ],
 )
 def test_a_handle_that_normalises_to_a_missing_value_string_is_invalid(raw, fold_case):
     # Folded, "Null" would be sent as "null": a missing value the next time it is normalised
@@ -169,8 +178,21 @@ def test_missing_value_strings_are_what_pandas_reads_as_missing():
     # A lead list read with pd.read_csv defaults and one read with keep_default_na=False (as
     # the CLI does) must give the same statuses: a cell is "missing" here exactly when pandas'
     # defaults make it NaN. Also fails if pandas drops an entry from its default list.
-    near_misses = ["Null", "NA-smith", "nana", "Nan", "none", "NONE", "N/A N/A", "#N/", "ada",
-                   "nan-", "1.#INF", "<na>", "nULL"]
+    near_misses = [
+        "Null",
+        "NA-smith",
+        "nana",
+        "Nan",
+        "none",
+        "NONE",
+        "N/A N/A",
+        "#N/",
+        "ada",
+        "nan-",
+        "1.#INF",
+        "<na>",
+        "nULL",
+    ]
     cells = sorted(NA_STRINGS) + near_misses
     read = _read_back_one_column(cells)
     assert len(read) == len(cells)
@@ -193,13 +215,15 @@ def test_missing_value_strings_are_exactly_pandas_defaults():
 
 
 def test_lead_list_statuses_do_not_depend_on_keep_default_na():
-    text = "handle\nada\nNA\nnull\nNull\n@ada\n\"\"\n  \nN/A\n"
+    text = 'handle\nada\nNA\nnull\nNull\n@ada\n""\n  \nN/A\n'
     defaults = pd.read_csv(io.StringIO(text), dtype=str, skip_blank_lines=False)["handle"]
-    as_cli = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                         na_values=[""], skip_blank_lines=False)["handle"]
+    as_cli = pd.read_csv(
+        io.StringIO(text), dtype=str, keep_default_na=False, na_values=[""], skip_blank_lines=False
+    )["handle"]
     for fold_case in (True, False):
-        assert ([invalid_reason(v, fold_case=fold_case) for v in defaults]
-                == [invalid_reason(v, fold_case=fold_case) for v in as_cli])
+        assert [invalid_reason(v, fold_case=fold_case) for v in defaults] == [
+            invalid_reason(v, fold_case=fold_case) for v in as_cli
+        ]
 
 
 @pytest.mark.parametrize(
@@ -220,8 +244,17 @@ def test_url_without_profile_path_is_invalid(raw):
 
 @pytest.mark.parametrize(
     "raw",
-    ["ada lovelace", "ada\tlovelace", "a\x00b", "a\x07b", "ad\u200ba", "a\u00a0b", "a%20b",
-     "a%00b", "https://www.example.com/in/ada%20lovelace/"],
+    [
+        "ada lovelace",
+        "ada\tlovelace",
+        "a\x00b",
+        "a\x07b",
+        "ad\u200ba",
+        "a\u00a0b",
+        "a%20b",
+        "a%00b",
+        "https://www.example.com/in/ada%20lovelace/",
+    ],
 )
 def test_inner_whitespace_and_control_characters_are_invalid(raw):
     assert normalise_handle(raw) is None
@@ -242,11 +275,23 @@ def test_other_non_text_is_invalid(raw):
 
 
 def test_reason_is_none_exactly_when_valid():
-    for raw in ["ada", " ada ", "", None, "a b", "https://x.com/company/y", 7, "@", "NA",
-                "Null", "@ada"]:
+    for raw in [
+        "ada",
+        " ada ",
+        "",
+        None,
+        "a b",
+        "https://x.com/company/y",
+        7,
+        "@",
+        "NA",
+        "Null",
+        "@ada",
+    ]:
         for fold_case in (True, False):
-            assert ((invalid_reason(raw, fold_case=fold_case) is None)
-                    == (normalise_handle(raw, fold_case=fold_case) is not None))
+            assert (invalid_reason(raw, fold_case=fold_case) is None) == (
+                normalise_handle(raw, fold_case=fold_case) is not None
+            )
 
 
 def test_encoded_slash_does_not_leave_a_trailing_slash():
@@ -261,9 +306,7 @@ def test_slash_space_slash_does_not_leave_a_trailing_slash():
     assert normalise_handle("/ /") is None
 
 
-@pytest.mark.parametrize(
-    "raw", ["https://[oops/in/ada", "www.[x/in/ada", "x]/in/ada"]
-)
+@pytest.mark.parametrize("raw", ["https://[oops/in/ada", "www.[x/in/ada", "x]/in/ada"])
 def test_malformed_urls_are_invalid_not_an_exception(raw):
     # One malformed cell in a lead list must not abort the whole enrichment.
     result = normalise_handle(raw)
@@ -274,11 +317,48 @@ def test_malformed_urls_are_invalid_not_an_exception(raw):
 # -- properties ----------------------------------------------------------------------------------
 
 #: Pieces that exercise every rule: URL parts, slashes, percent-escapes, whitespace.
-_PIECES = st.sampled_from([
-    "a", "B", "7", "-", "_", ".", "ü", "/", "//", "in", "/in/", "/IN/", "https://", "www.",
-    "example.com", "?", "utm_source=x", "#", " ", "\t", "%", "%2F", "%25", "%20", "%C3%BC",
-    "%41", "%2", "\x00", "@", "%40", "A", "Ü", "ß", "İ", "NA", "null", "Null", "nan",
-])
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "B",
+        "7",
+        "-",
+        "_",
+        ".",
+        "ü",
+        "/",
+        "//",
+        "in",
+        "/in/",
+        "/IN/",
+        "https://",
+        "www.",
+        "example.com",
+        "?",
+        "utm_source=x",
+        "#",
+        " ",
+        "\t",
+        "%",
+        "%2F",
+        "%25",
+        "%20",
+        "%C3%BC",
+        "%41",
+        "%2",
+        "\x00",
+        "@",
+        "%40",
+        "A",
+        "Ü",
+        "ß",
+        "İ",
+        "NA",
+        "null",
+        "Null",
+        "nan",
+    ]
+)
 _MESSY_TEXT = st.one_of(
     st.text(max_size=30),
     st.lists(st.one_of(_PIECES, st.text(max_size=3)), max_size=10).map("".join),
@@ -348,15 +428,22 @@ def test_profile_url_normalises_like_the_handle(h, fold_case):
     # Not for a bare missing-value string: "None" is missing, ".../in/None" is the handle.
     assume(h not in NA_STRINGS)
     expected = normalise_handle(h, fold_case=fold_case)
-    for url in (f"https://www.example.com/in/{quote(h)}/?utm_source=x",
-                f"HTTPS://WWW.EXAMPLE.COM/IN/{quote(h)}#top",
-                f"www.example.com/in/@{quote(h)}"):
+    for url in (
+        f"https://www.example.com/in/{quote(h)}/?utm_source=x",
+        f"HTTPS://WWW.EXAMPLE.COM/IN/{quote(h)}#top",
+        f"www.example.com/in/@{quote(h)}",
+    ):
         assert normalise_handle(url, fold_case=fold_case) == expected
 
 
 @settings(max_examples=300)
-@given(_HANDLES.filter(lambda h: not h.lower().startswith("www.") and h not in NA_STRINGS
-                       and h.lower() not in NA_STRINGS))
+@given(
+    _HANDLES.filter(
+        lambda h: (
+            not h.lower().startswith("www.") and h not in NA_STRINGS and h.lower() not in NA_STRINGS
+        )
+    )
+)
 def test_padded_handle_with_trailing_slash_gives_back_the_handle(h):
     # A bare text starting "www." is read as a (non-profile) URL; the URL form of such a
     # handle is covered by the idempotence test.
@@ -405,8 +492,11 @@ def test_leading_at_changes_nothing(h, fold_case):
 
 
 @settings(max_examples=200)
-@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüßéçñ-", min_size=1, max_size=16)
-       .filter(lambda h: not _reads_as_missing_in_some_case(h)))
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüßéçñ-", min_size=1, max_size=16).filter(
+        lambda h: not _reads_as_missing_in_some_case(h)
+    )
+)
 def test_percent_encoded_handle_is_decoded(h):
     assert normalise_handle(quote(h)) == h
     assert normalise_handle(f"https://www.example.com/in/{quote(h)}/") == h

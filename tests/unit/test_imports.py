@@ -14,7 +14,10 @@ HEAVY = ("ipywidgets", "tqdm.notebook", "lookup_pandas.widgets", "lookup_pandas.
 def _modules_after(code: str) -> set[str]:
     done = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return set(json.loads(done.stdout.splitlines()[-1]))
 

@@ -17,8 +17,12 @@ from lookup_pandas.views import (
 )
 
 ADA = {
-    "id": "prsn_1", "handle": "ada", "first_name": "Ada", "last_name": "Lovelace",
-    "headline": "Engineer at Acme", "geo": {"city": "London", "country_code": "GB"},
+    "id": "prsn_1",
+    "handle": "ada",
+    "first_name": "Ada",
+    "last_name": "Lovelace",
+    "headline": "Engineer at Acme",
+    "geo": {"city": "London", "country_code": "GB"},
     "positions": [
         {"title": "Analyst", "organization": {"name": "Babbage & Co"}, "is_current": False},
         {"title": "Engineer", "organization": {"name": "Acme"}, "is_current": True},
@@ -27,28 +31,48 @@ ADA = {
 
 
 def test_summary_of_a_full_record():
-    assert summary(ADA) == {"name": "Ada Lovelace", "headline": "Engineer at Acme",
-                            "company": "Acme", "city": "London", "handle": "ada"}
+    assert summary(ADA) == {
+        "name": "Ada Lovelace",
+        "headline": "Engineer at Acme",
+        "company": "Acme",
+        "city": "London",
+        "handle": "ada",
+    }
 
 
 def test_summary_of_a_record_with_only_id_and_handle_is_blank_not_an_error():
     assert summary({"id": "prsn_2", "handle": "bob"}) == {
-        "name": None, "headline": None, "company": None, "city": None, "handle": "bob"}
+        "name": None,
+        "headline": None,
+        "company": None,
+        "city": None,
+        "handle": "bob",
+    }
 
 
-@pytest.mark.parametrize(("first", "last", "expected"), [
-    ("Ada", "Lovelace", "Ada Lovelace"), ("Ada", None, "Ada"), (None, "Lovelace", "Lovelace"),
-    ("  ", float("nan"), None), (None, None, None), (["Ada"], {"x": 1}, None),
-])
+@pytest.mark.parametrize(
+    ("first", "last", "expected"),
+    [
+        ("Ada", "Lovelace", "Ada Lovelace"),
+        ("Ada", None, "Ada"),
+        (None, "Lovelace", "Lovelace"),
+        ("  ", float("nan"), None),
+        (None, None, None),
+        (["Ada"], {"x": 1}, None),
+    ],
+)
 def test_full_name_from_whatever_parts_there_are(first, last, expected):
     assert full_name(first, last) == expected
 
 
-@pytest.mark.parametrize(("positions", "title"), [
-    ([{"title": "A"}, {"title": "B", "is_current": True}], "B"),
-    ([{"title": "A", "is_current": False}, {"title": "B", "is_current": False}], "A"),
-    (["not a position", {"title": "C"}], "C"),
-])
+@pytest.mark.parametrize(
+    ("positions", "title"),
+    [
+        ([{"title": "A"}, {"title": "B", "is_current": True}], "B"),
+        ([{"title": "A", "is_current": False}, {"title": "B", "is_current": False}], "A"),
+        (["not a position", {"title": "C"}], "C"),
+    ],
+)
 def test_current_position_is_the_one_marked_current_else_the_first(positions, title):
     assert current_position(positions)["title"] == title
 
@@ -93,4 +117,4 @@ def test_any_subset_of_fields_gives_an_overview_without_error(keep):
     assert (row["company"] == "Acme") == ("positions" in keep)
     assert (row["city"] == "London") == ("geo" in keep)
     for key, value in summary(record).items():  # the frame and the record view agree
-        assert (pd.isna(row[key]) if value is None else row[key] == value), key
+        assert pd.isna(row[key]) if value is None else row[key] == value, key
