@@ -24,8 +24,13 @@ demo: venv
 bench: venv
 	$(PY) bench/run.py
 
+# ruff's rules and its formatter on everything, mypy --strict on the package and its plugin
+LINTED := lookup_pandas tests bench pytest_lookup_pandas.py
+
 lint: venv
-	$(VENV)/bin/ruff check lookup_pandas tests bench
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
+	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis .mypy_cache
