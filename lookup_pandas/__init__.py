@@ -10,7 +10,8 @@ Example::
 Importing the package registers the ``df.lookup`` accessor.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
@@ -41,7 +42,7 @@ from .errors import (
 )
 from .views import overview
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
+if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
     from . import testing as testing
     from .widgets import SearchPanel as SearchPanel
 
@@ -81,7 +82,7 @@ __all__ = [
 _LAZY = {"SearchPanel": (".widgets", "SearchPanel"), "testing": (".testing", None)}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     """``lp.SearchPanel`` and ``lp.testing``, imported when first asked for."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,7 @@ from .errors import (
 )
 from .retry import parse_retry_after
 
-__all__ = ["NOT_FOUND_CODES", "Envelope", "is_billed_not_found", "parse_envelope"]
+__all__ = ["NOT_FOUND_CODES", "Envelope", "parse_envelope"]
 
 #: error_code values of a lookup that found nothing (200 + success=false, billed):
 #: 1010 a person, 1020 a company, 1030 a skill.
@@ -80,15 +80,6 @@ def _decode(content: bytes) -> Any:
 
 
 _NOT_JSON = object()
-
-
-def is_billed_not_found(body: Any) -> bool:
-    """True for the production not-found answer: success=false with a NOT_FOUND_CODES code."""
-    return (
-        isinstance(body, dict)
-        and body.get("success") is False
-        and str(body.get("error_code")) in NOT_FOUND_CODES
-    )
 
 
 def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:

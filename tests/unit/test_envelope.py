@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
-from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, is_billed_not_found, parse_envelope
+from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, parse_envelope
 from lookup_pandas.errors import (
     AuthenticationError,
     NotFoundError,
@@ -168,7 +168,6 @@ def test_billed_not_found_200_raises_not_found(code):
     assert exc.error_code == str(code)
     assert exc.message == "No person found"
     assert exc.request_id == "r1010"
-    assert is_billed_not_found(json.loads(content))
 
 
 def test_not_found_codes_are_the_documented_ones():
@@ -181,13 +180,6 @@ def test_200_success_false_other_code_is_a_plain_service_error_not_not_found():
     assert not isinstance(info.value, NotFoundError)
     assert info.value.message == "Insufficient credits"
     assert info.value.status_code == 200
-
-
-def test_is_billed_not_found_rejects_other_shapes():
-    assert not is_billed_not_found({"success": True, "error_code": "1010"})
-    assert not is_billed_not_found({"success": False, "error_code": "1050"})
-    assert not is_billed_not_found([{"success": False, "error_code": "1010"}])
-    assert not is_billed_not_found(None)
 
 
 # ---------------------------------------------------------------------------------------------

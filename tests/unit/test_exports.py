@@ -1,0 +1,44 @@
+"""The public surface: lookup_pandas.__all__ is pinned, and every name in it resolves."""
+
+from __future__ import annotations
+
+import types
+
+import lookup_pandas as lp
+
+PUBLIC = [
+    "AuthenticationError", "BudgetExceededError", "Client", "ClientStats", "ColumnError",
+    "ConfigurationError", "Estimate", "NotFoundError", "PaginationError", "RateLimitError",
+    "RequestTimeoutError", "ResponseError", "SearchPanel", "ServerError", "ServiceError",
+    "TransportError", "UsageError", "ValidationError", "__version__", "company_employees",
+    "configure", "credits_tier", "default_client", "errors", "get_profiles", "overview",
+    "search_people",
+]  # fmt: skip
+
+
+def test_all_is_exactly_the_public_api():
+    # A change here is a change of the public contract: make it on purpose.
+    assert sorted(lp.__all__) == sorted(PUBLIC)
+    assert len(lp.__all__) == len(set(lp.__all__))
+
+
+def test_every_exported_name_resolves():
+    for name in lp.__all__:
+        assert getattr(lp, name) is not None, name
+
+
+def test_no_public_name_is_left_out_of_all():
+    # Modules (submodules imported along the way, lp.testing) are not API names.
+    public = {
+        n
+        for n, v in vars(lp).items()
+        if not n.startswith("_") and not isinstance(v, types.ModuleType)
+    }
+    assert public <= set(lp.__all__), public - set(lp.__all__)
+
+
+def test_exceptions_are_exported_from_the_errors_module_too():
+    for name in lp.__all__:
+        value = getattr(lp, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            assert getattr(lp.errors, name) is value
