@@ -413,7 +413,11 @@ class Client:
             stored = self._lookup(path, url, params, headers)
             if stored is not None:
                 self._count(cache_hits=1)
-                return parsed_answer(stored, path, from_cache=True)
+                try:
+                    return parsed_answer(stored, path, from_cache=True)
+                except ServiceError as exc:  # a stored not-found: paid for earlier
+                    exc.from_cache = True
+                    raise
         extra: dict[str, Any] = {}
         if self._cache_on:
             # Per request, as the cache backend (and its settings) is shared by every Client on

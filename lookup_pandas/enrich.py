@@ -6,10 +6,11 @@ Example::
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
-Flow: normalise every value -> distinct valid handles -> answers already in the cache (read
-without the network; this pass is also the estimate) -> the budget check -> a thread pool of
-``Client.profile_answer`` for the rest, under the client's pacing -> records flattened once per
-handle -> spread back over the rows, by position. Nothing here mutates its input.
+Flow: normalise every value -> distinct valid handles -> (with a budget or ``errors="raise"``)
+the answers already in the cache, counted first without the network -> a thread pool of
+``Client.profile_answer``: each call reads the cache once, or waits for its pacing slot and
+fetches -> records flattened once per handle -> spread back over the rows, by position.
+Nothing here mutates its input.
 
 A job stops, raising, instead of grinding on: at once on an AuthenticationError or a
 ConfigurationError (a base URL where the service does not answer: every further call would fail
@@ -153,33 +154,37 @@ def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
     return None
 
 
-def _fetch_one(client: Client, handle: str, stop: threading.Event) -> _Outcome | None:
-    """Fetch one handle in a pool thread; None when the job stopped first (nothing sent).
+def _fetch_one(
+    client: Client, handle: str, refresh: bool, stop: threading.Event
+) -> tuple[_Outcome, bool] | None:
+    """One handle's answer in a pool thread: (outcome, from_cache); None when the job stopped
+    first (nothing sent).
 
-    The job has just looked the handle up in the cache (or was told to refresh), so it is
-    sent without a second lookup. A thread still waiting for its pacer slot or a back-off when
-    the job stops (Ctrl-C, an error to raise, a rejected key) leaves without sending: ``stop``
-    is the Client's cancel event.
+    The call looks the cache up once, right before it waits for its slot and sends: an answer
+    already stored (by an earlier run, or by another process meanwhile) is read, not bought
+    again. ``stop`` is the Client's cancel event: a thread still waiting for its slot or a
+    back-off when the job stops (Ctrl-C, an error to raise, a rejected key) sends nothing.
     """
     try:
-        return _Outcome(OK, client.profile_answer(handle, refresh=True, cancel=stop).data)
+        env = client.profile_answer(handle, refresh=refresh, cancel=stop)
+        return _Outcome(OK, env.data), env.from_cache
     except Cancelled:
         return None
     except NotFoundError as exc:
-        return _Outcome(NOT_FOUND, error=exc.message, exc=exc)
+        # A not-found read from the cache was paid for earlier: it counts as cached.
+        return _Outcome(NOT_FOUND, error=exc.message, exc=exc), exc.from_cache
     except _FATAL:
         stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
-        return _Outcome(ERROR, error=str(exc), exc=exc)
+        return _Outcome(ERROR, error=str(exc), exc=exc), False
 
 
 class _Job:
     """One enrichment run: the cache pass, the pool, the counts and the progress bar.
 
-    The main thread walks the handles: a cached answer is recorded at once (no network, no
-    pacing); a miss is handed to the pool straight away, so reading the cache overlaps with
-    fetching. At most ``4 x max_workers`` calls wait in the pool's queue, which keeps
+    The main thread hands the handles to the pool; each call reads the cache (free, no pacing)
+    or fetches. At most ``4 x max_workers`` calls wait in the pool's queue, which keeps
     harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
     """
 
@@ -187,11 +192,13 @@ class _Job:
         self,
         client: Client,
         *,
+        refresh: bool,
         errors: Errors,
         bar: Progress,
         before: ClientStats,
     ) -> None:
         self.client = client
+        self.refresh = refresh
         self.errors = errors
         self.bar = bar
         self.outcomes: dict[str, _Outcome] = {}
@@ -237,19 +244,14 @@ class _Job:
         )
         raise stopped
 
-    def run(self, handles: Iterable[str], *, check_cache: bool) -> None:
+    def run(self, handles: Iterable[str]) -> None:
         stop = threading.Event()
         workers = self.client.max_workers
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
-        pending: dict[Future[_Outcome | None], str] = {}
+        pending: dict[Future[tuple[_Outcome, bool] | None], str] = {}
         try:
             for handle in handles:
-                if check_cache:
-                    outcome = _cached_outcome(self.client, handle)
-                    if outcome is not None:
-                        self.record(handle, outcome, "cached")
-                        continue
-                future = pool.submit(_fetch_one, self.client, handle, stop)
+                future = pool.submit(_fetch_one, self.client, handle, self.refresh, stop)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers)
             while pending:
@@ -262,13 +264,18 @@ class _Job:
             raise
         pool.shutdown(wait=True)
 
-    def _harvest(self, pending: dict[Future[_Outcome | None], str], *, block: bool) -> None:
+    def _harvest(
+        self, pending: dict[Future[tuple[_Outcome, bool] | None], str], *, block: bool
+    ) -> None:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         for future in done:
             handle = pending.pop(future)
-            outcome = future.result()  # an AuthenticationError surfaces here
-            if outcome is not None:
-                self.record(handle, outcome, "failed" if outcome.status == ERROR else "fetched")
+            result = future.result()  # an AuthenticationError surfaces here
+            if result is None:
+                continue
+            outcome, from_cache = result
+            kind = "cached" if from_cache else "failed" if outcome.status == ERROR else "fetched"
+            self.record(handle, outcome, kind)
 
 
 def _check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
@@ -311,21 +318,21 @@ def lookup_values(
     cached: dict[str, _Outcome] = {}
     if refresh:
         _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
-        to_run, check_cache = distinct, False
+        to_run = distinct
     elif max_calls is None and errors == "coerce":
-        to_run, check_cache = distinct, True  # the cache is read as the pool is fed
+        to_run = distinct  # each call reads the cache, or fetches
     else:
         # A budget needs the count of what must be paid for before anything is sent, and
         # errors="raise" should meet a cached failure before paying for anything.
         cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
-        to_run, check_cache = [h for h in distinct if h not in cached], False
+        to_run = [h for h in distinct if h not in cached]
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
-        job = _Job(client, errors=errors, bar=bar, before=before)
+        job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
         for handle, outcome in cached.items():
             job.record(handle, outcome, "cached")
-        job.run(to_run, check_cache=check_cache)
+        job.run(to_run)
     outcomes = job.outcomes
 
     status: list[str] = []

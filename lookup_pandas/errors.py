@@ -70,6 +70,8 @@ class ServiceError(Exception):
     """
 
     enveloped: bool = True
+    #: True when the answer behind it was read from the cache (paid for earlier, not now).
+    from_cache: bool = False
     #: What to do about it, where that depends on how the call was made (e.g. which setting).
     hint: str | None = None
 

@@ -104,9 +104,9 @@ def test_the_bar_and_the_summary_count_the_same(fake_service, tmp_path, bars):
 
 
 def test_each_handle_is_looked_up_in_the_cache_once(fake_service, tmp_path, bars):
-    # One lookup per handle: the main thread's (it is also the estimate); a miss then goes to
-    # the network without a second one. Spy on requests-cache's read, as the emulator
-    # cannot see it.
+    # One lookup per handle: each call's own, right before it waits for its slot and sends (so
+    # an answer another process stored meanwhile is read, not bought again). Spy on
+    # requests-cache's read, as the emulator cannot see it.
     handles = [f"person-{i:03d}" for i in range(12)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
         for h in handles[:4]:
