@@ -24,6 +24,7 @@ from lookup_pandas.errors import (
     UsageError,
 )
 from lookup_pandas.frames import PERSON_FIELDS
+from lookup_pandas.testing import envelope
 
 from .helpers import PROFILE, SEARCH, make_client
 
@@ -204,10 +205,7 @@ def test_a_field_that_starts_with_the_prefix_is_not_prefixed_twice(fake_service,
     record = {**_production_record("ada"), "profile_url": "https://www.example.com/in/ada"}
     fake_service.override(
         PROFILE,
-        lambda req: (
-            200,
-            {"success": True, "statusCode": 200, "message": "ok", "errors": None, "data": record},
-        ),
+        lambda req: (200, envelope(record)),
     )
     out = pd.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle", client=fake_client)
     assert out.loc[0, "profile_url"] == "https://www.example.com/in/ada"
@@ -217,16 +215,7 @@ def test_a_field_that_starts_with_the_prefix_is_not_prefixed_twice(fake_service,
 def test_header_only_all_invalid_and_normal_runs_have_the_same_columns(fake_service, fake_client):
     fake_service.override(
         PROFILE,
-        lambda req: (
-            200,
-            {
-                "success": True,
-                "statusCode": 200,
-                "message": "ok",
-                "errors": None,
-                "data": _production_record(req.param("handle")),
-            },
-        ),
+        lambda req: (200, envelope(_production_record(req.param("handle")))),
     )
 
     def columns(handles):
