@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -223,7 +223,7 @@ class Client:
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """True when a GET of ``path`` with ``params`` would be answered from the cache."""
-        return self._lookup(path, self._url(path), params, self._headers(path)) is not None
+        return self._lookup(path, self._prepare(path, params)) is not None
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """The cached answer, checked, without touching the network; None when not cached.
@@ -231,34 +231,50 @@ class Client:
         Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
         A cached not-found raises NotFoundError, exactly as the live answer did.
         """
-        response = self._lookup(path, self._url(path), params, self._headers(path))
+        response = self._lookup(path, self._prepare(path, params))
         if response is None:
             return None
         self._count(cache_hits=1)
         return parsed_answer(response, path, from_cache=True)
 
-    def _lookup(
-        self, path: str, url: str, params: Mapping[str, Any] | None, headers: dict[str, str]
-    ) -> requests.Response | None:
+    def _prepare(self, path: str, params: Mapping[str, Any] | None) -> requests.PreparedRequest:
+        """The request, prepared once by the session (its headers, hooks and cookies merged);
+        each send takes a copy, as requests-cache writes its options into the headers."""
+        header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
+        request = requests.Request(
+            "GET",
+            self._url(path),
+            params=dict(params or {}),
+            headers={header: self.settings.api_key},
+        )
+        return self._session.prepare_request(request)
+
+    def _send(self, prepared: requests.PreparedRequest, **options: Any) -> requests.Response:
+        """Send a copy of ``prepared`` with requests' own send settings (and the cache's
+        per-request ``options``): what ``Session.request`` would do, without preparing again."""
+        s = self._session
+        return s.send(
+            prepared.copy(),
+            timeout=self.settings.timeout,
+            allow_redirects=True,
+            proxies=s.proxies,
+            stream=False,
+            verify=s.verify,
+            cert=s.cert,
+            **options,
+        )
+
+    def _lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
         """The stored answer (not expired), through requests-cache's own ``only_if_cached``;
         None on a miss (requests-cache answers 504 then), or when nothing is cached there."""
         if not self._cache_on or is_panel(path):
             return None
-        session = cast(CachedSession, self._session)
-        response = session.get(
-            url,
-            params=params,
-            headers=headers,
-            only_if_cached=True,
-            expire_after=self.settings.expire_after,
+        response = self._send(
+            prepared, only_if_cached=True, expire_after=self.settings.expire_after
         )
         # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
         # nothing but 200s is ever stored, so a 504 here is always that.
         return None if response.status_code == 504 else response
-
-    def _headers(self, path: str) -> dict[str, str]:
-        header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
-        return {header: self.settings.api_key}
 
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user)."""
@@ -406,11 +422,10 @@ class Client:
         cancel: threading.Event | None = None,
     ) -> Envelope:
         """The one place requests are sent: one cache lookup, then paced attempts."""
-        url = self._url(path)
+        prepared = self._prepare(path, params)
         panel = is_panel(path)
-        headers = self._headers(path)
         if not refresh:
-            stored = self._lookup(path, url, params, headers)
+            stored = self._lookup(path, prepared)
             if stored is not None:
                 self._count(cache_hits=1)
                 try:
@@ -436,7 +451,7 @@ class Client:
             try:
                 if not panel:  # the panel endpoint is how the pace is learned: never paced
                     self._pace(cancel)
-                return self._send_once(url, path, params, headers, extra)
+                return self._send_once(prepared, path, extra)
             except AuthenticationError as exc:
                 exc.hint = f"Check {self.settings.api_key_source}"
                 raise
@@ -519,18 +534,12 @@ class Client:
         )
 
     def _send_once(
-        self,
-        url: str,
-        path: str,
-        params: Mapping[str, Any] | None,
-        headers: dict[str, str],
-        extra: dict[str, Any],
+        self, prepared: requests.PreparedRequest, path: str, extra: dict[str, Any]
     ) -> Envelope:
+        url = prepared.url or ""
         started = time.perf_counter()
         try:
-            response = self._session.get(
-                url, params=params, headers=headers, timeout=self.settings.timeout, **extra
-            )
+            response = self._send(prepared, **extra)
         except _TRANSIENT_REQUEST_ERRORS as exc:
             self._count(sent=1)
             unreachable = _connect_failure(exc)
@@ -567,9 +576,8 @@ class Client:
         else:
             self._account(response)
         logger.debug(
-            "GET %s %s -> %s%s in %.1f ms",
-            path,
-            dict(params or {}),
+            "GET %s -> %s%s in %.1f ms",
+            prepared.path_url,  # the path and query: the key is only ever in a header
             response.status_code,
             " (cache)" if from_cache else "",
             1000 * (time.perf_counter() - started),
