@@ -16,6 +16,7 @@ Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters)
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
+from .batch import BATCH
 from .mock import MockTransport, envelope
 from .notebook import notebook_client
 from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
@@ -23,6 +24,7 @@ from .server import FakeService
 from .state import FAULT_KINDS, Knobs, RequestRecord
 
 __all__ = [
+    "BATCH",
     "EMPLOYEES",
     "FAULT_KINDS",
     "FakeService",

@@ -27,12 +27,14 @@ import base64
 import hashlib
 import hmac
 import json
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import data
+from .batch import BATCH, MAX_ITEMS, BatchJob
 from .state import RequestRecord, ServiceState
 
 __all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle"]
@@ -52,6 +54,7 @@ class Request:
     path: str
     params: tuple[tuple[str, str], ...]
     headers: Mapping[str, str]  # lower-cased names
+    body: bytes = b""
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
@@ -89,17 +92,19 @@ def _json(status: int, body: Any, **headers: str) -> Reply:
     return Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
 
 
-def ok(payload: Any, message: str, pagination: dict[str, Any] | None = None) -> Reply:
+def ok(
+    payload: Any, message: str, pagination: dict[str, Any] | None = None, *, status: int = 200
+) -> Reply:
     body: dict[str, Any] = {
         "success": True,
-        "statusCode": 200,
+        "statusCode": status,
         "message": message,
         "errors": None,
         "data": payload,
     }
     if pagination is not None:
         body["pagination"] = pagination
-    return _json(200, body)
+    return _json(status, body)
 
 
 def fail(
@@ -303,12 +308,72 @@ def _tier(state: ServiceState, req: Request) -> Reply:
     return ok(state.tier(), "Credits tier retrieved successfully")
 
 
+def _batch(state: ServiceState, req: Request) -> Reply:
+    """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
+    time (never billed: its items are billed as they resolve, collected or not)."""
+    key = req.headers.get(DATA_HEADER, "")
+    if req.method == "POST":
+        handles, ids = _batch_inputs(req.body)
+        submitted = BatchJob.submit(
+            handles,
+            ids=ids,
+            key=key,
+            now=time.monotonic(),
+            error_rate=state.knobs.batch_error_rate,
+        )
+        state.add_job(submitted)
+        return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
+    job_id = _required(req, "job_id")
+    after = _int(req, "after", 0, 0)
+    now = time.monotonic()
+    state.settle_jobs(now)
+    job = state.job(job_id, key, now)
+    if job is None:
+        return fail(404, "Batch job not found or expired", error_code="1040")
+    processed = job.processed(now, state.knobs.batch_resolve_rate)
+    items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
+    found = [(i, data.person(i)) for i, outcome in items if outcome == "ok"]
+    records = _shown(state, [r for _, r in found if r is not None])
+    done = job.outcomes[:processed]
+    payload = {
+        "status": "completed" if processed == job.total else "processing",
+        "total": job.total,
+        "resolved": sum(o != "error" for o in done),
+        "errors": done.count("error"),
+        "next_cursor": next_cursor,
+        "not_found": [i for i, outcome in items if outcome == "not_found"],
+        "profiles": {i: r for (i, _), r in zip(found, records, strict=True)},
+    }
+    return ok(payload, "Batch job status")
+
+
+def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``handles`` and ``ids`` of a submit body; BadRequest unless 1 to 1,000 strings."""
+    try:
+        parsed = json.loads(body or b"null")
+    except ValueError:
+        raise BadRequest("body", "must be a JSON object") from None
+    if not isinstance(parsed, dict):
+        raise BadRequest("body", "must be a JSON object")
+    lists = {name: parsed.get(name) or [] for name in ("handles", "ids")}
+    for name, items in lists.items():
+        if not isinstance(items, list) or not all(isinstance(i, str) and i.strip() for i in items):
+            raise BadRequest(name, "must be a list of non-empty strings")
+    total = len(lists["handles"]) + len(lists["ids"])
+    if not 1 <= total <= MAX_ITEMS:
+        raise BadRequest("handles", f"1 to {MAX_ITEMS} items in all (ids and handles)")
+    return tuple(lists["handles"]), tuple(lists["ids"])
+
+
 ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
     PROFILE: _profile,
     EMPLOYEES: _employees,
     SEARCH: _search,
     TIER: _tier,
+    BATCH: _batch,
 }
+#: The methods each route answers (others: 405, as production answers them).
+METHODS = {BATCH: ("GET", "POST")}
 
 
 # -- the pipeline ------------------------------------------------------------------------------
@@ -339,11 +404,11 @@ def _as_reply(value: Reply | tuple[int, Any]) -> Reply:
 
 
 def _route(state: ServiceState, req: Request) -> Reply:
-    if req.method != "GET":
-        return fail(405, f"Method {req.method} not allowed")
     route = ROUTES.get(req.path)
-    if route is None:
+    if route is None or (route is _batch and not state.knobs.batch):
         return fail(404, f"No endpoint at {req.path}")
+    if req.method not in METHODS.get(req.path, ("GET",)):
+        return fail(405, f"Method {req.method} not allowed")
     panel = route is _tier
     key = req.headers.get(PANEL_HEADER if panel else DATA_HEADER)
     if not key:

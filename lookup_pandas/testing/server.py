@@ -45,7 +45,9 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         params = tuple(parse_qsl(split.query, keep_blank_values=True))
         headers = {k.lower(): v for k, v in self.headers.items()}
-        req = Request(self.command, split.path, params, headers)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(min(length, 1 << 20)) if length > 0 else b""
+        req = Request(self.command, split.path, params, headers, body)
         key = (req.path, req.params)
         state.enter(key)
         try:
@@ -224,9 +226,10 @@ class FakeService:
 
     @property
     def requests(self) -> list[RequestRecord]:
-        """Every request seen since the last reset, oldest first."""
+        """Every request seen since the last reset, oldest first (not the batch items billed
+        as they resolved: ``billed()`` counts those)."""
         with self.state.lock:
-            return list(self.state.records)
+            return [r for r in self.state.records if not r.item]
 
     def max_in_flight(self, path: str | None = None, **params: Any) -> int:
         """The most identical requests (same path and query) ever answered at once."""

@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .batch import BATCH, BatchJob
+
 __all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS"]
 
 #: Transient faults the emulator can inject: 500, 502 with an HTML body, 503 ("1072"), and a
@@ -50,6 +52,11 @@ class Knobs:
     employees_style: str = "page"  # or "cursor", as production may do
     sparse_records: bool = False  # records carry id, handle and a handle-seeded half of the rest
     balance: float = 100_000.0  # credits at start
+    batch: bool = True  # the batch-enrich endpoints exist (off: 404, as a service without them)
+    batch_resolve_rate: float = 300.0  # items a batch job resolves per second (0: at once)
+    batch_page_size: int = 100  # results per poll
+    batch_job_lifetime: float = 3600.0  # seconds a job can be polled after its submit
+    batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class RequestRecord:
     status: int
     billed: bool
     fault: str | None = None
+    item: bool = False  # a batch item billed as it resolved, not a request
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
@@ -101,6 +109,7 @@ class ServiceState:
             self.in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self.max_in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self.overrides.clear()
+            self.jobs: dict[str, BatchJob] = {}
 
     def configure(self, **changes: Any) -> None:
         with self.lock:
@@ -208,6 +217,44 @@ class ServiceState:
         with self.lock:
             self.records.append(rec)
 
+    # -- batch jobs ----------------------------------------------------------------------------
+
+    def add_job(self, job: BatchJob) -> None:
+        with self.lock:
+            self.jobs[job.job_id] = job
+
+    def job(self, job_id: str, key: str, now: float | None = None) -> BatchJob | None:
+        """The job, for the key that submitted it, while it has not expired; else None."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            job = self.jobs.get(job_id)
+            if job is None or job.key != key:
+                return None
+            if now - job.submitted > self.knobs.batch_job_lifetime:
+                return None
+            return job
+
+    def settle_jobs(self, now: float | None = None) -> None:
+        """Bill every batch item resolved by ``now`` (found or not found; not errors).
+
+        A job runs to its end whether or not anyone polls it, so billing catches up here,
+        whenever the emulator is asked anything: a request, or a counter read by a test.
+        """
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            rate = self.knobs.batch_resolve_rate
+            for job in self.jobs.values():
+                done = job.processed(now, rate)
+                for item, outcome in zip(
+                    job.inputs[job.settled : done], job.outcomes[job.settled : done], strict=True
+                ):
+                    if outcome != "error":
+                        self.balance -= 1.0
+                        self.records.append(
+                            RequestRecord(BATCH, (("handle", item),), 200, True, item=True)
+                        )
+                job.settled = max(job.settled, done)
+
     def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
         with self.lock:
             self.in_flight[key] += 1
@@ -226,12 +273,20 @@ class ServiceState:
         status: int | None = None,
         **params: Any,
     ) -> int:
-        """Requests seen for ``path`` (any when None) whose query has every given param."""
+        """Requests seen for ``path`` (any when None) whose query has every given param.
+
+        With ``billed=True``, batch items billed as they resolved count too (``handle=`` finds
+        them), so a test sees every credit one handle cost, however it was fetched.
+        """
         want = {k: str(v) for k, v in params.items()}
+        if self.jobs:
+            self.settle_jobs()
         with self.lock:
             records = list(self.records)
         n = 0
         for rec in records:
+            if rec.item and billed is not True:
+                continue
             if path is not None and rec.path != path:
                 continue
             if billed is not None and rec.billed != billed:
