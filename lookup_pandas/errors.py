@@ -31,7 +31,7 @@ server's text and our own, never from request headers, so the API key cannot app
 
 Errors the user can fix (a setting, a key, a budget, an argument, a rejected parameter) show as
 one line in a notebook cell, not a traceback (IPython's ``_render_traceback_`` hook); the
-traceback is still on ``exc.__traceback__`` for whoever wants it (``%tb``).
+traceback is still on the exception: ``traceback.print_exception(sys.last_value)`` prints it.
 """
 
 from __future__ import annotations

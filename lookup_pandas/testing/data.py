@@ -583,20 +583,7 @@ def search_records(
     )
 
 
-def search(
-    title: str,
-    *,
-    first_name: str | None = None,
-    last_name: str | None = None,
-    headline: str | None = None,
-    summary: str | None = None,
-    geo_city: str | None = None,
-    geo_country_code: str | None = None,
-    organization_slugs: str | Iterable[str] | None = None,
-    skills: str | Iterable[str] | None = None,
-    skills_match: str = "all",
-    current_only: bool | str = False,
-) -> list[dict[str, Any]]:
+def search(title: str, **filters: Any) -> list[dict[str, Any]]:
     """People of the search population matching every filter given, in a stable order.
 
     Example: ``search("engineer", geo_country_code="de", skills="python,sql")``.
@@ -608,21 +595,10 @@ def search(
     comma-separated string) any of them in a position; ``skills`` (likewise) with
     ``skills_match="all"`` (default) or ``"any"``; ``current_only=False`` (default: ``title``
     and ``organization_slugs`` look at every position; True: the current one only). An unknown
-    filter name is a TypeError; a bad value a ValueError. Returns fresh copies.
+    filter name is a TypeError; a bad value a ValueError (both from :func:`search_records`,
+    whose keywords these are). Returns fresh copies.
     """
-    found = search_records(
-        title,
-        first_name=first_name,
-        last_name=last_name,
-        headline=headline,
-        summary=summary,
-        geo_city=geo_city,
-        geo_country_code=geo_country_code,
-        organization_slugs=organization_slugs,
-        skills=skills,
-        skills_match=skills_match,
-        current_only=current_only,
-    )
+    found = search_records(title, **filters)
     return [copy.deepcopy(r) for r in found]
 
 
@@ -712,17 +688,7 @@ def employee_records(
     return [rec for rec, _ in picked]
 
 
-def employees(
-    slug: str,
-    *,
-    current_only: bool | str = True,
-    title: str | None = None,
-    geo_country_code: str | None = None,
-    geo_city: str | None = None,
-    start_year: int | str | None = None,
-    start_month: int | str | None = None,
-    sort: str | None = None,
-) -> list[dict[str, Any]] | None:
+def employees(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
     """Employee records of company ``slug`` (person records), filtered and sorted; None if unknown.
 
     Example: ``employees("acme", current_only=False, title="engineer", sort="newest")``.
@@ -734,16 +700,8 @@ def employees(
     stable order: current employees, then former ones, each by handle), ``"newest"`` /
     ``"oldest"`` (by the start date at this company; records showing none go last) or
     ``"recently_left"`` (former employees first, the latest end date first, then current ones).
-    Stable sorts: ties keep the stable order. Returns fresh copies.
+    Stable sorts: ties keep the stable order. The keywords are :func:`employee_records`'; an
+    unknown one is a TypeError. Returns fresh copies.
     """
-    found = employee_records(
-        slug,
-        current_only=current_only,
-        title=title,
-        geo_country_code=geo_country_code,
-        geo_city=geo_city,
-        start_year=start_year,
-        start_month=start_month,
-        sort=sort,
-    )
+    found = employee_records(slug, **filters)
     return None if found is None else [copy.deepcopy(r) for r in found]

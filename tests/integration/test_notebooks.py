@@ -328,6 +328,8 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
         "import pandas as pd\nimport lookup_pandas as lp",
         "lp.Client(base_url='http://127.0.0.1:1')",  # no key anywhere: ConfigurationError
         "pd.DataFrame({'h': ['ada']}).lookup.enrich_profiles('handle')",  # no such column
+        # the whole traceback of that one-line error is still there, as the README says
+        "import sys, traceback\ntraceback.print_exception(sys.last_value)",
         "raise lp.ServerError('a service fault', status_code=500)",  # not the user's to fix
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
@@ -345,5 +347,7 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
         assert error.ename == ename
         assert len(error.traceback) == 1 and error.traceback[0].startswith(f"{ename}: ")
     assert "pass api_key=" in errors[1][0].traceback[0]  # Python names the keyword
-    (service_fault,) = errors[3]
+    printed = "".join(o.get("text", "") for o in nb.cells[3].outputs)
+    assert "Traceback (most recent call last)" in printed and "ColumnError" in printed
+    (service_fault,) = errors[4]
     assert len(service_fault.traceback) > 1  # a fault of the service keeps its traceback
