@@ -485,7 +485,8 @@ class Client:
             )
             if isinstance(failure, RateLimitError):
                 self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
-            else:
+            if panel or not isinstance(failure, RateLimitError):
+                # The panel endpoint takes no slot, so it waits out a Retry-After itself.
                 pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
 
     # -- the pace: learned once, from the credits tier, before the first paced send ----------

@@ -212,3 +212,20 @@ def test_a_cached_answer_is_read_with_one_lookup_and_sends_nothing(tmp_path):
         assert (first.from_cache, second.from_cache) == (False, True)
         assert transport.count("/people/profile") == 1
         assert client.stats.cache_hits == 1
+
+
+def test_a_429_on_the_panel_endpoint_waits_its_retry_after_before_the_retry(monkeypatch):
+    # The panel endpoint takes no pacing slot, so deferring the pacer alone would send the
+    # retry at once (and spend every attempt within milliseconds): it must wait itself.
+    answers = iter(
+        [
+            (429, envelope(None, success=False, message="slow down"), {"Retry-After": "1"}),
+            (200, FAST_TIER),
+        ]
+    )
+    waited: list[float] = []
+    monkeypatch.setattr("lookup_pandas.client.pause", lambda s, cancel=None: waited.append(s))
+    with client_on(lambda request: next(answers), retry_after_max=5) as client:
+        client.credits_tier()
+        assert client.stats.rate_limited == 1
+    assert waited == [1.0]
