@@ -73,6 +73,10 @@ class BatchJob:
     def total(self) -> int:
         return len(self.inputs)
 
+    def finished_at(self, rate: float) -> float:
+        """When the last item resolves, at ``rate`` items per second."""
+        return self.submitted + (self.total / rate if rate > 0 else 0.0)
+
     def processed(self, now: float, rate: float) -> int:
         """Items resolved or errored by ``now``, at ``rate`` items per second."""
         if rate <= 0:

@@ -449,5 +449,9 @@ def handle(state: ServiceState, req: Request) -> Reply:
         reply.headers.setdefault("X-Request-Id", "req_" + uuid.uuid4().hex[:16])
         reply.headers["X-Credits-Consumed"] = "1" if reply.billed else "0"
         reply.headers["X-Credits-Balance"] = f"{balance:g}"
-    state.record(RequestRecord(req.path, req.params, reply.status, reply.billed, reply.fault))
+    state.record(
+        RequestRecord(
+            req.path, req.params, reply.status, reply.billed, reply.fault, method=req.method
+        )
+    )
     return reply

@@ -18,6 +18,7 @@ import logging
 import socket
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -215,10 +216,12 @@ class FakeService:
         *,
         billed: bool | None = None,
         status: int | None = None,
+        method: str | None = None,
         **params: Any,
     ) -> int:
-        """Requests seen (for ``path``, with these query params, billed or not, by status)."""
-        return self.state.count(path, billed=billed, status=status, **params)
+        """Requests seen (for ``path``, with these query params, billed or not, by status and
+        method: ``svc.count(BATCH, method="POST")`` counts batch submits)."""
+        return self.state.count(path, billed=billed, status=status, method=method, **params)
 
     def billed(self, path: str | None = None, **params: Any) -> int:
         """Billable requests seen (successes and not-founds)."""
@@ -230,6 +233,19 @@ class FakeService:
         as they resolved: ``billed()`` counts those)."""
         with self.state.lock:
             return [r for r in self.state.records if not r.item]
+
+    def billed_handles(self) -> Counter[str]:
+        """Credits each handle cost: billed profile lookups and batch items alike.
+
+        Example: ``svc.billed_handles() == Counter({"ada": 1, "unknown-x": 1})``
+        """
+        return self.state.billed_handles()
+
+    @property
+    def batch_jobs(self) -> dict[str, tuple[str, ...]]:
+        """Every batch job submitted since the last reset: job_id -> its inputs, in order."""
+        with self.state.lock:
+            return {job_id: job.inputs for job_id, job in self.state.jobs.items()}
 
     def max_in_flight(self, path: str | None = None, **params: Any) -> int:
         """The most identical requests (same path and query) ever answered at once."""

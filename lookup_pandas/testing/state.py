@@ -22,6 +22,8 @@ from typing import Any
 
 from .batch import BATCH, BatchJob
 
+PROFILE_PATH = "/api/data/v1/people/profile"
+
 __all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS"]
 
 #: Transient faults the emulator can inject: 500, 502 with an HTML body, 503 ("1072"), and a
@@ -55,7 +57,7 @@ class Knobs:
     batch: bool = True  # the batch-enrich endpoints exist (off: 404, as a service without them)
     batch_resolve_rate: float = 300.0  # items a batch job resolves per second (0: at once)
     batch_page_size: int = 100  # results per poll
-    batch_job_lifetime: float = 3600.0  # seconds a job can be polled after its submit
+    batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
 
 
@@ -69,6 +71,7 @@ class RequestRecord:
     billed: bool
     fault: str | None = None
     item: bool = False  # a batch item billed as it resolved, not a request
+    method: str = "GET"
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
@@ -224,13 +227,18 @@ class ServiceState:
             self.jobs[job.job_id] = job
 
     def job(self, job_id: str, key: str, now: float | None = None) -> BatchJob | None:
-        """The job, for the key that submitted it, while it has not expired; else None."""
+        """The job, for the key that submitted it, while it has not expired; else None.
+
+        A job expires ``batch_job_lifetime`` seconds after its last item resolved: a job
+        still resolving (and billing) can always be polled.
+        """
         now = time.monotonic() if now is None else now
         with self.lock:
             job = self.jobs.get(job_id)
             if job is None or job.key != key:
                 return None
-            if now - job.submitted > self.knobs.batch_job_lifetime:
+            finished = job.finished_at(self.knobs.batch_resolve_rate)
+            if now - finished > self.knobs.batch_job_lifetime:
                 return None
             return job
 
@@ -271,6 +279,7 @@ class ServiceState:
         *,
         billed: bool | None = None,
         status: int | None = None,
+        method: str | None = None,
         **params: Any,
     ) -> int:
         """Requests seen for ``path`` (any when None) whose query has every given param.
@@ -293,10 +302,25 @@ class ServiceState:
                 continue
             if status is not None and rec.status != status:
                 continue
+            if method is not None and rec.method != method:
+                continue
             if want and any(rec.param(k) != v for k, v in want.items()):
                 continue
             n += 1
         return n
+
+    def billed_handles(self) -> Counter[str]:
+        """Credits per handle: billed ``/people/profile`` requests and batch items."""
+        if self.jobs:
+            self.settle_jobs()
+        with self.lock:
+            records = list(self.records)
+        return Counter(
+            handle
+            for rec in records
+            if rec.billed and (rec.item or rec.path == PROFILE_PATH)
+            if (handle := rec.param("handle")) is not None
+        )
 
     def retry_after(self, wait: float) -> int:
         """Retry-After in whole seconds, as HTTP wants it (at least 1)."""

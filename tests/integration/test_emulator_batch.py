@@ -116,7 +116,8 @@ def test_items_that_end_in_errors_are_counted_and_not_billed(fake_service):
 @pytest.mark.parametrize("job_id", ["job_does_not_exist", None])
 def test_an_unknown_or_expired_job_is_not_found(fake_service, job_id):
     if job_id is None:
-        fake_service.configure(batch_job_lifetime=0.0)
+        # resolved at once, then pollable for no time at all
+        fake_service.configure(batch_job_lifetime=0.0, batch_resolve_rate=0)
         job_id = submit(fake_service, HANDLES).json()["data"]["job_id"]
         time.sleep(0.01)
     reply = track(fake_service, job_id)
