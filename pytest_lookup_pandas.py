@@ -8,7 +8,8 @@ Example::
 
 ``lookup_service`` starts one emulator for the whole session; ``fake_service`` resets it before
 each test (knobs, keys, counters); ``fake_client`` is a Client bound to it with a fresh cache
-file in the test's tmp_path and short back-off, so retries do not slow the suite;
+file in the test's tmp_path, short back-off and short batch polls, so retries and batch jobs do
+not slow the suite;
 ``isolated_default_client`` gives the test a default client of its own (``lp.configure``,
 ``lp.default_client``), closed afterwards, the previous one restored.
 
@@ -65,6 +66,7 @@ def fake_client(fake_service: FakeService, fake_cache_path: Path) -> Iterator[Cl
         backoff_base=0.01,
         backoff_max=0.2,
         retry_after_max=2.0,
+        batch_poll_interval=0.05,
     )
     yield client
     client.close()

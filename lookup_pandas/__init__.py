@@ -26,6 +26,7 @@ from .client import Client, ClientStats, configure, default_client
 from .enrich import Estimate
 from .errors import (
     AuthenticationError,
+    BatchUnavailableError,
     BudgetExceededError,
     ColumnError,
     ConfigurationError,
@@ -48,6 +49,7 @@ if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first
 
 __all__ = [
     "AuthenticationError",
+    "BatchUnavailableError",
     "BudgetExceededError",
     "Client",
     "ClientStats",

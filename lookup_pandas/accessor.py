@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import api
 from .client import Client
-from .enrich import Errors, Estimate
+from .enrich import Errors, Estimate, Method
 
 __all__ = ["LookupAccessor"]
 
@@ -39,6 +39,7 @@ class LookupAccessor:
         client: Client | None = None,
         progress: bool | None = None,
         fold_case: bool = True,
+        method: Method = "auto",
     ) -> pd.DataFrame:
         return api.enrich_profiles(
             self._frame,
@@ -50,12 +51,20 @@ class LookupAccessor:
             client=client,
             progress=progress,
             fold_case=fold_case,
+            method=method,
         )
 
     def estimate_profiles(
-        self, column: str = "handle", *, client: Client | None = None, fold_case: bool = True
+        self,
+        column: str = "handle",
+        *,
+        client: Client | None = None,
+        fold_case: bool = True,
+        method: Method = "auto",
     ) -> Estimate:
-        return api.estimate_profiles(self._frame, column, client=client, fold_case=fold_case)
+        return api.estimate_profiles(
+            self._frame, column, client=client, fold_case=fold_case, method=method
+        )
 
     # help(df.lookup.enrich_profiles) shows the whole documentation, written once in api.
     enrich_profiles.__doc__ = api.enrich_profiles.__doc__

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .client import EMPLOYEES_PATH, SEARCH_PATH, Client, check_max_records, resolve_client
-from .enrich import Errors, Estimate, JobSummary, Lookup, estimate_values, lookup_values
+from .enrich import Errors, Estimate, JobSummary, Lookup, Method, estimate_values, lookup_values
 from .errors import ColumnError, UsageError
 from .frames import prefixed_names, records_to_frame
 
@@ -46,6 +46,7 @@ def get_profiles(
     client: Client | None = None,
     progress: bool | None = None,
     fold_case: bool = True,
+    method: Method = "auto",
 ) -> pd.DataFrame:
     """One row per input handle (same order; a Series keeps its index), with the record's fields.
 
@@ -59,15 +60,20 @@ def get_profiles(
         # 3  NaN       unknown-x ... not_found     Profile not found
 
     ``handle`` is the normalised handle that was looked up (see ``enrich_profiles`` for the
-    rules, ``fold_case`` included). Each distinct handle is requested at most once; cached
-    answers cost nothing. ``errors="raise"`` raises on the first failure. The columns are
-    always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other field the
-    records carry, then ``lookup_status`` and ``lookup_error``.
+    rules, ``fold_case`` and ``method`` included). Each distinct handle is requested at most
+    once; cached answers cost nothing. ``errors="raise"`` raises on the first failure. The
+    columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
+    field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
     index = handles.index if isinstance(handles, pd.Series) else None
     values = list(handles)
     result = lookup_values(
-        values, client=resolve_client(client), errors=errors, progress=progress, fold_case=fold_case
+        values,
+        client=resolve_client(client),
+        errors=errors,
+        progress=progress,
+        fold_case=fold_case,
+        method=method,
     )
     frame = result.fields.drop(columns="handle", errors="ignore")
     frame.insert(int("id" in frame.columns), "handle", pd.Series(result.handles, dtype="str"))
@@ -88,6 +94,7 @@ def enrich_profiles(
     client: Client | None = None,
     progress: bool | None = None,
     fold_case: bool = True,
+    method: Method = "auto",
 ) -> pd.DataFrame:
     """A new frame: each row's profile joined on. The input frame is not modified.
 
@@ -124,6 +131,16 @@ def enrich_profiles(
     ``fold_case``
         Public handles are case-insensitive: ``Ada`` and ``ada`` are one person, requested
         (and paid for) once, sent in lower case. ``False`` keeps case as written.
+    ``method``
+        ``"auto"`` (default) fetches through the service's batch jobs when more than 20
+        handles (``lookup_pandas.batch.AUTO_THRESHOLD``) must be fetched and the service has
+        them, else by single calls; ``"batch"`` insists on batch jobs (BatchUnavailableError,
+        a ConfigurationError, if the service has none); ``"single"`` makes one call per
+        handle. Jobs take up to 1,000 handles each; every result is cached exactly as a
+        single answer, so the cache, ``max_calls`` (billable items), the statuses and a
+        re-run work alike. A job is stored beside the cache when submitted: a run after
+        Ctrl-C or a crash polls it instead of paying again. Handles a job could not resolve
+        are fetched singly.
 
     Returns the input columns untouched, then the profile columns (always those of
     :data:`lookup_pandas.frames.PERSON_FIELDS`, empty where a record lacks the field, then
@@ -146,6 +163,7 @@ def enrich_profiles(
         client=client,
         progress=progress,
         fold_case=fold_case,
+        method=method,
     )[0]
 
 
@@ -160,6 +178,7 @@ def enrich_with_summary(
     client: Client | None = None,
     progress: bool | None = None,
     fold_case: bool = True,
+    method: Method = "auto",
 ) -> tuple[pd.DataFrame, JobSummary]:
     """``enrich_profiles``, and the JobSummary of the run (what its progress bar counted).
 
@@ -174,6 +193,7 @@ def enrich_with_summary(
         refresh=refresh,
         progress=progress,
         fold_case=fold_case,
+        method=method,
     )
     fields = result.fields
     new = _with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
@@ -224,19 +244,24 @@ def estimate_profiles(
     *,
     client: Client | None = None,
     fold_case: bool = True,
+    method: Method = "auto",
 ) -> Estimate:
     """What ``enrich_profiles`` would do, without sending anything.
 
     Example: ``leads.lookup.estimate_profiles("handle")``
-    -> ``Estimate(rows=250, valid=231, unique=180, cached=60, to_fetch=120)``
+    -> ``Estimate(rows=250, valid=231, unique=180, cached=60, to_fetch=120, method='batch',
+    jobs=1, polls=3, seconds=4.7)``
 
-    ``to_fetch`` is the number of billable calls ``enrich_profiles`` would make now. The
-    ``column`` of handles is normalised as there, with the same ``fold_case``; ``client`` is
-    the Client whose cache is read (default ``lp.default_client()``).
+    ``to_fetch`` is the number of billable items ``enrich_profiles`` would pay for now;
+    ``method`` how it would fetch them (``"batch"``, ``"single"`` or ``"none"``), and
+    ``seconds`` about how long it would take at the Client's pace (None until the pace is
+    known: see :class:`lookup_pandas.Estimate`). The ``column`` of handles is normalised as
+    there, with the same ``fold_case``; ``client`` is the Client whose cache is read
+    (default ``lp.default_client()``).
     """
     check_columns(frame, column)
     return estimate_values(
-        frame[column].tolist(), client=resolve_client(client), fold_case=fold_case
+        frame[column].tolist(), client=resolve_client(client), fold_case=fold_case, method=method
     )
 
 

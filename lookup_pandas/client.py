@@ -22,7 +22,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -32,15 +32,26 @@ import requests
 import urllib3
 from requests.adapters import BaseAdapter
 from requests_cache import DO_NOT_CACHE, CachedSession
+from requests_cache.policy.expiration import get_expiration_datetime
 
-from .endpoints import EMPLOYEES_PATH, PROFILE_PATH, SEARCH_PATH, TIER_PATH, checked_data, is_panel
+from .endpoints import (
+    BATCH_PATH,
+    EMPLOYEES_PATH,
+    PROFILE_PATH,
+    SEARCH_PATH,
+    TIER_PATH,
+    checked_data,
+    is_panel,
+)
 from .envelope import Envelope
 from .errors import (
     AuthenticationError,
+    BatchUnavailableError,
     ConfigurationError,
     NotFoundError,
     RateLimitError,
     RequestTimeoutError,
+    ResponseError,
     ServiceError,
     TransportError,
     UsageError,
@@ -50,11 +61,19 @@ from .pagination import PagePlan, Style
 from .progress import Progress
 from .retry import RetryPolicy, is_retryable
 from .settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
-from .transport import DATA_KEY_HEADER, PANEL_KEY_HEADER, build_session, parsed_answer
+from .store import JobStore, namespace, open_store
+from .transport import (
+    DATA_KEY_HEADER,
+    PANEL_KEY_HEADER,
+    build_session,
+    parsed_answer,
+    profile_answer_from_batch,
+)
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "BATCH_PATH",
     "EMPLOYEES_PATH",
     "PROFILE_PATH",
     "SEARCH_PATH",
@@ -127,6 +146,10 @@ class Client:
     ``retry_after_max``
         The longest wait a 429's ``Retry-After`` is honoured for, in seconds, so a notebook
         never hangs for hours.
+    ``batch_poll_interval``
+        Seconds between two polls of a batch job whose results have caught up with what it
+        resolved (1.5, as the service's own SDK waits); it grows by half while the job's
+        ``resolved`` count does not move, up to 30 s. See :mod:`lookup_pandas.batch`.
     ``transport``
         A requests adapter that answers instead of the network, for tests:
         ``lookup_pandas.testing.MockTransport(handler)`` drives retries, pacing, discovery and
@@ -152,6 +175,7 @@ class Client:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
+        batch_poll_interval: float = 1.5,
         transport: BaseAdapter | None = None,
     ) -> None:
         self.settings = Settings.build(
@@ -166,6 +190,7 @@ class Client:
             backoff_base=backoff_base,
             backoff_max=backoff_max,
             retry_after_max=retry_after_max,
+            batch_poll_interval=batch_poll_interval,
         )
         s = self.settings
         self.retry_policy = RetryPolicy(
@@ -182,6 +207,9 @@ class Client:
         self._rate_error: BaseException | None = None
         self._stats = ClientStats()
         self._stats_lock = threading.Lock()
+        #: Batch jobs submitted and not yet collected, beside the cache (or in memory).
+        self.job_store: JobStore = open_store(s.cache_path, namespace(s.api_key, s.base_url))
+        self._batch_supported: bool | None = None  # learned from the first submit
 
     # -- introspection ---------------------------------------------------------------------
 
@@ -217,6 +245,11 @@ class Client:
         return self.pacer.per_minute
 
     @property
+    def pace_known(self) -> bool:
+        """Whether the pace has been learned (from the credits tier, or a 429)."""
+        return self._rate_known
+
+    @property
     def session(self) -> requests.Session:
         """The underlying (cached) requests session."""
         return self._session
@@ -237,15 +270,24 @@ class Client:
         self._count(cache_hits=1)
         return parsed_answer(response, path, from_cache=True)
 
-    def _prepare(self, path: str, params: Mapping[str, Any] | None) -> requests.PreparedRequest:
+    def _prepare(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None,
+        *,
+        method: str = "GET",
+        body: Any = None,
+    ) -> requests.PreparedRequest:
         """The request, prepared once by the session (its headers, hooks and cookies merged);
-        each send takes a copy, as requests-cache writes its options into the headers."""
+        each send takes a copy, as requests-cache writes its options into the headers.
+        ``body`` is sent as JSON."""
         header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
         request = requests.Request(
-            "GET",
+            method,
             self._url(path),
             params=dict(params or {}),
             headers={header: self.settings.api_key},
+            json=body,
         )
         return self._session.prepare_request(request)
 
@@ -343,6 +385,102 @@ class Client:
                     self._set_rate(self._rate_from(tier))
         return tier
 
+    # -- batch jobs (see lookup_pandas.batch for the plan that drives them) ------------------
+
+    @property
+    def batch_supported(self) -> bool | None:
+        """Whether the service has batch jobs: None until the first submit tells."""
+        return self._batch_supported
+
+    def submit_batch(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
+        """Submit one batch job of 1 to 1,000 handles; return its ``job_id``. Nothing is billed
+        yet: each item is billed when it resolves. A submit takes a pacing slot.
+
+        Example: ``job_id = client.submit_batch(["ada", "grace"])``
+
+        A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and the
+        Client remembers it (no further submit is sent). Transient failures are retried like
+        any call; a submit whose answer was lost after it was sent may have created a job
+        (the service offers no idempotency key), so a retry may pay for those items twice.
+        """
+        if self._batch_supported is False:
+            raise self.no_batch(None)
+        body = {"ids": [], "handles": list(handles), "enrich_live": False}
+        try:
+            env = self._request(
+                BATCH_PATH,
+                None,
+                method="POST",
+                body=body,
+                cache=False,
+                cancel=cancel,
+                final_statuses=frozenset({404, 405}),
+            )
+        except ServiceError as exc:
+            if exc.status_code in (404, 405):
+                self._batch_supported = False
+                raise self.no_batch(exc) from exc
+            raise
+        job_id = env.data.get("job_id")
+        if not isinstance(job_id, str) or not job_id:
+            raise ResponseError(
+                f"The batch submit's answer has no job_id (data: {sorted(env.data)}).",
+                status_code=env.status_code,
+                request_id=env.request_id,
+                url=BATCH_PATH,
+            )
+        self._batch_supported = True
+        return job_id
+
+    def batch_status(
+        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
+    ) -> dict[str, Any]:
+        """One poll of a batch job: the ``data`` of its answer (``status``, ``total``,
+        ``resolved``, ``errors``, ``next_cursor``, ``not_found``, ``profiles``) from result
+        ``after`` on. Never cached; takes a pacing slot. An unknown or expired job raises
+        NotFoundError (any 404).
+
+        Example: ``client.batch_status(job_id, 0)["status"]  # "processing"``
+        """
+        env = self._request(
+            BATCH_PATH,
+            {"job_id": job_id, "after": after},
+            cache=False,
+            cancel=cancel,
+            final_statuses=frozenset({404}),
+        )
+        data: dict[str, Any] = env.data
+        return data
+
+    def batch_result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
+        """One batch job result as the answer ``GET /people/profile?handle=...`` gives, cached
+        exactly as that answer would be: the record's Envelope, or (``record=None``) the billed
+        not-found, raised as the NotFoundError a single call raises. Afterwards
+        ``client.profile(handle)`` and a re-run are free cache hits.
+
+        Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
+        """
+        prepared = self._prepare(PROFILE_PATH, {"handle": handle})
+        response = profile_answer_from_batch(prepared, record, job_id)
+        if self._cache_on:
+            cache = self._session.cache  # type: ignore[attr-defined]
+            key = cache.create_key(prepared, verify=self._session.verify)
+            expires = get_expiration_datetime(self.settings.expire_after)
+            cache.save_response(response, cache_key=key, expires=expires)
+        return parsed_answer(response, PROFILE_PATH)
+
+    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
+        """The error that says this service has no batch jobs (``exc``: the answer that told)."""
+        answer = f" (POST {BATCH_PATH} answered {exc.status_code})" if exc is not None else ""
+        return BatchUnavailableError(
+            f"The service at {self.settings.base_url} has no batch jobs{answer}; use "
+            "method='single' or 'auto'.",
+            cli_message=f"The service at {self.settings.base_url} has no batch jobs{answer}; "
+            "use --method single or auto.",
+            status_code=exc.status_code if exc is not None else None,
+            url=BATCH_PATH,
+        )
+
     def page(
         self,
         path: str,
@@ -420,11 +558,21 @@ class Client:
         *,
         refresh: bool = False,
         cancel: threading.Event | None = None,
+        method: str = "GET",
+        body: Any = None,
+        cache: bool = True,
+        final_statuses: frozenset[int] = frozenset(),
     ) -> Envelope:
-        """The one place requests are sent: one cache lookup, then paced attempts."""
-        prepared = self._prepare(path, params)
+        """The one place requests are sent: one cache lookup, then paced attempts.
+
+        ``cache=False``: neither looked up nor stored (batch jobs, whose answers change).
+        ``final_statuses``: answers with these statuses are raised as they are, neither
+        retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
+        """
+        prepared = self._prepare(path, params, method=method, body=body)
         panel = is_panel(path)
-        if not refresh:
+        cache = cache and not panel and method == "GET"
+        if not refresh and cache:
             stored = self._lookup(path, prepared)
             if stored is not None:
                 self._count(cache_hits=1)
@@ -437,11 +585,11 @@ class Client:
         if self._cache_on:
             # Per request, as the cache backend (and its settings) is shared by every Client on
             # the file. The lookup is done: send without a second one, and store the answer if
-            # it is worth keeping; the panel endpoint is never stored.
+            # it is worth keeping; the panel endpoint and batch jobs are never stored.
             extra = (
-                {"expire_after": DO_NOT_CACHE}
-                if panel
-                else {"expire_after": self.settings.expire_after, "force_refresh": True}
+                {"expire_after": self.settings.expire_after, "force_refresh": True}
+                if cache
+                else {"expire_after": DO_NOT_CACHE}
             )
         policy = self.retry_policy
         attempt = 0  # retries of transient failures so far
@@ -458,6 +606,8 @@ class Client:
             except ConfigurationError:
                 raise
             except ServiceError as exc:
+                if exc.status_code in final_statuses:
+                    raise
                 if not self._contacted and _not_the_service(exc):
                     # Nothing has answered like the service yet: a wrong or dead base URL is
                     # far likelier than a fault. One quick retry, then say so.
@@ -490,6 +640,16 @@ class Client:
                 pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
 
     # -- the pace: learned once, from the credits tier, before the first paced send ----------
+
+    def learn_pace(self) -> float | None:
+        """Learn the pace now, as the first paced call would (the credits tier, read once and
+        never billed), and return it in calls per minute (None: unpaced).
+
+        Example: ``client.learn_pace()  # 57.0 on a 60/min tier``
+        """
+        if not self._rate_known:
+            self._learn_rate(None)
+        return self.pacer.per_minute
 
     def _pace(self, cancel: threading.Event | None) -> None:
         if not self._rate_known:
@@ -577,7 +737,8 @@ class Client:
         else:
             self._account(response)
         logger.debug(
-            "GET %s -> %s%s in %.1f ms",
+            "%s %s -> %s%s in %.1f ms",
+            prepared.method,
             prepared.path_url,  # the path and query: the key is only ever in a header
             response.status_code,
             " (cache)" if from_cache else "",

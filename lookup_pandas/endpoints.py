@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .envelope import Envelope
 
 __all__ = [
+    "BATCH_PATH",
     "EMPLOYEES_PATH",
     "PANEL_PREFIX",
     "PROFILE_PATH",
@@ -34,6 +35,8 @@ PROFILE_PATH = "/api/data/v1/people/profile"
 EMPLOYEES_PATH = "/api/data/v1/companies/employees"
 SEARCH_PATH = "/api/data/v1/people/search"
 TIER_PATH = "/api/panel/credits/tier/k/"
+#: Bulk enrichment: POST submits a job, GET with ``job_id`` and ``after`` tracks it.
+BATCH_PATH = "/api/data/v1/people/batch/enrich"
 PANEL_PREFIX = "/api/panel/"
 
 #: The type of ``data`` each known endpoint answers with.
@@ -42,6 +45,7 @@ _DATA: dict[str, type] = {
     EMPLOYEES_PATH: list,
     SEARCH_PATH: list,
     TIER_PATH: dict,
+    BATCH_PATH: dict,
 }
 _NAMES: dict[type, str] = {dict: "an object", list: "a list"}
 

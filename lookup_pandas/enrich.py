@@ -6,11 +6,13 @@ Example::
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
-Flow: normalise every value -> distinct valid handles -> (with a budget or ``errors="raise"``)
-the answers already in the cache, counted first without the network -> a thread pool of
-``Client.profile_answer``: each call reads the cache once, or waits for its pacing slot and
-fetches -> records flattened once per handle -> spread back over the rows, by position.
-Nothing here mutates its input.
+Flow: normalise every value -> distinct valid handles -> (with a budget, ``errors="raise"``,
+batch jobs in view or stored jobs to resume) the answers already in the cache, counted first
+without the network -> the service's batch jobs for the rest (``method``, see
+:mod:`lookup_pandas.batch`), whose results are cached exactly as single answers -> a thread pool
+of ``Client.profile_answer`` for whatever is left: each call reads the cache once, or waits for
+its pacing slot and fetches -> records flattened once per handle -> spread back over the rows,
+by position. Nothing here mutates its input.
 
 A job stops, raising, instead of grinding on: at once on an AuthenticationError or a
 ConfigurationError (a base URL where the service does not answer: every further call would fail
@@ -22,6 +24,7 @@ before is in the cache; a re-run resumes there.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -31,9 +34,13 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from .batch import MAX_JOB_ITEMS, METHODS, use_batch
+from .batch_run import BatchRun
 from .client import PROFILE_PATH, Client, ClientStats
+from .envelope import Envelope
 from .errors import (
     AuthenticationError,
+    BatchUnavailableError,
     BudgetExceededError,
     ConfigurationError,
     NotFoundError,
@@ -47,9 +54,17 @@ from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled
 from .progress import Progress
 
-__all__ = ["Estimate", "JobSummary", "Lookup", "estimate_values", "lookup_values"]
+__all__ = [
+    "Estimate",
+    "JobSummary",
+    "Lookup",
+    "estimate_values",
+    "planned",
+    "lookup_values",
+]
 
 Errors = Literal["coerce", "raise"]
+Method = Literal["auto", "batch", "single"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
 STATUSES = (OK, NOT_FOUND, INVALID, ERROR)
 
@@ -59,11 +74,24 @@ _FATAL = (AuthenticationError, ConfigurationError)
 _OUTAGE = (TransportError, ServerError)
 
 
+#: Results per poll assumed by an estimate: production does not document its page size (the
+#: emulator's default is 100).
+ASSUMED_PAGE = 100
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What an enrichment would do, told without sending anything.
 
-    ``to_fetch`` is the number of billable calls it would make.
+    ``to_fetch`` is the number of billable items it would pay for (single calls or batch
+    items: the same count). ``method`` is how it would fetch them: ``"batch"``, ``"single"``
+    or ``"none"`` (nothing to fetch); with ``method="auto"`` a service whose batch support is
+    not known yet is assumed to have it (a 404 to the first submit falls back to single).
+    ``jobs`` and ``polls`` count the batch calls (polls at ASSUMED_PAGE results each, plus one
+    a job). ``seconds`` is the expected duration from the Client's pace: ``to_fetch`` slots
+    for single calls, ``jobs + polls`` slots plus one poll interval for batch; None when the
+    pace is not known yet (nothing has been sent; ``client.credits_tier()`` teaches it,
+    unbilled) or the key is unmetered (then latency, not the pace, decides).
     """
 
     rows: int
@@ -71,6 +99,10 @@ class Estimate:
     unique: int
     cached: int
     to_fetch: int
+    method: str = "none"
+    jobs: int = 0
+    polls: int = 0
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -101,12 +133,14 @@ class JobSummary:
     rate_limited: int  # answers 429
     retries: int
     seconds: float
+    jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
 
     def __str__(self) -> str:
         statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in STATUSES)
+        jobs = f" ({self.jobs} batch job{'s' * (self.jobs != 1)})" if self.jobs else ""
         return (
             f"{self.rows} rows ({statuses}) in {self.seconds:.1f}s: {self.cached} cached, "
-            f"{self.fetched} fetched, {self.failed} failed; {self.requests} requests sent, "
+            f"{self.fetched} fetched{jobs}, {self.failed} failed; {self.requests} requests sent, "
             f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
         )
 
@@ -127,18 +161,57 @@ def _normalise(values: Sequence[Any], fold_case: bool = True) -> tuple[list[str 
     return handles, list(dict.fromkeys(h for h in handles if h is not None))
 
 
-def estimate_values(values: Iterable[Any], *, client: Client, fold_case: bool = True) -> Estimate:
-    """How many rows, valid and distinct handles, cached answers and billable calls."""
+def estimate_values(
+    values: Iterable[Any], *, client: Client, fold_case: bool = True, method: Method = "auto"
+) -> Estimate:
+    """How many rows, valid and distinct handles, cached answers and billable items; how they
+    would be fetched, and how long that would take at the Client's pace."""
+    check_method(method)
     values = list(values)
     handles, distinct = _normalise(values, fold_case)
     cached = sum(client.is_cached(PROFILE_PATH, {"handle": h}) for h in distinct)
-    return Estimate(
-        rows=len(values),
-        valid=sum(h is not None for h in handles),
-        unique=len(distinct),
-        cached=cached,
-        to_fetch=len(distinct) - cached,
+    to_fetch = len(distinct) - cached
+    return planned(
+        Estimate(
+            rows=len(values),
+            valid=sum(h is not None for h in handles),
+            unique=len(distinct),
+            cached=cached,
+            to_fetch=to_fetch,
+        ),
+        client,
+        method,
     )
+
+
+def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
+    pace as it stands (call again after ``client.learn_pace()`` to time it)."""
+    batch = use_batch(method, est.to_fetch, client.batch_supported)
+    jobs = -(-est.to_fetch // MAX_JOB_ITEMS) if batch else 0
+    polls = -(-est.to_fetch // ASSUMED_PAGE) + jobs if batch else 0
+    return dataclasses.replace(
+        est,
+        method="none" if est.to_fetch == 0 else "batch" if batch else "single",
+        jobs=jobs,
+        polls=polls,
+        seconds=_expected_seconds(client, est.to_fetch, jobs, polls),
+    )
+
+
+def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> float | None:
+    """How long fetching takes at the Client's pace: a slot per single call, or per submit and
+    poll plus one poll interval for batch; None when the pace is unknown or there is none."""
+    per_minute = (
+        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
+    )
+    if to_fetch == 0:
+        return 0.0
+    if not per_minute:
+        return None
+    if jobs:
+        return (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
+    return to_fetch * 60.0 / per_minute
 
 
 def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
@@ -203,27 +276,38 @@ class _Job:
         self.bar = bar
         self.outcomes: dict[str, _Outcome] = {}
         self.counts = {"cached": 0, "fetched": 0, "failed": 0}
+        self.batch_billed = 0  # items of this run's batch jobs: each billed as it resolved
+        self.jobs = ""  # "done/total" batch jobs, shown on the bar while there are any
         self._before = before
         self._outage: list[ServiceError] = []  # the latest failures in a row, if outage-like
         self._breaker_after = max(3, client.max_workers)
 
     def credits(self) -> float:
-        return self.client.stats.credits_consumed - self._before.credits_consumed
+        """Credits the answers said they consumed, plus one per batch item this run's jobs
+        resolved (a batch item is billed as one lookup; its poll says nothing of it)."""
+        consumed = self.client.stats.credits_consumed - self._before.credits_consumed
+        return consumed + self.batch_billed
 
     def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
         self.outcomes[handle] = outcome
         self.counts[kind] += 1
-        self.bar.update(
-            1,
-            cached=self.counts["cached"],
-            fetched=self.counts["fetched"],
-            failed=self.counts["failed"],
-            credits=f"{self.credits():g}",
-        )
+        self._show(1)
         if self.errors == "raise" and outcome.status != OK:
             raise _row_error(handle, outcome)
         if kind != "cached":
             self._watch_outage(outcome)
+
+    def _show(self, n: int) -> None:
+        """Advance the bar by ``n`` handles and show the counts."""
+        jobs = {"jobs": self.jobs} if self.jobs else {}
+        self.bar.update(
+            n,
+            cached=self.counts["cached"],
+            fetched=self.counts["fetched"],
+            failed=self.counts["failed"],
+            credits=f"{self.credits():g}",
+            **jobs,
+        )
 
     def _watch_outage(self, outcome: _Outcome) -> None:
         """The breaker: so many fetches in a row that failed like an outage end the job."""
@@ -243,6 +327,31 @@ class _Job:
             url=last.url,
         )
         raise stopped
+
+    def run_batches(self, run: BatchRun, method: str) -> list[str]:
+        """Record every result of ``run``'s jobs; return the handles left for single calls.
+
+        With ``method="auto"``, a service found to have no batch jobs leaves every handle not
+        yet answered to single calls; with ``"batch"`` that is a BatchUnavailableError.
+        """
+        try:
+            for handle, answer in run:
+                self.batch_billed = run.billed
+                self.jobs = f"{run.jobs_done}/{run.jobs_total}"
+                if isinstance(answer, Envelope):
+                    self.record(handle, _Outcome(OK, answer.data), "fetched")
+                else:
+                    self.record(
+                        handle, _Outcome(NOT_FOUND, error=answer.message, exc=answer), "fetched"
+                    )
+        except BatchUnavailableError:
+            if method == "batch":
+                raise
+            return [h for h in run.handles if h not in self.outcomes]
+        self.batch_billed = run.billed
+        self.jobs = f"{run.jobs_done}/{run.jobs_total}"
+        self._show(0)  # the jobs' final count
+        return run.fallback
 
     def run(self, handles: Iterable[str]) -> None:
         stop = threading.Event()
@@ -306,9 +415,13 @@ def lookup_values(
     refresh: bool = False,
     progress: bool | None = None,
     fold_case: bool = True,
+    method: Method = "auto",
 ) -> Lookup:
     """Look up every value's profile, each distinct handle at most once; see the module doc."""
     check_options(errors, max_calls)
+    check_method(method)
+    if method == "batch" and client.batch_supported is False:
+        raise client.no_batch()
     started = time.perf_counter()
     before = client.stats
     values = list(values)
@@ -316,23 +429,35 @@ def lookup_values(
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
     cached: dict[str, _Outcome] = {}
+    stored = not refresh and _in_stored_jobs(client, distinct)
     if refresh:
         _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
         to_run = distinct
-    elif max_calls is None and errors == "coerce":
+    elif (
+        max_calls is None
+        and errors == "coerce"
+        and not stored
+        and not use_batch(method, len(distinct), client.batch_supported)
+    ):
         to_run = distinct  # each call reads the cache, or fetches
     else:
-        # A budget needs the count of what must be paid for before anything is sent, and
-        # errors="raise" should meet a cached failure before paying for anything.
+        # A budget needs the count of what must be paid for before anything is sent,
+        # errors="raise" should meet a cached failure before paying for anything, and batch
+        # jobs (new or stored) are for what the cache does not hold.
         cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
         to_run = [h for h in distinct if h not in cached]
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
+    submit = use_batch(method, len(to_run), client.batch_supported)
+    run = BatchRun(client, to_run, submit=submit, resume=not refresh) if submit or stored else None
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
         job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
         for handle, outcome in cached.items():
             job.record(handle, outcome, "cached")
-        job.run(to_run)
+        singles = job.run_batches(run, method) if run else to_run
+        job.run(singles)
+        if run:
+            run.finish()
     outcomes = job.outcomes
 
     status: list[str] = []
@@ -357,6 +482,7 @@ def lookup_values(
         rate_limited=after.rate_limited - before.rate_limited,
         retries=after.retries - before.retries,
         seconds=time.perf_counter() - started,
+        jobs=run.jobs_total if run else 0,
     )
     return Lookup(
         handles=handles,
@@ -365,6 +491,21 @@ def lookup_values(
         fields=_spread(outcomes, handles),
         summary=summary,
     )
+
+
+def _in_stored_jobs(client: Client, handles: list[str]) -> bool:
+    """Whether a stored batch job (of an earlier, interrupted run) holds any of ``handles``."""
+    jobs = client.job_store.jobs()
+    if not jobs:
+        return False
+    wanted = set(handles)
+    return any(wanted.intersection(job.inputs) for job in jobs)
+
+
+def check_method(method: str) -> None:
+    """``method`` is one of auto / batch / single, else a UsageError (nothing is sent)."""
+    if method not in METHODS:
+        raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
 
 
 def check_options(errors: str, max_calls: int | None) -> None:

@@ -22,7 +22,8 @@ Hierarchy::
     ├── PaginationError              a cursor that repeats, has_more with no way forward
     ├── BudgetExceededError          a job would make more billable calls than max_calls
     ├── ConfigurationError           no base URL or API key, an unusable setting, or a base URL
-    │                                where the service does not answer (first contact failed)
+    │   │                            where the service does not answer (first contact failed)
+    │   └── BatchUnavailableError    method="batch", but the service has no batch jobs (404/405)
     └── UsageError                   an argument the caller can fix (also a ValueError)
         └── ColumnError              a column that is missing or would be overwritten
 
@@ -41,6 +42,7 @@ from typing import Any
 
 __all__ = [
     "AuthenticationError",
+    "BatchUnavailableError",
     "BudgetExceededError",
     "ColumnError",
     "ConfigurationError",
@@ -207,6 +209,14 @@ class ConfigurationError(ServiceError):
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.cli_message = cli_message or message
+
+
+class BatchUnavailableError(ConfigurationError):
+    """The service answered 404 or 405 to a batch submit: it has no batch jobs.
+
+    Raised by ``method="batch"``; ``method="auto"`` falls back to single calls instead. The
+    Client remembers the answer, so at most one submit is wasted on such a service.
+    """
 
 
 class UsageError(ServiceError, ValueError):

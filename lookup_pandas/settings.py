@@ -95,6 +95,7 @@ class Settings:
     backoff_base: float = 0.5
     backoff_max: float = 30.0
     retry_after_max: float = 60.0
+    batch_poll_interval: float = 1.5
 
     @classmethod
     def build(
@@ -111,6 +112,7 @@ class Settings:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
+        batch_poll_interval: float = 1.5,
     ) -> Settings:
         """Fill gaps from the environment and check every value; raise ConfigurationError."""
         key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
@@ -140,6 +142,7 @@ class Settings:
             ("retry_after_max", retry_after_max),
         ):
             _checked_number(name, value, low=0)
+        _checked_number("batch_poll_interval", batch_poll_interval, low=0, inclusive=False)
         return cls(
             api_key=key.strip(),
             base_url=url,
@@ -154,6 +157,7 @@ class Settings:
             backoff_base=backoff_base,
             backoff_max=backoff_max,
             retry_after_max=retry_after_max,
+            batch_poll_interval=float(batch_poll_interval),
         )
 
     def __repr__(self) -> str:

@@ -24,6 +24,9 @@ what makes requests-cache redact them from stored requests (it matches names cas
 from __future__ import annotations
 
 import contextlib
+import functools
+import io
+import json
 import logging
 import os
 import sqlite3
@@ -35,6 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from requests.adapters import BaseAdapter, HTTPAdapter
 from requests_cache import CachedSession
 from requests_cache.backends.sqlite import SQLiteCache
@@ -52,8 +56,10 @@ __all__ = [
     "DATA_KEY_HEADER",
     "PANEL_KEY_HEADER",
     "PaidAnswersCache",
+    "BATCH_NOT_FOUND_MESSAGE",
     "build_session",
     "parsed_answer",
+    "profile_answer_from_batch",
     "should_cache",
 ]
 
@@ -117,6 +123,62 @@ def should_cache(response: requests.Response) -> bool:
     if isinstance(outcome, NotFoundError):
         return outcome.status_code == 200 and outcome.error_code in NOT_FOUND_CODES
     return isinstance(outcome, Envelope)
+
+
+#: The message of a batch job's not-found, as a single lookup's answer carries it.
+BATCH_NOT_FOUND_MESSAGE = "Profile not found"
+
+
+def profile_answer_from_batch(
+    request: requests.PreparedRequest, record: dict[str, Any] | None, job_id: str
+) -> requests.Response:
+    """The answer ``GET /people/profile`` gives, made from one batch job result, so that it is
+    cached (and read back) exactly as a single lookup's: the record with ``success: true``, or
+    ``record=None``: the billed not-found (200, ``success: false``, ``error_code`` 1010).
+
+    Example: ``profile_answer_from_batch(client._prepare(PROFILE_PATH, {"handle": "ada"}),
+    {"id": "prsn_1", "handle": "ada"}, "job_1").status_code == 200``
+
+    ``X-Batch-Job-Id`` names the job it came from. It goes through requests' own
+    ``build_response``, so requests-cache stores it like any answer from the network.
+    """
+    if record is None:
+        body: dict[str, Any] = {
+            "success": False,
+            "message": BATCH_NOT_FOUND_MESSAGE,
+            "errors": None,
+            "data": None,
+            "error_code": "1010",
+        }
+    else:
+        body = {
+            "success": True,
+            "statusCode": 200,
+            "message": "Profile retrieved by a batch job",
+            "errors": None,
+            "data": record,
+        }
+    content = json.dumps(body).encode()
+    raw = urllib3.HTTPResponse(
+        body=io.BytesIO(content),
+        headers={
+            "Content-Type": "application/json",
+            "Content-Length": str(len(content)),
+            "X-Batch-Job-Id": job_id,
+        },
+        status=200,
+        reason="OK",
+        preload_content=False,
+        decode_content=False,
+        request_url=request.url,
+    )
+    return _response_builder().build_response(request, raw)
+
+
+@functools.cache
+def _response_builder() -> HTTPAdapter:
+    """An adapter used only for requests' ``build_response`` (it sends nothing)."""
+    return HTTPAdapter()
 
 
 class PaidAnswersCache(SQLiteCache):

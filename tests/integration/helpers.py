@@ -49,7 +49,12 @@ def make_client(
     svc: FakeService, *, api_key: str | None = None, cache: Any = False, **kwargs: Any
 ) -> Client:
     """A Client on ``svc`` with the fixture's short back-off (overridable)."""
-    opts: dict[str, Any] = {"backoff_base": 0.01, "backoff_max": 0.2, "retry_after_max": 2.0}
+    opts: dict[str, Any] = {
+        "backoff_base": 0.01,
+        "backoff_max": 0.2,
+        "retry_after_max": 2.0,
+        "batch_poll_interval": 0.05,
+    }
     opts.update(kwargs)
     return Client(api_key=api_key or svc.api_key, base_url=svc.base_url, cache=cache, **opts)
 

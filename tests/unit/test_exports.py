@@ -7,12 +7,12 @@ import types
 import lookup_pandas as lp
 
 PUBLIC = [
-    "AuthenticationError", "BudgetExceededError", "Client", "ClientStats", "ColumnError",
-    "ConfigurationError", "Estimate", "NotFoundError", "PaginationError", "RateLimitError",
-    "RequestTimeoutError", "ResponseError", "SearchPanel", "ServerError", "ServiceError",
-    "TransportError", "UsageError", "ValidationError", "__version__", "company_employees",
-    "configure", "credits_tier", "default_client", "errors", "get_profiles", "overview",
-    "search_people",
+    "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
+    "ClientStats", "ColumnError", "ConfigurationError", "Estimate", "NotFoundError",
+    "PaginationError", "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
+    "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
+    "__version__", "company_employees", "configure", "credits_tier", "default_client", "errors",
+    "get_profiles", "overview", "search_people",
 ]  # fmt: skip
 
 

@@ -1,0 +1,220 @@
+"""Batch jobs, the plan: when to use them, how to split a list, when to poll, what a poll says.
+
+Example::
+
+    use_batch("auto", to_fetch=5000, supported=None)     # True: more than AUTO_THRESHOLD
+    split(handles)                                       # balanced chunks of at most 1,000
+    job = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5)
+    new = job.take(BatchPage.parse(client.batch_status("job_1", job.after)), now=1.6)
+    # [("ada", {...record...}), ("grace", None)]: None is a not-found
+    job.done, job.due, job.missing()                     # finished? when to poll next? what
+                                                         # to fetch one by one afterwards
+
+Pure: no HTTP, no clock of its own (``now`` is passed in), so every rule is tested without a
+server. :mod:`lookup_pandas.batch_run` drives it with the Client.
+
+The protocol (production's reference and SDK): ``POST`` 1 to 1,000 handles, then ``GET`` with
+``job_id`` and ``after`` (an integer cursor from 0), walking ``after = next_cursor`` while it
+advances; when it stops advancing and ``status`` is terminal (``completed`` or ``error``), the
+job is done. ``profiles`` maps each exact input to its record, ``not_found`` lists the inputs
+that resolved to nothing. Polling rules kept here:
+
+- a poll whose cursor moved by a full page (the largest step seen) may have more waiting: the
+  next poll is due at once;
+- otherwise the results have caught up with what the job resolved: the next poll waits
+  ``interval`` (1.5 s by default, as the SDK waits), growing by half, up to 30 s, while the
+  job's ``resolved`` + ``errors`` count does not move;
+- a terminal job is also done once every input is accounted for (collected, or counted in
+  ``errors``), without a last poll to see the cursor stand still.
+
+Inputs counted in ``errors``, or missing from both lists when the job ends, were not billed as
+resolved: :meth:`Tracker.missing` names them, and they are fetched by single calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .endpoints import BATCH_PATH
+from .errors import PaginationError, ResponseError
+
+__all__ = [
+    "AUTO_THRESHOLD",
+    "MAX_JOB_ITEMS",
+    "MAX_POLL_INTERVAL",
+    "METHODS",
+    "BatchPage",
+    "Tracker",
+    "split",
+    "use_batch",
+]
+
+#: The most items one job takes (production's limit).
+MAX_JOB_ITEMS = 1000
+#: ``method="auto"`` uses batch jobs when more than this many handles must be fetched: below
+#: it, a submit and at least one poll (two pacing slots and a wait) save little or nothing.
+AUTO_THRESHOLD = 20
+#: The longest wait between two polls of a job that makes no progress.
+MAX_POLL_INTERVAL = 30.0
+_BACKOFF = 1.5
+METHODS = ("auto", "batch", "single")
+TERMINAL = frozenset({"completed", "error"})
+_STATUSES = TERMINAL | {"processing"}
+
+
+def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
+    """Whether an enrichment with ``to_fetch`` handles to fetch submits batch jobs.
+
+    ``"batch"`` always does (and fails if the service has none); ``"auto"`` when more than
+    :data:`AUTO_THRESHOLD` handles must be fetched and the service is not known to lack them;
+    ``"single"`` never.
+    """
+    if method == "batch":
+        return to_fetch > 0
+    if method == "auto":
+        return to_fetch > AUTO_THRESHOLD and supported is not False
+    return False
+
+
+def split(handles: Sequence[str], size: int = MAX_JOB_ITEMS) -> list[tuple[str, ...]]:
+    """The fewest jobs of at most ``size`` items, of balanced sizes, in input order.
+
+    Example: 2,500 handles -> three jobs of 834, 833 and 833.
+    """
+    if not handles:
+        return []
+    jobs = math.ceil(len(handles) / size)
+    base, extra = divmod(len(handles), jobs)
+    chunks, start = [], 0
+    for i in range(jobs):
+        end = start + base + (i < extra)
+        chunks.append(tuple(handles[start:end]))
+        start = end
+    return chunks
+
+
+@dataclass(frozen=True)
+class BatchPage:
+    """One poll's answer, checked."""
+
+    status: str
+    total: int
+    resolved: int
+    errors: int
+    next_cursor: int
+    profiles: Mapping[str, Any]
+    not_found: Sequence[str]
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> BatchPage:
+        """The poll's ``data``, or ResponseError naming what is missing or of the wrong type."""
+
+        def field_(name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+            value = data.get(name, default)
+            if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+                raise ResponseError(
+                    f"The batch job's answer has no usable {name!r} "
+                    f"({type(value).__name__}: {value!r:.60}).",
+                    url=BATCH_PATH,
+                )
+            return value
+
+        status = field_("status", str)
+        if status not in _STATUSES:
+            raise ResponseError(f"Unknown batch job status {status!r}.", url=BATCH_PATH)
+        not_found = field_("not_found", list, [])
+        profiles = field_("profiles", dict, {})
+        if not all(isinstance(i, str) for i in not_found):
+            raise ResponseError("The batch job's not_found holds a non-string.", url=BATCH_PATH)
+        return cls(
+            status=status,
+            total=field_("total", int),
+            resolved=field_("resolved", int, 0),
+            errors=field_("errors", int, 0),
+            next_cursor=field_("next_cursor", int),
+            profiles=profiles,
+            not_found=not_found,
+        )
+
+
+@dataclass
+class Tracker:
+    """What is known of one job: its cursor, what was collected, and when to poll it next."""
+
+    job_id: str
+    inputs: tuple[str, ...]
+    now: float  # when it was submitted (or resumed), on the caller's monotonic clock
+    interval: float  # seconds between polls that find nothing new, before back-off
+    mine: bool = True  # submitted by this run (False: resumed from the store)
+    after: int = 0
+    status: str = "processing"
+    errors: int = 0
+    due: float = field(init=False)
+    _base: float = field(init=False)
+    _progress: int = field(default=-1, init=False)  # resolved + errors at the last poll
+    _step: int = field(default=0, init=False)  # the largest cursor step seen (a full page)
+    _stood_still: bool = field(default=False, init=False)
+    _collected: set[str] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self._base = self.interval
+        self.due = self.now + (self.interval if self.mine else 0.0)
+
+    @property
+    def collected(self) -> frozenset[str]:
+        return frozenset(self._collected)
+
+    @property
+    def done(self) -> bool:
+        if self.status not in TERMINAL:
+            return False
+        return self._stood_still or len(self._collected) + self.errors >= len(self.inputs)
+
+    def missing(self) -> list[str]:
+        """Inputs neither found nor not-found (errored, or left out): fetch them singly."""
+        return [h for h in self.inputs if h not in self._collected]
+
+    def take(self, page: BatchPage, now: float) -> list[tuple[str, dict[str, Any] | None]]:
+        """Apply one poll's page; return the new results, ``(input, record or None)``."""
+        if page.next_cursor < self.after:
+            raise PaginationError(
+                f"Batch job {self.job_id}: the cursor went back from {self.after} to "
+                f"{page.next_cursor}.",
+                url=BATCH_PATH,
+            )
+        step = page.next_cursor - self.after
+        progress = page.resolved + page.errors
+        moved = progress != self._progress
+        self.after, self.status, self.errors = page.next_cursor, page.status, page.errors
+        self._progress = progress
+        self._stood_still = step == 0
+        wanted = set(self.inputs) - self._collected
+        new: list[tuple[str, dict[str, Any] | None]] = []
+        for handle, record in page.profiles.items():
+            if handle in wanted and isinstance(record, dict):
+                new.append((handle, record))
+                wanted.discard(handle)
+        for handle in page.not_found:
+            if handle in wanted:
+                new.append((handle, None))
+                wanted.discard(handle)
+        self._collected.update(h for h, _ in new)
+        self._schedule(step, moved, now)
+        return new
+
+    def _schedule(self, step: int, moved: bool, now: float) -> None:
+        if step > 0 and step >= self._step:
+            self._step = step
+            self.due = now  # a full page: more may be waiting
+            return
+        if self.status in TERMINAL and not self.done:
+            self.due = now  # finished, but not all collected: walk on
+            return
+        self.interval = self._base if moved or step > 0 else self._backed_off()
+        self.due = now + self.interval
+
+    def _backed_off(self) -> float:
+        return max(self._base, min(MAX_POLL_INTERVAL, self.interval * _BACKOFF))

@@ -1,0 +1,199 @@
+"""Running batch jobs for an enrichment: submit, poll, cache every result, resume stored jobs.
+
+Example::
+
+    run = BatchRun(client, ["ada", "grace", ...], submit=True, resume=True)
+    for handle, answer in run:   # answer: the Envelope a single call would give, or the
+        ...                      # NotFoundError it would raise; each is cached as that call's
+    run.fallback                 # handles to fetch one by one: errored in a job, or left out
+    run.finish()                 # forget the stored jobs whose every input is now cached
+
+The calling thread drives it, so Ctrl-C lands there; submits and polls run in a small thread
+pool, each taking a pacing slot. At most ``max(2, max_workers)`` jobs are under way at once,
+one poll in flight per job; while nobody knows whether the service has batch jobs, one submit
+is sent alone, so a service without them costs one wasted submit (the Client remembers it).
+
+Never paying twice: a job is written to the Client's job store (beside the cache, keyed by a
+hash of the key) by the thread that submitted it, before anyone waits on it, so it is there
+even if the run is interrupted while the answer comes back. A later run that needs any of its
+inputs polls it instead of submitting them again (from cursor 0: polls are not billed). A job
+that expired (a 404 when polled) is forgotten and its inputs still needed are submitted anew.
+Every result of a job is cached, needed by this run or not: each was billed when it resolved.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from .batch import BatchPage, Tracker, split
+from .client import PROFILE_PATH, Client
+from .envelope import Envelope
+from .errors import NotFoundError
+from .store import StoredJob
+
+__all__ = ["BatchRun"]
+
+#: The longest the driver sleeps before looking at its jobs again.
+_TICK = 1.0
+
+
+class BatchRun:
+    """The batch part of one enrichment; see the module doc.
+
+    ``submit=False`` only resumes stored jobs: handles no stored job covers go straight to
+    :attr:`fallback`. ``resume=False`` (a ``refresh``) ignores the stored jobs.
+    """
+
+    def __init__(
+        self, client: Client, handles: Sequence[str], *, submit: bool, resume: bool
+    ) -> None:
+        self.client = client
+        self.handles = list(handles)
+        self._submits = submit
+        self._needed = set(handles)
+        self._yielded: set[str] = set()
+        self._finished: list[Tracker] = []
+        self.fallback: list[str] = []
+        self.billed = 0  # results of the jobs this run submitted: each was billed
+        self.jobs_done = 0
+        self._resumed: list[Tracker] = []
+        covered: set[str] = set()
+        if resume:
+            now = time.monotonic()
+            for stored in client.job_store.jobs():
+                if self._needed.intersection(stored.inputs) - covered:
+                    interval = client.settings.batch_poll_interval
+                    self._resumed.append(
+                        Tracker(stored.job_id, stored.inputs, now, interval, mine=False)
+                    )
+                    covered.update(stored.inputs)
+        rest = [h for h in handles if h not in covered]
+        self._chunks = split(rest) if submit else []
+        if not submit:
+            self.fallback.extend(rest)
+        self.jobs_total = len(self._resumed) + len(self._chunks)
+
+    @property
+    def resumed(self) -> int:
+        """Stored jobs this run polls instead of submitting their inputs again."""
+        return len(self._resumed)
+
+    def __bool__(self) -> bool:
+        """False when there is nothing to submit or resume: a run of single calls."""
+        return bool(self._resumed or self._chunks)
+
+    # -- the tasks run in the pool ----------------------------------------------------------
+
+    def _submit(self, chunk: tuple[str, ...], stop: threading.Event) -> str:
+        job_id = self.client.submit_batch(chunk, cancel=stop)
+        # Here, not in the driver: stored even when the driver is interrupted meanwhile.
+        self.client.job_store.remember(StoredJob(job_id, chunk, time.time()))
+        return job_id
+
+    def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
+        return BatchPage.parse(self.client.batch_status(job_id, after, cancel=stop))
+
+    # -- the driver ---------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[tuple[str, Envelope | NotFoundError]]:
+        client = self.client
+        stop = threading.Event()
+        most = max(2, client.max_workers)
+        pool = ThreadPoolExecutor(max_workers=most, thread_name_prefix="lookup-batch")
+        flight: dict[Future[Any], tuple[str, Any]] = {}
+        active: list[Tracker] = list(self._resumed)
+        polling: set[str] = set()
+        queue = deque(self._chunks)
+        submitting = 0
+        try:
+            while queue or active or flight:
+                # One submit alone until the service is known to have batch jobs.
+                allowed = 1 if client.batch_supported is None else most
+                while queue and submitting < allowed and len(active) + submitting < most:
+                    chunk = queue.popleft()
+                    flight[pool.submit(self._submit, chunk, stop)] = ("submit", chunk)
+                    submitting += 1
+                now = time.monotonic()
+                for job in active:
+                    if job.job_id not in polling and job.due <= now:
+                        flight[pool.submit(self._poll, job.job_id, job.after, stop)] = ("poll", job)
+                        polling.add(job.job_id)
+                waits = [j.due - now for j in active if j.job_id not in polling]
+                timeout = min([_TICK, *waits]) if waits else _TICK
+                done, _ = wait(flight, timeout=max(0.0, timeout), return_when=FIRST_COMPLETED)
+                for future in done:
+                    kind, what = flight.pop(future)  # one of ours: Future[str | BatchPage]
+                    if kind == "submit":
+                        submitting -= 1
+                        job_id = future.result()  # BatchUnavailableError, a rejected key...
+                        interval = client.settings.batch_poll_interval
+                        active.append(Tracker(job_id, what, time.monotonic(), interval))
+                        continue
+                    job = what
+                    polling.discard(job.job_id)
+                    try:
+                        page = future.result()
+                    except NotFoundError:
+                        active.remove(job)
+                        self._expired(job, queue)
+                        continue
+                    yield from self._collect(job, page)
+                    if job.done:
+                        active.remove(job)
+                        self._finished.append(job)
+                        self.jobs_done += 1
+                        self.fallback.extend(h for h in job.missing() if self._wanted(h))
+        except BaseException:
+            # Ctrl-C, an error to raise, a rejected key: send nothing more. Submits in flight
+            # finish and store their job, so a re-run polls it instead of paying again.
+            stop.set()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _collect(
+        self, job: Tracker, page: BatchPage
+    ) -> Iterator[tuple[str, Envelope | NotFoundError]]:
+        for handle, record in job.take(page, time.monotonic()):
+            if job.mine:
+                self.billed += 1
+            answer: Envelope | NotFoundError
+            try:
+                answer = self.client.batch_result(handle, record, job.job_id)
+            except NotFoundError as exc:
+                answer = exc
+            if self._wanted(handle):
+                self._yielded.add(handle)
+                yield handle, answer
+
+    def _wanted(self, handle: str) -> bool:
+        """Needed by this run and not given to it yet."""
+        return handle in self._needed and handle not in self._yielded
+
+    def _expired(self, job: Tracker, queue: deque[tuple[str, ...]]) -> None:
+        """A job the service no longer knows: forget it. What is still needed of a stored job
+        (an earlier run's) is submitted anew; of a job this run submitted, and so saw expire
+        faster than it was polled, fetched by single calls, which cannot expire: a run never
+        pays for one handle in more than two jobs."""
+        self.client.job_store.forget(job.job_id)
+        collected = job.collected
+        again = [h for h in job.inputs if self._wanted(h) and h not in collected]
+        self.jobs_done += 1
+        if job.mine or not self._submits:
+            self.fallback.extend(again)
+            return
+        chunks = split(again)
+        queue.extend(chunks)
+        self.jobs_total += len(chunks)
+
+    def finish(self) -> None:
+        """Forget each finished job whose every input is collected or now cached (its errored
+        items fetched singly meanwhile); the others stay stored until they are, or expire."""
+        for job in self._finished:
+            if all(self.client.is_cached(PROFILE_PATH, {"handle": h}) for h in job.missing()):
+                self.client.job_store.forget(job.job_id)

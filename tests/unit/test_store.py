@@ -1,0 +1,282 @@
+"""Unit tests for lookup_pandas.store: namespaces, the store's path, and the job stores.
+
+MemoryJobStore and LocalJobStore (a SQLite file under tmp_path) pass the same contract tests;
+LocalJobStore also: no file until the first job, namespaces kept apart, a later process (a
+second object) sees the jobs, and the API key never reaches the file.
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+
+from lookup_pandas.store import (
+    MemoryJobStore,
+    StoredJob,
+    namespace,
+    open_store,
+    store_path,
+)
+from lookup_pandas.store.local import LocalJobStore
+
+KEY = "lk_live_Sup3rSecretKeyWithLotsOfLetters_XyZ"
+OTHER_KEY = "lk_live_AnotherSecretKeyEntirely_QwErTy"
+URL = "https://api.example.com"
+OTHER_URL = "https://staging.example.com"
+NS = namespace(KEY, URL)
+
+JOB_A = StoredJob("job_a", ("ada", "grace"), submitted=1_700_000_010.5)
+JOB_B = StoredJob("job_b", ("linus",), submitted=1_700_000_020.25)
+JOB_C = StoredJob("job_c", ("ken", "dennis", "bjarne"), submitted=1_700_000_030.0)
+
+
+# -- namespace -----------------------------------------------------------------------------------
+
+
+def test_namespace_is_deterministic():
+    assert namespace(KEY, URL) == namespace(KEY, URL)
+    assert namespace(KEY, URL) == NS
+
+
+def test_namespace_differs_by_key():
+    assert namespace(KEY, URL) != namespace(OTHER_KEY, URL)
+
+
+def test_namespace_differs_by_base_url():
+    assert namespace(KEY, URL) != namespace(KEY, OTHER_URL)
+    assert namespace(KEY, URL) != namespace(KEY, URL + "/")
+
+
+def test_namespace_does_not_confuse_key_and_url_boundaries():
+    assert namespace("ab", "c") != namespace("a", "bc")
+    assert namespace(KEY, URL) != namespace(URL, KEY)
+
+
+def test_namespace_is_a_hex_name():
+    ns = namespace(KEY, URL)
+    assert ns
+    assert set(ns) <= set(string.hexdigits)
+
+
+@pytest.mark.parametrize("key", [KEY, OTHER_KEY, "0123456789abcdef0123456789abcdef"])
+def test_namespace_does_not_contain_the_key(key):
+    ns = namespace(key, URL)
+    assert key not in ns
+    width = 6
+    pieces = {key[i : i + width] for i in range(len(key) - width + 1)}
+    assert not [p for p in pieces if p in ns]
+
+
+# -- store_path ----------------------------------------------------------------------------------
+
+
+def test_store_path_beside_a_sqlite_cache():
+    assert store_path(Path("leads.sqlite")) == Path("leads.store.sqlite")
+
+
+def test_store_path_keeps_the_directory(tmp_path):
+    assert store_path(tmp_path / "cache" / "leads.sqlite") == (
+        tmp_path / "cache" / "leads.store.sqlite"
+    )
+
+
+def test_store_path_without_suffix_gets_sqlite():
+    assert store_path(Path("leads")) == Path("leads.store.sqlite")
+    assert store_path(Path("/var/cache/leads")) == Path("/var/cache/leads.store.sqlite")
+
+
+# -- both stores ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "local"])
+def store(request, tmp_path):
+    if request.param == "memory":
+        return MemoryJobStore()
+    return LocalJobStore(tmp_path / "leads.store.sqlite", NS)
+
+
+def test_empty_store_has_no_jobs(store):
+    assert store.jobs() == []
+
+
+def test_remember_then_jobs(store):
+    store.remember(JOB_A)
+    assert store.jobs() == [JOB_A]
+    got = store.jobs()[0]
+    assert got.job_id == "job_a"
+    assert got.inputs == ("ada", "grace")
+    assert isinstance(got.inputs, tuple)
+    assert got.submitted == 1_700_000_010.5
+
+
+def test_jobs_are_ordered_by_submitted(store):
+    store.remember(JOB_C)
+    store.remember(JOB_A)
+    store.remember(JOB_B)
+    assert [j.job_id for j in store.jobs()] == ["job_a", "job_b", "job_c"]
+    assert store.jobs() == [JOB_A, JOB_B, JOB_C]
+
+
+def test_forget_removes_only_that_job(store):
+    for job in (JOB_A, JOB_B, JOB_C):
+        store.remember(job)
+    store.forget("job_b")
+    assert store.jobs() == [JOB_A, JOB_C]
+    store.forget("job_a")
+    store.forget("job_c")
+    assert store.jobs() == []
+
+
+def test_forget_unknown_id_is_a_no_op(store):
+    store.forget("nope")  # on an empty store
+    assert store.jobs() == []
+    store.remember(JOB_A)
+    store.forget("nope")
+    store.forget("job_A")  # ids are exact
+    assert store.jobs() == [JOB_A]
+
+
+def test_forget_twice_is_a_no_op(store):
+    store.remember(JOB_A)
+    store.remember(JOB_B)
+    store.forget("job_a")
+    store.forget("job_a")
+    assert store.jobs() == [JOB_B]
+
+
+def test_remembering_the_same_job_id_replaces_it(store):
+    store.remember(JOB_A)
+    store.remember(JOB_B)
+    again = StoredJob("job_a", ("margaret",), submitted=1_700_000_099.0)
+    store.remember(again)
+    assert store.jobs() == [JOB_B, again]
+
+
+def test_job_with_no_inputs_round_trips(store):
+    job = StoredJob("job_empty", (), submitted=1.0)
+    store.remember(job)
+    assert store.jobs() == [job]
+
+
+UNUSUAL = StoredJob(
+    "job_'quoted\"_ü",
+    (
+        "zoë",
+        "o'brien",
+        'say "hi"',
+        "日本語",
+        "emoji-🎉",
+        "back\\slash",
+        "comma,semi;colon",
+        "tab\tnew\nline",
+        "'; DROP TABLE batch_jobs; --",
+        "",
+    ),
+    submitted=1_700_000_000.125,
+)
+
+
+def test_unicode_and_quotes_round_trip(store):
+    store.remember(UNUSUAL)
+    store.remember(JOB_A)
+    assert store.jobs() == [UNUSUAL, JOB_A]
+    store.forget(UNUSUAL.job_id)
+    assert store.jobs() == [JOB_A]
+
+
+# -- LocalJobStore -------------------------------------------------------------------------------
+
+
+def test_local_jobs_and_forget_on_a_missing_file_create_nothing(tmp_path):
+    path = tmp_path / "sub" / "leads.store.sqlite"
+    store = LocalJobStore(path, NS)
+    assert store.jobs() == []
+    store.forget("job_a")
+    assert store.jobs() == []
+    assert not path.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_local_first_remember_creates_the_file(tmp_path):
+    path = tmp_path / "sub" / "leads.store.sqlite"
+    store = LocalJobStore(path, NS)
+    assert not path.exists()
+    store.remember(JOB_A)
+    assert path.is_file()
+    assert store.jobs() == [JOB_A]
+
+
+def test_local_namespaces_do_not_see_each_other(tmp_path):
+    path = tmp_path / "leads.store.sqlite"
+    mine = LocalJobStore(path, namespace(KEY, URL))
+    theirs = LocalJobStore(path, namespace(OTHER_KEY, URL))
+    staging = LocalJobStore(path, namespace(KEY, OTHER_URL))
+    mine.remember(JOB_A)
+    theirs.remember(JOB_B)
+    assert mine.jobs() == [JOB_A]
+    assert theirs.jobs() == [JOB_B]
+    assert staging.jobs() == []
+    # the same job id in two namespaces: two entries, forgotten separately
+    same_id = StoredJob("job_a", ("other",), submitted=5.0)
+    theirs.remember(same_id)
+    assert mine.jobs() == [JOB_A]
+    assert theirs.jobs() == [same_id, JOB_B]
+    theirs.forget("job_a")
+    assert mine.jobs() == [JOB_A]
+    assert theirs.jobs() == [JOB_B]
+    mine.forget("job_b")
+    assert theirs.jobs() == [JOB_B]
+
+
+def test_local_a_later_process_sees_the_jobs(tmp_path):
+    path = tmp_path / "leads.store.sqlite"
+    first = LocalJobStore(path, NS)
+    first.remember(JOB_B)
+    first.remember(JOB_A)
+    later = LocalJobStore(path, namespace(KEY, URL))
+    assert later.jobs() == [JOB_A, JOB_B]
+    later.forget("job_a")
+    assert first.jobs() == [JOB_B]
+
+
+def test_local_file_never_holds_the_api_key(tmp_path):
+    path = tmp_path / "leads.store.sqlite"
+    store = LocalJobStore(path, namespace(KEY, URL))
+    store.remember(JOB_A)
+    store.remember(UNUSUAL)
+    store.forget("job_a")
+    store.remember(JOB_B)
+    files = [p for p in (path, Path(f"{path}-wal")) if p.exists()]
+    data = b"".join(p.read_bytes() for p in files)
+    assert NS.encode() in data  # what is stored is the namespace, and we read it
+    assert b"linus" in data
+    assert KEY.encode() not in data
+    assert KEY[8:24].encode() not in data
+    assert URL.encode() not in data
+
+
+# -- open_store ----------------------------------------------------------------------------------
+
+
+def test_open_store_without_a_cache_is_in_memory():
+    store = open_store(None, NS)
+    assert isinstance(store, MemoryJobStore)
+    other = open_store(None, NS)
+    store.remember(JOB_A)
+    assert store.jobs() == [JOB_A]
+    assert other.jobs() == []  # each Client keeps its own
+
+
+def test_open_store_with_a_cache_is_a_file_beside_it(tmp_path):
+    cache = tmp_path / "leads.sqlite"
+    store = open_store(cache, NS)
+    assert isinstance(store, LocalJobStore)
+    assert store.path == tmp_path / "leads.store.sqlite"
+    assert not store.path.exists()
+    store.remember(JOB_A)
+    assert store.path.is_file()
+    assert not cache.exists()
+    assert LocalJobStore(store_path(cache), NS).jobs() == [JOB_A]
+    assert LocalJobStore(store_path(cache), namespace(OTHER_KEY, URL)).jobs() == []
