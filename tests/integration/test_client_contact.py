@@ -20,6 +20,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.errors import ConfigurationError, ResponseError, ServerError, TransportError
 from lookup_pandas.settings import SAFE_DEFAULT_RATE_PER_MINUTE
+from lookup_pandas.testing import BATCH
 
 from .helpers import (
     DROP,
@@ -256,11 +257,33 @@ def test_a_job_stops_after_consecutive_outage_failures(fake_service, tmp_path, r
         client.profile("ada")  # first contact made; then the service goes away
         fake_service.override(PROFILE, reply)
         with pytest.raises(error) as info:
-            frame.lookup.enrich_profiles("handle", client=client, progress=False)
+            frame.lookup.enrich_profiles("handle", client=client, progress=False, method="single")
     assert "in a row failed" in str(info.value) and "re-run resumes" in str(info.value)
     # 3 handles in a row (max(3, max_workers)) plus at most those in flight, 2 attempts each:
     # far fewer than the 60 x 2 a job that ground on would send.
     assert fake_service.count(PROFILE) <= 2 * (3 + 2 + 4 * 2) + 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [(lambda req: DROP, TransportError), (lambda req: server_error(), ServerError)],
+)
+def test_a_batch_job_whose_polls_keep_failing_stops_the_job(fake_service, tmp_path, reply, error):
+    frame = pd.DataFrame({"handle": [f"person-{i:03d}" for i in range(60)]})
+    with make_client(fake_service, cache=tmp_path / "c.sqlite", max_retries=1) as client:
+        client.profile("ada")  # first contact made; then the batch polls fail
+
+        def polls_fail(req):
+            return reply(req) if req.method == "GET" else None
+
+        fake_service.override(BATCH, polls_fail)
+        with pytest.raises(error):
+            frame.lookup.enrich_profiles("handle", client=client, progress=False)
+        # the job stays stored: a re-run collects it instead of paying again
+        assert [len(job.inputs) for job in client.job_store.jobs()] == [60]
+    assert fake_service.count(BATCH, method="POST") == 1
+    assert fake_service.count(BATCH, method="GET") == 2  # one poll, retried once: then it stops
+    assert fake_service.count(PROFILE) == 1  # nothing fell back to single calls
 
 
 def test_a_success_between_failures_resets_the_breaker(fake_service, tmp_path):

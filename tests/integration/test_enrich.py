@@ -455,7 +455,9 @@ def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_clien
     before = frame.copy(deep=True)
 
     first = estimate(frame, fake_client)
-    assert first == lp.Estimate(rows=9, valid=6, unique=4, cached=0, to_fetch=4)
+    assert first == lp.Estimate(
+        rows=9, valid=6, unique=4, cached=0, to_fetch=4, method="single", seconds=None
+    )  # 4 to fetch: too few for a batch job; no pace known yet, so no duration
     assert (first.rows, first.valid, first.unique, first.cached, first.to_fetch) == (9, 6, 4, 0, 4)
     assert fake_service.count() == 0  # a brand-new client: not even the tier request
 
@@ -551,7 +553,7 @@ def test_authentication_failure_stops_the_run_and_resume_pays_once(fake_service,
         make_client(fake_service, cache=cache, max_workers=workers) as client,
         pytest.raises(AuthenticationError),
     ):
-        enrich(frame, client)  # errors="coerce": authentication still raises
+        enrich(frame, client, method="single")  # errors="coerce": authentication still raises
 
     forbidden = fake_service.count(PROFILE, status=403)
     answered = fake_service.count(PROFILE, status=200)
@@ -567,7 +569,7 @@ def test_authentication_failure_stops_the_run_and_resume_pays_once(fake_service,
         assert est.cached == answered  # every paid answer was kept
         assert est.to_fetch == len(handles) - answered
         sent = fake_service.count(PROFILE)
-        out = enrich(frame, client)
+        out = enrich(frame, client, method="single")
     assert fake_service.count(PROFILE) - sent == est.to_fetch
     assert set(out[STATUS]) == {"ok"}
     assert {h: fake_service.billed(PROFILE, handle=h) for h in handles} == {h: 1 for h in handles}

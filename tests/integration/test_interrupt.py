@@ -29,7 +29,7 @@ def test_interrupted_run_keeps_what_was_fetched_and_resume_pays_once(fake_servic
         make_client(fake_service, cache=cache, max_workers=4) as client,
         pytest.raises(KeyboardInterrupt),
     ):
-        frame.lookup.enrich_profiles("handle", client=client, progress=False)
+        frame.lookup.enrich_profiles("handle", client=client, progress=False, method="single")
 
     assert trigger.fired
     fake_service.override(PROFILE, None)
@@ -45,7 +45,7 @@ def test_interrupted_run_keeps_what_was_fetched_and_resume_pays_once(fake_servic
         assert est.cached == answered  # every answer paid for is in the cache
         assert est.to_fetch == len(handles) - est.cached
         sent = fake_service.count(PROFILE)
-        out = frame.lookup.enrich_profiles("handle", client=client, progress=False)
+        out = frame.lookup.enrich_profiles("handle", client=client, progress=False, method="single")
 
     assert fake_service.count(PROFILE) - sent == est.to_fetch
     assert out["lookup_status"].tolist() == ["ok"] * len(handles)

@@ -21,7 +21,7 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas import AuthenticationError
 from lookup_pandas.handles import normalise_handle
-from lookup_pandas.testing import FakeService
+from lookup_pandas.testing import BATCH, FakeService
 from lookup_pandas.testing.routes import Request
 from lookup_pandas.testing.state import FAULT_KINDS
 
@@ -42,14 +42,8 @@ def enrich(frame: pd.DataFrame, client: Any, **kwargs: Any) -> pd.DataFrame:
 
 
 def billed_by_handle(svc: FakeService) -> Counter[str]:
-    """Billed profile requests per handle, from one snapshot of the emulator's records."""
-    return Counter(
-        rec.param("handle") for rec in svc.requests if rec.path == PROFILE and rec.billed
-    )
-
-
-def profile_requests_by_handle(svc: FakeService) -> Counter[str]:
-    return Counter(rec.param("handle") for rec in svc.requests if rec.path == PROFILE)
+    """Credits per handle (single lookups and batch items alike), from one snapshot."""
+    return svc.billed_handles()
 
 
 def assert_rows_right(out: pd.DataFrame, expected_handles: list[str]) -> None:
@@ -122,7 +116,10 @@ def assert_shared_billing(svc: FakeService, a: list[str], b: list[str], shared: 
 # -- 1. chaos -------------------------------------------------------------------------------------
 
 
-def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(fake_service, tmp_path):
+@pytest.mark.parametrize("method", ["single", "batch"])
+def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(
+    fake_service, tmp_path, method
+):
     svc = fake_service
     known = [f"chaos{i:04d}-person" for i in range(2000)]
     unknown = [f"unknown-chaos{i:03d}" for i in range(100)]
@@ -143,10 +140,12 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(fake_servic
     # First contact before the chaos: until the service has answered once, an HTML 502
     # twice in a row would rightly be read as "this base URL is not the service".
     client.credits_tier()
-    svc.configure(fault_rate=0.2, fault_kinds=FAULT_KINDS)
+    # batch: faults on submits and polls, and a tenth of the items end in a job's errors, to
+    # be fetched singly (through faults too)
+    svc.configure(fault_rate=0.2, fault_kinds=FAULT_KINDS, batch_error_rate=0.1)
     frame = pd.DataFrame({"handle": values, "row": range(len(values))})
     with client:
-        out = enrich(frame, client)
+        out = enrich(frame, client, method=method)
         # the client learned the limit from the tier endpoint (95% of 12000)
         assert client.rate_limit_per_minute == pytest.approx(12000 * 0.95)
 
@@ -171,8 +170,13 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(fake_servic
         # the chaos really happened, and faults were never billed
         records = svc.requests
         faults = [r for r in records if r.fault is not None]
-        assert len(faults) > 300
-        assert {r.fault for r in faults} == set(FAULT_KINDS)
+        if method == "single":
+            assert len(faults) > 300
+            assert {r.fault for r in faults} == set(FAULT_KINDS)
+        else:  # 3 jobs: a few dozen submits and polls, plus the errored items fetched singly
+            assert {r.path for r in faults} == {BATCH, PROFILE}
+            assert svc.count(BATCH, method="POST", status=202) == 3
+            assert 150 < svc.count(PROFILE, status=200) < 300  # ~10% of 2,100 fell back
         assert not any(r.billed for r in faults)
         assert client.stats.retries >= len(faults)
 
@@ -225,7 +229,8 @@ def test_key_rotated_mid_run_raises_and_a_new_client_with_the_new_key_pays_only_
         make_client(svc, cache=cache, max_workers=workers) as client,
         pytest.raises(AuthenticationError) as raised,
     ):
-        enrich(frame, client)  # errors="coerce": an authentication failure still raises
+        # errors="coerce": an authentication failure still raises
+        enrich(frame, client, method="single")
     assert raised.value.status_code == 403
     assert rotate.new_key is not None and rotate.new_key != old_key
     assert svc.api_key == rotate.new_key
@@ -244,7 +249,7 @@ def test_key_rotated_mid_run_raises_and_a_new_client_with_the_new_key_pays_only_
     with make_client(svc, api_key=rotate.new_key, cache=cache, max_workers=workers) as client:
         est = frame.lookup.estimate_profiles("handle", client=client)
         assert est.cached == answered and est.to_fetch == len(handles) - answered
-        out = enrich(frame, client)
+        out = enrich(frame, client, method="single")
     fetched_now = [r.param("handle") for r in svc.requests[before:] if r.path == PROFILE]
     assert len(fetched_now) == len(handles) - answered
     assert not set(fetched_now) & paid_first  # nothing already paid for was asked again
