@@ -117,6 +117,8 @@ def _cmd_enrich(args: argparse.Namespace) -> int:
     leads = _read_csv(args.input, args.encoding)
     api.check_columns(leads, args.column, args.prefix)
     _check_output(args.output)
+    client = default_client()
+    _print_estimate(leads, args, client)
     enriched, summary = api.enrich_with_summary(
         leads,
         args.column,
@@ -124,14 +126,64 @@ def _cmd_enrich(args: argparse.Namespace) -> int:
         errors=args.errors,
         max_calls=args.max_calls,
         refresh=args.refresh,
-        client=default_client(),
+        client=client,
         progress=_progress(args),
         fold_case=not args.keep_case,
+        method=args.method,
     )
     _write(enriched, args.output)
     target = f" -> {args.output}" if args.output not in (None, "-") else ""
     print(f"enriched {summary}{target}", file=sys.stderr)
     return 0
+
+
+def _print_estimate(leads: Any, args: argparse.Namespace, client: Any) -> None:
+    """Before the job: what it will fetch, how, and about how long it takes (stderr).
+
+    The pace is learned first when anything must be fetched: the credits-tier look-up the job
+    would make first anyway (never billed); a fully cached run still sends nothing, and a job
+    that ``--max-calls`` refuses prints only its refusal.
+    """
+    import dataclasses
+
+    from . import api
+    from .enrich import planned
+
+    est = api.estimate_profiles(
+        leads, args.column, client=client, fold_case=not args.keep_case, method=args.method
+    )
+    if args.refresh:  # every handle is fetched anew
+        est = dataclasses.replace(est, cached=0, to_fetch=est.unique)
+    if args.max_calls is not None and est.to_fetch > args.max_calls:
+        return  # the job refuses it before sending anything, in one line of its own
+    if est.to_fetch and not client.pace_known:
+        client.learn_pace()
+    est = planned(est, client, args.method)
+    print(f"lookup-pandas: {describe_estimate(est, client.rate_limit_per_minute)}", file=sys.stderr)
+
+
+def describe_estimate(est: Any, per_minute: float | None) -> str:
+    """One line: ``250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job,
+    ~3 polls), about 6 s at 57 calls/min``."""
+    line = f"{est.rows} rows, {est.unique} distinct handles, {est.cached} cached: "
+    if est.to_fetch == 0:
+        return line + "nothing to fetch"
+    line += f"{est.to_fetch} to fetch by {est.method}"
+    if est.method == "batch":
+        line += f" ({est.jobs} job{'s' * (est.jobs != 1)}, ~{est.polls} polls)"
+    if est.seconds is None:
+        return line + (", unpaced (no rate limit)" if per_minute is None else "")
+    return line + f", about {_duration(est.seconds)} at {per_minute:.0f} calls/min"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _cmd_listing(args: argparse.Namespace) -> int:
@@ -280,6 +332,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse to start if more billable calls would be needed",
     )
     enrich.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
+    enrich.add_argument(
+        "--method",
+        choices=("auto", "batch", "single"),
+        default="auto",
+        help="batch jobs when more than 20 handles are to fetch and the service has them "
+        "(auto), always (batch), or one call per handle (single)",
+    )
     enrich.add_argument(
         "--encoding",
         default="utf-8",

@@ -43,7 +43,7 @@ def sample_leads() -> pd.DataFrame:
 def _fresh_cache(workdir: Path) -> Path:
     workdir.mkdir(parents=True, exist_ok=True)
     cache = workdir / "demo-cache.sqlite"
-    for leftover in workdir.glob(cache.name + "*"):
+    for leftover in workdir.glob(cache.stem + "*"):  # the cache, its WAL and its job store
         leftover.unlink()
     return cache
 
@@ -72,24 +72,25 @@ def run_demo(
         )
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
             est = leads.lookup.estimate_profiles("handle", client=client)
+            how = f"by {est.method}" + (f" ({est.jobs} job, ~{est.polls} polls)" * bool(est.jobs))
             print(
                 f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
                 f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
-                "billable calls (estimated without sending anything)."
+                f"billable calls, {how} (estimated without sending anything)."
             )
-            started = time.perf_counter()
-            enriched = leads.lookup.enrich_profiles("handle", client=client, progress=progress)
-            elapsed = time.perf_counter() - started
-            stats = client.stats
+            enriched, summary = api.enrich_with_summary(
+                leads, "handle", client=client, progress=progress
+            )
             counts = enriched["lookup_status"].value_counts()
             print(
-                f"\nEnriched {len(enriched)} rows in {elapsed:.1f}s, paced at "
+                f"\nEnriched {len(enriched)} rows in {summary.seconds:.1f}s, paced at "
                 f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
                 + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
             )
             print(
-                f"{stats.sent} requests sent ({est.to_fetch} profiles + 1 tier look-up), "
-                f"{stats.credits_consumed:g} credits, {stats.rate_limited} rate-limited.\n"
+                f"{summary.fetched} handles fetched through {summary.jobs} batch job(s): "
+                f"{summary.requests} requests sent (1 tier look-up, submits and polls), "
+                f"{summary.credits:g} credits, {summary.rate_limited} rate-limited.\n"
             )
             shown = overview(enriched, prefix="profile_").drop(columns="handle")
             table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))

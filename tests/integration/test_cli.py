@@ -141,7 +141,11 @@ def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
     assert json.loads(frame.loc[0, "profile_skills"])  # lists written as JSON
     assert json.loads(frame.loc[0, "profile_positions"])[0]["organization"]["slug"]
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("enriched 5 rows (3 ok, 1 not_found, 1 invalid")
+    # the estimate before the job (3 to fetch: below auto's batch threshold), the summary after
+    assert len(lines) == 2
+    assert lines[0].startswith("lookup-pandas: 5 rows, 3 distinct handles, 0 cached: 3 to fetch")
+    assert "by single" in lines[0] and "calls/min" in lines[0]
+    assert lines[1].startswith("enriched 5 rows (3 ok, 1 not_found, 1 invalid")
     assert fake_service.count(PROFILE) == 3  # ada once, ghost, grace
 
 
@@ -156,6 +160,7 @@ def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
     assert again.stdout == first.stdout
     assert fake_service.count() == sent  # all from the cache
     assert "0 requests sent" in again.stderr
+    assert "3 cached: nothing to fetch" in again.stderr
 
 
 def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, tmp_path):

@@ -309,11 +309,25 @@ def test_summary_line_counts_fetches_then_cache_hits(fake_service, tmp_path):
     """Finding: the summary line says what was fetched, retried and paid, then what was cached."""
     leads = str(_csv(tmp_path, "name,handle\na,ada-lovelace\nb,grace-hopper\nc,jose-tanaka-067\n"))
     first = _run(fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
-    line = _fails(first, 0, "3 fetched", "answered 429", "retries", "credits")
+    estimate, line = _succeeds(first)
+    assert estimate.startswith("lookup-pandas: 3 rows, 3 distinct handles, 0 cached: 3 to fetch")
+    for phrase in ("3 fetched", "answered 429", "retries", "credits"):
+        assert phrase in line, (phrase, line)
     assert line.startswith("enriched 3 rows (")
     again = _run(fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
-    line = _fails(again, 0, "3 cached", "0 fetched", "0 requests sent")
+    estimate, line = _succeeds(again)
+    assert estimate.endswith("3 cached: nothing to fetch")
+    for phrase in ("3 cached", "0 fetched", "0 requests sent"):
+        assert phrase in line, (phrase, line)
     assert line.startswith("enriched 3 rows (")
+
+
+def _succeeds(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    """``done`` exited 0 with two stderr lines: the estimate before the job, the summary after."""
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2, done.stderr
+    return lines[0], lines[1]
 
 
 def test_help_of_service_commands_lists_the_environment():
