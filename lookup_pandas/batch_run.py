@@ -124,8 +124,11 @@ class BatchRun:
                         flight[pool.submit(self._poll, job.job_id, job.after, stop)] = ("poll", job)
                         polling.add(job.job_id)
                 waits = [j.due - now for j in active if j.job_id not in polling]
-                timeout = min([_TICK, *waits]) if waits else _TICK
-                done, _ = wait(flight, timeout=max(0.0, timeout), return_when=FIRST_COMPLETED)
+                timeout = max(0.0, min([_TICK, *waits]) if waits else _TICK)
+                if not flight:  # wait() returns at once on no futures: sleep till one is due
+                    time.sleep(timeout)
+                    continue
+                done, _ = wait(flight, timeout=timeout, return_when=FIRST_COMPLETED)
                 for future in done:
                     kind, what = flight.pop(future)  # one of ours: Future[str | BatchPage]
                     if kind == "submit":
