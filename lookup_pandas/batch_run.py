@@ -2,7 +2,7 @@
 
 Example::
 
-    run = BatchRun(client, ["ada", "grace", ...], submit=True, resume=True)
+    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client.job_store.jobs())
     for handle, answer in run:   # answer: the Envelope a single call would give, or the
         ...                      # NotFoundError it would raise; each is cached as that call's
     run.fallback                 # handles to fetch one by one: errored in a job, or left out
@@ -45,12 +45,21 @@ _TICK = 1.0
 class BatchRun:
     """The batch part of one enrichment; see the module doc.
 
-    ``submit=False`` only resumes stored jobs: handles no stored job covers go straight to
-    :attr:`fallback`. ``resume=False`` (a ``refresh``) ignores the stored jobs.
+    ``stored``: jobs of earlier runs (``client.job_store.jobs()``); those holding any of
+    ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
+    resumes them: handles no stored job covers go straight to :attr:`fallback`.
+    ``resume=False`` (a ``refresh``) polls none of them; :meth:`finish` still forgets those
+    whose every input is cached by then.
     """
 
     def __init__(
-        self, client: Client, handles: Sequence[str], *, submit: bool, resume: bool
+        self,
+        client: Client,
+        handles: Sequence[str],
+        *,
+        submit: bool,
+        stored: Sequence[StoredJob] = (),
+        resume: bool = True,
     ) -> None:
         self.client = client
         self.handles = list(handles)
@@ -62,26 +71,20 @@ class BatchRun:
         self.billed = 0  # results of the jobs this run submitted: each was billed
         self.jobs_done = 0
         self._resumed: list[Tracker] = []
+        self._idle: list[StoredJob] = []  # stored jobs this run does not poll
         covered: set[str] = set()
-        if resume:
-            now = time.monotonic()
-            for stored in client.job_store.jobs():
-                if self._needed.intersection(stored.inputs) - covered:
-                    interval = client.settings.batch_poll_interval
-                    self._resumed.append(
-                        Tracker(stored.job_id, stored.inputs, now, interval, mine=False)
-                    )
-                    covered.update(stored.inputs)
+        now, interval = time.monotonic(), client.settings.batch_poll_interval
+        for job in stored:
+            if resume and self._needed.intersection(job.inputs) - covered:
+                self._resumed.append(Tracker(job.job_id, job.inputs, now, interval, mine=False))
+                covered.update(job.inputs)
+            else:
+                self._idle.append(job)
         rest = [h for h in handles if h not in covered]
         self._chunks = split(rest) if submit else []
         if not submit:
             self.fallback.extend(rest)
         self.jobs_total = len(self._resumed) + len(self._chunks)
-
-    @property
-    def resumed(self) -> int:
-        """Stored jobs this run polls instead of submitting their inputs again."""
-        return len(self._resumed)
 
     def __bool__(self) -> bool:
         """False when there is nothing to submit or resume: a run of single calls."""
@@ -195,8 +198,12 @@ class BatchRun:
         self.jobs_total += len(chunks)
 
     def finish(self) -> None:
-        """Forget each finished job whose every input is collected or now cached (its errored
-        items fetched singly meanwhile); the others stay stored until they are, or expire."""
-        for job in self._finished:
-            if all(self.client.is_cached(PROFILE_PATH, {"handle": h}) for h in job.missing()):
-                self.client.job_store.forget(job.job_id)
+        """Forget each job whose every input is collected or now cached: a finished one (its
+        errored items fetched singly meanwhile), or a stored one this run did not poll (a
+        ``refresh`` fetched its inputs anew). The others stay stored until they are, or expire.
+        """
+        jobs = [(j.job_id, j.missing()) for j in self._finished]
+        jobs += [(j.job_id, list(j.inputs)) for j in self._idle]
+        for job_id, left in jobs:
+            if all(self.client.is_cached(PROFILE_PATH, {"handle": h}) for h in left):
+                self.client.job_store.forget(job_id)

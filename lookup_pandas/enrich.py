@@ -53,6 +53,7 @@ from .frames import records_to_frame, with_person_fields
 from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled
 from .progress import Progress
+from .store import StoredJob
 
 __all__ = [
     "Estimate",
@@ -429,14 +430,15 @@ def lookup_values(
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
     cached: dict[str, _Outcome] = {}
-    stored = not refresh and _in_stored_jobs(client, distinct)
+    stored = _stored_jobs_holding(client, distinct)
+    resume = bool(stored) and not refresh
     if refresh:
         _check_budget(len(distinct), 0, len(distinct), max_calls)  # every handle is billed
         to_run = distinct
     elif (
         max_calls is None
         and errors == "coerce"
-        and not stored
+        and not resume
         and not use_batch(method, len(distinct), client.batch_supported)
     ):
         to_run = distinct  # each call reads the cache, or fetches
@@ -448,7 +450,9 @@ def lookup_values(
         to_run = [h for h in distinct if h not in cached]
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
     submit = use_batch(method, len(to_run), client.batch_supported)
-    run = BatchRun(client, to_run, submit=submit, resume=not refresh) if submit or stored else None
+    run = None
+    if submit or stored:
+        run = BatchRun(client, to_run, submit=submit, stored=stored, resume=not refresh)
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
         job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
@@ -456,7 +460,7 @@ def lookup_values(
             job.record(handle, outcome, "cached")
         singles = job.run_batches(run, method) if run else to_run
         job.run(singles)
-        if run:
+        if run is not None:
             run.finish()
     outcomes = job.outcomes
 
@@ -493,13 +497,13 @@ def lookup_values(
     )
 
 
-def _in_stored_jobs(client: Client, handles: list[str]) -> bool:
-    """Whether a stored batch job (of an earlier, interrupted run) holds any of ``handles``."""
+def _stored_jobs_holding(client: Client, handles: list[str]) -> list[StoredJob]:
+    """The stored batch jobs (of earlier, interrupted runs) that hold any of ``handles``."""
     jobs = client.job_store.jobs()
     if not jobs:
-        return False
+        return []
     wanted = set(handles)
-    return any(wanted.intersection(job.inputs) for job in jobs)
+    return [job for job in jobs if wanted.intersection(job.inputs)]
 
 
 def check_method(method: str) -> None:
