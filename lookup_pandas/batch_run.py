@@ -70,6 +70,7 @@ class BatchRun:
         self.fallback: list[str] = []
         self.billed = 0  # results of the jobs this run submitted: each was billed
         self.jobs_done = 0
+        self.submitted = 0  # jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
         self._idle: list[StoredJob] = []  # stored jobs this run does not poll
         covered: set[str] = set()
@@ -85,6 +86,11 @@ class BatchRun:
         if not submit:
             self.fallback.extend(rest)
         self.jobs_total = len(self._resumed) + len(self._chunks)
+
+    @property
+    def jobs(self) -> int:
+        """Jobs this run polled: the stored ones it resumed and those it submitted."""
+        return len(self._resumed) + self.submitted
 
     def __bool__(self) -> bool:
         """False when there is nothing to submit or resume: a run of single calls."""
@@ -137,6 +143,7 @@ class BatchRun:
                     if kind == "submit":
                         submitting -= 1
                         job_id = future.result()  # BatchUnavailableError, a rejected key...
+                        self.submitted += 1
                         interval = client.settings.batch_poll_interval
                         active.append(Tracker(job_id, what, time.monotonic(), interval))
                         continue

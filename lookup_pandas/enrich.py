@@ -91,8 +91,8 @@ class Estimate:
     ``jobs`` and ``polls`` count the batch calls (polls at ASSUMED_PAGE results each, plus one
     a job). ``seconds`` is the expected duration from the Client's pace: ``to_fetch`` slots
     for single calls, ``jobs + polls`` slots plus one poll interval for batch; None when the
-    pace is not known yet (nothing has been sent; ``client.credits_tier()`` teaches it,
-    unbilled) or the key is unmetered (then latency, not the pace, decides).
+    pace is not known yet (nothing has been sent; ``client.learn_pace()`` reads it from the
+    credits tier, unbilled) or the key is unmetered (then latency, not the pace, decides).
     """
 
     rows: int
@@ -486,7 +486,7 @@ def lookup_values(
         rate_limited=after.rate_limited - before.rate_limited,
         retries=after.retries - before.retries,
         seconds=time.perf_counter() - started,
-        jobs=run.jobs_total if run else 0,
+        jobs=run.jobs if run else 0,
     )
     return Lookup(
         handles=handles,

@@ -164,7 +164,9 @@ def test_without_batch_auto_falls_back_to_single_calls_and_remembers(fake_servic
     fake_service.configure(batch=False)
     first, second = names("nob", 38, unknown=2), names("nob2-", 40)
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        out = enrich(lead_frame(first), client)
+        out, summary = api.enrich_with_summary(lead_frame(first), "handle", client=client)
+        assert summary.jobs == 0 and "batch job" not in str(summary)  # none was created
+        assert summary.fetched == len(first)
         assert posts(fake_service) == 1
         assert fake_service.count(BATCH, method="POST", status=404) == 1
         assert fake_service.count(BATCH, method="GET") == 0
