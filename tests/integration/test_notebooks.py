@@ -69,12 +69,23 @@ def execute(name: str, workdir: Path) -> Run:
     run = Run(workdir)
     try:
         NotebookClient(
-            nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}
+            nb,
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(workdir)}},
+            **IOPUB,
         ).execute()
     except Exception as exc:  # CellExecutionError, a dead kernel, a cell timeout
         run.error = exc
     run.nb = nb
     return run
+
+
+#: nbclient waits only 4 s for a cell's output messages after it ran and then drops the rest
+#: silently: on a loaded CI machine a print went missing. Wait longer (it stops waiting as
+#: soon as the kernel says it is idle), and fail loudly rather than judge a notebook on
+#: outputs that never arrived.
+IOPUB: dict[str, Any] = {"iopub_timeout": 60, "raise_on_iopub_timeout": True}
 
 
 def outputs_text(cell: Any) -> str:
@@ -337,6 +348,7 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(tmp_path)}},
+        **IOPUB,
     ).execute()
     errors = [[o for o in cell.outputs if o.output_type == "error"] for cell in nb.cells]
     assert errors[0] == []
