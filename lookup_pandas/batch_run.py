@@ -2,7 +2,7 @@
 
 Example::
 
-    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client.job_store.jobs())
+    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client.store.jobs())
     for handle, answer in run:   # answer: the Envelope a single call would give, or the
         ...                      # NotFoundError it would raise; each is cached as that call's
     run.fallback                 # handles to fetch one by one: errored in a job, or left out
@@ -19,6 +19,12 @@ even if the run is interrupted while the answer comes back. A later run that nee
 inputs polls it instead of submitting them again (from cursor 0: polls are not billed). A job
 that expired (a 404 when polled) is forgotten and its inputs still needed are submitted anew.
 Every result of a job is cached, needed by this run or not: each was billed when it resolved.
+
+Across processes sharing the store, handles are claimed before they are submitted (see
+:mod:`lookup_pandas.store`): a handle another process is buying, or bought a moment ago, is not
+submitted but left to the single-call path, which waits for that process and reads the cache.
+The claims of a job are renewed at each poll and let go of as its results are cached (or when
+the run ends, interrupted or not).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from .batch import BatchPage, Tracker, split
 from .client import PROFILE_PATH, Client
 from .envelope import Envelope
 from .errors import NotFoundError
-from .store import StoredJob
+from .store import BUSY, RECHECK, StoredJob
 
 __all__ = ["BatchRun"]
 
@@ -45,7 +51,7 @@ _TICK = 1.0
 class BatchRun:
     """The batch part of one enrichment; see the module doc.
 
-    ``stored``: jobs of earlier runs (``client.job_store.jobs()``); those holding any of
+    ``stored``: jobs of earlier runs (``client.store.jobs()``); those holding any of
     ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
     resumes them: handles no stored job covers go straight to :attr:`fallback`.
     ``resume=False`` (a ``refresh``) polls none of them; :meth:`finish` still forgets those
@@ -73,6 +79,7 @@ class BatchRun:
         self.submitted = 0  # jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
         self._idle: list[StoredJob] = []  # stored jobs this run does not poll
+        self._held: dict[str, str] = {}  # handle -> claim key, of handles this run submitted
         covered: set[str] = set()
         now, interval = time.monotonic(), client.settings.batch_poll_interval
         for job in stored:
@@ -98,11 +105,31 @@ class BatchRun:
 
     # -- the tasks run in the pool ----------------------------------------------------------
 
-    def _submit(self, chunk: tuple[str, ...], stop: threading.Event) -> str:
-        job_id = self.client.submit_batch(chunk, cancel=stop)
+    def _submit(
+        self, chunk: tuple[str, ...], stop: threading.Event
+    ) -> tuple[str | None, tuple[str, ...], dict[str, str], list[str]]:
+        """Claim the chunk's handles, submit those this run may buy, store the job; return
+        (job_id or None, what was submitted, their claim keys, what was left to others)."""
+        client = self.client
+        keys = client.profile_keys(chunk)
+        states = client.store.claim_many(list(keys.values()), client.claim_ttl)
+        elsewhere = [h for h in keys if states[keys[h]] == BUSY]
+        recheck = [h for h in keys if states[keys[h]] == RECHECK]
+        cached = [h for h in recheck if client.is_cached(PROFILE_PATH, {"handle": h})]
+        client.store.release_many([keys[h] for h in cached])
+        left = set(elsewhere) | set(cached)
+        mine = tuple(h for h in chunk if h not in left)
+        mine_keys = {h: keys[h] for h in mine if h in keys}
+        if not mine:
+            return None, (), {}, elsewhere + cached
+        try:
+            job_id = client.submit_batch(mine, cancel=stop)
+        except BaseException:
+            client.store.release_many(list(mine_keys.values()))
+            raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
-        self.client.job_store.remember(StoredJob(job_id, chunk, time.time()))
-        return job_id
+        client.store.remember(StoredJob(job_id, mine, time.time()))
+        return job_id, mine, mine_keys, elsewhere + cached
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         return BatchPage.parse(self.client.batch_status(job_id, after, cancel=stop))
@@ -142,10 +169,15 @@ class BatchRun:
                     kind, what = flight.pop(future)  # one of ours: Future[str | BatchPage]
                     if kind == "submit":
                         submitting -= 1
-                        job_id = future.result()  # BatchUnavailableError, a rejected key...
+                        # BatchUnavailableError, a rejected key...
+                        job_id, mine, keys, elsewhere = future.result()
+                        self.fallback.extend(elsewhere)
+                        self._held.update(keys)
+                        if job_id is None:
+                            continue
                         self.submitted += 1
                         interval = client.settings.batch_poll_interval
-                        active.append(Tracker(job_id, what, time.monotonic(), interval))
+                        active.append(Tracker(job_id, mine, time.monotonic(), interval))
                         continue
                     job = what
                     polling.discard(job.job_id)
@@ -168,18 +200,29 @@ class BatchRun:
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            # Results not collected are left to whoever needs them next (the single calls of
+            # this run re-claim what they fetch).
+            client.store.release_many(list(self._held.values()))
+            self._held.clear()
 
     def _collect(
         self, job: Tracker, page: BatchPage
     ) -> Iterator[tuple[str, Envelope | NotFoundError]]:
-        for handle, record in job.take(page, time.monotonic()):
+        """Cache a page's results, let go of their claims, then hand the needed ones on."""
+        results = job.take(page, time.monotonic())
+        store, held = self.client.store, self._held
+        if job.mine and held:
+            store.renew([held[h] for h in job.inputs if h in held], self.client.claim_ttl)
+        answers: list[tuple[str, Envelope | NotFoundError]] = []
+        for handle, record in results:
             if job.mine:
                 self.billed += 1
-            answer: Envelope | NotFoundError
             try:
-                answer = self.client.batch_result(handle, record, job.job_id)
+                answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
             except NotFoundError as exc:
-                answer = exc
+                answers.append((handle, exc))
+        store.release_many([held.pop(h) for h, _ in answers if h in held])
+        for handle, answer in answers:
             if self._wanted(handle):
                 self._yielded.add(handle)
                 yield handle, answer
@@ -193,7 +236,7 @@ class BatchRun:
         (an earlier run's) is submitted anew; of a job this run submitted, and so saw expire
         faster than it was polled, fetched by single calls, which cannot expire: a run never
         pays for one handle in more than two jobs."""
-        self.client.job_store.forget(job.job_id)
+        self.client.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
         self.jobs_done += 1
@@ -213,4 +256,4 @@ class BatchRun:
         jobs += [(j.job_id, list(j.inputs)) for j in self._idle]
         for job_id, left in jobs:
             if all(self.client.is_cached(PROFILE_PATH, {"handle": h}) for h in left):
-                self.client.job_store.forget(job_id)
+                self.client.store.forget(job_id)

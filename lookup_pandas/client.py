@@ -22,7 +22,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -61,7 +61,7 @@ from .pagination import PagePlan, Style
 from .progress import Progress
 from .retry import RetryPolicy, is_retryable
 from .settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
-from .store import JobStore, namespace, open_store
+from .store import MINE, RECHECK, Store, namespace, open_store
 from .transport import (
     DATA_KEY_HEADER,
     PANEL_KEY_HEADER,
@@ -86,6 +86,10 @@ __all__ = [
 
 #: Seconds before the one retry of a first contact that met no service.
 FIRST_CONTACT_RETRY_DELAY = 0.5
+#: How often a call waiting for another process's claim looks at the cache again.
+CLAIM_POLL_SECONDS = 0.1
+#: Added to a claim's lifetime for the wait for a pacing slot.
+CLAIM_MARGIN_SECONDS = 60.0
 
 _TRANSIENT_REQUEST_ERRORS = (
     requests.ConnectionError,
@@ -196,9 +200,14 @@ class Client:
         self.retry_policy = RetryPolicy(
             s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max
         )
-        self.pacer = Pacer(s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE)
         self._session = build_session(s, transport)
         self._cache_on = isinstance(self._session, CachedSession)
+        #: What the processes using this key and cache share: the pace, claims, batch jobs.
+        self.store: Store = open_store(s.cache_path, namespace(s.api_key, s.base_url))
+        self.pacer = Pacer(
+            s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,
+            shared=self.store if self._cache_on else None,
+        )
         self._contacted = False  # has the base URL answered with the service's envelope yet?
         # The pace is learned once, from the credits tier, before the first paced send.
         self._rate_lock = threading.Lock()
@@ -207,8 +216,6 @@ class Client:
         self._rate_error: BaseException | None = None
         self._stats = ClientStats()
         self._stats_lock = threading.Lock()
-        #: Batch jobs submitted and not yet collected, beside the cache (or in memory).
-        self.job_store: JobStore = open_store(s.cache_path, namespace(s.api_key, s.base_url))
         self._batch_supported: bool | None = None  # learned from the first submit
 
     # -- introspection ---------------------------------------------------------------------
@@ -321,6 +328,7 @@ class Client:
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user)."""
         self._session.close()
+        self.store.close()
         release = getattr(self._session, "release_cache", None)
         if release is not None:
             release()
@@ -572,15 +580,89 @@ class Client:
         prepared = self._prepare(path, params, method=method, body=body)
         panel = is_panel(path)
         cache = cache and not panel and method == "GET"
+        claimed: str | None = None
         if not refresh and cache:
             stored = self._lookup(path, prepared)
+            if stored is None:
+                claimed, stored = self._claim(path, prepared, cancel)
             if stored is not None:
-                self._count(cache_hits=1)
-                try:
-                    return parsed_answer(stored, path, from_cache=True)
-                except ServiceError as exc:  # a stored not-found: paid for earlier
-                    exc.from_cache = True
-                    raise
+                return self._from_cache(stored, path)
+        try:
+            return self._send_paced(prepared, path, cache, cancel, final_statuses)
+        finally:
+            if claimed is not None:
+                self.store.release_many([claimed])
+
+    def _from_cache(self, stored: requests.Response, path: str) -> Envelope:
+        self._count(cache_hits=1)
+        try:
+            return parsed_answer(stored, path, from_cache=True)
+        except ServiceError as exc:  # a stored not-found: paid for earlier
+            exc.from_cache = True
+            raise
+
+    def profile_keys(self, handles: Iterable[str]) -> dict[str, str]:
+        """Each handle's profile answer's name among the processes sharing the store (its
+        cache key); empty without a cache, where there is nothing to share or claim."""
+        if not self._cache_on:
+            return {}
+        cache = self._session.cache  # type: ignore[attr-defined]
+        verify = self._session.verify
+        return {
+            h: str(cache.create_key(self._prepare(PROFILE_PATH, {"handle": h}), verify=verify))
+            for h in handles
+        }
+
+    def _claim(
+        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+    ) -> tuple[str | None, requests.Response | None]:
+        """Claim the answer before buying it: (the claim to release, None), or (None, the
+        answer another process bought meanwhile, from the cache).
+
+        While another process holds the claim, wait for it to let go (or for its claim to
+        expire: it died) and read the cache; a claim let go of lately means "look first".
+        """
+        if not self._cache_on:
+            return None, None
+        cache = self._session.cache  # type: ignore[attr-defined]
+        key = str(cache.create_key(prepared, verify=self._session.verify))
+        while True:
+            state = self.store.claim_many([key], self.claim_ttl)[key]
+            if state == MINE:
+                return key, None
+            if state == RECHECK:
+                stored = self._lookup(path, prepared)
+                if stored is None:
+                    return key, None  # the other holder did not store it (a failure): buy it
+                self.store.release_many([key])
+                return None, stored
+            pause(CLAIM_POLL_SECONDS, cancel)  # BUSY: another process is buying it
+            stored = self._lookup(path, prepared)
+            if stored is not None:
+                return None, stored
+
+    @property
+    def claim_ttl(self) -> float:
+        """Seconds a claim holds without renewal: longer than any one call can take at these
+        settings (every attempt's timeout, every back-off, a margin for the pacing wait), so
+        it outlives a crash by at most this much. 540 s at the defaults."""
+        s = self.settings
+        return (
+            (s.max_retries + 1) * s.timeout
+            + s.max_retries * max(s.backoff_max, s.retry_after_max)
+            + CLAIM_MARGIN_SECONDS
+        )
+
+    def _send_paced(
+        self,
+        prepared: requests.PreparedRequest,
+        path: str,
+        cache: bool,
+        cancel: threading.Event | None,
+        final_statuses: frozenset[int],
+    ) -> Envelope:
+        """Paced attempts of one request, retried as the policy says; see :meth:`_request`."""
+        panel = is_panel(path)
         extra: dict[str, Any] = {}
         if self._cache_on:
             # Per request, as the cache backend (and its settings) is shared by every Client on
@@ -781,7 +863,7 @@ class Client:
         if limit and limit > 0:
             if current is None or limit * RATE_SAFETY_MARGIN < current:
                 logger.info("rate limited: pacing at %.1f/min", limit * RATE_SAFETY_MARGIN)
-                self.pacer.set_rate(limit * RATE_SAFETY_MARGIN)
+                self.pacer.set_rate(limit * RATE_SAFETY_MARGIN, share=True)
         else:
             rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
             logger.info("rate limited (no limit named): pacing at %.1f/min", rate)

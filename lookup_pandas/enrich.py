@@ -499,7 +499,7 @@ def lookup_values(
 
 def _stored_jobs_holding(client: Client, handles: list[str]) -> list[StoredJob]:
     """The stored batch jobs (of earlier, interrupted runs) that hold any of ``handles``."""
-    jobs = client.job_store.jobs()
+    jobs = client.store.jobs()
     if not jobs:
         return []
     wanted = set(handles)

@@ -18,6 +18,12 @@ free slot, ``interval`` after the previous one, and waits for it.
 The pacer only decides *when*; it knows nothing about HTTP. The Client asks it for a slot before
 each real send (after the cache lookup, so cache hits never take one; every retry takes one),
 passing its caller's cancel event explicitly.
+
+The limit belongs to the key, not the process: given a ``shared`` store (see
+:mod:`lookup_pandas.store`), the slots come from one schedule kept there for every process (and
+machine) using the key, a Retry-After defers all of them, and a pace slowed by a 429 is shared
+too. Threads of one process still take their slots one at a time under the pacer's lock, and
+wait for them here, so cancellation works as before.
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .store import Store
 
 __all__ = ["Cancelled", "Pacer", "pause"]
 
@@ -62,8 +72,10 @@ class Pacer:
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        shared: Store | None = None,
     ) -> None:
         self._lock = threading.Lock()
+        self._shared = shared
         self._clock = clock
         self._sleep = sleep
         self._interval = _interval(per_minute)
@@ -79,19 +91,29 @@ class Pacer:
         """The rate currently paced at, in calls per minute (None: unpaced)."""
         return None if self._interval == 0 else 60.0 / self._interval
 
-    def set_rate(self, per_minute: float | None) -> None:
-        """Change the rate; the next slot is re-based on the last one handed out."""
+    def set_rate(self, per_minute: float | None, *, share: bool = False) -> None:
+        """Change the rate; the next slot is re-based on the last one handed out.
+
+        ``share``: every process of the shared store keeps to it too (a 429 told it), for a
+        while (:data:`lookup_pandas.store.SHARED_SLOWDOWN_SECONDS`).
+        """
         with self._lock:
             self._interval = _interval(per_minute)
             if self._last is not None:
                 # A deferral (Retry-After) still in force survives a rate change.
                 self._next = max(self._deferred_until, self._last + self._interval)
+            interval = self._interval
+        if share and self._shared is not None and interval > 0:
+            self._shared.slow_to(interval)
 
     def reserve(self) -> float:
         """Take the next slot; return how many seconds the caller must wait for it."""
         with self._lock:
             now = self._clock()
-            slot = max(now, self._next)
+            if self._shared is not None:
+                slot = now + self._shared.reserve(self._interval)
+            else:
+                slot = max(now, self._next)
             self._next = slot + self._interval
             self._last = slot
             self._recent.append(slot)
@@ -117,7 +139,7 @@ class Pacer:
             else:
                 per_minute = floor_per_minute
         per_minute = max(per_minute, floor_per_minute)
-        self.set_rate(per_minute)
+        self.set_rate(per_minute, share=True)
         return per_minute
 
     def wait(self, cancel: threading.Event | None = None) -> None:
@@ -131,6 +153,8 @@ class Pacer:
             until = self._clock() + max(0.0, seconds)
             self._deferred_until = max(self._deferred_until, until)
             self._next = max(self._next, until)
+        if self._shared is not None:
+            self._shared.defer(seconds)
 
 
 _RECENT = 32  # slots remembered to measure the rate an unpaced client sent at

@@ -1,16 +1,21 @@
-"""What runs share through the cache's location: the batch jobs submitted and not yet collected.
+"""What processes using one key share: the pace, claims on answers being bought, batch jobs.
 
 Example::
 
     store = open_store(Path("leads.sqlite"), namespace("lk_...", "https://api.example.com"))
+    store.reserve(1.05)                  # seconds until this caller's send slot (now reserved)
+    store.defer(2.0)                     # a 429 said Retry-After: 2 -> nobody sends for 2 s
+    store.claim_many(["key-of-ada"], ttl=540)   # {key: MINE}: fetch it; BUSY: another is;
+    store.release_many(["key-of-ada"])   # RECHECK: another just fetched it: read the cache
     store.remember(StoredJob("job_1", ("ada", "grace"), submitted=time.time()))
-    store.jobs()            # [StoredJob(job_id='job_1', inputs=('ada', 'grace'), ...)]
-    store.forget("job_1")
 
-With an on-disk cache the jobs live in a small SQLite file beside it (``leads.store.sqlite``,
-see :mod:`.local`), so a run after Ctrl-C, a kernel restart or a crash finds them; without one,
-in memory for the Client's lifetime. Every entry is filed under :func:`namespace`, a hash of the
-API key and the base URL: the key itself is never stored.
+With an on-disk cache, everything lives in a small SQLite file beside it (``leads.store.sqlite``,
+see :mod:`.local`), so every process on the machine using the same key and cache file shares
+one sequence of send slots and never buys one answer twice; with ``cache="redis://..."`` in
+Redis (:mod:`.redis`), shared by every machine pointing at it; without a cache, in memory for
+the Client's lifetime. Every entry is filed under :func:`namespace`, a hash of the API key and
+the base URL: the key itself is never stored. The Pacer and the Client ask the store; nothing
+above the Client knows which store is in use.
 """
 
 from __future__ import annotations
@@ -21,7 +26,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["JobStore", "MemoryJobStore", "StoredJob", "namespace", "open_store", "store_path"]
+__all__ = [
+    "BUSY",
+    "MINE",
+    "RECHECK",
+    "MemoryStore",
+    "Store",
+    "StoredJob",
+    "namespace",
+    "open_store",
+    "store_path",
+]
+
+#: Claim outcomes: the caller holds it and fetches; another holder is fetching it; the caller
+#: holds it, but another holder released it lately: the answer is probably cached, look first.
+MINE, BUSY, RECHECK = "mine", "busy", "recheck"
+#: How long a released claim says "just fetched: read the cache" to the next claimant.
+DONE_SECONDS = 120.0
+#: How long a pace set after a 429 (a lower limit, or half) holds for every process.
+SHARED_SLOWDOWN_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -33,8 +56,38 @@ class StoredJob:
     submitted: float  # seconds since the epoch
 
 
-class JobStore(Protocol):
-    """Where submitted batch jobs are remembered until every input of theirs is cached."""
+class Store(Protocol):
+    """The shared state of one key (see the module doc)."""
+
+    def reserve(self, interval: float) -> float:
+        """Take the next send slot, ``interval`` after the previous one (or later: a deferral,
+        a slower pace a 429 set); return the seconds until it starts."""
+        ...
+
+    def defer(self, seconds: float) -> None:
+        """No slot for anyone before ``seconds`` from now."""
+        ...
+
+    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+        """Every process keeps at least ``interval`` between slots for ``seconds``."""
+        ...
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        """Claim each answer of ``keys`` for ``ttl`` seconds: MINE, BUSY or RECHECK each.
+
+        A claim of this holder's own is MINE again (and renewed); one whose holder let go
+        within :data:`DONE_SECONDS` is RECHECK (claimed, but read the cache first); one held
+        by another holder and not expired is BUSY. An expired claim (its holder died) is
+        taken over."""
+        ...
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        """Extend this holder's claims on ``keys`` to ``ttl`` seconds from now."""
+        ...
+
+    def release_many(self, keys: list[str]) -> None:
+        """Let go of this holder's claims; the next claimants are told RECHECK for a while."""
+        ...
 
     def remember(self, job: StoredJob) -> None: ...
 
@@ -42,13 +95,36 @@ class JobStore(Protocol):
 
     def forget(self, job_id: str) -> None: ...
 
+    def close(self) -> None: ...
 
-class MemoryJobStore:
-    """The jobs of a Client without an on-disk cache: kept for its lifetime only."""
+
+class MemoryStore:
+    """The store of a Client without a cache: its own pace, claims and jobs, in memory.
+
+    The Client's Pacer already spaces its threads, so ``reserve`` only honours deferrals here.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, StoredJob] = {}
+
+    def reserve(self, interval: float) -> float:
+        return 0.0
+
+    def defer(self, seconds: float) -> None:
+        return None
+
+    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+        return None
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        return dict.fromkeys(keys, MINE)  # one Client: its enrichment dedupes its own calls
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        return None
+
+    def release_many(self, keys: list[str]) -> None:
+        return None
 
     def remember(self, job: StoredJob) -> None:
         with self._lock:
@@ -62,6 +138,9 @@ class MemoryJobStore:
         with self._lock:
             self._jobs.pop(job_id, None)
 
+    def close(self) -> None:
+        return None
+
 
 def namespace(api_key: str, base_url: str) -> str:
     """The name entries are filed under: a hash of the key and the base URL, never the key."""
@@ -74,10 +153,10 @@ def store_path(cache_path: Path) -> Path:
     return cache_path.with_name(f"{cache_path.stem}.store{cache_path.suffix or '.sqlite'}")
 
 
-def open_store(cache_path: Path | None, ns: str) -> JobStore:
+def open_store(cache_path: Path | None, ns: str) -> Store:
     """The store for a cache file (beside it), or one in memory when there is no cache."""
     if cache_path is None:
-        return MemoryJobStore()
-    from .local import LocalJobStore
+        return MemoryStore()
+    from .local import LocalStore
 
-    return LocalJobStore(store_path(cache_path), ns)
+    return LocalStore(store_path(cache_path), ns)

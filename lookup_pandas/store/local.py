@@ -2,26 +2,34 @@
 
 Example::
 
-    store = LocalJobStore(Path("leads.store.sqlite"), namespace="3f2a...")
-    store.remember(StoredJob("job_1", ("ada",), submitted=time.time()))
+    store = LocalStore(Path("leads.store.sqlite"), namespace="3f2a...")
+    store.reserve(1.05)          # one short BEGIN IMMEDIATE transaction: the next send slot
+    store.claim_many([key], ttl=540)    # {key: MINE | BUSY | RECHECK}
 
-Each operation opens the file, runs one short transaction and closes it: jobs are remembered
-and forgotten a few times per thousand handles, and a connection held open across threads and
-processes would only add ways to stall. The file is created by the first job remembered, so a
-user who never runs a batch job never gets one. WAL and a busy timeout let processes share it.
+Every process using the same key and cache file shares one row of pace (the next free slot,
+a deferral, a slower pace a 429 set), one claim per answer being bought, and the batch jobs
+not yet collected. Each operation is one short ``BEGIN IMMEDIATE`` transaction, so processes
+take turns; WAL and a busy timeout let them share the file, and ``synchronous=NORMAL`` keeps a
+slot from costing a disk flush. Times are the machine's wall clock (``time.time``), which every
+process on it shares. One connection per store object, used under a lock by its threads. The
+file is created by the first operation that writes, so a user who never sends a request never
+gets one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+import threading
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from . import StoredJob
+from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob
 
-__all__ = ["LocalJobStore"]
+__all__ = ["LocalStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batch_jobs (
@@ -30,59 +38,202 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
     submitted REAL NOT NULL,
     inputs    TEXT NOT NULL,
     PRIMARY KEY (namespace, job_id)
-)
+);
+CREATE TABLE IF NOT EXISTS pace (
+    namespace      TEXT PRIMARY KEY,
+    next_slot      REAL NOT NULL,
+    deferred_until REAL NOT NULL,
+    floor_interval REAL NOT NULL,
+    floor_until    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS claims (
+    namespace TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    holder    TEXT NOT NULL,
+    done      INTEGER NOT NULL,
+    expires   REAL NOT NULL,
+    PRIMARY KEY (namespace, key)
+);
 """
 _BUSY_TIMEOUT_S = 30.0
+T = TypeVar("T")
 
 
-class LocalJobStore:
-    """Batch jobs in ``path``, filed under ``namespace`` (a hash of the key and base URL)."""
+class LocalStore:
+    """The shared pace, claims and batch jobs of one namespace in ``path``."""
 
-    def __init__(self, path: Path, namespace: str) -> None:
+    def __init__(
+        self, path: Path, namespace: str, *, clock: Callable[[], float] = time.time
+    ) -> None:
         self.path = path
         self._ns = namespace
+        self._clock = clock
+        self._holder = uuid.uuid4().hex  # this store object's name on its claims
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
 
-    @contextlib.contextmanager
-    def _connect(self, *, create: bool) -> Iterator[sqlite3.Connection | None]:
-        if not create and not self.path.exists():
-            yield None
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-        try:
+    # -- the connection ----------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_SCHEMA)
-            yield conn
-        finally:
-            conn.close()
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    def _write(self, work: Callable[[sqlite3.Connection, float], T]) -> T:
+        """Run ``work(conn, now)`` in one BEGIN IMMEDIATE transaction."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn, self._clock())
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+    def _read(self, query: str, args: tuple[Any, ...]) -> list[Any]:
+        """Rows of ``query``; none when the file does not exist yet (and none is created)."""
+        with self._lock:
+            if self._conn is None and not self.path.exists():
+                return []
+            return self._connection().execute(query, args).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- pace --------------------------------------------------------------------------------
+
+    def _pace_row(self, conn: sqlite3.Connection) -> tuple[float, float, float, float]:
+        row = conn.execute(
+            "SELECT next_slot, deferred_until, floor_interval, floor_until FROM pace "
+            "WHERE namespace = ?",
+            (self._ns,),
+        ).fetchone()
+        return tuple(row) if row else (0.0, 0.0, 0.0, 0.0)
+
+    def _save_pace(self, conn: sqlite3.Connection, row: tuple[float, float, float, float]) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO pace (namespace, next_slot, deferred_until, floor_interval, "
+            "floor_until) VALUES (?, ?, ?, ?, ?)",
+            (self._ns, *row),
+        )
+
+    def reserve(self, interval: float) -> float:
+        def work(conn: sqlite3.Connection, now: float) -> float:
+            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            slot = max(now, next_slot, deferred)
+            step = max(interval, floor if floor_until > now else 0.0)
+            self._save_pace(conn, (slot + step, deferred, floor, floor_until))
+            return slot - now
+
+        return self._write(work)
+
+    def defer(self, seconds: float) -> None:
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            until = now + max(0.0, seconds)
+            self._save_pace(conn, (max(next_slot, until), max(deferred, until), floor, floor_until))
+
+        self._write(work)
+
+    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            if floor_until > now and floor >= interval:
+                return  # a slower pace is already shared
+            self._save_pace(conn, (next_slot, deferred, interval, now + seconds))
+
+        self._write(work)
+
+    # -- claims ------------------------------------------------------------------------------
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        def work(conn: sqlite3.Connection, now: float) -> dict[str, str]:
+            states: dict[str, str] = {}
+            for key in keys:
+                row = conn.execute(
+                    "SELECT holder, done, expires FROM claims WHERE namespace = ? AND key = ?",
+                    (self._ns, key),
+                ).fetchone()
+                live = row is not None and row[2] > now
+                if live and not row[1] and row[0] != self._holder:
+                    states[key] = BUSY
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO claims (namespace, key, holder, done, expires) "
+                    "VALUES (?, ?, ?, 0, ?)",
+                    (self._ns, key, self._holder, now + ttl),
+                )
+                states[key] = RECHECK if live and row[1] else MINE
+            return states
+
+        return self._write(work) if keys else {}
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        if not keys:
+            return
+
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            conn.executemany(
+                "UPDATE claims SET expires = ? WHERE namespace = ? AND key = ? AND holder = ? "
+                "AND done = 0",
+                [(now + ttl, self._ns, key, self._holder) for key in keys],
+            )
+
+        self._write(work)
+
+    def release_many(self, keys: list[str]) -> None:
+        if not keys:
+            return
+
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            conn.executemany(
+                "UPDATE claims SET done = 1, expires = ? WHERE namespace = ? AND key = ? "
+                "AND holder = ?",
+                [(now + DONE_SECONDS, self._ns, key, self._holder) for key in keys],
+            )
+            conn.execute("DELETE FROM claims WHERE expires < ?", (now,))
+
+        self._write(work)
+
+    # -- batch jobs --------------------------------------------------------------------------
 
     def remember(self, job: StoredJob) -> None:
-        with self._connect(create=True) as conn:
-            assert conn is not None
+        def work(conn: sqlite3.Connection, now: float) -> None:
             conn.execute(
                 "INSERT OR REPLACE INTO batch_jobs (namespace, job_id, submitted, inputs) "
                 "VALUES (?, ?, ?, ?)",
                 (self._ns, job.job_id, job.submitted, json.dumps(list(job.inputs))),
             )
 
+        self._write(work)
+
     def jobs(self) -> list[StoredJob]:
-        with self._connect(create=False) as conn:
-            if conn is None:
-                return []
-            rows = conn.execute(
-                "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? "
-                "ORDER BY submitted",
-                (self._ns,),
-            ).fetchall()
-        return [
-            StoredJob(job_id, tuple(json.loads(inputs)), submitted)
-            for job_id, submitted, inputs in rows
-        ]
+        rows = self._read(
+            "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? "
+            "ORDER BY submitted",
+            (self._ns,),
+        )
+        return [StoredJob(job_id, tuple(json.loads(inputs)), at) for job_id, at, inputs in rows]
 
     def forget(self, job_id: str) -> None:
-        with self._connect(create=False) as conn:
-            if conn is not None:
-                conn.execute(
-                    "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?",
-                    (self._ns, job_id),
-                )
+        if self._conn is None and not self.path.exists():
+            return
+
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            conn.execute(
+                "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (self._ns, job_id)
+            )
+
+        self._write(work)

@@ -1,7 +1,7 @@
 """Unit tests for lookup_pandas.store: namespaces, the store's path, and the job stores.
 
-MemoryJobStore and LocalJobStore (a SQLite file under tmp_path) pass the same contract tests;
-LocalJobStore also: no file until the first job, namespaces kept apart, a later process (a
+MemoryStore and LocalStore (a SQLite file under tmp_path) pass the same contract tests;
+LocalStore also: no file until the first job, namespaces kept apart, a later process (a
 second object) sees the jobs, and the API key never reaches the file.
 """
 
@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from lookup_pandas.store import (
-    MemoryJobStore,
+    MemoryStore,
     StoredJob,
     namespace,
     open_store,
     store_path,
 )
-from lookup_pandas.store.local import LocalJobStore
+from lookup_pandas.store.local import LocalStore
 
 KEY = "lk_live_Sup3rSecretKeyWithLotsOfLetters_XyZ"
 OTHER_KEY = "lk_live_AnotherSecretKeyEntirely_QwErTy"
@@ -93,8 +93,8 @@ def test_store_path_without_suffix_gets_sqlite():
 @pytest.fixture(params=["memory", "local"])
 def store(request, tmp_path):
     if request.param == "memory":
-        return MemoryJobStore()
-    return LocalJobStore(tmp_path / "leads.store.sqlite", NS)
+        return MemoryStore()
+    return LocalStore(tmp_path / "leads.store.sqlite", NS)
 
 
 def test_empty_store_has_no_jobs(store):
@@ -186,12 +186,12 @@ def test_unicode_and_quotes_round_trip(store):
     assert store.jobs() == [JOB_A]
 
 
-# -- LocalJobStore -------------------------------------------------------------------------------
+# -- LocalStore -------------------------------------------------------------------------------
 
 
 def test_local_jobs_and_forget_on_a_missing_file_create_nothing(tmp_path):
     path = tmp_path / "sub" / "leads.store.sqlite"
-    store = LocalJobStore(path, NS)
+    store = LocalStore(path, NS)
     assert store.jobs() == []
     store.forget("job_a")
     assert store.jobs() == []
@@ -201,7 +201,7 @@ def test_local_jobs_and_forget_on_a_missing_file_create_nothing(tmp_path):
 
 def test_local_first_remember_creates_the_file(tmp_path):
     path = tmp_path / "sub" / "leads.store.sqlite"
-    store = LocalJobStore(path, NS)
+    store = LocalStore(path, NS)
     assert not path.exists()
     store.remember(JOB_A)
     assert path.is_file()
@@ -210,9 +210,9 @@ def test_local_first_remember_creates_the_file(tmp_path):
 
 def test_local_namespaces_do_not_see_each_other(tmp_path):
     path = tmp_path / "leads.store.sqlite"
-    mine = LocalJobStore(path, namespace(KEY, URL))
-    theirs = LocalJobStore(path, namespace(OTHER_KEY, URL))
-    staging = LocalJobStore(path, namespace(KEY, OTHER_URL))
+    mine = LocalStore(path, namespace(KEY, URL))
+    theirs = LocalStore(path, namespace(OTHER_KEY, URL))
+    staging = LocalStore(path, namespace(KEY, OTHER_URL))
     mine.remember(JOB_A)
     theirs.remember(JOB_B)
     assert mine.jobs() == [JOB_A]
@@ -232,10 +232,10 @@ def test_local_namespaces_do_not_see_each_other(tmp_path):
 
 def test_local_a_later_process_sees_the_jobs(tmp_path):
     path = tmp_path / "leads.store.sqlite"
-    first = LocalJobStore(path, NS)
+    first = LocalStore(path, NS)
     first.remember(JOB_B)
     first.remember(JOB_A)
-    later = LocalJobStore(path, namespace(KEY, URL))
+    later = LocalStore(path, namespace(KEY, URL))
     assert later.jobs() == [JOB_A, JOB_B]
     later.forget("job_a")
     assert first.jobs() == [JOB_B]
@@ -243,7 +243,7 @@ def test_local_a_later_process_sees_the_jobs(tmp_path):
 
 def test_local_file_never_holds_the_api_key(tmp_path):
     path = tmp_path / "leads.store.sqlite"
-    store = LocalJobStore(path, namespace(KEY, URL))
+    store = LocalStore(path, namespace(KEY, URL))
     store.remember(JOB_A)
     store.remember(UNUSUAL)
     store.forget("job_a")
@@ -262,7 +262,7 @@ def test_local_file_never_holds_the_api_key(tmp_path):
 
 def test_open_store_without_a_cache_is_in_memory():
     store = open_store(None, NS)
-    assert isinstance(store, MemoryJobStore)
+    assert isinstance(store, MemoryStore)
     other = open_store(None, NS)
     store.remember(JOB_A)
     assert store.jobs() == [JOB_A]
@@ -272,11 +272,11 @@ def test_open_store_without_a_cache_is_in_memory():
 def test_open_store_with_a_cache_is_a_file_beside_it(tmp_path):
     cache = tmp_path / "leads.sqlite"
     store = open_store(cache, NS)
-    assert isinstance(store, LocalJobStore)
+    assert isinstance(store, LocalStore)
     assert store.path == tmp_path / "leads.store.sqlite"
     assert not store.path.exists()
     store.remember(JOB_A)
     assert store.path.is_file()
     assert not cache.exists()
-    assert LocalJobStore(store_path(cache), NS).jobs() == [JOB_A]
-    assert LocalJobStore(store_path(cache), namespace(OTHER_KEY, URL)).jobs() == []
+    assert LocalStore(store_path(cache), NS).jobs() == [JOB_A]
+    assert LocalStore(store_path(cache), namespace(OTHER_KEY, URL)).jobs() == []
