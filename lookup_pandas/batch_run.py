@@ -113,15 +113,15 @@ class BatchRun:
         client = self.client
         keys = client.profile_keys(chunk)
         states = client.store.claim_many(list(keys.values()), client.claim_ttl)
-        elsewhere = [h for h in keys if states[keys[h]] == BUSY]
-        recheck = [h for h in keys if states[keys[h]] == RECHECK]
-        cached = [h for h in recheck if client.is_cached(PROFILE_PATH, {"handle": h})]
-        client.store.release_many([keys[h] for h in cached])
-        left = set(elsewhere) | set(cached)
-        mine = tuple(h for h in chunk if h not in left)
+        # BUSY: another process is buying it; RECHECK: another just bought it, so it is
+        # most likely cached. Both are left to the single-call path, which waits for the
+        # other holder, or reads the cache, before it would buy anything.
+        left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
+        client.store.release_many([keys[h] for h in left if states[keys[h]] == RECHECK])
+        mine = tuple(h for h in chunk if h not in set(left))
         mine_keys = {h: keys[h] for h in mine if h in keys}
         if not mine:
-            return None, (), {}, elsewhere + cached
+            return None, (), {}, left
         try:
             job_id = client.submit_batch(mine, cancel=stop)
         except BaseException:
@@ -129,7 +129,7 @@ class BatchRun:
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
         client.store.remember(StoredJob(job_id, mine, time.time()))
-        return job_id, mine, mine_keys, elsewhere + cached
+        return job_id, mine, mine_keys, left
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         return BatchPage.parse(self.client.batch_status(job_id, after, cancel=stop))

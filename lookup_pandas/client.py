@@ -88,6 +88,8 @@ __all__ = [
 FIRST_CONTACT_RETRY_DELAY = 0.5
 #: How often a call waiting for another process's claim looks at the cache again.
 CLAIM_POLL_SECONDS = 0.1
+#: Looks at the cache (and the pause between them) after another holder let go of a claim.
+RECHECK_LOOKS, RECHECK_PAUSE_SECONDS = 5, 0.05
 #: Added to a claim's lifetime for the wait for a pacing slot.
 CLAIM_MARGIN_SECONDS = 60.0
 
@@ -127,7 +129,9 @@ class Client:
     ``cache``
         ``True`` (default): the file named by ``LOOKUP_CACHE`` (or none if it says ``off``),
         else ``http_cache.sqlite`` in the user cache dir. ``False``: no cache. A path: that
-        SQLite file. Every answer paid for is kept there, so a re-run costs nothing.
+        SQLite file. Every answer paid for is kept there, so a re-run costs nothing. A
+        ``redis://[:password@]host:port/db`` URL (``rediss://`` for TLS; extra ``[redis]``):
+        the cache, the pace and the claims in that Redis, shared by every machine using it.
     ``expire_after``
         How long a cached answer is reused: a timedelta or seconds (default 7 days).
     ``timeout``
@@ -203,7 +207,9 @@ class Client:
         self._session = build_session(s, transport)
         self._cache_on = isinstance(self._session, CachedSession)
         #: What the processes using this key and cache share: the pace, claims, batch jobs.
-        self.store: Store = open_store(s.cache_path, namespace(s.api_key, s.base_url))
+        self.store: Store = open_store(
+            s.cache_url or s.cache_path, namespace(s.api_key, s.base_url)
+        )
         self.pacer = Pacer(
             s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,
             shared=self.store if self._cache_on else None,
@@ -221,8 +227,8 @@ class Client:
     # -- introspection ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        cache = self.settings.cache_path if self.settings.cache_path is not None else "off"
-        return f"Client(base_url={self.settings.base_url!r}, cache={str(cache)!r})"
+        # cache_label: the path, the Redis URL without its password, or "off"
+        return f"Client(base_url={self.settings.base_url!r}, cache={self.settings.cache_label!r})"
 
     @property
     def base_url(self) -> str:
@@ -631,7 +637,7 @@ class Client:
             if state == MINE:
                 return key, None
             if state == RECHECK:
-                stored = self._lookup(path, prepared)
+                stored = self._fresh_lookup(path, prepared, cancel)
                 if stored is None:
                     return key, None  # the other holder did not store it (a failure): buy it
                 self.store.release_many([key])
@@ -640,6 +646,20 @@ class Client:
             stored = self._lookup(path, prepared)
             if stored is not None:
                 return None, stored
+
+    def _fresh_lookup(
+        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+    ) -> requests.Response | None:
+        """The cache lookup after another holder let go of a claim: that holder stored the
+        answer first, but this process's reads can briefly see the file as it was (requests-
+        cache reads on its shared connection without a lock, inside another thread's write
+        transaction when there is one). A few quick looks before concluding it is not there."""
+        for attempt in range(RECHECK_LOOKS):
+            stored = self._lookup(path, prepared)
+            if stored is not None or attempt == RECHECK_LOOKS - 1:
+                return stored
+            pause(RECHECK_PAUSE_SECONDS, cancel)
+        return None
 
     @property
     def claim_ttl(self) -> float:

@@ -4,9 +4,12 @@ Example::
 
     s = Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080")
     s.cache_path        # Path to the SQLite cache in the user cache dir, or None when off
+    Settings.build(..., cache="redis://:pw@redis.internal:6379/0").cache_url   # a team Redis
 
-Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, or one of
-``0 / off / false / no / none`` to turn the on-disk cache off).
+Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, a
+``redis://`` or ``rediss://`` URL, or one of ``0 / off / false / no / none`` to turn the cache
+off). A Redis URL's password is only ever used to connect: messages and reprs show
+:func:`redact_url`'s form of it (``redis://:***@host:6379/0``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import platformdirs
 
@@ -31,6 +35,8 @@ SAFE_DEFAULT_RATE_PER_MINUTE = 7.0
 RATE_SAFETY_MARGIN = 0.95
 
 _OFF_WORDS = {"0", "off", "false", "no", "none", ""}
+#: The URL schemes of a Redis cache (``rediss``: over TLS).
+REDIS_SCHEMES = ("redis", "rediss")
 
 
 def default_cache_path() -> Path:
@@ -38,16 +44,90 @@ def default_cache_path() -> Path:
     return Path(platformdirs.user_cache_dir("lookup_pandas")) / "http_cache.sqlite"
 
 
-def _cache_path(cache: bool | str | os.PathLike[str] | None) -> Path | None:
-    """``True``/``None`` (the default): LOOKUP_CACHE decides, else the user cache dir."""
+def _cache_setting(
+    cache: bool | str | os.PathLike[str] | None,
+) -> tuple[Path | None, str | None]:
+    """(the SQLite file, None), (None, a checked Redis URL), or (None, None): no cache.
+
+    ``True``/``None`` (the default): LOOKUP_CACHE decides, else the user cache dir.
+    """
     if cache is False:
-        return None
-    if cache is True or cache is None:
+        return None, None
+    given = not (cache is True or cache is None)
+    if given:
+        value: str | os.PathLike[str] = cache  # type: ignore[assignment]
+    else:
         env = os.environ.get(ENV_CACHE)
         if env is None:
-            return default_cache_path()
-        return None if env.strip().lower() in _OFF_WORDS else Path(env).expanduser()
-    return Path(cache).expanduser()
+            return default_cache_path(), None
+        if env.strip().lower() in _OFF_WORDS:
+            return None, None
+        value = env
+    if isinstance(value, str) and is_redis_url(value):
+        return None, _checked_redis_url(value.strip(), source("cache", ENV_CACHE, given=given))
+    return Path(value).expanduser(), None
+
+
+def is_redis_url(value: str) -> bool:
+    """Whether a cache setting names a Redis server (``redis://`` or ``rediss://``)."""
+    scheme, sep, _ = value.strip().partition("://")
+    return bool(sep) and scheme.lower() in REDIS_SCHEMES
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (and any ``password=`` in the query) shown as ``***``.
+
+    Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
+    ``"redis://:***@cache.internal:6379/0"``; a user name is kept
+    (``redis://ana:***@host/0``); userinfo without a colon is hidden whole (``***@host``).
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<a URL that cannot be read>"
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    netloc = parts.netloc
+    if at:
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:***@{hostport}" if colon else f"***@{hostport}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        masked = [(k, "***" if "pass" in k.lower() else v) for k, v in pairs]
+        query = urlencode(masked, safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _checked_redis_url(url: str, where: str) -> str:
+    """``url`` if it names a Redis host (and a database number, if any), else a
+    ConfigurationError that shows it without its password and names ``where`` it was set."""
+    problem = _redis_url_problem(url)
+    if problem is None:
+        return url
+    shown = redact_url(url)
+    raise ConfigurationError(
+        f"The Redis cache URL {shown} cannot be used: {problem} (expected "
+        f"redis://[:password@]host[:port][/db], or rediss:// for TLS). Check {where}.",
+        cli_message=f"The Redis cache URL {shown} cannot be used: {problem}. Check the "
+        f"{ENV_CACHE} environment variable.",
+    )
+
+
+def _redis_url_problem(url: str) -> str | None:
+    """What keeps ``url`` from naming a Redis database, or None."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when it is not a number in range
+    except ValueError:
+        return "its host or port cannot be read"
+    db = parts.path.strip("/")
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "its port must be a number from 1 to 65535"
+    if db and not db.isdigit():
+        return f"the database after the host must be a number, not {db!r}"
+    return None
 
 
 def _checked_number(
@@ -96,6 +176,17 @@ class Settings:
     backoff_max: float = 30.0
     retry_after_max: float = 60.0
     batch_poll_interval: float = 1.5
+    #: ``redis://...`` (password and all: only ever used to connect) when the cache, the pace
+    #: and the claims live in a Redis shared by every machine; ``cache_path`` is None then.
+    cache_url: str | None = field(default=None, repr=False)
+
+    @property
+    def cache_label(self) -> str:
+        """Where the cache is, as messages and reprs show it: the path, the Redis URL without
+        its password, or ``"off"``."""
+        if self.cache_url is not None:
+            return redact_url(self.cache_url)
+        return str(self.cache_path) if self.cache_path is not None else "off"
 
     @classmethod
     def build(
@@ -143,12 +234,13 @@ class Settings:
         ):
             _checked_number(name, value, low=0)
         _checked_number("batch_poll_interval", batch_poll_interval, low=0, inclusive=False)
+        cache_path, cache_url = _cache_setting(cache)
         return cls(
             api_key=key.strip(),
             base_url=url,
             api_key_source=source("api_key", ENV_API_KEY, given=api_key is not None),
             base_url_source=url_source,
-            cache_path=_cache_path(cache),
+            cache_path=cache_path,
             expire_after=expire_after,
             timeout=float(timeout),
             max_retries=int(max_retries),
@@ -158,11 +250,13 @@ class Settings:
             backoff_max=backoff_max,
             retry_after_max=retry_after_max,
             batch_poll_interval=float(batch_poll_interval),
+            cache_url=cache_url,
         )
 
     def __repr__(self) -> str:
+        redis = f", cache_url={self.cache_label!r}" if self.cache_url is not None else ""
         return (
-            f"Settings(base_url={self.base_url!r}, cache_path={self.cache_path!s}, "
+            f"Settings(base_url={self.base_url!r}, cache_path={self.cache_path!s}{redis}, "
             f"timeout={self.timeout}, max_retries={self.max_retries}, "
             f"rate_limit_per_minute={self.rate_limit_per_minute}, max_workers={self.max_workers})"
         )

@@ -1,4 +1,4 @@
-"""The HTTP session (requests-cache on SQLite), and what an answer is worth keeping.
+"""The HTTP session (requests-cache on SQLite or Redis), and what an answer is worth keeping.
 
 Example::
 
@@ -14,9 +14,11 @@ What is cached (:func:`should_cache`): the answers the Client would accept, as
 billed not-founds (200 + success=false + a not-found error_code); never errors, 429s, 5xx, or
 the panel endpoint. The body is decoded and checked once per answer: the cache policy keeps its
 reading on the response, and the Client takes it from there.
-The policy is applied where responses are saved (:class:`PaidAnswersCache`), not as
-requests-cache's ``filter_fn``: a rejected response there also *deletes* the entry already
-stored under its key, so a failed ``refresh=True`` would throw away an answer already paid for.
+The policy is applied where responses are saved (:class:`PaidAnswersOnly`, the one copy both
+backends use: :class:`PaidAnswersCache` on SQLite, ``RedisAnswersCache`` in
+:mod:`lookup_pandas.store.redis`), not as requests-cache's ``filter_fn``: a rejected response
+there also *deletes* the entry already stored under its key, so a failed ``refresh=True`` would
+throw away an answer already paid for.
 The key headers are named in ``ignored_parameters`` with the exact casing we send, which is
 what makes requests-cache redact them from stored requests (it matches names case-sensitively).
 """
@@ -41,21 +43,24 @@ import requests
 import urllib3
 from requests.adapters import BaseAdapter, HTTPAdapter
 from requests_cache import CachedSession
+from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
 
 from ._version import __version__
 from .endpoints import checked_data, is_panel
 from .envelope import NOT_FOUND_CODES, Envelope, parse_envelope
-from .errors import NotFoundError, ServiceError
+from .errors import ConfigurationError, NotFoundError, ServiceError
 from .settings import Settings
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "DATA_KEY_HEADER",
+    "IGNORED_PARAMETERS",
     "PANEL_KEY_HEADER",
     "PaidAnswersCache",
+    "PaidAnswersOnly",
     "BATCH_NOT_FOUND_MESSAGE",
     "build_session",
     "parsed_answer",
@@ -66,6 +71,8 @@ __all__ = [
 #: Header names exactly as sent (requests-cache redacts only exact-case matches).
 DATA_KEY_HEADER = "X-service-apikey"
 PANEL_KEY_HEADER = "X-AUTHAPI-Key"
+#: What requests-cache leaves out of cache keys and redacts from stored requests.
+IGNORED_PARAMETERS = (*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER)
 
 _PARSED = "_lookup_parsed"  # where a response keeps its one reading: Envelope or ServiceError
 
@@ -181,8 +188,9 @@ def _response_builder() -> HTTPAdapter:
     return HTTPAdapter()
 
 
-class PaidAnswersCache(SQLiteCache):
-    """The SQLite backend, storing only what :func:`should_cache` accepts."""
+class PaidAnswersOnly(BaseCache):
+    """The save policy of every backend, mixed in before it: only what :func:`should_cache`
+    accepts is stored (``class PaidAnswersCache(PaidAnswersOnly, SQLiteCache)``)."""
 
     def save_response(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
         if should_cache(response):
@@ -193,6 +201,10 @@ class PaidAnswersCache(SQLiteCache):
                 response.status_code,
                 urlsplit(response.url or "").path,
             )
+
+
+class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
+    """The SQLite backend, storing only what :func:`should_cache` accepts."""
 
 
 class _SharedBackends:
@@ -272,19 +284,19 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
     """A CachedSession (or a plain Session when the cache is off) over the network, or over
     ``transport`` (a test's adapter) when one is given."""
     session: requests.Session
-    if settings.cache_path is not None:
+    if settings.cache_url is not None:
+        from .store import namespace
+
+        redis_backend = _redis_store_module().RedisAnswersCache(
+            settings.cache_url, namespace(settings.api_key, settings.base_url)
+        )
+        # One backend per session: its connection pool is closed with the session.
+        session = _cached_session(redis_backend, settings, autoclose=True)
+    elif settings.cache_path is not None:
         settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
         backend, key = _BACKENDS.acquire(settings.cache_path)
-        session = CachedSession(
-            backend=backend,
-            autoclose=False,  # the backend is shared: release_cache() lets go of it
-            expire_after=settings.expire_after,
-            allowable_methods=("GET",),
-            allowable_codes=(200,),
-            ignored_parameters=(*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER),
-            cache_control=False,  # the service's answers carry no caching headers we should obey
-            stale_if_error=False,
-        )
+        # The backend is shared: release_cache() lets go of it.
+        session = _cached_session(backend, settings, autoclose=False)
         # Settings live on the shared backend, so expire_after is also sent with every request.
         session.release_cache = weakref.finalize(session, _BACKENDS.release, key)  # type: ignore[attr-defined]
     else:
@@ -296,6 +308,33 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
     session.headers["Accept"] = "application/json"
     _environment_once(session, settings.base_url)
     return session
+
+
+def _redis_store_module() -> Any:
+    """:mod:`lookup_pandas.store.redis`, or a ConfigurationError saying how to install redis."""
+    try:
+        from .store import redis as module
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "redis":
+            raise
+        raise ConfigurationError(
+            "The cache is a Redis URL, but the redis package is not installed: "
+            "pip install 'lookup_pandas[redis]'."
+        ) from None
+    return module
+
+
+def _cached_session(backend: BaseCache, settings: Settings, *, autoclose: bool) -> CachedSession:
+    return CachedSession(
+        backend=backend,
+        autoclose=autoclose,
+        expire_after=settings.expire_after,
+        allowable_methods=("GET",),
+        allowable_codes=(200,),
+        ignored_parameters=IGNORED_PARAMETERS,  # the key headers: out of keys, redacted
+        cache_control=False,  # the service's answers carry no caching headers we should obey
+        stale_if_error=False,
+    )
 
 
 def _environment_once(session: requests.Session, base_url: str) -> None:

@@ -153,10 +153,20 @@ def store_path(cache_path: Path) -> Path:
     return cache_path.with_name(f"{cache_path.stem}.store{cache_path.suffix or '.sqlite'}")
 
 
-def open_store(cache_path: Path | None, ns: str) -> Store:
-    """The store for a cache file (beside it), or one in memory when there is no cache."""
-    if cache_path is None:
+def open_store(cache: Path | str | None, ns: str) -> Store:
+    """The store for a cache: beside its file, in the Redis a ``redis://`` URL names, or in
+    memory when there is no cache.
+
+    Example: ``open_store("redis://:pw@redis.internal:6379/0", ns)`` -> a RedisStore.
+    """
+    if cache is None:
         return MemoryStore()
+    from ..settings import is_redis_url
+
+    if isinstance(cache, str) and is_redis_url(cache):
+        from .redis import RedisStore
+
+        return RedisStore(cache, ns)
     from .local import LocalStore
 
-    return LocalStore(store_path(cache_path), ns)
+    return LocalStore(store_path(Path(cache)), ns)

@@ -35,7 +35,7 @@ from typing import Any
 
 from . import data
 from .batch import BATCH, MAX_ITEMS, BatchJob
-from .state import RequestRecord, ServiceState
+from .state import RequestRecord, ServiceState, key_id
 
 __all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle"]
 
@@ -442,7 +442,11 @@ def _route(state: ServiceState, req: Request) -> Reply:
 
 
 def handle(state: ServiceState, req: Request) -> Reply:
-    """Answer ``req``: route it, bill it, stamp the headers, and count it."""
+    """Answer ``req``: route it, bill it, stamp the headers, and count it (with the time and
+    the short hash of the key it carried: the header its endpoint reads, else the other)."""
+    at = time.monotonic()
+    header = (PANEL_HEADER, DATA_HEADER) if req.path == TIER else (DATA_HEADER, PANEL_HEADER)
+    sent = req.headers.get(header[0]) or req.headers.get(header[1])
     reply = _route(state, req)
     if reply is not DROP:
         balance = state.bill(1.0) if reply.billed else state.balance
@@ -451,7 +455,14 @@ def handle(state: ServiceState, req: Request) -> Reply:
         reply.headers["X-Credits-Balance"] = f"{balance:g}"
     state.record(
         RequestRecord(
-            req.path, req.params, reply.status, reply.billed, reply.fault, method=req.method
+            req.path,
+            req.params,
+            reply.status,
+            reply.billed,
+            reply.fault,
+            method=req.method,
+            key_id=key_id(sent) if sent else None,
+            at=at,
         )
     )
     return reply

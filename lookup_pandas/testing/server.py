@@ -6,6 +6,8 @@ Example::
         client = lp.Client(api_key=svc.api_key, base_url=svc.base_url, cache=False)
         client.profile("ada")
         svc.count("/api/data/v1/people/profile", handle="ada")      # 1
+        svc.billed_handles(key=svc.api_key)     # Counter({"ada": 1}): paid per handle, one key
+        svc.rate_limited(key=svc.api_key)       # 0: the 429s that key was answered
 
 Every knob of :class:`~lookup_pandas.testing.state.Knobs` is a keyword here and can be changed
 while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything back as built.
@@ -217,29 +219,44 @@ class FakeService:
         billed: bool | None = None,
         status: int | None = None,
         method: str | None = None,
+        key: str | None = None,
         **params: Any,
     ) -> int:
         """Requests seen (for ``path``, with these query params, billed or not, by status and
-        method: ``svc.count(BATCH, method="POST")`` counts batch submits)."""
-        return self.state.count(path, billed=billed, status=status, method=method, **params)
+        method: ``svc.count(BATCH, method="POST")`` counts batch submits; ``key=``: only those
+        that carried that key)."""
+        return self.state.count(
+            path, billed=billed, status=status, method=method, key=key, **params
+        )
 
-    def billed(self, path: str | None = None, **params: Any) -> int:
-        """Billable requests seen (successes and not-founds)."""
-        return self.state.count(path, billed=True, **params)
+    def billed(self, path: str | None = None, *, key: str | None = None, **params: Any) -> int:
+        """Billable requests seen (successes and not-founds); ``key=``: paid with that key."""
+        return self.state.count(path, billed=True, key=key, **params)
+
+    def rate_limited(self, key: str | None = None) -> int:
+        """Answers 429 (the limiter's, and any a test's override sent), for every key or for
+        ``key`` alone.
+
+        Example: ``svc.rate_limited(key=svc.api_key) / svc.count(key=svc.api_key)``
+        """
+        return self.state.count(status=429, key=key)
 
     @property
     def requests(self) -> list[RequestRecord]:
         """Every request seen since the last reset, oldest first (not the batch items billed
-        as they resolved: ``billed()`` counts those)."""
+        as they resolved: ``billed()`` counts those). Each has ``at`` (``time.monotonic()``
+        when answered) and ``key_id`` (:func:`~lookup_pandas.testing.state.key_id` of its key,
+        never the key)."""
         with self.state.lock:
             return [r for r in self.state.records if not r.item]
 
-    def billed_handles(self) -> Counter[str]:
-        """Credits each handle cost: billed profile lookups and batch items alike.
+    def billed_handles(self, key: str | None = None) -> Counter[str]:
+        """Credits each handle cost: billed profile lookups and batch items alike (``key``:
+        those paid with that key only).
 
         Example: ``svc.billed_handles() == Counter({"ada": 1, "unknown-x": 1})``
         """
-        return self.state.billed_handles()
+        return self.state.billed_handles(key)
 
     @property
     def batch_jobs(self) -> dict[str, tuple[str, ...]]:

@@ -5,12 +5,17 @@ Example::
     state = ServiceState(Knobs(rate_limit_per_minute=60))
     state.check_key("lk_test_...")        # None when valid, else the 403 reason
     state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
+    state.count(status=429, key="lk_test_...")   # the 429s one key was answered
+    state.billed_handles(key="lk_test_...")      # Counter: credits per handle, for one key
 
 One lock guards everything here; the routes read and update it through these methods only.
+Each record names the key it carried by :func:`key_id`, a short hash: the emulator keeps no
+key in its records, so printing them shows none.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import secrets
@@ -24,7 +29,7 @@ from .batch import BATCH, BatchJob
 
 PROFILE_PATH = "/api/data/v1/people/profile"
 
-__all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS"]
+__all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS", "key_id"]
 
 #: Transient faults the emulator can inject: 500, 502 with an HTML body, 503 ("1072"), and a
 #: connection closed without an answer.
@@ -61,6 +66,14 @@ class Knobs:
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
 
 
+def key_id(key: str) -> str:
+    """The name records give a key: a short hash of it (the key itself is never recorded).
+
+    Example: ``svc.requests[0].key_id == key_id(svc.api_key)``
+    """
+    return hashlib.sha256(b"lookup-pandas-emulator-key\x1f" + key.encode()).hexdigest()[:12]
+
+
 @dataclass(frozen=True)
 class RequestRecord:
     """One request as the emulator saw it."""
@@ -72,6 +85,8 @@ class RequestRecord:
     fault: str | None = None
     item: bool = False  # a batch item billed as it resolved, not a request
     method: str = "GET"
+    key_id: str | None = None  # key_id() of the key it carried (a batch item: its job's key)
+    at: float = 0.0  # time.monotonic() when it was answered (a batch item: when it resolved)
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
@@ -253,13 +268,24 @@ class ServiceState:
             rate = self.knobs.batch_resolve_rate
             for job in self.jobs.values():
                 done = job.processed(now, rate)
-                for item, outcome in zip(
-                    job.inputs[job.settled : done], job.outcomes[job.settled : done], strict=True
+                for index, item, outcome in zip(
+                    range(job.settled, done),
+                    job.inputs[job.settled : done],
+                    job.outcomes[job.settled : done],
+                    strict=True,
                 ):
                     if outcome != "error":
                         self.balance -= 1.0
                         self.records.append(
-                            RequestRecord(BATCH, (("handle", item),), 200, True, item=True)
+                            RequestRecord(
+                                BATCH,
+                                (("handle", item),),
+                                200,
+                                True,
+                                item=True,
+                                key_id=key_id(job.key),
+                                at=job.submitted + ((index + 1) / rate if rate > 0 else 0.0),
+                            )
                         )
                 job.settled = max(job.settled, done)
 
@@ -280,14 +306,17 @@ class ServiceState:
         billed: bool | None = None,
         status: int | None = None,
         method: str | None = None,
+        key: str | None = None,
         **params: Any,
     ) -> int:
         """Requests seen for ``path`` (any when None) whose query has every given param.
 
         With ``billed=True``, batch items billed as they resolved count too (``handle=`` finds
-        them), so a test sees every credit one handle cost, however it was fetched.
+        them), so a test sees every credit one handle cost, however it was fetched. ``key``:
+        only requests that carried this key (batch items: submitted with it).
         """
         want = {k: str(v) for k, v in params.items()}
+        wanted_key = key_id(key) if key is not None else None
         if self.jobs:
             self.settle_jobs()
         with self.lock:
@@ -304,21 +333,26 @@ class ServiceState:
                 continue
             if method is not None and rec.method != method:
                 continue
+            if wanted_key is not None and rec.key_id != wanted_key:
+                continue
             if want and any(rec.param(k) != v for k, v in want.items()):
                 continue
             n += 1
         return n
 
-    def billed_handles(self) -> Counter[str]:
-        """Credits per handle: billed ``/people/profile`` requests and batch items."""
+    def billed_handles(self, key: str | None = None) -> Counter[str]:
+        """Credits per handle: billed ``/people/profile`` requests and batch items (``key``:
+        only those paid with this key)."""
         if self.jobs:
             self.settle_jobs()
+        wanted_key = key_id(key) if key is not None else None
         with self.lock:
             records = list(self.records)
         return Counter(
             handle
             for rec in records
             if rec.billed and (rec.item or rec.path == PROFILE_PATH)
+            if wanted_key is None or rec.key_id == wanted_key
             if (handle := rec.param("handle")) is not None
         )
 

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+# a real redis-server on a free loopback port, for the tests of cache="redis://..."
+from .redis_fixture import redis_server, redis_url  # noqa: F401
+
 HERE = Path(__file__).parent
 
 

@@ -186,9 +186,7 @@ def test_sigint_mid_collection_then_the_rerun_polls_the_stored_job_and_pays_once
     # The job is stored beside the cache, under the key's hash (not the key).
     assert store_path(cache).name == "resume.store.sqlite"
     assert store_path(cache).is_file()
-    stored = LocalStore(
-        store_path(cache), namespace(fake_service.api_key, fake_service.base_url)
-    )
+    stored = LocalStore(store_path(cache), namespace(fake_service.api_key, fake_service.base_url))
     assert [(j.job_id, j.inputs) for j in stored.jobs()] == [(job_id, tuple(handles))]
 
     frame = lead_frame(handles)

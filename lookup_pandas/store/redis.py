@@ -1,0 +1,367 @@
+"""The store shared by every machine: the pace, claims, batch jobs and answers in one Redis.
+
+Example::
+
+    store = RedisStore("redis://:pw@redis.internal:6379/0", namespace="3f2a...")
+    store.reserve(1.05)              # one Lua script, one round trip: the next send slot
+    store.claim_many(keys, ttl=540)  # {key: MINE | BUSY | RECHECK}, 1,000 keys a round trip
+
+``lp.Client(cache="redis://...")`` (or ``LOOKUP_CACHE=redis://...``) puts everything here,
+under a prefix made from :func:`lookup_pandas.store.namespace` (a hash of the API key and the
+base URL; the key itself is never stored)::
+
+    lookup_pandas:<ns>:pace           hash: next, deferred, floor, floor_until (µs, Redis TIME)
+    lookup_pandas:<ns>:claim:<key>    the claim's holder, or "done" for a while after release
+    lookup_pandas:<ns>:jobs           hash: job_id -> JSON {"inputs": [...], "submitted": t}
+    lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:class:`RedisAnswersCache`)
+
+Same meanings as :mod:`.local`, with Redis in place of a SQLite transaction: each pace
+operation is one small Lua script that reads Redis ``TIME``, so every machine takes its turn
+on the server's clock (first come, first served; no clock skew between machines) and the pace
+hash expires a few minutes after the last time it records. A claim is one key: ``SET key
+holder PX ttl`` where it is free (or was released), and ``"done"`` for ``DONE_SECONDS`` once
+released; scripts over up to 1,000 keys claim, renew and release many in one round trip.
+Scripts are redis-py's ``register_script`` objects, which load themselves again after a
+failover (NOSCRIPT). The answers are requests-cache's ``RedisCache`` with its JSON serializer,
+never pickle (whoever can write to a shared Redis could otherwise run code in every reader),
+each with its own TTL. Nothing here lists keys (no KEYS, which blocks the server).
+
+A Redis that cannot be reached, or refuses a command, is a ConfigurationError naming the URL
+without its password, at the first call that needs it: never a quiet fall back to a private
+pace. This module imports ``redis`` (the ``[redis]`` extra): it is imported only when a Redis
+URL is configured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+from requests_cache.backends.redis import RedisCache
+
+from ..errors import ConfigurationError
+from ..settings import ENV_CACHE, redact_url
+from ..transport import PaidAnswersOnly
+from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RedisAnswersCache", "RedisStore", "connect", "key_prefix", "redis_error"]
+
+#: Seconds to wait for a connection, and for each answer, before a command fails.
+CONNECT_TIMEOUT_S = 5.0
+SOCKET_TIMEOUT_S = 10.0
+#: Quick further attempts of a command whose connection failed (a restart, a failover).
+RETRIES = 2
+#: How long the pace hash outlives the latest time it records, in milliseconds.
+PACE_KEEP_MS = 300_000
+#: Keys a claim, renew or release script handles per round trip.
+CHUNK = 1000
+
+_CLAIM_STATES = {0: MINE, 1: BUSY, 2: RECHECK}
+_DONE = "done"  # a claim's value once released (holders are uuid4 hex: never this)
+
+
+def key_prefix(namespace: str) -> str:
+    """Every key of one namespace starts with this: ``lookup_pandas:<namespace>``."""
+    return f"lookup_pandas:{namespace}"
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for ``url`` with bounded waits and a couple of quick retries; it connects at
+    its first command, not here."""
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=CONNECT_TIMEOUT_S,
+        socket_timeout=SOCKET_TIMEOUT_S,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.1), RETRIES),
+    )
+
+
+def redis_error(url: str, exc: redis.exceptions.RedisError) -> ConfigurationError:
+    """What a failed Redis command means, naming the URL without its password."""
+    shown = redact_url(url)
+    detail = _scrubbed(str(exc).strip() or type(exc).__name__, url)
+    text = str(exc).upper()
+    setting = f"cache= (or the {ENV_CACHE} environment variable)"
+    cli_setting = f"the {ENV_CACHE} environment variable"
+    if isinstance(exc, redis.exceptions.AuthenticationError) or any(
+        word in text for word in ("NOAUTH", "WRONGPASS", "NOPERM")
+    ):
+        what = f"The Redis at {shown} refused this client ({detail})"
+        fix = "Check the password (or ACL user) in {}."
+    elif isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        what = f"The Redis at {shown} cannot be reached ({detail})"
+        fix = "Check that it is running and that {} names it."
+    else:
+        what = f"The Redis at {shown} refused a command ({detail})"
+        fix = (
+            "Check its memory (maxmemory, with maxmemory-policy noeviction), its ACL rules and {}."
+        )
+    why = "it holds the cache, the shared pace and the claims, so nothing more is sent without it"
+    return ConfigurationError(
+        f"{what}: {why}. {fix.format(setting)}",
+        cli_message=f"{what}: {why}. {fix.format(cli_setting)}",
+    )
+
+
+def _scrubbed(text: str, url: str) -> str:
+    """``text`` with any password of ``url`` masked (redis-py never puts it there, but a
+    message is no place to find out)."""
+    try:
+        parts = urlsplit(url)
+        secrets = [parts.password or ""]
+    except ValueError:
+        return text
+    secrets += [v for k, v in parse_qsl(parts.query) if "pass" in k.lower()]
+    for secret in {s for s in secrets + [unquote(s) for s in secrets] if s}:
+        text = text.replace(secret, "***")
+    return text
+
+
+@contextlib.contextmanager
+def _translated(url: str) -> Iterator[None]:
+    """Redis failures become :func:`redis_error`'s ConfigurationError (no redis traceback)."""
+    try:
+        yield
+    except redis.exceptions.RedisError as exc:
+        raise redis_error(url, exc) from None
+
+
+# -- the pace: three scripts on one hash, all on the server's clock -------------------------------
+
+# State in microseconds of Redis TIME (integers below 2^53: exact in Lua's doubles), written
+# with %.0f, as Lua's own number format would round them.
+_PACE_READ = """
+if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5: TIME, then writes
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local p = redis.call('HMGET', KEYS[1], 'next', 'deferred', 'floor', 'floor_until')
+local nxt = tonumber(p[1]) or 0
+local deferred = tonumber(p[2]) or 0
+local floor = tonumber(p[3]) or 0
+local floor_until = tonumber(p[4]) or 0
+"""
+_PACE_SAVE = f"""
+local function us(x) return string.format('%.0f', x) end
+redis.call('HSET', KEYS[1], 'next', us(nxt), 'deferred', us(deferred), 'floor', us(floor),
+           'floor_until', us(floor_until))
+local last = math.max(nxt, deferred, floor_until, now)
+redis.call('PEXPIRE', KEYS[1], us(math.floor((last - now) / 1000) + {PACE_KEEP_MS}))
+"""
+# ARGV: interval (µs). Returns the wait for the slot taken, in µs, as text.
+_RESERVE = (
+    _PACE_READ
+    + """
+local slot = math.max(now, nxt, deferred)
+local step = tonumber(ARGV[1])
+if floor_until > now and floor > step then step = floor end
+nxt = slot + step
+"""
+    + _PACE_SAVE
+    + "return string.format('%.0f', slot - now)\n"
+)
+# ARGV: seconds (µs) during which no slot starts.
+_DEFER = (
+    _PACE_READ
+    + """
+local untl = now + math.max(0, tonumber(ARGV[1]))
+nxt = math.max(nxt, untl)
+deferred = math.max(deferred, untl)
+"""
+    + _PACE_SAVE
+    + "return 0\n"
+)
+# ARGV: interval (µs), how long it holds (µs).
+_SLOW_TO = (
+    _PACE_READ
+    + """
+local interval = tonumber(ARGV[1])
+if floor_until > now and floor >= interval then return 0 end
+floor = interval
+floor_until = now + tonumber(ARGV[2])
+"""
+    + _PACE_SAVE
+    + "return 0\n"
+)
+
+# -- claims: KEYS are claim keys; ARGV[1] the holder --------------------------------------------
+
+# ARGV[2]: ttl (ms). Per key: 0 MINE, 1 BUSY, 2 RECHECK.
+_CLAIM = f"""
+local out = {{}}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v and v ~= '{_DONE}' and v ~= ARGV[1] then
+    out[i] = 1
+  else
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    if v == '{_DONE}' then out[i] = 2 else out[i] = 0 end
+  end
+end
+return out
+"""
+# ARGV[2]: ttl (ms).
+_RENEW = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
+end
+return 0
+"""
+_RELEASE = f"""
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('SET', key, '{_DONE}', 'PX', {round(DONE_SECONDS * 1000)})
+  end
+end
+return 0
+"""
+
+
+def _us(seconds: float) -> str:
+    return str(round(seconds * 1_000_000))
+
+
+def _ms(seconds: float) -> str:
+    return str(max(1, round(seconds * 1000)))
+
+
+class RedisStore:
+    """The shared pace, claims and batch jobs of one namespace in the Redis at ``url``."""
+
+    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
+        self.url = url
+        self._prefix = key_prefix(namespace)
+        self._pace_key = f"{self._prefix}:pace"
+        self._jobs_key = f"{self._prefix}:jobs"
+        self._holder = uuid.uuid4().hex  # this store object's name on its claims
+        self._redis = connection if connection is not None else connect(url)
+        self._reserve = self._redis.register_script(_RESERVE)
+        self._defer = self._redis.register_script(_DEFER)
+        self._slow_to = self._redis.register_script(_SLOW_TO)
+        self._claim = self._redis.register_script(_CLAIM)
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
+
+    def __repr__(self) -> str:
+        return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r})"
+
+    def close(self) -> None:
+        self._redis.close()
+
+    # -- pace --------------------------------------------------------------------------------
+
+    def reserve(self, interval: float) -> float:
+        with _translated(self.url):
+            waited = self._reserve(keys=[self._pace_key], args=[_us(max(0.0, interval))])
+        return int(waited) / 1_000_000
+
+    def defer(self, seconds: float) -> None:
+        with _translated(self.url):
+            self._defer(keys=[self._pace_key], args=[_us(max(0.0, seconds))])
+
+    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+        with _translated(self.url):
+            self._slow_to(keys=[self._pace_key], args=[_us(interval), _us(seconds)])
+
+    # -- claims ------------------------------------------------------------------------------
+
+    def _claim_key(self, key: str) -> str:
+        return f"{self._prefix}:claim:{key}"
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        states: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            with _translated(self.url):
+                codes = self._claim(
+                    keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)]
+                )
+            states.update((k, _CLAIM_STATES[int(c)]) for k, c in zip(chunk, codes, strict=True))
+        return states
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        for chunk in _chunks(keys):
+            with _translated(self.url):
+                self._renew(keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)])
+
+    def release_many(self, keys: list[str]) -> None:
+        for chunk in _chunks(keys):
+            with _translated(self.url):
+                self._release(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
+
+    # -- batch jobs --------------------------------------------------------------------------
+
+    def remember(self, job: StoredJob) -> None:
+        entry = json.dumps({"inputs": list(job.inputs), "submitted": job.submitted})
+        with _translated(self.url):
+            self._redis.hset(self._jobs_key, job.job_id, entry)
+
+    def jobs(self) -> list[StoredJob]:
+        with _translated(self.url):
+            entries: dict[bytes, bytes] = self._redis.hgetall(self._jobs_key)  # type: ignore[assignment]
+        found = []
+        for raw_id, raw in entries.items():
+            try:
+                entry = json.loads(raw)
+                job = StoredJob(
+                    raw_id.decode(),
+                    tuple(str(x) for x in entry["inputs"]),
+                    float(entry["submitted"]),
+                )
+            except (ValueError, KeyError, TypeError):
+                logger.warning("ignoring an unreadable stored batch job in %s", self._jobs_key)
+                continue
+            found.append(job)
+        return sorted(found, key=lambda j: j.submitted)
+
+    def forget(self, job_id: str) -> None:
+        with _translated(self.url):
+            self._redis.hdel(self._jobs_key, job_id)
+
+
+def _chunks(keys: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(keys), CHUNK):
+        yield keys[start : start + CHUNK]
+
+
+class RedisAnswersCache(PaidAnswersOnly, RedisCache):
+    """requests-cache's Redis backend for the answers: JSON (never pickle), each entry with
+    its own TTL, under the namespace's prefix, storing only what
+    :func:`lookup_pandas.transport.should_cache` accepts; a failed command is
+    :func:`redis_error`'s ConfigurationError."""
+
+    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
+        self.url = url
+        super().__init__(
+            namespace=f"{key_prefix(namespace)}:cache",
+            connection=connection if connection is not None else connect(url),
+            serializer="json",  # never pickle: see the module doc
+            ttl=True,  # each entry expires through its own TTL
+        )
+
+    def __repr__(self) -> str:
+        return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
+
+    def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        with _translated(self.url):
+            return super().get_response(*args, **kwargs)
+
+    def save_response(self, *args: Any, **kwargs: Any) -> None:
+        with _translated(self.url):
+            super().save_response(*args, **kwargs)
+
+    def contains(self, *args: Any, **kwargs: Any) -> Any:
+        with _translated(self.url):
+            return super().contains(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> None:
+        with _translated(self.url):
+            super().delete(*args, **kwargs)
