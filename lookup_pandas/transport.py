@@ -35,8 +35,9 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import requests
@@ -54,6 +55,7 @@ from .errors import ConfigurationError, NotFoundError, ServiceError
 from .settings import Settings
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = [
     "DATA_KEY_HEADER",
@@ -243,20 +245,30 @@ class _SharedBackends:
         entry[0].close()
 
 
-def _open_backend(path: Path, attempts: int = 8) -> PaidAnswersCache:
-    """The backend for ``path``; retried while another process holds a new file's lock.
+def _open_backend(path: Path) -> PaidAnswersCache:
+    """The backend for ``path``, set up while other processes may be setting it up too."""
+    return while_locked(
+        lambda: PaidAnswersCache(
+            path,
+            wal=True,  # readers never block the writer: several processes can share one file
+            busy_timeout=30_000,  # ms to wait for another writer instead of failing
+            timeout=30.0,
+        )
+    )
+
+
+def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
+    """``open_()``, tried again while another connection holds a new SQLite file's lock.
+
+    Example: ``conn = while_locked(lambda: set_up(sqlite3.connect(path)))``
 
     Setting up WAL on a new file takes a lock that SQLite's busy timeout does not wait for, so
-    two processes starting on the same new file at once could fail with "database is locked".
+    two connections (threads or processes) starting on the same new file at once could fail
+    with "database is locked".
     """
     for attempt in range(attempts):
         try:
-            return PaidAnswersCache(
-                path,
-                wal=True,  # readers never block the writer: several processes can share one file
-                busy_timeout=30_000,  # ms to wait for another writer instead of failing
-                timeout=30.0,
-            )
+            return open_()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or attempt == attempts - 1:
                 raise

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..transport import while_locked
 from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob
 
 __all__ = ["LocalStore"]
@@ -77,14 +78,21 @@ class LocalStore:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
+            self._conn = while_locked(self._open)
+        return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+        try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
-            self._conn = conn
-        return self._conn
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def _write(self, work: Callable[[sqlite3.Connection, float], T]) -> T:
         """Run ``work(conn, now)`` in one BEGIN IMMEDIATE transaction."""
@@ -187,8 +195,8 @@ class LocalStore:
         def work(conn: sqlite3.Connection, now: float) -> None:
             conn.executemany(
                 "UPDATE claims SET expires = ? WHERE namespace = ? AND key = ? AND holder = ? "
-                "AND done = 0",
-                [(now + ttl, self._ns, key, self._holder) for key in keys],
+                "AND done = 0 AND expires > ?",  # an expired claim is anyone's: not revived
+                [(now + ttl, self._ns, key, self._holder, now) for key in keys],
             )
 
         self._write(work)

@@ -274,6 +274,16 @@ def test_renew_does_not_take_back_a_claim_taken_over(stores, clock):
     assert c.claim_many(["k"], ttl=10.0) == {"k": RECHECK}
 
 
+def test_renew_does_not_revive_an_expired_claim(stores, clock):
+    # Its holder is presumed dead once a claim expires: a late renew must not hold it again
+    # (as in Redis, where the expired key is simply gone).
+    a, c = stores(), stores()
+    a.claim_many(["k"], ttl=10.0)
+    clock.advance(11.0)
+    a.renew(["k"], ttl=100.0)
+    assert c.claim_many(["k"], ttl=10.0) == {"k": MINE}
+
+
 def test_claim_namespaces_are_apart(stores):
     a, b = stores(NS), stores(OTHER_NS)
     assert a.claim_many(["k"], ttl=10.0) == {"k": MINE}
@@ -456,3 +466,32 @@ def test_a_wait_for_a_far_shared_slot_ends_when_cancelled(stores, clock):
     thread.join(timeout=30)
     assert not thread.is_alive(), "the wait was not cancelled"
     assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+
+
+def test_stores_opening_one_new_file_at_once_all_work(tmp_path):
+    # Setting up WAL on a new file takes a lock SQLite's busy timeout does not wait for: store
+    # objects (Clients in threads, processes) starting together must each come up, not fail
+    # with "database is locked".
+    import threading
+
+    failures: list[str] = []
+    for trial in range(20):
+        path = tmp_path / f"fresh{trial}.store.sqlite"
+        barrier = threading.Barrier(6, timeout=30)
+
+        def reserve(path: Path = path, barrier: threading.Barrier = barrier) -> None:
+            store = LocalStore(path, NS)
+            try:
+                barrier.wait()
+                store.reserve(0.0)
+            except Exception as exc:  # noqa: BLE001 - collected and reported below
+                failures.append(repr(exc))
+            finally:
+                store.close()
+
+        threads = [threading.Thread(target=reserve, daemon=True) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert failures == []
