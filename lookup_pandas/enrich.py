@@ -49,7 +49,7 @@ from .errors import (
     TransportError,
     UsageError,
 )
-from .frames import records_to_frame, with_person_fields
+from .frames import records_to_frame, with_nullable_dtypes, with_person_fields
 from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled
 from .progress import Progress
@@ -60,6 +60,7 @@ __all__ = [
     "JobSummary",
     "Lookup",
     "estimate_values",
+    "invalid_error",
     "planned",
     "lookup_values",
 ]
@@ -469,7 +470,7 @@ def lookup_values(
     for value, h in zip(values, handles, strict=True):
         if h is None:
             status.append(INVALID)
-            error.append(f"invalid handle: {invalid_reason(value)}")
+            error.append(invalid_error(value, fold_case))
         else:
             outcome = outcomes[h]
             status.append(outcome.status)
@@ -495,6 +496,15 @@ def lookup_values(
         fields=_spread(outcomes, handles),
         summary=summary,
     )
+
+
+def invalid_error(value: Any, fold_case: bool = True) -> str:
+    """The ``lookup_error`` of a row whose value is not a handle (its status is ``invalid``).
+
+    Example: ``invalid_error("  ")`` -> ``"invalid handle: empty"``; ``fold_case`` as the job's
+    (it decides whether ``"@#NA"`` is a handle).
+    """
+    return f"invalid handle: {invalid_reason(value, fold_case=fold_case)}"
 
 
 def _stored_jobs_holding(client: Client, handles: list[str]) -> list[StoredJob]:
@@ -532,12 +542,6 @@ def _spread(outcomes: dict[str, _Outcome], handles: list[str | None]) -> pd.Data
     flat = records_to_frame([outcomes[h].record for h in found], index=found)  # type: ignore[misc]
     if len(found) < len(handles) or None in handles:
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
-        flat = flat.astype(
-            {
-                c: {"int64": "Int64", "bool": "boolean"}[str(t)]
-                for c, t in flat.dtypes.items()
-                if str(t) in ("int64", "bool")
-            }
-        )
+        flat = with_nullable_dtypes(flat)
     rows = with_person_fields(flat).reindex(pd.Index(handles, dtype=object))
     return rows.reset_index(drop=True)

@@ -28,6 +28,7 @@ __all__ = [
     "prefixed_names",
     "records_to_frame",
     "to_csv_cells",
+    "with_nullable_dtypes",
     "with_person_fields",
 ]
 
@@ -116,6 +117,22 @@ def records_to_frame(
     if index is not None:
         frame.index = pd.Index(list(index))
     return frame
+
+
+#: The dtype that can hold a gap, for each dtype that cannot (a gap would turn 3 into 3.0).
+_NULLABLE = {"int64": "Int64", "bool": "boolean"}
+
+
+def with_nullable_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with whole numbers as ``Int64`` and flags as ``boolean``: ready for rows
+    without a record, which a reindex fills with missing values.
+
+    Example: ``with_nullable_dtypes(records_to_frame([{"id": "p", "n": 3}])).reindex([0, 1])``
+    has ``n`` = ``3, <NA>`` (``Int64``), not ``3.0, NaN``. Other columns are unchanged;
+    returns a new frame.
+    """
+    changes = {c: _NULLABLE[str(t)] for c, t in frame.dtypes.items() if str(t) in _NULLABLE}
+    return frame.astype(changes) if changes else frame.copy()
 
 
 def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
