@@ -230,6 +230,15 @@ class Client:
         # cache_label: the path, the Redis URL without its password, or "off"
         return f"Client(base_url={self.settings.base_url!r}, cache={self.settings.cache_label!r})"
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # A pickled Client would carry its key into a Dask graph, a log or a file.
+        raise TypeError(
+            "A Client holds the API key, a session and a cache connection: it is not "
+            "picklable. To rebuild it in another process, pickle "
+            "lookup_pandas.client_spec.ClientSpec.from_client(client): the settings without "
+            "the key, which that process reads from LOOKUP_API_KEY."
+        )
+
     @property
     def base_url(self) -> str:
         return self.settings.base_url

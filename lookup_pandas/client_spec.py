@@ -1,0 +1,131 @@
+"""A Client's settings without its key: what another process needs to build the same Client.
+
+Example::
+
+    spec = ClientSpec.from_client(client)      # picklable; holds no key and no password
+    pickle.loads(pickle.dumps(spec)).client()  # in a Dask worker: LOOKUP_API_KEY from its env
+
+A Dask graph is pickled, shipped to workers and may be logged or shown, so the key never goes
+into it: each worker reads ``LOOKUP_API_KEY`` from its own environment and checks it is the
+driver's key (by the hash the shared store files entries under, never the key itself). A Redis
+URL with a password stays out of it too: the spec then holds the URL without its password, and
+the worker reads the full URL from its ``LOOKUP_CACHE``. A ``Client`` itself holds a session, a
+cache connection and locks: it is not picklable, and is built once per worker process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from .client import Client
+from .errors import ConfigurationError
+from .settings import ENV_API_KEY, ENV_CACHE, redact_url
+from .store import namespace
+
+__all__ = ["ClientSpec"]
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    """Everything a Client was built with, but the key (and a Redis password)."""
+
+    base_url: str
+    #: the cache file, the Redis URL (without a password), or None when the cache is off
+    cache: str | None
+    #: the Redis URL has a password: the worker takes the URL from its own LOOKUP_CACHE
+    cache_from_env: bool
+    #: the hash of key and base URL the driver's store files entries under (not the key)
+    key_namespace: str
+    expire_after_seconds: float
+    timeout: float
+    max_retries: int
+    rate_limit_per_minute: float | None
+    max_workers: int
+    backoff_base: float
+    backoff_max: float
+    retry_after_max: float
+    batch_poll_interval: float
+
+    @classmethod
+    def from_client(cls, client: Client) -> ClientSpec:
+        """The spec of ``client`` (its settings; its key only as the store's hash)."""
+        s = client.settings
+        secret = s.cache_url is not None and urlsplit(s.cache_url).password is not None
+        if s.cache_url is not None:
+            cache: str | None = redact_url(s.cache_url) if secret else s.cache_url
+        else:
+            cache = str(s.cache_path) if s.cache_path is not None else None
+        return cls(
+            base_url=s.base_url,
+            cache=cache,
+            cache_from_env=secret,
+            key_namespace=namespace(s.api_key, s.base_url),
+            expire_after_seconds=s.expire_after.total_seconds(),
+            timeout=s.timeout,
+            max_retries=s.max_retries,
+            rate_limit_per_minute=s.rate_limit_per_minute,
+            max_workers=s.max_workers,
+            backoff_base=s.backoff_base,
+            backoff_max=s.backoff_max,
+            retry_after_max=s.retry_after_max,
+            batch_poll_interval=s.batch_poll_interval,
+        )
+
+    def client(self) -> Client:
+        """This process's Client for the spec: built on first use, then shared by its threads.
+
+        Raises ConfigurationError when ``LOOKUP_API_KEY`` is not set here, or is not the key
+        the spec was made with, or (a Redis cache with a password) ``LOOKUP_CACHE`` is not set
+        to that Redis.
+        """
+        with _LOCK:
+            client = _CLIENTS.get(self)
+            if client is None:
+                client = _CLIENTS[self] = self._build()
+            return client
+
+    def _build(self) -> Client:
+        key = os.environ.get(ENV_API_KEY, "").strip()
+        where = "this worker's environment"
+        if not key:
+            raise ConfigurationError(
+                f"{ENV_API_KEY} is not set in {where}. The key never travels in a Dask graph: "
+                f"set {ENV_API_KEY} in the environment of every worker (e.g. before "
+                "`dask worker` starts, or in the LocalCluster's parent process)."
+            )
+        if namespace(key, self.base_url) != self.key_namespace:
+            raise ConfigurationError(
+                f"{ENV_API_KEY} in {where} is not the key the enrichment was set up with: "
+                "every worker must use the driver's key (one key, one pace, one cache)."
+            )
+        cache = self.cache
+        if self.cache_from_env:
+            cache = os.environ.get(ENV_CACHE, "").strip()
+            if not cache or redact_url(cache) != self.cache:
+                raise ConfigurationError(
+                    f"The cache is the Redis at {self.cache}, whose password never travels in "
+                    f"a Dask graph: set {ENV_CACHE} to its URL in {where}."
+                )
+        return Client(
+            api_key=key,
+            base_url=self.base_url,
+            cache=cache if cache is not None else False,
+            expire_after=timedelta(seconds=self.expire_after_seconds),
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            rate_limit_per_minute=self.rate_limit_per_minute,
+            max_workers=self.max_workers,
+            backoff_base=self.backoff_base,
+            backoff_max=self.backoff_max,
+            retry_after_max=self.retry_after_max,
+            batch_poll_interval=self.batch_poll_interval,
+        )
+
+
+_LOCK = threading.Lock()
+#: The Clients this process built from specs: one per spec, for the life of the process.
+_CLIENTS: dict[ClientSpec, Client] = {}
