@@ -7,7 +7,8 @@ Example::
     client = lp.configure(api_key="lk_...", base_url="https://api.example.com")
     client.profile("ada-lovelace")          # cached on disk: asking again costs nothing
 
-Importing the package registers the ``df.lookup`` accessor.
+Importing the package registers the ``df.lookup`` accessor, and ``ddf.lookup`` / ``pl_df.lookup``
+as soon as dask.dataframe / polars is imported (see :mod:`lookup_pandas.integrations`).
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
@@ -41,7 +42,10 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .integrations import register_when_imported as _register_when_imported
 from .views import overview
+
+_register_when_imported()
 
 if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
     from . import testing as testing

@@ -14,14 +14,17 @@ answer is an empty frame. Extra keyword filters are passed through as query para
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 import pandas as pd
 
 from .client import EMPLOYEES_PATH, SEARCH_PATH, Client, check_max_records, resolve_client
 from .enrich import Errors, Estimate, JobSummary, Lookup, Method, estimate_values, lookup_values
-from .errors import ColumnError, UsageError
+from .errors import ColumnError, ConfigurationError, UsageError
 from .frames import prefixed_names, records_to_frame
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "company_employees",
@@ -37,6 +40,16 @@ __all__ = [
 STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
 
 DEFAULT_LIMIT = 50  # the service's maximum page size: fewer billed pages
+
+Frame = Literal["pandas", "polars"]
+FRAMES = ("pandas", "polars")
+
+
+class HasColumns(Protocol):
+    """A pandas or polars DataFrame, as far as :func:`check_columns` looks at it."""
+
+    @property
+    def columns(self) -> Iterable[Any]: ...
 
 
 def get_profiles(
@@ -211,7 +224,7 @@ def _with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
     )
 
 
-def check_columns(frame: pd.DataFrame, column: str, prefix: str | None = None) -> None:
+def check_columns(frame: HasColumns, column: str, prefix: str | None = None) -> None:
     """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
 
     Example: ``check_columns(leads, "handle", "profile_")`` raises ColumnError when ``leads``
@@ -272,7 +285,9 @@ def _listing(
     max_records: int | None,
     client: Client | None,
     progress: bool | None,
-) -> pd.DataFrame:
+    frame: Frame,
+) -> pd.DataFrame | pl.DataFrame:
+    _check_frame(frame)
     check_max_records(max_records)  # before a client is even built
     records = resolve_client(client).paginate(
         path,
@@ -280,7 +295,30 @@ def _listing(
         max_records=max_records,
         progress=progress,
     )
-    return records_to_frame(records)
+    out = records_to_frame(records)
+    if frame == "pandas":
+        return out
+    from .integrations.polars import to_polars
+
+    return to_polars(out)
+
+
+def _check_frame(frame: str) -> None:
+    """``frame`` is "pandas" or "polars" (UsageError), and polars can be used (else a
+    ConfigurationError naming the extra): checked before anything is sent."""
+    if frame not in FRAMES:
+        raise UsageError(f"frame must be one of {', '.join(map(repr, FRAMES))}, not {frame!r}.")
+    if frame == "polars":
+        try:
+            import polars  # noqa: F401
+        except ImportError as exc:
+            raise ConfigurationError(
+                "frame='polars' needs polars, which is not installed: "
+                "pip install 'lookup-pandas[polars]'."
+            ) from exc
+        from .integrations.polars import require_pyarrow
+
+        require_pyarrow()
 
 
 def query_value(value: Any) -> Any:
@@ -297,6 +335,28 @@ def query_value(value: Any) -> Any:
     return value
 
 
+@overload
+def company_employees(
+    slug: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def company_employees(
+    slug: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
 def company_employees(
     slug: str,
     *,
@@ -304,14 +364,19 @@ def company_employees(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
+    frame: Frame = "pandas",
     **filters: Any,
-) -> pd.DataFrame:
+) -> pd.DataFrame | pl.DataFrame:
     """Every employee of company ``slug``, one row each (page- or cursor-paged, detected).
 
     Example: ``lp.company_employees("acme", title="engineer", sort="newest")``. An unknown
     company raises NotFoundError; a company with no employees gives an empty frame. Filters
     take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
     ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
+
+    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
+    :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
+    ``pip install 'lookup-pandas[polars]'``.
     """
     return _listing(
         EMPLOYEES_PATH,
@@ -319,9 +384,32 @@ def company_employees(
         max_records=max_records,
         client=client,
         progress=progress,
+        frame=frame,
     )
 
 
+@overload
+def search_people(
+    title: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def search_people(
+    title: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
 def search_people(
     title: str,
     *,
@@ -329,8 +417,9 @@ def search_people(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
+    frame: Frame = "pandas",
     **filters: Any,
-) -> pd.DataFrame:
+) -> pd.DataFrame | pl.DataFrame:
     """People whose title matches ``title``, one row each, walking the cursor pages.
 
     Example: ``lp.search_people("engineer", geo_country_code="DE", current_only=True,
@@ -340,6 +429,10 @@ def search_people(
     ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
     ``skills_match``) and ``current_only``. Each record is a person record: only ``id`` and
     ``handle`` are promised; ``lp.overview(frame)`` shows name, headline, company and city.
+
+    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
+    :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
+    ``pip install 'lookup-pandas[polars]'``.
     """
     return _listing(
         SEARCH_PATH,
@@ -347,6 +440,7 @@ def search_people(
         max_records=max_records,
         client=client,
         progress=progress,
+        frame=frame,
     )
 
 
