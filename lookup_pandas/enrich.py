@@ -27,7 +27,7 @@ import copy
 import dataclasses
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -154,7 +154,8 @@ class Lookup:
     handles: list[str | None]  # the normalised handle of each row (None: invalid)
     status: list[str]  # ok | not_found | invalid | error
     error: list[str | None]  # the reason, for every status but ok
-    fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none)
+    fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none;
+    # no columns when the records went to ``on_record``)
     summary: JobSummary
 
 
@@ -229,6 +230,18 @@ def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
     return None
 
 
+#: Takes each record found, ``(handle, record)``: see ``lookup_values(on_record=...)``.
+OnRecord = Callable[[str, dict[str, Any]], None]
+
+
+def _handed(on_record: OnRecord | None, handle: str, outcome: _Outcome) -> _Outcome:
+    """``outcome``, its record handed to ``on_record`` and not kept, when there are both."""
+    if on_record is None or outcome.record is None:
+        return outcome
+    on_record(handle, outcome.record)
+    return dataclasses.replace(outcome, record=None)
+
+
 def _fetch_one(
     client: Client, handle: str, refresh: bool, stop: threading.Event
 ) -> tuple[_Outcome, bool] | None:
@@ -271,8 +284,10 @@ class _Job:
         errors: Errors,
         bar: Progress,
         before: ClientStats,
+        on_record: OnRecord | None = None,
     ) -> None:
         self.client = client
+        self.on_record = on_record
         self.refresh = refresh
         self.errors = errors
         self.bar = bar
@@ -291,7 +306,7 @@ class _Job:
         return consumed + self.batch_billed
 
     def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
-        self.outcomes[handle] = outcome
+        self.outcomes[handle] = _handed(self.on_record, handle, outcome)
         self.counts[kind] += 1
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
@@ -418,8 +433,15 @@ def lookup_values(
     progress: bool | None = None,
     fold_case: bool = True,
     method: Method = "auto",
+    on_record: OnRecord | None = None,
 ) -> Lookup:
-    """Look up every value's profile, each distinct handle at most once; see the module doc."""
+    """Look up every value's profile, each distinct handle at most once; see the module doc.
+
+    ``on_record``: each record found is handed to it, ``on_record(handle, record)``, once per
+    distinct handle (a cached one possibly before the budget is checked), and not kept: the job
+    then holds statuses and errors only, never every record at once, and the result's
+    ``fields`` has no columns (:mod:`lookup_pandas.stream` keeps the records as text).
+    """
     check_options(errors, max_calls)
     check_method(method)
     if method == "batch" and client.batch_supported is False:
@@ -447,7 +469,11 @@ def lookup_values(
         # A budget needs the count of what must be paid for before anything is sent,
         # errors="raise" should meet a cached failure before paying for anything, and batch
         # jobs (new or stored) are for what the cache does not hold.
-        cached = {h: o for h in distinct if (o := _cached_outcome(client, h)) is not None}
+        cached = {
+            h: _handed(on_record, h, o)
+            for h in distinct
+            if (o := _cached_outcome(client, h)) is not None
+        }
         to_run = [h for h in distinct if h not in cached]
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
     submit = use_batch(method, len(to_run), client.batch_supported)
@@ -456,7 +482,9 @@ def lookup_values(
         run = BatchRun(client, to_run, submit=submit, stored=stored, resume=not refresh)
 
     with Progress(progress, total=len(distinct), desc="profiles", unit=" handle") as bar:
-        job = _Job(client, refresh=refresh, errors=errors, bar=bar, before=before)
+        job = _Job(
+            client, refresh=refresh, errors=errors, bar=bar, before=before, on_record=on_record
+        )
         for handle, outcome in cached.items():
             job.record(handle, outcome, "cached")
         singles = job.run_batches(run, method) if run else to_run
@@ -493,7 +521,11 @@ def lookup_values(
         handles=handles,
         status=status,
         error=error,
-        fields=_spread(outcomes, handles),
+        fields=(
+            _spread(outcomes, handles)
+            if on_record is None
+            else pd.DataFrame(index=pd.RangeIndex(len(values)))
+        ),
         summary=summary,
     )
 
