@@ -18,7 +18,9 @@ hash of the key) by the thread that submitted it, before anyone waits on it, so 
 even if the run is interrupted while the answer comes back. A later run that needs any of its
 inputs polls it instead of submitting them again (from cursor 0: polls are not billed). A job
 that expired (a 404 when polled) is forgotten and its inputs still needed are submitted anew.
-Every result of a job is cached, needed by this run or not: each was billed when it resolved.
+Every result of a job is cached, needed by this run or not: each was billed when it resolved;
+but only while the stored job still holds that handle: one erased from it (``Client.forget``),
+or a job no longer stored, is never cached from the job (an erased person stays erased).
 
 Across processes sharing the store, handles are claimed before they are submitted (see
 :mod:`lookup_pandas.store`): a handle another process is buying, or bought a moment ago, is not
@@ -213,19 +215,37 @@ class BatchRun:
         store, held = self.client.store, self._held
         if job.mine and held:
             store.renew([held[h] for h in job.inputs if h in held], self.client.claim_ttl)
+        if job.mine:
+            self.billed += len(results)
+        results, erased = self._still_stored(job, results)
         answers: list[tuple[str, Envelope | NotFoundError]] = []
         for handle, record in results:
-            if job.mine:
-                self.billed += 1
             try:
                 answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
             except NotFoundError as exc:
                 answers.append((handle, exc))
-        store.release_many([held.pop(h) for h, _ in answers if h in held])
+        store.release_many([held.pop(h) for h in [*(h for h, _ in answers), *erased] if h in held])
+        self.fallback.extend(h for h in erased if self._wanted(h))
         for handle, answer in answers:
             if self._wanted(handle):
                 self._yielded.add(handle)
                 yield handle, answer
+
+    def _still_stored(
+        self, job: Tracker, results: list[tuple[str, Any]]
+    ) -> tuple[list[tuple[str, Any]], list[str]]:
+        """``(results to cache, handles not to)``: only results for what the job's stored
+        inputs hold now are cached. A handle erased from the job (``Client.forget``) since the
+        job was read, or every handle of a job no longer stored (cleared, or collected and
+        forgotten by another process), is never cached from it, so resuming a job cannot bring
+        an erased person back; if this run needs one, the single calls fetch it (a cache hit
+        when another process collected it)."""
+        if not results:
+            return results, []
+        stored = self.client.store.job(job.job_id)
+        inputs = set(stored.inputs) if stored is not None else set()
+        kept = [(h, r) for h, r in results if h in inputs]
+        return kept, [h for h, _ in results if h not in inputs]
 
     def _wanted(self, handle: str) -> bool:
         """Needed by this run and not given to it yet."""

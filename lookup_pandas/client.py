@@ -34,6 +34,8 @@ from requests.adapters import BaseAdapter
 from requests_cache import DO_NOT_CACHE, CachedSession
 from requests_cache.policy.expiration import get_expiration_datetime
 
+from . import cache_admin
+from .cache_admin import CacheInfo, Forgotten
 from .endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
@@ -353,6 +355,58 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- the cache: what it holds, and removing it (lookup_pandas.cache_admin) ---------------
+
+    def cache_info(self) -> CacheInfo:
+        """What the cache holds: ``entries``, ``expired``, ``bytes``, ``oldest`` and ``newest``
+        (when stored), batch ``jobs``, ``location``. Sends nothing.
+
+        Example: ``print(client.cache_info())``; ``client.cache_info().entries  # 1234``
+
+        Without a cache (``cache=False``) it reports nothing cached.
+        """
+        return cache_admin.cache_info(self._open_cache())
+
+    def prune(self) -> int:
+        """Remove the expired answers (never used again); return how many. Sends nothing.
+
+        Example: ``client.prune()  # 12``
+        """
+        return cache_admin.prune(self._open_cache()).entries
+
+    def clear(self) -> int:
+        """Remove every cached answer, and the stored batch jobs and claims (the jobs hold
+        handles); return how many answers. What was paid for is paid for again when needed.
+
+        Example: ``client.clear()  # 1234``
+
+        A SQLite cache file is cleared whole (it holds the answers of every key used with it);
+        a Redis cache, this Client's namespace. Without a cache: 0 (the jobs kept in memory
+        are dropped).
+        """
+        return cache_admin.clear(self._open_cache()).entries
+
+    def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
+        """Erase every stored answer about these people: their profile answers (single calls
+        and batch results), every search or employees page holding them (whole pages), and
+        their handles in stored batch jobs. Handles or profile URLs, normalised as enrichment
+        does (``fold_case``); a value that is no handle is a UsageError and nothing is
+        erased. Sends nothing; their next lookup is fetched (and billed) again.
+
+        Example: ``client.forget(["ada-lovelace"])  # Forgotten(profiles=1, pages=2, ...)``
+
+        On SQLite no byte of the cache's files keeps them afterwards (deleted with
+        ``secure_delete``, the files rewritten, their write-ahead logs emptied); when another
+        process was reading the cache, ``complete`` is False and an
+        ``IncompleteErasureWarning`` says so. See :mod:`lookup_pandas.cache_admin`. Without a
+        cache, only the batch jobs kept in memory are edited.
+        """
+        return cache_admin.forget(self._open_cache(), handles, fold_case=fold_case)
+
+    def _open_cache(self) -> cache_admin.OpenCache:
+        cache = self._session.cache if self._cache_on else None  # type: ignore[attr-defined]
+        return cache_admin.OpenCache.of_client(self.settings, cache, self.store)
 
     # -- public calls ----------------------------------------------------------------------
 

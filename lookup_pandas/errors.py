@@ -27,6 +27,9 @@ Hierarchy::
     └── UsageError                   an argument the caller can fix (also a ValueError)
         └── ColumnError              a column that is missing or would be overwritten
 
+    InsecureCacheWarning             a UserWarning, not an error: a cache file or directory
+                                     that other users can read (see lookup_pandas.private_files)
+
 None of them derives from the builtin ``LookupError``; every message is built from the
 server's text and our own, never from request headers, so the API key cannot appear in one.
 
@@ -46,6 +49,7 @@ __all__ = [
     "BudgetExceededError",
     "ColumnError",
     "ConfigurationError",
+    "InsecureCacheWarning",
     "NotFoundError",
     "PaginationError",
     "RateLimitError",
@@ -230,6 +234,17 @@ class ColumnError(UsageError):
     """A column that is missing, or that enrichment would overwrite; nothing was sent.
 
     Not a KeyError: that is a builtin ``LookupError``, which no error of ours derives from.
+    """
+
+
+class InsecureCacheWarning(UserWarning):
+    """A cache file (or the cache's own directory) that existed already and that other users
+    on the machine can read or change; the message names it and the ``chmod`` that fixes it.
+
+    Example: ``warnings.simplefilter("error", lp.InsecureCacheWarning)`` makes it an error.
+
+    Shown once per path per process; lookup_pandas never changes the mode of what it did not
+    create.
     """
 
 

@@ -49,10 +49,11 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
 
 from ._version import __version__
-from .endpoints import checked_data, is_panel
+from .endpoints import BATCH_PATH, checked_data, is_panel
 from .envelope import NOT_FOUND_CODES, Envelope, parse_envelope
 from .errors import ConfigurationError, NotFoundError, ServiceError
-from .settings import Settings
+from .private_files import prepare_sqlite_file
+from .settings import Settings, default_cache_path
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -118,11 +119,13 @@ def should_cache(response: requests.Response) -> bool:
     Example: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind ->
     True; a 200 with ``error_code: "1010"`` (not found, billed) -> True; success=false for any
     other reason, no ``data``, ``data`` of the wrong kind, a malformed ``pagination``, any
-    status but 200 or the panel endpoint -> False (an answer the Client would refuse must not
-    be replayed from the cache for days).
+    status but 200, the panel endpoint or a batch job's poll -> False (an answer the Client
+    would refuse must not be replayed from the cache for days; a poll is not billed, its
+    results are cached one by one as profile answers, and a stored page of them would keep
+    people that ``forget`` erased).
     """
     path = urlsplit(response.url or "").path
-    if response.status_code != 200 or is_panel(path):
+    if response.status_code != 200 or is_panel(path) or path.startswith(BATCH_PATH):
         return False
     outcome = _read(response, path, from_cache=False)
     # The Client reads this same outcome, not the body (a response type that takes no new
@@ -246,7 +249,14 @@ class _SharedBackends:
 
 
 def _open_backend(path: Path) -> PaidAnswersCache:
-    """The backend for ``path``, set up while other processes may be setting it up too."""
+    """The backend for ``path``, set up while other processes may be setting it up too.
+
+    The file is made private (0600, its directories 0700) before SQLite opens it, and one that
+    was there already is checked (:mod:`.private_files`); so is the library's own default
+    directory.
+    """
+    path = sqlite_cache_file(path)
+    prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
     return while_locked(
         lambda: PaidAnswersCache(
             path,
@@ -255,6 +265,12 @@ def _open_backend(path: Path) -> PaidAnswersCache:
             timeout=30.0,
         )
     )
+
+
+def sqlite_cache_file(path: Path) -> Path:
+    """The file the SQLite cache of ``path`` is in: requests-cache adds ``.sqlite`` to a name
+    without a suffix (``LOOKUP_CACHE=/tmp/leads`` -> ``/tmp/leads.sqlite``)."""
+    return path if path.suffix else path.with_name(f"{path.name}.sqlite")
 
 
 def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
@@ -305,7 +321,6 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
         # One backend per session: its connection pool is closed with the session.
         session = _cached_session(redis_backend, settings, autoclose=True)
     elif settings.cache_path is not None:
-        settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
         backend, key = _BACKENDS.acquire(settings.cache_path)
         # The backend is shared: release_cache() lets go of it.
         session = _cached_session(backend, settings, autoclose=False)

@@ -8,6 +8,7 @@ Example::
     store.claim_many(["key-of-ada"], ttl=540)   # {key: MINE}: fetch it; BUSY: another is;
     store.release_many(["key-of-ada"])   # RECHECK: another just fetched it: read the cache
     store.remember(StoredJob("job_1", ("ada", "grace"), submitted=time.time()))
+    store.drop_inputs(lambda h: h == "ada")     # [("job_1", ("ada",))]: erased from the job
 
 With an on-disk cache, everything lives in a small SQLite file beside it (``leads.store.sqlite``,
 see :mod:`.local`), so every process on the machine using the same key and cache file shares
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -35,6 +37,7 @@ __all__ = [
     "StoredJob",
     "namespace",
     "open_store",
+    "split_inputs",
     "store_path",
 ]
 
@@ -95,6 +98,27 @@ class Store(Protocol):
 
     def forget(self, job_id: str) -> None: ...
 
+    def job(self, job_id: str) -> StoredJob | None:
+        """The stored job ``job_id`` as it is now (its inputs may have lost erased handles),
+        or None when it is not stored (collected, expired, cleared)."""
+        ...
+
+    def drop_inputs(
+        self, matches: Callable[[str], bool], *, every_namespace: bool = False
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """Erase the inputs ``matches`` accepts from every stored job (a job left with none is
+        removed); return ``(job_id, inputs erased)`` for each job changed. ``every_namespace``:
+        the jobs of every key this store holds, not only this namespace's."""
+        ...
+
+    def clear_jobs(self, *, every_namespace: bool = False) -> int:
+        """Remove every stored job and every claim; return how many jobs were removed."""
+        ...
+
+    def count_jobs(self, *, every_namespace: bool = False) -> int:
+        """How many jobs are stored."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -138,8 +162,50 @@ class MemoryStore:
         with self._lock:
             self._jobs.pop(job_id, None)
 
+    def job(self, job_id: str) -> StoredJob | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def drop_inputs(
+        self, matches: Callable[[str], bool], *, every_namespace: bool = False
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        changed = []
+        with self._lock:
+            for job in list(self._jobs.values()):
+                kept, dropped = split_inputs(job.inputs, matches)
+                if not dropped:
+                    continue
+                if kept:
+                    self._jobs[job.job_id] = StoredJob(job.job_id, kept, job.submitted)
+                else:
+                    del self._jobs[job.job_id]
+                changed.append((job.job_id, dropped))
+        return changed
+
+    def clear_jobs(self, *, every_namespace: bool = False) -> int:
+        with self._lock:
+            removed = len(self._jobs)
+            self._jobs.clear()
+        return removed
+
+    def count_jobs(self, *, every_namespace: bool = False) -> int:
+        with self._lock:
+            return len(self._jobs)
+
     def close(self) -> None:
         return None
+
+
+def split_inputs(
+    inputs: Sequence[str], matches: Callable[[str], bool]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(kept, dropped)``: a job's inputs, in order, split by ``matches``.
+
+    Example: ``split_inputs(("ada", "grace"), lambda h: h == "ada")`` -> ``(("grace",), ("ada",))``
+    """
+    kept = tuple(h for h in inputs if not matches(h))
+    dropped = tuple(h for h in inputs if matches(h))
+    return kept, dropped
 
 
 def namespace(api_key: str, base_url: str) -> str:

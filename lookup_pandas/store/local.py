@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..private_files import prepare_sqlite_file
 from ..transport import while_locked
-from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob
+from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob, split_inputs
 
 __all__ = ["LocalStore"]
 
@@ -77,7 +78,7 @@ class LocalStore:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_sqlite_file(self.path)  # 0600 in 0700 directories; warns if others can read
             self._conn = while_locked(self._open)
         return self._conn
 
@@ -245,3 +246,80 @@ class LocalStore:
             )
 
         self._write(work)
+
+    # -- erasure (see lookup_pandas.cache_admin) ---------------------------------------------
+
+    def job(self, job_id: str) -> StoredJob | None:
+        rows = self._read(
+            "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? AND job_id = ?",
+            (self._ns, job_id),
+        )
+        return next((StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows), None)
+
+    def _where(self, every_namespace: bool) -> tuple[str, tuple[str, ...]]:
+        return ("", ()) if every_namespace else (" WHERE namespace = ?", (self._ns,))
+
+    def drop_inputs(
+        self, matches: Callable[[str], bool], *, every_namespace: bool = False
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """One transaction, with ``secure_delete`` on: the old text of each job is overwritten
+        with zeros in the file (``lookup_pandas.cache_admin`` then rewrites the file and empties
+        its write-ahead log)."""
+        if self._conn is None and not self.path.exists():
+            return []
+        where, args = self._where(every_namespace)
+
+        def work(conn: sqlite3.Connection, now: float) -> list[tuple[str, tuple[str, ...]]]:
+            changed = []
+            rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
+            for ns, job_id, inputs in rows.fetchall():
+                kept, dropped = split_inputs(json.loads(inputs), matches)
+                if not dropped:
+                    continue
+                if kept:
+                    conn.execute(
+                        "UPDATE batch_jobs SET inputs = ? WHERE namespace = ? AND job_id = ?",
+                        (json.dumps(list(kept)), ns, job_id),
+                    )
+                else:
+                    conn.execute(
+                        "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (ns, job_id)
+                    )
+                changed.append((job_id, dropped))
+            return changed
+
+        return self._write(_securely(work))
+
+    def clear_jobs(self, *, every_namespace: bool = False) -> int:
+        if self._conn is None and not self.path.exists():
+            return 0
+        where, args = self._where(every_namespace)
+
+        def work(conn: sqlite3.Connection, now: float) -> int:
+            conn.execute(f"DELETE FROM claims{where}", args)
+            return conn.execute(f"DELETE FROM batch_jobs{where}", args).rowcount
+
+        return self._write(_securely(work))
+
+    def count_jobs(self, *, every_namespace: bool = False) -> int:
+        where, args = self._where(every_namespace)
+        rows = self._read(f"SELECT COUNT(*) FROM batch_jobs{where}", args)
+        return int(rows[0][0]) if rows else 0
+
+
+Work = Callable[[sqlite3.Connection, float], T]
+
+
+def _securely(work: Work[T]) -> Work[T]:
+    """``work`` run with SQLite's ``secure_delete`` on (what it deletes is overwritten with
+    zeros, whatever the library's compiled-in default), then set back as it was."""
+
+    def run(conn: sqlite3.Connection, now: float) -> T:
+        (before,) = conn.execute("PRAGMA secure_delete").fetchone()
+        conn.execute("PRAGMA secure_delete = ON")
+        try:
+            return work(conn, now)
+        finally:
+            conn.execute(f"PRAGMA secure_delete = {int(before)}")
+
+    return run

@@ -14,6 +14,7 @@ base URL; the key itself is never stored)::
     lookup_pandas:<ns>:claim:<key>    the claim's holder, or "done" for a while after release
     lookup_pandas:<ns>:jobs           hash: job_id -> JSON {"inputs": [...], "submitted": t}
     lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:class:`RedisAnswersCache`)
+    lookup_pandas:<ns>:cache-redirects  hash: requests-cache's redirect aliases (cache keys)
 
 Same meanings as :mod:`.local`, with Redis in place of a SQLite transaction: each pace
 operation is one small Lua script that reads Redis ``TIME``, so every machine takes its turn
@@ -24,7 +25,9 @@ released; scripts over up to 1,000 keys claim, renew and release many in one rou
 Scripts are redis-py's ``register_script`` objects, which load themselves again after a
 failover (NOSCRIPT). The answers are requests-cache's ``RedisCache`` with its JSON serializer,
 never pickle (whoever can write to a shared Redis could otherwise run code in every reader),
-each with its own TTL. Nothing here lists keys (no KEYS, which blocks the server).
+each with its own TTL. Nothing here lists keys with KEYS (which blocks the server); erasing
+(:mod:`lookup_pandas.cache_admin`: every claim, the jobs of every namespace) walks them with
+SCAN, a little at a time.
 
 A Redis that cannot be reached, or refuses a command, is a ConfigurationError naming the URL
 without its password, at the first call that needs it: never a quiet fall back to a private
@@ -38,8 +41,8 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
@@ -50,11 +53,19 @@ from requests_cache.backends.redis import RedisCache
 from ..errors import ConfigurationError
 from ..settings import ENV_CACHE, redact_url
 from ..transport import PaidAnswersOnly
-from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob
+from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob, split_inputs
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
-__all__ = ["RedisAnswersCache", "RedisStore", "connect", "key_prefix", "redis_error"]
+__all__ = [
+    "RedisAnswersCache",
+    "RedisStore",
+    "connect",
+    "key_prefix",
+    "namespaces",
+    "redis_error",
+]
 
 #: Seconds to wait for a connection, and for each answer, before a command fails.
 CONNECT_TIMEOUT_S = 5.0
@@ -67,6 +78,8 @@ PACE_KEEP_MS = 300_000
 CHUNK = 1000
 
 _CLAIM_STATES = {0: MINE, 1: BUSY, 2: RECHECK}
+#: Times a stored job is read again when it changed while handles were erased from it.
+_CAS_ATTEMPTS = 5
 _DONE = "done"  # a claim's value once released (holders are uuid4 hex: never this)
 
 
@@ -216,6 +229,14 @@ for _, key in ipairs(KEYS) do
 end
 return 0
 """
+# KEYS[1]: a jobs hash; ARGV: job id, the entry as read, the new entry ("": remove the job).
+# 1 when replaced; 0 when the entry is no longer what was read.
+_REPLACE_JOB = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
+else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+return 1
+"""
 _RELEASE = f"""
 for _, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then
@@ -250,6 +271,7 @@ class RedisStore:
         self._claim = self._redis.register_script(_CLAIM)
         self._renew = self._redis.register_script(_RENEW)
         self._release = self._redis.register_script(_RELEASE)
+        self._replace = self._redis.register_script(_REPLACE_JOB)
 
     def __repr__(self) -> str:
         return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r})"
@@ -307,27 +329,113 @@ class RedisStore:
     def jobs(self) -> list[StoredJob]:
         with _translated(self.url):
             entries: dict[bytes, bytes] = self._redis.hgetall(self._jobs_key)  # type: ignore[assignment]
-        found = []
-        for raw_id, raw in entries.items():
-            try:
-                entry = json.loads(raw)
-                job = StoredJob(
-                    raw_id.decode(),
-                    tuple(str(x) for x in entry["inputs"]),
-                    float(entry["submitted"]),
-                )
-            except (ValueError, KeyError, TypeError):
-                logger.warning("ignoring an unreadable stored batch job in %s", self._jobs_key)
-                continue
-            found.append(job)
-        return sorted(found, key=lambda j: j.submitted)
+        found = [_job(raw_id, raw, self._jobs_key) for raw_id, raw in entries.items()]
+        return sorted((j for j in found if j is not None), key=lambda j: j.submitted)
 
     def forget(self, job_id: str) -> None:
         with _translated(self.url):
             self._redis.hdel(self._jobs_key, job_id)
 
+    # -- erasure (see lookup_pandas.cache_admin) ---------------------------------------------
 
-def _chunks(keys: list[str]) -> Iterator[list[str]]:
+    def job(self, job_id: str) -> StoredJob | None:
+        with _translated(self.url):
+            raw: bytes | None = self._redis.hget(self._jobs_key, job_id)  # type: ignore[assignment]
+        return None if raw is None else _job(job_id.encode(), raw, self._jobs_key)
+
+    def _scan(self, suffix: str, every_namespace: bool) -> Iterator[bytes]:
+        """The keys ``<prefix>:<suffix>`` of this namespace, or of every namespace (SCAN, which
+        walks the keyspace a little at a time, never KEYS)."""
+        prefix = f"{key_prefix('*')}:" if every_namespace else f"{self._prefix}:"
+        with _translated(self.url):
+            yield from self._redis.scan_iter(match=prefix + suffix, count=1000)
+
+    def _jobs_keys(self, every_namespace: bool) -> list[bytes]:
+        if not every_namespace:
+            return [self._jobs_key.encode()]
+        return list(self._scan("jobs", True))
+
+    def drop_inputs(
+        self, matches: Callable[[str], bool], *, every_namespace: bool = False
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """Each job is rewritten by a script that checks it is still what was read (a job
+        written meanwhile is read again)."""
+        changed = []
+        for key in self._jobs_keys(every_namespace):
+            with _translated(self.url):
+                entries: dict[bytes, bytes] = self._redis.hgetall(key)  # type: ignore[assignment]
+            for raw_id, raw in entries.items():
+                dropped = self._drop_from(key, raw_id, raw, matches)
+                if dropped:
+                    changed.append((raw_id.decode(), dropped))
+        return changed
+
+    def _drop_from(
+        self, key: bytes, job_id: bytes, raw: bytes | None, matches: Callable[[str], bool]
+    ) -> tuple[str, ...]:
+        for _ in range(_CAS_ATTEMPTS):
+            job = None if raw is None else _job(job_id, raw, key.decode())
+            if raw is None or job is None:
+                return ()
+            kept, dropped = split_inputs(job.inputs, matches)
+            if not dropped:
+                return ()
+            entry = json.dumps({"inputs": list(kept), "submitted": job.submitted}) if kept else ""
+            with _translated(self.url):
+                if int(self._replace(keys=[key], args=[job_id, raw, entry])):
+                    return dropped
+                raw = self._redis.hget(key, job_id)  # type: ignore[assignment]
+        raise ConfigurationError(
+            f"The stored batch job {job_id.decode()} in the Redis at {redact_url(self.url)} "
+            "kept changing while handles were erased from it; try again."
+        )
+
+    def clear_jobs(self, *, every_namespace: bool = False) -> int:
+        removed = 0
+        for key in self._jobs_keys(every_namespace):
+            with _translated(self.url):
+                pipe = self._redis.pipeline(transaction=True)
+                pipe.hlen(key)
+                pipe.delete(key)
+                removed += int(pipe.execute()[0])
+        claims = list(self._scan("claim:*", every_namespace))
+        for chunk in _chunks(claims):
+            with _translated(self.url):
+                self._redis.delete(*chunk)
+        return removed
+
+    def count_jobs(self, *, every_namespace: bool = False) -> int:
+        total = 0
+        for key in self._jobs_keys(every_namespace):
+            with _translated(self.url):
+                total += int(self._redis.hlen(key))
+        return total
+
+
+def _job(job_id: bytes, raw: bytes, where: str) -> StoredJob | None:
+    """A stored job's entry, read; None (with a warning) when it cannot be."""
+    try:
+        entry = json.loads(raw)
+        return StoredJob(
+            job_id.decode(), tuple(str(x) for x in entry["inputs"]), float(entry["submitted"])
+        )
+    except (ValueError, KeyError, TypeError):
+        logger.warning("ignoring an unreadable stored batch job in %s", where)
+        return None
+
+
+def namespaces(connection: redis.Redis, url: str) -> list[str]:
+    """Every namespace with anything in the Redis at ``url`` (``lookup_pandas:<ns>:...``)."""
+    found: set[str] = set()
+    with _translated(url):
+        for key in connection.scan_iter(match=f"{key_prefix('*')}:*", count=1000):
+            parts = key.split(b":", 2)
+            if len(parts) == 3 and parts[1]:
+                found.add(parts[1].decode(errors="replace"))
+    return sorted(found)
+
+
+def _chunks(keys: list[T]) -> Iterator[list[T]]:
     for start in range(0, len(keys), CHUNK):
         yield keys[start : start + CHUNK]
 

@@ -17,7 +17,12 @@ from lookup_pandas.errors import (
     TransportError,
 )
 
-ALL_CLASSES = [getattr(errors, name) for name in errors.__all__]
+#: The errors (errors.__all__ also lists InsecureCacheWarning, a UserWarning: not an error).
+ALL_CLASSES = [
+    cls
+    for cls in (getattr(errors, name) for name in errors.__all__)
+    if not issubclass(cls, Warning)
+]
 
 
 def make(cls: type[ServiceError]) -> ServiceError:

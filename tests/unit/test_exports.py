@@ -8,7 +8,8 @@ import lookup_pandas as lp
 
 PUBLIC = [
     "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
-    "ClientStats", "ColumnError", "ConfigurationError", "Estimate", "NotFoundError",
+    "ClientStats", "ColumnError", "ConfigurationError", "Estimate", "InsecureCacheWarning",
+    "NotFoundError",
     "PaginationError", "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
     "__version__", "company_employees", "configure", "credits_tier", "default_client", "errors",

@@ -83,6 +83,13 @@ def test_5xx_even_claiming_success_not_cached():
     assert should_cache(response(500, SUCCESS)) is False
 
 
+def test_a_batch_poll_is_never_cached():
+    # its results are cached one by one; a stored page would keep people forget() erased
+    body = {"success": True, "message": "ok", "data": {"status": "done", "results": []}}
+    poll = "http://127.0.0.1:1/api/data/v1/people/batch/enrich/job_1?cursor=0"
+    assert should_cache(response(200, body, poll)) is False
+
+
 def test_panel_url_never_cached_even_on_success():
     body = {
         "success": True,
