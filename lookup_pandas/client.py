@@ -864,6 +864,7 @@ class Client:
     ) -> Envelope:
         url = prepared.url or ""
         started = time.perf_counter()
+        failure: ServiceError | None = None
         try:
             response = self._send(prepared, **extra)
         except _TRANSIENT_REQUEST_ERRORS as exc:
@@ -891,11 +892,15 @@ class Client:
                     f"Request to {_host(url)} for {path}: {what} ({type(exc).__name__}).",
                     url=path,
                 )
-            raise error from None
+            failure = error
         except requests.RequestException as exc:
-            raise ServiceError(
-                f"Request for {path} could not be sent ({type(exc).__name__})."
-            ) from None
+            failure = ServiceError(f"Request for {path} could not be sent ({type(exc).__name__}).")
+        if failure is not None:
+            # Raised here, not in the except block: with no __context__, the requests exception
+            # (its .request carries the key header) never travels with ours. `from None` is not
+            # enough: it hides the context from tracebacks, yet tblib's pickling (installed by
+            # Dask's distributed) still pickles it when a worker sends the error to the client.
+            raise failure
         from_cache = bool(getattr(response, "from_cache", False))
         if from_cache:
             self._count(cache_hits=1)

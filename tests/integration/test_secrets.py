@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import requests
 
 from lookup_pandas import (
     AuthenticationError,
@@ -155,6 +156,12 @@ def test_key_is_absent_from_cache_logs_reprs_and_exceptions(secret_service, tmp_
         assert_no_key(repr(vars(exc)), f"vars({where})")
         assert_no_key("".join(traceback.format_exception(exc)), f"the traceback of {where}")
         assert_no_key(pickle.dumps(exc), f"pickle of {where}")
+        # No requests exception in the chain: its .request carries the key header, and tblib's
+        # pickling (which Dask's distributed installs) pickles __context__ even under `from None`.
+        chained, seen = exc.__context__ or exc.__cause__, 0
+        while chained is not None and seen < 20:
+            assert not isinstance(chained, requests.RequestException), f"{where} chains {chained!r}"
+            chained, seen = chained.__context__ or chained.__cause__, seen + 1
     assert failures[-1].status_code == 403
 
 
