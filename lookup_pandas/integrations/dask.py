@@ -55,12 +55,11 @@ from ..enrich import (
     check_method,
     check_options,
     estimate_values,
-    invalid_error,
     lookup_values,
 )
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames import PERSON_FIELDS, prefixed_names
-from ..handles import normalise_handle
+from ..stream import HandleMap
 
 __all__ = ["DaskLookupAccessor", "output_columns"]
 
@@ -201,10 +200,9 @@ def _spec(client: Client) -> ClientSpec:
 
 def _distinct_handles(values: pd.Series, fold_case: bool) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
-    raw = values.dropna().unique()
-    handles = {normalise_handle(v, fold_case=fold_case) for v in raw}
-    handles.discard(None)
-    return pd.Series(sorted(h for h in handles if h is not None), dtype=object, name="handle")
+    mapped = HandleMap(fold_case=fold_case).map(values)
+    handles = {h for h in mapped.handles if h is not None}
+    return pd.Series(sorted(handles), dtype=object, name="handle")
 
 
 def _billable(handles: pd.Series, spec: ClientSpec, refresh: bool) -> pd.DataFrame:
@@ -263,17 +261,14 @@ def _join(
 ) -> pd.DataFrame:
     """One input partition with each row's columns from ``table`` (every distinct handle's,
     once every fetch is done); an invalid value gets ``invalid`` and its reason, as in pandas."""
-    values = part[column]
-    raw = values.dropna().unique()
-    handles = values.map({v: normalise_handle(v, fold_case=fold_case) for v in raw})
-    added = table.reindex(pd.Index(handles.tolist(), dtype=object))
+    mapped = HandleMap(fold_case=fold_case).map(part[column])  # each distinct raw value once
+    handles, errors = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
+    added = table.reindex(pd.Index(handles, dtype=object))
     added.index = part.index
-    invalid = handles.isna().to_numpy()
+    invalid = pd.isna(handles)
     if invalid.any():
         added.loc[invalid, api.STATUS_COLUMN] = "invalid"
-        added.loc[invalid, api.ERROR_COLUMN] = [
-            invalid_error(v, fold_case=fold_case) for v in values[invalid].tolist()
-        ]
+        added.loc[invalid, api.ERROR_COLUMN] = errors[invalid]
     return pd.concat([part, added[columns]], axis=1)
 
 
