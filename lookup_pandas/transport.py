@@ -25,6 +25,8 @@ what makes requests-cache redact them from stored requests (it matches names cas
 
 from __future__ import annotations
 
+import atexit
+import collections
 import contextlib
 import functools
 import io
@@ -212,8 +214,24 @@ class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
     """The SQLite backend, storing only what :func:`should_cache` accepts."""
 
 
+class _Entry:
+    """One shared backend and how many use it: what :meth:`_SharedBackends.acquire` lends."""
+
+    __slots__ = ("backend", "key", "users")
+
+    def __init__(self, key: str, backend: PaidAnswersCache) -> None:
+        self.key = key  # the resolved path of the cache file
+        self.backend = backend
+        self.users = 0  # acquired and not yet released (counted under the lock)
+
+
 class _SharedBackends:
     """One SQLite backend (one connection) per cache file per process, shared by every Client.
+
+    Example::
+
+        backend, entry = _BACKENDS.acquire(path)   # the file's backend, opened by its first user
+        _BACKENDS.release(entry)                   # closed here when it was the last user
 
     Two connections to one file in one process can stall each other for the whole busy
     timeout: a writer on connection A waits (in SQLite's busy handler) for B's write lock,
@@ -221,31 +239,87 @@ class _SharedBackends:
     gdb). Sharing one connection, behind requests-cache's lock, cannot do that; processes
     still each have their own, and WAL lets them share the file. The backend closes when the
     last Client using it closes (or is garbage collected), never under another's feet.
+
+    Letting go never waits for the lock (issue 21, item 9). :meth:`acquire` holds it while a
+    file opens, which is slow and allocates a lot, so the garbage collector can run in there
+    and free a Client (notebooks keep Clients in cycles: a failed cell's traceback) whose
+    finaliser lets go of its backend *on the same thread*. Waiting for a plain lock there hung
+    the process; an RLock would not hang but would change the table in the middle of
+    ``acquire``. So:
+
+    - a finaliser only queues the entry (:meth:`release_later`: ``deque.append``, atomic, no
+      Python-level lock), and touches nothing else;
+    - the queue is worked off (:meth:`settle`: counts down, and closes a backend whose last
+      user is gone) by ordinary code: before and after every :meth:`acquire`, in every
+      :meth:`release` (``Client.close``), and at exit (:meth:`close_all`);
+    - :meth:`settle` only *tries* the lock. When it is taken (by another thread, or by this
+      one further up the stack), its holder works the queue off after letting go of it, and
+      sees what was queued before the try: nothing is left behind. Single-threaded, a release
+      is done (the backend closed, if it was the last user) when it returns;
+    - backends are closed outside the lock. Each acquire is released once (a session's
+      finaliser runs once, called by ``close()`` or by the GC); a release for a backend
+      :meth:`close_all` already closed is ignored, so it never closes a newer backend of the
+      same file. A file whose last user is gone is opened afresh by the next ``acquire``.
+
+    The only wait for the lock is in :meth:`acquire` (and :meth:`close_all`, at exit), which
+    nothing calls from a finaliser.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[str, list[Any]] = {}  # path -> [backend, number of users]
+        self._entries: dict[str, _Entry] = {}  # resolved path -> its backend and users
+        self._released: collections.deque[_Entry] = collections.deque()  # not yet counted
 
-    def acquire(self, path: Path) -> tuple[PaidAnswersCache, str]:
+    def acquire(self, path: Path) -> tuple[PaidAnswersCache, _Entry]:
+        """The backend of ``path`` (opened if nobody uses it), and the entry to release."""
         key = str(path.resolve())
+        self.settle()  # Clients freed since: one may have been this file's last user
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
-                entry = self._entries[key] = [_open_backend(path), 0]
-            entry[1] += 1
-            return entry[0], key
+                entry = _Entry(key, _open_backend(path))  # the GC may free Clients in here
+                self._entries[key] = entry
+            entry.users += 1
+        self.settle()  # what was released meanwhile, on this thread or another
+        return entry.backend, entry
 
-    def release(self, key: str) -> None:
+    def release(self, entry: _Entry) -> None:
+        """Let go of ``entry`` from ordinary code (``Client.close``): its backend closes now if
+        this was the last user (or, when another thread holds the lock, as that one leaves)."""
+        self.release_later(entry)
+        self.settle()
+
+    def release_later(self, entry: _Entry) -> None:
+        """Let go of ``entry`` from a finaliser: only queued (no lock), closed by a later call."""
+        self._released.append(entry)
+
+    def settle(self) -> None:
+        """Count the queued releases and close the backends nobody uses any more; never waits."""
+        while self._released:
+            if not self._lock.acquire(blocking=False):
+                return  # its holder settles after letting go, and sees what is queued now
+            unused = []
+            try:
+                while self._released:
+                    entry = self._released.popleft()
+                    entry.users -= 1
+                    if entry.users == 0 and self._entries.get(entry.key) is entry:
+                        del self._entries[entry.key]
+                        unused.append(entry.backend)
+            finally:
+                self._lock.release()
+            for backend in unused:
+                # the GC may queue more meanwhile: the loop looks again
+                backend.close()  # type: ignore[no-untyped-call]
+
+    def close_all(self) -> None:
+        """Close every backend, used or not (at exit; requests-cache reopens one used later)."""
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return
-            entry[1] -= 1
-            if entry[1] > 0:
-                return
-            del self._entries[key]
-        entry[0].close()
+            self._released.clear()
+            entries = list(self._entries.values())
+            self._entries.clear()
+        for entry in entries:
+            entry.backend.close()  # type: ignore[no-untyped-call]
 
 
 def _open_backend(path: Path) -> PaidAnswersCache:
@@ -293,6 +367,8 @@ def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
 
 
 _BACKENDS = _SharedBackends()
+# Closed in order at exit (SQLite checkpoints the WAL into the file), whoever still uses them.
+atexit.register(_BACKENDS.close_all)
 
 
 class _Adapter(HTTPAdapter):
@@ -321,11 +397,11 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
         # One backend per session: its connection pool is closed with the session.
         session = _cached_session(redis_backend, settings, autoclose=True)
     elif settings.cache_path is not None:
-        backend, key = _BACKENDS.acquire(settings.cache_path)
+        backend, entry = _BACKENDS.acquire(settings.cache_path)
         # The backend is shared: release_cache() lets go of it.
         session = _cached_session(backend, settings, autoclose=False)
         # Settings live on the shared backend, so expire_after is also sent with every request.
-        session.release_cache = weakref.finalize(session, _BACKENDS.release, key)  # type: ignore[attr-defined]
+        session.release_cache = _release_cache(session, entry)  # type: ignore[attr-defined]
     else:
         session = requests.Session()
     adapter = transport or _Adapter(pool_maxsize=max(10, settings.max_workers * 2))
@@ -335,6 +411,23 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
     session.headers["Accept"] = "application/json"
     _environment_once(session, settings.base_url)
     return session
+
+
+def _release_cache(session: requests.Session, entry: _Entry) -> Callable[[], None]:
+    """``session.release_cache``: let go of the shared backend now (``Client.close``), once.
+
+    A session garbage collected first lets go from its finaliser, which only queues the entry
+    (the GC may run while this thread opens a cache: :class:`_SharedBackends`); the next call
+    to the shared backends closes what nobody uses any more, and ``close_all`` does at exit.
+    """
+    queued = weakref.finalize(session, _BACKENDS.release_later, entry)
+    queued.atexit = False  # close_all closes every backend at exit
+
+    def release_cache() -> None:
+        queued()  # queues the entry the first time only (closed or collected, never both)
+        _BACKENDS.settle()
+
+    return release_cache
 
 
 def _redis_store_module() -> Any:
