@@ -104,4 +104,6 @@ def __getattr__(name: str) -> _Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    """The public names and ``testing``: ``dir(lp)`` and tab completion show what to use,
+    not the package's modules, which importing it loads as attributes too."""
+    return sorted({*__all__, *_LAZY})

@@ -8,7 +8,9 @@ Example::
 
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame:
 nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as lists. An empty
-answer is an empty frame. Extra keyword filters are passed through as query parameters.
+answer is an empty frame. Keyword filters take production's names and are checked before
+anything is sent (:mod:`lookup_pandas.filters`: a misspelt name, a ``limit`` outside 1–50, a text
+filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 import pandas as pd
 
-from .client import EMPLOYEES_PATH, SEARCH_PATH, Client, check_max_records, resolve_client
+from .client import Client, check_max_records, resolve_client
+from .endpoints import EMPLOYEES, SEARCH, Listing
 from .enrich import Errors, Estimate, JobSummary, Lookup, Method, estimate_values, lookup_values
 from .errors import ColumnError, ConfigurationError, UsageError
+from .filters import check_listing
 from .frames import prefixed_names, records_to_frame
+from .handles import checked_handle
 
 if TYPE_CHECKING:
     import polars as pl
@@ -53,7 +58,7 @@ class HasColumns(Protocol):
 
 
 def get_profiles(
-    handles: Iterable[Any],
+    handles: Iterable[Any] | str,
     *,
     errors: Errors = "coerce",
     client: Client | None = None,
@@ -73,12 +78,20 @@ def get_profiles(
         # 3  NaN       unknown-x ... not_found     Profile not found
 
     ``handle`` is the normalised handle that was looked up (see ``enrich_profiles`` for the
-    rules, ``fold_case`` and ``method`` included). Each distinct handle is requested at most
+    rules, ``fold_case`` and ``method`` included; :mod:`lookup_pandas.handles` for the
+    grammar). A value that cannot be a handle (an e-mail address, ``"0"``, markup, a path...)
+    is an ``invalid`` row with the reason, never sent. A single string is one value, not its
+    characters: ``lp.get_profiles("https://www.example.com/in/ada/")`` is one row (handle
+    ``ada``), and a single string that is no handle is a UsageError naming why, before
+    anything is sent, as ``client.profile`` does. Each distinct handle is requested at most
     once; cached answers cost nothing. ``errors="raise"`` raises on the first failure. The
     columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
     index = handles.index if isinstance(handles, pd.Series) else None
+    if isinstance(handles, str):
+        checked_handle(handles, fold_case=fold_case)  # a UsageError when it is no handle
+        handles = [handles]
     values = list(handles)
     result = lookup_values(
         values,
@@ -244,10 +257,15 @@ def check_columns(frame: HasColumns, column: str, prefix: str | None = None) -> 
         if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))
     ]
     if clash:
+        shown = ", ".join(map(repr, clash[:3])) + (f" and {len(clash) - 3} more" * (len(clash) > 3))
+        what = (
+            f"Enrichment would overwrite {len(clash)} existing column{'s' * (len(clash) > 1)} "
+            f"({shown}): its new columns start with {prefix!r}, plus {STATUS_COLUMN!r} and "
+            f"{ERROR_COLUMN!r}."
+        )
         raise ColumnError(
-            f"Enrichment would overwrite existing columns {clash}: its new columns start with "
-            f"{prefix!r} and include {STATUS_COLUMN!r} and {ERROR_COLUMN!r}. Pass another "
-            "prefix= or drop or rename those columns first. Nothing was sent."
+            f"{what} Pass another prefix=, or drop or rename those columns. Nothing was sent.",
+            cli_message=f"{what} Give another --prefix, or use another input. Nothing was sent.",
         )
 
 
@@ -279,7 +297,7 @@ def estimate_profiles(
 
 
 def _listing(
-    path: str,
+    listing: Listing,
     params: dict[str, Any],
     *,
     max_records: int | None,
@@ -289,9 +307,11 @@ def _listing(
 ) -> pd.DataFrame | pl.DataFrame:
     _check_frame(frame)
     check_max_records(max_records)  # before a client is even built
+    query = {k: query_value(v) for k, v in params.items()}
+    check_listing(listing, query)  # what production would ignore or refuse: nothing sent
     records = resolve_client(client).paginate(
-        path,
-        {k: query_value(v) for k, v in params.items()},
+        listing.path,
+        query,
         max_records=max_records,
         progress=progress,
     )
@@ -374,12 +394,19 @@ def company_employees(
     take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
     ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
 
+    Refused with a UsageError before anything is sent (the service would ignore a misspelt
+    filter and bill every page of the unfiltered answer, or answer 400): another filter name
+    (the message suggests the closest, ``geo_contry_code`` -> ``geo_country_code``), a blank
+    ``slug``, ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a
+    ``geo_country_code`` that is not two letters (see :data:`lookup_pandas.endpoints.EMPLOYEES`).
+    ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
+
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
     :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
     return _listing(
-        EMPLOYEES_PATH,
+        EMPLOYEES,
         {"slug": slug, "limit": limit, **filters},
         max_records=max_records,
         client=client,
@@ -427,15 +454,24 @@ def search_people(
 
     Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
     ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
-    ``skills_match``) and ``current_only``. Each record is a person record: only ``id`` and
-    ``handle`` are promised; ``lp.overview(frame)`` shows name, headline, company and city.
+    ``skills_match``), ``current_only`` and the rest of
+    :data:`lookup_pandas.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
+    ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
+    promised; ``lp.overview(frame)`` shows name, headline, company and city.
+
+    Refused with a UsageError before anything is sent (the service would ignore a misspelt
+    filter and bill every page of the unfiltered answer, or answer 400): another filter name
+    (the message suggests the closest, ``country`` -> ``geo_country_code``), ``limit`` outside
+    1–50, ``title``, ``first_name``, ``last_name``, ``headline``, ``summary`` or ``geo_city``
+    under 3 characters (stripped; an empty title too), a ``geo_country_code`` that is not two
+    letters. ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
     :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
     return _listing(
-        SEARCH_PATH,
+        SEARCH,
         {"title": title, "limit": limit, **filters},
         max_records=max_records,
         client=client,

@@ -76,7 +76,7 @@ class BatchRun:
         self._yielded: set[str] = set()
         self._finished: list[Tracker] = []
         self.fallback: list[str] = []
-        self.billed = 0  # results of the jobs this run submitted: each was billed
+        self.billed = 0  # results of the jobs this run collected: each was billed
         self.jobs_done = 0
         self.submitted = 0  # jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
@@ -114,12 +114,12 @@ class BatchRun:
         (job_id or None, what was submitted, their claim keys, what was left to others)."""
         client = self.client
         keys = client.profile_keys(chunk)
-        states = client.store.claim_many(list(keys.values()), client.claim_ttl)
+        states = client.claims.take(list(keys.values()))
         # BUSY: another process is buying it; RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
-        client.store.release_many([keys[h] for h in left if states[keys[h]] == RECHECK])
+        client.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
         mine = tuple(h for h in chunk if h not in set(left))
         mine_keys = {h: keys[h] for h in mine if h in keys}
         if not mine:
@@ -127,7 +127,7 @@ class BatchRun:
         try:
             job_id = client.submit_batch(mine, cancel=stop)
         except BaseException:
-            client.store.release_many(list(mine_keys.values()))
+            client.claims.release(list(mine_keys.values()))
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
         client.store.remember(StoredJob(job_id, mine, time.time()))
@@ -204,7 +204,7 @@ class BatchRun:
             pool.shutdown(wait=True, cancel_futures=True)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
-            client.store.release_many(list(self._held.values()))
+            client.claims.release(list(self._held.values()))
             self._held.clear()
 
     def _collect(
@@ -212,11 +212,10 @@ class BatchRun:
     ) -> Iterator[tuple[str, Envelope | NotFoundError]]:
         """Cache a page's results, let go of their claims, then hand the needed ones on."""
         results = job.take(page, time.monotonic())
-        store, held = self.client.store, self._held
-        if job.mine and held:
-            store.renew([held[h] for h in job.inputs if h in held], self.client.claim_ttl)
-        if job.mine:
-            self.billed += len(results)
+        held = self._held  # kept alive by the Client's heartbeat while the job runs
+        # Billed when they resolved, collected or not: a resumed job's items too (the run
+        # that submitted it stopped before it could report them).
+        self.billed += len(results)
         results, erased = self._still_stored(job, results)
         answers: list[tuple[str, Envelope | NotFoundError]] = []
         for handle, record in results:
@@ -224,7 +223,9 @@ class BatchRun:
                 answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
             except NotFoundError as exc:
                 answers.append((handle, exc))
-        store.release_many([held.pop(h) for h in [*(h for h, _ in answers), *erased] if h in held])
+        self.client.claims.release(
+            [held.pop(h) for h in [*(h for h, _ in answers), *erased] if h in held]
+        )
         self.fallback.extend(h for h in erased if self._wanted(h))
         for handle, answer in answers:
             if self._wanted(handle):

@@ -35,12 +35,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
+import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from . import errors
 from ._version import __version__
@@ -48,6 +51,8 @@ from ._version import __version__
 __all__ = ["main"]
 
 EXIT_SERVICE, EXIT_CONFIG, EXIT_AUTH, EXIT_BUDGET, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+#: The input name that means standard input, as other tools take it.
+STDIN = "-"
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process ended by SIGPIPE
 EXIT_INCOMPLETE = 5  # cache erasure done, but a -wal file may keep an old copy (a reader)
 
@@ -138,7 +143,8 @@ def _read_csv(path: str, encoding: str, **options: Any) -> Any:
 
     _check_encoding(encoding)
     with _reading(path, encoding):
-        return pd.read_csv(path, encoding=encoding, **_CSV_OPTIONS, **options)
+        source = sys.stdin.buffer if path == STDIN else path  # "-": standard input
+        return pd.read_csv(source, encoding=encoding, **_CSV_OPTIONS, **options)
 
 
 def _csv_chunks(path: str, encoding: str, rows: int) -> Iterator[Any]:
@@ -222,7 +228,7 @@ def _enrich_in_chunks(args: argparse.Namespace, rows: int) -> int:
     started = time.perf_counter()
     # no such file, or a directory: _reading's messages, as without chunks
     exists = os.path.exists(args.input) and not os.path.isdir(args.input)
-    if exists and _file_size(args.input) is None:
+    if args.input == STDIN or (exists and _file_size(args.input) is None):
         raise InputError(
             f"cannot read {args.input} in chunks: it is not a regular file, and chunks "
             "read it twice; pass --chunksize 0 to read it whole"
@@ -360,13 +366,22 @@ def _print_estimate(est: Any, args: argparse.Namespace, client: Any) -> None:
 
 def describe_estimate(est: Any, per_minute: float | None) -> str:
     """One line: ``250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job,
-    ~3 polls), about 6 s at 57 calls/min``."""
+    ~3 polls), about 6 s at 57 calls/min``; a resumed run says ``152 to fetch by batch
+    (collecting 1 stored job of 152, ~3 polls)``."""
     line = f"{est.rows} rows, {est.unique} distinct handles, {est.cached} cached: "
     if est.to_fetch == 0:
         return line + "nothing to fetch"
     line += f"{est.to_fetch} to fetch by {est.method}"
-    if est.method == "batch":
-        line += f" ({est.jobs} job{'s' * (est.jobs != 1)}, ~{est.polls} polls)"
+    batch = []
+    if est.stored_jobs:
+        stored = f"{est.stored_jobs} stored job{'s' * (est.stored_jobs != 1)}"
+        batch.append(f"collecting {stored} of {est.stored_items}")
+    if est.jobs:
+        batch.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
+    if est.polls:
+        batch.append(f"~{est.polls} polls")
+    if batch:
+        line += f" ({', '.join(batch)})"
     if est.seconds is None:
         return line + (", unpaced (no rate limit)" if per_minute is None else "")
     return line + f", about {_duration(est.seconds)} at {per_minute:.0f} calls/min"
@@ -388,7 +403,10 @@ def _cmd_listing(args: argparse.Namespace) -> int:
 
     check_max_records(args.max_records)
     _check_output(args.output)
-    filters: dict[str, Any] = dict(_pair(f) for f in args.filter or [])
+    # Filter names, limit and values are checked by the API function before anything is sent
+    # (lookup_pandas.filters): a UsageError there exits 2 with the reason.
+    positional = "slug" if args.command == "employees" else "title"
+    filters: dict[str, Any] = dict(_pair(f, positional) for f in args.filter or [])
     if args.command == "employees":
         frame = api.company_employees(
             args.slug,
@@ -410,15 +428,21 @@ def _cmd_listing(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Keywords of the listing functions themselves, which a --filter must not set.
-_OWN_KEYWORDS = {"slug", "title", "limit", "max_records", "client", "progress"}
+#: Keywords of the listing functions themselves, which a --filter must not set (nor the
+#: command's own argument: ``slug`` for employees, ``title`` for search, where it is one).
+_OWN_KEYWORDS = {"limit", "max_records", "client", "progress", "frame"}
 
 
-def _pair(text: str) -> tuple[str, str]:
+def _pair(text: str, positional: str = "") -> tuple[str, str]:
+    """``KEY=VALUE`` as a pair; a KEY the command sets itself (``positional`` too) is refused.
+
+    Example: ``_pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")``; whether
+    KEY is a filter of the endpoint is the API function's check (lookup_pandas.filters).
+    """
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise InputError(f"--filter takes KEY=VALUE, not {text!r}")
-    if key in _OWN_KEYWORDS:
+    if key in _OWN_KEYWORDS or key == positional:
         raise InputError(
             f"--filter {key}=... is not a filter; use the command's own argument "
             "or option for it (see --help)"
@@ -435,8 +459,11 @@ def _cmd_tier(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    """Run the emulator until Ctrl-C, SIGTERM or ``--duration``; print what it billed then
+    (and on SIGUSR1, going on). ``GET /_emulator/stats`` answers the same numbers as JSON."""
     from .testing import FakeService
 
+    knobs = {"batch_resolve_rate": args.batch_resolve_rate, "batch_page_size": args.batch_page_size}
     svc = FakeService(
         port=args.port,
         latency=args.latency,
@@ -444,6 +471,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         fault_rate=args.fault_rate,
         api_key=args.api_key,
         sparse_records=args.sparse,
+        batch=args.batch,
+        **{name: value for name, value in knobs.items() if value is not None},
     )
     try:
         svc.start()
@@ -457,19 +486,68 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"lookup_pandas emulator listening on {svc.base_url}", flush=True)
         print(f"  export LOOKUP_BASE_URL={svc.base_url}", flush=True)
         print(f"  export LOOKUP_API_KEY={svc.api_key}", flush=True)
+        k = svc.knobs
         limit = f"{args.rate_limit:g}/min" if args.rate_limit else "none"
+        rate = f"{k.batch_resolve_rate:g} items/s" if k.batch_resolve_rate else "at once"
+        batch = f"on ({rate}, {k.batch_page_size} a poll)" if k.batch else "off (404)"
         print(
-            f"  latency {args.latency:g}s, rate limit {limit}, fault rate {args.fault_rate:g}. "
-            "Ctrl-C stops it.",
+            f"  latency {args.latency:g}s, rate limit {limit}, fault rate {args.fault_rate:g}, "
+            f"batch jobs {batch}, {'sparse' if k.sparse_records else 'full'} records.",
             flush=True,
         )
-        deadline = time.monotonic() + args.duration if args.duration else None
-        try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.2)
-        except KeyboardInterrupt:
-            print("stopped", flush=True)
+        print(
+            f"  Billed counts: GET {svc.base_url}/_emulator/stats, or kill -USR1 {os.getpid()}. "
+            "Ctrl-C stops it and prints them.",
+            flush=True,
+        )
+        _serve_until_stopped(svc, args.duration)
     return 0
+
+
+def _serve_until_stopped(svc: Any, duration: float | None) -> None:
+    """Wait for SIGINT / SIGTERM / the duration's end; SIGUSR1 prints the counts and goes on.
+
+    The handlers only set flags (printing or taking a lock inside one could deadlock); the
+    loop acts on them within a tenth of a second. Signals are handled in the main thread only.
+    """
+    flags = {"stop": False, "report": False}
+    wanted = {signal.SIGINT: "stop", signal.SIGTERM: "stop"}
+    if hasattr(signal, "SIGUSR1"):
+        wanted[signal.SIGUSR1] = "report"
+    previous: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        flags[wanted[signal.Signals(signum)]] = True
+
+    try:
+        if threading.current_thread() is threading.main_thread():
+            for signum in wanted:
+                previous[signum] = signal.signal(signum, on_signal)
+        deadline = time.monotonic() + duration if duration else None
+        while not flags["stop"] and (deadline is None or time.monotonic() < deadline):
+            if flags["report"]:
+                flags["report"] = False
+                _print_serve_stats(svc.stats())
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        pass  # a SIGINT before the handler was in place
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    _print_serve_stats(svc.stats())
+    print("stopped", flush=True)
+
+
+def _print_serve_stats(stats: dict[str, Any]) -> None:
+    """The counts block ``serve`` prints: on SIGUSR1 and when it stops."""
+    print(
+        "emulator counts:\n"
+        f"  requests seen {stats['requests']}, 429s {stats['rate_limited']}\n"
+        f"  billed calls {stats['billed_calls']}, billed batch items "
+        f"{stats['billed_batch_items']}, credits {stats['credits']:g}, "
+        f"distinct handles billed {stats['distinct_handles']}",
+        flush=True,
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -597,6 +675,25 @@ def _rows(text: str) -> int:
     return value
 
 
+def _rate(text: str) -> float:
+    """A number >= 0, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def _page_size(text: str) -> int:
+    """A whole number >= 1, for argparse."""
+    value = _rows(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 ENVIRONMENT = """environment:
   LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
   LOOKUP_BASE_URL  the service's address, e.g. https://api.example.com (required)
@@ -643,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     enrich = service_command("enrich", "enrich a CSV of handles or profile URLs")
-    enrich.add_argument("input", help="the CSV file to read")
+    enrich.add_argument("input", help="the CSV file to read ('-': standard input)")
     enrich.add_argument("-c", "--column", default="handle", help="column of handles (handle)")
     enrich.add_argument("--prefix", default="profile_", help="prefix of new columns (profile_)")
     enrich.add_argument(
@@ -718,7 +815,14 @@ def build_parser() -> argparse.ArgumentParser:
     common(tier)
     tier.set_defaults(func=_cmd_tier)
 
-    serve = sub.add_parser("serve", help="run the service emulator in the foreground")
+    serve = sub.add_parser(
+        "serve",
+        help="run the service emulator in the foreground",
+        description="Run the service emulator on 127.0.0.1 until Ctrl-C or SIGTERM. It prints "
+        "what it billed when it stops, and on SIGUSR1 while it runs (requests seen, billed "
+        "calls and batch items, credits, distinct handles billed, 429s); GET "
+        "/_emulator/stats answers the same numbers as JSON (no key; not billed or counted).",
+    )
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
     serve.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     serve.add_argument(
@@ -738,6 +842,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--sparse",
         action="store_true",
         help="records carry only id, handle and some of the other fields",
+    )
+    serve.add_argument(
+        "--batch",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the batch-enrich endpoints exist (default); --no-batch answers them 404, "
+        "as a service without them",
+    )
+    serve.add_argument(
+        "--batch-resolve-rate",
+        type=_rate,
+        default=None,
+        metavar="N",
+        help="items a batch job resolves per second (default 300; 0: at once)",
+    )
+    serve.add_argument(
+        "--batch-page-size",
+        type=_page_size,
+        default=None,
+        metavar="N",
+        help="batch results per poll (default 100)",
     )
     serve.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
     serve.set_defaults(func=_cmd_serve)
@@ -824,6 +949,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():  # restores Python's own display afterwards
+        warnings.showwarning = _show_warning
+        return _run(args)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line of the CLI's own (``lookup-pandas: warning: ...``), not Python's
+    ``file.py:123: InsecureCacheWarning: ...`` with a line of our source under it."""
+    print(f"lookup-pandas: warning: {' '.join(str(message).split())}", file=file or sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; each failure the user can act on is one line and an exit code."""
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -848,7 +993,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(exc: Exception, code: int) -> int:
     kind = "error" if isinstance(exc, InputError) else type(exc).__name__
     # The CLI reads its settings from the environment: name the variable, not the keyword.
-    text = exc.cli_message if isinstance(exc, errors.ConfigurationError) else str(exc)
+    text = getattr(exc, "cli_message", None) or str(exc)
     print(f"lookup-pandas: {kind}: {' '.join(text.split())}", file=sys.stderr)
     return code
 

@@ -36,9 +36,11 @@ from requests_cache.policy.expiration import get_expiration_datetime
 
 from . import cache_admin
 from .cache_admin import CacheInfo, Forgotten
+from .claims import Claims
 from .endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
+    HEALTH_PATH,
     PROFILE_PATH,
     SEARCH_PATH,
     TIER_PATH,
@@ -58,11 +60,12 @@ from .errors import (
     TransportError,
     UsageError,
 )
+from .handles import checked_handle
 from .pacing import Pacer, pause
 from .pagination import PagePlan, Style
 from .progress import Progress
 from .retry import RetryPolicy, is_retryable
-from .settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from .settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from .store import MINE, RECHECK, Store, namespace, open_store
 from .transport import (
     DATA_KEY_HEADER,
@@ -92,8 +95,6 @@ FIRST_CONTACT_RETRY_DELAY = 0.5
 CLAIM_POLL_SECONDS = 0.1
 #: Looks at the cache (and the pause between them) after another holder let go of a claim.
 RECHECK_LOOKS, RECHECK_PAUSE_SECONDS = 5, 0.05
-#: Added to a claim's lifetime for the wait for a pacing slot.
-CLAIM_MARGIN_SECONDS = 60.0
 
 _TRANSIENT_REQUEST_ERRORS = (
     requests.ConnectionError,
@@ -112,6 +113,9 @@ class ClientStats:
     retries: int = 0  # attempts after a transient failure
     rate_limited: int = 0  # 429 answers received
     credits_consumed: float = 0.0  # sum of X-Credits-Consumed
+    #: the part of credits_consumed that batch-job answers reported (production bills batch
+    #: items as they resolve; whether a poll's header reports them is not documented)
+    batch_credits: float = 0.0
     credits_balance: float | None = None  # last X-Credits-Balance seen
 
 
@@ -212,11 +216,17 @@ class Client:
         self.store: Store = open_store(
             s.cache_url or s.cache_path, namespace(s.api_key, s.base_url)
         )
+        #: Claims on answers being bought, kept alive while held (see lookup_pandas.claims).
+        self.claims = Claims(self.store)
+        self._waiting = 0  # calls now waiting for an answer another process is buying
         self.pacer = Pacer(
             s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,
             shared=self.store if self._cache_on else None,
         )
         self._contacted = False  # has the base URL answered with the service's envelope yet?
+        self._key_proven = False  # has an answer (here, or in the store's memory) accepted it?
+        self._key_lock = threading.Lock()
+        self._key_rejected: AuthenticationError | None = None  # what the key check was told
         # The pace is learned once, from the credits tier, before the first paced send.
         self._rate_lock = threading.Lock()
         self._rate_known = False
@@ -345,6 +355,7 @@ class Client:
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user)."""
         self._session.close()
+        self.claims.close()
         self.store.close()
         release = getattr(self._session, "release_cache", None)
         if release is not None:
@@ -419,19 +430,31 @@ class Client:
         """
         return dict(self._request(path, params, refresh=refresh).body)
 
-    def profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any] | None:
+    def profile(
+        self, handle: str, *, refresh: bool = False, fold_case: bool = True
+    ) -> dict[str, Any] | None:
         """The person record for ``handle``; None when the service does not know it.
 
         Example: ``client.profile("ada")["id"]  # "prsn_..."``
+
+        ``handle`` is a handle or a profile URL, normalised as enrichment does
+        (:mod:`lookup_pandas.handles`): ``client.profile("https://www.example.com/in/Ada/")``
+        sends ``handle=ada``; ``fold_case=False`` keeps case as written. A value that cannot be
+        a handle (blank, an e-mail address, ``"0"``, a path...) is a UsageError naming why,
+        and nothing is sent (production bills a not-found).
         """
         try:
-            return self.fetch_profile(handle, refresh=refresh)
+            return self.fetch_profile(handle, refresh=refresh, fold_case=fold_case)
         except NotFoundError:
             return None
 
-    def fetch_profile(self, handle: str, *, refresh: bool = False) -> dict[str, Any]:
-        """The person record for ``handle``; NotFoundError (with the server's message) if none."""
-        return dict(self.profile_answer(handle, refresh=refresh).data)
+    def fetch_profile(
+        self, handle: str, *, refresh: bool = False, fold_case: bool = True
+    ) -> dict[str, Any]:
+        """The person record for ``handle`` (normalised as :meth:`profile` does); NotFoundError
+        (with the server's message) if none."""
+        sent = checked_handle(handle, fold_case=fold_case)
+        return dict(self.profile_answer(sent, refresh=refresh).data)
 
     def profile_answer(
         self, handle: str, *, refresh: bool = False, cancel: threading.Event | None = None
@@ -441,11 +464,16 @@ class Client:
 
         Example: ``client.profile_answer("ada").from_cache  # True the second time``
 
+        ``handle`` is normalised with its case kept (``fold_case=False``): enrichment calls
+        this with the handles it normalised under its own ``fold_case``, and normalising a
+        normalised handle changes nothing, so its cache key is the one the plan read. A
+        profile URL gives its handle; a value that cannot be a handle is a UsageError and
+        nothing is sent.
+
         ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
         ``lookup_pandas.pacing.Cancelled`` instead of sending (a stopping job's threads).
         """
-        if not isinstance(handle, str) or not handle.strip():
-            raise UsageError(f"handle must be a non-empty string, not {handle!r}")
+        handle = checked_handle(handle, fold_case=False)
         env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh, cancel=cancel)
         checked_data(env, PROFILE_PATH)
         return env
@@ -519,13 +547,21 @@ class Client:
 
         Example: ``client.batch_status(job_id, 0)["status"]  # "processing"``
         """
-        env = self._request(
-            BATCH_PATH,
-            {"job_id": job_id, "after": after},
-            cache=False,
-            cancel=cancel,
-            final_statuses=frozenset({404}),
-        )
+        try:
+            env = self._request(
+                BATCH_PATH,
+                {"job_id": job_id, "after": after},
+                cache=False,
+                cancel=cancel,
+                final_statuses=frozenset({404}),
+            )
+        except ConfigurationError as exc:
+            if exc.status_code != 404:
+                raise
+            # A 404 without the job-not-found code (1090): the job is gone all the same.
+            raise NotFoundError(
+                exc.message, status_code=404, request_id=exc.request_id, url=BATCH_PATH
+            ) from None
         data: dict[str, Any] = env.data
         return data
 
@@ -639,6 +675,7 @@ class Client:
         body: Any = None,
         cache: bool = True,
         final_statuses: frozenset[int] = frozenset(),
+        paced: bool = True,
     ) -> Envelope:
         """The one place requests are sent: one cache lookup, then paced attempts.
 
@@ -655,12 +692,14 @@ class Client:
             if stored is None:
                 claimed, stored = self._claim(path, prepared, cancel)
             if stored is not None:
+                if not self._key_proven:
+                    self.check_key()
                 return self._from_cache(stored, path)
         try:
-            return self._send_paced(prepared, path, cache, cancel, final_statuses)
+            return self._send_paced(prepared, path, cache, cancel, final_statuses, paced)
         finally:
             if claimed is not None:
-                self.store.release_many([claimed])
+                self.claims.release([claimed])
 
     def _from_cache(self, stored: requests.Response, path: str) -> Envelope:
         self._count(cache_hits=1)
@@ -688,27 +727,46 @@ class Client:
         """Claim the answer before buying it: (the claim to release, None), or (None, the
         answer another process bought meanwhile, from the cache).
 
-        While another process holds the claim, wait for it to let go (or for its claim to
-        expire: it died) and read the cache; a claim let go of lately means "look first".
+        While another process holds the claim, wait for it to let go (or to die: its claim
+        is then taken over, see :mod:`lookup_pandas.claims`) and read the cache; a claim let
+        go of lately means "look first". :attr:`waiting` counts the calls waiting meanwhile.
         """
         if not self._cache_on:
             return None, None
         cache = self._session.cache  # type: ignore[attr-defined]
         key = str(cache.create_key(prepared, verify=self._session.verify))
-        while True:
-            state = self.store.claim_many([key], self.claim_ttl)[key]
-            if state == MINE:
-                return key, None
-            if state == RECHECK:
-                stored = self._fresh_lookup(path, prepared, cancel)
-                if stored is None:
-                    return key, None  # the other holder did not store it (a failure): buy it
-                self.store.release_many([key])
-                return None, stored
-            pause(CLAIM_POLL_SECONDS, cancel)  # BUSY: another process is buying it
-            stored = self._lookup(path, prepared)
-            if stored is not None:
-                return None, stored
+        waiting = False
+        try:
+            while True:
+                state = self.claims.take([key])[key]
+                if state == MINE:
+                    return key, None
+                if state == RECHECK:
+                    stored = self._fresh_lookup(path, prepared, cancel)
+                    if stored is None:
+                        return key, None  # the other holder did not store it: buy it
+                    self.claims.release([key])
+                    return None, stored
+                if not waiting:  # BUSY: another process is buying it
+                    waiting = True
+                    self._count_waiting(1)
+                pause(CLAIM_POLL_SECONDS, cancel)
+                stored = self._lookup(path, prepared)
+                if stored is not None:
+                    return None, stored
+        finally:
+            if waiting:
+                self._count_waiting(-1)
+
+    def _count_waiting(self, n: int) -> None:
+        with self._stats_lock:
+            self._waiting += n
+
+    @property
+    def waiting(self) -> int:
+        """Calls now waiting for an answer another process is buying (shown on the bar)."""
+        with self._stats_lock:
+            return self._waiting
 
     def _fresh_lookup(
         self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
@@ -726,15 +784,9 @@ class Client:
 
     @property
     def claim_ttl(self) -> float:
-        """Seconds a claim holds without renewal: longer than any one call can take at these
-        settings (every attempt's timeout, every back-off, a margin for the pacing wait), so
-        it outlives a crash by at most this much. 540 s at the defaults."""
-        s = self.settings
-        return (
-            (s.max_retries + 1) * s.timeout
-            + s.max_retries * max(s.backoff_max, s.retry_after_max)
-            + CLAIM_MARGIN_SECONDS
-        )
+        """Seconds a claim holds without renewal; a heartbeat renews it while it is held, so
+        a stopped holder delays others by at most this much (:mod:`lookup_pandas.claims`)."""
+        return self.claims.ttl
 
     def _send_paced(
         self,
@@ -743,9 +795,11 @@ class Client:
         cache: bool,
         cancel: threading.Event | None,
         final_statuses: frozenset[int],
+        paced: bool = True,
     ) -> Envelope:
-        """Paced attempts of one request, retried as the policy says; see :meth:`_request`."""
-        panel = is_panel(path)
+        """Paced attempts of one request, retried as the policy says; see :meth:`_request`.
+        ``paced=False``: free probes sent while the pace is being learned."""
+        panel = is_panel(path) or not paced
         extra: dict[str, Any] = {}
         if self._cache_on:
             # Per request, as the cache backend (and its settings) is shared by every Client on
@@ -768,7 +822,9 @@ class Client:
             except AuthenticationError as exc:
                 exc.hint = f"Check {self.settings.api_key_source}"
                 raise
-            except ConfigurationError:
+            except ConfigurationError as exc:
+                if exc.server_message is not None and 404 not in final_statuses:
+                    raise self._no_endpoint(exc, path) from None
                 raise
             except ServiceError as exc:
                 if exc.status_code in final_statuses:
@@ -803,6 +859,46 @@ class Client:
             if panel or not isinstance(failure, RateLimitError):
                 # The panel endpoint takes no slot, so it waits out a Retry-After itself.
                 pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
+
+    # -- the key: checked once per key and base URL, even when every answer is cached --------
+
+    def check_key(self) -> None:
+        """Make sure the key works, once per key and base URL: a key that some answer has
+        accepted (in this Client, or in any process sharing the cache, which remembers it) is
+        not asked about again; else the credits tier is read (free). A wrong or revoked key
+        raises AuthenticationError, so a run that is all cache hits does not hide it.
+
+        Example: ``client.check_key()  # sends nothing when the key has worked before``
+
+        Other failures (the service unreachable, a 5xx) are logged, once: cached answers can
+        still be read (offline, say), and this Client does not ask again; a later one does.
+        """
+        if self._key_proven or not self._cache_on:  # no cache: every answer is the key's
+            return
+        with self._key_lock:  # one tier read, however many threads meet their first cache hit
+            if self._key_proven:
+                return
+            if self._key_rejected is not None:  # told once: every thread gets a copy
+                raise copy.copy(self._key_rejected)
+            if self.store.key_seen():
+                self._key_proven = True
+                return
+            try:
+                self.credits_tier()
+            except AuthenticationError as exc:
+                self._key_rejected = exc
+                raise
+            except ServiceError as exc:
+                self._key_proven = True  # not proven, but not asked again by this Client
+                logger.warning("Could not check the API key (%s); answering from the cache.", exc)
+
+    def _prove_key(self) -> None:
+        """An answer accepted the key: remember it here and in the store (once per Client)."""
+        self._key_proven = True
+        try:
+            self.store.mark_key_seen()
+        except ServiceError:  # a shared store that is down costs a later tier read, no more
+            logger.debug("could not remember that the key works", exc_info=True)
 
     # -- the pace: learned once, from the credits tier, before the first paced send ----------
 
@@ -859,6 +955,23 @@ class Client:
             url=path,
         )
 
+    def _no_endpoint(self, exc: ConfigurationError, path: str) -> ConfigurationError:
+        """An enveloped 404 without a not-found code: the URL is no endpoint of the service (a
+        person or company not found is a 200 with a code), so name the URL and the setting."""
+        s = self.settings
+        error = ConfigurationError(
+            f"No endpoint at {s.base_url}{path}: the service answered HTTP 404 without a "
+            f"not-found code ({exc.server_message}). The base URL "
+            f"should be the service's root; check {s.base_url_source}",
+            cli_message=f"No endpoint at {s.base_url}{path}: the service answered HTTP 404 "
+            f"without a not-found code. The base URL should be the service's root; check "
+            f"the {ENV_BASE_URL} environment variable",
+            status_code=404,
+            request_id=exc.request_id,
+            url=path,
+        )
+        return error
+
     def _send_once(
         self, prepared: requests.PreparedRequest, path: str, extra: dict[str, Any]
     ) -> Envelope:
@@ -905,7 +1018,7 @@ class Client:
         if from_cache:
             self._count(cache_hits=1)
         else:
-            self._account(response)
+            self._account(response, batch=path.rstrip("/").endswith(BATCH_PATH.rstrip("/")))
         logger.debug(
             "%s %s -> %s%s in %.1f ms",
             prepared.method,
@@ -916,12 +1029,17 @@ class Client:
         )
         try:
             env = parsed_answer(response, path, from_cache=from_cache)
-        except ServiceError as exc:
-            if exc.enveloped and not from_cache:
+        except NotFoundError as exc:
+            # A billed not-found (200 with its code) is the service's own answer, too.
+            if exc.status_code == 200 and not from_cache:
                 self._contacted = True
             raise
         if not from_cache:
+            # Only an answer the service gives on success proves the base URL (an enveloped
+            # error, a 404 above all, may come from a gateway or a path that is no endpoint).
             self._contacted = True
+            if not self._key_proven and path != HEALTH_PATH:  # health takes no key
+                self._prove_key()
         return env
 
     # -- bookkeeping -----------------------------------------------------------------------
@@ -931,7 +1049,7 @@ class Client:
             for name, n in increments.items():
                 setattr(self._stats, name, getattr(self._stats, name) + n)
 
-    def _account(self, response: requests.Response) -> None:
+    def _account(self, response: requests.Response, *, batch: bool = False) -> None:
         consumed = _finite_number(response.headers.get("X-Credits-Consumed"))
         balance = _finite_number(response.headers.get("X-Credits-Balance"))
         with self._stats_lock:
@@ -940,6 +1058,8 @@ class Client:
                 self._stats.rate_limited += 1
             if consumed is not None:
                 self._stats.credits_consumed += consumed
+                if batch:
+                    self._stats.batch_credits += consumed
             if balance is not None:
                 self._stats.credits_balance = balance
 
@@ -968,6 +1088,10 @@ class Client:
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
+            if not self._contacted and not isinstance(exc, TransportError):
+                # Something answered, but not with a tier: is it the service at all? (A
+                # transport failure says nothing more; the next call meets it again.)
+                self._probe_health()
             rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "
@@ -977,6 +1101,13 @@ class Client:
             )
             return rate
         return self._rate_from(tier)
+
+    def _probe_health(self) -> None:
+        """The tier could not be read before anything proved the base URL: ask the Data API's
+        free health probe (unpaced, no credits). A success proves the service; a 404 is a
+        ConfigurationError ("no endpoint"), an answer that is not the service's too (after
+        one quick retry); the service's own error (a 503: it is down) is raised as it is."""
+        self._request(HEALTH_PATH, None, cache=False, paced=False)
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:
         """min(95% of the tier's limit, rate_limit_per_minute); ``math.inf`` means unpaced.

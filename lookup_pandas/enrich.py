@@ -89,9 +89,10 @@ class Estimate:
     items: the same count). ``method`` is how it would fetch them: ``"batch"``, ``"single"``
     or ``"none"`` (nothing to fetch); with ``method="auto"`` a service whose batch support is
     not known yet is assumed to have it (a 404 to the first submit falls back to single).
-    ``jobs`` and ``polls`` count the batch calls (polls at ASSUMED_PAGE results each, plus one
-    a job). ``seconds`` is the expected duration from the Client's pace: ``to_fetch`` slots
-    for single calls, ``jobs + polls`` slots plus one poll interval for batch; None when the
+    ``jobs`` and ``polls`` count the batch calls: new jobs, and polls (at ASSUMED_PAGE results
+    each, plus one a job) of the new and the stored jobs. ``seconds`` is the expected
+    duration from the Client's pace: a slot per single call, ``jobs + polls`` slots plus one
+    poll interval for batch (how fast the service resolves items is not known); None when the
     pace is not known yet (nothing has been sent; ``client.learn_pace()`` reads it from the
     credits tier, unbilled) or the key is unmetered (then latency, not the pace, decides).
     """
@@ -105,6 +106,10 @@ class Estimate:
     jobs: int = 0
     polls: int = 0
     seconds: float | None = None
+    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``: collected,
+    #: not submitted again; ``stored_items`` of ``to_fetch`` are in them.
+    stored_jobs: int = 0
+    stored_items: int = 0
 
 
 @dataclass(frozen=True)
@@ -172,15 +177,18 @@ def estimate_values(
     check_method(method)
     values = list(values)
     handles, distinct = _normalise(values, fold_case)
-    cached = sum(client.is_cached(PROFILE_PATH, {"handle": h}) for h in distinct)
-    to_fetch = len(distinct) - cached
+    missing = [h for h in distinct if not client.is_cached(PROFILE_PATH, {"handle": h})]
+    stored = _stored_jobs_holding(client, missing)
+    in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     return planned(
         Estimate(
             rows=len(values),
             valid=sum(h is not None for h in handles),
             unique=len(distinct),
-            cached=cached,
-            to_fetch=to_fetch,
+            cached=len(distinct) - len(missing),
+            to_fetch=len(missing),
+            stored_jobs=len(stored),
+            stored_items=sum(h in in_stored for h in missing),
         ),
         client,
         method,
@@ -190,15 +198,19 @@ def estimate_values(
 def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
     """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
     pace as it stands (call again after ``client.learn_pace()`` to time it)."""
-    batch = use_batch(method, est.to_fetch, client.batch_supported)
-    jobs = -(-est.to_fetch // MAX_JOB_ITEMS) if batch else 0
-    polls = -(-est.to_fetch // ASSUMED_PAGE) + jobs if batch else 0
+    rest = est.to_fetch - est.stored_items  # what no stored job holds
+    batch = use_batch(method, rest, client.batch_supported)
+    jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
+    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
+    if est.stored_jobs:  # collected whatever the method
+        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
+    by_batch = batch or (est.stored_jobs and rest == 0)
     return dataclasses.replace(
         est,
-        method="none" if est.to_fetch == 0 else "batch" if batch else "single",
+        method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
         jobs=jobs,
         polls=polls,
-        seconds=_expected_seconds(client, est.to_fetch, jobs, polls),
+        seconds=_expected_seconds(client, rest if not batch else 0, jobs, polls),
     )
 
 
@@ -208,13 +220,14 @@ def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> f
     per_minute = (
         client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
     )
-    if to_fetch == 0:
+    if to_fetch == 0 and polls == 0:
         return 0.0
     if not per_minute:
         return None
-    if jobs:
-        return (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
-    return to_fetch * 60.0 / per_minute
+    seconds = to_fetch * 60.0 / per_minute  # single calls
+    if polls:
+        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
+    return seconds
 
 
 def _cached_outcome(client: Client, handle: str) -> _Outcome | None:
@@ -293,17 +306,31 @@ class _Job:
         self.bar = bar
         self.outcomes: dict[str, _Outcome] = {}
         self.counts = {"cached": 0, "fetched": 0, "failed": 0}
-        self.batch_billed = 0  # items of this run's batch jobs: each billed as it resolved
+        self.batch_billed = 0  # items of the batch jobs this run collected: billed as resolved
+        self.batch_recorded = 0  # handles recorded from those jobs so far
         self.jobs = ""  # "done/total" batch jobs, shown on the bar while there are any
+        self._waiting = 0  # calls waiting for another process's purchase, as last shown
         self._before = before
         self._outage: list[ServiceError] = []  # the latest failures in a row, if outage-like
         self._breaker_after = max(3, client.max_workers)
 
-    def credits(self) -> float:
-        """Credits the answers said they consumed, plus one per batch item this run's jobs
-        resolved (a batch item is billed as one lookup; its poll says nothing of it)."""
-        consumed = self.client.stats.credits_consumed - self._before.credits_consumed
-        return consumed + self.batch_billed
+    def credits(self, *, shown: bool = False) -> float:
+        """Credits this run paid: what the answers said they consumed, plus one per item of
+        the batch jobs it collected (each billed when it resolved) that their answers did not
+        report already, so an item is never counted twice (issue 21).
+
+        ``shown``: the bar's figure, which never runs ahead of the handles recorded: a
+        single call's credits arrive with its answer, a moment before it is recorded, and a
+        batch page's before its handles are; each costs at most one credit here.
+        """
+        now = self.client.stats
+        consumed = now.credits_consumed - self._before.credits_consumed
+        by_batch = now.batch_credits - self._before.batch_credits
+        singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
+        if shown:
+            singles = min(singles, self.counts["fetched"] - self.batch_recorded)
+            items = min(items, self.batch_recorded)
+        return singles + items
 
     def record(self, handle: str, outcome: _Outcome, kind: str) -> None:
         self.outcomes[handle] = _handed(self.on_record, handle, outcome)
@@ -315,16 +342,25 @@ class _Job:
             self._watch_outage(outcome)
 
     def _show(self, n: int) -> None:
-        """Advance the bar by ``n`` handles and show the counts."""
-        jobs = {"jobs": self.jobs} if self.jobs else {}
-        self.bar.update(
-            n,
-            cached=self.counts["cached"],
-            fetched=self.counts["fetched"],
-            failed=self.counts["failed"],
-            credits=f"{self.credits():g}",
-            **jobs,
-        )
+        """Advance the bar by ``n`` handles and show the counts, most telling first (a narrow
+        terminal shows as many as fit)."""
+        counts: dict[str, Any] = {
+            "fetched": self.counts["fetched"],
+            "credits": f"{self.credits(shown=True):g}",
+        }
+        self._waiting = self.client.waiting
+        if self._waiting:
+            counts["waiting"] = f"{self._waiting} handles another process is buying"
+        if self.jobs:
+            counts["jobs"] = self.jobs
+        counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
+        self.bar.update(n, **counts)
+
+    def tick(self) -> None:
+        """Between answers (every half second while none comes): redraw while calls wait for
+        another process, and once when they stop, so the bar says why it does not move."""
+        if self.client.waiting or self._waiting:
+            self._show(0)
 
     def _watch_outage(self, outcome: _Outcome) -> None:
         """The breaker: so many fetches in a row that failed like an outage end the job."""
@@ -354,6 +390,7 @@ class _Job:
         try:
             for handle, answer in run:
                 self.batch_billed = run.billed
+                self.batch_recorded += 1
                 self.jobs = f"{run.jobs_done}/{run.jobs_total}"
                 if isinstance(answer, Envelope):
                     self.record(handle, _Outcome(OK, answer.data), "fetched")
@@ -394,6 +431,8 @@ class _Job:
         self, pending: dict[Future[tuple[_Outcome, bool] | None], str], *, block: bool
     ) -> None:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
+        if not done:
+            self.tick()
         for future in done:
             handle = pending.pop(future)
             result = future.result()  # an AuthenticationError surfaces here
@@ -476,6 +515,11 @@ def lookup_values(
         }
         to_run = [h for h in distinct if h not in cached]
         _check_budget(len(to_run), len(cached), len(distinct), max_calls)
+    if cached:
+        # Answers read ahead from the cache: a key never seen to work is checked (free) before
+        # they are used, so a wrong or revoked key fails the run instead of passing unnoticed.
+        # (On the fast path, each call's own cache hit checks it: Client._request.)
+        client.check_key()
     submit = use_batch(method, len(to_run), client.batch_supported)
     run = None
     if submit or stored:

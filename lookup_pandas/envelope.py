@@ -10,10 +10,12 @@ Pure: takes a status, headers and body bytes, so every rule here is tested witho
 ``success`` is authoritative; when it is false ``message`` carries the reason. A body that is
 not the JSON envelope is a ResponseError (or, on 5xx / 429 / 401 / 403, the error that status
 means), never a KeyError or JSONDecodeError. "Not found" is only what the service says: its
-envelope with a not-found ``error_code`` (1010 person, 1020 company, 1030 skill) or a 404 that
-carries the envelope. A bare or HTML 404 (a web server that is not the service, a proxy) is a
-ResponseError, so a wrong base URL never makes real people look nonexistent. Every error raised
-for an answer that is not the envelope has ``enveloped = False``.
+envelope with a not-found ``error_code`` (1010 person, 1020 company, 1030 skill; a 404 with 1090
+is a batch job not found or expired). Production has no other 404: an enveloped 404 without one
+of those codes is "no such endpoint", a ConfigurationError (a wrong base URL), and a bare or
+HTML 404 (a web server that is not the service, a proxy) a ResponseError, so a wrong base URL
+never makes real people look nonexistent. Every error raised for an answer that is not the
+envelope has ``enveloped = False``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 from .errors import (
     AuthenticationError,
+    ConfigurationError,
     NotFoundError,
     RateLimitError,
     ResponseError,
@@ -35,11 +38,13 @@ from .errors import (
 )
 from .retry import parse_retry_after
 
-__all__ = ["NOT_FOUND_CODES", "Envelope", "parse_envelope"]
+__all__ = ["JOB_NOT_FOUND_CODE", "NOT_FOUND_CODES", "Envelope", "parse_envelope"]
 
 #: error_code values of a lookup that found nothing (200 + success=false, billed):
 #: 1010 a person, 1020 a company, 1030 a skill.
 NOT_FOUND_CODES = frozenset({"1010", "1020", "1030"})
+#: error_code of production's only 404: a batch job not found or expired.
+JOB_NOT_FOUND_CODE = "1090"
 _SNIPPET = 120
 
 
@@ -96,6 +101,18 @@ def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:
     return ServiceError(message, status_code=status, **kw)
 
 
+def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> ConfigurationError:
+    """An enveloped 404 without a not-found code: the URL is no endpoint of the service."""
+    exc = ConfigurationError(
+        f"No such endpoint: {url or 'the path'} answered HTTP 404 without a not-found code "
+        f"({message})",
+        status_code=404,
+        **common,
+    )
+    exc.server_message = message
+    return exc
+
+
 def parse_envelope(
     status: int,
     headers: Mapping[str, str],
@@ -140,6 +157,8 @@ def parse_envelope(
             if error_code == "VALIDATION_ERROR":
                 raise ValidationError(message, status_code=status, **common)
             raise ServiceError(message, status_code=status, **common)
+        if status == 404 and error_code not in NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE}:
+            raise _no_endpoint(message, url, common)
         exc = _error_for_status(status, message, **common)
         if isinstance(exc, RateLimitError):
             exc.retry_after = retry_after

@@ -210,6 +210,9 @@ class ConfigurationError(ServiceError):
     (it names the variable, e.g. ``LOOKUP_API_KEY``). They are the same unless told apart.
     """
 
+    #: The service's own words, when a 404 without a not-found code said "no such endpoint".
+    server_message: str | None = None
+
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.cli_message = cli_message or message
@@ -234,7 +237,13 @@ class ColumnError(UsageError):
     """A column that is missing, or that enrichment would overwrite; nothing was sent.
 
     Not a KeyError: that is a builtin ``LookupError``, which no error of ours derives from.
+    ``cli_message`` names the command line's option (``--prefix``) where ``message`` names
+    the keyword (``prefix=``).
     """
+
+    def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.cli_message = cli_message or message
 
 
 class InsecureCacheWarning(UserWarning):

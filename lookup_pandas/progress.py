@@ -5,20 +5,76 @@ Example::
     with Progress(progress=None, desc="employees", unit="rec") as bar:
         bar.update(50, pages=1)          # postfix "pages=1"
 
+    fit_postfix({"fetched": 48, "credits": 48, "cached": 0}, room=20)   # "fetched=48, credits=48"
+
 ``progress``: ``None`` or ``True`` shows a bar (a widget in Jupyter, text in a terminal),
 ``False`` shows none. Every tqdm call is guarded: a broken display (a closed stderr, a
 front-end without widgets) is logged at DEBUG and the job goes on. A job that ends by an
 exception removes its bar (the exception says what happened; no half-full bar is left behind).
+
+In a terminal the line fits its width: the counts after the bar (its postfix) are given in
+order of importance, and those that do not fit are left out (:func:`fit_postfix`); below
+:data:`NARROW_COLUMNS` the rate and elapsed time are left out too, so an 80-column terminal
+shows the bar, the counts and the time left rather than a one-character bar and a cut word.
+A notebook's widget, or a log file, shows every count.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
+from collections.abc import Mapping
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Progress"]
+__all__ = ["NARROW_COLUMNS", "Progress", "fit_postfix"]
+
+#: Below this many columns the bar leaves out its rate and elapsed time.
+NARROW_COLUMNS = 100
+#: The compact layout of a narrow terminal: percentage, bar, count, time left, counts.
+_NARROW_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{remaining} left{postfix}]"
+#: The fewest bar characters kept when the counts are fitted in.
+_MIN_BAR = 6
+
+
+def fit_postfix(fields: Mapping[str, Any], room: int | None) -> str:
+    """``fields`` as ``name=value`` pairs, most important first, as many as fit in ``room``
+    characters (all of them when ``room`` is None).
+
+    Example: ``fit_postfix({"fetched": 1, "credits": 1, "failed": 0}, room=22)`` ->
+    ``"fetched=1, credits=1"``
+    """
+    text = ""
+    for name, value in fields.items():
+        part = f"{name}={value}"
+        candidate = f"{text}, {part}" if text else part
+        if room is not None and len(candidate) > room:
+            break
+        text = candidate
+    return text
+
+
+class _Stream:
+    """A stand-in with the one attribute :func:`_columns` reads of a text bar."""
+
+    def __init__(self, fp: Any) -> None:
+        self.fp = fp
+
+
+def _columns(bar: Any) -> int | None:
+    """The width of the terminal a text bar is drawn on; None for a notebook's widget or a
+    stream that is no terminal (a log file), where the line may be as long as it likes."""
+    if hasattr(bar, "container"):  # tqdm.notebook
+        return None
+    fp = getattr(bar, "fp", None)
+    try:
+        if fp is None or not fp.isatty():
+            return None
+        return os.get_terminal_size(fp.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 class Progress:
@@ -26,6 +82,9 @@ class Progress:
 
     def __init__(self, progress: bool | None = None, **tqdm_kwargs: Any) -> None:
         self._bar: Any = None
+        #: A notebook bar's output (an IPython DisplayHandle): updated when the bar closes, so
+        #: a saved notebook's text shows the end ("136/136"), not the start ("0/136").
+        self._shown: Any = None
         if progress is False:
             return
         try:
@@ -33,20 +92,45 @@ class Progress:
 
             tqdm_kwargs.setdefault("dynamic_ncols", True)
             tqdm_kwargs.setdefault("leave", True)
+            # tqdm.auto's class in a kernel derives from tqdm.notebook's (and asyncio's)
+            notebook = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)
+            if notebook:
+                tqdm_kwargs.setdefault("display", False)  # shown below, with a display id
+            else:  # a widget has room for everything; a terminal may not
+                columns = _columns(_Stream(tqdm_kwargs.get("file") or sys.stderr))
+                if columns is not None and columns < NARROW_COLUMNS:
+                    tqdm_kwargs.setdefault("bar_format", _NARROW_FORMAT)
             self._bar = tqdm(**tqdm_kwargs)
+            if notebook and tqdm_kwargs["display"] is False:
+                from IPython.display import display
+
+                self._shown = display(self._bar.container, display_id=True)  # type: ignore[no-untyped-call]
         except Exception:  # a progress failure never breaks a call
             logger.debug("progress bar unavailable", exc_info=True)
 
     def update(self, n: int = 1, **postfix: Any) -> None:
+        """Advance by ``n`` and show ``postfix`` (most important first; the terminal's width
+        decides how many are shown)."""
         if self._bar is None:
             return
         try:
             if postfix:
-                self._bar.set_postfix(postfix, refresh=False)
+                self._bar.set_postfix_str(fit_postfix(postfix, self._room()), refresh=False)
             self._bar.update(n)
+            if n == 0:
+                self._bar.refresh()
         except Exception:
             logger.debug("progress update failed", exc_info=True)
             self._bar = None
+
+    def _room(self) -> int | None:
+        """Characters left for the postfix once the rest of the line and a short bar are in."""
+        columns = _columns(self._bar)
+        if columns is None:
+            return None
+        meter = dict(self._bar.format_dict, ncols=None, postfix=None)
+        bare = self._bar.format_meter(**meter)  # with tqdm's default 10-character bar
+        return max(0, columns - len(bare) + 10 - _MIN_BAR - len(", "))
 
     def set_total(self, total: int | None) -> None:
         """A new total, e.g. the real length of a list that ended early."""
@@ -69,6 +153,8 @@ class Progress:
                 # its total and does not leave is hidden.
                 self._bar.total = self._bar.n
             self._bar.close()
+            if self._shown is not None and not failed:
+                self._shown.update(self._bar.container)
         except Exception:
             logger.debug("progress close failed", exc_info=True)
         self._bar = None

@@ -150,6 +150,42 @@ def source(keyword: str, env_var: str, *, given: bool) -> str:
     return f"{keyword}=" if given else f"the {env_var} environment variable"
 
 
+#: Path segments the library adds itself: a base URL that already holds them would double them.
+_API_SURFACES = (("api", "data"), ("api", "panel"))
+
+
+def service_root(url: str) -> str | None:
+    """The service's root when ``url`` goes on into a path the library adds itself (the Data
+    API's ``/api/data/v1/...`` or the panel's ``/api/panel/...``), else None.
+
+    Example: ``service_root("http://127.0.0.1:8080/api/data/v1")`` -> ``"http://127.0.0.1:8080"``;
+    ``service_root("https://gw.example.com/lookup")`` -> None (a prefix of one's own is fine).
+    """
+    split = urlsplit(url)
+    segments = split.path.split("/")
+    lowered = [s.lower() for s in segments]
+    for i in range(len(lowered) - 1):
+        if (lowered[i], lowered[i + 1]) in _API_SURFACES:
+            root_path = "/".join(segments[:i]).rstrip("/")
+            return urlunsplit((split.scheme, split.netloc, root_path, "", ""))
+    return None
+
+
+def _check_root(url: str, url_source: str) -> None:
+    """Refuse a base URL that holds a path the library adds itself: every call would go to
+    ``.../api/data/v1/api/data/v1/...``, which is no endpoint. Refused, not corrected: a
+    setting that is silently rewritten stays wrong wherever else it is used."""
+    root = service_root(url)
+    if root is None:
+        return
+    raise ConfigurationError(
+        f"The base URL {url} holds a path the library adds itself ({url[len(root) :]}): give "
+        f"the service's root instead, {root} (check {url_source}).",
+        cli_message=f"The base URL {url} holds a path the library adds itself "
+        f"({url[len(root) :]}): set {ENV_BASE_URL}={root}.",
+    )
+
+
 def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
     """No value anywhere: Python callers may pass the keyword; the CLI reads the environment."""
     return ConfigurationError(
@@ -218,6 +254,7 @@ class Settings:
             raise ConfigurationError(
                 f"The base URL must start with http:// or https://: check {url_source}."
             )
+        _check_root(url, url_source)
         if not isinstance(expire_after, timedelta):
             expire_after = timedelta(seconds=float(expire_after))
         timeout = _checked_number("timeout", timeout, low=0, inclusive=False)

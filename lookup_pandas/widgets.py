@@ -21,6 +21,9 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .client import SEARCH_PATH, Client, resolve_client
+from .endpoints import SEARCH
+from .errors import UsageError
+from .filters import MIN_TEXT, check_listing
 from .frames import records_to_frame
 from .pagination import PagePlan
 from .views import current_position, full_name, summary
@@ -29,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["SearchPanel"]
 
-MIN_TITLE = 3
+MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.filters)
 #: (key of views.summary, label) of the results table: built from what each record has.
 TABLE_COLUMNS = [
     ("name", "Name"),
@@ -125,9 +128,15 @@ class SearchPanel(widgets.VBox):
         if len(title) < MIN_TITLE:
             self._say(f"Type at least {MIN_TITLE} characters of a job title.")
             return
+        query = {"title": title, "limit": int(self.page_size.value)}
+        try:
+            check_listing(SEARCH, query)  # what lp.search_people refuses, refused here too
+        except UsageError as exc:
+            self._say(_one_line(exc))
+            return
         self._records = []
         self._plan = PagePlan(style=None)
-        self._next = self._plan.first({"title": title, "limit": int(self.page_size.value)})
+        self._next = self._plan.first(query)
         self.profile_view.value = ""
         self._load_page()
 

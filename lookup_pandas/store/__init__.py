@@ -7,6 +7,7 @@ Example::
     store.defer(2.0)                     # a 429 said Retry-After: 2 -> nobody sends for 2 s
     store.claim_many(["key-of-ada"], ttl=540)   # {key: MINE}: fetch it; BUSY: another is;
     store.release_many(["key-of-ada"])   # RECHECK: another just fetched it: read the cache
+    store.mark_key_seen()                # the key worked once: an all-cached run need not ask
     store.remember(StoredJob("job_1", ("ada", "grace"), submitted=time.time()))
     store.drop_inputs(lambda h: h == "ada")     # [("job_1", ("ada",))]: erased from the job
 
@@ -22,7 +23,9 @@ above the Client knows which store is in use.
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ from typing import Protocol
 
 __all__ = [
     "BUSY",
+    "KEY_SEEN_SECONDS",
     "MINE",
     "RECHECK",
     "MemoryStore",
@@ -46,6 +50,9 @@ __all__ = [
 MINE, BUSY, RECHECK = "mine", "busy", "recheck"
 #: How long a released claim says "just fetched: read the cache" to the next claimant.
 DONE_SECONDS = 120.0
+#: How long a key seen to work is taken as working without asking again (a revoked key is
+#: then found by the next run's one free tier read).
+KEY_SEEN_SECONDS = 3600.0
 #: How long a pace set after a 429 (a lower limit, or half) holds for every process.
 SHARED_SLOWDOWN_SECONDS = 600.0
 
@@ -92,6 +99,16 @@ class Store(Protocol):
         """Let go of this holder's claims; the next claimants are told RECHECK for a while."""
         ...
 
+    def key_seen(self) -> bool:
+        """Whether this namespace's key (with its base URL) was seen to work within the last
+        :data:`KEY_SEEN_SECONDS`: an answer accepted it. A run that is all cache hits checks
+        a key not seen (a wrong key, or one revoked since)."""
+        ...
+
+    def mark_key_seen(self) -> None:
+        """Remember that this namespace's key worked (no secret: the namespace is a hash)."""
+        ...
+
     def remember(self, job: StoredJob) -> None: ...
 
     def jobs(self) -> list[StoredJob]: ...
@@ -131,6 +148,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, StoredJob] = {}
+        self._key_seen = -math.inf  # time.monotonic() when the key last worked
 
     def reserve(self, interval: float) -> float:
         return 0.0
@@ -149,6 +167,12 @@ class MemoryStore:
 
     def release_many(self, keys: list[str]) -> None:
         return None
+
+    def key_seen(self) -> bool:
+        return time.monotonic() - self._key_seen < KEY_SEEN_SECONDS
+
+    def mark_key_seen(self) -> None:
+        self._key_seen = time.monotonic()
 
     def remember(self, job: StoredJob) -> None:
         with self._lock:

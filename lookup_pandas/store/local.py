@@ -22,14 +22,23 @@ import json
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..private_files import prepare_sqlite_file
 from ..transport import while_locked
-from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob, split_inputs
+from . import (
+    BUSY,
+    DONE_SECONDS,
+    KEY_SEEN_SECONDS,
+    MINE,
+    RECHECK,
+    SHARED_SLOWDOWN_SECONDS,
+    StoredJob,
+    split_inputs,
+)
+from .holders import holder_gone, holder_name
 
 __all__ = ["LocalStore"]
 
@@ -48,6 +57,10 @@ CREATE TABLE IF NOT EXISTS pace (
     floor_interval REAL NOT NULL,
     floor_until    REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS keys_seen (
+    namespace TEXT PRIMARY KEY,
+    seen      REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS claims (
     namespace TEXT NOT NULL,
     key       TEXT NOT NULL,
@@ -65,12 +78,18 @@ class LocalStore:
     """The shared pace, claims and batch jobs of one namespace in ``path``."""
 
     def __init__(
-        self, path: Path, namespace: str, *, clock: Callable[[], float] = time.time
+        self,
+        path: Path,
+        namespace: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        holder: str | None = None,
     ) -> None:
         self.path = path
         self._ns = namespace
         self._clock = clock
-        self._holder = uuid.uuid4().hex  # this store object's name on its claims
+        #: This store object's name on its claims (:func:`.holders.holder_name`).
+        self._holder = holder or holder_name()
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
 
@@ -176,7 +195,7 @@ class LocalStore:
                     (self._ns, key),
                 ).fetchone()
                 live = row is not None and row[2] > now
-                if live and not row[1] and row[0] != self._holder:
+                if live and not row[1] and row[0] != self._holder and not holder_gone(row[0]):
                     states[key] = BUSY
                     continue
                 conn.execute(
@@ -213,6 +232,21 @@ class LocalStore:
                 [(now + DONE_SECONDS, self._ns, key, self._holder) for key in keys],
             )
             conn.execute("DELETE FROM claims WHERE expires < ?", (now,))
+
+        self._write(work)
+
+    # -- keys seen to work --------------------------------------------------------------------
+
+    def key_seen(self) -> bool:
+        since = self._clock() - KEY_SEEN_SECONDS
+        query = "SELECT 1 FROM keys_seen WHERE namespace = ? AND seen > ?"
+        return bool(self._read(query, (self._ns, since)))
+
+    def mark_key_seen(self) -> None:
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO keys_seen (namespace, seen) VALUES (?, ?)", (self._ns, now)
+            )
 
         self._write(work)
 

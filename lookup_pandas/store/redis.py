@@ -13,6 +13,7 @@ base URL; the key itself is never stored)::
     lookup_pandas:<ns>:pace           hash: next, deferred, floor, floor_until (µs, Redis TIME)
     lookup_pandas:<ns>:claim:<key>    the claim's holder, or "done" for a while after release
     lookup_pandas:<ns>:jobs           hash: job_id -> JSON {"inputs": [...], "submitted": t}
+    lookup_pandas:<ns>:key-seen       "1" for an hour after the key (hashed into <ns>) worked
     lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:class:`RedisAnswersCache`)
     lookup_pandas:<ns>:cache-redirects  hash: requests-cache's redirect aliases (cache keys)
 
@@ -40,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -53,7 +53,17 @@ from requests_cache.backends.redis import RedisCache
 from ..errors import ConfigurationError
 from ..settings import ENV_CACHE, redact_url
 from ..transport import PaidAnswersOnly
-from . import BUSY, DONE_SECONDS, MINE, RECHECK, SHARED_SLOWDOWN_SECONDS, StoredJob, split_inputs
+from . import (
+    BUSY,
+    DONE_SECONDS,
+    KEY_SEEN_SECONDS,
+    MINE,
+    RECHECK,
+    SHARED_SLOWDOWN_SECONDS,
+    StoredJob,
+    split_inputs,
+)
+from .holders import holder_name
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -80,7 +90,7 @@ CHUNK = 1000
 _CLAIM_STATES = {0: MINE, 1: BUSY, 2: RECHECK}
 #: Times a stored job is read again when it changed while handles were erased from it.
 _CAS_ATTEMPTS = 5
-_DONE = "done"  # a claim's value once released (holders are uuid4 hex: never this)
+_DONE = "done"  # a claim's value once released (holder names hold "|": never this)
 
 
 def key_prefix(namespace: str) -> str:
@@ -263,7 +273,7 @@ class RedisStore:
         self._prefix = key_prefix(namespace)
         self._pace_key = f"{self._prefix}:pace"
         self._jobs_key = f"{self._prefix}:jobs"
-        self._holder = uuid.uuid4().hex  # this store object's name on its claims
+        self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
         self._reserve = self._redis.register_script(_RESERVE)
         self._defer = self._redis.register_script(_DEFER)
@@ -318,6 +328,16 @@ class RedisStore:
         for chunk in _chunks(keys):
             with _translated(self.url):
                 self._release(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
+
+    # -- keys seen to work --------------------------------------------------------------------
+
+    def key_seen(self) -> bool:
+        with _translated(self.url):
+            return bool(self._redis.exists(f"{self._prefix}:key-seen"))
+
+    def mark_key_seen(self) -> None:
+        with _translated(self.url):
+            self._redis.set(f"{self._prefix}:key-seen", b"1", ex=int(KEY_SEEN_SECONDS))
 
     # -- batch jobs --------------------------------------------------------------------------
 

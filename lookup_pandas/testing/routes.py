@@ -16,7 +16,11 @@ endpoint does not know are ignored, as production does. Search: ``title`` (requi
 ``organization_slugs`` and ``skills`` (comma-separated), ``skills_match`` (``all`` | ``any``),
 ``current_only`` (``false``). Employees: ``current_only`` (``true``), ``title``,
 ``geo_country_code``, ``geo_city``, ``start_year``, ``start_month``, ``sort`` (``newest`` |
-``oldest`` | ``recently_left``). A cursor is bound to every parameter that shapes its list.
+``oldest`` | ``recently_left``). The names come from the one declaration per endpoint in
+:mod:`lookup_pandas.endpoints` (the client checks requests against it too); a declared filter
+the data store does not model is ignored like an unknown one. A free-text filter given with
+fewer than 3 characters is a 400, as in production (a blank one filters nothing). A cursor is
+bound to every parameter that shapes its list.
 With the ``sparse_records`` knob every record sent is :func:`.data.thin`'s: lists are filtered
 on the full records, then thinned.
 """
@@ -26,6 +30,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import inspect
 import json
 import time
 import uuid
@@ -33,16 +38,25 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..endpoints import EMPLOYEES as EMPLOYEES_LISTING
+from ..endpoints import SEARCH as SEARCH_LISTING
+from ..endpoints import Listing
+from ..filters import MIN_TEXT
 from . import data
 from .batch import BATCH, MAX_ITEMS, BatchJob
 from .state import RequestRecord, ServiceState, key_id
 
-__all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle"]
+__all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle", "stats"]
 
 PROFILE = "/api/data/v1/people/profile"
 EMPLOYEES = "/api/data/v1/companies/employees"
 SEARCH = "/api/data/v1/people/search"
 TIER = "/api/panel/credits/tier/k/"
+#: Free, and answered without a key (production's liveness probe of the Data API).
+HEALTH = "/api/data/v1/health"
+#: The emulator's own counters as JSON: outside the API's namespace, no key, never billed or
+#: counted (see :func:`stats`).
+STATS = "/_emulator/stats"
 DATA_HEADER = "x-service-apikey"
 PANEL_HEADER = "x-authapi-key"
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20
@@ -229,14 +243,38 @@ def _slice(records: Sequence[dict[str, Any]], start: int, limit: int) -> tuple[l
     return page, start + limit < len(records)
 
 
+#: Filters parsed by type below; every other declared filter the data store models is text.
+_TYPED = frozenset({"current_only", "start_year", "start_month", "sort", "skills_match"})
+
+
+def _passed_as_text(listing: Listing, store: Callable[..., Any]) -> tuple[str, ...]:
+    """The filters of ``listing`` (declared once, in lookup_pandas.endpoints) that the data
+    store's ``store`` function models and that are passed to it as given: no second list.
+    A declared filter the store does not model is ignored, as any unknown parameter is."""
+    keywords = inspect.signature(store).parameters
+    return tuple(
+        n for n in listing.filters if n in keywords and n not in _TYPED and n != listing.required
+    )
+
+
+def _texts(req: Request, listing: Listing, names: tuple[str, ...]) -> dict[str, str]:
+    """The ``names`` given (blank ones are not), each free-text one 3+ characters, else 400."""
+    given = {k: v for k in names if (v := _given(req, k))}
+    for name in (listing.required, *given):
+        value = req.param(name)
+        if name in listing.text and value and 0 < len(value.strip()) < MIN_TEXT:
+            raise BadRequest(name, f"must be at least {MIN_TEXT} characters")
+    return given
+
+
 #: The employees endpoint's text filters (production's names); unknown parameters are ignored.
-_EMPLOYEE_TEXT_FILTERS = ("title", "geo_country_code", "geo_city")
+_EMPLOYEE_TEXT_FILTERS = _passed_as_text(EMPLOYEES_LISTING, data.employee_records)
 
 
 def _employees(state: ServiceState, req: Request) -> Reply:
     slug = _required(req, "slug")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters: dict[str, Any] = {k: v for k in _EMPLOYEE_TEXT_FILTERS if (v := _given(req, k))}
+    filters: dict[str, Any] = _texts(req, EMPLOYEES_LISTING, _EMPLOYEE_TEXT_FILTERS)
     filters["current_only"] = _bool(req, "current_only", True)
     if _given(req, "start_year") is not None:
         filters["start_year"] = _int(req, "start_year", 0, 1900, 2100)
@@ -272,22 +310,13 @@ def _employees(state: ServiceState, req: Request) -> Reply:
 
 
 #: The search endpoint's text filters besides ``title`` (production's names).
-_SEARCH_TEXT_FILTERS = (
-    "first_name",
-    "last_name",
-    "headline",
-    "summary",
-    "geo_city",
-    "geo_country_code",
-    "organization_slugs",
-    "skills",
-)
+_SEARCH_TEXT_FILTERS = _passed_as_text(SEARCH_LISTING, data.search_records)
 
 
 def _search(state: ServiceState, req: Request) -> Reply:
     title = _required(req, "title")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters: dict[str, Any] = {k: v for k in _SEARCH_TEXT_FILTERS if (v := _given(req, k))}
+    filters: dict[str, Any] = _texts(req, SEARCH_LISTING, _SEARCH_TEXT_FILTERS)
     filters["skills_match"] = _choice(req, "skills_match", data.SKILLS_MATCH) or "all"
     filters["current_only"] = _bool(req, "current_only", False)
     scope = _scope("search", title, limit, sorted(filters.items()))
@@ -329,7 +358,7 @@ def _batch(state: ServiceState, req: Request) -> Reply:
     state.settle_jobs(now)
     job = state.job(job_id, key, now)
     if job is None:
-        return fail(404, "Batch job not found or expired", error_code="1040")
+        return fail(404, "Batch job not found or expired", error_code="1090")
     processed = job.processed(now, state.knobs.batch_resolve_rate)
     items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
     found = [(i, data.person(i)) for i, outcome in items if outcome == "ok"]
@@ -405,6 +434,10 @@ def _as_reply(value: Reply | tuple[int, Any]) -> Reply:
 
 def _route(state: ServiceState, req: Request) -> Reply:
     route = ROUTES.get(req.path)
+    if req.path == HEALTH and req.method == "GET":  # no key: production's liveness probe
+        scripted = state.overrides.get(HEALTH)
+        answer = scripted(req) if scripted is not None else None
+        return _as_reply(answer) if answer is not None else ok({"status": "ok"}, "Healthy")
     if route is None or (route is _batch and not state.knobs.batch):
         return fail(404, f"No endpoint at {req.path}")
     if req.method not in METHODS.get(req.path, ("GET",)):
@@ -441,9 +474,36 @@ def _route(state: ServiceState, req: Request) -> Reply:
         return fail(400, "Validation failed", errors=exc.errors, error_code="VALIDATION_ERROR")
 
 
+def stats(state: ServiceState) -> dict[str, Any]:
+    """What the emulator saw and billed since its last reset, as ``serve`` prints it.
+
+    Example: ``stats(state)["billed_calls"]`` is 1 after one profile lookup. ``requests``:
+    requests answered (any status; not this route's); ``billed_calls``: billed requests;
+    ``billed_batch_items``: batch items billed as they resolved; ``credits``: the balance spent;
+    ``distinct_handles``: handles billed at least once; ``rate_limited``: answers 429.
+    """
+    with state.lock:  # one consistent snapshot (the lock is re-entrant)
+        state.settle_jobs()
+        records = list(state.records)
+        return {
+            "requests": sum(not r.item for r in records),
+            "billed_calls": sum(r.billed and not r.item for r in records),
+            "billed_batch_items": sum(r.billed and r.item for r in records),
+            "credits": state.knobs.balance - state.balance,
+            "distinct_handles": len(state.billed_handles()),
+            "rate_limited": sum(r.status == 429 and not r.item for r in records),
+            "balance": state.balance,
+        }
+
+
 def handle(state: ServiceState, req: Request) -> Reply:
     """Answer ``req``: route it, bill it, stamp the headers, and count it (with the time and
-    the short hash of the key it carried: the header its endpoint reads, else the other)."""
+    the short hash of the key it carried: the header its endpoint reads, else the other).
+    ``GET /_emulator/stats`` answers :func:`stats` as JSON, unbilled and uncounted."""
+    if req.path == STATS:
+        if req.method not in ("GET", "HEAD"):
+            return _json(405, {"error": f"Method {req.method} not allowed"})
+        return _json(200, stats(state), **{"Cache-Control": "no-store"})
     at = time.monotonic()
     header = (PANEL_HEADER, DATA_HEADER) if req.path == TIER else (DATA_HEADER, PANEL_HEADER)
     sent = req.headers.get(header[0]) or req.headers.get(header[1])

@@ -8,6 +8,7 @@ Example::
         svc.count("/api/data/v1/people/profile", handle="ada")      # 1
         svc.billed_handles(key=svc.api_key)     # Counter({"ada": 1}): paid per handle, one key
         svc.rate_limited(key=svc.api_key)       # 0: the 429s that key was answered
+        svc.stats()["billed_calls"]             # 1: also at GET /_emulator/stats (no key)
 
 Every knob of :class:`~lookup_pandas.testing.state.Knobs` is a keyword here and can be changed
 while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything back as built.
@@ -25,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .routes import DROP, Override, Request, handle
+from .routes import DROP, STATS, Override, Request, handle, stats
 from .state import Knobs, RequestRecord, ServiceState
 
 logger = logging.getLogger(__name__)
@@ -52,14 +53,17 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(min(length, 1 << 20)) if length > 0 else b""
         req = Request(self.command, split.path, params, headers, body)
         key = (req.path, req.params)
-        state.enter(key)
-        try:
-            latency = state.knobs.latency
-            if latency > 0:
-                time.sleep(latency)
+        if req.path == STATS:  # the emulator's own counters: no latency, not a request
             reply = handle(state, req)
-        finally:
-            state.leave(key)
+        else:
+            state.enter(key)
+            try:
+                latency = state.knobs.latency
+                if latency > 0:
+                    time.sleep(latency)
+                reply = handle(state, req)
+            finally:
+                state.leave(key)
         if reply is DROP:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -257,6 +261,14 @@ class FakeService:
         Example: ``svc.billed_handles() == Counter({"ada": 1, "unknown-x": 1})``
         """
         return self.state.billed_handles(key)
+
+    def stats(self) -> dict[str, Any]:
+        """What it saw and billed since the last reset, as ``GET /_emulator/stats`` answers it.
+
+        Example: ``svc.stats()`` -> ``{"requests": 3, "billed_calls": 2, "billed_batch_items":
+        0, "credits": 2.0, "distinct_handles": 2, "rate_limited": 0, "balance": 99998.0}``
+        """
+        return stats(self.state)
 
     @property
     def batch_jobs(self) -> dict[str, tuple[str, ...]]:

@@ -130,19 +130,20 @@ def test_company_employees_limit_is_passed_through(fake_service, fake_client):
     assert len(requests) == 3 and all(p["limit"] == "3" for p in requests)
 
 
-def test_company_employees_extra_filters_are_query_params(fake_service, fake_client):
+def test_company_employees_filters_are_query_params(fake_service, fake_client):
+    # Only production's names: a misspelt one is refused (tests/integration/test_filter_checks.py)
     lp.company_employees(
         "acme",
         max_records=10,
         client=fake_client,
         progress=False,
-        department="engineering",
-        seniority="senior",
+        start_year=2020,
+        sort="newest",
     )
     requests = params_of(fake_service, EMPLOYEES)
     assert len(requests) == 1
-    assert requests[0]["department"] == "engineering"
-    assert requests[0]["seniority"] == "senior"
+    assert requests[0]["start_year"] == "2020"
+    assert requests[0]["sort"] == "newest"
     assert requests[0]["slug"] == "acme"
 
 

@@ -162,10 +162,11 @@ def test_negative_max_records_is_refused_before_sending(fake_service, tmp_path):
     assert fake_service.count() == 0
 
 
-def test_out_of_range_limit_shows_the_services_validation_message(fake_service, tmp_path):
-    """Finding: the service's field-level validation error reaches the user in one line."""
+def test_out_of_range_limit_is_refused_before_sending(fake_service, tmp_path):
+    """Finding: --limit 500 went to the service (a ValidationError, exit 1); --help says 1-50."""
     done = _run(fake_service, tmp_path, "employees", "acme", "--limit", "500")
-    _fails(done, 1, "ValidationError", "limit: must be an integer between 1 and 50")
+    _fails(done, 2, "UsageError", "limit must be a whole number from 1 to 50")
+    assert fake_service.count() == 0
 
 
 # -- settings and authentication -------------------------------------------------------------

@@ -84,24 +84,29 @@ def test_get_returns_the_whole_checked_envelope(fake_service, fake_client):
     assert [r["id"] for r in body["data"]] == [r["id"] for r in data.employees("acme")[5:10]]
 
 
-def test_unknown_path_raises_not_found_error_without_retrying(fake_service, fake_client):
+def test_unknown_path_raises_a_configuration_error_naming_the_url_without_retrying(
+    fake_service, fake_client
+):
     ids = capture_request_ids(fake_client)
-    with pytest.raises(NotFoundError) as info:
+    with pytest.raises(ConfigurationError) as info:
         fake_client.get("/api/data/v1/no-such-endpoint")
 
     exc = info.value
+    assert not isinstance(exc, NotFoundError)
     assert exc.status_code == 404
-    assert exc.message == "No endpoint at /api/data/v1/no-such-endpoint"
+    assert f"No endpoint at {fake_service.base_url}/api/data/v1/no-such-endpoint" in exc.message
     assert exc.request_id is not None and exc.request_id == ids[-1]
     assert fake_service.count("/api/data/v1/no-such-endpoint") == 1
 
 
-def test_http_404_on_a_profile_is_none(fake_service, fake_client):
+def test_http_404_on_a_profile_is_a_configuration_error_not_none(fake_service, fake_client):
     fake_service.override(
         PROFILE,
         lambda req: (404, {"success": False, "message": "Not here", "errors": None, "data": None}),
     )
-    assert fake_client.profile("ada") is None
+    with pytest.raises(ConfigurationError) as info:
+        fake_client.profile("ada")
+    assert "Not here" in str(info.value)
     assert fake_service.count(PROFILE, handle="ada") == 1
 
 

@@ -148,7 +148,9 @@ def test_an_html_404_after_contact_is_an_error_row_not_not_found_and_is_not_cach
     assert fake_service.count(PROFILE) == 3
 
 
-def test_the_services_own_404_envelope_is_not_found(fake_service):
+def test_an_enveloped_404_on_a_profile_is_a_wrong_url_not_a_person_not_found(fake_service):
+    # Production has no 404 for a person (a not-found is a 200 with 1010): an enveloped 404
+    # without a not-found code means the URL is no endpoint, and the error names it.
     fake_service.override(
         PROFILE,
         lambda req: (
@@ -156,8 +158,12 @@ def test_the_services_own_404_envelope_is_not_found(fake_service):
             {"success": False, "message": "No such person", "errors": None, "data": None},
         ),
     )
-    with make_client(fake_service) as client:
-        assert client.profile("ada") is None
+    with make_client(fake_service) as client, pytest.raises(lp.ConfigurationError) as info:
+        client.profile("ada")
+    assert not isinstance(info.value, lp.NotFoundError)
+    assert f"{fake_service.base_url}{PROFILE}" in str(info.value)
+    assert "No such person" in str(info.value)
+    assert fake_service.count(PROFILE) == 1  # not retried
 
 
 def test_a_skill_not_found_code_is_not_found(fake_service):

@@ -41,9 +41,10 @@ class RecordingBar(tqdm.std.tqdm):
         self.closed_leaving: bool | None = None
         RecordingBar.made.append(self)
 
-    def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
-        self.postfixes.append(dict(ordered_dict or {}, **kwargs))
-        super().set_postfix(ordered_dict, refresh=refresh, **kwargs)
+    def set_postfix_str(self, s="", refresh=True):
+        # lookup_pandas.progress fits "name=value, ..." to the terminal (all of it here)
+        self.postfixes.append(dict(part.split("=", 1) for part in s.split(", ") if part))
+        super().set_postfix_str(s, refresh=refresh)
 
     def close(self):
         if self.closed_leaving is None:
@@ -97,7 +98,7 @@ def test_the_bar_and_the_summary_count_the_same(fake_service, tmp_path, bars):
         _, summary = api.enrich_with_summary(frame, "handle", client=client)
     last = bars[-1].postfixes[-1]
     assert (summary.cached, summary.fetched, summary.failed) == (1, 3, 0)
-    assert last == {"cached": 1, "fetched": 3, "failed": 0, "credits": "3"}
+    assert last == {"cached": "1", "fetched": "3", "failed": "0", "credits": "3"}
     assert summary.credits == 3 == fake_service.billed() - 1
     assert summary.statuses == {"ok": 4, "not_found": 1, "invalid": 1, "error": 0}
     assert summary.requests == 3 and summary.rate_limited == 0 and summary.retries == 0
@@ -129,7 +130,7 @@ def test_each_handle_is_looked_up_in_the_cache_once(fake_service, tmp_path, bars
             backend.get_response = original
     assert len(reads) == len(handles)
     assert (summary.cached, summary.fetched) == (4, 8)
-    assert bars[-1].postfixes[-1] == {"cached": 4, "fetched": 8, "failed": 0, "credits": "8"}
+    assert bars[-1].postfixes[-1] == {"cached": "4", "fetched": "8", "failed": "0", "credits": "8"}
 
 
 def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):
@@ -141,10 +142,9 @@ def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):
 
 def test_a_job_ended_by_an_exception_removes_its_bar(fake_service, tmp_path, bars):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(5)]})
-    with (
-        make_client(fake_service, api_key="lk_test_wrong") as client,
-        pytest.raises(AuthenticationError),
-    ):
+    revoked = {"success": False, "message": "API key revoked", "errors": None, "data": None}
+    fake_service.override(PROFILE, lambda req: (403, revoked))  # mid-job, after the tier read
+    with make_client(fake_service) as client, pytest.raises(AuthenticationError):
         frame.lookup.enrich_profiles("handle", client=client)
     assert len(bars) == 1 and bars[0].closed_leaving is False
 

@@ -361,3 +361,21 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
     assert "Traceback (most recent call last)" in printed and "ColumnError" in printed
     (service_fault,) = errors[4]
     assert len(service_fault.traceback) > 1  # a fault of the service keeps its traceback
+
+
+def test_a_saved_notebook_shows_each_progress_bar_as_it_ended(emulator_runs):
+    # Issue 21: an executed notebook saved the enrichment's bar as "0/136" (its text at the
+    # start): the bar's output is updated when it closes, so the saved text is the end.
+    bars = []
+    for run in emulator_runs.values():
+        for cell in code_cells(run.executed()):
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                text = data.get("text/plain", "")
+                text = "".join(text) if isinstance(text, list) else text
+                found = re.search(r"\|\s*(\d+)/(\d+)", text)
+                if WIDGET_VIEW in data and found:
+                    bars.append((text, found.group(1), found.group(2)))
+    assert bars, "no progress bar among the saved outputs"
+    for text, done, total in bars:
+        assert done == total, text

@@ -308,9 +308,11 @@ def test_three_processes_enriching_overlapping_lists_pay_each_handle_once(
 # -- 3. a holder that dies -------------------------------------------------------------------
 
 
-def test_a_claim_whose_holder_died_is_taken_over_after_it_expires(fake_service, team):
+def test_a_claim_whose_holder_was_killed_is_taken_over_at_once(fake_service, team):
+    # Issue 21: a killed holder's claims froze the next run until they expired (9 minutes).
+    # On the same machine the store sees the holder's process is gone and takes over at once.
     svc = fake_service
-    handle, ttl = "orphan-ada", 2.0
+    handle, ttl = "orphan-ada", 60.0
     waiter = team.spawn("waiter", mode="enrich", handles=[handle], method="single")
     team.wait_ready([waiter])
     holder = team.spawn("holder", mode="claim", handles=[handle], ttl=ttl)
@@ -324,10 +326,8 @@ def test_a_claim_whose_holder_died_is_taken_over_after_it_expires(fake_service, 
 
     assert_rows(report, [handle])
     expires = claimed["before"] + ttl
-    # The waiter asked while the claim was live, and bought the answer only once it expired.
-    assert report["started_mono"] < expires, (report["started_mono"], expires)
     (bought,) = [r for r in profile_requests(svc) if r.param("handle") == handle]
-    assert bought.at >= expires - 0.05, (bought.at, expires)
+    assert bought.at < expires, (bought.at, expires)  # long before the claim would expire
     assert svc.billed_handles(key=svc.api_key) == Counter({handle: 1})
 
 

@@ -32,6 +32,8 @@ def service(tier=FAST_TIER, *, profile=None):
     def handler(request):
         if "/api/panel/" in request.url:
             return tier(request) if callable(tier) else (200, tier)
+        if request.url.endswith("/api/data/v1/health"):
+            return 200, envelope({"status": "ok"})
         if profile is not None:
             return profile(request)
         return (
@@ -58,7 +60,7 @@ def test_the_pace_is_learned_once_before_the_first_paced_send():
     with client_on(service()) as client:
         transport = client.session.get_adapter(BASE)
         assert transport.count() == 0  # lazy: nothing at construction
-        for h in ("a", "b", "c"):
+        for h in ("ada", "bob", "cid"):
             client.profile(h)
         assert transport.count("/api/panel/") == 1 and transport.count("/people/profile") == 3
         urls = [r.url for r in transport.requests]
@@ -69,24 +71,24 @@ def test_the_pace_is_learned_once_before_the_first_paced_send():
 def test_reading_the_tier_teaches_the_pace_without_a_second_request():
     with client_on(service()) as client:
         assert client.credits_tier()["balance"] == 100
-        client.profile("a")
+        client.profile("ada")
         assert client.session.get_adapter(BASE).count("/api/panel/") == 1
 
 
 def test_an_unmetered_tier_is_unpaced_and_a_ceiling_of_ones_own_applies():
     unmetered = envelope({"current_tier": {"name": "u", "limit_per_minute": None}})
     with client_on(service(unmetered)) as client:
-        client.profile("a")
+        client.profile("ada")
         assert client.rate_limit_per_minute is None
     with client_on(service(unmetered), rate_limit_per_minute=600) as client:
-        client.profile("a")
+        client.profile("ada")
         assert client.rate_limit_per_minute == 600
 
 
 def test_an_unreadable_tier_gives_the_cheapest_pace():
     with client_on(service(lambda r: (503, envelope(success=False))), max_retries=0) as client:
         client.credits_tier  # noqa: B018
-        assert client.profile("a")["handle"] == "a"
+        assert client.profile("ada")["handle"] == "ada"
         assert client.rate_limit_per_minute == SAFE_DEFAULT_RATE_PER_MINUTE
 
 
@@ -102,10 +104,10 @@ def test_a_rejected_key_at_discovery_raises_and_the_next_call_tries_again():
         transport = client.session.get_adapter(BASE)
         for _ in range(2):
             with pytest.raises(lp.AuthenticationError):
-                client.profile("a")
+                client.profile("ada")
         assert transport.count("/people/profile") == 0  # nothing paced was sent
         state["key_ok"] = True
-        assert client.profile("a")["handle"] == "a"
+        assert client.profile("ada")["handle"] == "ada"
         assert transport.count("/api/panel/") == 3
 
 
@@ -131,7 +133,7 @@ def test_many_threads_learn_the_pace_once_and_none_sends_before_it_is_known():
         def worker(i):
             start.wait()
             try:
-                client.profile(f"p{i}")
+                client.profile(f"person-{i}")
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
 
@@ -157,7 +159,7 @@ def test_transient_failures_are_retried_and_counted():
         return 200, envelope(person(request)), {"X-Credits-Consumed": "1"}
 
     with client_on(service(profile=flaky)) as client:
-        assert client.profile("a")["handle"] == "a"
+        assert client.profile("ada")["handle"] == "ada"
         stats = client.stats
     assert (stats.sent, stats.retries, stats.credits_consumed) == (4, 2, 1)  # tier + 3 tries
 
@@ -168,7 +170,7 @@ def test_a_connection_failure_after_contact_is_retried_then_raised():
 
     with client_on(service(profile=down), max_retries=2) as client:
         with pytest.raises(lp.TransportError):
-            client.profile("a")
+            client.profile("ada")
         assert client.session.get_adapter(BASE).count("/people/profile") == 3
 
 
@@ -177,7 +179,7 @@ def test_a_set_cancel_event_sends_nothing():
         stop = threading.Event()
         stop.set()
         with pytest.raises(Cancelled):
-            client.profile_answer("a", cancel=stop)
+            client.profile_answer("ada", cancel=stop)
         assert client.session.get_adapter(BASE).count() == 0
 
 
@@ -192,14 +194,14 @@ def test_a_cancel_during_back_off_ends_the_call_without_another_send():
     # timeout fails it (no wall-clock assertion needed).
     with client_on(service(profile=busy), backoff_base=3600, backoff_max=3600) as client:
         with pytest.raises(Cancelled):
-            client.profile_answer("a", cancel=stop)
+            client.profile_answer("ada", cancel=stop)
         assert client.session.get_adapter(BASE).count("/people/profile") == 1
 
 
 def test_stats_count_credits_and_the_balance():
     with client_on(service()) as client:
-        client.profile("a")
-        client.profile("b")
+        client.profile("ada")
+        client.profile("bob")
         stats = client.stats
     assert stats.sent == 3 and stats.credits_consumed == 2 and stats.credits_balance == 99
 
@@ -207,8 +209,8 @@ def test_stats_count_credits_and_the_balance():
 def test_a_cached_answer_is_read_with_one_lookup_and_sends_nothing(tmp_path):
     with client_on(service(), cache=tmp_path / "c.sqlite") as client:
         transport = client.session.get_adapter(BASE)
-        first = client.profile_answer("a")
-        second = client.profile_answer("a")
+        first = client.profile_answer("ada")
+        second = client.profile_answer("ada")
         assert (first.from_cache, second.from_cache) == (False, True)
         assert transport.count("/people/profile") == 1
         assert client.stats.cache_hits == 1

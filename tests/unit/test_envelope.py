@@ -12,6 +12,7 @@ from requests.structures import CaseInsensitiveDict
 from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, parse_envelope
 from lookup_pandas.errors import (
     AuthenticationError,
+    ConfigurationError,
     NotFoundError,
     RateLimitError,
     ResponseError,
@@ -130,12 +131,25 @@ def test_auth_failure_with_html_body_is_still_authentication_error(status):
 # not found
 
 
-def test_http_404_raises_not_found():
-    with pytest.raises(NotFoundError) as info:
-        parse_envelope(404, {"X-Request-Id": "r404"}, failure(404, "Profile not found"))
+def test_an_enveloped_404_without_a_not_found_code_is_no_endpoint_not_a_person_not_found():
+    # Production has no 404 for a person: its only 404 is a batch job (1090). Any other 404 is
+    # a URL that is no endpoint (a wrong base URL), never "this person does not exist".
+    with pytest.raises(ConfigurationError) as info:
+        parse_envelope(404, {"X-Request-Id": "r404"}, failure(404, "No endpoint at /x"))
+    assert not isinstance(info.value, NotFoundError)
     assert info.value.status_code == 404
-    assert info.value.message == "Profile not found"
+    assert info.value.server_message == "No endpoint at /x"
     assert info.value.request_id == "r404"
+
+
+@pytest.mark.parametrize("code", ["1090", "1010"])
+def test_an_enveloped_404_with_a_not_found_code_is_a_not_found(code):
+    body = json.dumps(
+        {"success": False, "message": "Batch job not found", "error_code": code, "data": None}
+    ).encode()
+    with pytest.raises(NotFoundError) as info:
+        parse_envelope(404, {}, body)
+    assert info.value.status_code == 404 and info.value.error_code == code
 
 
 @pytest.mark.parametrize("content", [b"<html>Not Found</html>", b"", b'{"detail": "Not Found"}'])
@@ -150,8 +164,8 @@ def test_http_404_without_the_envelope_is_a_response_error_not_a_not_found(conte
 
 
 def test_enveloped_errors_say_so():
-    with pytest.raises(NotFoundError) as info:
-        parse_envelope(404, {}, failure(404, "Profile not found"))
+    with pytest.raises(ConfigurationError) as info:
+        parse_envelope(404, {}, failure(404, "No endpoint at /x"))
     assert info.value.enveloped is True
     with pytest.raises(ServerError) as info:
         parse_envelope(502, {"Content-Type": "text/html"}, HTML)
@@ -398,6 +412,8 @@ def _check_outcome(status: int, content: bytes, headers: dict | None = None) -> 
         expected = EXPECTED_CLASS.get(status)
         if status == 404 and not exc.enveloped:
             expected = ResponseError  # only the service's own envelope says "not found"
+        elif status == 404 and exc.error_code not in (*NOT_FOUND_CODES, "1090"):
+            expected = ConfigurationError  # an enveloped 404 without a code: no such endpoint
         if expected is not None:
             assert isinstance(exc, expected), (status, type(exc))
         assert exc.status_code == status or exc.status_code is None

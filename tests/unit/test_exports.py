@@ -43,3 +43,9 @@ def test_exceptions_are_exported_from_the_errors_module_too():
         value = getattr(lp, name)
         if isinstance(value, type) and issubclass(value, BaseException):
             assert getattr(lp.errors, name) is value
+
+
+def test_dir_lists_the_public_names_not_the_internal_modules():
+    # Issue 21: dir(lp) listed 28 internal modules (api, batch_run, cache_admin, ...).
+    assert set(dir(lp)) == {*lp.__all__, "testing"}
+    assert "batch_run" not in dir(lp) and "transport" not in dir(lp)

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.handles import NA_STRINGS, invalid_reason, normalise_handle
+from lookup_pandas.errors import UsageError
+from lookup_pandas.handles import NA_STRINGS, checked_handle, invalid_reason, normalise_handle
 
 # -- examples ------------------------------------------------------------------------------------
 
@@ -58,7 +59,14 @@ from lookup_pandas.handles import NA_STRINGS, invalid_reason, normalise_handle
         ("https://www.example.com/in/@ada", "ada"),
         ("https://www.example.com/in/@Ada/?utm_source=x", "ada"),
         ("https://www.example.com/in/%40ada/", "ada"),
-        ("ada@example", "ada@example"),  # only a leading "@" goes
+        ("ada.lovelace", "ada.lovelace"),  # "." and "_" are kept (not LinkedIn's, but ours)
+        ("ada_lovelace", "ada_lovelace"),
+        ("john-smith-2a1ba6258", "john-smith-2a1ba6258"),  # as LinkedIn assigns them
+        ("abc", "abc"),  # 3 characters: the shortest handle
+        ("a" * 100, "a" * 100),  # 100: the longest
+        ("007bond", "007bond"),  # digits are fine beside a letter
+        ("%E5%B1%B1%E7%94%B0%E5%A4%AA%E9%83%8E", "山田太郎"),  # letters of any script
+        ("İstanbul", "i\u0307stanbul"),  # lower() adds a combining dot: a mark, kept
     ],
 )
 def test_normalise_examples(raw, expected):
@@ -261,10 +269,12 @@ def test_inner_whitespace_and_control_characters_are_invalid(raw):
     assert invalid_reason(raw) == "contains whitespace or control characters"
 
 
-def test_integers_become_strings():
-    assert normalise_handle(42) == "42"
-    assert normalise_handle(0) == "0"
-    assert invalid_reason(12345) is None
+def test_integers_are_read_as_their_digits_which_are_no_handle():
+    # A number in a lead list (0, -1, an id column) was sent and billed as a not-found.
+    assert normalise_handle(42) is None and invalid_reason(42) == "no letters"
+    assert normalise_handle(0) is None and invalid_reason(0) == "no letters"
+    assert invalid_reason(12345) == "no letters"
+    assert invalid_reason(-1) == "no letters"
 
 
 @pytest.mark.parametrize("raw", [True, False, 4.5, b"ada", ["ada"], {"handle": "ada"}])
@@ -365,8 +375,31 @@ _MESSY_TEXT = st.one_of(
 )
 
 _HANDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+#: Any text over the handle alphabet: some are handles, some are not ("-", "a", "1.2", "a..b").
 _HANDLES = st.text(alphabet=_HANDLE_ALPHABET, min_size=1, max_size=24)
 _FOLD = st.booleans()
+
+
+def _is_grammatical(h: str) -> bool:
+    """The grammar, restated independently of the module: 3-100 characters, letters (any
+    script, with combining marks), digits, "-", "_", "."; at least one letter; no "..".
+    """
+    return (
+        3 <= len(h) <= 100
+        and any(ch.isalpha() for ch in h)
+        and ".." not in h
+        and all(ch in "-_." or ch.isalpha() or ch.isdecimal() or _is_mark(ch) for ch in h)
+    )
+
+
+def _is_mark(ch: str) -> bool:
+    import unicodedata
+
+    return unicodedata.category(ch).startswith("M")
+
+
+#: Text over the handle alphabet that the grammar accepts.
+_VALID_HANDLES = st.text(alphabet=_HANDLE_ALPHABET, min_size=3, max_size=24).filter(_is_grammatical)
 
 
 @settings(max_examples=300)
@@ -407,10 +440,11 @@ def test_valid_result_is_clean(text):
     assert not any(ch.isspace() for ch in result)
     assert result == result.lower()
     assert result not in NA_STRINGS
+    assert _is_grammatical(result), result
 
 
 @settings(max_examples=300)
-@given(_HANDLES.filter(lambda h: h not in NA_STRINGS and h.lower() not in NA_STRINGS))
+@given(_VALID_HANDLES.filter(lambda h: h not in NA_STRINGS and h.lower() not in NA_STRINGS))
 def test_profile_url_gives_back_the_handle(h):
     assert normalise_handle(f"https://www.example.com/in/{quote(h)}/?utm_source=x") == h.lower()
     assert normalise_handle(f"www.example.com/in/{quote(h)}") == h.lower()
@@ -438,7 +472,7 @@ def test_profile_url_normalises_like_the_handle(h, fold_case):
 
 @settings(max_examples=300)
 @given(
-    _HANDLES.filter(
+    _VALID_HANDLES.filter(
         lambda h: (
             not h.lower().startswith("www.") and h not in NA_STRINGS and h.lower() not in NA_STRINGS
         )
@@ -461,6 +495,7 @@ def _reads_as_missing_in_some_case(h: str) -> bool:
 @given(_HANDLES.filter(lambda h: not _reads_as_missing_in_some_case(h)))
 @example("Null")
 @example("nan")
+@example("ada")
 def test_case_does_not_matter_by_default(h):
     # ASCII handles: for some non-ASCII letters upper() is lossy ("ß".upper() == "SS").
     assert normalise_handle(h.upper()) == normalise_handle(h.lower()) == normalise_handle(h)
@@ -470,7 +505,9 @@ def test_missing_value_strings_win_over_case_folding():
     # The exception to the property above: a cell pandas reads as missing is missing before
     # any folding, so "NA" is missing while "na" and "Na" are the handle "na".
     assert invalid_reason("NA") == "missing"
-    assert normalise_handle("na") == normalise_handle("Na") == "na"
+    # "na" and "Na" are no missing values, but too short to be a handle (they were sent).
+    assert invalid_reason("na") == invalid_reason("Na") == "too short (min 3 characters)"
+    assert normalise_handle("nan-a") == normalise_handle("NaN-a") == "nan-a"
     assert invalid_reason("None") == "missing"
     assert normalise_handle("NONE") == normalise_handle("none") == "none"
     # Only the bare cell is a missing value: with an "@" or in a URL it was meant as a handle.
@@ -493,8 +530,8 @@ def test_leading_at_changes_nothing(h, fold_case):
 
 @settings(max_examples=200)
 @given(
-    st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüßéçñ-", min_size=1, max_size=16).filter(
-        lambda h: not _reads_as_missing_in_some_case(h)
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöüßéçñ-", min_size=3, max_size=16).filter(
+        lambda h: not _reads_as_missing_in_some_case(h) and _is_grammatical(h)
     )
 )
 def test_percent_encoded_handle_is_decoded(h):
@@ -517,3 +554,273 @@ def test_never_raises_on_any_text(text):
 def test_blank_values_never_validate(value):
     assert normalise_handle(value) is None
     assert invalid_reason(value) in ("missing", "empty")
+
+
+# -- the grammar: what cannot be a public handle is never sent (issue 21) ------------------------
+
+#: The values of issue 21, each sent and billed as a not-found in production, with the reason
+#: (a reason ending in "(" is a prefix: the rest names the allowed characters).
+ISSUE_21 = [
+    ("0", "no letters"),
+    ("-1", "no letters"),
+    ("3.14", "no letters"),
+    ("?", "contains '?' ("),
+    ("-", "no letters"),
+    ("😀🔥", "contains '😀🔥' ("),
+    ("mailto:ada@example.com", "an e-mail address"),
+    ("ada@example.com", "an e-mail address"),
+    ("<script>alert(1)</script>", "markup"),
+    ("../../etc/passwd", "a path"),
+    ("a" * 5000, "too long (max 100 characters)"),
+]
+
+
+def _reason_matches(reason: str | None, expected: str) -> bool:
+    if expected.endswith("("):
+        return reason is not None and reason.startswith(expected)
+    return reason == expected
+
+
+@pytest.mark.parametrize(("raw", "reason"), ISSUE_21, ids=lambda v: repr(v)[:30])
+def test_the_values_of_issue_21_are_invalid_with_a_reason(raw, reason):
+    for fold_case in (True, False):
+        assert normalise_handle(raw, fold_case=fold_case) is None
+        assert _reason_matches(invalid_reason(raw, fold_case=fold_case), reason)
+        # padded, with a leading "@" or percent-encoded, they are no better
+        assert normalise_handle(f"  {raw}  ", fold_case=fold_case) is None
+        assert normalise_handle("@" + raw, fold_case=fold_case) is None
+        assert normalise_handle(quote(raw, safe=""), fold_case=fold_case) is None
+
+
+@pytest.mark.parametrize("raw", [r for r, _ in ISSUE_21], ids=lambda v: repr(v)[:30])
+def test_the_values_of_issue_21_in_a_profile_url_are_invalid(raw):
+    assert normalise_handle(f"https://www.example.com/in/{quote(raw, safe='')}/") is None
+
+
+def test_a_profile_url_sends_its_handle_not_the_url():
+    assert normalise_handle("https://www.example.com/in/ada/") == "ada"
+    assert normalise_handle("https://www.example.com/in/ada/", fold_case=False) == "ada"
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("x", "too short (min 3 characters)"),
+        ("ab", "too short (min 3 characters)"),
+        ("@ab/", "too short (min 3 characters)"),
+        ("https://www.example.com/in/ab/", "too short (min 3 characters)"),
+        ("İ", "too short (min 3 characters)"),  # "i" + a combining dot: 2 characters
+        ("a" * 101, "too long (max 100 characters)"),
+        ("ada-" * 30, "too long (max 100 characters)"),
+        ("ADA@EXAMPLE.COM", "an e-mail address"),
+        ("ada@example", "an e-mail address"),  # only a leading "@" goes
+        ("ada%40example.com", "an e-mail address"),
+        ("MAILTO:ada@example.com", "an e-mail address"),
+        ("mailto:ada", "an e-mail address"),
+        ("https://www.example.com/in/ada@example.com/", "an e-mail address"),
+        ("<b>ada</b>", "markup"),
+        ("ada>", "markup"),
+        ("%3Cscript%3E", "markup"),
+        ("ada/lovelace", "a path"),
+        ("/etc/passwd", "a path"),
+        ("ada\\lovelace", "a path"),
+        ("..\\..\\windows", "a path"),
+        ("ada..lovelace", "a path"),
+        ("...", "a path"),
+        ("https://www.example.com/in/../../etc/", "a path"),
+        ("ada%2Flovelace", "a path"),
+        ("ada lovelace", "contains whitespace or control characters"),
+        ("ada\x00lovelace", "contains whitespace or control characters"),
+        ("ada!", "contains '!' ("),
+        ("o'brien", 'contains "\'" ('),
+        ("ada?utm_source=x", "contains '?=' ("),  # not a URL: a query on a bare handle
+        ("ada#about", "contains '#' ("),
+        ("ada:lovelace", "contains ':' ("),
+        ("ada%", "contains '%' ("),
+        ("ada+lovelace", "contains '+' ("),
+        ("emoji-🎉", "contains '🎉' ("),
+        ("---", "no letters"),
+        ("1.2.3", "no letters"),
+        ("12345678", "no letters"),
+        ("٣١٤", "no letters"),  # Arabic-Indic digits are digits
+        ("_._", "no letters"),
+    ],
+    ids=lambda v: repr(v)[:30],
+)
+def test_what_cannot_be_a_public_handle_is_invalid_with_a_short_reason(raw, reason):
+    for fold_case in (True, False):
+        assert normalise_handle(raw, fold_case=fold_case) is None
+        got = invalid_reason(raw, fold_case=fold_case)
+        assert _reason_matches(got, reason), got
+        assert len(got) <= 60  # short: it lands in a lookup_error cell
+
+
+def test_a_hundred_characters_is_fine_and_lengths_count_characters_not_bytes():
+    assert normalise_handle("a" * 100) == "a" * 100
+    assert normalise_handle("ü" * 100) == "ü" * 100  # 200 bytes in UTF-8, 100 characters
+    assert normalise_handle(quote("ü" * 100)) == "ü" * 100  # and 600 once percent-encoded
+    assert normalise_handle("abc") == "abc"
+
+
+# -- properties of the grammar -------------------------------------------------------------------
+
+#: Letters and digits of many scripts, and the separators: the grammar's own alphabet.
+_GRAMMAR_CHARS = st.one_of(
+    st.characters(categories=("Lu", "Ll", "Lt", "Lm", "Lo", "Nd")),
+    st.sampled_from("-_."),
+)
+
+
+def _plain(h: str) -> bool:
+    """Not a missing-value string in any case and not read as a URL ("www." first)."""
+    return not _reads_as_missing_in_some_case(h) and not h.lower().startswith("www.")
+
+
+@settings(max_examples=500)
+@given(st.text(_GRAMMAR_CHARS, min_size=3, max_size=100).filter(_is_grammatical).filter(_plain))
+@example("ada")
+@example("jürgen")
+@example("i\u0307stanbul")
+@example("a" * 100)
+def test_every_string_the_grammar_accepts_is_sent_as_written(h):
+    # Kept case: unchanged, so the client, the batch path and cache keys may normalise a
+    # normalised handle. Folded: lower-cased, unless lowering broke a rule ("İ" * 60 is 120
+    # characters lowered).
+    assert normalise_handle(h, fold_case=False) == h
+    assert invalid_reason(h, fold_case=False) is None
+    lowered = h.lower()
+    expected = lowered if _is_grammatical(lowered) and lowered not in NA_STRINGS else None
+    assert normalise_handle(h) == expected
+    if expected is not None:
+        assert normalise_handle(expected) == expected
+        assert normalise_handle(expected, fold_case=False) == expected
+
+
+@settings(max_examples=300)
+@given(_MESSY_TEXT, _FOLD)
+@example("Ada", False)
+@example("https://www.example.com/in/ADA/", True)
+def test_normalising_under_the_other_fold_case_changes_nothing(text, fold_case):
+    # enrichment normalises under its fold_case; Client.profile_answer again with case kept
+    first = normalise_handle(text, fold_case=fold_case)
+    if first is not None:
+        assert normalise_handle(first, fold_case=False) == first
+        assert checked_handle(first, fold_case=False) == first
+
+
+_INSIDE = st.sampled_from(
+    [" ", "\t", "\n", "\x00", "\x1b", "\u200b", "\u00a0", "<", ">", "..", "\\", "/", "?", "#"]
+)
+_WORD = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_",
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=500)
+@given(_WORD, _INSIDE, _WORD, _FOLD)
+@example("ada", "..", "lovelace", True)
+@example("ada", "/", "in", True)
+def test_whitespace_control_markup_and_paths_inside_are_rejected(a, bad, b, fold_case):
+    text = a + bad + b
+    assert normalise_handle(text, fold_case=fold_case) is None
+    reason = invalid_reason(text, fold_case=fold_case)
+    if text.lower().startswith("www."):
+        assert reason is not None  # read as a URL without /in/<handle>
+    elif bad in ("<", ">"):
+        assert reason == "markup"
+    elif bad in ("..", "\\", "/"):
+        assert reason == "a path"
+    elif bad in ("?", "#"):
+        assert reason is not None and reason.startswith(f"contains '{bad}")
+    else:
+        assert reason == "contains whitespace or control characters"
+
+
+@settings(max_examples=300)
+@given(_WORD, _WORD, st.sampled_from(["com", "de", "co.uk", "example"]), st.booleans(), _FOLD)
+def test_e_mail_addresses_are_rejected(local, domain, tld, mailto, fold_case):
+    text = f"{'mailto:' if mailto else ''}{local}@{domain}.{tld}"
+    assert normalise_handle(text, fold_case=fold_case) is None
+    if not text.lower().startswith("www."):
+        assert invalid_reason(text, fold_case=fold_case) == "an e-mail address"
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="0123456789-_.", min_size=1, max_size=40), _FOLD)
+@example("0", True)
+@example("-1", True)
+@example("3.14", False)
+def test_digits_and_punctuation_only_are_rejected(text, fold_case):
+    assert normalise_handle(text, fold_case=fold_case) is None
+    expected = "a path" if ".." in text else "no letters"
+    assert invalid_reason(text, fold_case=fold_case) == expected
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(
+        st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöü", min_size=1, max_size=2),
+        st.text(alphabet="abcdefghijklmnopqrstuvwxyzäöü-", min_size=101, max_size=400).filter(
+            lambda h: any(ch.isalpha() for ch in h)
+        ),
+    ),
+    _FOLD,
+)
+def test_lengths_outside_3_to_100_are_rejected(text, fold_case):
+    assert normalise_handle(text, fold_case=fold_case) is None
+    reason = invalid_reason(text, fold_case=fold_case)
+    if len(text) < 3:
+        assert reason == "too short (min 3 characters)"
+    else:
+        assert reason == "too long (max 100 characters)"
+
+
+def _emulator_handles() -> list[str]:
+    """Every handle the emulator's data set holds: the search population, every employee
+    (current and former) of the fixed companies, and the named handles of the docs and tests."""
+    from lookup_pandas.testing import data
+
+    handles = [f"person-{i:05d}" for i in range(data.SEARCH_POPULATION)]
+    for slug in data.COMPANIES:
+        records = data.employee_records(slug, current_only=False) or []
+        handles += [r["handle"] for r in records]
+    handles += [r["handle"] for r in data.search_records("")]
+    handles += ["ada", "grace", "linus", "ada-lovelace", "ada-lovelace-042", "jose-tanaka-067"]
+    handles += [first.lower() for first in data.FIRST]  # "ada", "grace", ...: named people
+    return sorted(set(handles))
+
+
+def test_every_handle_of_the_emulators_data_set_is_valid():
+    from lookup_pandas.testing import data
+
+    handles = _emulator_handles()
+    assert len(handles) > 4000
+    bad = {h: invalid_reason(h) for h in handles if normalise_handle(h) != h}
+    assert bad == {}
+    for h in handles[:: max(1, len(handles) // 200)]:
+        record = data.person(h)
+        assert record is not None and normalise_handle(record["handle"]) == record["handle"]
+
+
+# -- checked_handle: what the client sends, or a UsageError --------------------------------------
+
+
+def test_checked_handle_gives_the_handle_or_a_usage_error_naming_the_reason():
+    assert checked_handle("https://www.example.com/in/Ada/") == "ada"
+    assert checked_handle("https://www.example.com/in/Ada/", fold_case=False) == "Ada"
+    with pytest.raises(UsageError, match=r"'ada@example.com' .*an e-mail address"):
+        checked_handle("ada@example.com")
+    with pytest.raises(ValueError, match="Nothing was sent"):  # a UsageError is a ValueError
+        checked_handle("0")
+    with pytest.raises(UsageError) as caught:
+        checked_handle("a" * 5000)
+    assert "too long (max 100 characters)" in str(caught.value)
+    assert len(str(caught.value)) < 200  # the value is shortened, not repeated in full
+
+
+@pytest.mark.parametrize("raw", [None, "", "  ", "N/A", "https://www.example.com/company/x"])
+def test_checked_handle_refuses_missing_and_non_profile_values(raw):
+    with pytest.raises(UsageError, match=r"is not a handle or profile URL: "):
+        checked_handle(raw)

@@ -23,8 +23,8 @@ class RecordingBar:
     def update(self, n=1):
         self.n += n
 
-    def set_postfix(self, postfix, refresh=True):
-        self.postfix = dict(postfix)
+    def set_postfix_str(self, postfix, refresh=True):
+        self.postfix = postfix
 
     def refresh(self):
         self.refreshed += 1
@@ -45,7 +45,7 @@ class BrokenBar:
         BrokenBar.calls.append("update")
         raise OSError("stderr closed")
 
-    def set_postfix(self, *a, **k):
+    def set_postfix_str(self, *a, **k):
         BrokenBar.calls.append("set_postfix")
         raise RuntimeError("no widgets")
 
@@ -98,7 +98,7 @@ def test_progress_none_or_true_creates_a_bar_and_forwards_updates(monkeypatch, f
     assert made.kwargs["desc"] == "employees"
     assert made.kwargs["unit"] == "rec"
     assert made.n == 70
-    assert made.postfix == {"pages": 2}
+    assert made.postfix == "pages=2"  # no terminal here: every count is shown
     assert made.total == 70
     assert made.refreshed == 1
     assert made.closed is True
@@ -154,3 +154,36 @@ def test_constructor_failure_never_propagates(monkeypatch):
         bar.update(1, pages=1)
         bar.set_total(3)
     assert ExplodingConstructor.attempts == before + 1
+
+
+# -- fitting the counts into a terminal line (issue 21, item 5) --------------------------------
+
+
+def test_fit_postfix_keeps_the_most_important_counts_that_fit():
+    from lookup_pandas.progress import fit_postfix
+
+    fields = {"fetched": 48, "credits": 48, "jobs": "1/1", "failed": 0}
+    assert fit_postfix(fields, None) == "fetched=48, credits=48, jobs=1/1, failed=0"
+    assert fit_postfix(fields, 22) == "fetched=48, credits=48"
+    assert fit_postfix(fields, 21) == "fetched=48"
+    assert fit_postfix(fields, 3) == ""
+    assert fit_postfix({}, 80) == ""
+
+
+def test_fit_postfix_never_cuts_a_field_in_half():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from lookup_pandas.progress import fit_postfix
+
+    @given(
+        st.dictionaries(st.sampled_from(["fetched", "credits", "cached"]), st.integers(0, 10**6)),
+        st.integers(0, 120),
+    )
+    def check(fields, room):
+        text = fit_postfix(fields, room)
+        assert len(text) <= room
+        shown = text.split(", ") if text else []
+        assert shown == [f"{k}={v}" for k, v in fields.items()][: len(shown)]
+
+    check()

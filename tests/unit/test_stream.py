@@ -168,12 +168,12 @@ def test_handle_map_keep_case_and_its_errors_follow_fold_case():
 
 def test_scan_counts_rows_and_keeps_distinct_handles_in_first_seen_order():
     chunks = [
-        pd.Series(["b", "", "A"], dtype="str"),
-        pd.Series(["a", "https://www.example.com/in/c/", None], dtype="str"),
-        pd.Series(["B", "d"], dtype="str"),
+        pd.Series(["bob", "", "Amy"], dtype="str"),
+        pd.Series(["amy", "https://www.example.com/in/cid/", None], dtype="str"),
+        pd.Series(["BOB", "dan"], dtype="str"),
     ]
     scan = scan_handles(chunks, HandleMap())
-    assert (scan.rows, scan.valid, scan.distinct) == (8, 6, ["b", "a", "c", "d"])
+    assert (scan.rows, scan.valid, scan.distinct) == (8, 6, ["bob", "amy", "cid", "dan"])
     assert scan_handles([], HandleMap()) == stream.Scan(0, 0, [])
 
 
@@ -309,10 +309,10 @@ def test_only_missing_records_and_only_invalid_values_and_no_rows():
 def test_every_record_found_once_keeps_whole_numbers_whole():
     # no row without a record: enrichment keeps int64 / bool (else Int64 / boolean): 3, not 3.0
     records = {
-        "a": {"id": "1", "handle": "a", "n": 3, "f": True},
-        "b": {"id": "2", "handle": "b", "n": 4, "f": False},
+        "amy": {"id": "1", "handle": "amy", "n": 3, "f": True},
+        "bob": {"id": "2", "handle": "bob", "n": 4, "f": False},
     }
-    frame = _leads(["a", "b"])
+    frame = _leads(["amy", "bob"])
     text, _ = _chunked(frame, records, 1)
     assert text == _whole(frame, records)
     assert ",3,True,ok," in text
@@ -414,9 +414,11 @@ def test_records_of_any_fields_in_any_slices_write_the_bytes_of_the_whole_frame(
     fields, picks, table_slice
 ):
     # e.g. n = 3 in the first slice and 3.5 in the second: 3.0 in both, as the whole frame has it
-    records = {f"h{i}": {"id": f"p{i}", "handle": f"h{i}", **f} for i, f in enumerate(fields)}
+    records = {
+        f"handle{i}": {"id": f"p{i}", "handle": f"handle{i}", **f} for i, f in enumerate(fields)
+    }
     handles = [*records, "unknown-q", ""]
-    frame = _leads([handles[i % len(handles)] for i in picks] or ["h0"])
+    frame = _leads([handles[i % len(handles)] for i in picks] or ["handle0"])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(stream, "TABLE_SLICE", table_slice)
         assert _chunked(frame, records, 3)[0] == _whole(frame, records)
@@ -441,8 +443,8 @@ def test_a_column_typed_differently_slice_by_slice_is_written_as_the_whole_frame
 ):
     monkeypatch.setattr(stream, "TABLE_SLICE", table_slice)
     ids = (lambda i: {"id": f"p{i}"}) if with_id else (lambda i: {})
-    records = {f"h{i}": {**ids(i), "n": v} for i, v in enumerate(values)}
-    frame = _leads([*records, "unknown-q", "h0", ""])
+    records = {f"handle{i}": {**ids(i), "n": v} for i, v in enumerate(values)}
+    frame = _leads([*records, "unknown-q", "handle0", ""])
     assert _chunked(frame, records, 2)[0] == _whole(frame, records)
 
 

@@ -1,0 +1,111 @@
+"""What production would refuse in a listing's query, decided before anything is sent or billed.
+
+Example::
+
+    check_listing(SEARCH, {"title": "engineer", "limit": 50, "geo_country_code": "DE"})  # fine
+    check_listing(SEARCH, {"title": "engineer", "limit": 50, "country": "DE"})
+    # UsageError: 'country' is not a filter of the people search; did you mean
+    # 'geo_country_code'? Nothing was sent. ...
+
+Production ignores a filter name it does not know (and bills every page of the unfiltered
+answer) and answers 400 for the rest of these: ``limit`` outside 1–50, free-text filters shorter
+than 3 characters. The names and which are free text are declared once per endpoint in
+:mod:`lookup_pandas.endpoints`. Pure: no I/O, no client. ``client.get`` and ``client.paginate``
+do not call it: they are the escape hatch for any parameter, checked by the service alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+from .endpoints import Listing
+from .errors import UsageError
+
+__all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
+
+MIN_LIMIT, MAX_LIMIT = 1, 50  # production's page sizes on every list endpoint
+MIN_TEXT = 3  # production's shortest free-text filter, after stripping
+
+_NOTHING_SENT = "Nothing was sent."
+_ESCAPE = "(A filter newer than this list: client.paginate(path, params) sends it unchecked.)"
+
+
+def check_limit(limit: Any) -> None:
+    """``limit`` is a whole number 1–50 (production's page sizes), else a UsageError.
+
+    Example: ``check_limit(50)`` passes; ``check_limit(0)``, ``check_limit(51)``,
+    ``check_limit(2.5)`` and ``check_limit(True)`` raise.
+    """
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, numbers.Integral)
+        or not MIN_LIMIT <= int(limit) <= MAX_LIMIT
+    ):
+        raise UsageError(
+            f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT} (the service's page "
+            f"sizes), not {limit!r}. {_NOTHING_SENT}"
+        )
+
+
+def unknown_filter(listing: Listing, name: str) -> str:
+    """The message for a filter name ``listing`` does not take: the closest names production
+    has (:func:`difflib.get_close_matches`), else every name it accepts.
+
+    Example: ``unknown_filter(SEARCH, "country")`` -> ``"'country' is not a filter of the
+    people search; did you mean 'geo_country_code'? ..."``
+    """
+    head = f"{name!r} is not a filter of the {listing.name}"
+    close = difflib.get_close_matches(name, listing.filters, n=3)
+    if close:
+        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+        return f"{head}; {hint} {_NOTHING_SENT}"
+    accepted = ", ".join(listing.filters)
+    return f"{head}. It takes: {accepted}. {_NOTHING_SENT} {_ESCAPE}"
+
+
+def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
+    """Refuse (UsageError) a query production would ignore in part or refuse outright.
+
+    Example: ``check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, "title": "engineer"})``.
+
+    ``params`` is the whole query but the paging: ``listing.required`` (``title`` / ``slug``),
+    ``limit`` and the filters. Refused: a missing or blank required parameter, a ``limit`` that
+    is not 1–50, a name the endpoint does not take (with the closest names), a free-text filter
+    under 3 characters (stripped; blank too), a country code that is not two letters. A filter
+    set to None is not sent, so only its name is checked.
+    """
+    for name in params:
+        if name not in (listing.required, "limit") and name not in listing.filters:
+            raise UsageError(unknown_filter(listing, name))
+    key = listing.required
+    required = params.get(key)
+    if not isinstance(required, str) or (key not in listing.text and not required.strip()):
+        raise UsageError(f"{key} must be a non-empty string, not {required!r}. {_NOTHING_SENT}")
+    if "limit" in params:
+        check_limit(params["limit"])
+    for name, value in params.items():
+        if value is None:
+            continue
+        if name in listing.text:
+            _check_text(name, value)
+        elif name in listing.codes:
+            _check_code(name, value)
+
+
+def _check_text(name: str, value: Any) -> None:
+    if len(str(value).strip()) < MIN_TEXT:
+        raise UsageError(
+            f"{name} needs at least {MIN_TEXT} characters (the service refuses shorter text), "
+            f"not {value!r}. {_NOTHING_SENT}"
+        )
+
+
+def _check_code(name: str, value: Any) -> None:
+    code = str(value).strip()
+    if not (len(code) == 2 and code.isascii() and code.isalpha()):
+        raise UsageError(
+            f"{name} is a two-letter country code such as 'DE', not {value!r}. {_NOTHING_SENT}"
+        )

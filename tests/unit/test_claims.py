@@ -1,0 +1,170 @@
+"""Claims die with their holder: named by process, taken over at once when it is gone on this
+machine, kept alive by a heartbeat while held (issue 21, item 2)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from lookup_pandas.claims import Claims
+from lookup_pandas.store import BUSY, MINE, RECHECK, MemoryStore
+from lookup_pandas.store.holders import holder_gone, holder_name, process_start
+from lookup_pandas.store.local import LocalStore
+
+NS = "ns-claims"
+
+
+def _wait(condition, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+# -- holders -------------------------------------------------------------------------------------
+
+
+def test_a_holder_name_names_this_host_and_process_and_is_not_gone():
+    host, pid, start, nonce = holder_name().split("|")
+    assert host == socket.gethostname() and int(pid) == os.getpid()
+    assert start == process_start(os.getpid()) and nonce
+    assert not holder_gone(holder_name())
+    assert holder_name() != holder_name()  # two store objects in one process are two holders
+
+
+def test_a_killed_process_is_gone_reaped_or_not():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        name = f"{socket.gethostname()}|{proc.pid}|{process_start(proc.pid)}|x"
+        assert not holder_gone(name)
+        proc.kill()
+        assert _wait(lambda: holder_gone(name))  # a zombie, not yet reaped, holds nothing
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert holder_gone(name)
+
+
+def test_a_reused_pid_with_another_start_time_is_gone():
+    assert holder_gone(f"{socket.gethostname()}|{os.getpid()}|1|x")
+
+
+def test_holders_on_another_machine_or_of_another_shape_are_never_judged_gone():
+    assert not holder_gone("another-host|1|1|x")
+    assert not holder_gone("3f2a9c1d0b7e4a5f")  # an old-style holder: left to expire
+    assert not holder_gone(f"{socket.gethostname()}|notapid|1|x")
+
+
+# -- the store takes a dead holder's claim over at once --------------------------------------------
+
+
+def test_a_claim_left_by_a_killed_process_on_this_machine_is_taken_over_at_once(tmp_path: Path):
+    path = tmp_path / "leads.store.sqlite"
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from lookup_pandas.store.local import LocalStore\n"
+        f"s = LocalStore(Path({str(path)!r}), {NS!r})\n"
+        "print(s.claim_many(['k'], ttl=600.0)['k'], flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == MINE
+        mine = LocalStore(path, NS)
+        assert mine.claim_many(["k"], ttl=600.0) == {"k": BUSY}  # alive: it is buying
+        proc.kill()
+        proc.wait(timeout=30)
+        assert mine.claim_many(["k"], ttl=600.0) == {"k": MINE}  # gone: at once, not in 600 s
+        mine.close()
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+def test_a_claim_held_on_another_machine_waits_for_its_expiry(tmp_path: Path):
+    now = [1000.0]
+    path = tmp_path / "leads.store.sqlite"
+    far = LocalStore(path, NS, clock=lambda: now[0], holder="another-host|4242|1|x")
+    near = LocalStore(path, NS, clock=lambda: now[0])
+    assert far.claim_many(["k"], ttl=30.0) == {"k": MINE}
+    assert near.claim_many(["k"], ttl=30.0) == {"k": BUSY}
+    now[0] += 31.0  # its heartbeat stopped: the claim ran out
+    assert near.claim_many(["k"], ttl=30.0) == {"k": MINE}
+    far.close()
+    near.close()
+
+
+# -- the heartbeat ---------------------------------------------------------------------------------
+
+
+class RecordingStore(MemoryStore):
+    """A store that answers every claim MINE and records each renewal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.renewals: list[tuple[list[str], float]] = []
+        self.renewed = threading.Event()
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        self.renewals.append((sorted(keys), ttl))
+        self.renewed.set()
+
+
+def test_held_claims_are_renewed_by_the_heartbeat_and_it_stops_when_none_are_held():
+    store = RecordingStore()
+    claims = Claims(store, ttl=3.0, heartbeat=0.01)
+    try:
+        assert claims.take(["a", "b"]) == {"a": MINE, "b": MINE}
+        assert store.renewed.wait(10.0)
+        assert store.renewals[0] == (["a", "b"], 3.0)
+        claims.release(["a", "b"])
+        assert claims.held == 0
+        assert _wait(lambda: claims._beating is None)  # the thread ended: nothing to renew
+        renewed = len(store.renewals)
+        time.sleep(0.1)
+        assert len(store.renewals) == renewed
+        store.renewed.clear()
+        claims.take(["c"])  # a new claim starts a new heartbeat
+        assert store.renewed.wait(10.0)
+        assert store.renewals[-1] == (["c"], 3.0)
+    finally:
+        claims.close()
+
+
+def test_a_key_taken_twice_in_one_client_is_held_until_both_let_go():
+    store = RecordingStore()
+    claims = Claims(store, ttl=3.0, heartbeat=60.0)
+    try:
+        claims.take(["k"])
+        claims.take(["k"])
+        claims.release(["k"])
+        assert claims.held == 1
+        claims.release(["k"])
+        assert claims.held == 0
+    finally:
+        claims.close()
+
+
+def test_busy_claims_are_not_held(tmp_path: Path):
+    path = tmp_path / "leads.store.sqlite"
+    other, store = LocalStore(path, NS), LocalStore(path, NS)
+    other.claim_many(["k"], ttl=30.0)
+    claims = Claims(store, heartbeat=60.0)
+    try:
+        assert claims.take(["k", "j"]) == {"k": BUSY, "j": MINE}
+        assert claims.held == 1
+        other.release_many(["k"])
+        assert claims.take(["k"]) == {"k": RECHECK}
+        assert claims.held == 2
+    finally:
+        claims.close()
+        other.close()
+        store.close()

@@ -1,0 +1,228 @@
+"""check_listing / check_limit: what production would ignore or refuse, refused before sending."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lookup_pandas.endpoints import EMPLOYEES, EMPLOYEES_PATH, LISTINGS, SEARCH, SEARCH_PATH
+from lookup_pandas.errors import UsageError
+from lookup_pandas.filters import MAX_LIMIT, MIN_TEXT, check_limit, check_listing, unknown_filter
+from lookup_pandas.testing import data, routes
+
+
+def search(**params):
+    return check_listing(SEARCH, {"title": "engineer", "limit": 50, **params})
+
+
+def employees(**params):
+    return check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, **params})
+
+
+# -- the declarations ------------------------------------------------------------------------------
+
+
+def test_one_declaration_per_list_endpoint():
+    assert LISTINGS == {SEARCH_PATH: SEARCH, EMPLOYEES_PATH: EMPLOYEES}
+    for listing in LISTINGS.values():
+        assert len(set(listing.filters)) == len(listing.filters)
+        assert set(listing.text) <= set(listing.filters) | {listing.required}
+        assert set(listing.codes) <= set(listing.filters)
+        assert not {"limit", "page", "cursor", "start"} & set(listing.filters)
+
+
+def test_production_names_are_declared():
+    """From renidly/renidly-skills data-api.md (GET /people/search, GET /companies/employees)."""
+    assert {
+        "title", "first_name", "last_name", "headline", "geo_city", "geo_country_code",
+        "organization_slugs", "skills", "current_only", "primary_language", "is_creator",
+        "is_premium", "institution_ids", "certifications", "speaks_language", "skill_count_min",
+        "skill_count_max", "last_change_within_days", "last_change_type", "tenure_min_years",
+        "tenure_max_years", "company_count_min", "company_count_max", "education_level",
+        "degree", "field_of_study",
+    } <= set(SEARCH.filters)  # fmt: skip
+    assert set(EMPLOYEES.filters) == {
+        "current_only", "title", "geo_country_code", "geo_city", "start_year", "start_month",
+        "sort",
+    }  # fmt: skip
+    text = {"title", "first_name", "last_name", "headline", "summary", "geo_city"}
+    assert set(SEARCH.text) == text
+    assert set(EMPLOYEES.text) == {"title", "geo_city"}
+    assert SEARCH.required == "title" and EMPLOYEES.required == "slug"
+
+
+@pytest.mark.parametrize(
+    ("listing", "store"),
+    [(SEARCH, data.search_records), (EMPLOYEES, data.employee_records)],
+)
+def test_the_emulator_models_only_declared_filters(listing, store):
+    """The data store's keywords are production's names: the emulator has no list of its own."""
+    keywords = {
+        name
+        for name, p in inspect.signature(store).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert keywords <= set(listing.filters)
+
+
+def test_the_emulator_routes_read_the_declaration():
+    assert routes._SEARCH_TEXT_FILTERS == (
+        "first_name", "last_name", "headline", "summary", "geo_city", "geo_country_code",
+        "organization_slugs", "skills",
+    )  # fmt: skip
+    assert routes._EMPLOYEE_TEXT_FILTERS == ("title", "geo_country_code", "geo_city")
+
+
+# -- names -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("check", "name", "suggested"),
+    [
+        (search, "country", "geo_country_code"),
+        (search, "geo_contry_code", "geo_country_code"),
+        (search, "city", "geo_city"),
+        (search, "skill", "skills"),
+        (search, "tenure_max", "tenure_max_years"),
+        (employees, "geo_contry_code", "geo_country_code"),
+        (employees, "country", "geo_country_code"),
+        (employees, "start_yr", "start_year"),
+    ],
+)
+def test_a_misspelt_name_suggests_the_closest(check, name, suggested):
+    with pytest.raises(UsageError, match=f"did you mean '{suggested}'") as info:
+        check(**{name: "DE"})
+    assert repr(name) in str(info.value) and "Nothing was sent" in str(info.value)
+
+
+def test_a_name_with_no_close_match_lists_what_is_accepted():
+    with pytest.raises(UsageError) as info:
+        employees(department="engineering")
+    text = str(info.value)
+    assert "did you mean" not in text
+    assert "It takes: current_only, title, geo_country_code, geo_city" in text
+    assert "client.paginate" in text  # the escape hatch for a filter newer than the list
+
+
+def test_names_are_per_endpoint():
+    search(summary="pandas", primary_language="en", tenure_max_years=3)
+    employees(start_year=2020, start_month=4, sort="newest", current_only="false")
+    with pytest.raises(UsageError, match="'summary' is not a filter of the company employees"):
+        employees(summary="pandas")
+    with pytest.raises(UsageError, match="'start_year' is not a filter of the people search"):
+        search(start_year=2020)
+    with pytest.raises(UsageError, match="'slug' is not a filter of the people search"):
+        search(slug="acme")
+
+
+def test_a_filter_set_to_none_is_only_name_checked():
+    search(geo_city=None, first_name=None)
+    with pytest.raises(UsageError, match="did you mean"):
+        search(geo_cty=None)
+
+
+def test_unknown_filter_message_is_one_sentence_per_part():
+    assert unknown_filter(SEARCH, "country") == (
+        "'country' is not a filter of the people search; did you mean 'geo_country_code'? "
+        "Nothing was sent."
+    )
+
+
+# -- limit -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [1, 20, 50, np.int64(50)])
+def test_limit_in_range(limit):
+    check_limit(limit)
+    search(limit=limit)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 51, 100000, 2.5, 50.0, "50", None, True, False])
+def test_limit_out_of_range_or_not_whole(limit):
+    with pytest.raises(UsageError, match=f"limit must be a whole number from 1 to {MAX_LIMIT}"):
+        check_limit(limit)
+    with pytest.raises(UsageError, match="limit"):
+        employees(limit=limit)
+
+
+@given(st.integers())
+def test_limit_accepted_exactly_from_1_to_50(limit):
+    try:
+        check_limit(limit)
+    except UsageError:
+        assert not 1 <= limit <= 50
+    else:
+        assert 1 <= limit <= 50
+
+
+# -- values ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("title", ["", "  ", "ab", "  ab  ", "x"])
+def test_short_or_empty_search_title(title):
+    with pytest.raises(UsageError, match=f"title needs at least {MIN_TEXT} characters"):
+        search(title=title)
+
+
+@pytest.mark.parametrize("title", [None, 42])
+def test_search_title_must_be_text(title):
+    with pytest.raises(UsageError, match="title must be a non-empty string"):
+        search(title=title)
+
+
+@pytest.mark.parametrize("name", ["first_name", "last_name", "headline", "summary", "geo_city"])
+def test_short_search_text_filters(name):
+    search(**{name: "abc"})
+    search(**{name: " abc "})
+    for short in ("", "ab", " a "):
+        with pytest.raises(UsageError, match=f"{name} needs at least 3 characters"):
+            search(**{name: short})
+
+
+@pytest.mark.parametrize("name", ["title", "geo_city"])
+def test_short_employee_text_filters(name):
+    employees(**{name: "Rome"})
+    with pytest.raises(UsageError, match=f"{name} needs at least 3 characters"):
+        employees(**{name: "ab"})
+
+
+def test_other_filters_have_no_length_rule():
+    search(skills="go", organization_slugs="hp", current_only="true", degree="BA")
+    employees(sort="newest", start_year="2020", current_only="false")
+
+
+@pytest.mark.parametrize("slug", ["", "   ", None, 3])
+def test_employees_slug_must_be_non_empty(slug):
+    with pytest.raises(UsageError, match="slug must be a non-empty string"):
+        check_listing(EMPLOYEES, {"slug": slug, "limit": 50})
+
+
+def test_a_short_slug_is_fine():
+    employees(slug="hp")
+
+
+@pytest.mark.parametrize("code", ["DE", "de", " PT "])
+def test_country_code_two_letters(code):
+    search(geo_country_code=code)
+    employees(geo_country_code=code)
+
+
+@pytest.mark.parametrize("code", ["D", "DEU", "Germany", "D1", "", "DE,FR", "ÄÖ"])
+def test_country_code_not_two_letters(code):
+    for check in (search, employees):
+        with pytest.raises(UsageError, match="two-letter country code"):
+            check(geo_country_code=code)
+
+
+def test_names_are_checked_before_values():
+    with pytest.raises(UsageError, match="did you mean 'geo_country_code'"):
+        search(title="", limit=0, country="DE")
+
+
+def test_usage_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        search(limit=0)
