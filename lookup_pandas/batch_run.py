@@ -127,7 +127,7 @@ class BatchRun:
         try:
             job_id = client.submit_batch(mine, cancel=stop)
         except BaseException:
-            client.claims.release(list(mine_keys.values()))
+            client.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
         client.store.remember(StoredJob(job_id, mine, time.time()))
@@ -204,7 +204,7 @@ class BatchRun:
             pool.shutdown(wait=True, cancel_futures=True)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
-            client.claims.release(list(self._held.values()))
+            client.claims.release(list(self._held.values()), bought=False)  # not cached
             self._held.clear()
 
     def _collect(
@@ -223,9 +223,8 @@ class BatchRun:
                 answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
             except NotFoundError as exc:
                 answers.append((handle, exc))
-        self.client.claims.release(
-            [held.pop(h) for h in [*(h for h, _ in answers), *erased] if h in held]
-        )
+        self.client.claims.release([held.pop(h) for h, _ in answers if h in held])
+        self.client.claims.release([held.pop(h) for h in erased if h in held], bought=False)
         self.fallback.extend(h for h in erased if self._wanted(h))
         for handle, answer in answers:
             if self._wanted(handle):

@@ -78,8 +78,10 @@ class Claims:
                 self._beating.start()
         return states
 
-    def release(self, keys: list[str]) -> None:
-        """Let go of ``keys`` (those held): the next claimants read the cache first."""
+    def release(self, keys: list[str], *, bought: bool = True) -> None:
+        """Let go of ``keys`` (those held). ``bought``: their answers are in the cache, so the
+        next claimants read it first; else (nothing was bought) the next claimant buys at once,
+        without looking at the cache again and again for an answer that is not coming."""
         if not keys:
             return
         with self._lock:
@@ -89,7 +91,7 @@ class Claims:
                     self._held.pop(key, None)
                 else:
                     self._held[key] = n - 1
-        self.store.release_many(keys)
+        self.store.release_many(keys, bought=bought)
 
     def close(self) -> None:
         """Stop the heartbeat (the claims still held expire by themselves)."""

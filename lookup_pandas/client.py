@@ -695,11 +695,17 @@ class Client:
                 if not self._key_proven:
                     self.check_key()
                 return self._from_cache(stored, path)
+        bought = False  # is the answer in the cache now (a record, or a billed not-found)?
         try:
-            return self._send_paced(prepared, path, cache, cancel, final_statuses, paced)
+            env = self._send_paced(prepared, path, cache, cancel, final_statuses, paced)
+            bought = True
+            return env
+        except NotFoundError as exc:
+            bought = exc.status_code == 200
+            raise
         finally:
             if claimed is not None:
-                self.claims.release([claimed])
+                self.claims.release([claimed], bought=bought)
 
     def _from_cache(self, stored: requests.Response, path: str) -> Envelope:
         self._count(cache_hits=1)

@@ -95,8 +95,10 @@ class Store(Protocol):
         """Extend this holder's claims on ``keys`` to ``ttl`` seconds from now."""
         ...
 
-    def release_many(self, keys: list[str]) -> None:
-        """Let go of this holder's claims; the next claimants are told RECHECK for a while."""
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
+        """Let go of this holder's claims. ``bought``: the answers are in the cache now, so the
+        next claimants are told RECHECK (read the cache first) for a while; else (a failure,
+        a submit refused) the claims are simply gone and the next claimant gets MINE."""
         ...
 
     def key_seen(self) -> bool:
@@ -165,7 +167,7 @@ class MemoryStore:
     def renew(self, keys: list[str], ttl: float) -> None:
         return None
 
-    def release_many(self, keys: list[str]) -> None:
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
         return None
 
     def key_seen(self) -> bool:

@@ -221,16 +221,22 @@ class LocalStore:
 
         self._write(work)
 
-    def release_many(self, keys: list[str]) -> None:
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
         if not keys:
             return
 
         def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.executemany(
-                "UPDATE claims SET done = 1, expires = ? WHERE namespace = ? AND key = ? "
-                "AND holder = ?",
-                [(now + DONE_SECONDS, self._ns, key, self._holder) for key in keys],
-            )
+            if bought:
+                conn.executemany(
+                    "UPDATE claims SET done = 1, expires = ? WHERE namespace = ? AND key = ? "
+                    "AND holder = ?",
+                    [(now + DONE_SECONDS, self._ns, key, self._holder) for key in keys],
+                )
+            else:
+                conn.executemany(
+                    "DELETE FROM claims WHERE namespace = ? AND key = ? AND holder = ?",
+                    [(self._ns, key, self._holder) for key in keys],
+                )
             conn.execute("DELETE FROM claims WHERE expires < ?", (now,))
 
         self._write(work)

@@ -247,6 +247,13 @@ if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
 else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return 1
 """
+# Claims let go of without an answer bought: gone, so the next claimant buys at once.
+_ABANDON = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 0
+"""
 _RELEASE = f"""
 for _, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then
@@ -281,6 +288,7 @@ class RedisStore:
         self._claim = self._redis.register_script(_CLAIM)
         self._renew = self._redis.register_script(_RENEW)
         self._release = self._redis.register_script(_RELEASE)
+        self._abandon = self._redis.register_script(_ABANDON)
         self._replace = self._redis.register_script(_REPLACE_JOB)
 
     def __repr__(self) -> str:
@@ -324,10 +332,11 @@ class RedisStore:
             with _translated(self.url):
                 self._renew(keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)])
 
-    def release_many(self, keys: list[str]) -> None:
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
+        script = self._release if bought else self._abandon
         for chunk in _chunks(keys):
             with _translated(self.url):
-                self._release(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
+                script(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
 
     # -- keys seen to work --------------------------------------------------------------------
 

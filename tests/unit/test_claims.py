@@ -168,3 +168,18 @@ def test_busy_claims_are_not_held(tmp_path: Path):
         claims.close()
         other.close()
         store.close()
+
+
+def test_a_claim_let_go_of_without_buying_is_mine_for_the_next_at_once(tmp_path: Path):
+    # Issue 22: claims released after a refused batch submit said "just bought: read the
+    # cache" (RECHECK), so every single call looked 5 times for an answer that was not coming.
+    path = tmp_path / "leads.store.sqlite"
+    a, b = LocalStore(path, NS), LocalStore(path, NS)
+    a.claim_many(["k", "j"], ttl=30.0)
+    b.release_many(["k"], bought=False)  # not b's: a still holds it
+    assert b.claim_many(["k"], ttl=30.0) == {"k": BUSY}
+    a.release_many(["k"], bought=False)
+    a.release_many(["j"])
+    assert b.claim_many(["k", "j"], ttl=30.0) == {"k": MINE, "j": RECHECK}
+    a.close()
+    b.close()

@@ -1,0 +1,41 @@
+"""The default method against a service without batch jobs is as fast as single calls (issue
+22, item 2): the claims a refused submit took are let go of as "nothing bought", so a single
+call buys at once instead of looking in the cache again and again for an answer not coming."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import lookup_pandas as lp  # noqa: F401  registers df.lookup
+from lookup_pandas.testing import BATCH
+
+from .helpers import make_client
+
+HANDLES = [f"fast{i:03d}-lead" for i in range(60)]
+
+
+def test_auto_without_batch_jobs_reads_each_answer_from_the_cache_at_most_twice(
+    fake_service, tmp_path
+):
+    fake_service.configure(batch=False)
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        reads: list[str] = []
+        backend = client.session.cache
+        original = backend.get_response
+
+        def spy(key, *args, **kwargs):
+            reads.append(key)
+            return original(key, *args, **kwargs)
+
+        backend.get_response = spy
+        try:
+            out = pd.DataFrame({"handle": HANDLES}).lookup.enrich_profiles(
+                "handle", client=client, progress=False
+            )
+        finally:
+            backend.get_response = original
+    assert out["lookup_status"].tolist() == ["ok"] * len(HANDLES)
+    assert fake_service.count(BATCH, method="POST") == 1  # the one refused submit
+    # once before the submit (what is cached?), once by the single call: not 1 + 5 looks
+    assert len(reads) <= 2 * len(HANDLES), len(reads)
+    assert fake_service.billed_handles() == {h: 1 for h in HANDLES}
