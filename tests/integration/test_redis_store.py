@@ -149,6 +149,15 @@ def test_release_lets_go_only_of_the_holders_own_claims(stores):
     assert b.claim_many(["k", "never-claimed"], 60) == {"k": RECHECK, "never-claimed": MINE}
 
 
+def test_a_claim_let_go_of_without_buying_is_mine_for_the_next_at_once(stores):
+    a, b = stores
+    a.claim_many(["k"], 60)
+    b.release_many(["k"], bought=False)  # not b's: a still holds it
+    assert b.claim_many(["k"], 60) == {"k": BUSY}
+    a.release_many(["k"], bought=False)  # a failure: nothing in the cache to read
+    assert b.claim_many(["k"], 60) == {"k": MINE}
+
+
 def test_claim_many_handles_thousands_of_keys(stores, redis_server):
     a, b = stores
     keys = [f"key{i:05d}" for i in range(2500)]
@@ -347,12 +356,14 @@ def test_nothing_in_redis_is_a_pickle_and_answers_are_json(fake_service, redis_u
     fill(fake_service, redis_url)
     with redis_server.client() as conn:
         stored = everything_in(conn)
+    answers = [k for k in stored if b":cache:" in k and not k.endswith(b"-redirects")]
+    assert answers, sorted(stored)  # the check below must have answers to read
     for key, values in stored.items():
         for value in values:
             assert not value.startswith(b"\x80"), key  # pickle's protocol marker
-        if b":cache:" in key and not key.endswith(b"-redirects"):
-            answer = json.loads(values[0])
-            assert answer["status_code"] == 200
+    for key in answers:
+        answer = json.loads(stored[key][0])
+        assert answer["status_code"] == 200
 
 
 class _Planted:

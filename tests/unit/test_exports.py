@@ -23,9 +23,18 @@ def test_all_is_exactly_the_public_api():
     assert len(lp.__all__) == len(set(lp.__all__))
 
 
-def test_every_exported_name_resolves():
+def test_every_exported_name_resolves_to_what_it_names():
+    import importlib
+
     for name in lp.__all__:
-        assert getattr(lp, name) is not None, name
+        value = getattr(lp, name)
+        if isinstance(value, types.ModuleType):
+            assert value is importlib.import_module(f"lookup_pandas.{name}"), name
+        elif name == "__version__":
+            assert isinstance(value, str) and value[0].isdigit(), value
+        else:  # a class or function of the package, under its own name
+            assert value.__name__ == name, (name, value)
+            assert value.__module__.startswith("lookup_pandas."), (name, value.__module__)
 
 
 def test_no_public_name_is_left_out_of_all():
