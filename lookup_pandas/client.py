@@ -457,7 +457,12 @@ class Client:
         return dict(self.profile_answer(sent, refresh=refresh).data)
 
     def profile_answer(
-        self, handle: str, *, refresh: bool = False, cancel: threading.Event | None = None
+        self,
+        handle: str,
+        *,
+        refresh: bool = False,
+        cancel: threading.Event | None = None,
+        known_miss: bool = False,
     ) -> Envelope:
         """The checked answer for ``handle``: ``.data`` is the record, ``.from_cache`` whether
         it came from the cache (nothing paid) or the network. NotFoundError if there is none.
@@ -472,9 +477,13 @@ class Client:
 
         ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
         ``lookup_pandas.pacing.Cancelled`` instead of sending (a stopping job's threads).
+        ``known_miss``: the caller read the cache for it a moment ago and found nothing, so the
+        call claims it at once (an answer another process stored since shows in its claim).
         """
         handle = checked_handle(handle, fold_case=False)
-        env = self._request(PROFILE_PATH, {"handle": handle}, refresh=refresh, cancel=cancel)
+        env = self._request(
+            PROFILE_PATH, {"handle": handle}, refresh=refresh, cancel=cancel, known_miss=known_miss
+        )
         checked_data(env, PROFILE_PATH)
         return env
 
@@ -676,10 +685,12 @@ class Client:
         cache: bool = True,
         final_statuses: frozenset[int] = frozenset(),
         paced: bool = True,
+        known_miss: bool = False,
     ) -> Envelope:
         """The one place requests are sent: one cache lookup, then paced attempts.
 
         ``cache=False``: neither looked up nor stored (batch jobs, whose answers change).
+        ``known_miss``: the lookup is skipped (the caller just made it); the claim remains.
         ``final_statuses``: answers with these statuses are raised as they are, neither
         retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
         """
@@ -688,7 +699,7 @@ class Client:
         cache = cache and not panel and method == "GET"
         claimed: str | None = None
         if not refresh and cache:
-            stored = self._lookup(path, prepared)
+            stored = None if known_miss else self._lookup(path, prepared)
             if stored is None:
                 claimed, stored = self._claim(path, prepared, cancel)
             if stored is not None:

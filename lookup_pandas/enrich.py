@@ -53,7 +53,7 @@ from .frames import records_to_frame, with_nullable_dtypes, with_person_fields
 from .handles import invalid_reason, normalise_handle
 from .pacing import Cancelled
 from .progress import Progress
-from .store import StoredJob
+from .store import DONE_SECONDS, StoredJob
 
 __all__ = [
     "Estimate",
@@ -76,6 +76,9 @@ _FATAL = (AuthenticationError, ConfigurationError)
 _OUTAGE = (TransportError, ServerError)
 
 
+#: How long a miss read ahead of the job spares the call its own cache lookup: well inside the
+#: time a claim let go of after a purchase says "read the cache first" (store.DONE_SECONDS).
+FRESH_MISS_SECONDS = DONE_SECONDS / 2
 #: Results per poll assumed by an estimate: production does not document its page size (the
 #: emulator's default is 100).
 ASSUMED_PAGE = 100
@@ -256,7 +259,11 @@ def _handed(on_record: OnRecord | None, handle: str, outcome: _Outcome) -> _Outc
 
 
 def _fetch_one(
-    client: Client, handle: str, refresh: bool, stop: threading.Event
+    client: Client,
+    handle: str,
+    refresh: bool,
+    stop: threading.Event,
+    missed_at: float | None = None,
 ) -> tuple[_Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache); None when the job stopped
     first (nothing sent).
@@ -266,8 +273,12 @@ def _fetch_one(
     again. ``stop`` is the Client's cancel event: a thread still waiting for its slot or a
     back-off when the job stops (Ctrl-C, an error to raise, a rejected key) sends nothing.
     """
+    # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
+    # another process stored since then still shows in its claim (RECHECK), so nothing is
+    # bought twice; an older miss is looked up again.
+    known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
-        env = client.profile_answer(handle, refresh=refresh, cancel=stop)
+        env = client.profile_answer(handle, refresh=refresh, cancel=stop, known_miss=known_miss)
         return _Outcome(OK, env.data), env.from_cache
     except Cancelled:
         return None
@@ -407,14 +418,16 @@ class _Job:
         self._show(0)  # the jobs' final count
         return run.fallback
 
-    def run(self, handles: Iterable[str]) -> None:
+    def run(self, handles: Iterable[str], missed_at: float | None = None) -> None:
+        """Fetch ``handles`` in the pool; ``missed_at``: when the cache was read for them ahead
+        of the job and held none of them (``time.monotonic()``), else None."""
         stop = threading.Event()
         workers = self.client.max_workers
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
         pending: dict[Future[tuple[_Outcome, bool] | None], str] = {}
         try:
             for handle in handles:
-                future = pool.submit(_fetch_one, self.client, handle, self.refresh, stop)
+                future = pool.submit(_fetch_one, self.client, handle, self.refresh, stop, missed_at)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers)
             while pending:
@@ -492,6 +505,7 @@ def lookup_values(
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
     cached: dict[str, _Outcome] = {}
+    missed_at: float | None = None  # when the cache was read ahead for to_run (all misses)
     stored = _stored_jobs_holding(client, distinct)
     resume = bool(stored) and not refresh
     if refresh:
@@ -508,6 +522,7 @@ def lookup_values(
         # A budget needs the count of what must be paid for before anything is sent,
         # errors="raise" should meet a cached failure before paying for anything, and batch
         # jobs (new or stored) are for what the cache does not hold.
+        missed_at = time.monotonic()
         cached = {
             h: _handed(on_record, h, o)
             for h in distinct
@@ -532,7 +547,7 @@ def lookup_values(
         for handle, outcome in cached.items():
             job.record(handle, outcome, "cached")
         singles = job.run_batches(run, method) if run else to_run
-        job.run(singles)
+        job.run(singles, missed_at)
         if run is not None:
             run.finish()
     outcomes = job.outcomes
