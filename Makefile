@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# 4 worker processes, each taking whole test files (module fixtures stay in one process);
+# `.venv/bin/python -m pytest` alone runs the same tests in one process
 test: venv
-	$(PY) -m pytest
+	$(PY) -m pytest -n 4 --dist loadfile
 
 demo: venv
 	$(VENV)/bin/lookup-pandas demo
