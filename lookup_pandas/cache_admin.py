@@ -67,7 +67,7 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
 from .endpoints import PROFILE_PATH
-from .errors import UsageError
+from .errors import IncompleteErasureWarning, UsageError
 from .handles import invalid_reason, normalise_handle
 from .settings import ENV_API_KEY, ENV_BASE_URL, Settings, _cache_setting, redact_url
 from .store import Store, namespace, store_path
@@ -99,12 +99,6 @@ CHECKPOINT_WAIT_MS = 500
 CHECKPOINT_PAUSE_S = 0.2
 #: Redis keys measured with MEMORY USAGE per round trip.
 _MEMORY_CHUNK = 500
-
-
-class IncompleteErasureWarning(UserWarning):
-    """What was removed is out of the cache, but an old copy may remain in a SQLite file's
-    write-ahead log (``-wal``): another process was reading it. Run the call again when the
-    cache is idle. ``warnings.simplefilter("error", IncompleteErasureWarning)`` raises it."""
 
 
 # -- what is reported ----------------------------------------------------------------------------

@@ -29,6 +29,8 @@ Hierarchy::
 
     InsecureCacheWarning             a UserWarning, not an error: a cache file or directory
                                      that other users can read (see lookup_pandas.private_files)
+    IncompleteErasureWarning         a UserWarning: erased, but an old copy may remain in a
+                                     SQLite write-ahead log (see lookup_pandas.cache_admin)
 
 None of them derives from the builtin ``LookupError``; every message is built from the
 server's text and our own, never from request headers, so the API key cannot appear in one.
@@ -49,6 +51,7 @@ __all__ = [
     "BudgetExceededError",
     "ColumnError",
     "ConfigurationError",
+    "IncompleteErasureWarning",
     "InsecureCacheWarning",
     "NotFoundError",
     "PaginationError",
@@ -244,6 +247,12 @@ class ColumnError(UsageError):
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.cli_message = cli_message or message
+
+
+class IncompleteErasureWarning(UserWarning):
+    """What was removed is out of the cache, but an old copy may remain in a SQLite file's
+    write-ahead log (``-wal``): another process was reading it. Run the call again when the
+    cache is idle. ``warnings.simplefilter("error", IncompleteErasureWarning)`` raises it."""
 
 
 class InsecureCacheWarning(UserWarning):
