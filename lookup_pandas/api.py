@@ -318,7 +318,7 @@ def _listing(
     out = records_to_frame(records)
     if frame == "pandas":
         return out
-    from .integrations.polars import to_polars
+    from .polars_frames import to_polars
 
     return to_polars(out)
 
@@ -336,7 +336,7 @@ def _check_frame(frame: str) -> None:
                 "frame='polars' needs polars, which is not installed: "
                 "pip install 'lookup-pandas[polars]'."
             ) from exc
-        from .integrations.polars import require_pyarrow
+        from .polars_frames import require_pyarrow
 
         require_pyarrow()
 
