@@ -6,10 +6,11 @@ asked for with a knob (fail the first K times, a looping cursor, a page that goe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lookup_pandas import Client
@@ -23,6 +24,7 @@ TIER = routes.TIER
 DATA_PATHS = (PROFILE, EMPLOYEES, SEARCH)
 
 __all__ = [
+    "cache_reads",
     "DATA_PATHS",
     "DROP",
     "EMPLOYEES",
@@ -158,3 +160,22 @@ class Tap:
                 for b in self.bodies
                 if b.get("pagination", {}).get("next_cursor")
             ]
+
+
+@contextlib.contextmanager
+def cache_reads(client: Client) -> Iterator[list[str]]:
+    """The cache keys the client reads from requests-cache while the block runs (the emulator
+    cannot see a cache read): ``with cache_reads(client) as reads: ...; len(reads)``."""
+    reads: list[str] = []
+    backend = client.session.cache  # type: ignore[attr-defined]
+    original = backend.get_response
+
+    def spy(key: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(key)
+        return original(key, *args, **kwargs)
+
+    backend.get_response = spy
+    try:
+        yield reads
+    finally:
+        backend.get_response = original

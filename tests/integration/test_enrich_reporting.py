@@ -26,7 +26,7 @@ from lookup_pandas.errors import (
 from lookup_pandas.frames import PERSON_FIELDS
 from lookup_pandas.testing import envelope
 
-from .helpers import PROFILE, SEARCH, make_client
+from .helpers import PROFILE, SEARCH, cache_reads, make_client
 
 
 class RecordingBar(tqdm.std.tqdm):
@@ -113,21 +113,10 @@ def test_each_handle_is_looked_up_in_the_cache_once(fake_service, tmp_path, bars
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
         for h in handles[:4]:
             client.profile(h)  # four already paid for
-        reads: list[str] = []
-        backend = client.session.cache
-        original = backend.get_response
-
-        def spy(key, *args, **kwargs):
-            reads.append(key)
-            return original(key, *args, **kwargs)
-
-        backend.get_response = spy
-        try:
+        with cache_reads(client) as reads:
             _, summary = api.enrich_with_summary(
                 pd.DataFrame({"handle": handles * 2}), "handle", client=client
             )
-        finally:
-            backend.get_response = original
     assert len(reads) == len(handles)
     assert (summary.cached, summary.fetched) == (4, 8)
     assert bars[-1].postfixes[-1] == {"cached": "4", "fetched": "8", "failed": "0", "credits": "8"}

@@ -9,7 +9,7 @@ import pandas as pd
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.testing import BATCH
 
-from .helpers import make_client
+from .helpers import cache_reads, make_client
 
 HANDLES = [f"fast{i:03d}-lead" for i in range(60)]
 
@@ -18,22 +18,13 @@ def test_auto_without_batch_jobs_reads_each_answer_from_the_cache_at_most_twice(
     fake_service, tmp_path
 ):
     fake_service.configure(batch=False)
-    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        reads: list[str] = []
-        backend = client.session.cache
-        original = backend.get_response
-
-        def spy(key, *args, **kwargs):
-            reads.append(key)
-            return original(key, *args, **kwargs)
-
-        backend.get_response = spy
-        try:
-            out = pd.DataFrame({"handle": HANDLES}).lookup.enrich_profiles(
-                "handle", client=client, progress=False
-            )
-        finally:
-            backend.get_response = original
+    with (
+        make_client(fake_service, cache=tmp_path / "c.sqlite") as client,
+        cache_reads(client) as reads,
+    ):
+        out = pd.DataFrame({"handle": HANDLES}).lookup.enrich_profiles(
+            "handle", client=client, progress=False
+        )
     assert out["lookup_status"].tolist() == ["ok"] * len(HANDLES)
     assert fake_service.count(BATCH, method="POST") == 1  # the one refused submit
     # once before the submit (what is cached?), once by the single call: not 1 + 5 looks
