@@ -22,7 +22,7 @@ import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas import AuthenticationError
 from lookup_pandas.handles import normalise_handle
 from lookup_pandas.testing import BATCH, FakeService
-from lookup_pandas.testing.routes import Request
+from lookup_pandas.testing.routes import Reply, Request, fail
 from lookup_pandas.testing.state import FAULT_KINDS
 
 from .helpers import PROFILE, make_client
@@ -116,6 +116,25 @@ def assert_shared_billing(svc: FakeService, a: list[str], b: list[str], shared: 
 # -- 1. chaos -------------------------------------------------------------------------------------
 
 
+class FirstOfEachFails:
+    """Override: the first submit and the first poll of the batch route get a 503, whatever the
+    random faults draw (a run of three jobs sends only a dozen batch requests, so at a 20% fault
+    rate about one run in twenty would otherwise see none)."""
+
+    def __init__(self) -> None:
+        self.failed: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __call__(self, req: Request) -> Reply | None:
+        with self.lock:
+            if req.method in self.failed:
+                return None
+            self.failed.add(req.method)
+        reply = fail(503, "Service temporarily unavailable", error_code="1072")
+        reply.fault = "503"
+        return reply
+
+
 @pytest.mark.parametrize("method", ["single", "batch"])
 def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(
     fake_service, tmp_path, method
@@ -143,6 +162,7 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(
     # batch: faults on submits and polls, and a tenth of the items end in a job's errors, to
     # be fetched singly (through faults too)
     svc.configure(fault_rate=0.2, fault_kinds=FAULT_KINDS, batch_error_rate=0.1)
+    svc.override(BATCH, FirstOfEachFails())
     frame = pd.DataFrame({"handle": values, "row": range(len(values))})
     with client:
         out = enrich(frame, client, method=method)
