@@ -1,35 +1,29 @@
-"""The DataFrame functions: profiles, a company's employees, people search, credits tier.
+"""The profile functions: ``get_profiles``, and the DataFrame enrichment behind ``df.lookup``.
 
 Example::
 
-    lp.search_people("data scientist", max_records=100)   # one row per person, flattened
-    lp.company_employees("acme")                          # every employee, page by page
     lp.get_profiles(["ada", "grace", ""])                 # one row per input, with statuses
+    leads.lookup.enrich_profiles("handle")                # = api.enrich_profiles(leads, "handle")
 
-Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame:
-nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as lists. An empty
-answer is an empty frame. Keyword filters take production's names and are checked before
-anything is sent (:mod:`lookup_pandas.filters`: a misspelt name, a ``limit`` outside 1–50, a text
-filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
+Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
+The listing functions (``company_employees``, ``search_people``, ``credits_tier``) live in
+:mod:`lookup_pandas.listings` and are importable from here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from typing import Any, Protocol
 
 import pandas as pd
 
-from .client import Client, check_max_records, resolve_client
-from .endpoints import EMPLOYEES, SEARCH, Listing
+from .adapters import arguments, delegates_to
+from .client import Client, resolve_client
 from .enrich import Errors, Estimate, JobSummary, Lookup, Method, estimate_values, lookup_values
-from .errors import ColumnError, ConfigurationError, UsageError
-from .filters import check_listing
-from .frames import prefixed_names, records_to_frame
+from .errors import ColumnError, UsageError
+from .frames import prefixed_names
 from .handles import checked_handle
-
-if TYPE_CHECKING:
-    import polars as pl
+from .listings import company_employees, credits_tier, query_value, search_people
 
 __all__ = [
     "company_employees",
@@ -39,15 +33,11 @@ __all__ = [
     "enrich_with_summary",
     "estimate_profiles",
     "get_profiles",
+    "query_value",
     "search_people",
 ]
 
 STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
-
-DEFAULT_LIMIT = 50  # the service's maximum page size: fewer billed pages
-
-Frame = Literal["pandas", "polars"]
-FRAMES = ("pandas", "polars")
 
 
 class HasColumns(Protocol):
@@ -179,48 +169,27 @@ def enrich_profiles(
     An AuthenticationError or ConfigurationError (no service at the base URL) always raises
     at once; so many transport failures in a row stop the job (see lookup_pandas.enrich).
     """
-    return enrich_with_summary(
-        frame,
-        column,
-        prefix=prefix,
-        errors=errors,
-        max_calls=max_calls,
-        refresh=refresh,
-        client=client,
-        progress=progress,
-        fold_case=fold_case,
-        method=method,
-    )[0]
+    return _enrich(locals())[0]  # every argument by name: the keywords stand once, above
 
 
+@delegates_to(enrich_profiles)
 def enrich_with_summary(
-    frame: pd.DataFrame,
-    column: str = "handle",
-    *,
-    prefix: str = "profile_",
-    errors: Errors = "coerce",
-    max_calls: int | None = None,
-    refresh: bool = False,
-    client: Client | None = None,
-    progress: bool | None = None,
-    fold_case: bool = True,
-    method: Method = "auto",
+    frame: pd.DataFrame, *args: Any, **options: Any
 ) -> tuple[pd.DataFrame, JobSummary]:
     """``enrich_profiles``, and the JobSummary of the run (what its progress bar counted).
 
     Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
     """
-    check_columns(frame, column, prefix)
-    result = lookup_values(
-        frame[column].tolist(),
-        client=resolve_client(client),
-        errors=errors,
-        max_calls=max_calls,
-        refresh=refresh,
-        progress=progress,
-        fold_case=fold_case,
-        method=method,
+    return _enrich(arguments(enrich_profiles, frame, *args, **options))
+
+
+def _enrich(given: dict[str, Any]) -> tuple[pd.DataFrame, JobSummary]:
+    options = dict(given)  # enrich_profiles' arguments by name
+    frame, column, prefix, client = (
+        options.pop(k) for k in ("frame", "column", "prefix", "client")
     )
+    check_columns(frame, column, prefix)
+    result = lookup_values(frame[column].tolist(), client=resolve_client(client), **options)
     fields = result.fields
     new = _with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
@@ -294,195 +263,3 @@ def estimate_profiles(
     return estimate_values(
         frame[column].tolist(), client=resolve_client(client), fold_case=fold_case, method=method
     )
-
-
-def _listing(
-    listing: Listing,
-    params: dict[str, Any],
-    *,
-    max_records: int | None,
-    client: Client | None,
-    progress: bool | None,
-    frame: Frame,
-) -> pd.DataFrame | pl.DataFrame:
-    _check_frame(frame)
-    check_max_records(max_records)  # before a client is even built
-    query = {k: query_value(v) for k, v in params.items()}
-    check_listing(listing, query)  # what production would ignore or refuse: nothing sent
-    records = resolve_client(client).paginate(
-        listing.path,
-        query,
-        max_records=max_records,
-        progress=progress,
-    )
-    out = records_to_frame(records)
-    if frame == "pandas":
-        return out
-    from .polars_frames import to_polars
-
-    return to_polars(out)
-
-
-def _check_frame(frame: str) -> None:
-    """``frame`` is "pandas" or "polars" (UsageError), and polars can be used (else a
-    ConfigurationError naming the extra): checked before anything is sent."""
-    if frame not in FRAMES:
-        raise UsageError(f"frame must be one of {', '.join(map(repr, FRAMES))}, not {frame!r}.")
-    if frame == "polars":
-        try:
-            import polars  # noqa: F401
-        except ImportError as exc:
-            raise ConfigurationError(
-                "frame='polars' needs polars, which is not installed: "
-                "pip install 'lookup-pandas[polars]'."
-            ) from exc
-        from .polars_frames import require_pyarrow
-
-        require_pyarrow()
-
-
-def query_value(value: Any) -> Any:
-    """A Python filter value as the service reads it: ``True`` -> ``"true"``, a list of slugs
-    or skills -> ``"a,b"``; anything else unchanged.
-
-    Example: ``query_value(["acme", "globex"]) == "acme,globex"``
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value) if isinstance(value, set | frozenset) else value
-        return ",".join(query_value(v) if isinstance(v, bool) else str(v) for v in items)
-    return value
-
-
-@overload
-def company_employees(
-    slug: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-    **filters: Any,
-) -> pd.DataFrame: ...
-@overload
-def company_employees(
-    slug: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-    **filters: Any,
-) -> pl.DataFrame: ...
-def company_employees(
-    slug: str,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    max_records: int | None = None,
-    client: Client | None = None,
-    progress: bool | None = None,
-    frame: Frame = "pandas",
-    **filters: Any,
-) -> pd.DataFrame | pl.DataFrame:
-    """Every employee of company ``slug``, one row each (page- or cursor-paged, detected).
-
-    Example: ``lp.company_employees("acme", title="engineer", sort="newest")``. An unknown
-    company raises NotFoundError; a company with no employees gives an empty frame. Filters
-    take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
-    ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
-
-    Refused with a UsageError before anything is sent (the service would ignore a misspelt
-    filter and bill every page of the unfiltered answer, or answer 400): another filter name
-    (the message suggests the closest, ``geo_contry_code`` -> ``geo_country_code``), a blank
-    ``slug``, ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a
-    ``geo_country_code`` that is not two letters (see :data:`lookup_pandas.endpoints.EMPLOYEES`).
-    ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
-
-    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
-    ``pip install 'lookup-pandas[polars]'``.
-    """
-    return _listing(
-        EMPLOYEES,
-        {"slug": slug, "limit": limit, **filters},
-        max_records=max_records,
-        client=client,
-        progress=progress,
-        frame=frame,
-    )
-
-
-@overload
-def search_people(
-    title: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-    **filters: Any,
-) -> pd.DataFrame: ...
-@overload
-def search_people(
-    title: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-    **filters: Any,
-) -> pl.DataFrame: ...
-def search_people(
-    title: str,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    max_records: int | None = None,
-    client: Client | None = None,
-    progress: bool | None = None,
-    frame: Frame = "pandas",
-    **filters: Any,
-) -> pd.DataFrame | pl.DataFrame:
-    """People whose title matches ``title``, one row each, walking the cursor pages.
-
-    Example: ``lp.search_people("engineer", geo_country_code="DE", current_only=True,
-    max_records=200)``
-
-    Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
-    ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
-    ``skills_match``), ``current_only`` and the rest of
-    :data:`lookup_pandas.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
-    ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
-    promised; ``lp.overview(frame)`` shows name, headline, company and city.
-
-    Refused with a UsageError before anything is sent (the service would ignore a misspelt
-    filter and bill every page of the unfiltered answer, or answer 400): another filter name
-    (the message suggests the closest, ``country`` -> ``geo_country_code``), ``limit`` outside
-    1–50, ``title``, ``first_name``, ``last_name``, ``headline``, ``summary`` or ``geo_city``
-    under 3 characters (stripped; an empty title too), a ``geo_country_code`` that is not two
-    letters. ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
-
-    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.integrations.polars.to_polars`); it needs the extra,
-    ``pip install 'lookup-pandas[polars]'``.
-    """
-    return _listing(
-        SEARCH,
-        {"title": title, "limit": limit, **filters},
-        max_records=max_records,
-        client=client,
-        progress=progress,
-        frame=frame,
-    )
-
-
-def credits_tier(*, client: Client | None = None) -> pd.DataFrame:
-    """The credits tier as a one-row frame (``balance``, ``current_tier.name``, ...); not cached.
-
-    Example: ``lp.credits_tier()["current_tier.limit_per_minute"].item()``
-    """
-    return records_to_frame([resolve_client(client).credits_tier()])

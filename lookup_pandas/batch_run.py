@@ -44,7 +44,10 @@ from .envelope import Envelope
 from .errors import NotFoundError
 from .store import BUSY, RECHECK, StoredJob
 
-__all__ = ["BatchRun"]
+__all__ = ["Answer", "BatchRun"]
+
+#: One needed result: the Envelope a single call would give, or the NotFoundError it would raise.
+Answer = tuple[str, Envelope | NotFoundError]
 
 #: The longest the driver sleeps before looking at its jobs again.
 _TICK = 1.0
@@ -76,11 +79,11 @@ class BatchRun:
         self._yielded: set[str] = set()
         self._finished: list[Tracker] = []
         self.fallback: list[str] = []
-        self.billed = 0  # results of the jobs this run collected: each was billed
-        self.jobs_done = 0
-        self.submitted = 0  # jobs this run submitted (the service accepted)
+        self.billed = 0  # results of the batch jobs this run collected: each was billed
+        self.batch_jobs_done = 0
+        self.submitted = 0  # batch jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
-        self._idle: list[StoredJob] = []  # stored jobs this run does not poll
+        self._idle: list[StoredJob] = []  # stored batch jobs this run does not poll
         self._held: dict[str, str] = {}  # handle -> claim key, of handles this run submitted
         covered: set[str] = set()
         now, interval = time.monotonic(), client.settings.batch_poll_interval
@@ -91,19 +94,27 @@ class BatchRun:
             else:
                 self._idle.append(job)
         rest = [h for h in handles if h not in covered]
-        self._chunks = split(rest) if submit else []
+        chunks = split(rest) if submit else []
         if not submit:
             self.fallback.extend(rest)
-        self.jobs_total = len(self._resumed) + len(self._chunks)
+        self.batch_jobs_total = len(self._resumed) + len(chunks)
+        # The driver's state: chunks to submit, batch jobs under way, answers awaited (a
+        # submit's chunk, or the Tracker of a poll).
+        self._most = max(2, client.max_workers)  # batch jobs under way at once
+        self._queue: deque[tuple[str, ...]] = deque(chunks)
+        self._active: list[Tracker] = list(self._resumed)
+        self._polling: set[str] = set()  # job ids with a poll in flight
+        self._flight: dict[Future[Any], tuple[str, ...] | Tracker] = {}
+        self._submitting = 0
 
     @property
-    def jobs(self) -> int:
-        """Jobs this run polled: the stored ones it resumed and those it submitted."""
+    def batch_jobs(self) -> int:
+        """Batch jobs this run polled: the stored ones it resumed and those it submitted."""
         return len(self._resumed) + self.submitted
 
     def __bool__(self) -> bool:
         """False when there is nothing to submit or resume: a run of single calls."""
-        return bool(self._resumed or self._chunks)
+        return bool(self._resumed or self._queue)
 
     # -- the tasks run in the pool ----------------------------------------------------------
 
@@ -120,7 +131,8 @@ class BatchRun:
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
         client.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
-        mine = tuple(h for h in chunk if h not in set(left))
+        others = set(left)
+        mine = tuple(h for h in chunk if h not in others)
         mine_keys = {h: keys[h] for h in mine if h in keys}
         if not mine:
             return None, (), {}, left
@@ -138,78 +150,84 @@ class BatchRun:
 
     # -- the driver ---------------------------------------------------------------------------
 
-    def __iter__(self) -> Iterator[tuple[str, Envelope | NotFoundError]]:
-        client = self.client
+    def __iter__(self) -> Iterator[Answer]:
         stop = threading.Event()
-        most = max(2, client.max_workers)
-        pool = ThreadPoolExecutor(max_workers=most, thread_name_prefix="lookup-batch")
-        flight: dict[Future[Any], tuple[str, Any]] = {}
-        active: list[Tracker] = list(self._resumed)
-        polling: set[str] = set()
-        queue = deque(self._chunks)
-        submitting = 0
+        pool = ThreadPoolExecutor(max_workers=self._most, thread_name_prefix="lookup-batch")
         try:
-            while queue or active or flight:
-                # One submit alone until the service is known to have batch jobs.
-                allowed = 1 if client.batch_supported is None else most
-                while queue and submitting < allowed and len(active) + submitting < most:
-                    chunk = queue.popleft()
-                    flight[pool.submit(self._submit, chunk, stop)] = ("submit", chunk)
-                    submitting += 1
-                now = time.monotonic()
-                for job in active:
-                    if job.job_id not in polling and job.due <= now:
-                        flight[pool.submit(self._poll, job.job_id, job.after, stop)] = ("poll", job)
-                        polling.add(job.job_id)
-                waits = [j.due - now for j in active if j.job_id not in polling]
-                timeout = max(0.0, min([_TICK, *waits]) if waits else _TICK)
-                if not flight:  # wait() returns at once on no futures: sleep till one is due
+            while self._queue or self._active or self._flight:
+                timeout = self._send(pool, stop)
+                if not self._flight:  # wait() returns at once on no futures: sleep till one is due
                     time.sleep(timeout)
                     continue
-                done, _ = wait(flight, timeout=timeout, return_when=FIRST_COMPLETED)
+                done, _ = wait(self._flight, timeout=timeout, return_when=FIRST_COMPLETED)
                 for future in done:
-                    kind, what = flight.pop(future)  # one of ours: Future[str | BatchPage]
-                    if kind == "submit":
-                        submitting -= 1
-                        # BatchUnavailableError, a rejected key...
-                        job_id, mine, keys, elsewhere = future.result()
-                        self.fallback.extend(elsewhere)
-                        self._held.update(keys)
-                        if job_id is None:
-                            continue
-                        self.submitted += 1
-                        interval = client.settings.batch_poll_interval
-                        active.append(Tracker(job_id, mine, time.monotonic(), interval))
-                        continue
-                    job = what
-                    polling.discard(job.job_id)
-                    try:
-                        page = future.result()
-                    except NotFoundError:
-                        active.remove(job)
-                        self._expired(job, queue)
-                        continue
-                    yield from self._collect(job, page)
-                    if job.done:
-                        active.remove(job)
-                        self._finished.append(job)
-                        self.jobs_done += 1
-                        self.fallback.extend(h for h in job.missing() if self._wanted(h))
+                    yield from self._landed(future)
         except BaseException:
             # Ctrl-C, an error to raise, a rejected key: send nothing more. Submits in flight
-            # finish and store their job, so a re-run polls it instead of paying again.
+            # finish and store their batch job, so a re-run polls it instead of paying again.
             stop.set()
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
-            client.claims.release(list(self._held.values()), bought=False)  # not cached
+            self.client.claims.release(list(self._held.values()), bought=False)  # not cached
             self._held.clear()
 
-    def _collect(
-        self, job: Tracker, page: BatchPage
-    ) -> Iterator[tuple[str, Envelope | NotFoundError]]:
+    def _send(self, pool: ThreadPoolExecutor, stop: threading.Event) -> float:
+        """Submit what may be submitted, poll the batch jobs that are due; return how long to
+        wait for an answer before looking again."""
+        # One submit alone until the service is known to have batch jobs.
+        allowed = 1 if self.client.batch_supported is None else self._most
+        while (
+            self._queue
+            and self._submitting < allowed
+            and len(self._active) + self._submitting < self._most
+        ):
+            chunk = self._queue.popleft()
+            self._flight[pool.submit(self._submit, chunk, stop)] = chunk
+            self._submitting += 1
+        now = time.monotonic()
+        waits = [_TICK]
+        for job in self._active:
+            if job.job_id in self._polling:
+                continue
+            if job.due <= now:
+                self._flight[pool.submit(self._poll, job.job_id, job.after, stop)] = job
+                self._polling.add(job.job_id)
+            else:
+                waits.append(job.due - now)
+        return max(0.0, min(waits))
+
+    def _landed(self, future: Future[Any]) -> Iterator[Answer]:
+        """Take in one answer: a submit's (start polling its batch job) or a poll's page."""
+        what = self._flight.pop(future)
+        if not isinstance(what, Tracker):  # a submit: BatchUnavailableError, a rejected key...
+            self._submitting -= 1
+            job_id, mine, keys, elsewhere = future.result()
+            self.fallback.extend(elsewhere)
+            self._held.update(keys)
+            if job_id is not None:
+                self.submitted += 1
+                interval = self.client.settings.batch_poll_interval
+                self._active.append(Tracker(job_id, mine, time.monotonic(), interval))
+            return
+        job = what
+        self._polling.discard(job.job_id)
+        try:
+            page = future.result()
+        except NotFoundError:
+            self._active.remove(job)
+            self._expired(job)
+            return
+        yield from self._collect(job, page)
+        if job.done:
+            self._active.remove(job)
+            self._finished.append(job)
+            self.batch_jobs_done += 1
+            self.fallback.extend(h for h in job.missing() if self._wanted(h))
+
+    def _collect(self, job: Tracker, page: BatchPage) -> Iterator[Answer]:
         """Cache a page's results, let go of their claims, then hand the needed ones on."""
         results = job.take(page, time.monotonic())
         held = self._held  # kept alive by the Client's heartbeat while the job runs
@@ -217,7 +235,7 @@ class BatchRun:
         # that submitted it stopped before it could report them).
         self.billed += len(results)
         results, erased = self._still_stored(job, results)
-        answers: list[tuple[str, Envelope | NotFoundError]] = []
+        answers: list[Answer] = []
         for handle, record in results:
             try:
                 answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
@@ -251,7 +269,7 @@ class BatchRun:
         """Needed by this run and not given to it yet."""
         return handle in self._needed and handle not in self._yielded
 
-    def _expired(self, job: Tracker, queue: deque[tuple[str, ...]]) -> None:
+    def _expired(self, job: Tracker) -> None:
         """A job the service no longer knows: forget it. What is still needed of a stored job
         (an earlier run's) is submitted anew; of a job this run submitted, and so saw expire
         faster than it was polled, fetched by single calls, which cannot expire: a run never
@@ -259,13 +277,13 @@ class BatchRun:
         self.client.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
-        self.jobs_done += 1
+        self.batch_jobs_done += 1
         if job.mine or not self._submits:
             self.fallback.extend(again)
             return
         chunks = split(again)
-        queue.extend(chunks)
-        self.jobs_total += len(chunks)
+        self._queue.extend(chunks)
+        self.batch_jobs_total += len(chunks)
 
     def finish(self) -> None:
         """Forget each job whose every input is collected or now cached: a finished one (its

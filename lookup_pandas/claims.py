@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
+from .pacing import pause
 from .store import MINE, RECHECK, Store
 
-__all__ = ["CLAIM_TTL_SECONDS", "HEARTBEAT_SECONDS", "Claims"]
+__all__ = ["CLAIM_TTL_SECONDS", "HEARTBEAT_SECONDS", "Claims", "claim_or_wait", "fresh_lookup"]
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +42,10 @@ CLAIM_TTL_SECONDS = 30.0
 #: How often the claims held are renewed: a third of their lifetime, so two missed beats
 #: (a busy machine) still do not lose them.
 HEARTBEAT_SECONDS = CLAIM_TTL_SECONDS / 3
+#: How often a call waiting for another process's claim looks at the cache again.
+CLAIM_POLL_SECONDS = 0.1
+#: Looks at the cache (and the pause between them) after another holder let go of a claim.
+RECHECK_LOOKS, RECHECK_PAUSE_SECONDS = 5, 0.05
 
 
 class Claims:
@@ -110,3 +119,59 @@ class Claims:
                 logger.debug("could not renew %d claims", len(keys), exc_info=True)
         with self._lock:
             self._beating = None
+
+
+def claim_or_wait(
+    claims: Claims,
+    key: str,
+    lookup: Callable[[], T | None],
+    cancel: threading.Event | None = None,
+    on_wait: Callable[[int], None] = lambda n: None,
+) -> tuple[str | None, T | None]:
+    """Claim ``key`` before buying its answer: (the claim to release, None), or (None, the
+    answer another process bought meanwhile, as ``lookup`` reads it from the cache).
+
+    Example: ``held, stored = claim_or_wait(claims, key, lambda: cache_lookup(request))``
+
+    While another process holds the claim, wait for it to let go (or to die: its claim is
+    then taken over) and read the cache; a claim let go of lately means "look first".
+    ``on_wait(1)`` / ``on_wait(-1)`` count the calls waiting meanwhile.
+    """
+    waiting = False
+    try:
+        while True:
+            state = claims.take([key])[key]
+            if state == MINE:
+                return key, None
+            if state == RECHECK:
+                stored = fresh_lookup(lookup, cancel)
+                if stored is None:
+                    return key, None  # the other holder did not store it: buy it
+                claims.release([key])
+                return None, stored
+            if not waiting:  # BUSY: another process is buying it
+                waiting = True
+                on_wait(1)
+            pause(CLAIM_POLL_SECONDS, cancel)
+            stored = lookup()
+            if stored is not None:
+                return None, stored
+    finally:
+        if waiting:
+            on_wait(-1)
+
+
+def fresh_lookup(lookup: Callable[[], T | None], cancel: threading.Event | None = None) -> T | None:
+    """The cache lookup after another holder let go of a claim: that holder stored the answer
+    first, but this process's reads can briefly see the file as it was (requests-cache reads
+    on its shared connection without a lock, inside another thread's write transaction when
+    there is one). A few quick looks before concluding it is not there.
+
+    Example: ``fresh_lookup(lambda: cache_lookup(request), cancel)`` -> the answer or None
+    """
+    for attempt in range(RECHECK_LOOKS):
+        stored = lookup()
+        if stored is not None or attempt == RECHECK_LOOKS - 1:
+            return stored
+        pause(RECHECK_PAUSE_SECONDS, cancel)
+    return None

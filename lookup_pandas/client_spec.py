@@ -15,15 +15,15 @@ cache connection and locks: it is not picklable, and is built once per worker pr
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from dataclasses import dataclass
-from datetime import timedelta
 from urllib.parse import urlsplit
 
 from .client import Client
 from .errors import ConfigurationError
-from .settings import ENV_API_KEY, ENV_CACHE, redact_url
+from .settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
 from .store import namespace
 
 __all__ = ["ClientSpec"]
@@ -31,49 +31,37 @@ __all__ = ["ClientSpec"]
 
 @dataclass(frozen=True)
 class ClientSpec:
-    """Everything a Client was built with, but the key (and a Redis password)."""
+    """A Client's :class:`~lookup_pandas.settings.Settings`, without the key (and a Redis
+    password)."""
 
-    base_url: str
-    #: the cache file, the Redis URL (without a password), or None when the cache is off
-    cache: str | None
+    #: the settings with ``api_key=""`` (and the Redis URL without its password)
+    settings: Settings
     #: the Redis URL has a password: the worker takes the URL from its own LOOKUP_CACHE
     cache_from_env: bool
     #: the hash of key and base URL the driver's store files entries under (not the key)
     key_namespace: str
-    expire_after_seconds: float
-    timeout: float
-    max_retries: int
-    rate_limit_per_minute: float | None
-    max_workers: int
-    backoff_base: float
-    backoff_max: float
-    retry_after_max: float
-    batch_poll_interval: float
 
     @classmethod
     def from_client(cls, client: Client) -> ClientSpec:
         """The spec of ``client`` (its settings; its key only as the store's hash)."""
         s = client.settings
         secret = s.cache_url is not None and urlsplit(s.cache_url).password is not None
-        if s.cache_url is not None:
-            cache: str | None = redact_url(s.cache_url) if secret else s.cache_url
-        else:
-            cache = str(s.cache_path) if s.cache_path is not None else None
+        cache = redact_url(s.cache_url) if secret and s.cache_url is not None else s.cache
         return cls(
-            base_url=s.base_url,
-            cache=cache,
+            settings=dataclasses.replace(s, api_key="", cache=cache),
             cache_from_env=secret,
             key_namespace=namespace(s.api_key, s.base_url),
-            expire_after_seconds=s.expire_after.total_seconds(),
-            timeout=s.timeout,
-            max_retries=s.max_retries,
-            rate_limit_per_minute=s.rate_limit_per_minute,
-            max_workers=s.max_workers,
-            backoff_base=s.backoff_base,
-            backoff_max=s.backoff_max,
-            retry_after_max=s.retry_after_max,
-            batch_poll_interval=s.batch_poll_interval,
         )
+
+    @property
+    def base_url(self) -> str:
+        return self.settings.base_url
+
+    @property
+    def cache(self) -> str | None:
+        """The cache file, the Redis URL (without a password), or None when the cache is off."""
+        cache = self.settings.cache
+        return None if cache is False or cache is None else os.fspath(cache)  # type: ignore[arg-type]
 
     def client(self) -> Client:
         """This process's Client for the spec: built on first use, then shared by its threads.
@@ -102,7 +90,7 @@ class ClientSpec:
                 f"{ENV_API_KEY} in {where} is not the key the enrichment was set up with: "
                 "every worker must use the driver's key (one key, one pace, one cache)."
             )
-        cache = self.cache
+        keywords = self.settings.keywords()
         if self.cache_from_env:
             cache = os.environ.get(ENV_CACHE, "").strip()
             if not cache or redact_url(cache) != self.cache:
@@ -110,20 +98,9 @@ class ClientSpec:
                     f"The cache is the Redis at {self.cache}, whose password never travels in "
                     f"a Dask graph: set {ENV_CACHE} to its URL in {where}."
                 )
-        return Client(
-            api_key=key,
-            base_url=self.base_url,
-            cache=cache if cache is not None else False,
-            expire_after=timedelta(seconds=self.expire_after_seconds),
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            rate_limit_per_minute=self.rate_limit_per_minute,
-            max_workers=self.max_workers,
-            backoff_base=self.backoff_base,
-            backoff_max=self.backoff_max,
-            retry_after_max=self.retry_after_max,
-            batch_poll_interval=self.batch_poll_interval,
-        )
+            keywords["cache"] = cache
+        keywords["api_key"] = key
+        return Client(**keywords)
 
 
 _LOCK = threading.Lock()

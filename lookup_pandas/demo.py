@@ -18,14 +18,18 @@ from __future__ import annotations
 import time
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from . import api
 from .client import Client
-from .enrich import STATUSES
 from .frames import to_csv_cells
+from .outcomes import STATUSES
 from .views import overview
+
+if TYPE_CHECKING:
+    from .testing import FakeService
 
 __all__ = ["run_demo", "sample_leads", "sample_leads_path"]
 
@@ -71,56 +75,61 @@ def run_demo(
             + ".\n"
         )
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
-            est = leads.lookup.estimate_profiles("handle", client=client)
-            how = f"by {est.method}" + (f" ({est.jobs} job, ~{est.polls} polls)" * bool(est.jobs))
-            print(
-                f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
-                f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
-                f"billable calls, {how} (estimated without sending anything)."
-            )
-            enriched, summary = api.enrich_with_summary(
-                leads, "handle", client=client, progress=progress
-            )
-            counts = enriched["lookup_status"].value_counts()
-            print(
-                f"\nEnriched {len(enriched)} rows in {summary.seconds:.1f}s, paced at "
-                f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
-                + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
-            )
-            print(
-                f"{summary.fetched} handles fetched through {summary.jobs} batch job(s): "
-                f"{summary.requests} requests sent (1 tier look-up, submits and polls), "
-                f"{summary.credits:g} credits, {summary.rate_limited} rate-limited.\n"
-            )
-            shown = overview(enriched, prefix="profile_").drop(columns="handle")
-            table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))
-            table["lookup_status"] = enriched["lookup_status"]
-            print(table.head(8).to_string(max_colwidth=30, na_rep=""))
-            out_csv = workdir / "enriched_leads.csv"
-            to_csv_cells(enriched).to_csv(out_csv, index=False)
-            print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")
-
-            employees = api.company_employees("acme", client=client, progress=progress)
-            people = api.search_people(
-                "data scientist", max_records=100, client=client, progress=progress
-            )
-            print(
-                f"Employees of acme: {len(employees)} rows; search 'data scientist': "
-                f"{len(people)} rows."
-            )
-
-        billed_before, sent_before = svc.billed(), svc.count()
-        with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
-            started = time.perf_counter()
-            rerun = leads.lookup.enrich_profiles("handle", client=again, progress=False)
-            api.company_employees("acme", client=again, progress=False)
-            api.search_people("data scientist", max_records=100, client=again, progress=False)
-            elapsed = time.perf_counter() - started
-            same = rerun.equals(enriched)
-            print(
-                f"\nRe-run with a new Client on the same cache: "
-                f"{svc.billed() - billed_before} billable calls, "
-                f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
-                f"from the cache in {elapsed:.2f}s; result identical: {same}."
-            )
+            enriched = _first_run(client, leads, workdir, progress=progress)
+        _rerun(svc, cache, leads, enriched)
     return 0
+
+
+def _first_run(
+    client: Client, leads: pd.DataFrame, workdir: Path, *, progress: bool
+) -> pd.DataFrame:
+    """Estimate, enrich, show and write the lead list, then two listings; the enriched frame."""
+    est = leads.lookup.estimate_profiles("handle", client=client)
+    how = f"by {est.method}" + (f" ({est.jobs} job, ~{est.polls} polls)" * bool(est.jobs))
+    print(
+        f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
+        f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
+        f"billable calls, {how} (estimated without sending anything)."
+    )
+    enriched, summary = api.enrich_with_summary(leads, "handle", client=client, progress=progress)
+    counts = enriched["lookup_status"].value_counts()
+    print(
+        f"\nEnriched {len(enriched)} rows in {summary.seconds:.1f}s, paced at "
+        f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
+        + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    )
+    print(
+        f"{summary.fetched} handles fetched through {summary.jobs} batch job(s): "
+        f"{summary.requests} requests sent (1 tier look-up, submits and polls), "
+        f"{summary.credits:g} credits, {summary.rate_limited} rate-limited.\n"
+    )
+    shown = overview(enriched, prefix="profile_").drop(columns="handle")
+    table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))
+    table["lookup_status"] = enriched["lookup_status"]
+    print(table.head(8).to_string(max_colwidth=30, na_rep=""))
+    out_csv = workdir / "enriched_leads.csv"
+    to_csv_cells(enriched).to_csv(out_csv, index=False)
+    print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")
+
+    employees = api.company_employees("acme", client=client, progress=progress)
+    people = api.search_people("data scientist", max_records=100, client=client, progress=progress)
+    print(f"Employees of acme: {len(employees)} rows; search 'data scientist': {len(people)} rows.")
+    return enriched
+
+
+def _rerun(svc: FakeService, cache: Path, leads: pd.DataFrame, enriched: pd.DataFrame) -> None:
+    """The same work with a new Client on the same cache: nothing billed, the same frame."""
+    billed_before, sent_before = svc.billed(), svc.count()
+    with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
+        started = time.perf_counter()
+        rerun = leads.lookup.enrich_profiles("handle", client=again, progress=False)
+        api.company_employees("acme", client=again, progress=False)
+        api.search_people("data scientist", max_records=100, client=again, progress=False)
+        elapsed = time.perf_counter() - started
+        same = rerun.equals(enriched)
+        print(
+            f"\nRe-run with a new Client on the same cache: "
+            f"{svc.billed() - billed_before} billable calls, "
+            f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
+            f"from the cache in {elapsed:.2f}s; result identical: {same}."
+        )

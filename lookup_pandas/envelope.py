@@ -21,6 +21,7 @@ envelope has ``enveloped = False``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -38,7 +39,13 @@ from .errors import (
 )
 from .retry import parse_retry_after
 
-__all__ = ["JOB_NOT_FOUND_CODE", "NOT_FOUND_CODES", "Envelope", "parse_envelope"]
+__all__ = [
+    "JOB_NOT_FOUND_CODE",
+    "NOT_FOUND_CODES",
+    "Envelope",
+    "finite_number",
+    "parse_envelope",
+]
 
 #: error_code values of a lookup that found nothing (200 + success=false, billed):
 #: 1010 a person, 1020 a company, 1030 a skill.
@@ -59,6 +66,18 @@ class Envelope:
     body: Mapping[str, Any]
     status_code: int = 200
     from_cache: bool = False  # read from the on-disk cache: nothing was sent or paid for
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float (a header's or a field's text), else None.
+
+    Example: ``finite_number("1.5") == 1.5``; ``finite_number("nan") is None``
+    """
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        return None
+    return n if math.isfinite(n) else None
 
 
 def _reason(status: int) -> str:
@@ -113,6 +132,53 @@ def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> Confi
     return exc
 
 
+def _not_the_envelope(
+    status: int,
+    headers: Mapping[str, str],
+    content: bytes,
+    body: Any,
+    retry_after: float | None,
+    common: dict[str, Any],
+) -> ServiceError:
+    """The error for an answer that is not the envelope (``enveloped = False``)."""
+    kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
+    ctype = headers.get("Content-Type", "no content type")
+    text = (
+        f"Not the service's answer: HTTP {status} ({_reason(status)}) with {kind} "
+        f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
+    )
+    exc = _error_for_status(status, text, **common) if status >= 400 else None
+    if exc is None or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
+        exc = ResponseError(text, status_code=status, **common)
+    elif isinstance(exc, RateLimitError):
+        exc.retry_after = retry_after
+    exc.enveloped = False
+    return exc
+
+
+def _failure(
+    status: int,
+    message: str,
+    error_code: str | None,
+    retry_after: float | None,
+    url: str | None,
+    common: dict[str, Any],
+) -> ServiceError:
+    """The error an envelope with ``success: false`` (or a status >= 400) means."""
+    if status < 400:
+        if error_code in NOT_FOUND_CODES:
+            return NotFoundError(message, status_code=status, **common)
+        if error_code == "VALIDATION_ERROR":
+            return ValidationError(message, status_code=status, **common)
+        return ServiceError(message, status_code=status, **common)
+    if status == 404 and error_code not in NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE}:
+        return _no_endpoint(message, url, common)
+    exc = _error_for_status(status, message, **common)
+    if isinstance(exc, RateLimitError):
+        exc.retry_after = retry_after
+    return exc
+
+
 def parse_envelope(
     status: int,
     headers: Mapping[str, str],
@@ -129,19 +195,7 @@ def parse_envelope(
 
     is_envelope = isinstance(body, dict) and isinstance(body.get("success"), bool)
     if not is_envelope:
-        kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
-        ctype = headers.get("Content-Type", "no content type")
-        text = (
-            f"Not the service's answer: HTTP {status} ({_reason(status)}) with {kind} "
-            f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
-        )
-        exc = _error_for_status(status, text, **common) if status >= 400 else None
-        if exc is None or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
-            exc = ResponseError(text, status_code=status, **common)
-        elif isinstance(exc, RateLimitError):
-            exc.retry_after = retry_after
-        exc.enveloped = False
-        raise exc
+        raise _not_the_envelope(status, headers, content, body, retry_after, common)
 
     message = body.get("message")
     message = message if isinstance(message, str) and message else _reason(status)
@@ -151,18 +205,7 @@ def parse_envelope(
     common.update(error_code=error_code, errors=errors)
 
     if body["success"] is False or status >= 400:
-        if status < 400:
-            if error_code in NOT_FOUND_CODES:
-                raise NotFoundError(message, status_code=status, **common)
-            if error_code == "VALIDATION_ERROR":
-                raise ValidationError(message, status_code=status, **common)
-            raise ServiceError(message, status_code=status, **common)
-        if status == 404 and error_code not in NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE}:
-            raise _no_endpoint(message, url, common)
-        exc = _error_for_status(status, message, **common)
-        if isinstance(exc, RateLimitError):
-            exc.retry_after = retry_after
-        raise exc
+        raise _failure(status, message, error_code, retry_after, url, common)
 
     if "data" not in body:
         raise ResponseError(

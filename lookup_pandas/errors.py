@@ -30,7 +30,7 @@ Hierarchy::
     InsecureCacheWarning             a UserWarning, not an error: a cache file or directory
                                      that other users can read (see lookup_pandas.private_files)
     IncompleteErasureWarning         a UserWarning: erased, but an old copy may remain in a
-                                     SQLite write-ahead log (see lookup_pandas.cache_admin)
+                                     SQLite write-ahead log (see lookup_pandas.cache)
 
 None of them derives from the builtin ``LookupError``; every message is built from the
 server's text and our own, never from request headers, so the API key cannot appear in one.

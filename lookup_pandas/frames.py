@@ -24,6 +24,7 @@ import pandas as pd
 __all__ = [
     "FIRST_COLUMNS",
     "PERSON_FIELDS",
+    "RecordColumns",
     "flatten",
     "prefixed_names",
     "records_to_frame",
@@ -76,7 +77,7 @@ def flatten(record: Mapping[str, Any], sep: str = ".", _prefix: str = "") -> dic
     """
     out: dict[str, Any] = {}
     for key, value in record.items():
-        name = f"{_prefix}{key}"
+        name = key if not _prefix and type(key) is str else f"{_prefix}{key}"
         if isinstance(value, Mapping) and value:
             out.update(flatten(value, sep, name + sep))
         else:
@@ -107,16 +108,110 @@ def _typed(column: pd.Series) -> pd.Series:
 def records_to_frame(
     records: Iterable[Mapping[str, Any]], *, index: Iterable[Any] | None = None
 ) -> pd.DataFrame:
-    """One row per record, flattened with ".", ``id`` and ``handle`` first."""
-    flat = [flatten(r) for r in records]
-    if not flat:
-        return pd.DataFrame({c: pd.Series(dtype="str") for c in FIRST_COLUMNS})
-    raw = pd.DataFrame(flat, index=range(len(flat)), dtype=object)  # {} still makes a row
-    typed = {name: _typed(raw[name]) for name in _order(raw.columns)}
-    frame = pd.DataFrame(typed, index=raw.index)
+    """One row per record, flattened with ".", ``id`` and ``handle`` first.
+
+    Example: ``records_to_frame([{"id": "p1", "geo": {"city": "Berlin"}}]).columns`` ->
+    ``["id", "geo.city"]``; ``index``: the row labels (ValueError when the lengths differ).
+    """
+    columns = RecordColumns()
+    for rank, record in enumerate(records):
+        columns.add(rank, record)
+    frame = columns.frame()
     if index is not None:
         frame.index = pd.Index(list(index))
     return frame
+
+
+#: What a record without a field holds in that field's column (as ``pd.DataFrame(records)``).
+_MISSING = math.nan
+#: Strings up to this long are shared between records (names, cities, titles, dates...).
+_SHARED_LEN = 64
+
+
+class RecordColumns:
+    """Records kept column by column as they come: each flattened at once, its dict let go.
+
+    Example::
+
+        columns = RecordColumns()
+        columns.add("ada", {"id": "p1", "handle": "ada", "skills": ["sql"]})
+        columns.frame()    # one row, labelled "ada", as records_to_frame gives
+
+    The column order is the order ``records_to_frame`` gives the records sorted by ``rank``
+    (fields first seen first), whatever order they are added in. Short strings, and the keys of
+    objects inside list fields, are shared between records (JSON decoding gives every record
+    its own copies), which halves what the records hold. Input records are not mutated.
+    """
+
+    def __init__(self) -> None:
+        self.labels: list[Any] = []
+        self._columns: dict[str, list[Any]] = {}
+        self._shapes: dict[tuple[str, ...], int] = {}  # the fields of a record -> lowest rank
+        self._memo: dict[str, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def add(self, label: Any, record: Mapping[str, Any], rank: int | None = None) -> None:
+        """Take one record, its row labelled ``label``; ``rank``: its place in input order
+        (default: after every record added so far)."""
+        n = len(self.labels)
+        rank = n if rank is None else rank
+        flat = flatten(record)
+        shape = tuple(flat)
+        if rank < self._shapes.get(shape, rank + 1):
+            self._shapes[shape] = rank
+        columns, memo = self._columns, self._memo
+        for name, value in flat.items():
+            column = columns.get(name)
+            if column is None:
+                column = columns[name] = [_MISSING] * n
+            if type(value) is str:
+                column.append(memo.setdefault(value, value) if len(value) <= _SHARED_LEN else value)
+            elif type(value) is list and value:
+                column.append(_shared(value, memo))
+            else:
+                column.append(value)
+        if len(flat) < len(columns):
+            for column in columns.values():
+                if len(column) == n:  # a field this record lacks
+                    column.append(_MISSING)
+        self.labels.append(label)
+
+    def frame(self) -> pd.DataFrame:
+        """The records as a frame (see records_to_frame); the columns are let go of as they
+        are typed, so the records are not held twice."""
+        if not self.labels:
+            return pd.DataFrame({c: pd.Series(dtype="str") for c in FIRST_COLUMNS})
+        # Fields first seen first, in rank order: the shapes by their lowest rank.
+        names: dict[str, None] = {}
+        for shape in sorted(self._shapes, key=self._shapes.__getitem__):
+            names.update(dict.fromkeys(shape))
+        rows = pd.RangeIndex(len(self.labels))
+        typed: dict[str, pd.Series] = {}
+        for name in _order(names):
+            typed[name] = _typed(pd.Series(self._columns.pop(name), index=rows, dtype=object))
+        self._shapes.clear()
+        self._memo.clear()
+        frame = pd.DataFrame(typed, index=rows)
+        frame.index = pd.Index(self.labels)
+        return frame
+
+
+def _shared(value: list[Any] | dict[str, Any], memo: dict[str, str]) -> Any:
+    """``value`` rebuilt with its keys and short strings taken from ``memo`` (added there)."""
+    get = memo.setdefault
+    pairs = value.items() if type(value) is dict else enumerate(value)
+    out: dict[Any, Any] = {}
+    for key, item in pairs:
+        kind = type(item)
+        if kind is str:
+            if len(item) <= _SHARED_LEN:
+                item = get(item, item)
+        elif kind is dict or kind is list:
+            item = _shared(item, memo)
+        out[get(key, key) if type(key) is str else key] = item
+    return out if type(value) is dict else list(out.values())
 
 
 #: The dtype that can hold a gap, for each dtype that cannot (a gap would turn 3 into 3.0).
@@ -132,7 +227,7 @@ def with_nullable_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     returns a new frame.
     """
     changes = {c: _NULLABLE[str(t)] for c, t in frame.dtypes.items() if str(t) in _NULLABLE}
-    return frame.astype(changes) if changes else frame.copy()
+    return frame.astype(changes) if changes else frame.copy(deep=False)  # copy-on-write
 
 
 def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
@@ -148,7 +243,7 @@ def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
         for name, dtype in PERSON_FIELDS.items()
         if name not in frame.columns
     }
-    out = frame.assign(**missing) if missing else frame.copy()
+    out = frame.assign(**missing) if missing else frame.copy(deep=False)  # copy-on-write
     rest = [c for c in frame.columns if c not in PERSON_FIELDS]
     return out[[*PERSON_FIELDS, *rest]]
 

@@ -7,7 +7,8 @@ Example::
     params = plan.next(params, {"page": 1, "limit": 50, "has_more": True}, n_records=50)
     # -> {"slug": "acme", "limit": 50, "page": 2};  None once has_more is false
 
-Pure logic, no HTTP: :meth:`lookup_pandas.Client.paginate` runs the loop. The rules are the
+:class:`PagePlan` is pure logic, no HTTP; :func:`read_page` and :func:`walk` run the loop over
+a page reader (``Client.page`` / ``Client.paginate`` are their delegates). The rules are the
 spec's: ``has_more`` is authoritative; page-based walks 1, 2, 3 ...; cursor-based passes
 ``next_cursor`` back unchanged; offset-based (chosen by the caller) advances ``start`` by the
 records received. Every page is billed, so anything that could loop raises PaginationError:
@@ -17,12 +18,15 @@ match the one asked for.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
-from .errors import PaginationError
+from .endpoints import checked_data
+from .envelope import Envelope
+from .errors import PaginationError, UsageError
+from .progress import Progress
 
-__all__ = ["PagePlan", "Style"]
+__all__ = ["PagePlan", "Style", "check_max_records", "read_page", "walk"]
 
 Style = Literal["page", "cursor", "offset"]
 _STYLES = ("page", "cursor", "offset")
@@ -145,3 +149,71 @@ def _as_int(value: Any) -> int:
         return int(value)
     except (TypeError, ValueError) as exc:
         raise PaginationError(f"Not a page number or offset: {value!r}") from exc
+
+
+Page = tuple[list[dict[str, Any]], Mapping[str, Any] | None]
+
+
+def read_page(
+    fetch: Callable[[str, Mapping[str, Any]], Envelope],
+    path: str,
+    params: Mapping[str, Any],
+    plan: PagePlan,
+) -> Page:
+    """One page: its records and its pagination block, checked by ``plan`` (the page asked
+    for, not another) before anyone uses its records.
+
+    Example: ``records, pagination = read_page(lambda p, q: client._request(p, q), path,
+    params, plan)``
+    """
+    env = fetch(path, params)
+    records: list[dict[str, Any]] = checked_data(env, path, list)
+    plan.check(params, env.pagination)
+    return records, env.pagination
+
+
+def walk(
+    page: Callable[[Mapping[str, Any], PagePlan], Page],
+    path: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    style: Style | None = None,
+    offset_param: str = "start",
+    max_records: int | None = None,
+    progress: bool | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Yield every record of a list endpoint, reading pages with ``page(params, plan)``.
+
+    Example: ``list(walk(lambda q, plan: client.page(path, q, plan), path, {"limit": 50}))``
+
+    ``max_records`` stops without reading another page (a bar shows progress if asked).
+    """
+    check_max_records(max_records)
+    if max_records == 0:
+        return
+    plan = PagePlan(style, offset_param=offset_param)
+    next_params: dict[str, Any] | None = plan.first(dict(params or {}))
+    yielded = 0
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    with Progress(progress, desc=name, unit=" rec", total=max_records) as bar:
+        while next_params is not None:
+            records, pagination = page(next_params, plan)
+            kept = records if max_records is None else records[: max_records - yielded]
+            bar.update(len(kept), pages=plan.pages + 1)
+            yield from kept
+            yielded += len(kept)
+            if max_records is not None and yielded >= max_records:
+                return
+            next_params = plan.next(next_params, pagination, len(records))
+        bar.set_total(yielded)  # a list shorter than max_records ends at what it held
+
+
+def check_max_records(max_records: int | None) -> None:
+    """``max_records`` is None or a whole number >= 0, else a UsageError (nothing is sent).
+
+    Example: ``check_max_records(-1)`` raises UsageError.
+    """
+    if max_records is None:
+        return
+    if isinstance(max_records, bool) or not isinstance(max_records, int) or max_records < 0:
+        raise UsageError(f"max_records must be a whole number >= 0 or None, not {max_records!r}.")

@@ -5,9 +5,8 @@ Example::
     to_polars(records_to_frame([{"id": "prsn_1", "handle": "ada", "skills": ["sql"]}]))
     # shape: (1, 3)  id: str, handle: str, skills: list[str]
 
-A room of its own below :mod:`lookup_pandas.api` and :mod:`lookup_pandas.integrations.polars`,
-which both use it (so neither imports the other for it). It imports polars, so it is imported
-only where polars is wanted.
+Used by :mod:`lookup_pandas.listings` and :mod:`lookup_pandas.integrations.polars`; it imports
+polars, so it is imported only where polars is wanted.
 """
 
 from __future__ import annotations
@@ -29,8 +28,7 @@ def require_pyarrow() -> Any:
     """The pyarrow module, or a ConfigurationError naming the install command.
 
     Example: ``require_pyarrow()`` before anything is sent, so a run never pays for answers
-    it then cannot convert. pyarrow is imported here, not at the top of the module: this module
-    is imported whenever polars is, and must not fail there.
+    it then cannot convert.
     """
     try:
         return importlib.import_module("pyarrow")

@@ -8,6 +8,7 @@ Example::
     # opens it; an existing one that others can read or write: one InsecureCacheWarning
     open_to_others(0o644)                               # True
     chmod_command(files=[Path("/tmp/leads.sqlite")])    # "chmod 600 /tmp/leads.sqlite"
+    conn = while_locked(lambda: sqlite3.connect(path))  # tried again while a new file is locked
 
 The cache and the store hold personal data. A directory is made ``0700`` and the file ``0600``
 with ``fchmod``, so neither the umask nor a race with another process can leave them open; the
@@ -25,13 +26,16 @@ from __future__ import annotations
 
 import os
 import shlex
+import sqlite3
 import stat
 import sys
 import threading
+import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
 
 from .errors import InsecureCacheWarning
 
@@ -45,7 +49,10 @@ __all__ = [
     "open_to_others",
     "prepare_sqlite_file",
     "sqlite_files",
+    "while_locked",
 ]
+
+T = TypeVar("T")
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -194,6 +201,25 @@ def prepare_sqlite_file(path: Path, *, check_dir: bool = False) -> None:
         if open_to_others(mode):
             modes[candidate] = mode
     _warn_once(modes, dirs)
+
+
+def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
+    """``open_()``, tried again while another connection holds a new SQLite file's lock.
+
+    Example: ``conn = while_locked(lambda: set_up(sqlite3.connect(path)))``
+
+    Setting up WAL on a new file takes a lock that SQLite's busy timeout does not wait for, so
+    two connections (threads or processes) starting on the same new file at once could fail
+    with "database is locked".
+    """
+    for attempt in range(attempts):
+        try:
+            return open_()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(min(1.0, 0.05 * 2**attempt))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _warn_once(modes: dict[Path, int], dirs: list[Path]) -> None:

@@ -6,7 +6,8 @@ Example::
     policy.delay(attempt=2, retry_after=None)   # 1.0 .. 2.0 s (exponential, with jitter)
     policy.delay(attempt=0, retry_after=900)    # 60.0: Retry-After is honoured, but capped
 
-Pure logic, no I/O: the Client runs the loop, so every attempt goes back through the pacer
+Pure logic, no I/O: :mod:`lookup_pandas.http.sending` runs the loop (with
+:mod:`lookup_pandas.http.decisions`), so every attempt goes back through the pacer
 (retries done inside urllib3's adapter would bypass it).
 
 Upper bound for one call: ``(max_retries + 1) * timeout`` waiting for answers, plus at most

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import platformdirs
@@ -194,27 +197,83 @@ def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
     )
 
 
+CacheSetting = bool | str | os.PathLike[str] | None
+
+
+def _setting(
+    default: Any,
+    *,
+    env: str | None = None,
+    check: Callable[[str, Any], Any] | None = None,
+    repr: bool = True,  # noqa: A002 - dataclasses.field's own name
+) -> Any:
+    """A field of :class:`Settings`: its default, its environment variable, its check."""
+    return field(default=default, repr=repr, metadata={"env": env, "check": check})
+
+
+def _number(low: float, *, inclusive: bool = True, integer: bool = False) -> Callable[..., Any]:
+    """A field check: a finite number above ``low`` (see :func:`_checked_number`)."""
+
+    def check(name: str, value: Any) -> float | int:
+        n = _checked_number(name, value, low=low, inclusive=inclusive, integer=integer)
+        return int(n) if integer else n
+
+    return check
+
+
+def _optional(check: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
+    return lambda name, value: None if value is None else check(name, value)
+
+
+def _duration(name: str, value: Any) -> timedelta:
+    return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+
+
 @dataclass(frozen=True, repr=False)
 class Settings:
-    """Validated client settings. ``repr`` never shows the key."""
+    """A Client's settings, checked: the one list of them (``Client``'s keywords are these
+    fields; a test keeps them the same). ``repr`` never shows the key.
 
-    api_key: str = field(repr=False)
-    base_url: str
-    api_key_source: str  # where the key came from, as a message names it ("api_key=", ...)
-    base_url_source: str
-    cache_path: Path | None
-    expire_after: timedelta
-    timeout: float
-    max_retries: int
-    rate_limit_per_minute: float | None
-    max_workers: int
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    retry_after_max: float = 60.0
-    batch_poll_interval: float = 1.5
-    #: ``redis://...`` (password and all: only ever used to connect) when the cache, the pace
-    #: and the claims live in a Redis shared by every machine; ``cache_path`` is None then.
-    cache_url: str | None = field(default=None, repr=False)
+    Example: ``Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080").timeout``
+    -> 30.0. Built by :meth:`build`: ``api_key``, ``base_url`` and ``cache`` fall back on
+    their environment variables; ``cache`` is then the SQLite file (a Path), the Redis URL,
+    or False.
+    """
+
+    api_key: str = _setting("", env=ENV_API_KEY, repr=False)
+    base_url: str = _setting("", env=ENV_BASE_URL)
+    cache: CacheSetting = _setting(True, env=ENV_CACHE, repr=False)
+    expire_after: timedelta = _setting(timedelta(days=7), check=_duration)
+    timeout: float = _setting(30.0, check=_number(0, inclusive=False))
+    max_retries: int = _setting(5, check=_number(0, integer=True))
+    rate_limit_per_minute: float | None = _setting(
+        None, check=_optional(_number(0, inclusive=False))
+    )
+    max_workers: int = _setting(4, check=_number(1, integer=True))
+    backoff_base: float = _setting(0.5, check=_number(0))
+    backoff_max: float = _setting(30.0, check=_number(0))
+    retry_after_max: float = _setting(60.0, check=_number(0))
+    batch_poll_interval: float = _setting(1.5, check=_number(0, inclusive=False))
+    #: where the key and the URL came from, as a message names it ("api_key=", ...)
+    api_key_source: str = field(default="api_key=", init=False, compare=False)
+    base_url_source: str = field(default="base_url=", init=False, compare=False)
+
+    @cached_property
+    def _cache_parts(self) -> tuple[Path | None, str | None]:
+        if isinstance(self.cache, Path):
+            return self.cache, None
+        return _cache_setting(self.cache)
+
+    @property
+    def cache_path(self) -> Path | None:
+        """The SQLite cache file, or None (no cache, or a Redis one)."""
+        return self._cache_parts[0]
+
+    @property
+    def cache_url(self) -> str | None:
+        """``redis://...`` (password and all: only ever used to connect) when the cache, the
+        pace and the claims live in a Redis shared by every machine; else None."""
+        return self._cache_parts[1]
 
     @property
     def cache_label(self) -> str:
@@ -226,22 +285,18 @@ class Settings:
 
     @classmethod
     def build(
-        cls,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        *,
-        cache: bool | str | os.PathLike[str] | None = True,
-        expire_after: timedelta | float = timedelta(days=7),
-        timeout: float = 30.0,
-        max_retries: int = 5,
-        rate_limit_per_minute: float | None = None,
-        max_workers: int = 4,
-        backoff_base: float = 0.5,
-        backoff_max: float = 30.0,
-        retry_after_max: float = 60.0,
-        batch_poll_interval: float = 1.5,
+        cls, api_key: str | None = None, base_url: str | None = None, **options: Any
     ) -> Settings:
-        """Fill gaps from the environment and check every value; raise ConfigurationError."""
+        """Fill gaps from the environment and check every value; raise ConfigurationError.
+
+        Example: ``Settings.build(api_key="lk_...", base_url="http://x", timeout=5)``.
+        ``options`` are the other fields (a name that is none is a TypeError, as for a
+        function); ``None`` for ``api_key`` / ``base_url`` means the environment's.
+        """
+        known = {f.name: f for f in fields(cls) if f.init}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise TypeError(f"Settings.build() got unexpected keyword arguments {unknown}")
         key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
         if not key or not key.strip():
             raise _missing("API key", "api_key", ENV_API_KEY)
@@ -255,40 +310,25 @@ class Settings:
                 f"The base URL must start with http:// or https://: check {url_source}."
             )
         _check_root(url, url_source)
-        if not isinstance(expire_after, timedelta):
-            expire_after = timedelta(seconds=float(expire_after))
-        timeout = _checked_number("timeout", timeout, low=0, inclusive=False)
-        max_retries = int(_checked_number("max_retries", max_retries, low=0, integer=True))
-        if rate_limit_per_minute is not None:
-            rate_limit_per_minute = _checked_number(
-                "rate_limit_per_minute", rate_limit_per_minute, low=0, inclusive=False
-            )
-        max_workers = int(_checked_number("max_workers", max_workers, low=1, integer=True))
-        for name, value in (
-            ("backoff_base", backoff_base),
-            ("backoff_max", backoff_max),
-            ("retry_after_max", retry_after_max),
-        ):
-            _checked_number(name, value, low=0)
-        _checked_number("batch_poll_interval", batch_poll_interval, low=0, inclusive=False)
-        cache_path, cache_url = _cache_setting(cache)
-        return cls(
-            api_key=key.strip(),
-            base_url=url,
-            api_key_source=source("api_key", ENV_API_KEY, given=api_key is not None),
-            base_url_source=url_source,
-            cache_path=cache_path,
-            expire_after=expire_after,
-            timeout=float(timeout),
-            max_retries=int(max_retries),
-            rate_limit_per_minute=rate_limit_per_minute,
-            max_workers=int(max_workers),
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            retry_after_max=retry_after_max,
-            batch_poll_interval=float(batch_poll_interval),
-            cache_url=cache_url,
+        values: dict[str, Any] = {"api_key": key.strip(), "base_url": url}
+        for name, f in known.items():
+            check = f.metadata["check"]
+            if check is not None:
+                values[name] = check(name, options.get(name, f.default))
+        cache_path, cache_url = _cache_setting(options.get("cache", True))
+        values["cache"] = cache_path or cache_url or False
+        settings = cls(**values)
+        # Derived, not settings of their own (frozen: set once, here).
+        object.__setattr__(
+            settings, "api_key_source", source("api_key", ENV_API_KEY, given=api_key is not None)
         )
+        object.__setattr__(settings, "base_url_source", url_source)
+        return settings
+
+    def keywords(self) -> dict[str, Any]:
+        """The fields as ``Client``'s keywords: ``Client(**settings.keywords())`` is the same
+        Client (``cache=False`` when off)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     def __repr__(self) -> str:
         redis = f", cache_url={self.cache_label!r}" if self.cache_url is not None else ""
@@ -297,3 +337,10 @@ class Settings:
             f"timeout={self.timeout}, max_retries={self.max_retries}, "
             f"rate_limit_per_minute={self.rate_limit_per_minute}, max_workers={self.max_workers})"
         )
+
+
+#: The names of a Client's settings, in order: ``Client``'s keywords (but ``transport``).
+SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.init)
+
+
+cache_setting = _cache_setting  # public name for cache/admin

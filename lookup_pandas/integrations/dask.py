@@ -9,29 +9,18 @@ Example::
     enriched = leads.lookup.enrich_profiles("linkedin_url", max_calls=50_000)  # nothing sent
     enriched.to_parquet("enriched/")                                           # now it runs
 
-The result is a dask DataFrame: the input's columns, index, order and partitions, plus the
-profile columns and ``lookup_status`` / ``lookup_error`` (see :func:`output_columns`). Building
-it sends nothing and computes nothing; the graph it builds, run by ``compute()`` (or any write),
-does, on whatever scheduler is in use (a ``distributed`` cluster included):
+The result keeps the input's columns, index, order and partitions and adds the profile columns
+and ``lookup_status`` / ``lookup_error`` (:func:`output_columns`). ``compute()`` (or any write)
+runs, on any scheduler: (1) each partition's distinct valid handles, normalised as in pandas,
+deduplicated across partitions; (2) with ``max_calls``, their billable count from the cache,
+summed over the whole input, checked before any fetch; (3) the fetch, by the engine on the
+workers (cache, shared pace, claims, batch jobs), each handle paid once; (4) each input
+partition joined from the fetched table, reindexed to the fixed output columns and dtypes.
 
-1. each input partition's distinct valid handles, normalised as pandas enrichment normalises
-   them; ``drop_duplicates`` across partitions, so a handle in many partitions is one handle;
-2. with ``max_calls`` (or ``refresh``): the billable count of those, read from the cache
-   without the network, summed over the whole input; every fetch task gets the sum and raises
-   BudgetExceededError before sending anything when it is over the budget (a per-partition
-   budget would not add up);
-3. the fetch: each partition of distinct handles is enriched by the engine on a worker (cache,
-   the shared pace, claims, batch jobs: exactly as in one process), so each handle is paid once;
-4. once every fetch is done, each input partition is enriched from the cache (no further
-   billable call) and reindexed to the fixed output columns, so every partition has the same
-   columns and dtypes as the ``meta`` given to ``map_partitions``; Dask never runs our
-   function on a made-up partition (``"foo"`` handles would be paid lookups).
-
-Workers share what they fetch through the cache, so the Client's cache must be one every worker
-reaches: the default file on one machine (a LocalCluster), or ``cache="redis://..."`` across
-machines. The key is never in the graph: each worker builds its Client from a
-:class:`~lookup_pandas.client_spec.ClientSpec` and reads ``LOOKUP_API_KEY`` from its own
-environment (a ConfigurationError from ``compute()`` says so when it is missing).
+The Client's cache must be one every worker reaches: the default file on one machine, or
+``cache="redis://..."`` across machines. The key is never in the graph: workers build their
+Client from a :class:`~lookup_pandas.client_spec.ClientSpec` and read ``LOOKUP_API_KEY`` from
+their own environment (a ConfigurationError from ``compute()`` says so when it is missing).
 """
 
 from __future__ import annotations
@@ -46,22 +35,15 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
 from .. import api
+from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from ..client import PROFILE_PATH, Client, resolve_client
 from ..client_spec import ClientSpec
-from ..enrich import (
-    Errors,
-    Estimate,
-    Method,
-    check_method,
-    check_options,
-    estimate_values,
-    lookup_values,
-)
+from ..enrich import Estimate, check_method, check_options, lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames import PERSON_FIELDS, prefixed_names
 from ..stream import HandleMap
 
-__all__ = ["DaskLookupAccessor", "output_columns"]
+__all__ = ["DaskLookupAccessor", "enrich_profiles", "estimate_profiles", "output_columns"]
 
 
 def output_columns(fields: Sequence[str] | None, prefix: str) -> dict[str, str]:
@@ -94,97 +76,82 @@ def _empty(columns: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
 
 
+@extends(api.enrich_profiles)
+def enrich_profiles(
+    frame: dd.DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> dd.DataFrame:
+    """On a dask DataFrame: a lazy dask DataFrame (see :mod:`lookup_pandas.integrations.dask`).
+
+    Example: ``ddf.lookup.enrich_profiles("handle", fields=["first_name", "headline"])``
+
+    ``fields``: the profile fields to add (flattened names such as ``"geo.city"``; default
+    every field of PERSON_FIELDS), fixed before anything runs. ``client`` gives the settings
+    workers build their own Client from; its key stays here. Workers draw no ``progress`` bar:
+    Dask's dashboard shows the tasks. ``max_calls`` and ``errors="raise"`` raise from
+    ``compute()``, ``max_calls`` before anything is sent.
+    """
+    given = arguments(api.enrich_profiles, frame, *args, **options)
+    column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
+    check_options(given["errors"], given["max_calls"])
+    check_method(given["method"])
+    api.check_columns(frame._meta, column, prefix)
+    spec = _spec(resolve_client(given["client"]))
+    columns = output_columns(fields, prefix)
+
+    handles = frame[column].map_partitions(
+        _distinct_handles, fold_case, meta=pd.Series(dtype=object, name="handle")
+    )
+    distinct = handles.drop_duplicates(
+        split_out=max(1, min(frame.npartitions, 16)), shuffle_method="tasks"
+    )
+    needed: Any = None
+    total: Any = None
+    if given["max_calls"] is not None:
+        counts = distinct.map_partitions(
+            _billable,
+            spec,
+            given["refresh"],
+            meta=pd.DataFrame({"needed": [0], "distinct": [0]})[:0],
+        )
+        needed, total = counts["needed"].sum(), counts["distinct"].sum()
+    profiles = distinct.map_partitions(
+        _fetch,
+        spec,
+        {k: given[k] for k in ("errors", "refresh", "method")},
+        prefix,
+        given["max_calls"],
+        needed,  # dask collections as arguments of their own: dask computes them first
+        total,
+        columns,
+        meta=_empty(columns).rename_axis("handle"),
+    )
+    # One table of every distinct handle's columns, moved once to each worker that needs
+    # it; each input partition is then a reindex on it, with no cache read.
+    table = delayed(pd.concat)(profiles.to_delayed())
+    meta = pd.concat([frame._meta, _empty(columns)], axis=1)
+    return frame.map_partitions(
+        _join, table, column, fold_case, list(columns), meta=meta, align_dataframes=False
+    )
+
+
+@delegates_to(api.estimate_profiles)
+def estimate_profiles(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a dask DataFrame: computes the column (reads the input; no billable request) and
+    reads the cache here.
+
+    Example: ``ddf.lookup.estimate_profiles("handle").to_fetch``
+    """
+    column = arguments(api.estimate_profiles, frame, *args, **options)["column"]
+    api.check_columns(frame._meta, column)
+    return api.estimate_profiles(frame[column].compute().to_frame(), *args, **options)
+
+
 @register_dataframe_accessor("lookup")
-class DaskLookupAccessor:
+class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
     """``ddf.lookup.enrich_profiles(...)`` and ``ddf.lookup.estimate_profiles(...)``."""
 
-    def __init__(self, frame: dd.DataFrame) -> None:
-        self._frame = frame
-
-    def enrich_profiles(
-        self,
-        column: str = "handle",
-        *,
-        fields: Sequence[str] | None = None,
-        prefix: str = "profile_",
-        errors: Errors = "coerce",
-        max_calls: int | None = None,
-        refresh: bool = False,
-        client: Client | None = None,
-        progress: bool | None = None,
-        fold_case: bool = True,
-        method: Method = "auto",
-    ) -> dd.DataFrame:
-        """A lazy dask DataFrame: each row's profile joined on (see the module doc).
-
-        Example: ``ddf.lookup.enrich_profiles("handle", fields=["first_name", "headline"])``
-
-        The keywords are those of pandas' ``df.lookup.enrich_profiles``, plus ``fields``: the
-        profile fields to add (flattened names such as ``"geo.city"``; default every field of
-        PERSON_FIELDS), fixed before anything runs because every partition must have the same
-        columns. ``client`` gives the settings (base URL, cache, pace, retries) workers build
-        their own Client from; its key stays here. ``progress`` is not drawn by workers:
-        follow the job on Dask's dashboard or with ``distributed.progress``. ``max_calls``
-        and ``errors="raise"`` raise from ``compute()``, ``max_calls`` before anything is sent.
-        """
-        del progress  # workers draw no bars: Dask's dashboard shows the tasks
-        check_options(errors, max_calls)
-        check_method(method)
-        frame = self._frame
-        api.check_columns(frame._meta, column, prefix)
-        spec = _spec(resolve_client(client))
-        columns = output_columns(fields, prefix)
-        meta = pd.concat([frame._meta, _empty(columns)], axis=1)
-
-        handles = frame[column].map_partitions(
-            _distinct_handles, fold_case, meta=pd.Series(dtype=object, name="handle")
-        )
-        distinct = handles.drop_duplicates(
-            split_out=max(1, min(frame.npartitions, 16)), shuffle_method="tasks"
-        )
-        needed: Any = None
-        total: Any = None
-        if max_calls is not None:
-            counts = distinct.map_partitions(
-                _billable, spec, refresh, meta=pd.DataFrame({"needed": [0], "distinct": [0]})[:0]
-            )
-            needed, total = counts["needed"].sum(), counts["distinct"].sum()
-        profiles = distinct.map_partitions(
-            _fetch,
-            spec,
-            {"errors": errors, "refresh": refresh, "method": method},
-            prefix,
-            max_calls,
-            needed,  # dask collections as arguments of their own: dask computes them first
-            total,
-            columns,
-            meta=_empty(columns).rename_axis("handle"),
-        )
-        # One table of every distinct handle's columns, moved once to each worker that needs
-        # it; each input partition is then a reindex on it, with no cache read.
-        table = delayed(pd.concat)(profiles.to_delayed())
-        return frame.map_partitions(
-            _join, table, column, fold_case, list(columns), meta=meta, align_dataframes=False
-        )
-
-    def estimate_profiles(
-        self,
-        column: str = "handle",
-        *,
-        client: Client | None = None,
-        fold_case: bool = True,
-        method: Method = "auto",
-    ) -> Estimate:
-        """What ``enrich_profiles`` would do, without sending anything: computes the column
-        (reads the input; no billable request) and reads the cache here.
-
-        Example: ``ddf.lookup.estimate_profiles("handle").to_fetch``
-        """
-        api.check_columns(self._frame._meta, column)
-        values = self._frame[column].compute()
-        return estimate_values(
-            values.tolist(), client=resolve_client(client), fold_case=fold_case, method=method
-        )
+    enrich_profiles = FrameMethod(enrich_profiles)
+    estimate_profiles = FrameMethod(estimate_profiles)
 
 
 def _spec(client: Client) -> ClientSpec:

@@ -23,122 +23,42 @@ above the Client knows which store is in use.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+
+from ..errors import ConfigurationError
+from .common import (
+    BUSY,
+    DONE_SECONDS,
+    KEY_SEEN_SECONDS,
+    MINE,
+    RECHECK,
+    SHARED_SLOWDOWN_SECONDS,
+    Store,
+    StoredJob,
+    split_inputs,
+)
 
 __all__ = [
     "BUSY",
+    "DONE_SECONDS",
     "KEY_SEEN_SECONDS",
     "MINE",
     "RECHECK",
+    "SHARED_SLOWDOWN_SECONDS",
     "MemoryStore",
     "Store",
     "StoredJob",
     "namespace",
     "open_store",
+    "require_redis",
     "split_inputs",
     "store_path",
 ]
-
-#: Claim outcomes: the caller holds it and fetches; another holder is fetching it; the caller
-#: holds it, but another holder released it lately: the answer is probably cached, look first.
-MINE, BUSY, RECHECK = "mine", "busy", "recheck"
-#: How long a released claim says "just fetched: read the cache" to the next claimant.
-DONE_SECONDS = 120.0
-#: How long a key seen to work is taken as working without asking again (a revoked key is
-#: then found by the next run's one free tier read).
-KEY_SEEN_SECONDS = 3600.0
-#: How long a pace set after a 429 (a lower limit, or half) holds for every process.
-SHARED_SLOWDOWN_SECONDS = 600.0
-
-
-@dataclass(frozen=True)
-class StoredJob:
-    """A submitted batch job: its id, its inputs in submit order, and when it was submitted."""
-
-    job_id: str
-    inputs: tuple[str, ...]
-    submitted: float  # seconds since the epoch
-
-
-class Store(Protocol):
-    """The shared state of one key (see the module doc)."""
-
-    def reserve(self, interval: float) -> float:
-        """Take the next send slot, ``interval`` after the previous one (or later: a deferral,
-        a slower pace a 429 set); return the seconds until it starts."""
-        ...
-
-    def defer(self, seconds: float) -> None:
-        """No slot for anyone before ``seconds`` from now."""
-        ...
-
-    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
-        """Every process keeps at least ``interval`` between slots for ``seconds``."""
-        ...
-
-    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
-        """Claim each answer of ``keys`` for ``ttl`` seconds: MINE, BUSY or RECHECK each.
-
-        A claim of this holder's own is MINE again (and renewed); one whose holder let go
-        within :data:`DONE_SECONDS` is RECHECK (claimed, but read the cache first); one held
-        by another holder and not expired is BUSY. An expired claim (its holder died) is
-        taken over."""
-        ...
-
-    def renew(self, keys: list[str], ttl: float) -> None:
-        """Extend this holder's claims on ``keys`` to ``ttl`` seconds from now."""
-        ...
-
-    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
-        """Let go of this holder's claims. ``bought``: the answers are in the cache now, so the
-        next claimants are told RECHECK (read the cache first) for a while; else (a failure,
-        a submit refused) the claims are simply gone and the next claimant gets MINE."""
-        ...
-
-    def key_seen(self) -> bool:
-        """Whether this namespace's key (with its base URL) was seen to work within the last
-        :data:`KEY_SEEN_SECONDS`: an answer accepted it. A run that is all cache hits checks
-        a key not seen (a wrong key, or one revoked since)."""
-        ...
-
-    def mark_key_seen(self) -> None:
-        """Remember that this namespace's key worked (no secret: the namespace is a hash)."""
-        ...
-
-    def remember(self, job: StoredJob) -> None: ...
-
-    def jobs(self) -> list[StoredJob]: ...
-
-    def forget(self, job_id: str) -> None: ...
-
-    def job(self, job_id: str) -> StoredJob | None:
-        """The stored job ``job_id`` as it is now (its inputs may have lost erased handles),
-        or None when it is not stored (collected, expired, cleared)."""
-        ...
-
-    def drop_inputs(
-        self, matches: Callable[[str], bool], *, every_namespace: bool = False
-    ) -> list[tuple[str, tuple[str, ...]]]:
-        """Erase the inputs ``matches`` accepts from every stored job (a job left with none is
-        removed); return ``(job_id, inputs erased)`` for each job changed. ``every_namespace``:
-        the jobs of every key this store holds, not only this namespace's."""
-        ...
-
-    def clear_jobs(self, *, every_namespace: bool = False) -> int:
-        """Remove every stored job and every claim; return how many jobs were removed."""
-        ...
-
-    def count_jobs(self, *, every_namespace: bool = False) -> int:
-        """How many jobs are stored."""
-        ...
-
-    def close(self) -> None: ...
 
 
 class MemoryStore:
@@ -184,9 +104,11 @@ class MemoryStore:
         with self._lock:
             return sorted(self._jobs.values(), key=lambda j: j.submitted)
 
-    def forget(self, job_id: str) -> None:
+    def drop_job(self, job_id: str) -> None:
         with self._lock:
             self._jobs.pop(job_id, None)
+
+    forget = drop_job  # the former name
 
     def job(self, job_id: str) -> StoredJob | None:
         with self._lock:
@@ -222,18 +144,6 @@ class MemoryStore:
         return None
 
 
-def split_inputs(
-    inputs: Sequence[str], matches: Callable[[str], bool]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(kept, dropped)``: a job's inputs, in order, split by ``matches``.
-
-    Example: ``split_inputs(("ada", "grace"), lambda h: h == "ada")`` -> ``(("grace",), ("ada",))``
-    """
-    kept = tuple(h for h in inputs if not matches(h))
-    dropped = tuple(h for h in inputs if matches(h))
-    return kept, dropped
-
-
 def namespace(api_key: str, base_url: str) -> str:
     """The name entries are filed under: a hash of the key and the base URL, never the key."""
     digest = hashlib.sha256(f"lookup_pandas\x1f{base_url}\x1f{api_key}".encode())
@@ -256,9 +166,27 @@ def open_store(cache: Path | str | None, ns: str) -> Store:
     from ..settings import is_redis_url
 
     if isinstance(cache, str) and is_redis_url(cache):
+        require_redis()
         from .redis import RedisStore
 
         return RedisStore(cache, ns)
     from .local import LocalStore
 
     return LocalStore(store_path(Path(cache)), ns)
+
+
+def require_redis() -> None:
+    """Nothing when the ``redis`` package is installed; else a ConfigurationError saying how to
+    install it (the ``[redis]`` extra), for a Redis URL set without it.
+
+    Example: ``require_redis(); from lookup_pandas.store.redis import RedisStore``
+    """
+    try:
+        importlib.import_module("redis")
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "redis":
+            raise
+        raise ConfigurationError(
+            "The cache is a Redis URL, but the redis package is not installed: "
+            "pip install 'lookup_pandas[redis]'."
+        ) from None

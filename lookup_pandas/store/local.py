@@ -26,9 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..private_files import prepare_sqlite_file
-from ..transport import while_locked
-from . import (
+from ..private_files import prepare_sqlite_file, while_locked
+from .common import (
     BUSY,
     DONE_SECONDS,
     KEY_SEEN_SECONDS,
@@ -142,45 +141,32 @@ class LocalStore:
 
     # -- pace --------------------------------------------------------------------------------
 
-    def _pace_row(self, conn: sqlite3.Connection) -> tuple[float, float, float, float]:
-        row = conn.execute(
-            "SELECT next_slot, deferred_until, floor_interval, floor_until FROM pace "
-            "WHERE namespace = ?",
-            (self._ns,),
-        ).fetchone()
-        return tuple(row) if row else (0.0, 0.0, 0.0, 0.0)
-
-    def _save_pace(self, conn: sqlite3.Connection, row: tuple[float, float, float, float]) -> None:
-        conn.execute(
-            "INSERT OR REPLACE INTO pace (namespace, next_slot, deferred_until, floor_interval, "
-            "floor_until) VALUES (?, ?, ?, ?, ?)",
-            (self._ns, *row),
-        )
-
     def reserve(self, interval: float) -> float:
         def work(conn: sqlite3.Connection, now: float) -> float:
-            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
             slot = max(now, next_slot, deferred)
             step = max(interval, floor if floor_until > now else 0.0)
-            self._save_pace(conn, (slot + step, deferred, floor, floor_until))
+            _save_pace(conn, self._ns, (slot + step, deferred, floor, floor_until))
             return slot - now
 
         return self._write(work)
 
     def defer(self, seconds: float) -> None:
         def work(conn: sqlite3.Connection, now: float) -> None:
-            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
             until = now + max(0.0, seconds)
-            self._save_pace(conn, (max(next_slot, until), max(deferred, until), floor, floor_until))
+            _save_pace(
+                conn, self._ns, (max(next_slot, until), max(deferred, until), floor, floor_until)
+            )
 
         self._write(work)
 
     def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
         def work(conn: sqlite3.Connection, now: float) -> None:
-            next_slot, deferred, floor, floor_until = self._pace_row(conn)
+            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
             if floor_until > now and floor >= interval:
                 return  # a slower pace is already shared
-            self._save_pace(conn, (next_slot, deferred, interval, now + seconds))
+            _save_pace(conn, self._ns, (next_slot, deferred, interval, now + seconds))
 
         self._write(work)
 
@@ -276,7 +262,7 @@ class LocalStore:
         )
         return [StoredJob(job_id, tuple(json.loads(inputs)), at) for job_id, at, inputs in rows]
 
-    def forget(self, job_id: str) -> None:
+    def drop_job(self, job_id: str) -> None:
         if self._conn is None and not self.path.exists():
             return
 
@@ -287,7 +273,9 @@ class LocalStore:
 
         self._write(work)
 
-    # -- erasure (see lookup_pandas.cache_admin) ---------------------------------------------
+    forget = drop_job  # the former name
+
+    # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
     def job(self, job_id: str) -> StoredJob | None:
         rows = self._read(
@@ -296,44 +284,25 @@ class LocalStore:
         )
         return next((StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows), None)
 
-    def _where(self, every_namespace: bool) -> tuple[str, tuple[str, ...]]:
-        return ("", ()) if every_namespace else (" WHERE namespace = ?", (self._ns,))
-
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
     ) -> list[tuple[str, tuple[str, ...]]]:
         """One transaction, with ``secure_delete`` on: the old text of each job is overwritten
-        with zeros in the file (``lookup_pandas.cache_admin`` then rewrites the file and empties
+        with zeros in the file (``lookup_pandas.cache.admin`` then rewrites the file and empties
         its write-ahead log)."""
         if self._conn is None and not self.path.exists():
             return []
-        where, args = self._where(every_namespace)
+        where, args = _where(self._ns, every_namespace)
 
         def work(conn: sqlite3.Connection, now: float) -> list[tuple[str, tuple[str, ...]]]:
-            changed = []
-            rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
-            for ns, job_id, inputs in rows.fetchall():
-                kept, dropped = split_inputs(json.loads(inputs), matches)
-                if not dropped:
-                    continue
-                if kept:
-                    conn.execute(
-                        "UPDATE batch_jobs SET inputs = ? WHERE namespace = ? AND job_id = ?",
-                        (json.dumps(list(kept)), ns, job_id),
-                    )
-                else:
-                    conn.execute(
-                        "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (ns, job_id)
-                    )
-                changed.append((job_id, dropped))
-            return changed
+            return _drop_inputs(conn, where, args, matches)
 
         return self._write(_securely(work))
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
         if self._conn is None and not self.path.exists():
             return 0
-        where, args = self._where(every_namespace)
+        where, args = _where(self._ns, every_namespace)
 
         def work(conn: sqlite3.Connection, now: float) -> int:
             conn.execute(f"DELETE FROM claims{where}", args)
@@ -342,12 +311,56 @@ class LocalStore:
         return self._write(_securely(work))
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
-        where, args = self._where(every_namespace)
+        where, args = _where(self._ns, every_namespace)
         rows = self._read(f"SELECT COUNT(*) FROM batch_jobs{where}", args)
         return int(rows[0][0]) if rows else 0
 
 
 Work = Callable[[sqlite3.Connection, float], T]
+Pace = tuple[float, float, float, float]  # next slot, deferred until, floor, floor until
+
+
+def _pace_row(conn: sqlite3.Connection, ns: str) -> Pace:
+    row = conn.execute(
+        "SELECT next_slot, deferred_until, floor_interval, floor_until FROM pace "
+        "WHERE namespace = ?",
+        (ns,),
+    ).fetchone()
+    return tuple(row) if row else (0.0, 0.0, 0.0, 0.0)
+
+
+def _save_pace(conn: sqlite3.Connection, ns: str, row: Pace) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO pace (namespace, next_slot, deferred_until, floor_interval, "
+        "floor_until) VALUES (?, ?, ?, ?, ?)",
+        (ns, *row),
+    )
+
+
+def _where(ns: str, every_namespace: bool) -> tuple[str, tuple[str, ...]]:
+    return ("", ()) if every_namespace else (" WHERE namespace = ?", (ns,))
+
+
+def _drop_inputs(
+    conn: sqlite3.Connection, where: str, args: tuple[str, ...], matches: Callable[[str], bool]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Erase the inputs ``matches`` accepts from the jobs ``where`` selects (a job left with
+    none is removed); ``(job_id, inputs erased)`` for each job changed."""
+    changed = []
+    rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
+    for ns, job_id, inputs in rows.fetchall():
+        kept, dropped = split_inputs(json.loads(inputs), matches)
+        if not dropped:
+            continue
+        if kept:
+            conn.execute(
+                "UPDATE batch_jobs SET inputs = ? WHERE namespace = ? AND job_id = ?",
+                (json.dumps(list(kept)), ns, job_id),
+            )
+        else:
+            conn.execute("DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (ns, job_id))
+        changed.append((job_id, dropped))
+    return changed
 
 
 def _securely(work: Work[T]) -> Work[T]:

@@ -1,4 +1,4 @@
-"""The store shared by every machine: the pace, claims, batch jobs and answers in one Redis.
+"""The store shared by every machine: the pace, claims and batch jobs in one Redis.
 
 Example::
 
@@ -14,7 +14,7 @@ base URL; the key itself is never stored)::
     lookup_pandas:<ns>:claim:<key>    the claim's holder, or "done" for a while after release
     lookup_pandas:<ns>:jobs           hash: job_id -> JSON {"inputs": [...], "submitted": t}
     lookup_pandas:<ns>:key-seen       "1" for an hour after the key (hashed into <ns>) worked
-    lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:class:`RedisAnswersCache`)
+    lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:mod:`lookup_pandas.cache.redis`)
     lookup_pandas:<ns>:cache-redirects  hash: requests-cache's redirect aliases (cache keys)
 
 Same meanings as :mod:`.local`, with Redis in place of a SQLite transaction: each pace
@@ -24,10 +24,9 @@ hash expires a few minutes after the last time it records. A claim is one key: `
 holder PX ttl`` where it is free (or was released), and ``"done"`` for ``DONE_SECONDS`` once
 released; scripts over up to 1,000 keys claim, renew and release many in one round trip.
 Scripts are redis-py's ``register_script`` objects, which load themselves again after a
-failover (NOSCRIPT). The answers are requests-cache's ``RedisCache`` with its JSON serializer,
-never pickle (whoever can write to a shared Redis could otherwise run code in every reader),
-each with its own TTL. Nothing here lists keys with KEYS (which blocks the server); erasing
-(:mod:`lookup_pandas.cache_admin`: every claim, the jobs of every namespace) walks them with
+failover (NOSCRIPT). The answers are stored by :mod:`lookup_pandas.cache.redis` (JSON, never
+pickle, each with its own TTL). Nothing here lists keys with KEYS (which blocks the server); erasing
+(:mod:`lookup_pandas.cache.admin`: every claim, the jobs of every namespace) walks them with
 SCAN, a little at a time.
 
 A Redis that cannot be reached, or refuses a command, is a ConfigurationError naming the URL
@@ -42,20 +41,17 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
-from requests_cache.backends.redis import RedisCache
 
 from ..errors import ConfigurationError
 from ..settings import ENV_CACHE, redact_url
-from ..transport import PaidAnswersOnly
-from . import (
+from .common import (
     BUSY,
-    DONE_SECONDS,
     KEY_SEEN_SECONDS,
     MINE,
     RECHECK,
@@ -64,17 +60,18 @@ from . import (
     split_inputs,
 )
 from .holders import holder_name
+from .redis_scripts import ABANDON, CLAIM, DEFER, RELEASE, RENEW, REPLACE_JOB, RESERVE, SLOW_TO
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = [
-    "RedisAnswersCache",
     "RedisStore",
     "connect",
     "key_prefix",
     "namespaces",
     "redis_error",
+    "translated",
 ]
 
 #: Seconds to wait for a connection, and for each answer, before a command fails.
@@ -82,15 +79,12 @@ CONNECT_TIMEOUT_S = 5.0
 SOCKET_TIMEOUT_S = 10.0
 #: Quick further attempts of a command whose connection failed (a restart, a failover).
 RETRIES = 2
-#: How long the pace hash outlives the latest time it records, in milliseconds.
-PACE_KEEP_MS = 300_000
 #: Keys a claim, renew or release script handles per round trip.
 CHUNK = 1000
 
 _CLAIM_STATES = {0: MINE, 1: BUSY, 2: RECHECK}
 #: Times a stored job is read again when it changed while handles were erased from it.
 _CAS_ATTEMPTS = 5
-_DONE = "done"  # a claim's value once released (holder names hold "|": never this)
 
 
 def key_prefix(namespace: str) -> str:
@@ -151,117 +145,12 @@ def _scrubbed(text: str, url: str) -> str:
 
 
 @contextlib.contextmanager
-def _translated(url: str) -> Iterator[None]:
+def translated(url: str) -> Iterator[None]:
     """Redis failures become :func:`redis_error`'s ConfigurationError (no redis traceback)."""
     try:
         yield
     except redis.exceptions.RedisError as exc:
         raise redis_error(url, exc) from None
-
-
-# -- the pace: three scripts on one hash, all on the server's clock -------------------------------
-
-# State in microseconds of Redis TIME (integers below 2^53: exact in Lua's doubles), written
-# with %.0f, as Lua's own number format would round them.
-_PACE_READ = """
-if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5: TIME, then writes
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local p = redis.call('HMGET', KEYS[1], 'next', 'deferred', 'floor', 'floor_until')
-local nxt = tonumber(p[1]) or 0
-local deferred = tonumber(p[2]) or 0
-local floor = tonumber(p[3]) or 0
-local floor_until = tonumber(p[4]) or 0
-"""
-_PACE_SAVE = f"""
-local function us(x) return string.format('%.0f', x) end
-redis.call('HSET', KEYS[1], 'next', us(nxt), 'deferred', us(deferred), 'floor', us(floor),
-           'floor_until', us(floor_until))
-local last = math.max(nxt, deferred, floor_until, now)
-redis.call('PEXPIRE', KEYS[1], us(math.floor((last - now) / 1000) + {PACE_KEEP_MS}))
-"""
-# ARGV: interval (µs). Returns the wait for the slot taken, in µs, as text.
-_RESERVE = (
-    _PACE_READ
-    + """
-local slot = math.max(now, nxt, deferred)
-local step = tonumber(ARGV[1])
-if floor_until > now and floor > step then step = floor end
-nxt = slot + step
-"""
-    + _PACE_SAVE
-    + "return string.format('%.0f', slot - now)\n"
-)
-# ARGV: seconds (µs) during which no slot starts.
-_DEFER = (
-    _PACE_READ
-    + """
-local untl = now + math.max(0, tonumber(ARGV[1]))
-nxt = math.max(nxt, untl)
-deferred = math.max(deferred, untl)
-"""
-    + _PACE_SAVE
-    + "return 0\n"
-)
-# ARGV: interval (µs), how long it holds (µs).
-_SLOW_TO = (
-    _PACE_READ
-    + """
-local interval = tonumber(ARGV[1])
-if floor_until > now and floor >= interval then return 0 end
-floor = interval
-floor_until = now + tonumber(ARGV[2])
-"""
-    + _PACE_SAVE
-    + "return 0\n"
-)
-
-# -- claims: KEYS are claim keys; ARGV[1] the holder --------------------------------------------
-
-# ARGV[2]: ttl (ms). Per key: 0 MINE, 1 BUSY, 2 RECHECK.
-_CLAIM = f"""
-local out = {{}}
-for i, key in ipairs(KEYS) do
-  local v = redis.call('GET', key)
-  if v and v ~= '{_DONE}' and v ~= ARGV[1] then
-    out[i] = 1
-  else
-    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-    if v == '{_DONE}' then out[i] = 2 else out[i] = 0 end
-  end
-end
-return out
-"""
-# ARGV[2]: ttl (ms).
-_RENEW = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
-end
-return 0
-"""
-# KEYS[1]: a jobs hash; ARGV: job id, the entry as read, the new entry ("": remove the job).
-# 1 when replaced; 0 when the entry is no longer what was read.
-_REPLACE_JOB = """
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
-else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
-return 1
-"""
-# Claims let go of without an answer bought: gone, so the next claimant buys at once.
-_ABANDON = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
-end
-return 0
-"""
-_RELEASE = f"""
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
-    redis.call('SET', key, '{_DONE}', 'PX', {round(DONE_SECONDS * 1000)})
-  end
-end
-return 0
-"""
 
 
 def _us(seconds: float) -> str:
@@ -282,14 +171,14 @@ class RedisStore:
         self._jobs_key = f"{self._prefix}:jobs"
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
-        self._reserve = self._redis.register_script(_RESERVE)
-        self._defer = self._redis.register_script(_DEFER)
-        self._slow_to = self._redis.register_script(_SLOW_TO)
-        self._claim = self._redis.register_script(_CLAIM)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
-        self._abandon = self._redis.register_script(_ABANDON)
-        self._replace = self._redis.register_script(_REPLACE_JOB)
+        self._reserve = self._redis.register_script(RESERVE)
+        self._defer = self._redis.register_script(DEFER)
+        self._slow_to = self._redis.register_script(SLOW_TO)
+        self._claim = self._redis.register_script(CLAIM)
+        self._renew = self._redis.register_script(RENEW)
+        self._release = self._redis.register_script(RELEASE)
+        self._abandon = self._redis.register_script(ABANDON)
+        self._replace = self._redis.register_script(REPLACE_JOB)
 
     def __repr__(self) -> str:
         return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r})"
@@ -300,16 +189,16 @@ class RedisStore:
     # -- pace --------------------------------------------------------------------------------
 
     def reserve(self, interval: float) -> float:
-        with _translated(self.url):
+        with translated(self.url):
             waited = self._reserve(keys=[self._pace_key], args=[_us(max(0.0, interval))])
         return int(waited) / 1_000_000
 
     def defer(self, seconds: float) -> None:
-        with _translated(self.url):
+        with translated(self.url):
             self._defer(keys=[self._pace_key], args=[_us(max(0.0, seconds))])
 
     def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
-        with _translated(self.url):
+        with translated(self.url):
             self._slow_to(keys=[self._pace_key], args=[_us(interval), _us(seconds)])
 
     # -- claims ------------------------------------------------------------------------------
@@ -320,7 +209,7 @@ class RedisStore:
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         states: dict[str, str] = {}
         for chunk in _chunks(list(dict.fromkeys(keys))):
-            with _translated(self.url):
+            with translated(self.url):
                 codes = self._claim(
                     keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)]
                 )
@@ -329,46 +218,48 @@ class RedisStore:
 
     def renew(self, keys: list[str], ttl: float) -> None:
         for chunk in _chunks(keys):
-            with _translated(self.url):
+            with translated(self.url):
                 self._renew(keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)])
 
     def release_many(self, keys: list[str], *, bought: bool = True) -> None:
         script = self._release if bought else self._abandon
         for chunk in _chunks(keys):
-            with _translated(self.url):
+            with translated(self.url):
                 script(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
 
     # -- keys seen to work --------------------------------------------------------------------
 
     def key_seen(self) -> bool:
-        with _translated(self.url):
+        with translated(self.url):
             return bool(self._redis.exists(f"{self._prefix}:key-seen"))
 
     def mark_key_seen(self) -> None:
-        with _translated(self.url):
+        with translated(self.url):
             self._redis.set(f"{self._prefix}:key-seen", b"1", ex=int(KEY_SEEN_SECONDS))
 
     # -- batch jobs --------------------------------------------------------------------------
 
     def remember(self, job: StoredJob) -> None:
         entry = json.dumps({"inputs": list(job.inputs), "submitted": job.submitted})
-        with _translated(self.url):
+        with translated(self.url):
             self._redis.hset(self._jobs_key, job.job_id, entry)
 
     def jobs(self) -> list[StoredJob]:
-        with _translated(self.url):
+        with translated(self.url):
             entries: dict[bytes, bytes] = self._redis.hgetall(self._jobs_key)  # type: ignore[assignment]
         found = [_job(raw_id, raw, self._jobs_key) for raw_id, raw in entries.items()]
         return sorted((j for j in found if j is not None), key=lambda j: j.submitted)
 
-    def forget(self, job_id: str) -> None:
-        with _translated(self.url):
+    def drop_job(self, job_id: str) -> None:
+        with translated(self.url):
             self._redis.hdel(self._jobs_key, job_id)
 
-    # -- erasure (see lookup_pandas.cache_admin) ---------------------------------------------
+    forget = drop_job  # the former name
+
+    # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
     def job(self, job_id: str) -> StoredJob | None:
-        with _translated(self.url):
+        with translated(self.url):
             raw: bytes | None = self._redis.hget(self._jobs_key, job_id)  # type: ignore[assignment]
         return None if raw is None else _job(job_id.encode(), raw, self._jobs_key)
 
@@ -376,7 +267,7 @@ class RedisStore:
         """The keys ``<prefix>:<suffix>`` of this namespace, or of every namespace (SCAN, which
         walks the keyspace a little at a time, never KEYS)."""
         prefix = f"{key_prefix('*')}:" if every_namespace else f"{self._prefix}:"
-        with _translated(self.url):
+        with translated(self.url):
             yield from self._redis.scan_iter(match=prefix + suffix, count=1000)
 
     def _jobs_keys(self, every_namespace: bool) -> list[bytes]:
@@ -391,7 +282,7 @@ class RedisStore:
         written meanwhile is read again)."""
         changed = []
         for key in self._jobs_keys(every_namespace):
-            with _translated(self.url):
+            with translated(self.url):
                 entries: dict[bytes, bytes] = self._redis.hgetall(key)  # type: ignore[assignment]
             for raw_id, raw in entries.items():
                 dropped = self._drop_from(key, raw_id, raw, matches)
@@ -410,7 +301,7 @@ class RedisStore:
             if not dropped:
                 return ()
             entry = json.dumps({"inputs": list(kept), "submitted": job.submitted}) if kept else ""
-            with _translated(self.url):
+            with translated(self.url):
                 if int(self._replace(keys=[key], args=[job_id, raw, entry])):
                     return dropped
                 raw = self._redis.hget(key, job_id)  # type: ignore[assignment]
@@ -422,21 +313,21 @@ class RedisStore:
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
         removed = 0
         for key in self._jobs_keys(every_namespace):
-            with _translated(self.url):
+            with translated(self.url):
                 pipe = self._redis.pipeline(transaction=True)
                 pipe.hlen(key)
                 pipe.delete(key)
                 removed += int(pipe.execute()[0])
         claims = list(self._scan("claim:*", every_namespace))
         for chunk in _chunks(claims):
-            with _translated(self.url):
+            with translated(self.url):
                 self._redis.delete(*chunk)
         return removed
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
         total = 0
         for key in self._jobs_keys(every_namespace):
-            with _translated(self.url):
+            with translated(self.url):
                 total += int(self._redis.hlen(key))
         return total
 
@@ -456,7 +347,7 @@ def _job(job_id: bytes, raw: bytes, where: str) -> StoredJob | None:
 def namespaces(connection: redis.Redis, url: str) -> list[str]:
     """Every namespace with anything in the Redis at ``url`` (``lookup_pandas:<ns>:...``)."""
     found: set[str] = set()
-    with _translated(url):
+    with translated(url):
         for key in connection.scan_iter(match=f"{key_prefix('*')}:*", count=1000):
             parts = key.split(b":", 2)
             if len(parts) == 3 and parts[1]:
@@ -467,38 +358,3 @@ def namespaces(connection: redis.Redis, url: str) -> list[str]:
 def _chunks(keys: list[T]) -> Iterator[list[T]]:
     for start in range(0, len(keys), CHUNK):
         yield keys[start : start + CHUNK]
-
-
-class RedisAnswersCache(PaidAnswersOnly, RedisCache):
-    """requests-cache's Redis backend for the answers: JSON (never pickle), each entry with
-    its own TTL, under the namespace's prefix, storing only what
-    :func:`lookup_pandas.transport.should_cache` accepts; a failed command is
-    :func:`redis_error`'s ConfigurationError."""
-
-    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
-        self.url = url
-        super().__init__(
-            namespace=f"{key_prefix(namespace)}:cache",
-            connection=connection if connection is not None else connect(url),
-            serializer="json",  # never pickle: see the module doc
-            ttl=True,  # each entry expires through its own TTL
-        )
-
-    def __repr__(self) -> str:
-        return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
-
-    def get_response(self, *args: Any, **kwargs: Any) -> Any:
-        with _translated(self.url):
-            return super().get_response(*args, **kwargs)
-
-    def save_response(self, *args: Any, **kwargs: Any) -> None:
-        with _translated(self.url):
-            super().save_response(*args, **kwargs)
-
-    def contains(self, *args: Any, **kwargs: Any) -> Any:
-        with _translated(self.url):
-            return super().contains(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> None:
-        with _translated(self.url):
-            super().delete(*args, **kwargs)

@@ -26,9 +26,9 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import cache_admin
 from lookup_pandas.batch_run import BatchRun
-from lookup_pandas.cache_admin import IncompleteErasureWarning
+from lookup_pandas.cache import sqlite
+from lookup_pandas.errors import IncompleteErasureWarning
 from lookup_pandas.store import StoredJob, store_path
 from lookup_pandas.testing import BATCH, FakeService, data
 
@@ -233,7 +233,7 @@ def test_resuming_a_job_after_forget_stores_no_byte_of_the_erased_person(fake_se
 def test_forget_while_another_process_reads_reports_itself_incomplete(
     fake_service, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(cache_admin, "CHECKPOINT_ATTEMPTS", 2)
+    monkeypatch.setattr(sqlite, "CHECKPOINT_ATTEMPTS", 2)
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         client.profile(SEARCHED)

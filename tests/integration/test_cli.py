@@ -1,4 +1,8 @@
-"""The command line, end to end in subprocesses: serve, demo, python -m, exit codes."""
+"""The command line, end to end: serve, demo, python -m, exit codes.
+
+A real process where that is the point (serve stopped by a signal, the console script and
+``python -m``); elsewhere ``main`` runs in this process (tests/integration/cli_helpers.py).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,15 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.frames import PERSON_FIELDS
 
+from .cli_helpers import CliMain
+
 CLI = [sys.executable, "-m", "lookup_pandas"]
+
+
+@pytest.fixture
+def cli_main(capsys) -> CliMain:
+    """``lookup-pandas`` run in this process (see cli_helpers)."""
+    return CliMain(capsys)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -45,26 +57,18 @@ def test_serve_prints_a_base_url_and_a_key_that_work(tmp_path):
         proc.wait(timeout=10)
 
 
-def test_serve_stops_by_itself_after_duration():
-    done = subprocess.run(
-        [*CLI, "serve", "--duration", "0.5"], capture_output=True, text=True, timeout=60, env=_env()
-    )
+def test_serve_stops_by_itself_after_duration(cli_main):
+    done = cli_main({}, "serve", "--duration", "0.5")
     assert done.returncode == 0
     assert "listening on http://127.0.0.1:" in done.stdout
 
 
 @pytest.mark.parametrize("mode", ["full", "sparse"])
-def test_demo_runs_end_to_end_and_the_rerun_is_free(tmp_path, mode):
+def test_demo_runs_end_to_end_and_the_rerun_is_free(cli_main, tmp_path, mode):
     import pandas as pd
 
     sparse = ["--sparse"] if mode == "sparse" else []
-    done = subprocess.run(
-        [*CLI, "demo", "--workdir", str(tmp_path), "--no-progress", *sparse],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=_env(),
-    )
+    done = cli_main({}, "demo", "--workdir", str(tmp_path), "--no-progress", *sparse)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "250 rows, 235 valid handles, 190 distinct, 0 cached -> 190 billable calls" in out
@@ -84,10 +88,8 @@ def test_console_script_and_module_agree():
         assert done.stdout.strip() == f"lookup-pandas {lp.__version__}"
 
 
-def test_a_bad_option_exits_2_with_usage_not_a_traceback():
-    done = subprocess.run(
-        [*CLI, "serve", "--latency", "nope"], capture_output=True, text=True, timeout=60, env=_env()
-    )
+def test_a_bad_option_exits_2_with_usage_not_a_traceback(cli_main):
+    done = cli_main({}, "serve", "--latency", "nope")
     assert done.returncode == 2
     assert "invalid float value" in done.stderr
     assert "Traceback" not in done.stderr
@@ -98,15 +100,13 @@ def test_a_bad_option_exits_2_with_usage_not_a_traceback():
 PROFILE = "/api/data/v1/people/profile"
 
 
-def _run(svc, tmp_path, *args, key=None, cache=None):
-    env = _env(
-        LOOKUP_BASE_URL=svc.base_url,
-        LOOKUP_API_KEY=key or svc.api_key,
-        LOOKUP_CACHE=str(cache or tmp_path / "cli-cache.sqlite"),
-    )
-    return subprocess.run(
-        [*CLI, *args, "--no-progress"], capture_output=True, text=True, timeout=120, env=env
-    )
+def _run(cli_main, svc, tmp_path, *args, key=None, cache=None):
+    env = {
+        "LOOKUP_BASE_URL": svc.base_url,
+        "LOOKUP_API_KEY": key or svc.api_key,
+        "LOOKUP_CACHE": str(cache or tmp_path / "cli-cache.sqlite"),
+    }
+    return cli_main(env, *args, "--no-progress")
 
 
 def _leads(tmp_path):
@@ -122,12 +122,20 @@ def _leads(tmp_path):
     return path
 
 
-def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
+def test_enrich_writes_a_csv_and_a_one_line_summary(cli_main, fake_service, tmp_path):
     import pandas as pd
 
     out = tmp_path / "out.csv"
     done = _run(
-        fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-c", "handle", "-o", str(out)
+        cli_main,
+        fake_service,
+        tmp_path,
+        "enrich",
+        str(_leads(tmp_path)),
+        "-c",
+        "handle",
+        "-o",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -149,13 +157,13 @@ def test_enrich_writes_a_csv_and_a_one_line_summary(fake_service, tmp_path):
     assert fake_service.count(PROFILE) == 3  # ada once, ghost, grace
 
 
-def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
+def test_enrich_to_stdout_then_a_rerun_sends_nothing(cli_main, fake_service, tmp_path):
     leads = _leads(tmp_path)
-    first = _run(fake_service, tmp_path, "enrich", str(leads))
+    first = _run(cli_main, fake_service, tmp_path, "enrich", str(leads))
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines()[0].startswith("name,handle,note,profile_id,")
     sent = fake_service.count()
-    again = _run(fake_service, tmp_path, "enrich", str(leads))
+    again = _run(cli_main, fake_service, tmp_path, "enrich", str(leads))
     assert again.returncode == 0
     assert again.stdout == first.stdout
     assert fake_service.count() == sent  # all from the cache
@@ -163,11 +171,12 @@ def test_enrich_to_stdout_then_a_rerun_sends_nothing(fake_service, tmp_path):
     assert "3 cached: nothing to fetch" in again.stderr
 
 
-def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, tmp_path):
+def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(cli_main, fake_service, tmp_path):
     leads = str(_leads(tmp_path))
     cases = {
-        4: _run(fake_service, tmp_path, "enrich", leads, "--max-calls", "1"),
+        4: _run(cli_main, fake_service, tmp_path, "enrich", leads, "--max-calls", "1"),
         3: _run(
+            cli_main,
             fake_service,
             tmp_path,
             "enrich",
@@ -176,13 +185,7 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
             cache=tmp_path / "other.sqlite",
         ),
     }
-    no_url = subprocess.run(
-        [*CLI, "enrich", leads],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(LOOKUP_API_KEY="x"),
-    )
+    no_url = cli_main({"LOOKUP_API_KEY": "x"}, "enrich", leads)
     cases[2] = no_url
     for code, done in cases.items():
         assert done.returncode == code, (code, done.stderr)
@@ -192,8 +195,8 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
     assert "AuthenticationError" in cases[3].stderr
     assert "LOOKUP_BASE_URL" in cases[2].stderr
     assert "lk_test_not_a_key" not in cases[3].stderr
-    missing_col = _run(fake_service, tmp_path, "enrich", leads, "-c", "nope")
-    missing_file = _run(fake_service, tmp_path, "enrich", str(tmp_path / "nope.csv"))
+    missing_col = _run(cli_main, fake_service, tmp_path, "enrich", leads, "-c", "nope")
+    missing_file = _run(cli_main, fake_service, tmp_path, "enrich", str(tmp_path / "nope.csv"))
     for done in (missing_col, missing_file):
         assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "No column 'nope'" in missing_col.stderr
@@ -201,14 +204,15 @@ def test_enrich_budget_auth_config_and_input_errors_exit_nonzero(fake_service, t
     assert fake_service.billed() == 0  # the budget refused first; the bad key paid nothing
 
 
-def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
+def test_employees_search_and_tier_write_csv(cli_main, fake_service, tmp_path):
     import pandas as pd
 
     emp = tmp_path / "acme.csv"
-    done = _run(fake_service, tmp_path, "employees", "acme", "-o", str(emp))
+    done = _run(cli_main, fake_service, tmp_path, "employees", "acme", "-o", str(emp))
     assert done.returncode == 0, done.stderr
     assert len(pd.read_csv(emp)) == 137
     found = _run(
+        cli_main,
         fake_service,
         tmp_path,
         "search",
@@ -221,20 +225,20 @@ def test_employees_search_and_tier_write_csv(fake_service, tmp_path):
     assert found.returncode == 0, found.stderr
     people = pd.read_csv(io.StringIO(found.stdout))
     assert 0 < len(people) <= 60 and (people["geo.country_code"] == "DE").all()
-    tier = _run(fake_service, tmp_path, "tier")
+    tier = _run(cli_main, fake_service, tmp_path, "tier")
     assert tier.returncode == 0
     assert "current_tier.limit_per_minute" in tier.stdout.splitlines()[0]
-    unknown = _run(fake_service, tmp_path, "employees", "unknown-co")
+    unknown = _run(cli_main, fake_service, tmp_path, "employees", "unknown-co")
     assert unknown.returncode == 1 and "NotFoundError" in unknown.stderr
 
 
-def test_enrich_and_listings_against_sparse_records(fake_service, tmp_path):
+def test_enrich_and_listings_against_sparse_records(cli_main, fake_service, tmp_path):
     """Records with only id, handle and some fields: same statuses, same columns, no error."""
     import pandas as pd
 
     fake_service.configure(sparse_records=True)
     out = tmp_path / "out.csv"
-    done = _run(fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-o", str(out))
+    done = _run(cli_main, fake_service, tmp_path, "enrich", str(_leads(tmp_path)), "-o", str(out))
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert frame["lookup_status"].tolist() == ["ok", "ok", "invalid", "not_found", "ok"]
@@ -242,6 +246,6 @@ def test_enrich_and_listings_against_sparse_records(fake_service, tmp_path):
         c for c in frame.columns if c.startswith("profile_")
     ][: len(PERSON_FIELDS)]
     for args in (("employees", "acme"), ("search", "engineer", "--max-records", "60")):
-        listed = _run(fake_service, tmp_path, *args)
+        listed = _run(cli_main, fake_service, tmp_path, *args)
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.splitlines()[0].startswith("id,handle")

@@ -1,4 +1,4 @@
-"""``lookup-pandas enrich --method``, end to end in subprocesses against the session's emulator.
+"""``lookup-pandas enrich --method``, end to end (in this process) against the session's emulator.
 
 What is tested: the estimate line before the job says how the handles will be fetched (batch
 jobs or single calls), how many jobs and about how long at the client's pace; the summary
@@ -9,22 +9,19 @@ an unknown method is refused by the parser; a fully cached re-run sends nothing.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
+from .cli_helpers import CliMain, Done
 from .enrich_helpers import expected_status, person_id
 from .helpers import make_client
 
 pytestmark = pytest.mark.timeout(120)
 
-CLI = [sys.executable, "-m", "lookup_pandas"]
 ESTIMATE = re.compile(
     r"^lookup-pandas: (?P<rows>\d+) rows, (?P<unique>\d+) distinct handles, "
     r"(?P<cached>\d+) cached: (?P<to_fetch>\d+) to fetch by (?P<method>batch|single)"
@@ -33,17 +30,19 @@ ESTIMATE = re.compile(
 )
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOOKUP_")}
-    env.update(extra)
-    return env
+@pytest.fixture
+def cli_main(capsys) -> CliMain:
+    """``lookup-pandas`` run in this process (see cli_helpers)."""
+    return CliMain(capsys)
 
 
-def _run(svc: FakeService, cache, *args: str) -> subprocess.CompletedProcess[str]:
-    env = _env(LOOKUP_BASE_URL=svc.base_url, LOOKUP_API_KEY=svc.api_key, LOOKUP_CACHE=str(cache))
-    return subprocess.run(
-        [*CLI, *args, "--no-progress"], capture_output=True, text=True, timeout=120, env=env
-    )
+def _run(cli_main: CliMain, svc: FakeService, cache, *args: str) -> Done:
+    env = {
+        "LOOKUP_BASE_URL": svc.base_url,
+        "LOOKUP_API_KEY": svc.api_key,
+        "LOOKUP_CACHE": str(cache),
+    }
+    return cli_main(env, *args, "--no-progress")
 
 
 def _leads(tmp_path, tag: str, n: int = 56, unknown: int = 4) -> tuple[object, list[str]]:
@@ -66,11 +65,19 @@ def _check_output(out, handles: list[str]) -> None:
         assert got == (person_id(handle) if status == "ok" else ""), handle
 
 
-def test_auto_fetches_60_handles_by_one_batch_job_and_says_so(fake_service, tmp_path):
+def test_auto_fetches_60_handles_by_one_batch_job_and_says_so(cli_main, fake_service, tmp_path):
     leads, handles = _leads(tmp_path, "clib")
     out = tmp_path / "out.csv"
     done = _run(
-        fake_service, tmp_path / "c.sqlite", "enrich", str(leads), "-c", "handle", "-o", str(out)
+        cli_main,
+        fake_service,
+        tmp_path / "c.sqlite",
+        "enrich",
+        str(leads),
+        "-c",
+        "handle",
+        "-o",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
 
@@ -98,10 +105,11 @@ def test_auto_fetches_60_handles_by_one_batch_job_and_says_so(fake_service, tmp_
         assert client.store.jobs() == []  # collected and forgotten
 
 
-def test_method_single_sends_one_call_per_handle_and_no_batch_job(fake_service, tmp_path):
+def test_method_single_sends_one_call_per_handle_and_no_batch_job(cli_main, fake_service, tmp_path):
     leads, handles = _leads(tmp_path, "clis")
     out = tmp_path / "out.csv"
     done = _run(
+        cli_main,
         fake_service,
         tmp_path / "c.sqlite",
         "enrich",
@@ -126,11 +134,12 @@ def test_method_single_sends_one_call_per_handle_and_no_batch_job(fake_service, 
     _check_output(out, handles)
 
 
-def test_method_batch_without_batch_jobs_exits_2_with_one_line(fake_service, tmp_path):
+def test_method_batch_without_batch_jobs_exits_2_with_one_line(cli_main, fake_service, tmp_path):
     fake_service.configure(batch=False)
     leads, _ = _leads(tmp_path, "clin")
     out = tmp_path / "out.csv"
     done = _run(
+        cli_main,
         fake_service,
         tmp_path / "c.sqlite",
         "enrich",
@@ -158,10 +167,11 @@ def test_method_batch_without_batch_jobs_exits_2_with_one_line(fake_service, tmp
     assert not out.exists()
 
 
-def test_an_unknown_method_is_refused_by_the_parser(fake_service, tmp_path):
+def test_an_unknown_method_is_refused_by_the_parser(cli_main, fake_service, tmp_path):
     leads, _ = _leads(tmp_path, "clix")
     out = tmp_path / "out.csv"
     done = _run(
+        cli_main,
         fake_service,
         tmp_path / "c.sqlite",
         "enrich",
@@ -179,17 +189,19 @@ def test_an_unknown_method_is_refused_by_the_parser(fake_service, tmp_path):
     assert not out.exists()
 
 
-def test_a_fully_cached_rerun_has_nothing_to_fetch_and_sends_nothing(fake_service, tmp_path):
+def test_a_fully_cached_rerun_has_nothing_to_fetch_and_sends_nothing(
+    cli_main, fake_service, tmp_path
+):
     leads, handles = _leads(tmp_path, "clic", n=30, unknown=2)
     cache = tmp_path / "c.sqlite"
     first_out, again_out = tmp_path / "first.csv", tmp_path / "again.csv"
-    first = _run(fake_service, cache, "enrich", str(leads), "-o", str(first_out))
+    first = _run(cli_main, fake_service, cache, "enrich", str(leads), "-o", str(first_out))
     assert first.returncode == 0, first.stderr
     assert "32 to fetch by batch (1 job" in first.stderr
     assert fake_service.count(BATCH, method="POST") == 1
     sent = fake_service.count()
 
-    again = _run(fake_service, cache, "enrich", str(leads), "-o", str(again_out))
+    again = _run(cli_main, fake_service, cache, "enrich", str(leads), "-o", str(again_out))
     assert again.returncode == 0, again.stderr
     estimate, summary = again.stderr.strip().splitlines()
     assert estimate == "lookup-pandas: 32 rows, 32 distinct handles, 32 cached: nothing to fetch"

@@ -1,4 +1,5 @@
-"""``lookup-pandas cache info | prune | clear | forget`` end to end, in subprocesses.
+"""``lookup-pandas cache info | prune | clear | forget`` end to end (in this process; y/N asked on
+a pseudo-terminal in a real one).
 
 The cache is filled through the emulator in this process; the commands run with
 ``LOOKUP_CACHE`` alone (no API key, no base URL: they touch the cache only). What is checked:
@@ -21,6 +22,7 @@ import pytest
 
 from lookup_pandas.testing import FakeService
 
+from .cli_helpers import CliMain, Done
 from .helpers import PROFILE, make_client
 from .test_cache_admin import (
     EMPLOYED,
@@ -46,15 +48,26 @@ def cache_env(cache: Path | str) -> dict[str, str]:
     return env
 
 
-def cli(cache: Path | str, *args: str, **options) -> subprocess.CompletedProcess[str]:
-    options.setdefault("stdin", subprocess.DEVNULL)
+@pytest.fixture
+def cli_main(capsys) -> CliMain:
+    """``lookup-pandas`` run in this process (see cli_helpers)."""
+    return CliMain(capsys)
+
+
+def cli(cli_main: CliMain, cache: Path | str, *args: str, cwd: Path | None = None) -> Done:
+    """``cache ARGS`` with LOOKUP_CACHE alone, stdin empty (not a terminal)."""
+    return cli_main({"LOOKUP_CACHE": str(cache)}, "cache", *args, cwd=cwd)
+
+
+def real_cli(cache: Path | str, *args: str, stdin: int) -> subprocess.CompletedProcess[str]:
+    """``cache ARGS`` in a process of its own, reading ``stdin`` (a terminal)."""
     return subprocess.run(
         [*CLI, "cache", *args],
         capture_output=True,
         text=True,
         timeout=120,
         env=cache_env(cache),
-        **options,
+        stdin=stdin,
     )
 
 
@@ -69,12 +82,12 @@ def one_line(text: str) -> str:
     return lines[0]
 
 
-def test_info_needs_no_key_and_agrees_with_the_client(fake_service, tmp_path):
+def test_info_needs_no_key_and_agrees_with_the_client(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         fill(fake_service, client)
         info = client.cache_info()
-    done = cli(cache, "info")
+    done = cli(cli_main, cache, "info")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == [
         f"cache:      {cache}",
@@ -85,16 +98,16 @@ def test_info_needs_no_key_and_agrees_with_the_client(fake_service, tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_info_on_a_cache_that_does_not_exist_creates_nothing(tmp_path):
+def test_info_on_a_cache_that_does_not_exist_creates_nothing(cli_main, tmp_path):
     cache = tmp_path / "nowhere" / "c.sqlite"
-    done = cli(cache, "info")
+    done = cli(cli_main, cache, "info")
     assert done.returncode == 0, done.stderr
     assert "answers:    none" in done.stdout and "size:       0 bytes" in done.stdout
     assert not cache.parent.exists()
-    assert cli("off", "info").stdout.strip() == "cache:      off (nothing is cached)"
+    assert cli(cli_main, "off", "info").stdout.strip() == "cache:      off (nothing is cached)"
 
 
-def test_prune_removes_what_expired(fake_service, tmp_path):
+def test_prune_removes_what_expired(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     brief, lasting = ["person-00800", "person-00801"], ["person-00810"]
     with make_client(fake_service, cache=cache, expire_after=1) as client:
@@ -102,24 +115,24 @@ def test_prune_removes_what_expired(fake_service, tmp_path):
     with make_client(fake_service, cache=cache) as client:
         enrich(lead_frame(lasting), client, method="single")
         assert wait_until(lambda: client.cache_info().expired == 2)
-    done = cli(cache, "prune")
+    done = cli(cli_main, cache, "prune")
     assert done.returncode == 0, done.stderr
     assert one_line(done.stdout) == f"removed 2 expired answers from {cache}"
     assert cached(fake_service, cache, brief + lasting) == [False, False, True]
 
 
-def test_clear_is_refused_without_a_terminal_unless_yes(fake_service, tmp_path):
+def test_clear_is_refused_without_a_terminal_unless_yes(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         fill(fake_service, client)
         entries = client.cache_info().entries
-    refused = cli(cache, "clear")  # stdin is /dev/null
+    refused = cli(cli_main, cache, "clear")  # stdin is /dev/null
     assert refused.returncode == 2 and refused.stdout == ""
     assert one_line(refused.stderr).startswith("lookup-pandas: error: cache clear removes")
     assert "--yes" in refused.stderr
     assert cached(fake_service, cache, [SEARCHED]) == [True]
 
-    done = cli(cache, "clear", "--yes")
+    done = cli(cli_main, cache, "clear", "--yes")
     assert done.returncode == 0, done.stderr
     assert one_line(done.stdout) == f"removed {entries:,} answers and 1 batch job from {cache}"
     assert cached(fake_service, cache, [SEARCHED, EMPLOYED]) == [False, False]
@@ -135,7 +148,7 @@ def test_clear_asks_on_a_terminal(fake_service, tmp_path, answer):
     leader, follower = os.openpty()
     try:
         os.write(leader, f"{answer}\n".encode())
-        done = cli(cache, "clear", stdin=follower)
+        done = real_cli(cache, "clear", stdin=follower)
     finally:
         os.close(follower)
         os.close(leader)
@@ -150,14 +163,14 @@ def test_clear_asks_on_a_terminal(fake_service, tmp_path, answer):
     assert cached(fake_service, cache, [SEARCHED]) == [answer == "n"]
 
 
-def test_forget_handles_and_profile_urls(fake_service, tmp_path):
+def test_forget_handles_and_profile_urls(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         fill(fake_service, client)
     wanted = needles(SEARCHED) + needles(EMPLOYED)
     assert found_in(sqlite_files(cache), wanted)  # the scan finds them before
     url = f"https://www.example.com/in/{EMPLOYED.upper()}/?utm_source=mail"
-    done = cli(cache, "forget", SEARCHED, url, "nobody-at-all")
+    done = cli(cli_main, cache, "forget", SEARCHED, url, "nobody-at-all")
     assert done.returncode == 0, done.stderr
     line = one_line(done.stdout)
     assert line.startswith(f"forgot 3 handles in {cache}: removed 2 profile answers, ")
@@ -170,7 +183,7 @@ def test_forget_handles_and_profile_urls(fake_service, tmp_path):
     ]
 
 
-def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(fake_service, tmp_path):
+def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         fill(fake_service, client)
@@ -183,7 +196,7 @@ def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(fake_service, t
         f"Sophie, {EMPLOYED.upper()} \n",
         encoding="utf-8",
     )
-    done = cli(cache, "forget", "--from-csv", str(leads), "-c", "lead")
+    done = cli(cli_main, cache, "forget", "--from-csv", str(leads), "-c", "lead")
     assert done.returncode == 0, done.stderr
     assert one_line(done.stderr) == (
         "lookup-pandas: skipped 2 cells of 'lead' that are no handle (blank, N/A, ...)"
@@ -191,7 +204,7 @@ def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(fake_service, t
     assert one_line(done.stdout).startswith("forgot 2 handles in ")
     assert found_in(sqlite_files(cache), needles(SEARCHED) + needles(EMPLOYED)) == {}
 
-    missing = cli(cache, "forget", "--from-csv", str(leads), "-c", "handle")
+    missing = cli(cli_main, cache, "forget", "--from-csv", str(leads), "-c", "handle")
     assert missing.returncode == 2
     assert one_line(missing.stderr) == (
         f"lookup-pandas: error: no column 'handle' in {leads} (columns: name, lead)"
@@ -206,15 +219,15 @@ def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(fake_service, t
         (("--from-csv", "no-such.csv"), "lookup-pandas: error: no such file: no-such.csv"),
     ],
 )
-def test_forget_refuses_bad_input_in_one_line(tmp_path, args, message):
+def test_forget_refuses_bad_input_in_one_line(cli_main, tmp_path, args, message):
     cache = tmp_path / "c.sqlite"
-    done = cli(cache, "forget", *args, cwd=tmp_path)
+    done = cli(cli_main, cache, "forget", *args, cwd=tmp_path)
     assert done.returncode == 2
     assert one_line(done.stderr).startswith(message)
     assert "Traceback" not in done.stderr and not cache.exists()
 
 
-def test_forget_that_a_reader_kept_from_completing_exits_5(fake_service, tmp_path):
+def test_forget_that_a_reader_kept_from_completing_exits_5(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
         client.profile(SEARCHED)
@@ -222,12 +235,12 @@ def test_forget_that_a_reader_kept_from_completing_exits_5(fake_service, tmp_pat
     try:
         reader.execute("BEGIN")
         reader.execute("SELECT COUNT(*) FROM responses").fetchone()  # another process reading
-        done = cli(cache, "forget", SEARCHED)
+        done = cli(cli_main, cache, "forget", SEARCHED)
     finally:
         reader.close()
     assert done.returncode == 5
     assert one_line(done.stdout).startswith("forgot 1 handle in ")
     assert one_line(done.stderr).startswith("lookup-pandas: warning: another process was reading")
-    again = cli(cache, "forget", SEARCHED)
+    again = cli(cli_main, cache, "forget", SEARCHED)
     assert again.returncode == 0, again.stderr
     assert found_in(sqlite_files(cache), needles(SEARCHED)) == {}

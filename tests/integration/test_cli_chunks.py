@@ -1,4 +1,5 @@
-"""``lookup-pandas enrich --chunksize N``: end to end in subprocesses against the emulator.
+"""``lookup-pandas enrich --chunksize N``: end to end against the emulator (in this process;
+SIGINT and a closed stdout in a real one).
 
 What is tested: the output in chunks of 7 rows (duplicates spread over chunks, invalid values,
 handles that are not found, text that needs quoting) is byte for byte the output without
@@ -29,6 +30,7 @@ import pytest
 from lookup_pandas.handles import normalise_handle
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
+from .cli_helpers import CliMain, Done
 from .enrich_helpers import expected_status, spellings
 
 pytestmark = pytest.mark.timeout(180)
@@ -43,17 +45,22 @@ def _env(svc: FakeService, cache: Path) -> dict[str, str]:
     return env
 
 
-def _run(svc: FakeService, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "enrich", *args, "--no-progress"],
-        capture_output=True,
-        text=True,
-        timeout=150,
-        env=_env(svc, cache),
-    )
+@pytest.fixture
+def cli_main(capsys) -> CliMain:
+    """``lookup-pandas`` run in this process (see cli_helpers)."""
+    return CliMain(capsys)
 
 
-def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+def _run(cli_main: CliMain, svc: FakeService, cache: Path, *args: str) -> Done:
+    env = {
+        "LOOKUP_BASE_URL": svc.base_url,
+        "LOOKUP_API_KEY": svc.api_key,
+        "LOOKUP_CACHE": str(cache),
+    }
+    return cli_main(env, "enrich", *args, "--no-progress")
+
+
+def _lines(done: Done) -> list[str]:
     assert done.returncode == 0, done.stderr
     return done.stderr.strip().splitlines()
 
@@ -96,7 +103,7 @@ def _billed_once(svc: FakeService, leads: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["batch", "single", "sparse"])
 def test_chunks_of_7_rows_write_the_bytes_of_the_whole_file_and_pay_once(
-    fake_service, tmp_path, mode
+    cli_main, fake_service, tmp_path, mode
 ):
     if mode == "sparse":
         fake_service.configure(sparse_records=True)
@@ -106,7 +113,17 @@ def test_chunks_of_7_rows_write_the_bytes_of_the_whole_file_and_pay_once(
     cache = tmp_path / "c.sqlite"
 
     estimate, summary = _lines(
-        _run(fake_service, cache, str(leads), "--chunksize", "7", "-o", str(chunked), *method)
+        _run(
+            cli_main,
+            fake_service,
+            cache,
+            str(leads),
+            "--chunksize",
+            "7",
+            "-o",
+            str(chunked),
+            *method,
+        )
     )
     # the whole file's estimate and summary: 300 rows, 45 distinct handles, 43 chunks
     assert estimate.startswith("lookup-pandas: 300 rows, 45 distinct handles, 0 cached: 45 to")
@@ -121,7 +138,7 @@ def test_chunks_of_7_rows_write_the_bytes_of_the_whole_file_and_pay_once(
         assert fake_service.count(BATCH, method="POST") == 1 and fake_service.count(PROFILE) == 0
 
     sent = fake_service.count()
-    again = _lines(_run(fake_service, cache, str(leads), "-o", str(whole), *method))
+    again = _lines(_run(cli_main, fake_service, cache, str(leads), "-o", str(whole), *method))
     assert fake_service.count() == sent  # all cached
     assert not CHUNKS.search(again[1])  # not chunked: a small file
     assert summary.split(" in ")[0] == again[1].split(" in ")[0]  # the same row statuses
@@ -133,21 +150,30 @@ def test_chunks_of_7_rows_write_the_bytes_of_the_whole_file_and_pay_once(
     assert frame["lookup_status"].tolist() == [expected_status(v) for v in original["handle"]]
     assert {"ok", "not_found", "invalid"} == set(frame["lookup_status"])
 
-    to_stdout = _run(fake_service, cache, str(leads), "--chunksize", "7", *method)
+    to_stdout = _run(cli_main, fake_service, cache, str(leads), "--chunksize", "7", *method)
     assert _lines(to_stdout)[1].endswith("of 7 rows")
     assert to_stdout.stdout.encode() == whole.read_bytes()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
 
 
 def test_max_calls_counts_the_whole_file_and_refuses_before_anything_is_sent(
-    fake_service, tmp_path
+    cli_main, fake_service, tmp_path
 ):
     leads = _leads(tmp_path, "chmax", rows=120, n=30, unknown=2)
     out = tmp_path / "out.csv"
     cache = tmp_path / "c.sqlite"
     # 32 distinct handles over the file, never more than 7 in one chunk
     refused = _run(
-        fake_service, cache, str(leads), "--chunksize", "7", "--max-calls", "31", "-o", str(out)
+        cli_main,
+        fake_service,
+        cache,
+        str(leads),
+        "--chunksize",
+        "7",
+        "--max-calls",
+        "31",
+        "-o",
+        str(out),
     )
     assert refused.returncode == 4, refused.stderr
     (line,) = refused.stderr.strip().splitlines()
@@ -157,14 +183,23 @@ def test_max_calls_counts_the_whole_file_and_refuses_before_anything_is_sent(
     assert [p.name for p in tmp_path.iterdir() if "out.csv" in p.name] == []  # nor a part
 
     done = _run(
-        fake_service, cache, str(leads), "--chunksize", "7", "--max-calls", "32", "-o", str(out)
+        cli_main,
+        fake_service,
+        cache,
+        str(leads),
+        "--chunksize",
+        "7",
+        "--max-calls",
+        "32",
+        "-o",
+        str(out),
     )
     assert _lines(done)[1].startswith("enriched 120 rows")
     _billed_once(fake_service, leads)
 
 
 def test_sigint_mid_fetch_leaves_no_file_and_the_rerun_pays_for_nothing_twice(
-    fake_service, tmp_path
+    cli_main, fake_service, tmp_path
 ):
     # 60 handles by single calls at 300/min with 20 ms latency: about 12 s, stopped after 8
     fake_service.configure(rate_limit_per_minute=300, latency=0.02)
@@ -204,17 +239,19 @@ def test_sigint_mid_fetch_leaves_no_file_and_the_rerun_pays_for_nothing_twice(
     assert 8 <= paid < 60
 
     fake_service.configure(rate_limit_per_minute=6000, latency=0.0)
-    estimate, summary = _lines(_run(fake_service, cache, *args[4:], "-o", str(out)))
+    estimate, summary = _lines(_run(cli_main, fake_service, cache, *args[4:], "-o", str(out)))
     assert f"60 distinct handles, {paid} cached: {60 - paid} to fetch" in estimate
     assert f"{paid} cached, {60 - paid} fetched" in summary
     _billed_once(fake_service, leads)
     whole = tmp_path / "whole.csv"
-    _lines(_run(fake_service, cache, str(leads), "-o", str(whole)))
+    _lines(_run(cli_main, fake_service, cache, str(leads), "-o", str(whole)))
     assert out.read_bytes() == whole.read_bytes()
     _billed_once(fake_service, leads)
 
 
-def test_a_file_over_the_threshold_is_chunked_unasked_and_0_means_never(fake_service, tmp_path):
+def test_a_file_over_the_threshold_is_chunked_unasked_and_0_means_never(
+    cli_main, fake_service, tmp_path
+):
     rows = 100_010  # more than one chunk of the default 100,000 rows
     handles = _distinct("chauto", 15, 3)
     leads = tmp_path / "big.csv"
@@ -226,12 +263,22 @@ def test_a_file_over_the_threshold_is_chunked_unasked_and_0_means_never(fake_ser
 
     # (a small file is not chunked: see the first test)
     chunked = _lines(
-        _run(fake_service, cache, str(leads), "--chunk-threshold", str(size - 1), "-o", str(above))
+        _run(
+            cli_main,
+            fake_service,
+            cache,
+            str(leads),
+            "--chunk-threshold",
+            str(size - 1),
+            "-o",
+            str(above),
+        )
     )
     assert CHUNKS.search(chunked[1]).groups()[:2] == ("2", "100000")
     assert chunked[1].startswith(f"enriched {rows} rows (")
     whole = _lines(
         _run(
+            cli_main,
             fake_service,
             cache,
             str(leads),
@@ -253,13 +300,13 @@ def _bad_late(tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["encoding", "parser"])
 def test_a_bad_line_late_in_the_file_is_the_same_one_line_before_anything_is_sent(
-    fake_service, tmp_path, kind
+    cli_main, fake_service, tmp_path, kind
 ):
     leads = _bad_late(tmp_path, kind)
     out = tmp_path / "out.csv"
     cache = tmp_path / "c.sqlite"
-    chunked = _run(fake_service, cache, str(leads), "--chunksize", "7", "-o", str(out))
-    whole = _run(fake_service, cache, str(leads), "-o", str(out))
+    chunked = _run(cli_main, fake_service, cache, str(leads), "--chunksize", "7", "-o", str(out))
+    whole = _run(cli_main, fake_service, cache, str(leads), "-o", str(out))
     for done in (chunked, whole):
         assert done.returncode == 2, done.stderr
         assert "Traceback" not in done.stderr
@@ -271,29 +318,29 @@ def test_a_bad_line_late_in_the_file_is_the_same_one_line_before_anything_is_sen
     assert [p.name for p in tmp_path.iterdir() if "out.csv" in p.name] == []  # nor a part
 
 
-def test_header_only_and_all_invalid_files_in_chunks(fake_service, tmp_path):
+def test_header_only_and_all_invalid_files_in_chunks(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
     for name, text in (("empty", "name,handle\n"), ("blank", "name,handle\nA,\nB,N/A\nC,@\n")):
         leads = tmp_path / f"{name}.csv"
         leads.write_text(text)
         chunked, whole = tmp_path / f"{name}-chunked.csv", tmp_path / f"{name}-whole.csv"
         lines = _lines(
-            _run(fake_service, cache, str(leads), "--chunksize", "2", "-o", str(chunked))
+            _run(cli_main, fake_service, cache, str(leads), "--chunksize", "2", "-o", str(chunked))
         )
         assert lines[0].endswith(": nothing to fetch")
-        _lines(_run(fake_service, cache, str(leads), "-o", str(whole)))
+        _lines(_run(cli_main, fake_service, cache, str(leads), "-o", str(whole)))
         assert chunked.read_bytes() == whole.read_bytes(), name
     assert fake_service.billed() == 0
 
 
-def test_stdin_and_pipes_cannot_be_read_in_chunks(fake_service, tmp_path):
+def test_stdin_and_pipes_cannot_be_read_in_chunks(cli_main, fake_service, tmp_path):
     cache = tmp_path / "c.sqlite"
-    stdin = _run(fake_service, cache, "-", "--chunksize", "5")
+    stdin = _run(cli_main, fake_service, cache, "-", "--chunksize", "5")
     assert stdin.returncode == 2, stdin.stderr  # "-" is standard input: read whole, not twice
     assert "cannot read - in chunks" in stdin.stderr and "--chunksize 0" in stdin.stderr
     fifo = tmp_path / "leads.fifo"
     os.mkfifo(fifo)
-    piped = _run(fake_service, cache, str(fifo), "--chunksize", "5")
+    piped = _run(cli_main, fake_service, cache, str(fifo), "--chunksize", "5")
     assert piped.returncode == 2, piped.stderr
     assert "not a regular file" in piped.stderr and "--chunksize 0" in piped.stderr
     assert fake_service.count() == 0

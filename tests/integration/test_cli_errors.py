@@ -1,4 +1,4 @@
-"""The command line's failures, end to end in subprocesses: one line, the right exit code, no cost.
+"""The command line's failures, end to end (in this process): one line, the exit code, no cost.
 
 Exit codes: 2 configuration or input, 1 other service error, 3 authentication. Every bad input
 ends with exactly one non-empty stderr line and no traceback; nothing is paid for before the
@@ -9,28 +9,28 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import socket
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import lookup_pandas as lp
 
+from .cli_helpers import CliMain, Done
 from .helpers import PROFILE
 
-CLI = [sys.executable, "-m", "lookup_pandas"]
-TIMEOUT = 120
+
+@pytest.fixture
+def cli_main(capsys) -> CliMain:
+    """``lookup-pandas`` run in this process (see cli_helpers)."""
+    return CliMain(capsys)
 
 
 def _env(**extra: str) -> dict[str, str]:
-    """The test process's environment without any LOOKUP_* setting, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOOKUP_")}
-    env.update(extra)
-    return env
+    """No LOOKUP_* setting but ``extra`` (cli_main runs with those alone)."""
+    return dict(extra)
 
 
 def _svc_env(svc, tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -44,16 +44,16 @@ def _svc_env(svc, tmp_path: Path, **extra: str) -> dict[str, str]:
     return _env(**settings)
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=TIMEOUT, env=env)
+def _cli(cli_main: CliMain, env: dict[str, str], *args: str) -> Done:
+    return cli_main(env, *args)
 
 
-def _run(svc, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _run(cli_main: CliMain, svc, tmp_path: Path, *args: str, **env: str) -> Done:
     """A service command against the emulator, without a progress bar."""
-    return _cli(_svc_env(svc, tmp_path, **env), *args, "--no-progress")
+    return _cli(cli_main, _svc_env(svc, tmp_path, **env), *args, "--no-progress")
 
 
-def _fails(done: subprocess.CompletedProcess[str], code: int, *phrases: str) -> str:
+def _fails(done: Done, code: int, *phrases: str) -> str:
     """``done`` exited ``code`` with one non-empty stderr line holding every phrase; the line."""
     assert done.returncode == code, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr, done.stderr
@@ -83,7 +83,7 @@ def _header(path: Path) -> str:
 # -- a base URL where the service does not answer --------------------------------------------
 
 
-def test_dead_base_url_names_the_url_and_the_variable(tmp_path):
+def test_dead_base_url_names_the_url_and_the_variable(cli_main, tmp_path):
     """Finding: a refused connection reads as a wrong LOOKUP_BASE_URL, not a service outage."""
     url = f"http://127.0.0.1:{_free_port()}"
     leads = _csv(tmp_path, "name,handle\nAda,ada-lovelace\n")
@@ -91,16 +91,25 @@ def test_dead_base_url_names_the_url_and_the_variable(tmp_path):
     env = _env(
         LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x", LOOKUP_CACHE=str(tmp_path / "c.sqlite")
     )
-    done = _cli(env, "enrich", str(leads), "-c", "handle", "-o", str(out), "--no-progress")
+    done = _cli(
+        cli_main, env, "enrich", str(leads), "-c", "handle", "-o", str(out), "--no-progress"
+    )
     line = _fails(done, 2, url, "LOOKUP_BASE_URL")
     assert "refused" in line.lower()
     assert not out.exists()
 
 
-def test_plain_web_server_base_url_is_a_configuration_error(tmp_path):
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """A plain web server that logs nothing: its log would land on this process's stderr."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_plain_web_server_base_url_is_a_configuration_error(cli_main, tmp_path):
     """Finding: HTML 404s from a non-service host must not turn every lead into not_found."""
     leads = _csv(tmp_path, "name,handle\nAda,ada-lovelace\nGrace,grace-hopper\n")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -109,7 +118,7 @@ def test_plain_web_server_base_url_is_a_configuration_error(tmp_path):
         env = _env(
             LOOKUP_BASE_URL=url, LOOKUP_API_KEY="lk_test_x", LOOKUP_CACHE=str(tmp_path / "c.sqlite")
         )
-        done = _cli(env, "enrich", str(leads), "--no-progress")
+        done = _cli(cli_main, env, "enrich", str(leads), "--no-progress")
     finally:
         server.shutdown()
         server.server_close()
@@ -121,50 +130,64 @@ def test_plain_web_server_base_url_is_a_configuration_error(tmp_path):
 # -- input and output paths ------------------------------------------------------------------
 
 
-def test_input_that_is_a_directory(fake_service, tmp_path):
+def test_input_that_is_a_directory(cli_main, fake_service, tmp_path):
     """Finding: a directory as input gives a one-line reason, not a traceback."""
     _fails(
-        _run(fake_service, tmp_path, "enrich", str(tmp_path), "-c", "handle"), 2, "is a directory"
+        _run(cli_main, fake_service, tmp_path, "enrich", str(tmp_path), "-c", "handle"),
+        2,
+        "is a directory",
     )
     assert fake_service.count() == 0
 
 
-def test_output_in_a_missing_directory_or_a_directory_costs_nothing(fake_service, tmp_path):
+def test_output_in_a_missing_directory_or_a_directory_costs_nothing(
+    cli_main, fake_service, tmp_path
+):
     """Finding: an unwritable -o is refused before the first billable call."""
     leads = str(_csv(tmp_path, "name,handle\nAda,ada-lovelace\n"))
-    missing = _run(fake_service, tmp_path, "enrich", leads, "-o", "/nonexistent_dir_xyz/out.csv")
+    missing = _run(
+        cli_main, fake_service, tmp_path, "enrich", leads, "-o", "/nonexistent_dir_xyz/out.csv"
+    )
     _fails(missing, 2, "no directory")
     assert fake_service.billed() == 0
     a_dir = tmp_path / "outdir"
     a_dir.mkdir()
-    _fails(_run(fake_service, tmp_path, "enrich", leads, "-o", str(a_dir)), 2, "is a directory")
+    _fails(
+        _run(cli_main, fake_service, tmp_path, "enrich", leads, "-o", str(a_dir)),
+        2,
+        "is a directory",
+    )
     assert fake_service.billed() == 0
 
 
 # -- column clashes and bad arguments: nothing sent ------------------------------------------
 
 
-def test_column_clashes_and_an_empty_prefix_send_nothing(fake_service, tmp_path):
+def test_column_clashes_and_an_empty_prefix_send_nothing(cli_main, fake_service, tmp_path):
     """Finding: enrichment must not overwrite input columns; the check happens before sending."""
     clash = _csv(tmp_path, "handle,profile_headline\nada-lovelace,x\n", "clash.csv")
-    _fails(_run(fake_service, tmp_path, "enrich", str(clash)), 2, "profile_headline")
+    _fails(_run(cli_main, fake_service, tmp_path, "enrich", str(clash)), 2, "profile_headline")
     status = _csv(tmp_path, "handle,lookup_status\nada-lovelace,x\n", "status.csv")
-    _fails(_run(fake_service, tmp_path, "enrich", str(status)), 2, "lookup_status")
+    _fails(_run(cli_main, fake_service, tmp_path, "enrich", str(status)), 2, "lookup_status")
     leads = _csv(tmp_path, "name,handle\nAda,ada-lovelace\n")
-    _fails(_run(fake_service, tmp_path, "enrich", str(leads), "--prefix", ""), 2, "prefix")
+    _fails(
+        _run(cli_main, fake_service, tmp_path, "enrich", str(leads), "--prefix", ""), 2, "prefix"
+    )
     assert fake_service.count() == 0
 
 
-def test_negative_max_records_is_refused_before_sending(fake_service, tmp_path):
+def test_negative_max_records_is_refused_before_sending(cli_main, fake_service, tmp_path):
     """Finding: --max-records -5 is a usage error, not a silent empty or unbounded listing."""
     for args in (("employees", "acme"), ("search", "engineer")):
-        _fails(_run(fake_service, tmp_path, *args, "--max-records", "-5"), 2, "max_records")
+        _fails(
+            _run(cli_main, fake_service, tmp_path, *args, "--max-records", "-5"), 2, "max_records"
+        )
     assert fake_service.count() == 0
 
 
-def test_out_of_range_limit_is_refused_before_sending(fake_service, tmp_path):
+def test_out_of_range_limit_is_refused_before_sending(cli_main, fake_service, tmp_path):
     """Finding: --limit 500 went to the service (a ValidationError, exit 1); --help says 1-50."""
-    done = _run(fake_service, tmp_path, "employees", "acme", "--limit", "500")
+    done = _run(cli_main, fake_service, tmp_path, "employees", "acme", "--limit", "500")
     _fails(done, 2, "UsageError", "limit must be a whole number from 1 to 50")
     assert fake_service.count() == 0
 
@@ -172,11 +195,14 @@ def test_out_of_range_limit_is_refused_before_sending(fake_service, tmp_path):
 # -- settings and authentication -------------------------------------------------------------
 
 
-def test_missing_key_or_base_url_names_the_variable_not_the_keyword(fake_service, tmp_path):
+def test_missing_key_or_base_url_names_the_variable_not_the_keyword(
+    cli_main, fake_service, tmp_path
+):
     """Finding: the CLI reads the environment, so its message names LOOKUP_*, not api_key=."""
     leads = str(_csv(tmp_path, "name,handle\nAda,ada-lovelace\n"))
     cache = str(tmp_path / "c.sqlite")
     no_key = _cli(
+        cli_main,
         _env(LOOKUP_BASE_URL=fake_service.base_url, LOOKUP_CACHE=cache),
         "enrich",
         leads,
@@ -185,6 +211,7 @@ def test_missing_key_or_base_url_names_the_variable_not_the_keyword(fake_service
     line = _fails(no_key, 2, "set the LOOKUP_API_KEY environment variable")
     assert "api_key=" not in line
     no_url = _cli(
+        cli_main,
         _env(LOOKUP_API_KEY=fake_service.api_key, LOOKUP_CACHE=cache),
         "enrich",
         leads,
@@ -195,37 +222,45 @@ def test_missing_key_or_base_url_names_the_variable_not_the_keyword(fake_service
     assert fake_service.count() == 0
 
 
-def test_wrong_key_exits_3_without_echoing_the_key(fake_service, tmp_path):
+def test_wrong_key_exits_3_without_echoing_the_key(cli_main, fake_service, tmp_path):
     """Finding: a rejected key names LOOKUP_API_KEY and never prints the secret."""
     leads = str(_csv(tmp_path, "name,handle\nAda,ada-lovelace\n"))
-    done = _run(fake_service, tmp_path, "enrich", leads, LOOKUP_API_KEY="lk_test_wrong")
+    done = _run(cli_main, fake_service, tmp_path, "enrich", leads, LOOKUP_API_KEY="lk_test_wrong")
     _fails(done, 3, "AuthenticationError", "LOOKUP_API_KEY")
     assert "lk_test_wrong" not in done.stderr and "lk_test_wrong" not in done.stdout
     assert fake_service.billed() == 0
 
 
-def test_serve_on_a_busy_port_says_it_cannot_listen():
+def test_serve_on_a_busy_port_says_it_cannot_listen(cli_main):
     """Finding: serve --port on a taken port gives a one-line reason, not an OSError traceback."""
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        done = _cli(_env(), "serve", "--port", str(port), "--duration", "5")
+        done = _cli(cli_main, _env(), "serve", "--port", str(port), "--duration", "5")
     _fails(done, 2, "cannot listen", str(port))
 
 
 # -- reading the input -----------------------------------------------------------------------
 
 
-def test_latin1_input_needs_encoding_and_then_reads_correctly(fake_service, tmp_path):
+def test_latin1_input_needs_encoding_and_then_reads_correctly(cli_main, fake_service, tmp_path):
     """Finding: a non-UTF-8 CSV points at --encoding, and --encoding latin-1 then works."""
     leads = tmp_path / "latin.csv"
     leads.write_bytes("name,handle\nJosé,jose-tanaka-067\n".encode("latin-1"))
-    _fails(_run(fake_service, tmp_path, "enrich", str(leads)), 2, "--encoding")
+    _fails(_run(cli_main, fake_service, tmp_path, "enrich", str(leads)), 2, "--encoding")
     assert fake_service.billed() == 0
     out = tmp_path / "out.csv"
     done = _run(
-        fake_service, tmp_path, "enrich", str(leads), "--encoding", "latin-1", "-o", str(out)
+        cli_main,
+        fake_service,
+        tmp_path,
+        "enrich",
+        str(leads),
+        "--encoding",
+        "latin-1",
+        "-o",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, encoding="utf-8", dtype=str, keep_default_na=False)
@@ -238,30 +273,34 @@ SPELLINGS = (
 )
 
 
-def test_case_and_at_sign_spellings_cost_one_call(fake_service, tmp_path):
+def test_case_and_at_sign_spellings_cost_one_call(cli_main, fake_service, tmp_path):
     """Finding: URL, lower-case and @-prefixed spellings of one handle are paid for once."""
     out = tmp_path / "out.csv"
-    done = _run(fake_service, tmp_path, "enrich", str(_csv(tmp_path, SPELLINGS)), "-o", str(out))
+    done = _run(
+        cli_main, fake_service, tmp_path, "enrich", str(_csv(tmp_path, SPELLINGS)), "-o", str(out)
+    )
     assert done.returncode == 0, done.stderr
     assert pd.read_csv(out)["lookup_status"].tolist() == ["ok", "ok", "ok"]
     assert fake_service.billed(PROFILE) == 1
 
 
-def test_keep_case_sends_each_distinct_spelling(fake_service, tmp_path):
+def test_keep_case_sends_each_distinct_spelling(cli_main, fake_service, tmp_path):
     """Finding: --keep-case sends handles as written (@ still stripped): 3 distinct spellings."""
-    done = _run(fake_service, tmp_path, "enrich", str(_csv(tmp_path, SPELLINGS)), "--keep-case")
+    done = _run(
+        cli_main, fake_service, tmp_path, "enrich", str(_csv(tmp_path, SPELLINGS)), "--keep-case"
+    )
     assert done.returncode == 0, done.stderr
     assert fake_service.billed(PROFILE) == 3
     for handle in ("JOSE-TANAKA-067", "jose-tanaka-067", "Jose-Tanaka-067"):
         assert fake_service.billed(PROFILE, handle=handle) == 1, handle
 
 
-def test_missing_value_strings_agree_with_pandas(fake_service, tmp_path):
+def test_missing_value_strings_agree_with_pandas(cli_main, fake_service, tmp_path):
     """Finding: N/A, NA, null and blanks are invalid handles in the CLI as after pd.read_csv."""
     leads = _csv(tmp_path, "name,handle\na,ada-lovelace\nb,N/A\nc,NA\nd,null\ne,\nf,grace-hopper\n")
     expected = ["ok", "invalid", "invalid", "invalid", "invalid", "ok"]
     out = tmp_path / "out.csv"
-    done = _run(fake_service, tmp_path, "enrich", str(leads), "-o", str(out))
+    done = _run(cli_main, fake_service, tmp_path, "enrich", str(leads), "-o", str(out))
     assert done.returncode == 0, done.stderr
     cli = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert cli["lookup_status"].tolist() == expected
@@ -280,7 +319,7 @@ def test_missing_value_strings_agree_with_pandas(fake_service, tmp_path):
     assert fake_service.billed(PROFILE) == 4
 
 
-def test_header_only_csv_has_the_same_columns_as_other_runs(fake_service, tmp_path):
+def test_header_only_csv_has_the_same_columns_as_other_runs(cli_main, fake_service, tmp_path):
     """Finding: an empty input still yields the full output header, like not-found/invalid runs."""
     headers = []
     for name, text in (
@@ -290,6 +329,7 @@ def test_header_only_csv_has_the_same_columns_as_other_runs(fake_service, tmp_pa
     ):
         out = tmp_path / f"{name}-out.csv"
         done = _run(
+            cli_main,
             fake_service,
             tmp_path,
             "enrich",
@@ -306,16 +346,16 @@ def test_header_only_csv_has_the_same_columns_as_other_runs(fake_service, tmp_pa
 # -- the summary and the help ----------------------------------------------------------------
 
 
-def test_summary_line_counts_fetches_then_cache_hits(fake_service, tmp_path):
+def test_summary_line_counts_fetches_then_cache_hits(cli_main, fake_service, tmp_path):
     """Finding: the summary line says what was fetched, retried and paid, then what was cached."""
     leads = str(_csv(tmp_path, "name,handle\na,ada-lovelace\nb,grace-hopper\nc,jose-tanaka-067\n"))
-    first = _run(fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
+    first = _run(cli_main, fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
     estimate, line = _succeeds(first)
     assert estimate.startswith("lookup-pandas: 3 rows, 3 distinct handles, 0 cached: 3 to fetch")
     for phrase in ("3 fetched", "answered 429", "retries", "credits"):
         assert phrase in line, (phrase, line)
     assert line.startswith("enriched 3 rows (")
-    again = _run(fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
+    again = _run(cli_main, fake_service, tmp_path, "enrich", leads, "-o", str(tmp_path / "out.csv"))
     estimate, line = _succeeds(again)
     assert estimate.endswith("3 cached: nothing to fetch")
     for phrase in ("3 cached", "0 fetched", "0 requests sent"):
@@ -323,7 +363,7 @@ def test_summary_line_counts_fetches_then_cache_hits(fake_service, tmp_path):
     assert line.startswith("enriched 3 rows (")
 
 
-def _succeeds(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+def _succeeds(done: Done) -> tuple[str, str]:
     """``done`` exited 0 with two stderr lines: the estimate before the job, the summary after."""
     assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -331,10 +371,10 @@ def _succeeds(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
     return lines[0], lines[1]
 
 
-def test_help_of_service_commands_lists_the_environment():
+def test_help_of_service_commands_lists_the_environment(cli_main):
     """Finding: --help tells where the key, base URL and cache come from, and enrich's options."""
     for command in ("enrich", "employees", "search", "tier"):
-        done = _cli(_env(), command, "--help")
+        done = _cli(cli_main, _env(), command, "--help")
         assert done.returncode == 0, done.stderr
         for variable in ("LOOKUP_API_KEY", "LOOKUP_BASE_URL", "LOOKUP_CACHE"):
             assert variable in done.stdout, (command, variable)
@@ -342,11 +382,11 @@ def test_help_of_service_commands_lists_the_environment():
             assert "--encoding" in done.stdout and "--keep-case" in done.stdout
 
 
-def test_a_filter_cannot_set_the_commands_own_keywords(fake_service, tmp_path):
+def test_a_filter_cannot_set_the_commands_own_keywords(cli_main, fake_service, tmp_path):
     """--filter client=x would have reached the API function as its client= argument."""
     for key in ("client", "max_records", "limit"):
         _fails(
-            _run(fake_service, tmp_path, "search", "engineer", "--filter", f"{key}=x"),
+            _run(cli_main, fake_service, tmp_path, "search", "engineer", "--filter", f"{key}=x"),
             2,
             "is not a filter",
         )

@@ -20,6 +20,8 @@ import requests
 import lookup_pandas as lp
 from lookup_pandas.testing import BATCH, PROFILE, data
 
+from .cli_helpers import CliMain
+
 CLI = [sys.executable, "-m", "lookup_pandas"]
 WAIT = 60.0  # seconds: the longest any one step may take (start-up imports pandas)
 NAMES = ("requests seen", "429s", "billed calls", "billed batch items", "credits")
@@ -233,10 +235,9 @@ def test_sparse_records_end_to_end(tmp_path):
         serve.kill()
 
 
-def test_bad_batch_settings_exit_2_with_usage():
+def test_bad_batch_settings_exit_2_with_usage(capsys):
+    cli_main = CliMain(capsys)  # refused by the parser: no process needed
     for option, value in (("--batch-page-size", "0"), ("--batch-resolve-rate", "-1")):
-        done = subprocess.run(
-            [*CLI, "serve", option, value], capture_output=True, text=True, timeout=WAIT, env=_env()
-        )
+        done = cli_main({}, "serve", option, value)
         assert done.returncode == 2, option
         assert "Traceback" not in done.stderr

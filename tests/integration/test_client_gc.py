@@ -17,7 +17,7 @@ from pathlib import Path
 _CLIENTS_IN_CYCLES = """
 import gc, sys
 import lookup_pandas as lp
-from lookup_pandas import transport
+from lookup_pandas.cache.sqlite import shared_backends
 
 root = sys.argv[1]
 for i in range(300):
@@ -27,7 +27,7 @@ for i in range(300):
 gc.collect()  # every Client left is freed now: their releases wait for the next call
 with lp.Client(api_key="k", base_url="http://127.0.0.1:9", cache=f"{root}/last.sqlite"):
     pass
-print("open backends:", len(transport._BACKENDS._entries))
+print("open backends:", len(shared_backends()))
 print("all 300 clients done")
 """
 

@@ -147,7 +147,7 @@ def test_split_keeps_duplicates_and_order():
     assert split(handles, size=3) == [("b", "a", "b"), ("c", "a")]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(n=st.integers(min_value=0, max_value=5000), size=st.integers(min_value=1, max_value=1500))
 def test_split_properties(n, size):
     handles = names(n)
@@ -161,7 +161,7 @@ def test_split_properties(n, size):
         assert lengths == sorted(lengths, reverse=True)  # the larger jobs come first
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(n=st.integers(min_value=0, max_value=5000))
 def test_split_default_size_properties(n):
     handles = names(n)

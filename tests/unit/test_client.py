@@ -226,7 +226,7 @@ def test_a_429_on_the_panel_endpoint_waits_its_retry_after_before_the_retry(monk
         ]
     )
     waited: list[float] = []
-    monkeypatch.setattr("lookup_pandas.client.pause", lambda s, cancel=None: waited.append(s))
+    monkeypatch.setattr("lookup_pandas.http.sending.pause", lambda s, cancel=None: waited.append(s))
     with client_on(lambda request: next(answers), retry_after_max=5) as client:
         client.credits_tier()
         assert client.stats.rate_limited == 1

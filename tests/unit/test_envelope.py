@@ -427,7 +427,7 @@ def _check_outcome(status: int, content: bytes, headers: dict | None = None) -> 
     assert env.pagination is None or isinstance(env.pagination, dict)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(status=st.sampled_from(STATUSES), content=st.binary(max_size=300))
 @example(status=200, content=b"")
 @example(status=502, content=HTML)
@@ -438,13 +438,13 @@ def test_arbitrary_bytes_give_envelope_or_service_error(status, content):
     _check_outcome(status, content)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(status=st.sampled_from(STATUSES), value=json_values | envelope_like)
 def test_arbitrary_json_gives_envelope_or_service_error(status, value):
     _check_outcome(status, json.dumps(value).encode())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(status=st.sampled_from(STATUSES), retry_after=st.text(max_size=40))
 @example(status=200, retry_after="Mon, 20 Nov 99999999999999999999 19:12:08 GMT")
 @example(status=429, retry_after="Mon, 20 Nov 99999999999999999999 19:12:08 GMT")

@@ -1,4 +1,5 @@
-"""records_to_frame / to_csv_cells: the JSON -> DataFrame rules (flattening, order, dtypes)."""
+"""records_to_frame / RecordColumns / to_csv_cells: the JSON -> DataFrame rules (flattening,
+order, dtypes)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.frames import flatten, records_to_frame, to_csv_cells
+from lookup_pandas.frames import RecordColumns, flatten, records_to_frame, to_csv_cells
 
 
 def _records():
@@ -212,7 +213,7 @@ _RECORDS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(_RECORDS)
 def test_one_row_per_record_and_input_untouched(records):
     before = copy.deepcopy(records)
@@ -289,3 +290,44 @@ def test_with_person_fields_of_no_records_has_typed_empty_columns():
     assert {c: str(t) for c, t in out.dtypes.items()} == {
         c: ("str" if t == "str" else t) for c, t in PERSON_FIELDS.items()
     }
+
+
+# -- RecordColumns: records taken as they come, in any order ---------------------------------------
+
+
+def test_record_columns_in_any_order_give_the_frame_of_the_records_in_rank_order():
+    records = [
+        {"id": "p1", "handle": "a", "x": 1},
+        {"id": "p2", "y": "late", "handle": "b", "geo": {"city": "Oslo"}},
+        {},
+        {"handle": "d", "z": [1], "x": None},
+    ]
+    labels = ["a", "b", "c", "d"]
+    whole = records_to_frame(records, index=labels)
+    for order in ([3, 1, 0, 2], [2, 3, 0, 1], [0, 1, 2, 3]):
+        columns = RecordColumns()
+        for i in order:
+            columns.add(labels[i], records[i], rank=i)
+        assert len(columns) == 4
+        frame = columns.frame().loc[labels]
+        pd.testing.assert_frame_equal(frame, whole)
+        assert list(frame.columns) == ["id", "handle", "x", "y", "geo.city", "z"]
+
+
+def test_record_columns_share_keys_and_short_strings_of_list_fields_between_records():
+    texts = [json.dumps({"id": f"p{i}", "positions": [{"title": "CTO"}]}) for i in range(2)]
+    records = [json.loads(t) for t in texts]  # each with its own copies of "title" and "CTO"
+    assert records[0]["positions"][0]["title"] is not records[1]["positions"][0]["title"]
+    columns = RecordColumns()
+    for i, record in enumerate(records):
+        columns.add(i, record)
+    first, second = columns.frame()["positions"]
+    assert first == second == [{"title": "CTO"}]
+    assert first[0]["title"] is second[0]["title"]
+    ((key_1,),), ((key_2,),) = [[list(p.keys()) for p in v] for v in (first, second)]
+    assert key_1 is key_2
+    assert records == [json.loads(t) for t in texts]  # the input is not mutated
+
+
+def test_record_columns_of_nothing_is_the_empty_frame():
+    assert list(RecordColumns().frame().columns) == ["id", "handle"]

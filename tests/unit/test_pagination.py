@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.errors import PaginationError
-from lookup_pandas.pagination import PagePlan
+from lookup_pandas.errors import PaginationError, UsageError
+from lookup_pandas.pagination import PagePlan, check_max_records, walk
 
 # ---------------------------------------------------------------------------------------------
 # page style
@@ -269,7 +269,7 @@ def walk_cursor_server(n_total: int, limit: int) -> tuple[int, list[int]]:
     return calls, got
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     n_total=st.integers(min_value=0, max_value=600), limit=st.integers(min_value=1, max_value=50)
 )
@@ -279,7 +279,7 @@ def test_page_walk_makes_exactly_the_needed_calls(n_total, limit):
     assert got == list(range(n_total))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     n_total=st.integers(min_value=0, max_value=600), limit=st.integers(min_value=1, max_value=50)
 )
@@ -287,3 +287,43 @@ def test_cursor_walk_makes_exactly_the_needed_calls(n_total, limit):
     calls, got = walk_cursor_server(n_total, limit)
     assert calls == max(1, math.ceil(n_total / limit))
     assert got == list(range(n_total))
+
+
+# ---------------------------------------------------------------------------------------------
+# walk: the loop Client.paginate delegates to, over any page reader
+
+
+def _pages(total: int, limit: int):
+    """A page reader over ``total`` records, page-based, recording the params it was given."""
+    asked: list[dict] = []
+
+    def page(params, plan):
+        asked.append(dict(params))
+        n = params.get("page", 1)
+        records = [{"i": i} for i in range((n - 1) * limit, min(n * limit, total))]
+        pagination = {"page": n, "limit": limit, "has_more": n * limit < total}
+        plan.check(params, pagination)
+        return records, pagination
+
+    return page, asked
+
+
+def test_walk_yields_every_record_page_by_page():
+    page, asked = _pages(5, 2)
+    assert [r["i"] for r in walk(page, "/x/people", {"limit": 2})] == [0, 1, 2, 3, 4]
+    assert [p.get("page", 1) for p in asked] == [1, 2, 3]
+
+
+def test_walk_stops_at_max_records_without_reading_another_page():
+    page, asked = _pages(10, 2)
+    assert len(list(walk(page, "/x/people", {"limit": 2}, max_records=3))) == 3
+    assert len(asked) == 2
+    assert list(walk(page, "/x/people", max_records=0)) == []
+    assert len(asked) == 2
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_max_records_must_be_a_whole_number(bad):
+    with pytest.raises(UsageError, match="max_records"):
+        check_max_records(bad)
+    check_max_records(None)

@@ -10,12 +10,12 @@ import os
 import sqlite3
 import stat
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import pytest
 
+from lookup_pandas.cache.sqlite import sqlite_cache_file
 from lookup_pandas.errors import InsecureCacheWarning
 from lookup_pandas.private_files import (
     chmod_command,
@@ -25,7 +25,6 @@ from lookup_pandas.private_files import (
     prepare_sqlite_file,
     sqlite_files,
 )
-from lookup_pandas.transport import sqlite_cache_file
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 
@@ -116,52 +115,62 @@ def test_the_sqlite_cache_file_is_where_requests_cache_puts_it():
 
 # -- the file system, whatever the umask --------------------------------------------------------
 
-_UNDER_UMASK = """
-import json, os, sys
+UMASKS = [0o022, 0o002, 0o000, 0o277]
+
+#: prepare_sqlite_file + SQLite in WAL mode, in a fresh interpreter (the umask is process-wide):
+#: under each of UMASKS a new database two new directories deep, then under 022 a new database
+#: in an existing directory of mode 1777; each time every mode under its root while the
+#: connection is open, and the umask as the library left it.
+_UNDER_UMASKS = """
+import json, os, sqlite3, sys, tempfile
 from pathlib import Path
-umask, target = int(sys.argv[1], 8), Path(sys.argv[2])
-os.umask(umask)
 from lookup_pandas.private_files import prepare_sqlite_file
-prepare_sqlite_file(target)
-import sqlite3
-conn = sqlite3.connect(target)
-conn.execute("PRAGMA journal_mode=WAL")
-conn.execute("CREATE TABLE t (x)")
-conn.execute("INSERT INTO t VALUES (1)")
-conn.commit()
-modes = {}
-for dirpath, dirnames, filenames in os.walk(sys.argv[3]):
-    for name in dirnames + filenames:
-        path = os.path.join(dirpath, name)
-        modes[os.path.relpath(path, sys.argv[3])] = os.stat(path).st_mode & 0o7777
-conn.close()
-print(json.dumps({"modes": modes, "umask": os.umask(umask)}))
+runs = {}
+with tempfile.TemporaryDirectory() as tmp:
+    cases = {f"{u:03o}": (u, "a/b/leads.sqlite") for u in json.loads(sys.argv[1])}
+    cases["existing"] = (0o022, "shared/leads.sqlite")
+    for name in cases:
+        Path(tmp, name).mkdir()
+    Path(tmp, "existing", "shared").mkdir()
+    Path(tmp, "existing", "shared").chmod(0o1777)
+    for name, (umask, target) in cases.items():
+        root = Path(tmp, name)
+        os.umask(umask)
+        prepare_sqlite_file(root / target)
+        conn = sqlite3.connect(root / target)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE t (x)")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.commit()
+        modes = {}
+        for dirpath, dirnames, filenames in os.walk(root):
+            for entry in dirnames + filenames:
+                path = os.path.join(dirpath, entry)
+                modes[os.path.relpath(path, root)] = os.stat(path).st_mode & 0o7777
+        conn.close()
+        runs[name] = {"modes": modes, "umask": os.umask(umask), "was": umask}
+print(json.dumps(runs))
 """
+#: One interpreter for every case (one a case cost a second apiece), started early beside the
+#: other tests (the ``fresh_runs`` fixture, tests/conftest.py).
+FRESH_RUNS = {"umasks": ["-c", _UNDER_UMASKS, json.dumps(UMASKS)]}
 
 
-def run_under_umask(umask: int, target: Path, root: Path) -> dict[str, int]:
-    """prepare_sqlite_file + SQLite in WAL mode in a subprocess of ``umask``: every mode under
-    ``root`` while the connection is open."""
-    proc = subprocess.run(
-        [sys.executable, "-c", _UNDER_UMASK, f"{umask:o}", str(target), str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def modes_under_umasks(fresh_runs) -> dict[str, dict[str, int]]:
+    """Every mode under each case's root, by case: "022", ... (UMASKS), "existing"."""
+    proc = fresh_runs["umasks"]
     assert proc.returncode == 0, proc.stderr
     assert "InsecureCacheWarning" not in proc.stderr
-    out = json.loads(proc.stdout)
-    assert out["umask"] == umask  # never changed by the library
-    modes: dict[str, int] = out["modes"]
-    return modes
+    runs = json.loads(proc.stdout)
+    for run in runs.values():
+        assert run["umask"] == run["was"]  # never changed by the library
+    return {name: run["modes"] for name, run in runs.items()}
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o002, 0o000, 0o277])
-def test_new_dirs_are_0700_and_the_database_wal_and_shm_0600(tmp_path, umask):
-    root = tmp_path / "root"
-    root.mkdir()
-    modes = run_under_umask(umask, root / "a" / "b" / "leads.sqlite", root)
-    assert modes == {
+@pytest.mark.parametrize("umask", UMASKS)
+def test_new_dirs_are_0700_and_the_database_wal_and_shm_0600(modes_under_umasks, umask):
+    assert modes_under_umasks[f"{umask:03o}"] == {
         "a": 0o700,
         os.path.join("a", "b"): 0o700,
         os.path.join("a", "b", "leads.sqlite"): 0o600,
@@ -170,11 +179,8 @@ def test_new_dirs_are_0700_and_the_database_wal_and_shm_0600(tmp_path, umask):
     }
 
 
-def test_an_existing_directory_is_left_as_it_is(tmp_path):
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o1777)
-    modes = run_under_umask(0o022, shared / "leads.sqlite", tmp_path)
+def test_an_existing_directory_is_left_as_it_is(modes_under_umasks):
+    modes = modes_under_umasks["existing"]
     assert modes["shared"] == 0o1777
     assert modes[os.path.join("shared", "leads.sqlite")] == 0o600
 
@@ -260,3 +266,33 @@ def test_the_warning_is_a_user_warning_and_not_a_service_error():
 
     assert issubclass(InsecureCacheWarning, UserWarning)
     assert not issubclass(InsecureCacheWarning, ServiceError)
+
+
+# -- opening a new SQLite file while another connection sets it up -------------------------------
+
+
+def test_while_locked_tries_again_only_while_the_file_is_locked(monkeypatch):
+    import lookup_pandas.private_files as private_files
+
+    monkeypatch.setattr(private_files.time, "sleep", lambda s: None)
+    failures = [sqlite3.OperationalError("database is locked")] * 2
+
+    def open_() -> str:
+        if failures:
+            raise failures.pop()
+        return "opened"
+
+    assert private_files.while_locked(open_) == "opened" and failures == []
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        private_files.while_locked(
+            lambda: (_ for _ in ()).throw(sqlite3.OperationalError("no such table"))
+        )
+    tries: list[int] = []
+
+    def always_locked() -> None:
+        tries.append(1)
+        raise sqlite3.OperationalError("database is locked")
+
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        private_files.while_locked(always_locked, attempts=3)
+    assert len(tries) == 3

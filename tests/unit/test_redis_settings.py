@@ -3,9 +3,6 @@ store and backend it picks, its error messages, and redis staying optional."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,17 +10,18 @@ import redis
 
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
-from lookup_pandas.settings import Settings, is_redis_url, redact_url
-from lookup_pandas.store import MemoryStore, namespace, open_store
-from lookup_pandas.store.local import LocalStore
-from lookup_pandas.store.redis import RedisAnswersCache, RedisStore, key_prefix, redis_error
-from lookup_pandas.transport import (
+from lookup_pandas.cache.policy import (
     DATA_KEY_HEADER,
     IGNORED_PARAMETERS,
     PANEL_KEY_HEADER,
-    PaidAnswersCache,
     PaidAnswersOnly,
 )
+from lookup_pandas.cache.redis import RedisAnswersCache
+from lookup_pandas.cache.sqlite import PaidAnswersCache
+from lookup_pandas.settings import Settings, is_redis_url, redact_url
+from lookup_pandas.store import MemoryStore, namespace, open_store
+from lookup_pandas.store.local import LocalStore
+from lookup_pandas.store.redis import RedisStore, key_prefix, redis_error
 
 PASSWORD = "Sup3r-s3cret-redis-pw"
 URL = f"redis://:{PASSWORD}@cache.internal:6379/0"
@@ -195,21 +193,12 @@ def test_redis_errors_become_a_configuration_error_naming_the_url(exc, says):
 # -- redis stays optional -----------------------------------------------------------------------
 
 
-def _run(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def test_importing_the_package_loads_no_redis_code_of_ours():
-    done = _run("import json, sys, lookup_pandas\nprint(json.dumps(sorted(sys.modules)))")
-    loaded = set(json.loads(done.stdout.splitlines()[-1]))
-    assert "lookup_pandas.store.redis" not in loaded
-    assert "lookup_pandas.store.local" not in loaded
-
-
-def test_without_redis_installed_everything_else_works_and_a_redis_url_says_what_to_install():
-    code = """
+#: Fresh interpreters, run early beside the other tests (the ``fresh_runs`` fixture,
+#: tests/conftest.py).
+FRESH_RUNS = {
+    "without-redis": [
+        "-c",
+        """
 import sys
 sys.modules["redis"] = None  # as if the [redis] extra were not installed
 import lookup_pandas as lp
@@ -219,8 +208,22 @@ try:
     lp.Client(api_key="k", base_url="http://h", cache="redis://:pw-xyz@h:6379/0")
 except lp.ConfigurationError as exc:
     print("ERROR:", exc)
-"""
-    done = _run(code)
+""",
+    ]
+}
+
+
+def test_importing_the_package_loads_no_redis_code_of_ours(fresh_import):
+    loaded = fresh_import.after_import  # a fresh interpreter's, shared (tests/conftest.py)
+    assert "lookup_pandas.store.redis" not in loaded
+    assert "lookup_pandas.cache.redis" not in loaded
+    assert "lookup_pandas.store.local" not in loaded
+
+
+def test_without_redis_installed_everything_else_works_and_a_redis_url_says_what_to_install(
+    fresh_runs,
+):
+    done = fresh_runs["without-redis"]
     assert done.returncode == 0, done.stderr
     assert "pip install 'lookup_pandas[redis]'" in done.stdout
     assert "pw-xyz" not in done.stdout

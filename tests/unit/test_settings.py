@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+import lookup_pandas as lp
 from lookup_pandas.errors import ConfigurationError
 from lookup_pandas.settings import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
+    SETTING_NAMES,
     Settings,
     default_cache_path,
 )
@@ -213,3 +217,40 @@ def test_error_messages_never_contain_the_key():
     with pytest.raises(ConfigurationError) as info:
         Settings.build(api_key=KEY, base_url="nonsense")
     assert KEY not in str(info.value)
+
+
+def test_the_clients_keywords_are_the_settings_fields_one_list():
+    # Client keeps explicit keywords (a public contract, IDE completion); they must not drift
+    # from the Settings fields, the one list of a Client's settings.
+    client = inspect.signature(lp.Client.__init__).parameters
+    keywords = [name for name in client if name not in ("self", "transport")]
+    assert keywords == list(SETTING_NAMES)
+    fields = {f.name: f for f in dataclasses.fields(Settings) if f.init}
+    assert list(fields) == list(SETTING_NAMES)
+    for name, f in fields.items():
+        if f.metadata["env"] is None:  # api_key, base_url, cache: None/True mean "the env's"
+            assert client[name].default == f.default, name
+    assert [f.metadata["env"] for f in fields.values() if f.metadata["env"]] == [
+        ENV_API_KEY,
+        ENV_BASE_URL,
+        ENV_CACHE,
+    ]
+
+
+def test_build_refuses_a_keyword_that_is_no_setting():
+    with pytest.raises(TypeError, match="timeuot"):
+        build(timeuot=5)
+
+
+def test_keywords_rebuild_the_same_settings(tmp_path):
+    s = build(cache=tmp_path / "c.sqlite", timeout=7, max_workers=3, expire_after=60)
+    again = Settings.build(**s.keywords())
+    assert again == s and again.cache_path == tmp_path / "c.sqlite"
+    off = build(cache=False)
+    assert off.cache is False and Settings.build(**off.keywords()).cache_path is None
+
+
+def test_a_key_less_copy_keeps_every_other_setting():
+    s = build(timeout=7)
+    keyless = dataclasses.replace(s, api_key="")
+    assert keyless.api_key == "" and keyless.timeout == 7 and keyless.base_url == URL

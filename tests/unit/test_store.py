@@ -7,6 +7,7 @@ second object) sees the jobs, and the API key never reaches the file.
 
 from __future__ import annotations
 
+import sqlite3
 import string
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from lookup_pandas.store import (
     StoredJob,
     namespace,
     open_store,
+    split_inputs,
     store_path,
 )
 from lookup_pandas.store.local import LocalStore
@@ -119,31 +121,38 @@ def test_jobs_are_ordered_by_submitted(store):
     assert store.jobs() == [JOB_A, JOB_B, JOB_C]
 
 
-def test_forget_removes_only_that_job(store):
+def test_drop_job_removes_only_that_job(store):
     for job in (JOB_A, JOB_B, JOB_C):
         store.remember(job)
-    store.forget("job_b")
+    store.drop_job("job_b")
     assert store.jobs() == [JOB_A, JOB_C]
-    store.forget("job_a")
-    store.forget("job_c")
+    store.drop_job("job_a")
+    store.drop_job("job_c")
     assert store.jobs() == []
 
 
-def test_forget_unknown_id_is_a_no_op(store):
-    store.forget("nope")  # on an empty store
+def test_drop_job_of_an_unknown_id_is_a_no_op(store):
+    store.drop_job("nope")  # on an empty store
     assert store.jobs() == []
     store.remember(JOB_A)
-    store.forget("nope")
-    store.forget("job_A")  # ids are exact
+    store.drop_job("nope")
+    store.drop_job("job_A")  # ids are exact
     assert store.jobs() == [JOB_A]
 
 
-def test_forget_twice_is_a_no_op(store):
+def test_drop_job_twice_is_a_no_op(store):
     store.remember(JOB_A)
     store.remember(JOB_B)
-    store.forget("job_a")
-    store.forget("job_a")
+    store.drop_job("job_a")
+    store.drop_job("job_a")
     assert store.jobs() == [JOB_B]
+
+
+def test_forget_is_the_former_name_of_drop_job(store):
+    store.remember(JOB_A)
+    store.forget("job_a")
+    assert store.jobs() == []
+    assert type(store).forget is type(store).drop_job
 
 
 def test_remembering_the_same_job_id_replaces_it(store):
@@ -182,18 +191,18 @@ def test_unicode_and_quotes_round_trip(store):
     store.remember(UNUSUAL)
     store.remember(JOB_A)
     assert store.jobs() == [UNUSUAL, JOB_A]
-    store.forget(UNUSUAL.job_id)
+    store.drop_job(UNUSUAL.job_id)
     assert store.jobs() == [JOB_A]
 
 
 # -- LocalStore -------------------------------------------------------------------------------
 
 
-def test_local_jobs_and_forget_on_a_missing_file_create_nothing(tmp_path):
+def test_local_jobs_and_drop_job_on_a_missing_file_create_nothing(tmp_path):
     path = tmp_path / "sub" / "leads.store.sqlite"
     store = LocalStore(path, NS)
     assert store.jobs() == []
-    store.forget("job_a")
+    store.drop_job("job_a")
     assert store.jobs() == []
     assert not path.exists()
     assert list(tmp_path.iterdir()) == []
@@ -223,10 +232,10 @@ def test_local_namespaces_do_not_see_each_other(tmp_path):
     theirs.remember(same_id)
     assert mine.jobs() == [JOB_A]
     assert theirs.jobs() == [same_id, JOB_B]
-    theirs.forget("job_a")
+    theirs.drop_job("job_a")
     assert mine.jobs() == [JOB_A]
     assert theirs.jobs() == [JOB_B]
-    mine.forget("job_b")
+    mine.drop_job("job_b")
     assert theirs.jobs() == [JOB_B]
 
 
@@ -237,7 +246,7 @@ def test_local_a_later_process_sees_the_jobs(tmp_path):
     first.remember(JOB_A)
     later = LocalStore(path, namespace(KEY, URL))
     assert later.jobs() == [JOB_A, JOB_B]
-    later.forget("job_a")
+    later.drop_job("job_a")
     assert first.jobs() == [JOB_B]
 
 
@@ -246,7 +255,7 @@ def test_local_file_never_holds_the_api_key(tmp_path):
     store = LocalStore(path, namespace(KEY, URL))
     store.remember(JOB_A)
     store.remember(UNUSUAL)
-    store.forget("job_a")
+    store.drop_job("job_a")
     store.remember(JOB_B)
     files = [p for p in (path, Path(f"{path}-wal")) if p.exists()]
     data = b"".join(p.read_bytes() for p in files)
@@ -280,3 +289,101 @@ def test_open_store_with_a_cache_is_a_file_beside_it(tmp_path):
     assert not cache.exists()
     assert LocalStore(store_path(cache), NS).jobs() == [JOB_A]
     assert LocalStore(store_path(cache), namespace(OTHER_KEY, URL)).jobs() == []
+
+
+ERASE_NS = namespace("lk_live_UnitTestKeyForCacheAdmin", "http://service.test")
+ERASE_OTHER_NS = namespace("lk_live_AnotherKeyForCacheAdmin", "http://service.test")
+
+
+# -- erasure (what cache.admin forget and clear ask of the stores) ------------------------------
+
+
+def test_split_inputs_keeps_the_order():
+    assert split_inputs(("a", "b", "c", "b"), lambda h: h == "b") == (("a", "c"), ("b", "b"))
+
+
+def test_memory_store_erases_inputs_and_drops_an_emptied_job():
+    store = MemoryStore()
+    store.remember(StoredJob("j1", ("ada", "grace"), 1.0))
+    store.remember(StoredJob("j2", ("ada",), 2.0))
+    store.remember(StoredJob("j3", ("linus",), 3.0))
+    changed = store.drop_inputs(lambda h: h == "ada")
+    assert sorted(changed) == [("j1", ("ada",)), ("j2", ("ada",))]
+    assert store.job("j1") == StoredJob("j1", ("grace",), 1.0)
+    assert store.job("j2") is None and store.count_jobs() == 2
+    assert store.clear_jobs() == 2 and store.jobs() == []
+
+
+@pytest.fixture
+def stores(tmp_path: Path):
+    path = tmp_path / "c.store.sqlite"
+    mine, other = LocalStore(path, ERASE_NS), LocalStore(path, ERASE_OTHER_NS)
+    yield mine, other, path
+    mine.close()
+    other.close()
+
+
+def test_local_store_erases_inputs_in_its_namespace_or_in_every_one(stores):
+    mine, other, _ = stores
+    mine.remember(StoredJob("j1", ("ada", "grace"), 1.0))
+    mine.remember(StoredJob("j2", ("ada",), 2.0))
+    other.remember(StoredJob("k1", ("ada", "linus"), 3.0))
+    assert mine.drop_inputs(lambda h: h == "grace") == [("j1", ("grace",))]
+    assert mine.job("j1") == StoredJob("j1", ("ada",), 1.0)
+    assert other.job("k1") == StoredJob("k1", ("ada", "linus"), 3.0)
+    changed = mine.drop_inputs(lambda h: h == "ada", every_namespace=True)
+    assert sorted(changed) == [("j1", ("ada",)), ("j2", ("ada",)), ("k1", ("ada",))]
+    assert mine.jobs() == [] and mine.job("j1") is None  # emptied jobs are removed
+    assert other.jobs() == [StoredJob("k1", ("linus",), 3.0)]
+    assert mine.count_jobs() == 0 and mine.count_jobs(every_namespace=True) == 1
+
+
+def test_local_store_clears_jobs_and_claims_per_namespace_or_all(stores):
+    mine, other, path = stores
+    mine.remember(StoredJob("j1", ("ada",), 1.0))
+    other.remember(StoredJob("k1", ("linus",), 2.0))
+    mine.claim_many(["key-a"], 60)
+    other.claim_many(["key-b"], 60)
+    assert mine.clear_jobs() == 1
+    assert other.count_jobs() == 1
+
+    def claims() -> int:
+        with sqlite3.connect(path) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0])
+
+    assert claims() == 1  # the other namespace's
+    assert mine.clear_jobs(every_namespace=True) == 1
+    assert other.jobs() == [] and claims() == 0
+
+
+def test_local_store_without_a_file_creates_none(tmp_path):
+    path = tmp_path / "none.store.sqlite"
+    store = LocalStore(path, ERASE_NS)
+    assert store.drop_inputs(lambda h: True, every_namespace=True) == []
+    assert store.clear_jobs(every_namespace=True) == 0
+    assert store.count_jobs() == 0 and store.job("x") is None
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("secure", [False, True])
+def test_local_store_erasure_leaves_no_old_text_in_the_file(tmp_path, secure):
+    """Where SQLite keeps deleted text by default (secure_delete off: macOS, python.org
+    builds), the store still overwrites what it erases; without that, the text stays."""
+    path = tmp_path / "c.store.sqlite"
+    store = LocalStore(path, ERASE_NS)
+    secret = "ada-the-unforgettable-handle"
+    store.remember(StoredJob("j1", (secret, "grace"), 1.0))
+    store.remember(StoredJob("j2", (secret,), 2.0))
+    conn = store._connection()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert secret.encode() in path.read_bytes()  # the scan can find it
+    conn.execute("PRAGMA secure_delete = OFF")  # the platform's default, here
+    if secure:
+        store.drop_inputs(lambda h: h == secret)
+    else:  # what plain statements would leave
+        conn.execute("UPDATE batch_jobs SET inputs = ? WHERE job_id = 'j1'", ('["grace"]',))
+        conn.execute("DELETE FROM batch_jobs WHERE job_id = 'j2'")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert (secret.encode() in path.read_bytes()) is not secure
+    assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 0  # set back
+    store.close()

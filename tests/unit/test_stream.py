@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
-from lookup_pandas import api, enrich, stream
+from lookup_pandas import api, enrich
 from lookup_pandas.enrich import lookup_values
 from lookup_pandas.frames import (
     flatten,
@@ -39,6 +39,7 @@ from lookup_pandas.stream import (
     InputChanged,
     PartFile,
     RecordStore,
+    Scan,
     chunk_rows,
     csv_header,
     csv_parts,
@@ -46,6 +47,8 @@ from lookup_pandas.stream import (
     scan_handles,
     split_records,
 )
+from lookup_pandas.stream import scan as stream_scan
+from lookup_pandas.stream import table as stream_table
 from lookup_pandas.testing import MockTransport, data, envelope
 
 BASE = "http://service.test"
@@ -87,7 +90,7 @@ def _frame(columns: list[list[Any]]) -> pd.DataFrame:
     return pd.DataFrame({f"c{i}": pd.Series(col, dtype="str") for i, col in enumerate(columns)})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(st.integers(1, 3).flatmap(lambda n: st.lists(st.lists(CELL, min_size=n, max_size=n))))
 def test_csv_parts_are_the_rows_pandas_writes(rows):
     width = len(rows[0]) if rows else 1
@@ -101,7 +104,7 @@ def test_csv_parts_are_the_rows_pandas_writes(rows):
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(st.lists(st.tuples(CELL, CELL, CELL)))
 def test_parts_joined_by_commas_are_the_row_of_the_joined_frame(rows):
     left = _frame([[r[0] for r in rows]])  # one column: the lone-field case
@@ -133,13 +136,13 @@ def test_csv_header_is_pandas_header():
 
 def test_handle_map_normalises_each_distinct_raw_value_once(monkeypatch):
     calls: list[Any] = []
-    real = stream.normalise_handle
+    real = stream_scan.normalise_handle
 
     def counting(value: Any, **kwargs: Any) -> str | None:
         calls.append(value)
         return real(value, **kwargs)
 
-    monkeypatch.setattr(stream, "normalise_handle", counting)
+    monkeypatch.setattr(stream_scan, "normalise_handle", counting)
     handles = HandleMap()
     values = pd.Series(["Ada", "@ada", None, "Ada", "N/A", " ", "Ada"], dtype="str")
     m = handles.map(values)
@@ -174,7 +177,7 @@ def test_scan_counts_rows_and_keeps_distinct_handles_in_first_seen_order():
     ]
     scan = scan_handles(chunks, HandleMap())
     assert (scan.rows, scan.valid, scan.distinct) == (8, 6, ["bob", "amy", "cid", "dan"])
-    assert scan_handles([], HandleMap()) == stream.Scan(0, 0, [])
+    assert scan_handles([], HandleMap()) == Scan(0, 0, [])
 
 
 # -- the chunked output equals the whole frame's ---------------------------------------------------
@@ -288,7 +291,7 @@ def _leads(values: list[Any]) -> pd.DataFrame:
 
 @pytest.mark.parametrize("rows", [1, 2, 3, 7, 100])
 def test_chunks_of_any_size_write_the_bytes_the_whole_frame_does(rows, monkeypatch):
-    monkeypatch.setattr(stream, "TABLE_SLICE", 2)  # the table written a few handles at a time
+    monkeypatch.setattr(stream_table, "TABLE_SLICE", 2)  # the table written a few handles at a time
     records = _records()
     frame = _leads(LEADS)
     whole = _whole(frame, records)
@@ -331,7 +334,7 @@ CELLS = st.one_of(st.none(), st.text(alphabet=st.sampled_from(list('a ,"\n\r@/A'
 VALUES = st.one_of(CELLS, st.sampled_from(["ada", "GRACE", "odd", "late", "unknown-q", "NA"]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(st.lists(st.tuples(VALUES, CELLS), max_size=12), st.integers(1, 5))
 def test_any_lead_list_in_any_chunks_writes_the_same_bytes(rows, size):
     frame = pd.DataFrame(
@@ -391,7 +394,7 @@ def test_column_kinds_follow_the_first_value_of_each_type_in_record_order():
     assert ColumnKinds().dtypes() == {}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(st.lists(RECORD_FIELDS, min_size=1, max_size=8))
 def test_column_kinds_give_the_dtypes_of_one_frame_of_all_the_records(fields):
     flats = [flatten({"id": f"p{i}", **f}) for i, f in enumerate(fields)]
@@ -404,7 +407,7 @@ def test_column_kinds_give_the_dtypes_of_one_frame_of_all_the_records(fields):
     assert kinds.dtypes() == {c: whole[c].dtype for c in held}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)  # examples: the profile's, tests/conftest.py
 @given(
     st.lists(st.one_of(SLICED_FIELDS, RECORD_FIELDS), min_size=1, max_size=7),
     st.lists(st.integers(0, 8), max_size=14),
@@ -420,7 +423,7 @@ def test_records_of_any_fields_in_any_slices_write_the_bytes_of_the_whole_frame(
     handles = [*records, "unknown-q", ""]
     frame = _leads([handles[i % len(handles)] for i in picks] or ["handle0"])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(stream, "TABLE_SLICE", table_slice)
+        patch.setattr(stream_table, "TABLE_SLICE", table_slice)
         assert _chunked(frame, records, 3)[0] == _whole(frame, records)
 
 
@@ -441,7 +444,7 @@ def test_records_of_any_fields_in_any_slices_write_the_bytes_of_the_whole_frame(
 def test_a_column_typed_differently_slice_by_slice_is_written_as_the_whole_frame_does(
     values, with_id, table_slice, monkeypatch
 ):
-    monkeypatch.setattr(stream, "TABLE_SLICE", table_slice)
+    monkeypatch.setattr(stream_table, "TABLE_SLICE", table_slice)
     ids = (lambda i: {"id": f"p{i}"}) if with_id else (lambda i: {})
     records = {f"handle{i}": {**ids(i), "n": v} for i, v in enumerate(values)}
     frame = _leads([*records, "unknown-q", "handle0", ""])

@@ -108,7 +108,7 @@ def test_overview_of_an_empty_frame():
 FIELDS = ["first_name", "last_name", "headline", "positions", "geo"]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(keep=st.lists(st.sampled_from(FIELDS), unique=True))
 def test_any_subset_of_fields_gives_an_overview_without_error(keep):
     record = {"id": "prsn_1", "handle": "ada", **{k: ADA[k] for k in keep}}

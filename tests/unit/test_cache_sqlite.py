@@ -1,144 +1,15 @@
-"""Unit tests for transport.should_cache / parsed_answer and endpoints.is_panel (no network)."""
+"""Unit tests for cache.sqlite: the shared backends (letting go never hangs), the file name,
+and erasing for good (checkpoint retries, secure delete, VACUUM and an emptied log)."""
 
 from __future__ import annotations
 
 import gc
-import json
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-import requests
 
 import lookup_pandas as lp
-from lookup_pandas import transport
-from lookup_pandas.endpoints import is_panel
-from lookup_pandas.transport import should_cache
-
-DATA_URL = "http://127.0.0.1:8080/api/data/v1/people/profile?handle=ada"
-PANEL_URL = "http://127.0.0.1:8080/api/panel/credits/tier/k/"
-
-
-def response(status: int, content: bytes | dict | list, url: str = DATA_URL) -> requests.Response:
-    r = requests.Response()
-    r.status_code = status
-    r._content = content if isinstance(content, bytes) else json.dumps(content).encode()
-    r.url = url
-    r.headers["Content-Type"] = "application/json"
-    return r
-
-
-SUCCESS = {
-    "success": True,
-    "statusCode": 200,
-    "message": "ok",
-    "errors": None,
-    "data": {"id": "prsn_1", "handle": "ada"},
-}
-
-
-def test_success_envelope_is_cached():
-    assert should_cache(response(200, SUCCESS)) is True
-
-
-def test_success_list_page_is_cached():
-    body = {
-        "success": True,
-        "message": "ok",
-        "data": [{"id": 1}],
-        "pagination": {"page": 1, "limit": 50, "has_more": False},
-    }
-    assert (
-        should_cache(response(200, body, "http://127.0.0.1:8080/api/data/v1/companies/employees"))
-        is True
-    )
-
-
-@pytest.mark.parametrize("code", ["1010", "1020", 1010])
-def test_billed_not_found_is_cached(code):
-    body = {
-        "success": False,
-        "message": "not found",
-        "error_code": code,
-        "data": None,
-        "errors": None,
-    }
-    assert should_cache(response(200, body)) is True
-
-
-@pytest.mark.parametrize("code", ["1050", "VALIDATION_ERROR", None])
-def test_200_success_false_other_reasons_not_cached(code):
-    body = {"success": False, "message": "nope", "error_code": code, "data": None, "errors": None}
-    assert should_cache(response(200, body)) is False
-
-
-@pytest.mark.parametrize("status", [500, 502, 503, 429, 404, 403, 401, 400])
-def test_error_statuses_not_cached(status):
-    body = {"success": False, "message": "err", "data": None, "errors": None}
-    assert should_cache(response(status, body)) is False
-
-
-def test_404_with_billed_not_found_body_not_cached():
-    body = {"success": False, "message": "not found", "error_code": "1010", "data": None}
-    assert should_cache(response(404, body)) is False
-
-
-def test_5xx_even_claiming_success_not_cached():
-    assert should_cache(response(500, SUCCESS)) is False
-
-
-def test_a_batch_poll_is_never_cached():
-    # its results are cached one by one; a stored page would keep people forget() erased
-    body = {"success": True, "message": "ok", "data": {"status": "done", "results": []}}
-    poll = "http://127.0.0.1:1/api/data/v1/people/batch/enrich/job_1?cursor=0"
-    assert should_cache(response(200, body, poll)) is False
-
-
-def test_panel_url_never_cached_even_on_success():
-    body = {
-        "success": True,
-        "message": "ok",
-        "data": {"balance": 10, "current_tier": {"limit_per_minute": 7}},
-    }
-    assert should_cache(response(200, body, PANEL_URL)) is False
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        b"<html>ok</html>",
-        b"",
-        b'{"success": true, "data"',
-        b"\xff\xfe\xfa",
-        b"[1, 2]",
-        b'"ok"',
-        b"null",
-    ],
-    ids=["html", "empty", "truncated", "binary", "list", "string", "null"],
-)
-def test_non_envelope_200_not_cached(content):
-    assert should_cache(response(200, content)) is False
-
-
-@pytest.mark.parametrize("success", ["true", 1, None])
-def test_success_must_be_boolean_true(success):
-    body = dict(SUCCESS, success=success)
-    assert should_cache(response(200, body)) is False
-
-
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        (PANEL_URL, True),
-        ("http://127.0.0.1:8080/api/panel/", True),
-        ("http://127.0.0.1:8080/api/data/v1/people/profile", False),
-        ("http://127.0.0.1:8080/api/data/v1/people/search?q=/api/panel/", False),
-        ("", False),
-    ],
-)
-def test_is_panel(url, expected):
-    assert is_panel(urlsplit(url).path) is expected
-
+from lookup_pandas.cache import sqlite
 
 # -- the shared SQLite backends: letting go never hangs (issue 21, item 9) -----------------------
 
@@ -171,12 +42,12 @@ class Opener:
 @pytest.fixture
 def opener(monkeypatch: pytest.MonkeyPatch) -> Opener:
     opener = Opener()
-    monkeypatch.setattr(transport, "_open_backend", opener)
+    monkeypatch.setattr(sqlite, "_open_backend", opener)
     return opener
 
 
 def test_a_finaliser_only_queues_and_the_next_acquire_closes(opener, tmp_path):
-    shared = transport._SharedBackends()
+    shared = sqlite._SharedBackends()
     a, entry_a = shared.acquire(tmp_path / "a.sqlite")
     shared.release_later(entry_a)  # what a session's finaliser does
     assert a.closed == 0 and len(shared._entries) == 1  # deferred: nothing done yet
@@ -188,7 +59,7 @@ def test_a_finaliser_only_queues_and_the_next_acquire_closes(opener, tmp_path):
 
 
 def test_releases_while_a_file_opens_wait_for_nothing_and_are_settled_after(opener, tmp_path):
-    shared = transport._SharedBackends()
+    shared = sqlite._SharedBackends()
     a, first = shared.acquire(tmp_path / "a.sqlite")
     _, second = shared.acquire(tmp_path / "a.sqlite")  # two Clients share it
     assert first is second and len(opener.opened) == 1
@@ -207,7 +78,7 @@ def test_releases_while_a_file_opens_wait_for_nothing_and_are_settled_after(open
 
 
 def test_a_file_whose_last_user_is_gone_opens_afresh(opener, tmp_path):
-    shared = transport._SharedBackends()
+    shared = sqlite._SharedBackends()
     old, entry = shared.acquire(tmp_path / "a.sqlite")
     shared.release_later(entry)
     new, again = shared.acquire(tmp_path / "a.sqlite")
@@ -218,7 +89,7 @@ def test_a_file_whose_last_user_is_gone_opens_afresh(opener, tmp_path):
 
 
 def test_a_release_after_close_all_never_closes_a_newer_backend(opener, tmp_path):
-    shared = transport._SharedBackends()
+    shared = sqlite._SharedBackends()
     old, stale = shared.acquire(tmp_path / "a.sqlite")
     shared.close_all()  # at exit
     assert old.closed == 1 and shared._entries == {}
@@ -235,7 +106,7 @@ def client_with_cache(path: Path) -> lp.Client:
 
 def spy_on_close(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[bool]:
     """Record the real backend of ``path`` being closed (and still close it)."""
-    backend = transport._BACKENDS._entries[str(path.resolve())].backend
+    backend = sqlite.shared_backends()._entries[str(path.resolve())].backend
     closed: list[bool] = []
     real_close = backend.close
 
@@ -253,7 +124,7 @@ def test_client_close_closes_its_backend_at_once(monkeypatch, tmp_path):
     closed = spy_on_close(monkeypatch, path)
     client.close()
     assert closed == [True]
-    assert str(path.resolve()) not in transport._BACKENDS._entries
+    assert not sqlite.shared_backends().is_open(path)
     client.close()  # a second close lets go of nothing more
     assert closed == [True]
 
@@ -265,8 +136,21 @@ def test_a_collected_client_is_closed_by_the_next_acquire_or_close(monkeypatch, 
     client.me = client  # a cycle: only the garbage collector frees it
     del client
     gc.collect()  # its finaliser ran: the release is queued, not done
-    assert closed == [] and str(path.resolve()) in transport._BACKENDS._entries
+    assert closed == [] and sqlite.shared_backends().is_open(path)
     with client_with_cache(tmp_path / "other.sqlite"):  # acquire (and close) settle it
         assert closed == [True]
-    assert str(path.resolve()) not in transport._BACKENDS._entries
-    assert str((tmp_path / "other.sqlite").resolve()) not in transport._BACKENDS._entries
+    assert not sqlite.shared_backends().is_open(path)
+    assert not sqlite.shared_backends().is_open(tmp_path / "other.sqlite")
+
+
+# -- erasing for good ---------------------------------------------------------------------------
+
+
+def test_checkpointed_retries_then_gives_up():
+    sleeps: list[float] = []
+    answers = iter([False, False, True])
+    assert sqlite.checkpointed(lambda: next(answers), attempts=5, pause=0.2, sleep=sleeps.append)
+    assert sleeps == [0.2, 0.2]
+    sleeps.clear()
+    assert not sqlite.checkpointed(lambda: False, attempts=3, pause=0.1, sleep=sleeps.append)
+    assert sleeps == [0.1, 0.1]  # no pause after the last try

@@ -1,0 +1,142 @@
+"""Accessor methods made from the api functions, so each signature and docstring is written once.
+
+Example::
+
+    class LookupAccessor(FrameAccessor[pd.DataFrame]):
+        enrich_profiles = FrameMethod(api.enrich_profiles)  # df.lookup.enrich_profiles(...)
+
+    @delegates_to(api.estimate_profiles)        # pl_df.lookup.estimate_profiles(...)
+    def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate: ...
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+
+__all__ = ["FrameAccessor", "FrameMethod", "arguments", "delegates_to", "extends"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+F = TypeVar("F")
+T = TypeVar("T", bound=Callable[..., Any])
+
+
+class FrameAccessor(Generic[F]):
+    """``frame.lookup``: holds the frame, nothing else (the library builds one per access)."""
+
+    def __init__(self, frame: F) -> None:
+        self._frame = frame
+
+
+class FrameMethod(Generic[P, R]):
+    """``FrameMethod(api.enrich_profiles)`` in a FrameAccessor: the method that calls it with
+    the accessor's frame, with its signature (the frame as ``self``), name and docstring.
+
+    Example: ``inspect.signature(df.lookup.enrich_profiles)`` -> ``(column='handle', *,
+    prefix='profile_', ...)``, and ``help(df.lookup.enrich_profiles)`` is api's documentation.
+    """
+
+    def __init__(self, function: Callable[Concatenate[Any, P], R]) -> None:
+        def method(accessor: FrameAccessor[Any], /, *args: Any, **kwargs: Any) -> Any:
+            return function(accessor._frame, *args, **kwargs)
+
+        functools.update_wrapper(method, function)
+        signature = _signature(function)
+        frame, *rest = signature.parameters.values()
+        self_ = frame.replace(name="self", annotation=inspect.Parameter.empty)
+        _set_signature(method, signature.replace(parameters=[self_, *rest]))
+        self.function = method
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.function.__qualname__ = f"{owner.__qualname__}.{name}"
+
+    @overload
+    def __get__(self, accessor: None, owner: type | None = None) -> Callable[..., R]: ...
+    @overload
+    def __get__(self, accessor: object, owner: type | None = None) -> Callable[P, R]: ...
+    def __get__(self, accessor: object, owner: type | None = None) -> Callable[..., R]:
+        if accessor is None:
+            return self.function
+        return types.MethodType(self.function, accessor)
+
+
+def delegates_to(
+    function: Callable[Concatenate[Any, P], object],
+) -> Callable[[Callable[Concatenate[F, ...], R]], Callable[Concatenate[F, P], R]]:
+    """A decorator: the adapter takes ``function``'s arguments (``*args, **options``), its frame
+    and return type its own; its docstring (what differs) is put before ``function``'s.
+
+    Example::
+
+        @delegates_to(api.estimate_profiles)
+        def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate:
+            \"\"\"On a polars DataFrame.\"\"\"
+    """
+
+    def adopt(adapter: Callable[Concatenate[F, ...], R]) -> Callable[Concatenate[F, P], R]:
+        return _adopt(adapter, function)  # type: ignore[no-any-return]
+
+    return adopt
+
+
+def extends(function: Callable[..., object]) -> Callable[[T], T]:
+    """``delegates_to`` for an adapter that adds keyword-only parameters of its own (shown
+    first among ``function``'s keywords); its type stays the adapter's.
+
+    Example: ``@extends(api.enrich_profiles)`` on ``def enrich_profiles(frame: dd.DataFrame,
+    *args: Any, fields: Sequence[str] | None = None, **options: Any) -> dd.DataFrame``.
+    """
+
+    def adopt(adapter: T) -> T:
+        return _adopt(adapter, function)  # type: ignore[no-any-return]
+
+    return adopt
+
+
+def _adopt(adapter: Any, like: Callable[..., object]) -> Any:
+    own = _signature(adapter)
+    frame, *rest = _signature(like).parameters.values()
+    extra = [p for p in own.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    first_keyword = next(
+        (i for i, p in enumerate(rest) if p.kind is inspect.Parameter.KEYWORD_ONLY), len(rest)
+    )
+    rest[first_keyword:first_keyword] = extra
+    _set_signature(adapter, own.replace(parameters=[next(iter(own.parameters.values())), *rest]))
+    adapter.__doc__ = "\n\n".join(
+        inspect.cleandoc(doc) for doc in (adapter.__doc__, like.__doc__) if doc
+    )
+    adapter.__wrapped__ = like
+    return adapter
+
+
+def _signature(function: Callable[..., object]) -> inspect.Signature:
+    """``function``'s signature, its annotations evaluated where they can be (they then read
+    the same from any module: a method made here may wrap a function of another)."""
+    try:
+        return inspect.signature(function, eval_str=True)
+    except NameError:  # a name imported only for type checkers
+        return inspect.signature(function)
+
+
+def _set_signature(function: Any, signature: inspect.Signature) -> None:
+    """Make ``signature`` the one ``inspect.signature`` and ``typing.get_type_hints`` see."""
+    function.__signature__ = signature
+    empty = inspect.Parameter.empty
+    hints = {p.name: p.annotation for p in signature.parameters.values()}
+    hints["return"] = signature.return_annotation
+    function.__annotations__ = {k: v for k, v in hints.items() if v is not empty}
+
+
+def arguments(function: Callable[..., object], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Every argument of a call to ``function`` by name, defaults filled in; a TypeError for
+    a keyword it does not take, as the call itself would raise.
+
+    Example: ``arguments(api.estimate_profiles, frame)["column"] == "handle"``
+    """
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)

@@ -1,0 +1,151 @@
+"""The batch-job protocol: submit, poll, store each result as the single call's answer.
+
+Example::
+
+    calls = BatchCalls(client._request, wire)
+    job_id = calls.submit(["ada", "grace"])
+    page = calls.status(job_id, after=0)        # {"status": "processing", "profiles": {...}}
+    calls.result("ada", page["profiles"]["ada"], job_id).data["id"]
+
+:mod:`lookup_pandas.batch` plans the jobs and :mod:`lookup_pandas.batch_run` runs them; this
+module only speaks the protocol, through the Client's send chain.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from requests_cache.policy.expiration import get_expiration_datetime
+
+from .endpoints import BATCH_PATH, PROFILE_PATH
+from .envelope import Envelope
+from .errors import (
+    BatchUnavailableError,
+    ConfigurationError,
+    NotFoundError,
+    ResponseError,
+    ServiceError,
+)
+from .http.answers import parsed_answer, profile_answer_from_batch
+from .http.sending import Wire
+
+__all__ = ["BatchCalls", "no_batch"]
+
+#: How each audience is told to do without batch jobs (see :func:`no_batch`).
+PYTHON_ADVICE = "use method='single' or 'auto'."
+CLI_ADVICE = "use --method single or auto."
+
+
+class BatchRequester(Protocol):
+    """The send chain, as batch calls use it (``Client._request``)."""
+
+    def __call__(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None,
+        *,
+        cancel: threading.Event | None = None,
+        method: str = "GET",
+        body: Any = None,
+        cache: bool = True,
+        final_statuses: frozenset[int] = frozenset(),
+    ) -> Envelope: ...
+
+
+def no_batch(
+    base_url: str, exc: ServiceError | None = None, *, cli_advice: str = CLI_ADVICE
+) -> BatchUnavailableError:
+    """The error that says this service has no batch jobs (``exc``: the answer that told).
+
+    Example: ``str(no_batch("http://x"))`` -> "The service at http://x has no batch jobs;
+    use method='single' or 'auto'."; its ``cli_message`` gives the command line's
+    ``cli_advice`` instead.
+    """
+    answer = f" (POST {BATCH_PATH} answered {exc.status_code})" if exc is not None else ""
+    told = f"The service at {base_url} has no batch jobs{answer};"
+    return BatchUnavailableError(
+        f"{told} {PYTHON_ADVICE}",
+        cli_message=f"{told} {cli_advice}",
+        status_code=exc.status_code if exc is not None else None,
+        url=BATCH_PATH,
+    )
+
+
+class BatchCalls:
+    """One Client's batch calls, and what the first submit told of the service."""
+
+    def __init__(self, request: BatchRequester, wire: Wire) -> None:
+        self._request = request
+        self._wire = wire
+        self.supported: bool | None = None  # learned from the first submit
+
+    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
+        """:func:`no_batch` for this Client's base URL."""
+        return no_batch(self._wire.settings.base_url, exc)
+
+    def submit(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
+        """Submit one batch job; return its ``job_id`` (see ``Client.submit_batch``)."""
+        if self.supported is False:
+            raise self.no_batch(None)
+        body = {"ids": [], "handles": list(handles), "enrich_live": False}
+        try:
+            env = self._request(
+                BATCH_PATH,
+                None,
+                method="POST",
+                body=body,
+                cache=False,
+                cancel=cancel,
+                final_statuses=frozenset({404, 405}),
+            )
+        except ServiceError as exc:
+            if exc.status_code in (404, 405):
+                self.supported = False
+                raise self.no_batch(exc) from exc
+            raise
+        job_id = env.data.get("job_id")
+        if not isinstance(job_id, str) or not job_id:
+            raise ResponseError(
+                f"The batch submit's answer has no job_id (data: {sorted(env.data)}).",
+                status_code=env.status_code,
+                request_id=env.request_id,
+                url=BATCH_PATH,
+            )
+        self.supported = True
+        return job_id
+
+    def status(
+        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
+    ) -> dict[str, Any]:
+        """One poll of a batch job (see ``Client.batch_status``); any 404 is NotFoundError."""
+        try:
+            env = self._request(
+                BATCH_PATH,
+                {"job_id": job_id, "after": after},
+                cache=False,
+                cancel=cancel,
+                final_statuses=frozenset({404}),
+            )
+        except ConfigurationError as exc:
+            if exc.status_code != 404:
+                raise
+            # A 404 without the job-not-found code (1090): the job is gone all the same.
+            raise NotFoundError(
+                exc.message, status_code=404, request_id=exc.request_id, url=BATCH_PATH
+            ) from None
+        data: dict[str, Any] = env.data
+        return data
+
+    def result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
+        """One result stored as ``GET /people/profile?handle=...`` would be (see
+        ``Client.batch_result``); the billed not-found raised as NotFoundError."""
+        wire = self._wire
+        prepared = wire.prepare(PROFILE_PATH, {"handle": handle})
+        response = profile_answer_from_batch(prepared, record, job_id)
+        if wire.cache_on:
+            cache = wire.session.cache  # type: ignore[attr-defined]
+            expires = get_expiration_datetime(wire.settings.expire_after)
+            cache.save_response(response, cache_key=wire.cache_key(prepared), expires=expires)
+        return parsed_answer(response, PROFILE_PATH)

@@ -1,0 +1,203 @@
+"""Cache management: what the cache holds, and removing it (expired answers, all, or a person's).
+
+Example::
+
+    client.cache_info()       # CacheInfo(entries=1234, expired=12, bytes=5201152, ...)
+    client.prune()            # 12: the expired answers, removed
+    client.forget(["ada-lovelace", "https://www.example.com/in/grace-hopper/"])
+    # Forgotten(profiles=2, pages=1, jobs=1, ...): every stored answer about them, erased
+    client.clear()            # 1222: every answer, and the stored batch jobs and claims
+
+    # without a Client or an API key: the cache LOOKUP_CACHE names (``lookup-pandas cache ...``)
+    print(cache_info(CacheLocation.from_environment()))
+
+What :func:`forget` removes: every cached answer that mentions one of the handles, found by
+reading each answer (the request URL's ``handle`` parameter, and any JSON object in the body
+whose ``"handle"`` is one of them): their profile answers (single calls and batch results are
+both stored as ``GET /people/profile?handle=...``) and every search or employees page (or any
+other answer) holding them, whole: the others on it are fetched again when next needed.
+Answers that cannot be read at all are removed too: they could hold anyone, and the Client
+cannot use them either.
+The handles are also erased from the stored batch jobs, and a job never caches a result that
+its stored inputs no longer hold (:mod:`lookup_pandas.batch_run`), so resuming it cannot bring
+the person back. Handles are normalised as enrichment normalises them (profile URLs accepted,
+lower case unless ``fold_case=False``). What asks for the person again (an enrichment, one
+running at the time included) fetches and caches them again.
+
+On SQLite, what is removed is erased from the files too (:mod:`.sqlite`: secure delete, then
+the files rewritten and their write-ahead logs emptied); when a log could not be emptied, the
+result says ``complete=False`` and an :class:`IncompleteErasureWarning` names the file (run
+again when the cache is idle). On Redis, keys are deleted (``DEL``); its own persistence (RDB
+snapshots, the AOF) can keep the old bytes on disk until the next ``BGSAVE`` /
+``BGREWRITEAOF``. What each operation acts on (a whole file, a namespace): :mod:`.opened`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from requests_cache.models.response import CachedResponse
+
+from ..errors import IncompleteErasureWarning
+from ..handles import normalise_handle
+from .mentions import kind_of, mentioned, wanted_handles
+from .opened import Answers, CacheLocation, OpenCache
+from .reports import CacheInfo, Forgotten, Removed, summarise
+
+__all__ = ["cache_info", "clear", "forget", "prune"]
+
+
+@contextlib.contextmanager
+def _opened(where: CacheLocation | OpenCache) -> Iterator[OpenCache]:
+    if isinstance(where, OpenCache):
+        yield where
+    else:
+        with OpenCache.open(where) as opened:
+            yield opened
+
+
+def _every_entry(answers: Answers) -> Iterator[tuple[str, CachedResponse | None]]:
+    """Every answer stored: ``(key, response)``, or ``(key, None)`` when it cannot be read."""
+    keys = answers.keys()
+    seen = set()
+    for response in answers.readable():
+        seen.add(response.cache_key)
+        yield response.cache_key, response
+    for key in keys:
+        if key in seen:
+            continue
+        try:
+            value = answers.read(key)
+        except KeyError:  # deleted while it was being read
+            continue
+        yield key, value if isinstance(value, CachedResponse) else None
+
+
+def _warn_incomplete(failed: list[Path]) -> None:
+    if not failed:
+        return
+    names = " and ".join(f"{f}-wal" for f in failed)
+    message = (
+        f"What was removed is out of the cache, but an old copy may remain in {names}: "
+        "another process was reading the cache, so its write-ahead log could not be emptied. "
+        "Run this again (or lookup-pandas cache prune) when nothing else uses the cache."
+    )
+    warnings.warn(message, IncompleteErasureWarning, stacklevel=3)
+
+
+def cache_info(where: CacheLocation | OpenCache) -> CacheInfo:
+    """What the cache holds: see :class:`CacheInfo`. Reads every answer (for when each was
+    stored), changes nothing.
+
+    Example: ``print(cache_info(CacheLocation.from_environment()))``
+    """
+    with _opened(where) as cache:
+        entries, stored = 0, []
+        for answers in cache.answers:
+            entries += len(answers.keys())
+            stored.append(summarise(answers.readable()))
+        oldest = min((s[0] for s in stored if s[0] is not None), default=None)
+        newest = max((s[1] for s in stored if s[1] is not None), default=None)
+        jobs = cache.store.count_jobs(every_namespace=cache.every_namespace) if cache.store else 0
+        return CacheInfo(
+            location=cache.label,
+            entries=entries,
+            expired=sum(s[2] for s in stored),
+            bytes=cache.size(),
+            oldest=oldest,
+            newest=newest,
+            jobs=jobs,
+        )
+
+
+def prune(where: CacheLocation | OpenCache) -> Removed:
+    """Remove the expired answers (they are never used again); the rest stays.
+
+    Example: ``prune(CacheLocation(Path("leads.sqlite"))).entries  # 12``
+    """
+    with _opened(where) as cache:
+        with cache.securely():
+            removed = sum(answers.delete_expired() for answers in cache.answers)
+            failed = cache.rewrite() if removed else []
+        _warn_incomplete(failed)
+        return Removed(cache.label, entries=removed, complete=not failed)
+
+
+def clear(where: CacheLocation | OpenCache) -> Removed:
+    """Remove every cached answer, and every stored batch job and claim (the jobs hold
+    handles). What was paid for is paid for again when it is needed again.
+
+    Example: ``clear(CacheLocation.from_environment()).entries  # 1234``
+    """
+    with _opened(where) as cache:
+        with cache.securely():
+            removed = 0
+            for answers in cache.answers:
+                keys = answers.keys()
+                answers.delete(keys)
+                removed += len(keys)
+            jobs = (
+                cache.store.clear_jobs(every_namespace=cache.every_namespace) if cache.store else 0
+            )
+            failed = cache.rewrite()
+        _warn_incomplete(failed)
+        return Removed(cache.label, entries=removed, jobs=jobs, complete=not failed)
+
+
+def forget(
+    where: CacheLocation | OpenCache, handles: str | Iterable[object], *, fold_case: bool = True
+) -> Forgotten:
+    """Erase every stored answer about ``handles`` (handles or profile URLs): see the module
+    doc. Nothing is sent to the service.
+
+    Example: ``forget(location, ["ada-lovelace"]).profiles  # 1``
+    """
+    wanted = wanted_handles(handles, fold_case=fold_case)
+    if not wanted:
+        return Forgotten((), location=getattr(where, "label", ""))
+    forgotten = frozenset(wanted)
+    matched: set[str] = set()
+    counts = {"profile": 0, "page": 0, "unreadable": 0}
+    with _opened(where) as cache:
+        with cache.securely():
+            for answers in cache.answers:
+                doomed = []
+                for key, response in _every_entry(answers):
+                    if response is None:
+                        doomed.append(key)
+                        counts["unreadable"] += 1
+                        continue
+                    urls = [u for u in (response.url, response.request.url) if u]
+                    who = mentioned(urls, response.content or b"", forgotten, fold_case=fold_case)
+                    if who:
+                        doomed.append(key)
+                        matched |= who
+                        counts[kind_of(urls[0] if urls else "")] += 1
+                answers.delete(doomed)
+            changed = (
+                cache.store.drop_inputs(
+                    lambda h: normalise_handle(h, fold_case=fold_case) in forgotten,
+                    every_namespace=cache.every_namespace,
+                )
+                if cache.store is not None
+                else []
+            )
+            for _, dropped in changed:
+                matched.update(
+                    h for d in dropped if (h := normalise_handle(d, fold_case=fold_case))
+                )
+            failed = cache.rewrite()
+        _warn_incomplete(failed)
+        return Forgotten(
+            handles=wanted,
+            matched=tuple(h for h in wanted if h in matched),
+            profiles=counts["profile"],
+            pages=counts["page"],
+            unreadable=counts["unreadable"],
+            jobs=len(changed),
+            complete=not failed,
+            location=cache.label,
+        )

@@ -1,0 +1,235 @@
+"""A cache opened for managing: where it is, its answers (one backend per namespace), its store.
+
+Example::
+
+    location = CacheLocation.from_environment()     # LOOKUP_CACHE, else the default file
+    with OpenCache.open(location) as cache:         # closed afterwards; a missing file stays so
+        cache.answers, cache.store, cache.size()
+    OpenCache.of_client(client.settings, client.session.cache, client.store)   # a Client's
+
+Scope: one SQLite cache file holds the answers of every key used with it, so it is acted on
+whole, and so are the stored jobs of every key in its store file. A Redis files everything per
+key (``lookup_pandas:<namespace>:``): a Client acts on its own namespace; a
+:class:`CacheLocation` without a namespace (the CLI without both ``LOOKUP_API_KEY`` and
+``LOOKUP_BASE_URL``) on every namespace in that database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from requests_cache.backends.base import BaseCache
+from requests_cache.backends.sqlite import SQLiteCache
+from requests_cache.models.response import CachedResponse
+
+from ..private_files import sqlite_files
+from ..settings import ENV_API_KEY, ENV_BASE_URL, Settings, cache_setting, redact_url
+from ..store import Store, namespace, require_redis, store_path
+from .requests_cache_internals import redis_connection
+from .sqlite import SQLiteAnswers, rewrite_file, shared_backends, sqlite_cache_file
+
+__all__ = ["Answers", "CacheLocation", "OpenCache"]
+
+
+@dataclass(frozen=True)
+class CacheLocation:
+    """Where a cache is, without a key or a service: what the cache commands work on.
+
+    Example: ``CacheLocation.from_environment()`` -> the file (or Redis) ``LOOKUP_CACHE``
+    names, else the default file in the user cache dir.
+
+    ``namespace``: the key's namespace in a Redis (None: every namespace there). A SQLite
+    cache is acted on whole, whatever it says.
+    """
+
+    path: Path | None
+    url: str | None = field(default=None, repr=False)  # password and all: only to connect
+    namespace: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The path, the Redis URL without its password, or ``"off"``."""
+        if self.url is not None:
+            return redact_url(self.url)
+        return str(self.path) if self.path is not None else "off"
+
+    def __repr__(self) -> str:
+        return f"CacheLocation({self.label!r}, namespace={self.namespace!r})"
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CacheLocation:
+        """The cache of a Client with these settings (its own namespace in a Redis)."""
+        ns = namespace(settings.api_key, settings.base_url)
+        return cls(settings.cache_path, settings.cache_url, ns)
+
+    @classmethod
+    def from_environment(cls) -> CacheLocation:
+        """``LOOKUP_CACHE`` (a path, a Redis URL, ``off``), else the default file. In a Redis,
+        the namespace of ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` when both are set (the
+        Client's), else every namespace. Nothing else is needed: no key for a SQLite file."""
+        path, url = cache_setting(True)
+        ns = None
+        if url is not None and _set(ENV_API_KEY) and _set(ENV_BASE_URL):
+            settings = Settings.build(cache=False)  # the key and URL, read as a Client reads them
+            ns = namespace(settings.api_key, settings.base_url)
+        return cls(path, url, ns)
+
+
+def _set(name: str) -> bool:
+    return bool(os.environ.get(name, "").strip())
+
+
+class Answers(Protocol):
+    """One requests-cache backend's answers, as cache management uses them
+    (:class:`.sqlite.SQLiteAnswers`, :class:`.redis.RedisAnswers`)."""
+
+    def keys(self) -> list[str]: ...
+
+    def readable(self) -> Iterator[CachedResponse]: ...
+
+    def read(self, key: str) -> object: ...  # None: unreadable; KeyError: deleted meanwhile
+
+    def delete(self, keys: Sequence[str]) -> None: ...
+
+    def delete_expired(self) -> int: ...
+
+
+class OpenCache:
+    """A cache opened for managing: its answers (one backend per namespace), its store, and
+    how to measure and rewrite its files. Built from a Client (:meth:`of_client`) or a
+    :class:`CacheLocation` (:meth:`open`, which closes what it opened)."""
+
+    def __init__(
+        self,
+        label: str,
+        answers: list[Answers],
+        store: Store | None,
+        *,
+        every_namespace: bool,
+        sqlite: SQLiteAnswers | None = None,
+        store_file: Path | None = None,
+        redis: tuple[Any, str, list[str]] | None = None,
+    ) -> None:
+        self.label = label
+        self.answers = answers
+        self.store = store
+        self.every_namespace = every_namespace
+        self._sqlite = sqlite
+        self._store_file = store_file
+        self._redis = redis  # (connection, url, namespaces)
+
+    @classmethod
+    def of_client(cls, settings: Settings, cache: BaseCache | None, store: Store) -> OpenCache:
+        """What a Client holds: its cache backend (None: no cache) and its store."""
+        label = settings.cache_label
+        if cache is None:
+            return cls(label, [], store, every_namespace=False)
+        if isinstance(cache, SQLiteCache):
+            assert settings.cache_path is not None
+            sqlite = SQLiteAnswers(cache)
+            file = store_path(settings.cache_path)
+            return cls(label, [sqlite], store, every_namespace=True, sqlite=sqlite, store_file=file)
+        assert settings.cache_url is not None
+        from .redis import RedisAnswers
+
+        ns = namespace(settings.api_key, settings.base_url)
+        redis = (redis_connection(cache), settings.cache_url, [ns])
+        answers: list[Answers] = [RedisAnswers(cache, settings.cache_url)]
+        return cls(label, answers, store, every_namespace=False, redis=redis)
+
+    @classmethod
+    @contextlib.contextmanager
+    def open(cls, location: CacheLocation) -> Iterator[OpenCache]:
+        """The cache at ``location``, closed afterwards. A SQLite file that does not exist is
+        not created."""
+        if location.url is not None:
+            with _open_redis(location) as opened:
+                yield opened
+        elif location.path is not None:
+            with _open_sqlite(location.path) as opened:
+                yield opened
+        else:
+            yield cls("off", [], None, every_namespace=False)
+
+    @contextlib.contextmanager
+    def securely(self) -> Iterator[None]:
+        """Deleting with SQLite's ``secure_delete`` on (nothing to do on Redis)."""
+        if self._sqlite is None:
+            yield
+            return
+        with self._sqlite.securely():
+            yield
+
+    def rewrite(self) -> list[Path]:
+        """Rewrite the SQLite files and empty their write-ahead logs; the files where that
+        could not be finished (none on Redis, or without a cache)."""
+        failed = []
+        if self._sqlite is not None and not self._sqlite.rewrite():
+            failed.append(self._sqlite.path)
+        store_file = self._store_file
+        if store_file is not None and store_file.exists() and not rewrite_file(store_file):
+            failed.append(store_file)
+        return failed
+
+    def size(self) -> int | None:
+        """Bytes on disk (SQLite, with ``-wal`` and ``-shm``) or in memory (Redis)."""
+        if self._redis is not None:
+            from .redis import memory_usage
+
+            return memory_usage(*self._redis)
+        files = []
+        if self._sqlite is not None:
+            files += sqlite_files(self._sqlite.path)
+        if self._store_file is not None:
+            files += sqlite_files(self._store_file)
+        return sum(f.stat().st_size for f in files if f.exists())
+
+
+@contextlib.contextmanager
+def _open_sqlite(path: Path) -> Iterator[OpenCache]:
+    from ..store.local import LocalStore
+
+    file = sqlite_cache_file(path)
+    stored = store_path(path)
+    store = LocalStore(stored, namespace="")  # every namespace: see the module doc
+    sqlite = None
+    shared = None  # the process's shared backend for the file, to let go of
+    try:
+        if file.exists():  # never create a cache only to say it is empty
+            backend, shared = shared_backends().acquire(path)
+            sqlite = SQLiteAnswers(backend)
+        answers: list[Answers] = [sqlite] if sqlite is not None else []
+        yield OpenCache(
+            str(path), answers, store, every_namespace=True, sqlite=sqlite, store_file=stored
+        )
+    finally:
+        store.close()
+        if shared is not None:
+            shared_backends().release(shared)
+
+
+@contextlib.contextmanager
+def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
+    require_redis()  # a ConfigurationError saying how to install redis
+    from ..store.redis import RedisStore, connect, namespaces
+    from .redis import RedisAnswers, RedisAnswersCache
+
+    url = location.url
+    assert url is not None
+    connection = connect(url)
+    try:
+        ns = location.namespace
+        names = [ns] if ns is not None else namespaces(connection, url)
+        answers: list[Answers] = [
+            RedisAnswers(RedisAnswersCache(url, n, connection=connection), url) for n in names
+        ]
+        store = RedisStore(url, ns or "", connection=connection)
+        redis = (connection, url, names)
+        yield OpenCache(location.label, answers, store, every_namespace=ns is None, redis=redis)
+    finally:
+        connection.close()

@@ -1,0 +1,124 @@
+"""The Redis backend: the answers of one namespace in a shared Redis, as JSON with their TTLs.
+
+Example::
+
+    backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", namespace="3f2a...")
+    CachedSession(backend=backend, ...)      # answers under lookup_pandas:<ns>:cache:<key>
+    RedisAnswers(backend, url).keys()        # what cache management reads and deletes
+    memory_usage(connection, url, [ns])      # bytes the namespaces take (None: refused)
+
+Answers are stored with requests-cache's JSON serializer, never pickle (whoever can write to a
+shared Redis could otherwise run code in every reader), each with its own TTL. A failed command
+is :func:`lookup_pandas.store.redis.redis_error`'s ConfigurationError. This module imports
+``redis`` (the ``[redis]`` extra): it is imported only when a Redis URL is configured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import redis
+from requests_cache.backends.base import BaseCache
+from requests_cache.backends.redis import RedisCache
+from requests_cache.models.response import CachedResponse
+
+from ..settings import redact_url
+from ..store.redis import connect, key_prefix, redis_error, translated
+from .policy import PaidAnswersOnly
+
+__all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
+
+#: Redis keys measured with MEMORY USAGE per round trip.
+_MEMORY_CHUNK = 500
+
+
+class RedisAnswersCache(PaidAnswersOnly, RedisCache):
+    """requests-cache's Redis backend for the answers: JSON (never pickle), each entry with
+    its own TTL, under the namespace's prefix, storing only what
+    :func:`.policy.should_cache` accepts; a failed command is a ConfigurationError."""
+
+    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
+        self.url = url
+        super().__init__(
+            namespace=f"{key_prefix(namespace)}:cache",
+            connection=connection if connection is not None else connect(url),
+            serializer="json",  # never pickle: see the module doc
+            ttl=True,  # each entry expires through its own TTL
+        )
+
+    def __repr__(self) -> str:
+        return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
+
+    def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        with translated(self.url):
+            return super().get_response(*args, **kwargs)
+
+    def save_response(self, *args: Any, **kwargs: Any) -> None:
+        with translated(self.url):
+            super().save_response(*args, **kwargs)
+
+    def contains(self, *args: Any, **kwargs: Any) -> Any:
+        with translated(self.url):
+            return super().contains(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> None:
+        with translated(self.url):
+            super().delete(*args, **kwargs)
+
+
+class RedisAnswers:
+    """requests-cache's Redis backend of one namespace, as cache management reads and deletes
+    its answers.
+
+    Example: ``RedisAnswers(RedisAnswersCache(url, ns), url).delete_expired()`` -> 3
+    """
+
+    def __init__(self, cache: BaseCache, url: str) -> None:
+        self.cache = cache
+        self.url = url
+
+    def keys(self) -> list[str]:
+        with translated(self.url):
+            return list(self.cache.responses.keys())
+
+    def readable(self) -> Iterator[CachedResponse]:
+        with translated(self.url):
+            yield from self.cache.filter(valid=True, expired=True)
+
+    def read(self, key: str) -> object:
+        """The answer stored under ``key`` (None: it cannot be deserialized); KeyError: gone."""
+        with translated(self.url):
+            return self.cache.responses[key]
+
+    def delete(self, keys: Sequence[str]) -> None:
+        if keys:
+            with translated(self.url):
+                self.cache.delete(*keys)
+
+    def delete_expired(self) -> int:
+        with translated(self.url):
+            expired = [r.cache_key for r in self.cache.filter(valid=False, expired=True)]
+        self.delete(expired)
+        return len(expired)
+
+
+def memory_usage(connection: redis.Redis, url: str, names: list[str]) -> int | None:
+    """``MEMORY USAGE`` summed over every key of the namespaces; None when refused.
+
+    Example: ``memory_usage(connect(url), url, [ns])`` -> 52_113
+    """
+    total = 0
+    try:
+        for ns in names:
+            keys = list(connection.scan_iter(match=f"{key_prefix(ns)}:*", count=1000))
+            for start in range(0, len(keys), _MEMORY_CHUNK):
+                pipe = connection.pipeline(transaction=False)
+                for key in keys[start : start + _MEMORY_CHUNK]:
+                    pipe.memory_usage(key)
+                total += sum(int(n or 0) for n in pipe.execute())
+    except redis.exceptions.ResponseError:  # MEMORY refused (an ACL, a managed Redis)
+        return None
+    except redis.exceptions.RedisError as exc:
+        raise redis_error(url, exc) from None
+    return total

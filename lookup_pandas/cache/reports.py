@@ -1,0 +1,147 @@
+"""What cache management reports: what a cache holds, what was removed, what was forgotten.
+
+Example::
+
+    print(CacheInfo("/c.sqlite", entries=1234, expired=12, bytes=5201152))
+    # cache:      /c.sqlite
+    # answers:    1,234, 12 of them expired (lookup-pandas cache prune)
+    # size:       5.0 MiB
+    str(Forgotten(("ada",), ("ada",), profiles=1))  # "forgot 1 handle: removed 1 profile ..."
+    summarise(backend.filter())                     # (oldest, newest, expired) of the answers
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from requests_cache.models.response import CachedResponse
+
+__all__ = ["CacheInfo", "Forgotten", "Removed", "summarise"]
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """What a cache holds (a snapshot).
+
+    ``entries``: cached answers; ``expired``: those past their expiry (pruned by
+    :func:`.admin.prune`; never used again); ``bytes``: on SQLite the sizes of the cache file
+    and its store file, each with its ``-wal`` and ``-shm``; on Redis the sum of
+    ``MEMORY USAGE`` over the namespace's keys (None when the server refuses the command);
+    ``oldest`` and ``newest``: when the oldest and newest answers were stored (None when there
+    are none); ``jobs``: batch jobs stored and not yet collected; ``location``: the path, or
+    the Redis URL without its password (``"off"``: no cache).
+    """
+
+    location: str
+    entries: int = 0
+    expired: int = 0
+    bytes: int | None = 0
+    oldest: datetime | None = None
+    newest: datetime | None = None
+    jobs: int = 0
+
+    def __str__(self) -> str:
+        if self.location == "off":
+            return "cache:      off (nothing is cached)"
+        answers = f"{self.entries:,}" if self.entries else "none"
+        if self.expired:
+            answers += f", {self.expired:,} of them expired (lookup-pandas cache prune)"
+        lines = [f"cache:      {self.location}", f"answers:    {answers}"]
+        lines.append(f"size:       {_size(self.bytes)}")
+        if self.oldest is not None and self.newest is not None:
+            lines.append(f"stored:     from {_when(self.oldest)} to {_when(self.newest)}")
+        if self.jobs:
+            lines.append(f"batch jobs: {self.jobs:,} stored, not yet collected")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What :func:`.admin.prune` or :func:`.admin.clear` removed: ``entries`` answers and
+    ``jobs`` stored batch jobs (their claims too). ``complete``: False when an old copy may
+    remain in a SQLite write-ahead log (see :class:`IncompleteErasureWarning`)."""
+
+    location: str
+    entries: int = 0
+    jobs: int = 0
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What :func:`.admin.forget` erased.
+
+    ``handles``: the handles asked for, normalised; ``matched``: those found in anything
+    removed; ``profiles``: profile answers removed (single calls and batch results);
+    ``pages``: search, employees and other pages removed (whole); ``unreadable``: answers that
+    could not be read, removed; ``jobs``: stored batch jobs that lost handles (a job left with
+    none is removed); ``complete``: False when an old copy may remain in a SQLite write-ahead
+    log (see :class:`IncompleteErasureWarning`).
+    """
+
+    handles: tuple[str, ...]
+    matched: tuple[str, ...] = ()
+    profiles: int = 0
+    pages: int = 0
+    unreadable: int = 0
+    jobs: int = 0
+    complete: bool = True
+    location: str = field(default="", compare=False)
+
+    @property
+    def entries(self) -> int:
+        """Cached answers removed, of every kind."""
+        return self.profiles + self.pages + self.unreadable
+
+    def __str__(self) -> str:
+        n = len(self.handles)
+        parts = [_count(self.profiles, "profile answer"), _count(self.pages, "page")]
+        if self.unreadable:
+            parts.append(_count(self.unreadable, "unreadable answer"))
+        parts.append(_count(self.jobs, "batch job"))
+        where = f" in {self.location}" if self.location else ""
+        line = f"forgot {_count(n, 'handle')}{where}: removed {', '.join(parts)}"
+        missing = [h for h in self.handles if h not in set(self.matched)]
+        if missing:
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            shown = ", ".join(missing[:5]) + more
+            line += f"; nothing was stored about {shown}"
+        return line
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' * (n != 1)}"
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "unknown (the Redis refuses MEMORY USAGE)"
+    if n < 1024:
+        return f"{n} bytes"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024 or unit == "TiB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
+def summarise(
+    responses: Iterable[CachedResponse],
+) -> tuple[datetime | None, datetime | None, int]:
+    """``(oldest, newest, expired)`` of cached answers: when the first and the last were
+    stored, and how many are past their expiry."""
+    oldest = newest = None
+    expired = 0
+    for response in responses:
+        created = response.created_at
+        oldest = created if oldest is None or created < oldest else oldest
+        newest = created if newest is None or created > newest else newest
+        expired += bool(response.is_expired)
+    return oldest, newest, expired

@@ -1,0 +1,318 @@
+"""The SQLite backend: one shared per cache file per process, and erasing from it for good.
+
+Example::
+
+    backend, entry = shared_backends().acquire(Path("leads.sqlite"))  # opened by its first user
+    shared_backends().release(entry)         # closed here when it was the last user
+    answers = SQLiteAnswers(backend)         # what cache management reads and deletes
+    with answers.securely():                 # deleted rows overwritten with zeros
+        answers.delete(keys)
+    answers.rewrite()                        # VACUUM, then the write-ahead log emptied
+
+Files are made private before SQLite opens them (:mod:`lookup_pandas.private_files`). Erasure
+that erases: deletes run with ``PRAGMA secure_delete=ON``, then the file is rewritten
+(``VACUUM``) and its write-ahead log emptied (``PRAGMA wal_checkpoint(TRUNCATE)``), tried
+:data:`CHECKPOINT_ATTEMPTS` times while another process reads it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from requests_cache.backends.sqlite import SQLiteCache
+from requests_cache.models.response import CachedResponse
+
+from ..private_files import prepare_sqlite_file, while_locked
+from ..settings import default_cache_path
+from . import requests_cache_internals as internals
+from .policy import PaidAnswersOnly
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CHECKPOINT_ATTEMPTS",
+    "Entry",
+    "PaidAnswersCache",
+    "SQLiteAnswers",
+    "checkpointed",
+    "rewrite",
+    "rewrite_file",
+    "shared_backends",
+    "sqlite_cache_file",
+]
+
+#: Tries of ``PRAGMA wal_checkpoint(TRUNCATE)`` before an erasure is reported incomplete, the
+#: longest each waits for a reader to finish (ms), and the pause between two tries (s).
+CHECKPOINT_ATTEMPTS = 5
+CHECKPOINT_WAIT_MS = 500
+CHECKPOINT_PAUSE_S = 0.2
+
+
+class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
+    """The SQLite backend, storing only what :func:`.policy.should_cache` accepts."""
+
+
+def sqlite_cache_file(path: Path) -> Path:
+    """The file the SQLite cache of ``path`` is in: requests-cache adds ``.sqlite`` to a name
+    without a suffix (``LOOKUP_CACHE=/tmp/leads`` -> ``/tmp/leads.sqlite``)."""
+    return path if path.suffix else path.with_name(f"{path.name}.sqlite")
+
+
+# -- one backend per file per process ---------------------------------------------------------
+
+
+class Entry:
+    """One shared backend and how many use it: what :meth:`_SharedBackends.acquire` lends."""
+
+    __slots__ = ("backend", "key", "users")
+
+    def __init__(self, key: str, backend: PaidAnswersCache) -> None:
+        self.key = key  # the resolved path of the cache file
+        self.backend = backend
+        self.users = 0  # acquired and not yet released (counted under the lock)
+
+
+class _SharedBackends:
+    """One SQLite backend (one connection) per cache file per process, shared by every Client.
+
+    Example::
+
+        backend, entry = shared_backends().acquire(path)   # opened by its first user
+        shared_backends().release(entry)                   # closed when it was the last user
+
+    The backend closes when the last Client using it closes (or is garbage collected), never
+    under another's feet. Letting go never waits for the lock:
+
+    - a finaliser only queues the entry (:meth:`release_later`: ``deque.append``, atomic, no
+      Python-level lock), and touches nothing else;
+    - the queue is worked off (:meth:`settle`: counts down, and closes a backend whose last
+      user is gone) by ordinary code: before and after every :meth:`acquire`, in every
+      :meth:`release` (``Client.close``), and at exit (:meth:`close_all`);
+    - :meth:`settle` only *tries* the lock; its holder works the queue off after letting go of
+      it. Single-threaded, a release is done when it returns;
+    - backends are closed outside the lock. A release for a backend :meth:`close_all` already
+      closed is ignored, so it never closes a newer backend of the same file.
+
+    The only wait for the lock is in :meth:`acquire` (and :meth:`close_all`, at exit), which
+    nothing calls from a finaliser.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[str, Entry] = {}  # resolved path -> its backend and users
+        self._released: collections.deque[Entry] = collections.deque()  # not yet counted
+
+    def acquire(self, path: Path) -> tuple[PaidAnswersCache, Entry]:
+        """The backend of ``path`` (opened if nobody uses it), and the entry to release."""
+        key = str(path.resolve())
+        self.settle()  # Clients freed since: one may have been this file's last user
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = Entry(key, _open_backend(path))  # the GC may free Clients in here
+                self._entries[key] = entry
+            entry.users += 1
+        self.settle()  # what was released meanwhile, on this thread or another
+        return entry.backend, entry
+
+    def release(self, entry: Entry) -> None:
+        """Let go of ``entry`` from ordinary code (``Client.close``): its backend closes now if
+        this was the last user (or, when another thread holds the lock, as that one leaves)."""
+        self.release_later(entry)
+        self.settle()
+
+    def release_later(self, entry: Entry) -> None:
+        """Let go of ``entry`` from a finaliser: only queued (no lock), closed by a later call."""
+        self._released.append(entry)
+
+    def settle(self) -> None:
+        """Count the queued releases and close the backends nobody uses any more; never waits."""
+        while self._released:
+            if not self._lock.acquire(blocking=False):
+                return  # its holder settles after letting go, and sees what is queued now
+            unused = []
+            try:
+                while self._released:
+                    entry = self._released.popleft()
+                    entry.users -= 1
+                    if entry.users == 0 and self._entries.get(entry.key) is entry:
+                        del self._entries[entry.key]
+                        unused.append(entry.backend)
+            finally:
+                self._lock.release()
+            for backend in unused:
+                # the GC may queue more meanwhile: the loop looks again
+                backend.close()  # type: ignore[no-untyped-call]
+
+    def close_all(self) -> None:
+        """Close every backend, used or not (at exit; requests-cache reopens one used later)."""
+        with self._lock:
+            self._released.clear()
+            entries = list(self._entries.values())
+            self._entries.clear()
+        for entry in entries:
+            entry.backend.close()  # type: ignore[no-untyped-call]
+
+    def is_open(self, path: Path) -> bool:
+        """Whether the backend of ``path`` is open in this process."""
+        return str(path.resolve()) in self._entries
+
+    def __len__(self) -> int:
+        """How many backends are open."""
+        return len(self._entries)
+
+
+def _open_backend(path: Path) -> PaidAnswersCache:
+    """The backend for ``path``, set up while other processes may be setting it up too.
+
+    The file is made private (0600, its directories 0700) before SQLite opens it, and one that
+    was there already is checked; so is the library's own default directory.
+    """
+    path = sqlite_cache_file(path)
+    prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
+    return while_locked(
+        lambda: PaidAnswersCache(
+            path,
+            wal=True,  # readers never block the writer: several processes can share one file
+            busy_timeout=30_000,  # ms to wait for another writer instead of failing
+            timeout=30.0,
+        )
+    )
+
+
+_BACKENDS = _SharedBackends()
+# Closed in order at exit (SQLite checkpoints the WAL into the file), whoever still uses them.
+atexit.register(_BACKENDS.close_all)
+
+
+def shared_backends() -> _SharedBackends:
+    """The process's shared SQLite backends (one per cache file)."""
+    return _BACKENDS
+
+
+# -- erasing for good ---------------------------------------------------------------------------
+
+
+def checkpointed(
+    attempt: Callable[[], bool],
+    *,
+    attempts: int,
+    pause: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Whether ``attempt()`` (one checkpoint) succeeded within ``attempts`` tries, ``pause``
+    seconds apart.
+
+    Example: ``checkpointed(lambda: conn.execute(...).fetchone()[0] == 0, attempts=5,
+    pause=0.2)``
+    """
+    for i in range(attempts):
+        if attempt():
+            return True
+        if i < attempts - 1:
+            sleep(pause)
+    return False
+
+
+def rewrite(conn: sqlite3.Connection, path: Path) -> bool:
+    """``VACUUM`` (a fresh copy: no free page keeps old rows), then empty the write-ahead log
+    (``wal_checkpoint(TRUNCATE)``), tried a few times while another process reads; whether
+    both were done.
+
+    Example: ``rewrite(sqlite3.connect(path, isolation_level=None), path)`` -> True
+    """
+    try:
+        conn.execute("VACUUM")
+        vacuumed = True
+    except sqlite3.OperationalError as exc:
+        logger.debug("could not rewrite %s (VACUUM): %s", path, exc)
+        vacuumed = False
+    (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+    conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+
+    def truncate() -> bool:
+        try:
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError as exc:
+            logger.debug("checkpoint of %s: %s", path, exc)
+            return False
+        return int(busy) == 0
+
+    try:
+        emptied = checkpointed(truncate, attempts=CHECKPOINT_ATTEMPTS, pause=CHECKPOINT_PAUSE_S)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    return vacuumed and emptied
+
+
+def rewrite_file(path: Path) -> bool:
+    """:func:`rewrite` on a connection of its own to ``path`` (the store's file)."""
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        return rewrite(conn, path)
+    finally:
+        conn.close()
+
+
+class SQLiteAnswers:
+    """A requests-cache SQLite backend's answers, as cache management reads and deletes them.
+
+    Example: ``SQLiteAnswers(backend).keys()`` -> every cache key stored
+    """
+
+    def __init__(self, cache: SQLiteCache) -> None:
+        self.cache = cache
+
+    @property
+    def path(self) -> Path:
+        return Path(self.cache.db_path)
+
+    def keys(self) -> list[str]:
+        return list(self.cache.responses.keys())
+
+    def readable(self) -> Iterator[CachedResponse]:
+        # SQLiteCache.filter: one query over every row, expired ones too (unreadable: skipped)
+        return self.cache.filter(valid=True, expired=True)
+
+    def read(self, key: str) -> object:
+        """The answer stored under ``key`` (None: it cannot be deserialized); KeyError: gone."""
+        return self.cache.responses[key]
+
+    def delete(self, keys: Sequence[str]) -> None:
+        if keys:
+            self.cache.delete(*keys, vacuum=False)  # rewrite() vacuums it after
+
+    def delete_expired(self) -> int:
+        return internals.delete_expired(self.cache, round(time.time()))
+
+    @contextlib.contextmanager
+    def securely(self) -> Iterator[None]:
+        """Its connections (``responses`` and ``redirects``: one each) delete with
+        ``secure_delete`` on, writers of this process waiting meanwhile; set back after."""
+        tables = (self.cache.responses, self.cache.redirects)
+        with internals.write_lock(self.cache):
+            before = []
+            for table in tables:
+                with internals.connection(table) as conn:
+                    before.append(int(conn.execute("PRAGMA secure_delete").fetchone()[0]))
+                    conn.execute("PRAGMA secure_delete = ON")
+            try:
+                yield
+            finally:
+                for table, value in zip(tables, before, strict=True):
+                    with internals.connection(table) as conn:
+                        conn.execute(f"PRAGMA secure_delete = {value}")
+
+    def rewrite(self) -> bool:
+        """:func:`rewrite` on the backend's own connection, its writers waiting meanwhile."""
+        responses = self.cache.responses
+        with internals.write_lock(self.cache), internals.connection(responses) as conn:
+            return rewrite(conn, self.path)

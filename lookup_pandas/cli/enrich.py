@@ -1,0 +1,176 @@
+"""``lookup-pandas enrich``: a CSV of handles enriched whole, or streamed in chunks.
+
+Example: ``enrich(EnrichOptions(input="leads.csv", output="out.csv"))`` -> ``0``, with the
+estimate before the job and the summary after it on stderr.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, TextIO
+
+from .. import stream
+from .estimate import print_estimate
+from .exits import InputError
+from .options import STDIN, EnrichOptions
+from .output import check_output, open_output, target, unwritable, write_frame, write_text
+from .reading import csv_chunks, file_size, read_csv
+from .service import service_client
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def enrich(options: EnrichOptions) -> int:
+    """Enrich the whole file at once, or in chunks when asked or when it is large."""
+    from .. import api
+
+    rows = stream.chunk_rows(options.chunksize, file_size(options.input), options.chunk_threshold)
+    if rows is not None:
+        return enrich_in_chunks(options, rows)
+    o = options
+    leads = read_csv(o.input, o.encoding)
+    api.check_columns(leads, o.column, o.prefix)
+    check_output(o.output)
+    with service_client() as client:
+        est = api.estimate_profiles(
+            leads, o.column, client=client, fold_case=o.fold_case, method=o.method
+        )
+        print_estimate(est, o, client)
+        enriched, summary = api.enrich_with_summary(
+            leads,
+            o.column,
+            prefix=o.prefix,
+            errors=o.errors,
+            max_calls=o.max_calls,
+            refresh=o.refresh,
+            client=client,
+            progress=o.progress,
+            fold_case=o.fold_case,
+            method=o.method,
+        )
+    write_frame(enriched, o.output)
+    print(f"enriched {summary}{target(o.output)}", file=sys.stderr)
+    return 0
+
+
+def _check_chunkable(path: str) -> None:
+    """Chunks read the file twice: standard input and pipes cannot be (no such file, or a
+    directory: the messages of reading it, as without chunks)."""
+    exists = os.path.exists(path) and not os.path.isdir(path)
+    if path == STDIN or (exists and file_size(path) is None):
+        raise InputError(
+            f"cannot read {path} in chunks: it is not a regular file, and chunks "
+            "read it twice; pass --chunksize 0 to read it whole"
+        )
+
+
+def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
+    """``enrich`` reading and writing ``rows`` rows at a time (see lookup_pandas.stream).
+
+    Pass 1 reads the whole file (so that a bad byte or a malformed line anywhere stops the job
+    before anything is paid for) and keeps its distinct handles; they are enriched as one job;
+    pass 2 reads it again and writes chunk by chunk, to a part file renamed onto ``-o`` when
+    complete, or to stdout.
+    """
+    from .. import api
+    from ..enrich import estimate_values, lookup_values
+
+    o = options
+    started = time.perf_counter()
+    _check_chunkable(o.input)
+    api.check_columns(read_csv(o.input, o.encoding, nrows=0), o.column, o.prefix)
+    check_output(o.output)
+    with service_client() as client:  # its settings checked before the file is read through
+        handles = stream.HandleMap(fold_case=o.fold_case)
+        chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
+        scan = stream.scan_handles(chunks, handles)
+        with open_output(o.output) as out:
+            est = estimate_values(
+                scan.distinct, client=client, fold_case=o.fold_case, method=o.method
+            )
+            print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
+            records = stream.RecordStore()  # the job keeps no record: they are kept as text here
+            result = lookup_values(
+                scan.distinct,
+                client=client,
+                errors=o.errors,
+                max_calls=o.max_calls,
+                refresh=o.refresh,
+                progress=o.progress,
+                fold_case=o.fold_case,
+                method=o.method,
+                on_record=records.add,
+            )
+            summary = result.summary
+            table = stream.HandleTable(scan.distinct, result, o.prefix, records)
+            del result, records  # the table holds what is written
+            parts, statuses = _write_chunks(o, rows, table, handles, out, total=scan.rows)
+            written = sum(statuses.values())
+            if written != scan.rows:
+                raise InputError(_changed(o.input, f"{scan.rows} rows, then {written}"))
+            _commit(out, o.output)
+    summary = dataclasses.replace(
+        summary, rows=written, statuses=dict(statuses), seconds=time.perf_counter() - started
+    )
+    how = f"{parts} chunk{'s' * (parts != 1)} of {rows} row{'s' * (rows != 1)}"
+    print(f"enriched {summary}; in {how}{target(o.output)}", file=sys.stderr)
+    return 0
+
+
+def _commit(out: TextIO | stream.PartFile, output: str | None) -> None:
+    """Put a complete part file in place of ``-o`` (stdout has nothing to commit)."""
+    if isinstance(out, stream.PartFile):
+        try:
+            out.commit()
+        except OSError as exc:
+            raise InputError(unwritable(output, exc)) from None
+
+
+def _write_chunks(
+    options: EnrichOptions,
+    rows: int,
+    table: stream.HandleTable,
+    handles: stream.HandleMap,
+    out: TextIO | stream.PartFile,
+    *,
+    total: int,
+) -> tuple[int, Counter[str]]:
+    """Pass 2: read the file again and write each chunk with its new cells (the header
+    first); the number of chunks and the rows' statuses."""
+    from ..progress import Progress
+
+    o = options
+    statuses: Counter[str] = Counter()
+    parts = 0
+    with Progress(o.progress, total=total, desc="rows written", unit=" row") as bar:
+        for chunk in csv_chunks(o.input, o.encoding, rows):
+            part = _enrich_chunk(chunk, o, table, handles)
+            if parts == 0:
+                write_text(table.header(list(chunk.columns)), out, o.output)
+            for text in part.batches():
+                write_text(text, out, o.output)
+            statuses.update(part.statuses)
+            parts += 1
+            bar.update(part.rows)
+    return parts, statuses
+
+
+def _enrich_chunk(
+    chunk: pd.DataFrame, o: EnrichOptions, table: stream.HandleTable, handles: stream.HandleMap
+) -> stream.EnrichedChunk:
+    try:
+        return stream.enrich_chunk(chunk, o.column, table, handles)
+    except stream.InputChanged as exc:
+        raise InputError(_changed(o.input, str(exc))) from None
+
+
+def _changed(path: str, what: str) -> str:
+    return (
+        f"{path} changed while it was read in chunks ({what}); run again: what was fetched "
+        "is cached"
+    )

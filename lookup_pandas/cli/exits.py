@@ -1,0 +1,68 @@
+"""Exit codes, and every failure the user can act on as one line on stderr and a code.
+
+Example: ``run(lambda: 0)`` -> ``0``; a ``BudgetExceededError`` raised inside -> one line
+``lookup-pandas: BudgetExceededError: ...`` and ``4``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from .. import errors
+
+EXIT_SERVICE, EXIT_CONFIG, EXIT_AUTH, EXIT_BUDGET, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a process ended by SIGPIPE
+EXIT_INCOMPLETE = 5  # cache erasure done, but a -wal file may keep an old copy (a reader)
+
+
+class InputError(Exception):
+    """A problem with the command's own input (a file, a column): exit 2 with one line."""
+
+
+def run(command: Callable[[], int]) -> int:
+    """Run ``command``; each failure the user can act on is one line and an exit code."""
+    try:
+        return int(command() or 0)
+    except KeyboardInterrupt:
+        print("lookup-pandas: interrupted; what was fetched is in the cache", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Whoever read stdout stopped (``| head``): stop quietly, as other tools do, and let
+        # nothing more be flushed into the closed pipe at exit.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except (InputError, errors.ConfigurationError, errors.UsageError) as exc:
+        return fail(exc, EXIT_CONFIG)
+    except errors.AuthenticationError as exc:
+        return fail(exc, EXIT_AUTH)
+    except errors.BudgetExceededError as exc:
+        return fail(exc, EXIT_BUDGET)
+    except errors.ServiceError as exc:
+        return fail(exc, EXIT_SERVICE)
+
+
+def fail(exc: Exception, code: int) -> int:
+    """Print ``exc`` as one line (``lookup-pandas: KIND: text``); return ``code``."""
+    kind = "error" if isinstance(exc, InputError) else type(exc).__name__
+    # The CLI reads its settings from the environment: name the variable, not the keyword.
+    text = getattr(exc, "cli_message", None) or str(exc)
+    print(f"lookup-pandas: {kind}: {' '.join(text.split())}", file=sys.stderr)
+    return code
+
+
+def show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line of the CLI's own (``lookup-pandas: warning: ...``), not Python's
+    ``file.py:123: InsecureCacheWarning: ...`` with a line of our source under it."""
+    print(f"lookup-pandas: warning: {' '.join(str(message).split())}", file=file or sys.stderr)

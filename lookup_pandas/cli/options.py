@@ -1,0 +1,107 @@
+"""What each command was asked to do: typed, frozen option objects the parser makes.
+
+Example: ``EnrichOptions(input="leads.csv", output="out.csv", method="batch")``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+#: The input name that means standard input, as other tools take it.
+STDIN = "-"
+
+Errors = Literal["coerce", "raise"]
+Method = Literal["auto", "batch", "single"]
+ListingCommand = Literal["employees", "search"]
+CacheAction = Literal["info", "prune", "clear", "forget"]
+
+
+@dataclass(frozen=True)
+class EnrichOptions:
+    """``enrich INPUT``: a CSV of handles enriched, whole or in chunks."""
+
+    input: str
+    column: str = "handle"
+    prefix: str = "profile_"
+    errors: Errors = "coerce"
+    max_calls: int | None = None
+    refresh: bool = False
+    method: Method = "auto"
+    encoding: str = "utf-8"
+    keep_case: bool = False
+    chunksize: int | None = None  # rows per chunk; 0: never; None: by size
+    chunk_threshold: int | None = None  # bytes above which it is chunked unasked
+    output: str | None = None  # None or "-": stdout
+    progress: bool | None = None  # False: --no-progress; None: when on a terminal
+
+    @property
+    def fold_case(self) -> bool:
+        return not self.keep_case
+
+
+@dataclass(frozen=True)
+class ListingOptions:
+    """``employees SLUG`` / ``search TITLE``: a listing written as CSV."""
+
+    command: ListingCommand
+    query: str  # the slug, or the title
+    limit: int = 50
+    max_records: int | None = None
+    filters: tuple[str, ...] = ()  # each KEY=VALUE, as given
+    output: str | None = None
+    progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class TierOptions:
+    """``tier``: the credits tier as a one-row CSV."""
+
+    output: str | None = None
+    progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """``serve``: the emulator in the foreground."""
+
+    port: int = 0
+    latency: float = 0.0
+    rate_limit: float = 6000.0  # calls a minute; 0: none
+    fault_rate: float = 0.0
+    api_key: str | None = None
+    sparse: bool = False
+    batch: bool = True
+    batch_resolve_rate: float | None = None
+    batch_page_size: int | None = None
+    duration: float | None = None
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """``demo``: the emulator and the sample lead list, end to end."""
+
+    workdir: Path = Path("lookup-demo")
+    progress: bool = True
+    sparse: bool = False
+
+
+@dataclass(frozen=True)
+class CacheOptions:
+    """``cache info | prune | clear | forget``: the cache LOOKUP_CACHE names."""
+
+    action: CacheAction
+    yes: bool = False  # clear: do not ask
+    handles: tuple[str, ...] = field(default=())  # forget: handles or profile URLs
+    from_csv: str | None = None  # forget: also the handles of a CSV column
+    column: str = "handle"
+    encoding: str = "utf-8"
+    keep_case: bool = False
+
+    @property
+    def fold_case(self) -> bool:
+        return not self.keep_case
+
+
+Options = EnrichOptions | ListingOptions | TierOptions | ServeOptions | DemoOptions | CacheOptions

@@ -1,0 +1,95 @@
+"""Where a command's CSV goes: stdout, or a file checked before anything is paid for.
+
+Example: ``check_output("out.csv")`` (before the job), then ``write_frame(frame, "out.csv")``;
+chunk by chunk: ``with open_output("out.csv") as out: write_text(text, out)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from ..stream import PartFile
+from .exits import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def to_stdout(output: str | None) -> bool:
+    """No ``-o``, or ``-o -``: the output is standard output."""
+    return output in (None, "-")
+
+
+def target(output: str | None) -> str:
+    """`` -> FILE`` for a summary line, or nothing for stdout."""
+    return "" if to_stdout(output) else f" -> {output}"
+
+
+def unwritable(output: str | None, exc: OSError) -> str:
+    return (
+        f"cannot write {output}: {exc.strerror or exc} (every answer is cached: running again "
+        "costs nothing)"
+    )
+
+
+def check_output(output: str | None) -> None:
+    """Before anything is paid for: ``output`` can be written (a file, in a directory)."""
+    if output is None or to_stdout(output):
+        return
+    path = Path(output)
+    if path.is_dir():
+        raise InputError(f"cannot write {output}: it is a directory; name a file with -o")
+    if not path.parent.is_dir():
+        raise InputError(f"cannot write {output}: there is no directory {path.parent}")
+    existed = path.exists()
+    try:
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink()  # only a check: the real file is written when the job is done
+
+
+def write_frame(frame: pd.DataFrame, output: str | None) -> None:
+    """``frame`` as CSV (lists and dicts as JSON text) to ``output`` or stdout."""
+    from ..frames import to_csv_cells
+
+    cells = to_csv_cells(frame)
+    if output is None or to_stdout(output):
+        cells.to_csv(sys.stdout, index=False)
+        return
+    try:
+        cells.to_csv(output, index=False)
+    except OSError as exc:
+        raise InputError(unwritable(output, exc)) from None
+
+
+@contextlib.contextmanager
+def open_output(output: str | None) -> Iterator[TextIO | PartFile]:
+    """stdout, or a part file beside ``output`` (made now: the directory must take it),
+    removed unless committed."""
+    if output is None or to_stdout(output):
+        yield sys.stdout
+        return
+    try:
+        part = PartFile(output)
+    except OSError as exc:
+        raise InputError(unwritable(output, exc)) from None
+    with part:
+        yield part
+
+
+def write_text(text: str, out: TextIO | PartFile, output: str | None) -> None:
+    """Write to stdout, or to the part file (a failure: one line, exit 2)."""
+    if not isinstance(out, PartFile):
+        out.write(text)
+        return
+    try:
+        out.handle.write(text)
+    except OSError as exc:
+        raise InputError(unwritable(output, exc)) from None

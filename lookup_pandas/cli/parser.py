@@ -1,0 +1,373 @@
+"""The command line's parser, and the typed options it turns each command's arguments into.
+
+Example: ``parse_args(["enrich", "leads.csv", "-o", "out.csv"])`` ->
+``EnrichOptions(input="leads.csv", output="out.csv", ...)``. Nothing below this module sees
+an ``argparse.Namespace``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeAlias
+
+from .._version import __version__
+from .argtypes import page_size, rate, rows
+from .options import (
+    CacheOptions,
+    DemoOptions,
+    EnrichOptions,
+    ListingOptions,
+    Options,
+    ServeOptions,
+    TierOptions,
+)
+
+_Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+ENVIRONMENT = """environment:
+  LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
+  LOOKUP_BASE_URL  the service's address, e.g. https://api.example.com (required)
+  LOOKUP_CACHE     the cache file (default: http_cache.sqlite in the user cache dir),
+                   or "off" for no cache"""
+
+
+CACHE_ENVIRONMENT = """environment:
+  LOOKUP_CACHE     the cache: a file (default: http_cache.sqlite in the user cache dir) or
+                   a redis:// URL. No API key and no service are needed
+  LOOKUP_API_KEY, LOOKUP_BASE_URL
+                   with a Redis cache, when both are set: only that key's namespace;
+                   otherwise every namespace in that Redis database (a SQLite file is
+                   always acted on whole: it holds the answers of every key used with it)
+
+exit codes: 0 done, 2 a bad argument or setting, 1 clear not confirmed, 5 removed, but an
+old copy may remain in a -wal file (another process was reading the cache: run it again)"""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    """The options of the command ``argv`` names (argparse exits 2 on a bad argument)."""
+    namespace = build_parser().parse_args(argv)
+    make: Callable[[argparse.Namespace], Options] = namespace.options
+    return make(namespace)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lookup-pandas`` parser: each command's arguments, and the options it makes."""
+    parser = argparse.ArgumentParser(
+        prog="lookup-pandas",
+        description="People and company data in pandas: cached, paced, resumable.",
+        epilog=ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_enrich(sub)
+    _add_listings(sub)
+    _add_tier(sub)
+    _add_serve(sub)
+    _add_demo(sub)
+    _add_cache(sub)
+    return parser
+
+
+# -- shared pieces -------------------------------------------------------------------------------
+
+
+def _service_command(sub: _Sub, name: str, helptext: str) -> argparse.ArgumentParser:
+    """A command that talks to the service: its help lists the environment."""
+    return sub.add_parser(
+        name,
+        help=helptext,
+        description=helptext,
+        epilog=ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _progress(ns: argparse.Namespace) -> bool | None:
+    """``--no-progress``: False; otherwise None (a bar when on a terminal)."""
+    return False if ns.no_progress else None
+
+
+# -- the commands --------------------------------------------------------------------------------
+
+_CHUNKSIZE_HELP = (
+    "read, enrich and write N rows at a time, so that memory does not grow with the "
+    "file's length (default: 100000-row chunks for an input over 64 MiB, else the whole "
+    "file at once; 0: never). The output is the same; distinct handles are still fetched "
+    "once, as one job (one budget, one estimate). The input is read twice, so it must be "
+    "a file. With -o FILE the output is written beside FILE as .FILE.<random>.part and "
+    "renamed onto FILE only when complete (an interrupted run leaves no half file); to "
+    "stdout, chunks are written as they are made and a failure can leave a partial CSV"
+)
+
+
+def _add_enrich(sub: _Sub) -> None:
+    p = _service_command(sub, "enrich", "enrich a CSV of handles or profile URLs")
+    p.add_argument("input", help="the CSV file to read ('-': standard input)")
+    p.add_argument("-c", "--column", default="handle", help="column of handles (handle)")
+    p.add_argument("--prefix", default="profile_", help="prefix of new columns (profile_)")
+    p.add_argument(
+        "--errors",
+        choices=("coerce", "raise"),
+        default="coerce",
+        help="record failures per row (coerce) or stop at the first (raise)",
+    )
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        default=None,
+        help="refuse to start if more billable calls would be needed",
+    )
+    p.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
+    p.add_argument(
+        "--method",
+        choices=("auto", "batch", "single"),
+        default="auto",
+        help="batch jobs when more than 20 handles are to fetch and the service has them "
+        "(auto), always (batch), or one call per handle (single)",
+    )
+    p.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="the input file's text encoding (utf-8), e.g. latin-1, cp1252",
+    )
+    p.add_argument(
+        "--keep-case",
+        action="store_true",
+        help="send handles as written (default: lower case; public handles "
+        "are case-insensitive, so Ada and ada are one person, paid once)",
+    )
+    p.add_argument("--chunksize", type=rows, default=None, metavar="N", help=_CHUNKSIZE_HELP)
+    # bytes above which an input is chunked unasked (default stream.AUTO_CHUNK_BYTES); for tests
+    p.add_argument("--chunk-threshold", type=rows, default=None, help=argparse.SUPPRESS)
+    _add_common(p)
+    p.set_defaults(options=_enrich_options)
+
+
+def _enrich_options(ns: argparse.Namespace) -> EnrichOptions:
+    return EnrichOptions(
+        input=ns.input,
+        column=ns.column,
+        prefix=ns.prefix,
+        errors=ns.errors,
+        max_calls=ns.max_calls,
+        refresh=ns.refresh,
+        method=ns.method,
+        encoding=ns.encoding,
+        keep_case=ns.keep_case,
+        chunksize=ns.chunksize,
+        chunk_threshold=ns.chunk_threshold,
+        output=ns.output,
+        progress=_progress(ns),
+    )
+
+
+def _add_listings(sub: _Sub) -> None:
+    for name, arg, helptext in (
+        ("employees", "slug", "a company's employees"),
+        ("search", "title", "people whose title matches"),
+    ):
+        p = _service_command(sub, name, helptext)
+        p.add_argument(arg)
+        p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
+        p.add_argument(
+            "--max-records", type=int, default=None, help="stop after this many (0 or more)"
+        )
+        p.add_argument(
+            "--filter",
+            action="append",
+            metavar="KEY=VALUE",
+            help="extra query parameter, repeatable",
+        )
+        _add_common(p)
+        p.set_defaults(options=_listing_options)
+
+
+def _listing_options(ns: argparse.Namespace) -> ListingOptions:
+    employees = ns.command == "employees"
+    return ListingOptions(
+        command="employees" if employees else "search",
+        query=ns.slug if employees else ns.title,
+        limit=ns.limit,
+        max_records=ns.max_records,
+        filters=tuple(ns.filter or ()),
+        output=ns.output,
+        progress=_progress(ns),
+    )
+
+
+def _add_tier(sub: _Sub) -> None:
+    p = _service_command(sub, "tier", "the credits tier (balance, limit per minute)")
+    _add_common(p)
+    p.set_defaults(options=lambda ns: TierOptions(output=ns.output, progress=_progress(ns)))
+
+
+def _add_serve(sub: _Sub) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the service emulator in the foreground",
+        description="Run the service emulator on 127.0.0.1 until Ctrl-C or SIGTERM. It prints "
+        "what it billed when it stops, and on SIGUSR1 while it runs (requests seen, billed "
+        "calls and batch items, credits, distinct handles billed, 429s); GET "
+        "/_emulator/stats answers the same numbers as JSON (no key; not billed or counted).",
+    )
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
+    p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    p.add_argument(
+        "--rate-limit",
+        type=float,
+        default=6000.0,
+        help="calls per minute per key, enforced smoothly (0: none)",
+    )
+    p.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help="share of requests answered with a transient fault",
+    )
+    p.add_argument("--api-key", default=None, help="the key it accepts (default: a new one)")
+    p.add_argument(
+        "--sparse",
+        action="store_true",
+        help="records carry only id, handle and some of the other fields",
+    )
+    p.add_argument(
+        "--batch",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the batch-enrich endpoints exist (default); --no-batch answers them 404, "
+        "as a service without them",
+    )
+    p.add_argument(
+        "--batch-resolve-rate",
+        type=rate,
+        default=None,
+        metavar="N",
+        help="items a batch job resolves per second (default 300; 0: at once)",
+    )
+    p.add_argument(
+        "--batch-page-size",
+        type=page_size,
+        default=None,
+        metavar="N",
+        help="batch results per poll (default 100)",
+    )
+    p.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(options=_serve_options)
+
+
+def _serve_options(ns: argparse.Namespace) -> ServeOptions:
+    return ServeOptions(
+        port=ns.port,
+        latency=ns.latency,
+        rate_limit=ns.rate_limit,
+        fault_rate=ns.fault_rate,
+        api_key=ns.api_key,
+        sparse=ns.sparse,
+        batch=ns.batch,
+        batch_resolve_rate=ns.batch_resolve_rate,
+        batch_page_size=ns.batch_page_size,
+        duration=ns.duration,
+    )
+
+
+def _add_demo(sub: _Sub) -> None:
+    p = sub.add_parser("demo", help="the emulator + a sample lead list enriched end to end")
+    p.add_argument(
+        "--workdir",
+        default="lookup-demo",
+        help="where the demo's cache and enriched CSV go (lookup-demo)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--sparse",
+        action="store_true",
+        help="records carry only some fields (id and handle always)",
+    )
+    p.set_defaults(
+        options=lambda ns: DemoOptions(
+            workdir=Path(ns.workdir), progress=not ns.no_progress, sparse=ns.sparse
+        )
+    )
+
+
+_CLEAR = (
+    "Remove every cached answer, and the stored batch jobs and claims (the jobs hold "
+    "handles). What was paid for is paid for again when needed. Asks first (y/N) on a "
+    "terminal; elsewhere only --yes does it."
+)
+_FORGET = (
+    "Erase every stored answer about these people: their profile answers, the search and "
+    "employees pages holding them (whole pages), their handles in stored batch jobs. On "
+    "SQLite the files are then rewritten and their write-ahead logs emptied, so that no "
+    "byte of them keeps what was removed. Nothing is sent; their next lookup is billed "
+    "again."
+)
+
+
+def _add_cache(sub: _Sub) -> None:
+    cache = sub.add_parser(
+        "cache",
+        help="what the cache holds, and removing it (no API key needed)",
+        description="What the cache holds, and removing it: expired answers, everything, or\n"
+        "every stored answer about some people. Only the cache is touched: nothing is\n"
+        "sent, and no API key is needed.",
+        epilog=CACHE_ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = cache.add_subparsers(dest="cache_command", required=True)
+
+    def action(name: str, helptext: str, description: str | None = None) -> argparse.ArgumentParser:
+        p = actions.add_parser(
+            name,
+            help=helptext,
+            description=textwrap.fill(description or helptext, width=90),
+            epilog=CACHE_ENVIRONMENT,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.set_defaults(options=_cache_options)
+        return p
+
+    action("info", "where the cache is, how many answers it holds (and how many expired), its size")
+    action("prune", "remove the expired answers (they are never used again)")
+    clear = action(
+        "clear", "remove every cached answer, and the stored batch jobs and claims", _CLEAR
+    )
+    clear.add_argument(
+        "--yes", action="store_true", help="do not ask (required when stdin is not a terminal)"
+    )
+    forget = action("forget", "erase every stored answer about these people", _FORGET)
+    forget.add_argument("handles", nargs="*", metavar="HANDLE", help="handles or profile URLs")
+    forget.add_argument(
+        "--from-csv", metavar="FILE", default=None, help="also the handles in a CSV column"
+    )
+    forget.add_argument(
+        "-c", "--column", default="handle", help="the column of --from-csv (handle)"
+    )
+    forget.add_argument("--encoding", default="utf-8", help="the CSV's text encoding (utf-8)")
+    forget.add_argument(
+        "--keep-case",
+        action="store_true",
+        help="match handles as written (default: lower case, as enrichment sends them)",
+    )
+
+
+def _cache_options(ns: argparse.Namespace) -> CacheOptions:
+    """Only ``clear`` has --yes and only ``forget`` its handles: the others take the defaults."""
+    return CacheOptions(
+        action=ns.cache_command,
+        yes=getattr(ns, "yes", False),
+        handles=tuple(getattr(ns, "handles", ())),
+        from_csv=getattr(ns, "from_csv", None),
+        column=getattr(ns, "column", "handle"),
+        encoding=getattr(ns, "encoding", "utf-8"),
+        keep_case=getattr(ns, "keep_case", False),
+    )

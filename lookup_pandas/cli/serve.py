@@ -1,0 +1,127 @@
+"""``lookup-pandas serve`` (the emulator in the foreground) and ``lookup-pandas demo``.
+
+Example: ``serve(ServeOptions(port=8080, duration=5))`` prints the base URL and a key, serves
+for five seconds, then prints what it billed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from .exits import InputError
+from .options import DemoOptions, ServeOptions
+
+if TYPE_CHECKING:
+    from ..testing import FakeService
+
+
+def serve(options: ServeOptions) -> int:
+    """Run the emulator until Ctrl-C, SIGTERM or ``--duration``; print what it billed then
+    (and on SIGUSR1, going on). ``GET /_emulator/stats`` answers the same numbers as JSON."""
+    from ..testing import FakeService
+
+    o = options
+    knobs: dict[str, Any] = {
+        "batch_resolve_rate": o.batch_resolve_rate,
+        "batch_page_size": o.batch_page_size,
+    }
+    svc = FakeService(
+        port=o.port,
+        latency=o.latency,
+        rate_limit_per_minute=o.rate_limit or None,
+        fault_rate=o.fault_rate,
+        api_key=o.api_key,
+        sparse_records=o.sparse,
+        batch=o.batch,
+        **{name: value for name, value in knobs.items() if value is not None},
+    )
+    try:
+        svc.start()
+    except OSError as exc:
+        raise InputError(
+            f"cannot listen on 127.0.0.1:{o.port}: {exc.strerror or exc}"
+            " (pick another --port, or 0 for any free one)"
+        ) from None
+    with svc:
+        _print_banner(svc, o)
+        _serve_until_stopped(svc, o.duration)
+    return 0
+
+
+def _print_banner(svc: FakeService, o: ServeOptions) -> None:
+    # This is the emulator's own test key, made up for this process: printing it is the point.
+    print(f"lookup_pandas emulator listening on {svc.base_url}", flush=True)
+    print(f"  export LOOKUP_BASE_URL={svc.base_url}", flush=True)
+    print(f"  export LOOKUP_API_KEY={svc.api_key}", flush=True)
+    k = svc.knobs
+    limit = f"{o.rate_limit:g}/min" if o.rate_limit else "none"
+    rate = f"{k.batch_resolve_rate:g} items/s" if k.batch_resolve_rate else "at once"
+    batch = f"on ({rate}, {k.batch_page_size} a poll)" if k.batch else "off (404)"
+    print(
+        f"  latency {o.latency:g}s, rate limit {limit}, fault rate {o.fault_rate:g}, "
+        f"batch jobs {batch}, {'sparse' if k.sparse_records else 'full'} records.",
+        flush=True,
+    )
+    print(
+        f"  Billed counts: GET {svc.base_url}/_emulator/stats, or kill -USR1 {os.getpid()}. "
+        "Ctrl-C stops it and prints them.",
+        flush=True,
+    )
+
+
+def _serve_until_stopped(svc: FakeService, duration: float | None) -> None:
+    """Wait for SIGINT / SIGTERM / the duration's end; SIGUSR1 prints the counts and goes on.
+
+    The handlers only set flags (printing or taking a lock inside one could deadlock); the
+    loop acts on them within a tenth of a second. Signals are handled in the main thread only.
+    """
+    flags = {"stop": False, "report": False}
+    wanted = {signal.SIGINT: "stop", signal.SIGTERM: "stop"}
+    if hasattr(signal, "SIGUSR1"):
+        wanted[signal.SIGUSR1] = "report"
+    previous: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        flags[wanted[signal.Signals(signum)]] = True
+
+    try:
+        if threading.current_thread() is threading.main_thread():
+            for signum in wanted:
+                previous[signum] = signal.signal(signum, on_signal)
+        deadline = time.monotonic() + duration if duration else None
+        while not flags["stop"] and (deadline is None or time.monotonic() < deadline):
+            if flags["report"]:
+                flags["report"] = False
+                _print_serve_stats(svc.stats())
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        pass  # a SIGINT before the handler was in place
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    _print_serve_stats(svc.stats())
+    print("stopped", flush=True)
+
+
+def _print_serve_stats(stats: dict[str, Any]) -> None:
+    """The counts block ``serve`` prints: on SIGUSR1 and when it stops."""
+    print(
+        "emulator counts:\n"
+        f"  requests seen {stats['requests']}, 429s {stats['rate_limited']}\n"
+        f"  billed calls {stats['billed_calls']}, billed batch items "
+        f"{stats['billed_batch_items']}, credits {stats['credits']:g}, "
+        f"distinct handles billed {stats['distinct_handles']}",
+        flush=True,
+    )
+
+
+def demo(options: DemoOptions) -> int:
+    """The emulator and the bundled sample lead list, end to end (lookup_pandas.demo)."""
+    from ..demo import run_demo
+
+    return run_demo(options.workdir, progress=options.progress, sparse=options.sparse)

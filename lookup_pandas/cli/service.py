@@ -1,0 +1,25 @@
+"""The Client a command talks to the service through: built from LOOKUP_*, one per run.
+
+Example: ``with service_client() as client: api.credits_tier(client=client)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..client import Client
+
+
+@contextmanager
+def service_client() -> Iterator[Client]:
+    """A Client from the environment (its settings checked now), closed when the command is
+    done; on a failure or Ctrl-C it is left open, as a process ending would leave it (workers
+    may still hold it)."""
+    from ..client import Client
+
+    client = Client()
+    yield client
+    client.close()

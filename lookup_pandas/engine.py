@@ -1,0 +1,331 @@
+"""The enrichment's run: a :class:`~lookup_pandas.plan.Plan` carried out, with its counts.
+
+Example::
+
+    state = run(the_plan, client, options=Options(), progress=False, before=client.stats)
+    state.outcomes["ada"].status, state.counts["fetched"], state.credits()
+
+The answers read ahead are recorded first; then the batch jobs (:mod:`lookup_pandas.batch_run`)
+for what the plan submits or resumes, their results cached exactly as single answers; then a
+thread pool of ``Client.profile_answer`` for whatever is left: each call reads the cache once,
+or waits for its pacing slot and fetches.
+
+An enrichment stops, raising, instead of grinding on: at once on an AuthenticationError or a
+ConfigurationError (every further call would fail the same way), and after
+``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx, each after
+all its retries (the service is down or unreachable). What was fetched before is in the cache;
+a re-run resumes there.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from .batch_run import BatchRun
+from .client import PROFILE_PATH, Client, ClientStats
+from .envelope import Envelope
+from .errors import (
+    AuthenticationError,
+    BatchUnavailableError,
+    ConfigurationError,
+    NotFoundError,
+    ServerError,
+    ServiceError,
+    TransportError,
+)
+from .outcomes import ERROR, NOT_FOUND, OK, JobSummary, OnRecord, Outcome, handed, row_error
+from .pacing import Cancelled
+from .plan import Options, Plan
+from .progress import Progress
+from .store import DONE_SECONDS
+
+__all__ = ["FRESH_MISS_SECONDS", "EnrichmentRun", "cached_outcome", "fetch_one", "run"]
+
+#: Errors that end an enrichment at once: every further call would fail the same way.
+_FATAL = (AuthenticationError, ConfigurationError)
+#: Failures (after all retries) that, so many in a row, mean the service is down or unreachable.
+_OUTAGE = (TransportError, ServerError)
+#: How long a miss read ahead of the run spares the call its own cache lookup: well inside the
+#: time a claim let go of after a purchase says "read the cache first" (store.DONE_SECONDS).
+FRESH_MISS_SECONDS = DONE_SECONDS / 2
+
+_Fetched = Future[tuple[Outcome, bool] | None]
+
+
+def cached_outcome(client: Client, handle: str) -> Outcome | None:
+    """The stored answer for ``handle`` (no network), or None when it must be fetched.
+
+    Example: ``cached_outcome(client, "ada")`` -> ``Outcome("ok", {...})`` after a lookup.
+    """
+    try:
+        env = client.cached(PROFILE_PATH, {"handle": handle})
+    except NotFoundError as exc:
+        return Outcome(NOT_FOUND, error=exc.message, exc=exc)
+    except ServiceError:
+        return None  # an unreadable stored answer is fetched anew
+    if env is not None and isinstance(env.data, dict):
+        return Outcome(OK, env.data)
+    return None
+
+
+def fetch_one(
+    client: Client,
+    handle: str,
+    refresh: bool,
+    stop: threading.Event,
+    missed_at: float | None = None,
+) -> tuple[Outcome, bool] | None:
+    """One handle's answer in a pool thread: (outcome, from_cache); None when the run stopped
+    first (nothing sent).
+
+    Example: ``fetch_one(client, "ada", False, threading.Event())`` -> ``(Outcome("ok", ...),
+    False)``. The call looks the cache up once, right before it waits for its slot and sends.
+    ``stop`` is the Client's cancel event: a thread still waiting for its slot or a back-off
+    when the run stops (Ctrl-C, an error to raise, a rejected key) sends nothing.
+    """
+    # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
+    # another process stored since then still shows in its claim (RECHECK), so nothing is
+    # bought twice; an older miss is looked up again.
+    known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
+    try:
+        env = client.profile_answer(handle, refresh=refresh, cancel=stop, known_miss=known_miss)
+        return Outcome(OK, env.data), env.from_cache
+    except Cancelled:
+        return None
+    except NotFoundError as exc:
+        # A not-found read from the cache was paid for earlier: it counts as cached.
+        return Outcome(NOT_FOUND, error=exc.message, exc=exc), exc.from_cache
+    except _FATAL:
+        stop.set()  # every further call would fail the same way
+        raise
+    except ServiceError as exc:
+        return Outcome(ERROR, error=str(exc), exc=exc), False
+
+
+def run(
+    plan: Plan,
+    client: Client,
+    *,
+    options: Options,
+    progress: bool | None,
+    before: ClientStats,
+    on_record: OnRecord | None = None,
+    missed_at: float | None = None,
+) -> EnrichmentRun:
+    """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
+
+    Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
+    ``missed_at``: when the cache was read ahead for ``plan.to_fetch`` (``time.monotonic()``).
+    """
+    batch = None
+    if plan.batch_run:
+        batch = BatchRun(
+            client,
+            plan.to_fetch,
+            submit=plan.batch,
+            stored=plan.stored_batch_jobs,
+            resume=not options.refresh,
+        )
+    total = len(plan.cached) + len(plan.to_fetch)
+    with Progress(progress, total=total, desc="profiles", unit=" handle") as bar:
+        state = EnrichmentRun(
+            client,
+            refresh=options.refresh,
+            errors=options.errors,
+            bar=bar,
+            before=before,
+            on_record=on_record,
+        )
+        for handle, outcome in plan.cached.items():
+            state.record(handle, outcome, "cached")
+        singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
+        state.run_singles(singles, missed_at)
+        if batch is not None:
+            batch.finish()
+            state.batch_jobs = batch.batch_jobs
+    return state
+
+
+class EnrichmentRun:
+    """One enrichment's run state: its outcomes, counts and progress bar, and the single calls.
+
+    Example: ``EnrichmentRun(client, refresh=False, errors="coerce", bar=bar, before=stats)``.
+    The main thread hands the handles to the pool; each call reads the cache (free, no pacing)
+    or fetches. At most ``4 x max_workers`` calls wait in the pool's queue, which keeps
+    harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        refresh: bool,
+        errors: str,
+        bar: Progress,
+        before: ClientStats,
+        on_record: OnRecord | None = None,
+    ) -> None:
+        self.client = client
+        self.on_record = on_record
+        self.refresh = refresh
+        self.errors = errors
+        self.bar = bar
+        self.outcomes: dict[str, Outcome] = {}
+        self.counts = {"cached": 0, "fetched": 0, "failed": 0}
+        self.batch_jobs = 0  # batch jobs polled: submitted by this run, or resumed
+        self.batch_billed = 0  # items of the batch jobs this run collected: billed as resolved
+        self.batch_recorded = 0  # handles recorded from those batch jobs so far
+        self.batch_shown = ""  # "done/total" batch jobs, shown on the bar while there are any
+        self._waiting = 0  # calls waiting for another process's purchase, as last shown
+        self._before = before
+        self._outage: list[ServiceError] = []  # the latest failures in a row, if outage-like
+        self._breaker_after = max(3, client.max_workers)
+
+    def credits(self, *, shown: bool = False) -> float:
+        """Credits this run paid: what the answers said they consumed, plus one per item of
+        the batch jobs it collected (each billed when it resolved) that their answers did not
+        report already, so an item is never counted twice.
+
+        Example: ``state.credits()`` -> ``190.0``. ``shown``: the bar's figure, which never
+        runs ahead of the handles recorded (each costs at most one credit there).
+        """
+        now = self.client.stats
+        consumed = now.credits_consumed - self._before.credits_consumed
+        by_batch = now.batch_credits - self._before.batch_credits
+        singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
+        if shown:
+            singles = min(singles, self.counts["fetched"] - self.batch_recorded)
+            items = min(items, self.batch_recorded)
+        return singles + items
+
+    def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
+        """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
+        after, before = self.client.stats, self._before
+        return JobSummary(
+            rows=rows,
+            statuses=statuses,
+            cached=self.counts["cached"],
+            fetched=self.counts["fetched"],
+            failed=self.counts["failed"],
+            credits=self.credits(),
+            requests=after.sent - before.sent,
+            rate_limited=after.rate_limited - before.rate_limited,
+            retries=after.retries - before.retries,
+            seconds=seconds,
+            jobs=self.batch_jobs,
+        )
+
+    def record(self, handle: str, outcome: Outcome, kind: str) -> None:
+        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / failed)."""
+        self.outcomes[handle] = handed(self.on_record, handle, outcome)
+        self.counts[kind] += 1
+        self._show(1)
+        if self.errors == "raise" and outcome.status != OK:
+            raise row_error(handle, outcome)
+        if kind != "cached":
+            self._watch_outage(outcome)
+
+    def _show(self, n: int) -> None:
+        """Advance the bar by ``n`` handles and show the counts, most telling first (a narrow
+        terminal shows as many as fit)."""
+        counts: dict[str, Any] = {
+            "fetched": self.counts["fetched"],
+            "credits": f"{self.credits(shown=True):g}",
+        }
+        self._waiting = self.client.waiting
+        if self._waiting:
+            counts["waiting"] = f"{self._waiting} handles another process is buying"
+        if self.batch_shown:
+            counts["jobs"] = self.batch_shown
+        counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
+        self.bar.update(n, **counts)
+
+    def tick(self) -> None:
+        """Between answers (every half second while none comes): redraw while calls wait for
+        another process, and once when they stop, so the bar says why it does not move."""
+        if self.client.waiting or self._waiting:
+            self._show(0)
+
+    def _watch_outage(self, outcome: Outcome) -> None:
+        """The breaker: so many fetches in a row that failed like an outage end the run."""
+        if not isinstance(outcome.exc, _OUTAGE) or outcome.status != ERROR:
+            self._outage.clear()
+            return
+        self._outage.append(outcome.exc)
+        if len(self._outage) < self._breaker_after:
+            return
+        last = self._outage[-1]
+        stopped = type(last)(
+            f"Stopped: {len(self._outage)} handles in a row failed after every retry, the "
+            f"last with: {last}. The service at {self.client.base_url} looks down or "
+            f"unreachable; the {self.counts['fetched']} answers fetched are cached, and a "
+            "re-run resumes from there",
+            status_code=last.status_code,
+            url=last.url,
+        )
+        raise stopped
+
+    def run_batch_jobs(self, batch: BatchRun, method: str) -> list[str]:
+        """Record every result of ``batch``'s batch jobs; return the handles left for single
+        calls.
+
+        With ``method="auto"``, a service found to have no batch jobs leaves every handle not
+        yet answered to single calls; with ``"batch"`` that is a BatchUnavailableError.
+        """
+        try:
+            for handle, answer in batch:
+                self.batch_billed = batch.billed
+                self.batch_recorded += 1
+                self.batch_shown = f"{batch.batch_jobs_done}/{batch.batch_jobs_total}"
+                if isinstance(answer, Envelope):
+                    outcome = Outcome(OK, answer.data)
+                else:
+                    outcome = Outcome(NOT_FOUND, error=answer.message, exc=answer)
+                self.record(handle, outcome, "fetched")
+        except BatchUnavailableError:
+            if method == "batch":
+                raise
+            return [h for h in batch.handles if h not in self.outcomes]
+        self.batch_billed = batch.billed
+        self.batch_shown = f"{batch.batch_jobs_done}/{batch.batch_jobs_total}"
+        self._show(0)  # the batch jobs' final count
+        return batch.fallback
+
+    def run_singles(self, handles: Iterable[str], missed_at: float | None = None) -> None:
+        """Fetch ``handles`` in the pool; ``missed_at``: when the cache was read for them ahead
+        of the run and held none of them (``time.monotonic()``), else None."""
+        stop = threading.Event()
+        workers = self.client.max_workers
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
+        pending: dict[_Fetched, str] = {}
+        try:
+            for handle in handles:
+                future = pool.submit(fetch_one, self.client, handle, self.refresh, stop, missed_at)
+                pending[future] = handle
+                self._harvest(pending, block=len(pending) >= 4 * workers)
+            while pending:
+                self._harvest(pending, block=True)
+        except BaseException:
+            # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let
+            # the calls in flight finish (their answers are paid for and land in the cache).
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+    def _harvest(self, pending: dict[_Fetched, str], *, block: bool) -> None:
+        done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
+        if not done:
+            self.tick()
+        for future in done:
+            handle = pending.pop(future)
+            result = future.result()  # an AuthenticationError surfaces here
+            if result is None:
+                continue
+            outcome, from_cache = result
+            kind = "cached" if from_cache else "failed" if outcome.status == ERROR else "fetched"
+            self.record(handle, outcome, kind)

@@ -1,0 +1,230 @@
+"""The send chain's decisions as data: retry or not, first contact, the pace after a 429.
+
+Example::
+
+    step = next_step(exc, Attempts(), Situation(contacted=True), policy, settings, path)
+    step.error          # None: retry after step.delay seconds; else raise it
+    slowdown(rate_limit_error, current_per_minute=60.0)   # Slowdown("set", 57.0)
+
+Pure: no socket, no clock, no lock. :mod:`lookup_pandas.http.sending` runs the loop, sleeps and
+sends; these functions only say what to do (requests-cache's ``CacheActions`` idea).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from ..endpoints import HEALTH_PATH
+from ..envelope import finite_number
+from ..errors import (
+    AuthenticationError,
+    ConfigurationError,
+    NotFoundError,
+    RateLimitError,
+    ServiceError,
+)
+from ..retry import RetryPolicy, is_retryable
+from ..settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
+
+__all__ = [
+    "FIRST_CONTACT_RETRY_DELAY",
+    "Attempts",
+    "Situation",
+    "Slowdown",
+    "Step",
+    "misconfigured",
+    "next_step",
+    "no_endpoint",
+    "not_the_service",
+    "proves_contact",
+    "proves_key",
+    "rate_from_tier",
+    "slowdown",
+]
+
+#: Seconds before the one retry of a first contact that met no service.
+FIRST_CONTACT_RETRY_DELAY = 0.5
+
+
+@dataclass(frozen=True)
+class Attempts:
+    """Where one call's attempts stand: retries of transient failures so far, and whether
+    the one quick retry of a first contact that met no service was spent."""
+
+    retries: int = 0
+    first_contact_retried: bool = False
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the Client knows when an attempt fails."""
+
+    contacted: bool = False  # has the base URL answered like the service yet?
+    final_statuses: frozenset[int] = frozenset()  # raised as they are (a 404 to a submit)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What to do after a failed attempt: raise ``error``, or wait ``delay`` s and retry."""
+
+    error: ServiceError | None = None
+    delay: float = 0.0
+    attempts: Attempts = Attempts()
+    rate_limited: bool = False  # a 429: slow the pace, and no thread sends for ``delay``
+
+
+def next_step(
+    exc: ServiceError,
+    attempts: Attempts,
+    situation: Situation,
+    policy: RetryPolicy,
+    settings: Settings,
+    path: str,
+) -> Step:
+    """Retry or not, and how long to wait first.
+
+    Example: a 503 on the 1st attempt after contact -> ``Step(delay=policy.delay(0))``; a 400
+    -> ``Step(error=exc)``; a wrong base URL's second HTML answer ->
+    ``Step(error=ConfigurationError(...))``.
+
+    A rejected key gets a hint naming where it came from; an enveloped 404 that is no
+    endpoint names the base URL. Until the base URL has answered like the service, an
+    answer that is not the service's (or no connection) gets one quick retry that counts as
+    no retry, then a ConfigurationError. After that, 429, 5xx and transport failures are
+    retried ``max_retries`` times with the policy's back-off (a 429's Retry-After first).
+    """
+    if isinstance(exc, AuthenticationError):
+        exc.hint = f"Check {settings.api_key_source}"
+        return Step(error=exc)
+    if isinstance(exc, ConfigurationError):
+        if exc.server_message is not None and 404 not in situation.final_statuses:
+            return Step(error=no_endpoint(exc, path, settings))
+        return Step(error=exc)
+    if exc.status_code in situation.final_statuses:
+        return Step(error=exc)
+    if not situation.contacted and not_the_service(exc):
+        if attempts.first_contact_retried:
+            return Step(error=misconfigured(exc, path, settings))
+        return Step(
+            delay=FIRST_CONTACT_RETRY_DELAY,
+            attempts=replace(attempts, first_contact_retried=True),
+        )
+    if not is_retryable(exc) or attempts.retries >= policy.max_retries:
+        return Step(error=exc)
+    limited = isinstance(exc, RateLimitError)
+    retry_after = exc.retry_after if isinstance(exc, RateLimitError) else None
+    return Step(
+        delay=policy.delay(attempts.retries, retry_after),
+        attempts=replace(attempts, retries=attempts.retries + 1),
+        rate_limited=limited,
+    )
+
+
+def not_the_service(exc: ServiceError) -> bool:
+    """Evidence that nothing at the base URL is the service: no connection, or no envelope.
+
+    Example: an HTML 404 -> True; an enveloped 503 -> False; a 429 -> False (a gateway in
+    front of the service may send its own).
+    """
+    if isinstance(exc, RateLimitError):
+        return False
+    return not exc.enveloped or getattr(exc, "before_connecting", False)
+
+
+def proves_contact(outcome: object, *, from_cache: bool) -> bool:
+    """Whether an answer proves the base URL is the service: only a success from the network,
+    or a billed not-found (200 with its code). An enveloped error, a 404 above all, may come
+    from a gateway or from a path that is no endpoint.
+
+    Example: ``proves_contact(envelope, from_cache=False)`` -> True
+    """
+    if from_cache:
+        return False
+    if isinstance(outcome, NotFoundError):
+        return outcome.status_code == 200
+    return not isinstance(outcome, BaseException)
+
+
+def proves_key(outcome: object, path: str, *, from_cache: bool) -> bool:
+    """Whether an answer proves the key works: a success from the network on a path that
+    takes a key (the health probe takes none). Example: ``proves_key(env, PROFILE_PATH,
+    from_cache=False)`` -> True"""
+    return not from_cache and not isinstance(outcome, BaseException) and path != HEALTH_PATH
+
+
+def misconfigured(exc: ServiceError, path: str, settings: Settings) -> ConfigurationError:
+    """The first contact failed twice: name the base URL, what came back, and the setting.
+
+    Example: ``"The base URL http://x does not answer like the service (GET /p, tried twice):
+    ... Check base_url=."``
+    """
+    error = ConfigurationError(
+        f"The base URL {settings.base_url} does not answer like the service (GET {path}, "
+        f"tried twice): {exc.message.rstrip('.')}. Check {settings.base_url_source}.",
+        status_code=exc.status_code,
+        request_id=exc.request_id,
+        url=path,
+    )
+    error.__cause__, error.__suppress_context__ = exc, True  # raised `from exc`
+    return error
+
+
+def no_endpoint(exc: ConfigurationError, path: str, settings: Settings) -> ConfigurationError:
+    """An enveloped 404 without a not-found code: the URL is no endpoint of the service (a
+    person or company not found is a 200 with a code), so name the URL and the setting."""
+    where = f"{settings.base_url}{path}"
+    error = ConfigurationError(
+        f"No endpoint at {where}: the service answered HTTP 404 without a not-found code "
+        f"({exc.server_message}). The base URL should be the service's root; check "
+        f"{settings.base_url_source}",
+        cli_message=f"No endpoint at {where}: the service answered HTTP 404 without a "
+        "not-found code. The base URL should be the service's root; check the "
+        f"{ENV_BASE_URL} environment variable",
+        status_code=404,
+        request_id=exc.request_id,
+        url=path,
+    )
+    error.__suppress_context__ = True  # raised `from None`
+    return error
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """How a 429 changes the pace: ``set`` it to ``per_minute``, ``keep`` it, or ``halve`` it."""
+
+    action: Literal["set", "keep", "halve"]
+    per_minute: float | None = None
+
+
+def slowdown(exc: RateLimitError, current_per_minute: float | None) -> Slowdown:
+    """A 429 always slows the pace: to 95% of the limit it names, else to half.
+
+    Example: a 429 naming ``current_limit: 60`` while pacing at 100/min -> ``Slowdown("set",
+    57.0)``; while pacing at 30/min -> ``Slowdown("keep")``; naming none -> ``Slowdown("halve")``.
+    """
+    errors = exc.errors if isinstance(exc.errors, dict) else {}
+    limit = finite_number(errors.get("current_limit"))
+    if not limit or limit <= 0:
+        return Slowdown("halve")
+    target = limit * RATE_SAFETY_MARGIN
+    if current_per_minute is None or target < current_per_minute:
+        return Slowdown("set", target)
+    return Slowdown("keep")
+
+
+def rate_from_tier(tier: Mapping[str, Any], explicit: float | None) -> float | None:
+    """min(95% of the tier's limit, ``explicit``); ``math.inf``: unpaced; None: the payload
+    names no current tier (the caller falls back and says so).
+
+    Example: ``rate_from_tier({"current_tier": {"limit_per_minute": 60}}, None)`` -> 57.0; a
+    tier with no limit (null or missing) is unmetered: ``math.inf`` unless ``explicit``.
+    """
+    current = tier.get("current_tier")
+    if not isinstance(current, dict):
+        return None
+    limit = finite_number(current.get("limit_per_minute"))
+    server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf
+    return min(server, explicit or math.inf)

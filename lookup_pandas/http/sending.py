@@ -1,0 +1,315 @@
+"""The send chain: cache lookup -> claim -> paced attempts -> one attempt.
+
+Example::
+
+    wire = Wire(session, settings)
+    sender = Sender(wire, attempts, claims, stats, contact)
+    sender.request(PROFILE_PATH, {"handle": "ada"}).data      # a cache hit sends nothing
+
+Each request is prepared once; the cache is looked up once (requests-cache's
+``only_if_cached``); on a miss the answer is claimed among the processes sharing the store,
+then sent in paced attempts, retried as :mod:`lookup_pandas.http.decisions` says, and stored by
+requests-cache without a second lookup. The panel endpoint is neither cached nor paced.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import requests
+from requests_cache import DO_NOT_CACHE, CachedSession
+
+from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
+from ..claims import Claims, claim_or_wait, fresh_lookup
+from ..endpoints import BATCH_PATH, is_panel
+from ..envelope import Envelope
+from ..errors import ConfigurationError, NotFoundError, RateLimitError, ServiceError, TransportError
+from ..pacing import Pacer, pause
+from ..retry import RetryPolicy
+from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from ..stats import StatsCounter
+from .answers import parsed_answer
+from .contact import Contact
+from .decisions import Attempts, Situation, next_step, slowdown
+from .translate import translated_errors
+
+__all__ = ["PacedAttempts", "Sender", "Wire"]
+
+logger = logging.getLogger(__name__)
+_BATCH = BATCH_PATH.rstrip("/")
+
+
+class Wire:
+    """One session: prepare a request once, send copies of it, look the cache up."""
+
+    def __init__(self, session: requests.Session, settings: Settings) -> None:
+        self.session = session
+        self.settings = settings
+        self.cache_on = isinstance(session, CachedSession)
+
+    def url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            raise ConfigurationError("Pass a path such as '/api/data/v1/...', not a full URL.")
+        return self.settings.base_url + "/" + path.lstrip("/")
+
+    def prepare(
+        self, path: str, params: Mapping[str, Any] | None, *, method: str = "GET", body: Any = None
+    ) -> requests.PreparedRequest:
+        """The request, prepared once by the session (its headers, hooks and cookies merged);
+        each send takes a copy, as requests-cache writes its options into the headers.
+        ``body`` is sent as JSON."""
+        header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
+        request = requests.Request(
+            method,
+            self.url(path),
+            params=dict(params or {}),
+            headers={header: self.settings.api_key},
+            json=body,
+        )
+        return self.session.prepare_request(request)
+
+    def send(self, prepared: requests.PreparedRequest, **options: Any) -> requests.Response:
+        """Send a copy of ``prepared`` with requests' own send settings (and the cache's
+        per-request ``options``): what ``Session.request`` would do, without preparing again."""
+        s = self.session
+        return s.send(
+            prepared.copy(),
+            timeout=self.settings.timeout,
+            allow_redirects=True,
+            proxies=s.proxies,
+            stream=False,
+            verify=s.verify,
+            cert=s.cert,
+            **options,
+        )
+
+    def lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
+        """The stored answer (not expired), through requests-cache's own ``only_if_cached``;
+        None on a miss (requests-cache answers 504 then), or when nothing is cached there."""
+        if not self.cache_on or is_panel(path):
+            return None
+        response = self.send(prepared, only_if_cached=True, expire_after=self.settings.expire_after)
+        # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
+        # nothing but 200s is ever stored, so a 504 here is always that.
+        return None if response.status_code == 504 else response
+
+    def cache_key(self, prepared: requests.PreparedRequest) -> str:
+        """The answer's name in the cache (and among the processes sharing the store)."""
+        cache = self.session.cache  # type: ignore[attr-defined]
+        return str(cache.create_key(prepared, verify=self.session.verify))
+
+
+class PacedAttempts:
+    """Paced attempts of one request, retried as :func:`~.decisions.next_step` says."""
+
+    def __init__(
+        self,
+        wire: Wire,
+        policy: RetryPolicy,
+        pacer: Pacer,
+        stats: StatsCounter,
+        contact: Contact,
+    ) -> None:
+        self.wire, self.policy, self.pacer = wire, policy, pacer
+        self.stats, self.contact = stats, contact
+
+    def run(
+        self,
+        prepared: requests.PreparedRequest,
+        path: str,
+        *,
+        cache: bool,
+        cancel: threading.Event | None,
+        final_statuses: frozenset[int],
+        paced: bool = True,
+    ) -> Envelope:
+        """Send until an answer, or a failure :func:`next_step` says to raise. ``paced=False``:
+        free probes sent while the pace is being learned (the panel endpoint is never paced:
+        it is how the pace is learned)."""
+        unpaced = is_panel(path) or not paced
+        extra: dict[str, Any] = {}
+        if self.wire.cache_on:
+            # Per request, as the cache backend (and its settings) is shared by every Client on
+            # the file. The lookup is done: send without a second one, and store the answer if
+            # it is worth keeping; the panel endpoint and batch jobs are never stored.
+            extra = (
+                {"expire_after": self.wire.settings.expire_after, "force_refresh": True}
+                if cache
+                else {"expire_after": DO_NOT_CACHE}
+            )
+        attempts = Attempts()
+        while True:
+            try:
+                if not unpaced:
+                    self.contact.pace(cancel)
+                return self.attempt(prepared, path, extra)
+            except ServiceError as exc:
+                situation = Situation(self.contact.contacted, final_statuses)
+                step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
+                if step.error is not None:
+                    raise step.error  # noqa: B904 - its cause is the decision's
+                failure = exc
+            attempts = step.attempts
+            self._wait(failure, step.delay, attempts, path, unpaced, cancel)
+
+    def _wait(
+        self,
+        failure: ServiceError,
+        delay: float,
+        attempts: Attempts,
+        path: str,
+        unpaced: bool,
+        cancel: threading.Event | None,
+    ) -> None:
+        """Before a retry: count it, slow the pace after a 429, and wait ``delay``."""
+        self.stats.count(retries=1)
+        logger.debug(
+            "retrying %s after %s in %.2fs (retry %d of %d)",
+            path,
+            type(failure).__name__,
+            delay,
+            attempts.retries,
+            self.policy.max_retries,
+        )
+        if isinstance(failure, RateLimitError):
+            self.on_rate_limited(failure)
+            self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
+        if unpaced or not isinstance(failure, RateLimitError):
+            # The panel endpoint takes no slot, so it waits out a Retry-After itself.
+            pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
+
+    def on_rate_limited(self, exc: RateLimitError) -> None:
+        """A 429 always slows the pace (see :func:`~.decisions.slowdown`)."""
+        change = slowdown(exc, self.pacer.per_minute)
+        if change.action == "set":
+            logger.info("rate limited: pacing at %.1f/min", change.per_minute)
+            self.pacer.set_rate(change.per_minute, share=True)
+        elif change.action == "halve":
+            rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
+            logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
+
+    def attempt(
+        self, prepared: requests.PreparedRequest, path: str, extra: dict[str, Any]
+    ) -> Envelope:
+        """One send: its failure translated, its answer counted, parsed and noted."""
+        started = time.perf_counter()
+        try:
+            with translated_errors(prepared.url or "", path, self.wire.settings.timeout):
+                response = self.wire.send(prepared, **extra)
+        except TransportError:
+            self.stats.count(sent=1)
+            raise
+        from_cache = bool(getattr(response, "from_cache", False))
+        if from_cache:
+            self.stats.count(cache_hits=1)
+        else:
+            self.stats.account(response, batch=path.rstrip("/").endswith(_BATCH))
+        logger.debug(
+            "%s %s -> %s%s in %.1f ms",
+            prepared.method,
+            prepared.path_url,  # the path and query: the key is only ever in a header
+            response.status_code,
+            " (cache)" if from_cache else "",
+            1000 * (time.perf_counter() - started),
+        )
+        try:
+            env = parsed_answer(response, path, from_cache=from_cache)
+        except NotFoundError as exc:
+            self.contact.note(exc, path, from_cache=from_cache)
+            raise
+        self.contact.note(env, path, from_cache=from_cache)
+        return env
+
+
+class Sender:
+    """The chain for one request: cache lookup -> claim -> :class:`PacedAttempts`."""
+
+    def __init__(
+        self,
+        wire: Wire,
+        attempts: PacedAttempts,
+        claims: Claims,
+        stats: StatsCounter,
+        contact: Contact,
+    ) -> None:
+        self.wire, self.attempts, self.claims = wire, attempts, claims
+        self.stats, self.contact = stats, contact
+
+    def request(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None,
+        *,
+        refresh: bool = False,
+        cancel: threading.Event | None = None,
+        method: str = "GET",
+        body: Any = None,
+        cache: bool = True,
+        final_statuses: frozenset[int] = frozenset(),
+        paced: bool = True,
+        known_miss: bool = False,
+    ) -> Envelope:
+        """One cache lookup, then paced attempts (see ``Client._request``)."""
+        prepared = self.wire.prepare(path, params, method=method, body=body)
+        cache = cache and method == "GET" and not is_panel(path)
+        claimed: str | None = None
+        if not refresh and cache:
+            stored = None if known_miss else self.wire.lookup(path, prepared)
+            if stored is None:
+                claimed, stored = self.claim(path, prepared, cancel)
+            if stored is not None:
+                if not self.contact.key_proven:
+                    self.contact.check_key()
+                return self.from_cache(stored, path)
+        bought = False  # is the answer in the cache now (a record, or a billed not-found)?
+        try:
+            env = self.attempts.run(
+                prepared,
+                path,
+                cache=cache,
+                cancel=cancel,
+                final_statuses=final_statuses,
+                paced=paced,
+            )
+            bought = True
+            return env
+        except NotFoundError as exc:
+            bought = exc.status_code == 200
+            raise
+        finally:
+            if claimed is not None:
+                self.claims.release([claimed], bought=bought)
+
+    def from_cache(self, stored: requests.Response, path: str) -> Envelope:
+        """A stored answer, counted and parsed; a stored not-found raised, marked cached."""
+        self.stats.count(cache_hits=1)
+        try:
+            return parsed_answer(stored, path, from_cache=True)
+        except ServiceError as exc:  # a stored not-found: paid for earlier
+            exc.from_cache = True
+            raise
+
+    def claim(
+        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+    ) -> tuple[str | None, requests.Response | None]:
+        """(the claim to release, None), or (None, the answer another process bought
+        meanwhile); (None, None) without a cache. See :func:`lookup_pandas.claims.claim_or_wait`."""
+        if not self.wire.cache_on:
+            return None, None
+        return claim_or_wait(
+            self.claims,
+            self.wire.cache_key(prepared),
+            lambda: self.wire.lookup(path, prepared),
+            cancel,
+            self.stats.count_waiting,
+        )
+
+    def fresh_lookup(
+        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+    ) -> requests.Response | None:
+        """The lookup after another holder let go (:func:`lookup_pandas.claims.fresh_lookup`)."""
+        return fresh_lookup(lambda: self.wire.lookup(path, prepared), cancel)

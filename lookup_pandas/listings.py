@@ -1,0 +1,234 @@
+"""The listing functions: a company's employees, people search, the credits tier.
+
+Example::
+
+    lp.search_people("data scientist", max_records=100)   # one row per person, flattened
+    lp.company_employees("acme")                          # every employee, page by page
+    lp.credits_tier()                                     # one row: balance, tier
+
+Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame:
+nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as lists. An empty
+answer is an empty frame. Keyword filters take production's names and are checked before
+anything is sent (:mod:`lookup_pandas.filters`: a misspelt name, a ``limit`` outside 1–50, a text
+filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+import pandas as pd
+
+from .client import Client, check_max_records, resolve_client
+from .endpoints import EMPLOYEES, SEARCH, Listing
+from .errors import ConfigurationError, UsageError
+from .filters import check_listing
+from .frames import records_to_frame
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "FRAMES",
+    "Frame",
+    "company_employees",
+    "credits_tier",
+    "query_value",
+    "search_people",
+]
+
+DEFAULT_LIMIT = 50  # the service's maximum page size: fewer billed pages
+
+Frame = Literal["pandas", "polars"]
+FRAMES = ("pandas", "polars")
+
+
+def _listing(
+    listing: Listing,
+    params: dict[str, Any],
+    *,
+    max_records: int | None,
+    client: Client | None,
+    progress: bool | None,
+    frame: Frame,
+) -> pd.DataFrame | pl.DataFrame:
+    _check_frame(frame)
+    check_max_records(max_records)  # before a client is even built
+    query = {k: query_value(v) for k, v in params.items()}
+    check_listing(listing, query)  # what production would ignore or refuse: nothing sent
+    records = resolve_client(client).paginate(
+        listing.path,
+        query,
+        max_records=max_records,
+        progress=progress,
+    )
+    out = records_to_frame(records)
+    if frame == "pandas":
+        return out
+    from .polars_frames import to_polars
+
+    return to_polars(out)
+
+
+def _check_frame(frame: str) -> None:
+    """``frame`` is "pandas" or "polars" (UsageError), and polars can be used (else a
+    ConfigurationError naming the extra): checked before anything is sent."""
+    if frame not in FRAMES:
+        raise UsageError(f"frame must be one of {', '.join(map(repr, FRAMES))}, not {frame!r}.")
+    if frame == "polars":
+        try:
+            import polars  # noqa: F401
+        except ImportError as exc:
+            raise ConfigurationError(
+                "frame='polars' needs polars, which is not installed: "
+                "pip install 'lookup-pandas[polars]'."
+            ) from exc
+        from .polars_frames import require_pyarrow
+
+        require_pyarrow()
+
+
+def query_value(value: Any) -> Any:
+    """A Python filter value as the service reads it: ``True`` -> ``"true"``, a list of slugs
+    or skills -> ``"a,b"``; anything else unchanged.
+
+    Example: ``query_value(["acme", "globex"]) == "acme,globex"``
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        return ",".join(query_value(v) if isinstance(v, bool) else str(v) for v in items)
+    return value
+
+
+@overload
+def company_employees(
+    slug: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def company_employees(
+    slug: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
+def company_employees(
+    slug: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+    **filters: Any,
+) -> pd.DataFrame | pl.DataFrame:
+    """Every employee of company ``slug``, one row each (page- or cursor-paged, detected).
+
+    Example: ``lp.company_employees("acme", title="engineer", sort="newest")``. An unknown
+    company raises NotFoundError; a company with no employees gives an empty frame. Filters
+    take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
+    ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
+
+    Refused with a UsageError before anything is sent: another filter name
+    (the message suggests the closest, ``geo_contry_code`` -> ``geo_country_code``), a blank
+    ``slug``, ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a
+    ``geo_country_code`` that is not two letters (see :data:`lookup_pandas.endpoints.EMPLOYEES`).
+    ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
+
+    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
+    :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
+    ``pip install 'lookup-pandas[polars]'``.
+    """
+    return _listing(
+        EMPLOYEES,
+        {"slug": slug, "limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )
+
+
+@overload
+def search_people(
+    title: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def search_people(
+    title: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
+def search_people(
+    title: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+    **filters: Any,
+) -> pd.DataFrame | pl.DataFrame:
+    """People whose title matches ``title``, one row each, walking the cursor pages.
+
+    Example: ``lp.search_people("engineer", geo_country_code="DE", current_only=True,
+    max_records=200)``
+
+    Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
+    ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
+    ``skills_match``), ``current_only`` and the rest of
+    :data:`lookup_pandas.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
+    ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
+    promised; ``lp.overview(frame)`` shows name, headline, company and city.
+
+    Refused with a UsageError before anything is sent: another filter name
+    (the message suggests the closest, ``country`` -> ``geo_country_code``), ``limit`` outside
+    1–50, ``title``, ``first_name``, ``last_name``, ``headline``, ``summary`` or ``geo_city``
+    under 3 characters (stripped; an empty title too), a ``geo_country_code`` that is not two
+    letters. ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
+
+    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
+    :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
+    ``pip install 'lookup-pandas[polars]'``.
+    """
+    return _listing(
+        SEARCH,
+        {"title": title, "limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )
+
+
+def credits_tier(*, client: Client | None = None) -> pd.DataFrame:
+    """The credits tier as a one-row frame (``balance``, ``current_tier.name``, ...); not cached.
+
+    Example: ``lp.credits_tier()["current_tier.limit_per_minute"].item()``
+    """
+    return records_to_frame([resolve_client(client).credits_tier()])

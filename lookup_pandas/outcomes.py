@@ -1,0 +1,183 @@
+"""What an enrichment gives back: each handle's outcome, the job's summary, the estimate.
+
+Example::
+
+    Outcome(OK, {"id": "prsn_1", "handle": "ada"})      # one distinct handle's answer
+    str(summary)   # "3 rows (2 ok, 0 not_found, 1 invalid, 0 error) in 0.1s: 0 cached, ..."
+    invalid_error("  ")                                  # "invalid handle: empty"
+
+Shapes only: nothing here reads the cache or sends anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+
+from .errors import NotFoundError, ServiceError
+from .handles import invalid_reason
+
+__all__ = [
+    "ERROR",
+    "INVALID",
+    "NOT_FOUND",
+    "OK",
+    "STATUSES",
+    "Errors",
+    "Estimate",
+    "JobSummary",
+    "Lookup",
+    "Method",
+    "OnRecord",
+    "Outcome",
+    "handed",
+    "invalid_error",
+    "row_error",
+]
+
+Errors = Literal["coerce", "raise"]
+Method = Literal["auto", "batch", "single"]
+OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
+STATUSES = (OK, NOT_FOUND, INVALID, ERROR)
+
+#: Takes each record found, ``(handle, record)``: see ``lookup_values(on_record=...)``.
+OnRecord = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What an enrichment would do, told without sending anything.
+
+    Example: ``Estimate(rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single")``.
+
+    ``to_fetch`` is the number of billable items it would pay for (single calls or batch
+    items: the same count). ``method`` is how it would fetch them: ``"batch"``, ``"single"``
+    or ``"none"`` (nothing to fetch); with ``method="auto"`` a service whose batch support is
+    not known yet is assumed to have it (a 404 to the first submit falls back to single).
+    ``jobs`` and ``polls`` count the batch calls: new batch jobs, and polls (at ASSUMED_PAGE
+    results each, plus one a batch job) of the new and the stored ones. ``seconds`` is the
+    expected duration from the Client's pace: a slot per single call, ``jobs + polls`` slots
+    plus one poll interval for batch; None when the pace is not known yet (nothing has been
+    sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
+    unmetered (then latency, not the pace, decides).
+    """
+
+    rows: int
+    valid: int
+    unique: int
+    cached: int
+    to_fetch: int
+    method: str = "none"
+    jobs: int = 0
+    polls: int = 0
+    seconds: float | None = None
+    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``: collected,
+    #: not submitted again; ``stored_items`` of ``to_fetch`` are in them.
+    stored_jobs: int = 0
+    stored_items: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One distinct handle's answer: its status, its record (ok) or the reason (else).
+
+    Example: ``Outcome(NOT_FOUND, error="Not found", exc=exc)``; ``exc`` is what
+    ``errors="raise"`` raises.
+    """
+
+    status: str
+    record: dict[str, Any] | None = None
+    error: str | None = None
+    exc: ServiceError | None = None
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    """What one enrichment did: the same counts its progress bar showed, and the traffic.
+
+    Example: ``str(summary)`` -> ``"250 rows (225 ok, 10 not_found, 15 invalid, 0 error) in
+    4.1s: 0 cached, 190 fetched, 0 failed; 191 requests sent, 0 answered 429, 0 retries;
+    190 credits"``. ``cached`` / ``fetched`` / ``failed`` count distinct handles: each is
+    looked up in the cache once, and a miss is fetched (and paid for) once. ``jobs`` (also
+    ``batch_jobs``) counts the batch jobs polled: submitted by this run, or resumed.
+    """
+
+    rows: int
+    statuses: dict[str, int]  # ok / not_found / invalid / error -> rows
+    cached: int
+    fetched: int
+    failed: int
+    credits: float
+    requests: int  # sent to the network, retries and the tier look-up included
+    rate_limited: int  # answers 429
+    retries: int
+    seconds: float
+    jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
+
+    @property
+    def batch_jobs(self) -> int:
+        """The batch jobs polled: the same as ``jobs``."""
+        return self.jobs
+
+    def __str__(self) -> str:
+        statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in STATUSES)
+        n = self.jobs
+        jobs = f" ({n} batch job{'s' * (n != 1)})" if n else ""
+        return (
+            f"{self.rows} rows ({statuses}) in {self.seconds:.1f}s: {self.cached} cached, "
+            f"{self.fetched} fetched{jobs}, {self.failed} failed; {self.requests} requests sent, "
+            f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
+        )
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The result of an enrichment, one entry per input value, in input order.
+
+    Example: ``result.status`` -> ``["ok", "invalid"]``; ``result.fields`` has a row per value.
+    """
+
+    handles: list[str | None]  # the normalised handle of each row (None: invalid)
+    status: list[str]  # ok | not_found | invalid | error
+    error: list[str | None]  # the reason, for every status but ok
+    fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none;
+    # no columns when the records went to ``on_record``)
+    summary: JobSummary
+
+
+def handed(on_record: OnRecord | None, handle: str, outcome: Outcome) -> Outcome:
+    """``outcome``, its record handed to ``on_record`` and not kept, when there are both.
+
+    Example: ``handed(None, "ada", o) is o``; with a callable, ``o.record`` goes to it.
+    """
+    if on_record is None or outcome.record is None:
+        return outcome
+    on_record(handle, outcome.record)
+    return dataclasses.replace(outcome, record=None)
+
+
+def row_error(handle: str, outcome: Outcome) -> ServiceError:
+    """The failure as the exception it was (NotFoundError, ServerError, ...), naming the handle.
+
+    Example: ``row_error("ada", Outcome(NOT_FOUND, error="Not found"))`` -> ``NotFoundError(
+    "Not found (handle 'ada')")``.
+    """
+    exc = outcome.exc or NotFoundError(outcome.error or "Not found")
+    named = copy.copy(exc)
+    named.message = f"{exc.message} (handle {handle!r})"
+    named.args = (named.message,)
+    return named
+
+
+def invalid_error(value: Any, fold_case: bool = True) -> str:
+    """The ``lookup_error`` of a row whose value is not a handle (its status is ``invalid``).
+
+    Example: ``invalid_error("  ")`` -> ``"invalid handle: empty"``; ``fold_case`` as the job's
+    (it decides whether ``"@#NA"`` is a handle).
+    """
+    return f"invalid handle: {invalid_reason(value, fold_case=fold_case)}"

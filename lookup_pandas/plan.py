@@ -1,0 +1,223 @@
+"""The enrichment's plan, pure: what is cached, what to buy, batch or single, the budget.
+
+Example::
+
+    p = plan(["ada", "grace"], cached={"ada": Outcome(OK, {...})}.get, stored=[],
+             options=Options(max_calls=5), batch_supported=None)
+    p.read_ahead, p.to_fetch, p.batch     # True, ("grace",), False: below AUTO_THRESHOLD
+    planned(estimate, client)             # an Estimate with its method, polls and seconds
+
+Nothing here sends anything or reads a clock: the cache is a callable handed in (called only
+when the plan needs the answers ahead of the run), the stored batch jobs a list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .batch import MAX_JOB_ITEMS, METHODS, use_batch
+from .errors import BudgetExceededError, UsageError
+from .outcomes import Errors, Estimate, Method, Outcome
+from .store import StoredJob
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__all__ = [
+    "ASSUMED_PAGE",
+    "Options",
+    "Plan",
+    "check_budget",
+    "check_method",
+    "check_options",
+    "plan",
+    "planned",
+    "stored_batch_jobs_holding",
+]
+
+#: Results per poll assumed by an estimate: production does not document its page size (the
+#: emulator's default is 100).
+ASSUMED_PAGE = 100
+
+
+@dataclass(frozen=True)
+class Options:
+    """The job's options that shape its plan. Example: ``Options(refresh=True, max_calls=10)``."""
+
+    refresh: bool = False
+    max_calls: int | None = None
+    errors: Errors = "coerce"
+    method: Method = "auto"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one enrichment does before it pays for anything.
+
+    Example: ``Plan(cached={}, to_fetch=("ada",), batch=False)`` is the fast path: one pool
+    of single calls, each reading the cache itself.
+
+    ``cached``: the answers read ahead (empty unless ``read_ahead``); ``to_fetch``: the rest,
+    to buy (or, on the fast path, to look up call by call); ``batch``: submit batch jobs for
+    them; ``stored_batch_jobs``: stored batch jobs that hold some distinct handle (polled when
+    ``resume``, else only forgotten once their inputs are cached); ``check_key``: answers
+    were read ahead, so a key never seen to work is checked (free) before they are used.
+    """
+
+    cached: Mapping[str, Outcome] = field(default_factory=dict)
+    to_fetch: tuple[str, ...] = ()
+    batch: bool = False
+    stored_batch_jobs: tuple[StoredJob, ...] = ()
+    resume: bool = False
+    read_ahead: bool = False
+
+    @property
+    def check_key(self) -> bool:
+        """Answers read ahead are about to be used: the key must be known to work."""
+        return bool(self.cached)
+
+    @property
+    def batch_run(self) -> bool:
+        """Batch jobs are submitted or stored ones looked at: a BatchRun is needed."""
+        return self.batch or bool(self.stored_batch_jobs)
+
+
+def plan(
+    distinct: Sequence[str],
+    *,
+    cached: Callable[[str], Outcome | None],
+    stored: Sequence[StoredJob],
+    options: Options,
+    batch_supported: bool | None,
+) -> Plan:
+    """The plan for ``distinct`` handles, or BudgetExceededError (nothing sent).
+
+    Example: ``plan(["ada"], cached={}.get, stored=[], options=Options(),
+    batch_supported=None)`` -> ``Plan(to_fetch=("ada",))``, ``cached`` never called.
+
+    ``cached(handle)``: the stored answer, or None when it must be fetched; it is called only
+    when the plan needs to know ahead: a budget must count what is to pay, ``errors="raise"``
+    meets a cached failure before paying, and batch jobs (new or stored) are for what the cache
+    does not hold. ``stored``: every stored batch job; those holding none of ``distinct`` are
+    left alone.
+    """
+    jobs = tuple(stored_batch_jobs_holding(stored, distinct))
+    resume = bool(jobs) and not options.refresh
+    method = options.method
+    if options.refresh:
+        check_budget(len(distinct), 0, len(distinct), options.max_calls)  # all are billed
+        return Plan(
+            to_fetch=tuple(distinct),
+            batch=use_batch(method, len(distinct), batch_supported),
+            stored_batch_jobs=jobs,
+        )
+    fast = (
+        options.max_calls is None
+        and options.errors == "coerce"
+        and not resume
+        and not use_batch(method, len(distinct), batch_supported)
+    )
+    if fast:  # each call reads the cache, or fetches
+        return Plan(to_fetch=tuple(distinct), stored_batch_jobs=jobs)
+    found = {h: o for h in distinct if (o := cached(h)) is not None}
+    to_fetch = tuple(h for h in distinct if h not in found)
+    check_budget(len(to_fetch), len(found), len(distinct), options.max_calls)
+    return Plan(
+        cached=found,
+        to_fetch=to_fetch,
+        batch=use_batch(method, len(to_fetch), batch_supported),
+        stored_batch_jobs=jobs,
+        resume=resume,
+        read_ahead=True,
+    )
+
+
+def check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
+    """BudgetExceededError when ``needed`` billable calls are more than ``max_calls``.
+
+    Example: ``check_budget(3, 1, 4, max_calls=2)`` raises; ``max_calls=None`` never does.
+    """
+    if max_calls is not None and needed > max_calls:
+        raise BudgetExceededError(
+            f"This enrichment needs {needed} billable calls ({cached} of {distinct} distinct "
+            f"handles are cached), more than max_calls={max_calls}. Nothing was sent.",
+            needed=needed,
+            allowed=max_calls,
+        )
+
+
+def stored_batch_jobs_holding(
+    stored: Sequence[StoredJob], handles: Sequence[str]
+) -> list[StoredJob]:
+    """The stored batch jobs (of earlier, interrupted runs) that hold any of ``handles``.
+
+    Example: ``stored_batch_jobs_holding([StoredJob("j", ("ada",), 0.0)], ["bob"])`` -> ``[]``.
+    """
+    if not stored:
+        return []
+    wanted = set(handles)
+    return [job for job in stored if not wanted.isdisjoint(job.inputs)]
+
+
+def check_method(method: str) -> None:
+    """``method`` is one of auto / batch / single, else a UsageError (nothing is sent).
+
+    Example: ``check_method("bulk")`` raises UsageError.
+    """
+    if method not in METHODS:
+        raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+
+
+def check_options(errors: str, max_calls: int | None) -> None:
+    """The job's options, checked before anything is read or sent (UsageError).
+
+    Example: ``check_options("ignore", None)`` and ``check_options("raise", -1)`` raise.
+    """
+    if errors not in ("coerce", "raise"):
+        raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
+    if max_calls is not None and (
+        isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0
+    ):
+        raise UsageError(f"max_calls must be a whole number >= 0 or None, not {max_calls!r}")
+
+
+def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
+    pace as it stands (call again after ``client.learn_pace()`` to time it).
+
+    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)
+    .method`` -> ``"single"``.
+    """
+    rest = est.to_fetch - est.stored_items  # what no stored batch job holds
+    batch = use_batch(method, rest, client.batch_supported)
+    jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
+    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
+    if est.stored_jobs:  # collected whatever the method
+        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
+    by_batch = batch or (est.stored_jobs and rest == 0)
+    return dataclasses.replace(
+        est,
+        method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
+        jobs=jobs,
+        polls=polls,
+        seconds=_expected_seconds(client, rest if not batch else 0, jobs, polls),
+    )
+
+
+def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> float | None:
+    """How long fetching takes at the Client's pace: a slot per single call, or per submit and
+    poll plus one poll interval for batch; None when the pace is unknown or there is none."""
+    per_minute = (
+        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
+    )
+    if to_fetch == 0 and polls == 0:
+        return 0.0
+    if not per_minute:
+        return None
+    seconds = to_fetch * 60.0 / per_minute  # single calls
+    if polls:
+        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
+    return seconds

@@ -1,0 +1,135 @@
+"""The Lua scripts of the Redis store: the pace on the server's clock, and claims many at a time.
+
+Example::
+
+    reserve = connection.register_script(RESERVE)
+    reserve(keys=["lookup_pandas:<ns>:pace"], args=["1050000"])   # b"0": the slot starts now
+
+Each reads Redis ``TIME`` where it needs the time, so every machine takes its turn on the
+server's clock. State is kept in microseconds (integers below 2^53: exact in Lua's doubles).
+"""
+
+from __future__ import annotations
+
+from .common import DONE_SECONDS
+
+__all__ = [
+    "ABANDON",
+    "CLAIM",
+    "DEFER",
+    "DONE",
+    "PACE_KEEP_MS",
+    "RELEASE",
+    "RENEW",
+    "REPLACE_JOB",
+    "RESERVE",
+    "SLOW_TO",
+]
+
+#: How long the pace hash outlives the latest time it records, in milliseconds.
+PACE_KEEP_MS = 300_000
+DONE = "done"  # a claim's value once released (holder names hold "|": never this)
+
+# -- the pace: three scripts on one hash, all on the server's clock -------------------------------
+
+# State in microseconds of Redis TIME (integers below 2^53: exact in Lua's doubles), written
+# with %.0f, as Lua's own number format would round them.
+_PACE_READ = """
+if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5: TIME, then writes
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local p = redis.call('HMGET', KEYS[1], 'next', 'deferred', 'floor', 'floor_until')
+local nxt = tonumber(p[1]) or 0
+local deferred = tonumber(p[2]) or 0
+local floor = tonumber(p[3]) or 0
+local floor_until = tonumber(p[4]) or 0
+"""
+_PACE_SAVE = f"""
+local function us(x) return string.format('%.0f', x) end
+redis.call('HSET', KEYS[1], 'next', us(nxt), 'deferred', us(deferred), 'floor', us(floor),
+           'floor_until', us(floor_until))
+local last = math.max(nxt, deferred, floor_until, now)
+redis.call('PEXPIRE', KEYS[1], us(math.floor((last - now) / 1000) + {PACE_KEEP_MS}))
+"""
+# ARGV: interval (µs). Returns the wait for the slot taken, in µs, as text.
+RESERVE = (
+    _PACE_READ
+    + """
+local slot = math.max(now, nxt, deferred)
+local step = tonumber(ARGV[1])
+if floor_until > now and floor > step then step = floor end
+nxt = slot + step
+"""
+    + _PACE_SAVE
+    + "return string.format('%.0f', slot - now)\n"
+)
+# ARGV: seconds (µs) during which no slot starts.
+DEFER = (
+    _PACE_READ
+    + """
+local untl = now + math.max(0, tonumber(ARGV[1]))
+nxt = math.max(nxt, untl)
+deferred = math.max(deferred, untl)
+"""
+    + _PACE_SAVE
+    + "return 0\n"
+)
+# ARGV: interval (µs), how long it holds (µs).
+SLOW_TO = (
+    _PACE_READ
+    + """
+local interval = tonumber(ARGV[1])
+if floor_until > now and floor >= interval then return 0 end
+floor = interval
+floor_until = now + tonumber(ARGV[2])
+"""
+    + _PACE_SAVE
+    + "return 0\n"
+)
+
+# -- claims: KEYS are claim keys; ARGV[1] the holder --------------------------------------------
+
+# ARGV[2]: ttl (ms). Per key: 0 MINE, 1 BUSY, 2 RECHECK.
+CLAIM = f"""
+local out = {{}}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v and v ~= '{DONE}' and v ~= ARGV[1] then
+    out[i] = 1
+  else
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    if v == '{DONE}' then out[i] = 2 else out[i] = 0 end
+  end
+end
+return out
+"""
+# ARGV[2]: ttl (ms).
+RENEW = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
+end
+return 0
+"""
+# KEYS[1]: a jobs hash; ARGV: job id, the entry as read, the new entry ("": remove the job).
+# 1 when replaced; 0 when the entry is no longer what was read.
+REPLACE_JOB = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
+else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+return 1
+"""
+# Claims let go of without an answer bought: gone, so the next claimant buys at once.
+ABANDON = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 0
+"""
+RELEASE = f"""
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('SET', key, '{DONE}', 'PX', {round(DONE_SECONDS * 1000)})
+  end
+end
+return 0
+"""

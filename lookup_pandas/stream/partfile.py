@@ -1,0 +1,65 @@
+"""A text file that appears under its name only when complete (``.<name>.<random>.part``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+from types import TracebackType
+from typing import TextIO
+
+
+class PartFile:
+    """A text file that appears under its name only when complete.
+
+    Example::
+
+        with PartFile("out.csv") as part:   # writes .out.csv.<random>.part beside it
+            part.handle.write("a,b\\n")
+            part.commit()                    # renamed onto out.csv (os.replace: atomic)
+
+    Leaving the block without ``commit()`` (an error, Ctrl-C) removes the part file, and
+    ``out.csv`` is as it was. The part file is made in the real target's directory (a
+    symbolic link is followed, as writing through it would), with the mode a new file gets
+    (the umask applies), or the mode of the file it replaces. UTF-8, no newline translation:
+    the bytes ``DataFrame.to_csv(path)`` would write.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.target = Path(os.path.realpath(path))
+        self.path = self.target.with_name(f".{self.target.name}.{secrets.token_hex(4)}.part")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            self.handle: TextIO = open(fd, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        except BaseException:
+            os.close(fd)
+            self.path.unlink(missing_ok=True)
+            raise
+        self.committed = False
+
+    def commit(self) -> None:
+        """Close the part file and put it in place of the target, at once."""
+        self.handle.close()
+        with contextlib.suppress(FileNotFoundError):  # a new file: the mode it was made with
+            os.chmod(self.path, stat.S_IMODE(os.stat(self.target).st_mode))
+        os.replace(self.path, self.target)
+        self.committed = True
+
+    def discard(self) -> None:
+        """Close and remove the part file (nothing happens to the target)."""
+        self.handle.close()
+        self.path.unlink(missing_ok=True)
+
+    def __enter__(self) -> PartFile:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self.committed:
+            self.discard()

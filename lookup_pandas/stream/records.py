@@ -1,0 +1,126 @@
+"""Records kept as JSON text by handle, and the dtypes one frame of them all would have."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..frames import flatten, records_to_frame, with_nullable_dtypes
+
+#: A flattened record's fields, each with the type of its value (None: missing).
+_Layout = tuple[tuple[str, type | None], ...]
+
+
+class RecordStore:
+    """Records kept flattened, as JSON text, by handle: what ``lookup_values(on_record=
+    store.add)`` hands over; and their layouts, for :class:`ColumnKinds`.
+
+    Example::
+
+        store = RecordStore()
+        store.add("ada", {"id": "prsn_1", "handle": "ada", "geo": {"city": "Oslo"}, "n": 3})
+        store.add("bob", {"id": "prsn_2", "handle": "bob", "geo": {"city": "Rome"}, "n": 4})
+        list(store.examples(["ada", "bob"]))   # one record of each layout, in that order:
+                                               # [{"id": "prsn_1", ..., "n": 3}]
+        store.pop("ada")      # {"id": "prsn_1", "handle": "ada", "geo.city": "Oslo", "n": 3}
+
+    JSON keeps every value as it came (keys in order, 3 not 3.0) in about a tenth of the memory
+    of the record as Python objects. A record's layout is its fields and the type of each value
+    (missing or not): records of one layout type a column alike, so one of each is enough for
+    :class:`ColumnKinds`, and a file's records share a few layouts.
+    """
+
+    def __init__(self) -> None:
+        self._text: dict[str, str] = {}
+        self._layout: dict[str, _Layout] = {}  # handle -> its layout
+        self._shared: dict[Any, Any] = {}  # each layout, and each of its fields, kept once
+        self._sample: dict[tuple[str, type], Any] = {}  # (field, type) -> a value of it
+
+    def add(self, handle: str, record: dict[str, Any]) -> None:
+        flat = flatten(record)
+        shared = self._shared
+        fields = []
+        for name, value in flat.items():
+            field = (name, None if _missing(value) else type(value))
+            if field not in shared:
+                shared[field] = field
+                if field[1] is not None:
+                    self._sample[(name, field[1])] = value
+            fields.append(shared[field])
+        layout = tuple(fields)
+        self._layout[handle] = shared.setdefault(layout, layout)
+        self._text[handle] = json.dumps(flat)
+
+    def pop(self, handle: str) -> dict[str, Any]:
+        """The flattened record, which the store lets go of."""
+        del self._layout[handle]
+        flat: dict[str, Any] = json.loads(self._text.pop(handle))
+        return flat
+
+    def examples(self, handles: Iterable[str]) -> Iterator[dict[str, Any]]:
+        """For each layout, in the order of ``handles``' records, a flattened record of it (a
+        value of each field's type, or None)."""
+        seen: set[_Layout] = set()
+        for handle in handles:
+            layout = self._layout[handle]
+            if layout not in seen:
+                seen.add(layout)
+                yield {name: kind and self._sample[(name, kind)] for name, kind in layout}
+
+    def __contains__(self, handle: object) -> bool:
+        return handle in self._text
+
+    def __len__(self) -> int:
+        return len(self._text)
+
+
+def _missing(value: Any) -> bool:
+    """A value pandas counts as missing in a column of JSON values (None, NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+class ColumnKinds:
+    """The columns of flattened records, in first-seen order, and the dtype each would have
+    in one frame of them all, seen a record at a time.
+
+    Example::
+
+        kinds = ColumnKinds()
+        kinds.add({"id": "p1", "n": 3})
+        kinds.add({"id": "p2", "n": 3.5, "x": None})
+        kinds.columns          # ["id", "n", "x"]
+        kinds.dtypes()         # {"id": "str", "n": "float64"}: x holds no value
+
+    ``records_to_frame`` infers a column's dtype from the types of its values (pandas'
+    ``infer_dtype``: the first value's type, and which types there are), not from the values
+    themselves; so the first value of each type, in the order the records give them, types a
+    small frame exactly as the whole column (and a record whose fields and types of values were
+    seen before adds nothing: :meth:`RecordStore.examples`). The dtypes are the nullable ones
+    (``Int64``, ``boolean``: rows without a record take missing values); pandas writes them as
+    it writes
+    ``int64`` and ``bool``.
+    """
+
+    def __init__(self) -> None:
+        self._firsts: dict[str, dict[type, Any]] = {}  # column -> type -> its first value
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._firsts)
+
+    def add(self, flat: dict[str, Any]) -> None:
+        """Take a flattened record (:func:`lookup_pandas.frames.flatten`)."""
+        for name, value in flat.items():
+            firsts = self._firsts.setdefault(name, {})
+            if not _missing(value):
+                firsts.setdefault(type(value), value)
+
+    def dtypes(self) -> dict[str, Any]:
+        """The dtype of each column that holds a value (one with none stays object)."""
+        sample = [{name: v} for name, firsts in self._firsts.items() for v in firsts.values()]
+        if not sample:
+            return {}
+        typed = with_nullable_dtypes(records_to_frame(sample))
+        return {str(name): dtype for name, dtype in typed.dtypes.items()}

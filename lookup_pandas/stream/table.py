@@ -1,0 +1,175 @@
+"""Pass 2 of a chunked CSV: each distinct handle's new cells as CSV once; chunks pick theirs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..api import ERROR_COLUMN, STATUS_COLUMN
+from ..enrich import Lookup
+from ..frames import PERSON_FIELDS, prefixed_names, to_csv_cells
+from ..outcomes import INVALID, OK
+from .csvtext import TERMINATOR, csv_header, csv_parts
+from .records import ColumnKinds, RecordStore
+from .scan import HandleMap, InputChanged, Mapped
+
+#: Rows joined into one string before it is written (a few MiB of text).
+BATCH_ROWS = 5_000
+#: Distinct handles whose cells are written as CSV at once when the table is built.
+TABLE_SLICE = 2_000
+
+
+class HandleTable:
+    """The new cells of every distinct handle, written as CSV once; rows pick theirs.
+
+    Example::
+
+        records = RecordStore()
+        result = lookup_values(["ada", "unknown-x"], client=client, on_record=records.add)
+        table = HandleTable(["ada", "unknown-x"], result, "profile_", records)
+        table.columns      # ["profile_id", "profile_handle", ..., "lookup_status",
+                           #  "lookup_error"]
+        chunk = enrich_chunk(pd.DataFrame({"handle": ["ADA", "", "unknown-x"]}), "handle",
+                             table, HandleMap())
+        chunk.statuses     # {"ok": 1, "invalid": 1, "not_found": 1}
+
+    ``result`` is :func:`lookup_pandas.enrich.lookup_values` over ``distinct`` (one value
+    each, in first-seen order), which handed its records to ``records``; the table takes them
+    out of it (``records`` is left empty). The cells are what ``enrich_profiles`` over the
+    whole file would give: PERSON_FIELDS, then the other fields in first-seen order over all
+    the records, each column with the dtype it would have over them all (:class:`ColumnKinds`,
+    from one record of each layout); then the records are read back, TABLE_SLICE handles at a
+    time, typed so, and written. Lists and dicts become JSON text (``to_csv_cells``), and
+    pandas writes each handle's cells, status and error as CSV once: a row's new cells are then
+    that text, not a frame to format again (so no row is ever reindexed into a frame: 3 cannot
+    become 3.0). A row without a handle gets empty cells, status ``invalid`` and its reason,
+    written once per reason.
+    """
+
+    def __init__(
+        self, distinct: Sequence[str], result: Lookup, prefix: str, records: RecordStore
+    ) -> None:
+        if len(result.status) != len(distinct):
+            raise ValueError("result must be the lookup of `distinct`, one value each")
+        found = [h for h, status in zip(distinct, result.status, strict=True) if status == OK]
+        if len(records) != len(found) or not all(h in records for h in found):
+            raise ValueError("records must hold the record of every handle found, and no other")
+        kinds = ColumnKinds()
+        for example in records.examples(found):
+            kinds.add(example)
+        fields = [*PERSON_FIELDS, *(c for c in kinds.columns if c not in PERSON_FIELDS)]
+        dtypes = kinds.dtypes()
+        names = prefixed_names(fields, prefix)
+        self.columns: list[str] = [*(names[c] for c in fields), STATUS_COLUMN, ERROR_COLUMN]
+        self._index = pd.Index(list(distinct), dtype=object)
+        self._status = np.array(result.status, dtype=object)
+        self._tails = np.empty(len(distinct), dtype=object)
+        # A slice at a time: the records of one slice are Python objects at once, each cell is
+        # written on its own, and the text of the whole table is never in memory twice.
+        for start in range(0, len(distinct), TABLE_SLICE):
+            stop = start + TABLE_SLICE
+            here = [h for h in distinct[start:stop] if h in records]  # found
+            flats = [records.pop(h) for h in here]
+            raw = pd.DataFrame(flats, index=pd.Index(here, dtype=object), dtype=object)
+            typed = raw.astype({c: dtypes[c] for c in raw.columns if c in dtypes})
+            rows = typed.reindex(index=pd.Index(distinct[start:stop], dtype=object), columns=fields)
+            cells = to_csv_cells(rows.rename(columns=names).reset_index(drop=True))
+            found_cells = cells.assign(
+                **{
+                    STATUS_COLUMN: pd.Series(result.status[start:stop], cells.index, "str"),
+                    ERROR_COLUMN: pd.Series(result.error[start:stop], cells.index, "str"),
+                }
+            )
+            self._tails[start:stop] = csv_parts(found_cells)
+        # a row without a record: the cells of no record
+        self._blank = pd.DataFrame(index=[0], columns=self.columns[:-2], dtype=object)
+        self._invalid: dict[str, str] = {}  # reason -> the row's new cells, as CSV
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def header(self, columns: Sequence[Any]) -> str:
+        """The output's header line: ``columns`` (the input's), then the new ones."""
+        return csv_header([*columns, *self.columns])
+
+    def _invalid_tail(self, error: str) -> str:
+        tail = self._invalid.get(error)
+        if tail is None:
+            row = self._blank.assign(
+                **{
+                    STATUS_COLUMN: pd.Series([INVALID], index=self._blank.index, dtype="str"),
+                    ERROR_COLUMN: pd.Series([error], index=self._blank.index, dtype="str"),
+                }
+            )
+            tail = self._invalid[error] = csv_parts(row)[0]
+        return tail
+
+    def tails(self, mapped: Mapped) -> tuple[np.ndarray[Any, np.dtype[np.object_]], list[str]]:
+        """For each distinct value of ``mapped``: the new cells as CSV, and the status.
+
+        Raises InputChanged for a handle the table does not hold (pass 1 did not see it).
+        """
+        valid = mapped.valid
+        where = np.asarray(
+            self._index.get_indexer(pd.Index(mapped.handles, dtype=object)), dtype=np.intp
+        )
+        unknown = valid & (where < 0)
+        if unknown.any():
+            first = mapped.handles[np.flatnonzero(unknown)[0]]
+            raise InputChanged(f"handle {first!r} was not in it when it was first read")
+        tails = np.empty(len(where), dtype=object)
+        statuses = np.empty(len(where), dtype=object)
+        if len(self._index):
+            at = np.where(valid, where, 0)
+            tails[:] = self._tails[at]
+            statuses[:] = self._status[at]
+        for i in np.flatnonzero(~valid).tolist():  # few: one per kind of invalid value
+            tails[i] = self._invalid_tail(mapped.errors[i])
+            statuses[i] = INVALID
+        return tails, statuses.tolist()
+
+
+@dataclass(frozen=True)
+class EnrichedChunk:
+    """A chunk with its new cells joined on, as CSV text (no header), and its rows' statuses.
+
+    ``batches()`` yields the text a few thousand rows at a time, so that the rows of a large
+    chunk are never all in memory as text at once.
+    """
+
+    rows: int
+    statuses: dict[str, int]
+    _inputs: list[str]
+    _tails: np.ndarray[Any, np.dtype[np.object_]]
+
+    def batches(self, rows: int = BATCH_ROWS) -> Iterator[str]:
+        for start in range(0, self.rows, rows):
+            stop = start + rows
+            pairs = zip(self._inputs[start:stop], self._tails[start:stop], strict=True)
+            yield TERMINATOR.join(map(",".join, pairs)) + TERMINATOR
+
+
+def enrich_chunk(
+    chunk: pd.DataFrame, column: str, table: HandleTable, handles: HandleMap
+) -> EnrichedChunk:
+    """``chunk`` (its columns untouched) with the table's cells for each row joined on.
+
+    Example: ``"".join(enrich_chunk(chunk, "handle", table, handles).batches())`` is, byte for
+    byte, ``to_csv_cells(chunk.lookup.enrich_profiles("handle")).to_csv(index=False,
+    header=False)`` when ``table`` was built from the handles of ``chunk`` alone, and a row of
+    the whole file's output when built from the whole file's. ``chunk`` is not modified.
+    """
+    mapped = handles.map(chunk[column])
+    tails, statuses = table.tails(mapped)
+    codes = mapped.codes % len(tails)  # -1 (a missing value) is the last entry
+    counts: dict[str, int] = {}
+    for status, n in zip(statuses, np.bincount(codes, minlength=len(tails)).tolist(), strict=True):
+        if n:
+            counts[status] = counts.get(status, 0) + n
+    return EnrichedChunk(
+        rows=len(chunk), statuses=counts, _inputs=csv_parts(chunk), _tails=tails[codes]
+    )

@@ -1,0 +1,258 @@
+"""The command line's parser and the typed options it makes, without a socket or a process.
+
+What is tested: each command's arguments become its frozen options object (defaults, every
+option, ``--no-progress``), bad numbers are refused by argparse (exit 2), the help of the
+service commands lists the environment; the argument types; ``--filter KEY=VALUE`` pairs; the
+estimate line; every failure as one line and its exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from lookup_pandas import errors
+from lookup_pandas.cli import (
+    EXIT_AUTH,
+    EXIT_BUDGET,
+    EXIT_CONFIG,
+    EXIT_INTERRUPTED,
+    EXIT_SERVICE,
+    CacheOptions,
+    DemoOptions,
+    EnrichOptions,
+    InputError,
+    ListingOptions,
+    ServeOptions,
+    TierOptions,
+    build_parser,
+    describe_estimate,
+    parse_args,
+)
+from lookup_pandas.cli.argtypes import page_size, rate, rows
+from lookup_pandas.cli.exits import run
+from lookup_pandas.cli.listings import pair
+from lookup_pandas.enrich import Estimate
+
+# -- arguments -> options ------------------------------------------------------------------------
+
+
+def test_enrich_defaults_and_every_option():
+    assert parse_args(["enrich", "leads.csv"]) == EnrichOptions(input="leads.csv")
+    options = parse_args(
+        [
+            "enrich", "-", "-c", "lead", "--prefix", "p_", "--errors", "raise",
+            "--max-calls", "9", "--refresh", "--method", "single", "--encoding", "latin-1",
+            "--keep-case", "--chunksize", "7", "--chunk-threshold", "100", "-o", "out.csv",
+            "--no-progress",
+        ]
+    )  # fmt: skip
+    assert options == EnrichOptions(
+        input="-",
+        column="lead",
+        prefix="p_",
+        errors="raise",
+        max_calls=9,
+        refresh=True,
+        method="single",
+        encoding="latin-1",
+        keep_case=True,
+        chunksize=7,
+        chunk_threshold=100,
+        output="out.csv",
+        progress=False,
+    )
+    assert not options.fold_case and EnrichOptions(input="x").fold_case
+
+
+def test_options_are_frozen():
+    options = parse_args(["tier"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.output = "x"  # type: ignore[misc]
+
+
+def test_listings_take_their_own_argument_and_the_filters_in_order():
+    assert parse_args(["employees", "acme"]) == ListingOptions(command="employees", query="acme")
+    assert parse_args(
+        ["search", "engineer", "--limit", "20", "--max-records", "60", "--filter", "a=1",
+         "--filter", "b=2", "-o", "-", "--no-progress"]
+    ) == ListingOptions(
+        command="search", query="engineer", limit=20, max_records=60, filters=("a=1", "b=2"),
+        output="-", progress=False,
+    )  # fmt: skip
+    assert parse_args(["tier", "-o", "t.csv"]) == TierOptions(output="t.csv")
+
+
+def test_serve_and_demo():
+    assert parse_args(["serve"]) == ServeOptions()
+    assert parse_args(
+        ["serve", "--port", "8080", "--latency", "0.05", "--rate-limit", "0", "--fault-rate",
+         "0.1", "--api-key", "lk_test_k", "--sparse", "--no-batch", "--batch-resolve-rate", "0",
+         "--batch-page-size", "2", "--duration", "1.5"]
+    ) == ServeOptions(
+        port=8080, latency=0.05, rate_limit=0.0, fault_rate=0.1, api_key="lk_test_k",
+        sparse=True, batch=False, batch_resolve_rate=0.0, batch_page_size=2, duration=1.5,
+    )  # fmt: skip
+    assert parse_args(["demo"]) == DemoOptions()
+    assert parse_args(["demo", "--workdir", "w", "--no-progress", "--sparse"]) == DemoOptions(
+        workdir=Path("w"), progress=False, sparse=True
+    )
+
+
+def test_cache_actions_take_only_their_own_options():
+    assert parse_args(["cache", "info"]) == CacheOptions(action="info")
+    assert parse_args(["cache", "prune"]) == CacheOptions(action="prune")
+    assert parse_args(["cache", "clear", "--yes"]) == CacheOptions(action="clear", yes=True)
+    forget = parse_args(
+        ["cache", "forget", "ada", "grace", "--from-csv", "f.csv", "-c", "lead",
+         "--encoding", "cp1252", "--keep-case"]
+    )  # fmt: skip
+    assert forget == CacheOptions(
+        action="forget",
+        handles=("ada", "grace"),
+        from_csv="f.csv",
+        column="lead",
+        encoding="cp1252",
+        keep_case=True,
+    )
+    assert not forget.fold_case
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["enrich", "x.csv", "--method", "bogus"],
+        ["enrich", "x.csv", "--chunksize", "-1"],
+        ["serve", "--batch-page-size", "0"],
+        ["serve", "--batch-resolve-rate", "-1"],
+        ["serve", "--latency", "nope"],
+        ["cache"],
+        [],
+    ],
+)
+def test_bad_arguments_exit_2_with_the_usage(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        parse_args(argv)
+    assert info.value.code == 2
+    assert "usage: lookup-pandas" in capsys.readouterr().err
+
+
+def test_the_help_of_service_commands_lists_the_environment():
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name in ("enrich", "employees", "search", "tier"):
+        text = commands[name].format_help()
+        for variable in ("LOOKUP_API_KEY", "LOOKUP_BASE_URL", "LOOKUP_CACHE"):
+            assert variable in text, (name, variable)
+    assert "--chunk-threshold" not in commands["enrich"].format_help()  # for tests only
+
+
+# -- argument types and filters -----------------------------------------------------------------
+
+
+def test_argument_types():
+    assert rows("0") == 0 and rows("7") == 7
+    assert rate("0") == 0.0 and rate("2.5") == 2.5
+    assert page_size("1") == 1
+    for parse, text in (
+        (rows, "-1"),
+        (rows, "x"),
+        (rate, "-0.5"),
+        (rate, "inf"),
+        (rate, "nan"),
+        (page_size, "0"),
+    ):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse(text)
+
+
+def test_a_filter_is_a_key_value_pair_that_is_no_keyword_of_the_command():
+    assert pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")
+    assert pair("title=a=b", "slug") == ("title", "a=b")
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        pair("nokey")
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        pair("=x")
+    for key in ("limit", "max_records", "client", "progress", "frame", "title"):
+        with pytest.raises(InputError, match="is not a filter"):
+            pair(f"{key}=x", "title")
+
+
+# -- the estimate line ---------------------------------------------------------------------------
+
+
+def _estimate(**fields: object) -> Estimate:
+    base = {"rows": 250, "valid": 235, "unique": 190, "cached": 60, "to_fetch": 130}
+    return Estimate(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_the_estimate_line():
+    est = _estimate(method="batch", jobs=1, polls=3, seconds=6.2)
+    assert describe_estimate(est, 57.0) == (
+        "250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job, ~3 polls), "
+        "about 6 s at 57 calls/min"
+    )
+    assert describe_estimate(_estimate(cached=190, to_fetch=0), 57.0).endswith(
+        "190 cached: nothing to fetch"
+    )
+    resumed = _estimate(method="batch", stored_jobs=1, stored_items=130, polls=3, seconds=0.5)
+    assert "(collecting 1 stored job of 130, ~3 polls), about under a second" in (
+        describe_estimate(resumed, 57.0)
+    )
+    unpaced = describe_estimate(_estimate(method="single"), None)
+    assert unpaced.endswith("130 to fetch by single, unpaced (no rate limit)")
+    assert describe_estimate(_estimate(method="single", seconds=7200.0), 30.0).endswith(
+        "about 2.0 h at 30 calls/min"
+    )
+
+
+# -- failures: one line and an exit code ---------------------------------------------------------
+
+
+def _raises(exc: BaseException):
+    def command() -> int:
+        raise exc
+
+    return command
+
+
+@pytest.mark.parametrize(
+    ("exc", "code", "line"),
+    [
+        (
+            InputError("no such file: x.csv"),
+            EXIT_CONFIG,
+            "lookup-pandas: error: no such file: x.csv",
+        ),
+        (errors.UsageError("bad\n  limit"), EXIT_CONFIG, "lookup-pandas: UsageError: bad limit"),
+        (
+            errors.ConfigurationError("set api_key=", cli_message="set LOOKUP_API_KEY"),
+            EXIT_CONFIG,
+            "lookup-pandas: ConfigurationError: set LOOKUP_API_KEY",
+        ),
+        (errors.AuthenticationError("no"), EXIT_AUTH, "lookup-pandas: AuthenticationError: no"),
+        (
+            errors.BudgetExceededError("too many", needed=2, allowed=1),
+            EXIT_BUDGET,
+            "lookup-pandas: BudgetExceededError: too many",
+        ),
+        (errors.NotFoundError("gone"), EXIT_SERVICE, "lookup-pandas: NotFoundError: gone"),
+        (
+            KeyboardInterrupt(),
+            EXIT_INTERRUPTED,
+            "lookup-pandas: interrupted; what was fetched is in the cache",
+        ),
+    ],
+)
+def test_each_failure_is_one_line_and_its_exit_code(exc, code, line, capsys):
+    assert run(_raises(exc)) == code
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [line]
+
+
+def test_a_command_s_own_code_passes_through_and_other_errors_are_not_hidden():
+    assert run(lambda: 5) == 5
+    with pytest.raises(RuntimeError):
+        run(_raises(RuntimeError("a bug: a traceback, not one line")))

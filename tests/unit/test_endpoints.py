@@ -1,0 +1,153 @@
+"""Unit tests for lookup_pandas.endpoints: the one table of paths, which surface each is on, and
+the data each answers with (``Listing`` declarations are checked in test_filters.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lookup_pandas import endpoints
+from lookup_pandas.endpoints import (
+    BATCH_PATH,
+    EMPLOYEES,
+    EMPLOYEES_PATH,
+    HEALTH_PATH,
+    LISTINGS,
+    PANEL_PREFIX,
+    PROFILE_PATH,
+    SEARCH,
+    SEARCH_PATH,
+    TIER_PATH,
+    checked_data,
+    expected_data,
+    is_panel,
+)
+from lookup_pandas.envelope import Envelope
+from lookup_pandas.errors import ResponseError
+
+DATA_PATHS = [PROFILE_PATH, EMPLOYEES_PATH, SEARCH_PATH, HEALTH_PATH, BATCH_PATH]
+
+
+def envelope(data: Any, request_id: str | None = "req_1", status_code: int = 200) -> Envelope:
+    return Envelope(
+        data=data,
+        message="ok",
+        pagination=None,
+        request_id=request_id,
+        body={"success": True, "data": data},
+        status_code=status_code,
+    )
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+
+def test_every_exported_name_is_defined():
+    assert all(hasattr(endpoints, name) for name in endpoints.__all__)
+
+
+def test_the_data_api_and_the_panel_are_two_surfaces():
+    assert all(path.startswith("/api/data/v1/") for path in DATA_PATHS)
+    assert TIER_PATH.startswith(PANEL_PREFIX)
+    assert len(set(DATA_PATHS + [TIER_PATH])) == len(DATA_PATHS) + 1
+
+
+def test_each_listing_is_filed_under_its_own_path():
+    assert LISTINGS[SEARCH.path] is SEARCH and SEARCH.path == SEARCH_PATH
+    assert LISTINGS[EMPLOYEES.path] is EMPLOYEES and EMPLOYEES.path == EMPLOYEES_PATH
+    assert (SEARCH.required, EMPLOYEES.required) == ("title", "slug")
+
+
+# -- is_panel ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "panel"),
+    [
+        (TIER_PATH, True),
+        ("/gateway" + TIER_PATH, True),  # a base URL with a path of its own in front
+        *[(path, False) for path in DATA_PATHS],
+        ("/gateway" + PROFILE_PATH, False),
+        ("/api/panelist/x", False),
+    ],
+)
+def test_is_panel_wherever_the_base_url_puts_it(path, panel):
+    assert is_panel(path) is panel
+
+
+# -- expected_data -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (PROFILE_PATH, dict),
+        (EMPLOYEES_PATH, list),
+        (SEARCH_PATH, list),
+        (TIER_PATH, dict),
+        (BATCH_PATH, dict),
+        (HEALTH_PATH, None),  # answers, but its data is nobody's business
+        ("/api/data/v1/people/unknown", None),
+        ("", None),
+    ],
+)
+def test_expected_data_by_endpoint(path, kind):
+    assert expected_data(path) is kind
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (TIER_PATH.rstrip("/"), dict),
+        (PROFILE_PATH + "/", dict),
+        ("/gateway" + SEARCH_PATH, list),  # a base URL with a path of its own in front
+    ],
+)
+def test_expected_data_ignores_a_trailing_slash_and_a_prefix(path, kind):
+    assert expected_data(path) is kind
+
+
+# -- checked_data --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        (PROFILE_PATH, {"id": "prsn_1"}),
+        (SEARCH_PATH, [{"id": "prsn_1"}]),
+        (EMPLOYEES_PATH, []),
+        (HEALTH_PATH, "anything"),  # a kind nobody declared: handed over as it is
+        ("/api/data/v1/else", None),
+    ],
+)
+def test_data_of_the_declared_kind_is_handed_over_as_it_is(path, data):
+    env = envelope(data)
+    assert checked_data(env, path) is data
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "says"),
+    [
+        (PROFILE_PATH, [{"id": "prsn_1"}], "is list, not an object"),
+        (SEARCH_PATH, {"items": []}, "is dict, not a list"),
+        (EMPLOYEES_PATH, None, "is NoneType, not a list"),
+        (TIER_PATH, "tier 1", "is str, not an object"),
+    ],
+)
+def test_data_of_another_kind_is_a_response_error_naming_both(path, data, says):
+    with pytest.raises(ResponseError) as caught:
+        checked_data(envelope(data, request_id="req_9", status_code=200), path)
+    error = caught.value
+    assert error.message == f"The answer's data for {path} {says}."
+    assert "req_9" in str(error)
+    assert (error.request_id, error.status_code, error.url) == ("req_9", 200, path)
+
+
+def test_a_kind_given_wins_over_the_path_and_names_itself_when_not_dict_or_list():
+    env = envelope({"id": "prsn_1"})
+    assert checked_data(env, "/somewhere", dict) is env.data
+    with pytest.raises(ResponseError, match="is dict, not a list"):
+        checked_data(env, PROFILE_PATH, list)
+    with pytest.raises(ResponseError, match="is dict, not str"):
+        checked_data(env, PROFILE_PATH, str)

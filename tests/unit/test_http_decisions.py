@@ -1,0 +1,251 @@
+"""The send chain's decisions as data (lookup_pandas.http.decisions): no server, no transport."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from lookup_pandas.endpoints import HEALTH_PATH, PROFILE_PATH, TIER_PATH
+from lookup_pandas.envelope import Envelope
+from lookup_pandas.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    NotFoundError,
+    RateLimitError,
+    ResponseError,
+    ServerError,
+    ServiceError,
+    TransportError,
+    ValidationError,
+)
+from lookup_pandas.http.decisions import (
+    FIRST_CONTACT_RETRY_DELAY,
+    Attempts,
+    Situation,
+    Slowdown,
+    next_step,
+    not_the_service,
+    proves_contact,
+    proves_key,
+    rate_from_tier,
+    slowdown,
+)
+from lookup_pandas.retry import RetryPolicy
+from lookup_pandas.settings import Settings
+
+SETTINGS = Settings.build(api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False)
+ENV = Envelope(data={"id": "prsn_1"}, message="ok", pagination=None, request_id=None, body={})
+
+
+def policy(max_retries: int = 2) -> RetryPolicy:
+    # backoff_base == backoff_max == 2: every back-off is 1..2 s; Retry-After is exact
+    return RetryPolicy(max_retries, 2.0, 2.0, 10.0, rng=random.Random(0))
+
+
+def enveloped(cls: type[ServiceError], status: int, **kw: object) -> ServiceError:
+    return cls("told", status_code=status, **kw)  # type: ignore[arg-type]
+
+
+def not_enveloped(cls: type[ServiceError], status: int | None) -> ServiceError:
+    exc = cls("an HTML page", status_code=status)
+    exc.enveloped = False
+    return exc
+
+
+def unreachable() -> TransportError:
+    exc = TransportError("127.0.0.1:9 cannot be reached: connection refused")
+    exc.before_connecting = True
+    return exc
+
+
+def no_endpoint_404() -> ConfigurationError:
+    exc = ConfigurationError("Not Found", status_code=404)
+    exc.server_message = "Cannot GET /x"
+    return exc
+
+
+FIRST = Situation(contacted=False)
+AFTER = Situation(contacted=True)
+
+
+# (case, failure, attempts, situation) -> (raise what? None: retry; delay range; attempts after)
+RETRY_TABLE = [
+    ("a 503 after contact: retried", enveloped(ServerError, 503), Attempts(), AFTER,
+     None, (1.0, 2.0), Attempts(retries=1)),
+    ("a 429 after contact: its Retry-After", enveloped(RateLimitError, 429, retry_after=3.0),
+     Attempts(), AFTER, None, (3.0, 3.0), Attempts(retries=1)),
+    ("a 429's Retry-After is capped", enveloped(RateLimitError, 429, retry_after=900.0),
+     Attempts(), AFTER, None, (10.0, 10.0), Attempts(retries=1)),
+    ("a dropped connection after contact: retried", TransportError("cut"), Attempts(1), AFTER,
+     None, (1.0, 2.0), Attempts(retries=2)),
+    ("the retries ran out", enveloped(ServerError, 503), Attempts(2), AFTER,
+     "same", None, None),
+    ("a 400 is final", enveloped(ValidationError, 400), Attempts(), AFTER, "same", None, None),
+    ("a not-found is final", enveloped(NotFoundError, 200), Attempts(), FIRST,
+     "same", None, None),
+    ("a final status is raised as it is", enveloped(ServerError, 503), Attempts(),
+     Situation(True, frozenset({503})), "same", None, None),
+    ("first contact, no envelope: one quick retry", not_enveloped(ResponseError, 200),
+     Attempts(), FIRST, None, (FIRST_CONTACT_RETRY_DELAY,) * 2,
+     Attempts(first_contact_retried=True)),
+    ("first contact, unreachable: one quick retry", unreachable(), Attempts(), FIRST,
+     None, (FIRST_CONTACT_RETRY_DELAY,) * 2, Attempts(first_contact_retried=True)),
+    ("first contact failed twice: misconfigured", not_enveloped(ResponseError, 404),
+     Attempts(first_contact_retried=True), FIRST, ConfigurationError, None, None),
+    ("first contact, an enveloped 503: an ordinary retry", enveloped(ServerError, 503),
+     Attempts(), FIRST, None, (1.0, 2.0), Attempts(retries=1)),
+    ("first contact, a 429 is never 'not the service'", not_enveloped(RateLimitError, 429),
+     Attempts(), FIRST, None, (1.0, 2.0), Attempts(retries=1)),
+    ("after contact, no envelope: ordinary rules (final)", not_enveloped(ResponseError, 200),
+     Attempts(), AFTER, "same", None, None),
+    ("a rejected key is final, with a hint", enveloped(AuthenticationError, 403), Attempts(),
+     FIRST, "same", None, None),
+    ("an enveloped 404 that is no endpoint", no_endpoint_404(), Attempts(), AFTER,
+     ConfigurationError, None, None),
+    ("a 404 a batch call expects is raised as it is", no_endpoint_404(), Attempts(),
+     Situation(True, frozenset({404})), "same", None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("failure", "attempts", "situation", "raises", "delay", "after"),
+    [case[1:] for case in RETRY_TABLE],
+    ids=[case[0] for case in RETRY_TABLE],
+)
+def test_retry_or_not_and_how_long_to_wait(failure, attempts, situation, raises, delay, after):
+    step = next_step(failure, attempts, situation, policy(), SETTINGS, PROFILE_PATH)
+    if raises is None:
+        assert step.error is None
+        low, high = delay
+        assert low <= step.delay <= high
+        assert step.attempts == after
+        assert step.rate_limited == isinstance(failure, RateLimitError)
+    elif raises == "same":
+        assert step.error is failure
+    else:
+        assert type(step.error) is raises and step.error is not failure
+
+
+def test_misconfigured_names_the_base_url_what_came_back_and_the_setting():
+    failure = not_enveloped(ResponseError, 404)
+    step = next_step(
+        failure, Attempts(first_contact_retried=True), FIRST, policy(), SETTINGS, PROFILE_PATH
+    )
+    assert str(step.error.message) == (
+        f"The base URL http://127.0.0.1:9 does not answer like the service (GET {PROFILE_PATH}, "
+        "tried twice): an HTML page. Check base_url=."
+    )
+    assert step.error.__cause__ is failure and step.error.status_code == 404
+
+
+def test_no_endpoint_names_the_url_for_python_and_the_variable_for_the_command_line():
+    step = next_step(no_endpoint_404(), Attempts(), AFTER, policy(), SETTINGS, "/x")
+    assert step.error.message.startswith("No endpoint at http://127.0.0.1:9/x: ")
+    assert "(Cannot GET /x)" in step.error.message and "check base_url=" in step.error.message
+    assert step.error.cli_message.endswith("check the LOOKUP_BASE_URL environment variable")
+    assert step.error.__suppress_context__
+
+
+def test_a_rejected_key_gets_a_hint_naming_where_the_key_came_from():
+    step = next_step(
+        enveloped(AuthenticationError, 403), Attempts(), AFTER, policy(), SETTINGS, "/p"
+    )
+    assert step.error.hint == "Check api_key="
+
+
+@pytest.mark.parametrize(
+    ("failure", "expected"),
+    [
+        (not_enveloped(ResponseError, 200), True),
+        (unreachable(), True),
+        (TransportError("dropped after connecting"), False),
+        (enveloped(ServerError, 503), False),
+        (not_enveloped(RateLimitError, 429), False),
+    ],
+)
+def test_not_the_service(failure, expected):
+    assert not_the_service(failure) is expected
+
+
+# -- first contact: only a success, or a billed not-found ---------------------------------------
+
+CONTACT_TABLE = [
+    ("a success from the network", ENV, False, True),
+    ("a success from the cache", ENV, True, False),
+    ("a billed not-found (200 + its code)", enveloped(NotFoundError, 200), False, True),
+    ("an enveloped 404 not-found", enveloped(NotFoundError, 404), False, False),
+    ("a cached not-found", enveloped(NotFoundError, 200), True, False),
+    ("an enveloped 503", enveloped(ServerError, 503), False, False),
+    ("a rejected key", enveloped(AuthenticationError, 403), False, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "from_cache", "expected"),
+    [case[1:] for case in CONTACT_TABLE],
+    ids=[case[0] for case in CONTACT_TABLE],
+)
+def test_what_counts_as_first_contact(outcome, from_cache, expected):
+    assert proves_contact(outcome, from_cache=from_cache) is expected
+
+
+@pytest.mark.parametrize(
+    ("outcome", "path", "from_cache", "expected"),
+    [
+        (ENV, PROFILE_PATH, False, True),
+        (ENV, TIER_PATH, False, True),
+        (ENV, HEALTH_PATH, False, False),  # the health probe takes no key
+        (ENV, PROFILE_PATH, True, False),
+        (enveloped(NotFoundError, 200), PROFILE_PATH, False, False),
+    ],
+)
+def test_what_proves_the_key(outcome, path, from_cache, expected):
+    assert proves_key(outcome, path, from_cache=from_cache) is expected
+
+
+# -- the pace after a 429 -------------------------------------------------------------------------
+
+SLOWDOWN_TABLE = [
+    ("names a limit below the pace", {"current_limit": 60}, 100.0, Slowdown("set", 57.0)),
+    ("names a limit, unpaced", {"current_limit": 60}, None, Slowdown("set", 57.0)),
+    ("names a limit above the pace", {"current_limit": 60}, 30.0, Slowdown("keep")),
+    ("names a limit as text", {"current_limit": "120"}, None, Slowdown("set", 114.0)),
+    ("names no limit", None, 60.0, Slowdown("halve")),
+    ("names a zero limit", {"current_limit": 0}, 60.0, Slowdown("halve")),
+    ("names a limit that is no number", {"current_limit": "lots"}, 60.0, Slowdown("halve")),
+    ("names an infinite limit", {"current_limit": "inf"}, 60.0, Slowdown("halve")),
+]
+
+
+@pytest.mark.parametrize(
+    ("errors", "current", "expected"),
+    [case[1:] for case in SLOWDOWN_TABLE],
+    ids=[case[0] for case in SLOWDOWN_TABLE],
+)
+def test_the_pace_after_a_429(errors, current, expected):
+    exc = RateLimitError("slow down", status_code=429, errors=errors)
+    assert slowdown(exc, current) == expected
+
+
+# -- the pace from the credits tier ---------------------------------------------------------------
+
+TIER_TABLE = [
+    ("a limit", {"current_tier": {"limit_per_minute": 60}}, None, 57.0),
+    ("a limit and a lower ceiling", {"current_tier": {"limit_per_minute": 60}}, 30.0, 30.0),
+    ("a limit and a higher ceiling", {"current_tier": {"limit_per_minute": 60}}, 600.0, 57.0),
+    ("no limit: unmetered", {"current_tier": {"limit_per_minute": None}}, None, math.inf),
+    ("no limit and a ceiling", {"current_tier": {}}, 600.0, 600.0),
+    ("no current tier", {"balance": 3}, None, None),
+    ("a current tier that is no object", {"current_tier": "gold"}, 5.0, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("tier", "explicit", "expected"),
+    [case[1:] for case in TIER_TABLE],
+    ids=[case[0] for case in TIER_TABLE],
+)
+def test_the_pace_from_the_tier(tier, explicit, expected):
+    assert rate_from_tier(tier, explicit) == expected
