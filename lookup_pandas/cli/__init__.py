@@ -38,6 +38,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 
+from . import options as _options
 from .estimate import describe_estimate
 from .exits import (
     EXIT_AUTH,
@@ -51,26 +52,10 @@ from .exits import (
     run,
     show_warning,
 )
-from .options import (
-    STDIN,
-    CacheOptions,
-    DemoOptions,
-    EnrichOptions,
-    ListingOptions,
-    Options,
-    ServeOptions,
-    TierOptions,
-)
+from .options import *  # noqa: F403  the typed options are the command line's names too
 from .parser import build_parser, parse_args
 
 __all__ = [
-    "CacheOptions",
-    "DemoOptions",
-    "EnrichOptions",
-    "ListingOptions",
-    "Options",
-    "ServeOptions",
-    "TierOptions",
     "EXIT_AUTH",
     "EXIT_BROKEN_PIPE",
     "EXIT_BUDGET",
@@ -78,13 +63,13 @@ __all__ = [
     "EXIT_INCOMPLETE",
     "EXIT_INTERRUPTED",
     "EXIT_SERVICE",
-    "STDIN",
     "InputError",
     "build_parser",
     "describe_estimate",
     "main",
     "parse_args",
 ]
+__all__ += _options.__all__
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,25 +81,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(command(options))
 
 
-def command(options: Options) -> Callable[[], int]:
+def command(options: _options.Options) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (each imported only when used)."""
-    if isinstance(options, EnrichOptions):
+    if isinstance(options, _options.EnrichOptions):
         from .enrich import enrich
 
         return lambda: enrich(options)
-    if isinstance(options, ListingOptions):
+    if isinstance(options, _options.ListingOptions):
         from .listings import listing
 
         return lambda: listing(options)
-    if isinstance(options, TierOptions):
+    if isinstance(options, _options.TierOptions):
         from .listings import tier
 
         return lambda: tier(options)
-    if isinstance(options, ServeOptions):
+    if isinstance(options, _options.ServeOptions):
         from .serve import serve
 
         return lambda: serve(options)
-    if isinstance(options, DemoOptions):
+    if isinstance(options, _options.DemoOptions):
         from .serve import demo
 
         return lambda: demo(options)

@@ -9,6 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+__all__ = [
+    "STDIN",
+    "CacheOptions",
+    "DemoOptions",
+    "EnrichOptions",
+    "ListingOptions",
+    "Options",
+    "ServeOptions",
+    "TierOptions",
+]
+
 #: The input name that means standard input, as other tools take it.
 STDIN = "-"
 

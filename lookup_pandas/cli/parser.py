@@ -8,10 +8,11 @@ an ``argparse.Namespace``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from .._version import __version__
 from .argtypes import page_size, rate, rows
@@ -26,6 +27,15 @@ from .options import (
 )
 
 _Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+_Copied = TypeVar("_Copied", EnrichOptions, ServeOptions)
+
+
+def _copied(cls: type[_Copied], ns: argparse.Namespace, **made: Any) -> _Copied:
+    """``cls`` with each field the argument of the same name (its ``dest``), but those ``made``
+    here: ``_copied(EnrichOptions, ns, progress=_progress(ns))``."""
+    given = {f.name: getattr(ns, f.name) for f in dataclasses.fields(cls) if f.name not in made}
+    return cls(**given, **made)
+
 
 ENVIRONMENT = """environment:
   LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
@@ -149,25 +159,7 @@ def _add_enrich(sub: _Sub) -> None:
     # bytes above which an input is chunked unasked (default stream.AUTO_CHUNK_BYTES); for tests
     p.add_argument("--chunk-threshold", type=rows, default=None, help=argparse.SUPPRESS)
     _add_common(p)
-    p.set_defaults(options=_enrich_options)
-
-
-def _enrich_options(ns: argparse.Namespace) -> EnrichOptions:
-    return EnrichOptions(
-        input=ns.input,
-        column=ns.column,
-        prefix=ns.prefix,
-        errors=ns.errors,
-        max_calls=ns.max_calls,
-        refresh=ns.refresh,
-        method=ns.method,
-        encoding=ns.encoding,
-        keep_case=ns.keep_case,
-        chunksize=ns.chunksize,
-        chunk_threshold=ns.chunk_threshold,
-        output=ns.output,
-        progress=_progress(ns),
-    )
+    p.set_defaults(options=lambda ns: _copied(EnrichOptions, ns, progress=_progress(ns)))
 
 
 def _add_listings(sub: _Sub) -> None:
@@ -261,22 +253,7 @@ def _add_serve(sub: _Sub) -> None:
         help="batch results per poll (default 100)",
     )
     p.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(options=_serve_options)
-
-
-def _serve_options(ns: argparse.Namespace) -> ServeOptions:
-    return ServeOptions(
-        port=ns.port,
-        latency=ns.latency,
-        rate_limit=ns.rate_limit,
-        fault_rate=ns.fault_rate,
-        api_key=ns.api_key,
-        sparse=ns.sparse,
-        batch=ns.batch,
-        batch_resolve_rate=ns.batch_resolve_rate,
-        batch_page_size=ns.batch_page_size,
-        duration=ns.duration,
-    )
+    p.set_defaults(options=lambda ns: _copied(ServeOptions, ns))
 
 
 def _add_demo(sub: _Sub) -> None:

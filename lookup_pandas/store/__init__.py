@@ -31,34 +31,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .common import (
-    BUSY,
-    DONE_SECONDS,
-    KEY_SEEN_SECONDS,
-    MINE,
-    RECHECK,
-    SHARED_SLOWDOWN_SECONDS,
-    Store,
-    StoredJob,
-    split_inputs,
-)
+from . import common
+from .common import *  # noqa: F403  the vocabulary every store shares is the package's too
 
-__all__ = [
-    "BUSY",
-    "DONE_SECONDS",
-    "KEY_SEEN_SECONDS",
-    "MINE",
-    "RECHECK",
-    "SHARED_SLOWDOWN_SECONDS",
-    "MemoryStore",
-    "Store",
-    "StoredJob",
-    "namespace",
-    "open_store",
-    "require_redis",
-    "split_inputs",
-    "store_path",
-]
+__all__ = ["MemoryStore", "namespace", "open_store", "require_redis", "store_path"]
+__all__ += common.__all__
 
 
 class MemoryStore:
@@ -69,7 +46,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._jobs: dict[str, StoredJob] = {}
+        self._jobs: dict[str, common.StoredJob] = {}
         self._key_seen = -math.inf  # time.monotonic() when the key last worked
 
     def reserve(self, interval: float) -> float:
@@ -78,11 +55,11 @@ class MemoryStore:
     def defer(self, seconds: float) -> None:
         return None
 
-    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
         return None
 
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
-        return dict.fromkeys(keys, MINE)  # one Client: its enrichment dedupes its own calls
+        return dict.fromkeys(keys, common.MINE)  # one Client: its enrichment dedupes its own calls
 
     def renew(self, keys: list[str], ttl: float) -> None:
         return None
@@ -91,16 +68,16 @@ class MemoryStore:
         return None
 
     def key_seen(self) -> bool:
-        return time.monotonic() - self._key_seen < KEY_SEEN_SECONDS
+        return time.monotonic() - self._key_seen < common.KEY_SEEN_SECONDS
 
     def mark_key_seen(self) -> None:
         self._key_seen = time.monotonic()
 
-    def remember(self, job: StoredJob) -> None:
+    def remember(self, job: common.StoredJob) -> None:
         with self._lock:
             self._jobs[job.job_id] = job
 
-    def jobs(self) -> list[StoredJob]:
+    def jobs(self) -> list[common.StoredJob]:
         with self._lock:
             return sorted(self._jobs.values(), key=lambda j: j.submitted)
 
@@ -110,7 +87,7 @@ class MemoryStore:
 
     forget = drop_job  # the former name
 
-    def job(self, job_id: str) -> StoredJob | None:
+    def job(self, job_id: str) -> common.StoredJob | None:
         with self._lock:
             return self._jobs.get(job_id)
 
@@ -120,11 +97,11 @@ class MemoryStore:
         changed = []
         with self._lock:
             for job in list(self._jobs.values()):
-                kept, dropped = split_inputs(job.inputs, matches)
+                kept, dropped = common.split_inputs(job.inputs, matches)
                 if not dropped:
                     continue
                 if kept:
-                    self._jobs[job.job_id] = StoredJob(job.job_id, kept, job.submitted)
+                    self._jobs[job.job_id] = common.StoredJob(job.job_id, kept, job.submitted)
                 else:
                     del self._jobs[job.job_id]
                 changed.append((job.job_id, dropped))
@@ -155,7 +132,7 @@ def store_path(cache_path: Path) -> Path:
     return cache_path.with_name(f"{cache_path.stem}.store{cache_path.suffix or '.sqlite'}")
 
 
-def open_store(cache: Path | str | None, ns: str) -> Store:
+def open_store(cache: Path | str | None, ns: str) -> common.Store:
     """The store for a cache: beside its file, in the Redis a ``redis://`` URL names, or in
     memory when there is no cache.
 

@@ -27,16 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..private_files import prepare_sqlite_file, while_locked
-from .common import (
-    BUSY,
-    DONE_SECONDS,
-    KEY_SEEN_SECONDS,
-    MINE,
-    RECHECK,
-    SHARED_SLOWDOWN_SECONDS,
-    StoredJob,
-    split_inputs,
-)
+from . import common
 from .holders import holder_gone, holder_name
 
 __all__ = ["LocalStore"]
@@ -161,7 +152,7 @@ class LocalStore:
 
         self._write(work)
 
-    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
         def work(conn: sqlite3.Connection, now: float) -> None:
             next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
             if floor_until > now and floor >= interval:
@@ -182,14 +173,14 @@ class LocalStore:
                 ).fetchone()
                 live = row is not None and row[2] > now
                 if live and not row[1] and row[0] != self._holder and not holder_gone(row[0]):
-                    states[key] = BUSY
+                    states[key] = common.BUSY
                     continue
                 conn.execute(
                     "INSERT OR REPLACE INTO claims (namespace, key, holder, done, expires) "
                     "VALUES (?, ?, ?, 0, ?)",
                     (self._ns, key, self._holder, now + ttl),
                 )
-                states[key] = RECHECK if live and row[1] else MINE
+                states[key] = common.RECHECK if live and row[1] else common.MINE
             return states
 
         return self._write(work) if keys else {}
@@ -216,7 +207,7 @@ class LocalStore:
                 conn.executemany(
                     "UPDATE claims SET done = 1, expires = ? WHERE namespace = ? AND key = ? "
                     "AND holder = ?",
-                    [(now + DONE_SECONDS, self._ns, key, self._holder) for key in keys],
+                    [(now + common.DONE_SECONDS, self._ns, key, self._holder) for key in keys],
                 )
             else:
                 conn.executemany(
@@ -230,7 +221,7 @@ class LocalStore:
     # -- keys seen to work --------------------------------------------------------------------
 
     def key_seen(self) -> bool:
-        since = self._clock() - KEY_SEEN_SECONDS
+        since = self._clock() - common.KEY_SEEN_SECONDS
         query = "SELECT 1 FROM keys_seen WHERE namespace = ? AND seen > ?"
         return bool(self._read(query, (self._ns, since)))
 
@@ -244,7 +235,7 @@ class LocalStore:
 
     # -- batch jobs --------------------------------------------------------------------------
 
-    def remember(self, job: StoredJob) -> None:
+    def remember(self, job: common.StoredJob) -> None:
         def work(conn: sqlite3.Connection, now: float) -> None:
             conn.execute(
                 "INSERT OR REPLACE INTO batch_jobs (namespace, job_id, submitted, inputs) "
@@ -254,13 +245,15 @@ class LocalStore:
 
         self._write(work)
 
-    def jobs(self) -> list[StoredJob]:
+    def jobs(self) -> list[common.StoredJob]:
         rows = self._read(
             "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? "
             "ORDER BY submitted",
             (self._ns,),
         )
-        return [StoredJob(job_id, tuple(json.loads(inputs)), at) for job_id, at, inputs in rows]
+        return [
+            common.StoredJob(job_id, tuple(json.loads(inputs)), at) for job_id, at, inputs in rows
+        ]
 
     def drop_job(self, job_id: str) -> None:
         if self._conn is None and not self.path.exists():
@@ -277,12 +270,14 @@ class LocalStore:
 
     # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
-    def job(self, job_id: str) -> StoredJob | None:
+    def job(self, job_id: str) -> common.StoredJob | None:
         rows = self._read(
             "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? AND job_id = ?",
             (self._ns, job_id),
         )
-        return next((StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows), None)
+        return next(
+            (common.StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows), None
+        )
 
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
@@ -349,7 +344,7 @@ def _drop_inputs(
     changed = []
     rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
     for ns, job_id, inputs in rows.fetchall():
-        kept, dropped = split_inputs(json.loads(inputs), matches)
+        kept, dropped = common.split_inputs(json.loads(inputs), matches)
         if not dropped:
             continue
         if kept:

@@ -50,15 +50,7 @@ from redis.retry import Retry
 
 from ..errors import ConfigurationError
 from ..settings import ENV_CACHE, redact_url
-from .common import (
-    BUSY,
-    KEY_SEEN_SECONDS,
-    MINE,
-    RECHECK,
-    SHARED_SLOWDOWN_SECONDS,
-    StoredJob,
-    split_inputs,
-)
+from . import common
 from .holders import holder_name
 from .redis_scripts import ABANDON, CLAIM, DEFER, RELEASE, RENEW, REPLACE_JOB, RESERVE, SLOW_TO
 
@@ -82,7 +74,7 @@ RETRIES = 2
 #: Keys a claim, renew or release script handles per round trip.
 CHUNK = 1000
 
-_CLAIM_STATES = {0: MINE, 1: BUSY, 2: RECHECK}
+_CLAIM_STATES = {0: common.MINE, 1: common.BUSY, 2: common.RECHECK}
 #: Times a stored job is read again when it changed while handles were erased from it.
 _CAS_ATTEMPTS = 5
 
@@ -197,7 +189,7 @@ class RedisStore:
         with translated(self.url):
             self._defer(keys=[self._pace_key], args=[_us(max(0.0, seconds))])
 
-    def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
+    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
         with translated(self.url):
             self._slow_to(keys=[self._pace_key], args=[_us(interval), _us(seconds)])
 
@@ -235,16 +227,16 @@ class RedisStore:
 
     def mark_key_seen(self) -> None:
         with translated(self.url):
-            self._redis.set(f"{self._prefix}:key-seen", b"1", ex=int(KEY_SEEN_SECONDS))
+            self._redis.set(f"{self._prefix}:key-seen", b"1", ex=int(common.KEY_SEEN_SECONDS))
 
     # -- batch jobs --------------------------------------------------------------------------
 
-    def remember(self, job: StoredJob) -> None:
+    def remember(self, job: common.StoredJob) -> None:
         entry = json.dumps({"inputs": list(job.inputs), "submitted": job.submitted})
         with translated(self.url):
             self._redis.hset(self._jobs_key, job.job_id, entry)
 
-    def jobs(self) -> list[StoredJob]:
+    def jobs(self) -> list[common.StoredJob]:
         with translated(self.url):
             entries: dict[bytes, bytes] = self._redis.hgetall(self._jobs_key)  # type: ignore[assignment]
         found = [_job(raw_id, raw, self._jobs_key) for raw_id, raw in entries.items()]
@@ -258,7 +250,7 @@ class RedisStore:
 
     # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
-    def job(self, job_id: str) -> StoredJob | None:
+    def job(self, job_id: str) -> common.StoredJob | None:
         with translated(self.url):
             raw: bytes | None = self._redis.hget(self._jobs_key, job_id)  # type: ignore[assignment]
         return None if raw is None else _job(job_id.encode(), raw, self._jobs_key)
@@ -297,7 +289,7 @@ class RedisStore:
             job = None if raw is None else _job(job_id, raw, key.decode())
             if raw is None or job is None:
                 return ()
-            kept, dropped = split_inputs(job.inputs, matches)
+            kept, dropped = common.split_inputs(job.inputs, matches)
             if not dropped:
                 return ()
             entry = json.dumps({"inputs": list(kept), "submitted": job.submitted}) if kept else ""
@@ -332,11 +324,11 @@ class RedisStore:
         return total
 
 
-def _job(job_id: bytes, raw: bytes, where: str) -> StoredJob | None:
+def _job(job_id: bytes, raw: bytes, where: str) -> common.StoredJob | None:
     """A stored job's entry, read; None (with a warning) when it cannot be."""
     try:
         entry = json.loads(raw)
-        return StoredJob(
+        return common.StoredJob(
             job_id.decode(), tuple(str(x) for x in entry["inputs"]), float(entry["submitted"])
         )
     except (ValueError, KeyError, TypeError):

@@ -267,14 +267,21 @@ def _texts(req: Request, listing: Listing, names: tuple[str, ...]) -> dict[str, 
     return given
 
 
+def _query(
+    req: Request, listing: Listing, names: tuple[str, ...]
+) -> tuple[str, int, dict[str, Any]]:
+    """What every listing reads first: its required parameter, ``limit`` (1-50) and the text
+    filters given among ``names``; each refused with a 400 as production refuses it."""
+    required = _required(req, listing.required)
+    return required, _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT), _texts(req, listing, names)
+
+
 #: The employees endpoint's text filters (production's names); unknown parameters are ignored.
 _EMPLOYEE_TEXT_FILTERS = _passed_as_text(EMPLOYEES_LISTING, data.employee_records)
 
 
 def _employees(state: ServiceState, req: Request) -> Reply:
-    slug = _required(req, "slug")
-    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters: dict[str, Any] = _texts(req, EMPLOYEES_LISTING, _EMPLOYEE_TEXT_FILTERS)
+    slug, limit, filters = _query(req, EMPLOYEES_LISTING, _EMPLOYEE_TEXT_FILTERS)
     filters["current_only"] = _bool(req, "current_only", True)
     if _given(req, "start_year") is not None:
         filters["start_year"] = _int(req, "start_year", 0, 1900, 2100)
@@ -314,9 +321,7 @@ _SEARCH_TEXT_FILTERS = _passed_as_text(SEARCH_LISTING, data.search_records)
 
 
 def _search(state: ServiceState, req: Request) -> Reply:
-    title = _required(req, "title")
-    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters: dict[str, Any] = _texts(req, SEARCH_LISTING, _SEARCH_TEXT_FILTERS)
+    title, limit, filters = _query(req, SEARCH_LISTING, _SEARCH_TEXT_FILTERS)
     filters["skills_match"] = _choice(req, "skills_match", data.SKILLS_MATCH) or "all"
     filters["current_only"] = _bool(req, "current_only", False)
     scope = _scope("search", title, limit, sorted(filters.items()))
