@@ -15,6 +15,9 @@ process holds any; a holder that stops (killed, frozen, its machine gone) loses 
 within ``CLAIM_TTL_SECONDS``. On the same machine, it loses them at once: the store sees that
 the process named on the claim no longer runs (:mod:`lookup_pandas.store.holders`).
 
+An enrichment takes its calls' claims a window ahead in one store call, and lets go of them in
+batches (:class:`ClaimWindow`): a miss nobody else claims costs no store call of its own.
+
 The heartbeat is a daemon thread, started with the first claim held and ending when none is
 held; a renewal that fails (a shared Redis that is briefly away) is logged and tried again at
 the next beat.
@@ -30,7 +33,14 @@ from typing import TypeVar
 from .pacing import pause
 from .store import MINE, RECHECK, Store
 
-__all__ = ["CLAIM_TTL_SECONDS", "HEARTBEAT_SECONDS", "Claims", "claim_or_wait", "fresh_lookup"]
+__all__ = [
+    "CLAIM_TTL_SECONDS",
+    "HEARTBEAT_SECONDS",
+    "ClaimWindow",
+    "Claims",
+    "claim_or_wait",
+    "fresh_lookup",
+]
 
 T = TypeVar("T")
 
@@ -119,6 +129,83 @@ class Claims:
                 logger.debug("could not renew %d claims", len(keys), exc_info=True)
         with self._lock:
             self._beating = None
+
+
+class ClaimWindow:
+    """Claims taken ahead for a run of calls, one store call a window, let go in batches.
+
+    Example::
+
+        window = ClaimWindow(claims, size=32)
+        window.take(["k1", "k2"])          # {"k1": MINE, "k2": BUSY}: one claim_many
+        window.finished("k1", bought=True)  # let go with the next batch, not one by one
+        window.close()                     # the rest let go (unfinished ones: bought=False)
+
+    Only the keys taken MINE or RECHECK are held; their calls must not claim nor let go of
+    them. What is finished is let go when the next window is taken, when ``size`` are
+    waiting (:meth:`due`, then :meth:`flush`), and at :meth:`close`: one ``release_many``
+    per bought-flag. Thread-safe: the calls report :meth:`finished` from their threads.
+    """
+
+    def __init__(self, claims: Claims, size: int) -> None:
+        self.claims = claims
+        self.size = size
+        self._lock = threading.Lock()
+        self._holding: set[str] = set()  # held, call not finished
+        self._finished: dict[bool, list[str]] = {True: [], False: []}
+
+    def take(self, keys: list[str]) -> dict[str, str]:
+        """Let go of what is finished, then claim ``keys`` (not held already) in one call."""
+        self.flush()
+        with self._lock:
+            wanted = [k for k in dict.fromkeys(keys) if k not in self._holding]
+        states = self.claims.take(wanted) if wanted else {}
+        with self._lock:
+            self._holding.update(k for k, s in states.items() if s in (MINE, RECHECK))
+        return states
+
+    def hold(self, keys: dict[str, str]) -> dict[str, tuple[str, str]]:
+        """Take the claims of ``keys`` (a name's key each); return the names now held, each
+        with its key and state (MINE or RECHECK), a key shared by names given to the first.
+
+        Example: ``window.hold({"ada": "k1", "grace": "k2"})`` -> ``{"ada": ("k1", MINE)}``
+        """
+        states = self.take(list(keys.values()))
+        held: dict[str, tuple[str, str]] = {}
+        given: set[str] = set()
+        for name, key in keys.items():
+            if states.get(key) in (MINE, RECHECK) and key not in given:
+                given.add(key)
+                held[name] = (key, states[key])
+        return held
+
+    def finished(self, key: str, *, bought: bool) -> None:
+        """The call holding ``key`` is over; ``bought``: its answer is in the cache now."""
+        with self._lock:
+            if key in self._holding:
+                self._holding.discard(key)
+                self._finished[bought].append(key)
+
+    def due(self) -> bool:
+        """Whether ``size`` finished claims wait to be let go."""
+        with self._lock:
+            return len(self._finished[True]) + len(self._finished[False]) >= self.size
+
+    def flush(self) -> None:
+        """Let go of every finished claim: one ``release_many`` per bought-flag."""
+        with self._lock:
+            groups, self._finished = self._finished, {True: [], False: []}
+        for bought, keys in groups.items():
+            self.claims.release(keys, bought=bought)
+
+    def close(self) -> None:
+        """Let go of everything held: the finished as they ended, the others unbought (the
+        next claimant buys at once)."""
+        with self._lock:
+            for key in self._holding:
+                self._finished[False].append(key)
+            self._holding.clear()
+        self.flush()
 
 
 def claim_or_wait(

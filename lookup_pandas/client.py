@@ -360,17 +360,24 @@ class Client:
         refresh: bool = False,
         cancel: threading.Event | None = None,
         known_miss: bool = False,
+        held: str | None = None,
     ) -> Envelope:
         """Alias of :meth:`profile` giving its whole answer (``.data``, ``.from_cache``), case kept.
 
         Example: ``client.profile_answer("ada").from_cache  # True the second time``.
         NotFoundError if none. Enrichment's call: ``cancel`` (set: a call still waiting for
-        its slot or a back-off raises ``Cancelled``, sending nothing) and ``known_miss`` (the
-        caller just read the cache: claim at once) are :meth:`_request`'s.
+        its slot or a back-off raises ``Cancelled``, sending nothing), ``known_miss`` (the
+        caller just read the cache: claim at once) and ``held`` (the caller holds the claim)
+        are :meth:`_request`'s.
         """
         handle = checked_handle(handle, fold_case=False)
         env = self._request(
-            PROFILE_PATH, {"handle": handle}, refresh=refresh, cancel=cancel, known_miss=known_miss
+            PROFILE_PATH,
+            {"handle": handle},
+            refresh=refresh,
+            cancel=cancel,
+            known_miss=known_miss,
+            held=held,
         )
         checked_data(env, PROFILE_PATH)
         return env
@@ -519,6 +526,7 @@ class Client:
         final_statuses: frozenset[int] = frozenset(),
         paced: bool = True,
         known_miss: bool = False,
+        held: str | None = None,
     ) -> Envelope:
         """The one place requests are sent: one cache lookup, then paced attempts
         (:class:`lookup_pandas.http.sending.Sender`).
@@ -527,6 +535,8 @@ class Client:
         ``lookup_pandas.pacing.Cancelled`` instead of sending (a stopping job's threads).
         ``cache=False``: neither looked up nor stored (batch jobs, whose answers change).
         ``known_miss``: the lookup is skipped (the caller just made it); the claim remains.
+        ``held``: the caller holds the answer's claim (MINE, or RECHECK: the cache is looked
+        up afresh first), so the call neither claims nor lets go (enrichment's claim window).
         ``final_statuses``: answers with these statuses are raised as they are, neither
         retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
         """
@@ -541,15 +551,18 @@ class Client:
             final_statuses=final_statuses,
             paced=paced,
             known_miss=known_miss,
+            held=held,
         )
 
-    def profile_keys(self, handles: Iterable[str]) -> dict[str, str]:
+    def profile_keys(self, handles: Iterable[str], *, ahead: bool = False) -> dict[str, str]:
         """Each handle's profile answer's name among the processes sharing the store (its
-        cache key); empty without a cache, where there is nothing to share or claim."""
+        cache key); empty without a cache, where there is nothing to share or claim.
+        ``ahead``: each request is kept for the call that will send it (prepared once)."""
         if not self._cache_on:
             return {}
-        key = self._wire.cache_key
-        return {h: key(self._prepare(PROFILE_PATH, {"handle": h})) for h in handles}
+        key, wire = self._wire.cache_key, self._wire
+        prepare = wire.prepare_ahead if ahead else wire.prepare
+        return {h: key(prepare(PROFILE_PATH, {"handle": h})) for h in handles}
 
 
 # -- the default client --------------------------------------------------------------------

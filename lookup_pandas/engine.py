@@ -8,7 +8,8 @@ Example::
 The answers read ahead are recorded first; then the batch jobs (:mod:`lookup_pandas.batch_run`)
 for what the plan submits or resumes, their results cached exactly as single answers; then a
 thread pool of ``Client.profile_answer`` for whatever is left: each call reads the cache once,
-or waits for its pacing slot and fetches.
+or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
+ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
 
 An enrichment stops, raising, instead of grinding on: at once on an AuthenticationError or a
 ConfigurationError (every further call would fail the same way), and after
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import islice
 from typing import Any
 
 from .batch_run import BatchRun
+from .claims import ClaimWindow
 from .client import PROFILE_PATH, Client, ClientStats
 from .envelope import Envelope
 from .errors import (
@@ -78,9 +81,10 @@ def fetch_one(
     refresh: bool,
     stop: threading.Event,
     missed_at: float | None = None,
+    held: str | None = None,
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache); None when the run stopped
-    first (nothing sent).
+    first (nothing sent). ``held``: the run's claim window holds its claim (MINE or RECHECK).
 
     Example: ``fetch_one(client, "ada", False, threading.Event())`` -> ``(Outcome("ok", ...),
     False)``. The call looks the cache up once, right before it waits for its slot and sends.
@@ -92,7 +96,9 @@ def fetch_one(
     # bought twice; an older miss is looked up again.
     known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
-        env = client.profile_answer(handle, refresh=refresh, cancel=stop, known_miss=known_miss)
+        env = client.profile_answer(
+            handle, refresh=refresh, cancel=stop, known_miss=known_miss, held=held
+        )
         return Outcome(OK, env.data), env.from_cache
     except Cancelled:
         return None
@@ -104,6 +110,23 @@ def fetch_one(
         raise
     except ServiceError as exc:
         return Outcome(ERROR, error=str(exc), exc=exc), False
+
+
+def window_size(workers: int) -> int:
+    """How many claims an enrichment takes at once: ``window_size(4)`` -> 16."""
+    return max(16, 4 * workers)
+
+
+def in_cache(result: tuple[Outcome, bool] | None) -> bool:
+    """Whether a call's answer is in the cache now (found there, or bought: a record, or a
+    billed not-found). Example: ``in_cache((Outcome("ok", {...}), False))`` -> True."""
+    if result is None:
+        return False
+    outcome, from_cache = result
+    if outcome.status == OK or from_cache:
+        return True
+    exc = outcome.exc
+    return outcome.status == NOT_FOUND and isinstance(exc, ServiceError) and exc.status_code == 200
 
 
 def run(
@@ -297,27 +320,69 @@ class EnrichmentRun:
 
     def run_singles(self, handles: Iterable[str], missed_at: float | None = None) -> None:
         """Fetch ``handles`` in the pool; ``missed_at``: when the cache was read for them ahead
-        of the run and held none of them (``time.monotonic()``), else None."""
+        of the run and held none of them (``time.monotonic()``), else None. With a cache,
+        their claims are taken a window ahead and let go in batches (:class:`ClaimWindow`)."""
         stop = threading.Event()
         workers = self.client.max_workers
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
+        window = None if self.refresh else ClaimWindow(self.client.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:
-            for handle in handles:
-                future = pool.submit(fetch_one, self.client, handle, self.refresh, stop, missed_at)
+            for handle, held in self._windows(handles, window):
+                future = pool.submit(self._fetch, handle, stop, missed_at, held, window)
                 pending[future] = handle
-                self._harvest(pending, block=len(pending) >= 4 * workers)
+                self._harvest(pending, block=len(pending) >= 4 * workers, window=window)
             while pending:
-                self._harvest(pending, block=True)
+                self._harvest(pending, block=True, window=window)
         except BaseException:
             # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let
             # the calls in flight finish (their answers are paid for and land in the cache).
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-        pool.shutdown(wait=True)
+        finally:
+            pool.shutdown(wait=True)
+            if window is not None:
+                window.close()  # the claims of calls never started are let go unbought
 
-    def _harvest(self, pending: dict[_Fetched, str], *, block: bool) -> None:
+    def _windows(
+        self, handles: Iterable[str], window: ClaimWindow | None
+    ) -> Iterator[tuple[str, tuple[str, str] | None]]:
+        """Each handle with its claim (key, state) held by ``window`` (None: the call claims
+        itself), a window claimed as it is reached; the held first, so that no held claim
+        waits behind a call waiting for another process's claim (which could wait for it)."""
+        if window is None:
+            yield from ((handle, None) for handle in handles)
+            return
+        remaining = iter(handles)
+        while chunk := list(islice(remaining, window.size)):
+            held = window.hold(self.client.profile_keys(chunk, ahead=True))  # no cache: none held
+            yield from held.items()
+            yield from ((handle, None) for handle in chunk if handle not in held)
+
+    def _fetch(
+        self,
+        handle: str,
+        stop: threading.Event,
+        missed_at: float | None,
+        held: tuple[str, str] | None,
+        window: ClaimWindow | None,
+    ) -> tuple[Outcome, bool] | None:
+        """:func:`fetch_one` in a pool thread, telling ``window`` when a held claim is done."""
+        if held is None or window is None:
+            return fetch_one(self.client, handle, self.refresh, stop, missed_at)
+        result = None
+        try:
+            result = fetch_one(self.client, handle, self.refresh, stop, missed_at, held[1])
+            return result
+        finally:
+            window.finished(held[0], bought=in_cache(result))
+
+    def _harvest(
+        self, pending: dict[_Fetched, str], *, block: bool, window: ClaimWindow | None = None
+    ) -> None:
+        if window is not None and window.due():
+            window.flush()
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         if not done:
             self.tick()

@@ -32,6 +32,7 @@ from ..pacing import Pacer, pause
 from ..retry import RetryPolicy
 from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..stats import StatsCounter
+from ..store import RECHECK
 from .answers import parsed_answer
 from .contact import Contact
 from .decisions import Attempts, Situation, next_step, slowdown
@@ -40,6 +41,9 @@ from .translate import translated_errors
 __all__ = ["PacedAttempts", "Sender", "Wire"]
 
 logger = logging.getLogger(__name__)
+#: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
+#: take theirs).
+AHEAD_MAX = 4096
 _BATCH = BATCH_PATH.rstrip("/")
 
 
@@ -50,6 +54,8 @@ class Wire:
         self.session = session
         self.settings = settings
         self.cache_on = isinstance(session, CachedSession)
+        # requests prepared ahead by the claim window, each taken by the one call that sends it
+        self._ahead: dict[tuple[str, tuple[tuple[str, Any], ...]], requests.PreparedRequest] = {}
 
     def url(self, path: str) -> str:
         if path.startswith(("http://", "https://")):
@@ -62,6 +68,10 @@ class Wire:
         """The request, prepared once by the session (its headers, hooks and cookies merged);
         each send takes a copy, as requests-cache writes its options into the headers.
         ``body`` is sent as JSON."""
+        if self._ahead and method == "GET" and params:
+            ahead = self._ahead.pop((path, tuple(sorted(params.items()))), None)
+            if ahead is not None:
+                return ahead
         header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
         request = requests.Request(
             method,
@@ -96,6 +106,13 @@ class Wire:
         # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
         # nothing but 200s is ever stored, so a 504 here is always that.
         return None if response.status_code == 504 else response
+
+    def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
+        """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""
+        prepared = self.prepare(path, params)
+        if len(self._ahead) < AHEAD_MAX:
+            self._ahead[(path, tuple(sorted(params.items())))] = prepared
+        return prepared
 
     def cache_key(self, prepared: requests.PreparedRequest) -> str:
         """The answer's name in the cache (and among the processes sharing the store)."""
@@ -252,14 +269,20 @@ class Sender:
         final_statuses: frozenset[int] = frozenset(),
         paced: bool = True,
         known_miss: bool = False,
+        held: str | None = None,
     ) -> Envelope:
-        """One cache lookup, then paced attempts (see ``Client._request``)."""
+        """One cache lookup, then paced attempts (see ``Client._request``). ``held``: the
+        claim the caller holds on the answer (MINE, or RECHECK: looked up afresh first); the
+        call neither claims nor lets go of it."""
         prepared = self.wire.prepare(path, params, method=method, body=body)
         cache = cache and method == "GET" and not is_panel(path)
         claimed: str | None = None
         if not refresh and cache:
-            stored = None if known_miss else self.wire.lookup(path, prepared)
-            if stored is None:
+            if held == RECHECK:
+                stored = self.fresh_lookup(path, prepared, cancel)
+            else:
+                stored = None if known_miss else self.wire.lookup(path, prepared)
+            if stored is None and held is None:
                 claimed, stored = self.claim(path, prepared, cancel)
             if stored is not None:
                 if not self.contact.key_proven:

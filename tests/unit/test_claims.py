@@ -3,15 +3,19 @@ machine, kept alive by a heartbeat while held (issue 21, item 2)."""
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
-from lookup_pandas.claims import Claims
+import pytest
+
+from lookup_pandas.claims import Claims, ClaimWindow
 from lookup_pandas.store import BUSY, MINE, RECHECK, MemoryStore
 from lookup_pandas.store.holders import holder_gone, holder_name, process_start
 from lookup_pandas.store.local import LocalStore
@@ -183,3 +187,125 @@ def test_a_claim_let_go_of_without_buying_is_mine_for_the_next_at_once(tmp_path:
     assert b.claim_many(["k", "j"], ttl=30.0) == {"k": MINE, "j": RECHECK}
     a.close()
     b.close()
+
+
+# -- claims taken a window ahead, let go in batches ------------------------------------------------
+
+
+class CountingStore(MemoryStore):
+    """A store answering claims as scripted per key (MINE by default), counting each call."""
+
+    def __init__(self, states: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.states = states or {}
+        self.calls: Counter[str] = Counter()
+        self.released: list[tuple[list[str], bool]] = []
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        self.calls["claim_many"] += 1
+        return {key: self.states.get(key, MINE) for key in keys}
+
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
+        self.calls["release_many"] += 1
+        self.released.append((sorted(keys), bought))
+
+
+def run_window(window: ClaimWindow, keys: list[str], bought=lambda key: True) -> None:
+    """What an enrichment does: claim each window as it is reached, finish its calls (letting
+    go when ``size`` are finished), let go of the rest at the end."""
+    for start in range(0, len(keys), window.size):
+        held = window.hold({key: key for key in keys[start : start + window.size]})
+        for key in held:
+            window.finished(key, bought=bought(key))
+            if window.due():
+                window.flush()
+    window.close()
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 200, 1000])
+def test_n_uncontended_misses_cost_a_claim_and_a_release_per_window_not_per_miss(n: int):
+    store = CountingStore()
+    claims = Claims(store, heartbeat=60.0)
+    try:
+        keys = [f"k{i}" for i in range(n)]
+        run_window(ClaimWindow(claims, size=16), keys)
+        windows = math.ceil(n / 16)
+        assert store.calls["claim_many"] == windows
+        assert store.calls["release_many"] <= windows + 1
+        assert sorted(k for keys, _ in store.released for k in keys) == sorted(keys)
+        assert claims.held == 0
+    finally:
+        claims.close()
+
+
+def test_finished_claims_are_let_go_in_one_call_per_bought_flag():
+    store = CountingStore()
+    claims = Claims(store, heartbeat=60.0)
+    try:
+        window = ClaimWindow(claims, size=8)
+        run_window(window, ["a", "b", "c", "d"], bought=lambda key: key in "ac")
+        assert store.released == [(["a", "c"], True), (["b", "d"], False)]
+    finally:
+        claims.close()
+
+
+def test_claims_not_finished_are_let_go_unbought_and_busy_ones_are_not_held():
+    store = CountingStore({"busy": BUSY, "lately": RECHECK})
+    claims = Claims(store, heartbeat=60.0)
+    try:
+        window = ClaimWindow(claims, size=8)
+        held = window.hold({"ada": "k1", "grace": "busy", "alan": "lately", "ada2": "k1"})
+        assert held == {"ada": ("k1", MINE), "alan": ("lately", RECHECK)}  # k1 held once
+        assert claims.held == 2
+        window.finished("k1", bought=True)
+        window.finished("busy", bought=True)  # not held: nothing to let go
+        assert not window.due()
+        assert window.hold({"alan": "lately", "hedy": "k2"}) == {"hedy": ("k2", MINE)}
+        assert store.released == [(["k1"], True)]  # the finished, as the next window came
+        window.close()  # Ctrl-C, an error: the calls never started let go unbought
+        assert store.released[-1] == (["k2", "lately"], False)
+        assert claims.held == 0
+    finally:
+        claims.close()
+
+
+def test_a_window_s_claims_are_kept_alive_by_the_heartbeat_until_let_go():
+    store = RecordingStore()
+    claims = Claims(store, ttl=3.0, heartbeat=0.01)
+    try:
+        window = ClaimWindow(claims, size=4)
+        window.hold({"a": "a", "b": "b"})
+        assert store.renewed.wait(10.0)
+        assert store.renewals[-1] == (["a", "b"], 3.0)
+        window.close()
+        assert _wait(lambda: claims._beating is None)
+    finally:
+        claims.close()
+
+
+def test_a_window_of_a_killed_process_does_not_block_the_next_run(tmp_path: Path):
+    path = tmp_path / "leads.store.sqlite"
+    code = (
+        "import time\n"
+        "from pathlib import Path\n"
+        "from lookup_pandas.claims import Claims, ClaimWindow\n"
+        "from lookup_pandas.store.local import LocalStore\n"
+        f"s = LocalStore(Path({str(path)!r}), {NS!r})\n"
+        "w = ClaimWindow(Claims(s), size=16)\n"
+        "print(len(w.hold({f'k{i}': f'k{i}' for i in range(16)})), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "16"
+        mine = LocalStore(path, NS)
+        keys = [f"k{i}" for i in range(16)]
+        assert set(mine.claim_many(keys, ttl=30.0).values()) == {BUSY}  # alive: buying
+        mine.release_many(keys, bought=False)
+        proc.kill()
+        proc.wait(timeout=30)
+        assert set(mine.claim_many(keys, ttl=30.0).values()) == {MINE}  # gone: at once
+        mine.close()
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
