@@ -48,7 +48,7 @@ from .http.session import build_session
 from .pacing import Pacer
 from .pagination import PagePlan, Style, check_max_records, read_page, walk
 from .retry import RetryPolicy
-from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, SETTING_NAMES, Settings
+from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, SETTING_NAMES, Settings, keyword_help
 from .stats import ClientStats, StatsCounter
 from .store import Store, namespace, open_store
 
@@ -74,52 +74,12 @@ class Client:
         with lp.Client(cache="leads.sqlite") as client:
             client.profile("ada")      # second call with the same handle is a free cache hit
 
-    Keywords:
+    Keywords (the settings, listed once in :class:`~lookup_pandas.settings.Settings`):
 
-    ``api_key``, ``base_url``
-        The key (only ever sent in a request header) and the service's address. When not
-        given: the ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` environment variables.
-    ``cache``
-        ``True`` (default): the file named by ``LOOKUP_CACHE`` (or none if it says ``off``),
-        else ``http_cache.sqlite`` in the user cache dir. ``False``: no cache. A path: that
-        SQLite file. Every answer paid for is kept there, so a re-run costs nothing. A
-        ``redis://[:password@]host:port/db`` URL (``rediss://`` for TLS; extra ``[redis]``):
-        the cache, the pace and the claims in that Redis, shared by every machine using it.
-    ``expire_after``
-        How long a cached answer is reused: a timedelta or seconds (default 7 days).
-    ``timeout``
-        Seconds to wait for the connection and for each answer before that attempt fails.
-    ``max_retries``
-        Further attempts after a transient failure: a 429, a 5xx, a dropped connection or a
-        timeout (0: try once). Until the base URL has answered once with the service's
-        envelope, a host that cannot be reached (refused, unknown name, TLS failure) or an
-        answer that is not the service's gets one quick retry, then a ConfigurationError.
-    ``rate_limit_per_minute``
-        A ceiling of your own. The pace is the lower of it and 95% of the limit the
-        credits-tier endpoint reports. A tier that reports no limit is not paced (unless this
-        is set); a tier that cannot be read at all is paced at 7 calls/min, the cheapest tier.
-        A 429 always slows the pace: to 95% of the limit it names, else to half.
-    ``max_workers``
-        How many calls enrichment keeps in flight at once (default 4).
-    ``backoff_base``, ``backoff_max``
-        Seconds of exponential back-off between retries (doubling from ``backoff_base`` up to
-        ``backoff_max``, with jitter).
-    ``retry_after_max``
-        The longest wait a 429's ``Retry-After`` is honoured for, in seconds, so a notebook
-        never hangs for hours.
-    ``batch_poll_interval``
-        Seconds between two polls of a batch job whose results have caught up with what it
-        resolved (1.5, as the service's own SDK waits); it grows by half while the job's
-        ``resolved`` count does not move, up to 30 s. See :mod:`lookup_pandas.batch`.
+    {keywords}
     ``transport``
         A requests adapter that answers instead of the network, for tests:
-        ``lookup_pandas.testing.MockTransport(handler)`` drives retries, pacing, discovery and
-        the stats without a socket (httpx's ``MockTransport`` idea). Default: the network.
-
-    How a call goes: the cache is looked up once (requests-cache's ``only_if_cached``); on a
-    miss the Client learns the pace (once, from the credits tier, under a lock), waits for
-    its slot and sends, and requests-cache stores the answer if it is worth keeping, without
-    a second lookup. The panel endpoint is neither cached nor paced.
+        ``lookup_pandas.testing.MockTransport(handler)``. Default: the network.
     """
 
     def __init__(
@@ -563,6 +523,9 @@ class Client:
         key, wire = self._wire.cache_key, self._wire
         prepare = wire.prepare_ahead if ahead else wire.prepare
         return {h: key(prepare(PROFILE_PATH, {"handle": h})) for h in handles}
+
+
+Client.__doc__ = (Client.__doc__ or "").replace("    {keywords}\n", keyword_help() + "\n")
 
 
 # -- the default client --------------------------------------------------------------------

@@ -16,16 +16,21 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
+from .cache_urls import REDIS_SCHEMES as REDIS_SCHEMES
+from .cache_urls import checked_redis_url
+from .cache_urls import is_redis_url as is_redis_url
+from .cache_urls import redact_url as redact_url
 from .errors import ConfigurationError
 
 ENV_API_KEY = "LOOKUP_API_KEY"
@@ -39,7 +44,6 @@ RATE_SAFETY_MARGIN = 0.95
 
 _OFF_WORDS = {"0", "off", "false", "no", "none", ""}
 #: The URL schemes of a Redis cache (``rediss``: over TLS).
-REDIS_SCHEMES = ("redis", "rediss")
 
 
 def default_cache_path() -> Path:
@@ -67,70 +71,10 @@ def _cache_setting(
             return None, None
         value = env
     if isinstance(value, str) and is_redis_url(value):
-        return None, _checked_redis_url(value.strip(), source("cache", ENV_CACHE, given=given))
+        return None, checked_redis_url(
+            value.strip(), source("cache", ENV_CACHE, given=given), ENV_CACHE
+        )
     return Path(value).expanduser(), None
-
-
-def is_redis_url(value: str) -> bool:
-    """Whether a cache setting names a Redis server (``redis://`` or ``rediss://``)."""
-    scheme, sep, _ = value.strip().partition("://")
-    return bool(sep) and scheme.lower() in REDIS_SCHEMES
-
-
-def redact_url(url: str) -> str:
-    """``url`` with its password (and any ``password=`` in the query) shown as ``***``.
-
-    Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
-    ``"redis://:***@cache.internal:6379/0"``; a user name is kept
-    (``redis://ana:***@host/0``); userinfo without a colon is hidden whole (``***@host``).
-    """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<a URL that cannot be read>"
-    userinfo, at, hostport = parts.netloc.rpartition("@")
-    netloc = parts.netloc
-    if at:
-        user, colon, _ = userinfo.partition(":")
-        netloc = f"{user}:***@{hostport}" if colon else f"***@{hostport}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        masked = [(k, "***" if "pass" in k.lower() else v) for k, v in pairs]
-        query = urlencode(masked, safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def _checked_redis_url(url: str, where: str) -> str:
-    """``url`` if it names a Redis host (and a database number, if any), else a
-    ConfigurationError that shows it without its password and names ``where`` it was set."""
-    problem = _redis_url_problem(url)
-    if problem is None:
-        return url
-    shown = redact_url(url)
-    raise ConfigurationError(
-        f"The Redis cache URL {shown} cannot be used: {problem} (expected "
-        f"redis://[:password@]host[:port][/db], or rediss:// for TLS). Check {where}.",
-        cli_message=f"The Redis cache URL {shown} cannot be used: {problem}. Check the "
-        f"{ENV_CACHE} environment variable.",
-    )
-
-
-def _redis_url_problem(url: str) -> str | None:
-    """What keeps ``url`` from naming a Redis database, or None."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # ValueError when it is not a number in range
-    except ValueError:
-        return "its host or port cannot be read"
-    db = parts.path.strip("/")
-    if not parts.hostname:
-        return "it names no host"
-    if port == 0:
-        return "its port must be a number from 1 to 65535"
-    if db and not db.isdigit():
-        return f"the database after the host must be a number, not {db!r}"
-    return None
 
 
 def _checked_number(
@@ -206,9 +150,10 @@ def _setting(
     env: str | None = None,
     check: Callable[[str, Any], Any] | None = None,
     repr: bool = True,  # noqa: A002 - dataclasses.field's own name
+    doc: str = "",
 ) -> Any:
-    """A field of :class:`Settings`: its default, its environment variable, its check."""
-    return field(default=default, repr=repr, metadata={"env": env, "check": check})
+    """A field of :class:`Settings`: its default, environment variable, check and help."""
+    return field(default=default, repr=repr, metadata={"env": env, "check": check, "doc": doc})
 
 
 def _number(low: float, *, inclusive: bool = True, integer: bool = False) -> Callable[..., Any]:
@@ -240,20 +185,92 @@ class Settings:
     or False.
     """
 
-    api_key: str = _setting("", env=ENV_API_KEY, repr=False)
-    base_url: str = _setting("", env=ENV_BASE_URL)
-    cache: CacheSetting = _setting(True, env=ENV_CACHE, repr=False)
-    expire_after: timedelta = _setting(timedelta(days=7), check=_duration)
-    timeout: float = _setting(30.0, check=_number(0, inclusive=False))
-    max_retries: int = _setting(5, check=_number(0, integer=True))
-    rate_limit_per_minute: float | None = _setting(
-        None, check=_optional(_number(0, inclusive=False))
+    api_key: str = _setting(
+        "",
+        env=ENV_API_KEY,
+        repr=False,
+        doc=("The key, only ever sent in a request header. Default: ``LOOKUP_API_KEY``."),
     )
-    max_workers: int = _setting(4, check=_number(1, integer=True))
-    backoff_base: float = _setting(0.5, check=_number(0))
-    backoff_max: float = _setting(30.0, check=_number(0))
-    retry_after_max: float = _setting(60.0, check=_number(0))
-    batch_poll_interval: float = _setting(1.5, check=_number(0, inclusive=False))
+    base_url: str = _setting(
+        "",
+        env=ENV_BASE_URL,
+        doc=(
+            "The service's address (its root, without ``/api/...``). Default: ``LOOKUP_BASE_URL``."
+        ),
+    )
+    cache: CacheSetting = _setting(
+        True,
+        env=ENV_CACHE,
+        repr=False,
+        doc=(
+            "``True`` (default): the file named by ``LOOKUP_CACHE`` (or none if it says "
+            "``off``), else ``http_cache.sqlite`` in the user cache dir. ``False``: no cache. "
+            "A path: that SQLite file. Every answer paid for is kept there, so a re-run costs "
+            "nothing. A ``redis://[:password@]host:port/db`` URL (``rediss://`` for TLS; "
+            "extra ``[redis]``): the cache, the pace and the claims in that Redis, shared by "
+            "every machine using it."
+        ),
+    )
+    expire_after: timedelta = _setting(
+        timedelta(days=7),
+        check=_duration,
+        doc=("How long a cached answer is reused: a timedelta or seconds (default 7 days)."),
+    )
+    timeout: float = _setting(
+        30.0,
+        check=_number(0, inclusive=False),
+        doc=("Seconds to wait for the connection and for each answer before that attempt fails."),
+    )
+    max_retries: int = _setting(
+        5,
+        check=_number(0, integer=True),
+        doc=(
+            "Further attempts after a transient failure: a 429, a 5xx, a dropped connection "
+            "or a timeout (0: try once). Until the base URL has answered once with the "
+            "service's envelope, an unreachable host or an answer that is not the service's "
+            "gets one quick retry, then a ConfigurationError."
+        ),
+    )
+    rate_limit_per_minute: float | None = _setting(
+        None,
+        check=_optional(_number(0, inclusive=False)),
+        doc=(
+            "A ceiling of your own. The pace is the lower of it and 95% of the limit the "
+            "credits-tier endpoint reports; a tier that reports no limit is not paced (unless "
+            "this is set); one that cannot be read is paced at 7 calls/min. A 429 always "
+            "slows the pace: to 95% of the limit it names, else to half."
+        ),
+    )
+    max_workers: int = _setting(
+        4,
+        check=_number(1, integer=True),
+        doc=("How many calls enrichment keeps in flight at once (default 4)."),
+    )
+    backoff_base: float = _setting(
+        0.5,
+        check=_number(0),
+        doc=("Seconds of the first back-off between retries (doubling, with jitter)."),
+    )
+    backoff_max: float = _setting(
+        30.0, check=_number(0), doc=("The longest back-off between retries, in seconds.")
+    )
+    retry_after_max: float = _setting(
+        60.0,
+        check=_number(0),
+        doc=(
+            "The longest wait a 429's ``Retry-After`` is honoured for, in seconds, so a "
+            "notebook never hangs for hours."
+        ),
+    )
+    batch_poll_interval: float = _setting(
+        1.5,
+        check=_number(0, inclusive=False),
+        doc=(
+            "Seconds between two polls of a batch job whose results have caught up (1.5, as "
+            "the service's own SDK waits); it grows by half while the job does not move, up "
+            "to 30 s."
+        ),
+    )
     #: where the key and the URL came from, as a message names it ("api_key=", ...)
     api_key_source: str = field(default="api_key=", init=False, compare=False)
     base_url_source: str = field(default="base_url=", init=False, compare=False)
@@ -344,3 +361,16 @@ SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.init)
 
 
 cache_setting = _cache_setting  # public name for cache/admin
+
+
+def keyword_help() -> str:
+    """The settings as ``help(lp.Client)`` lists them: each name, then its help, indented.
+
+    Example: ``"timeout" in keyword_help()`` -> True.
+    """
+    return "\n".join(
+        f"    ``{f.name}``\n"
+        + textwrap.fill(f.metadata["doc"], 92, initial_indent=" " * 8, subsequent_indent=" " * 8)
+        for f in fields(Settings)
+        if f.init
+    )

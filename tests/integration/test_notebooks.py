@@ -89,11 +89,17 @@ IOPUB: dict[str, Any] = {"iopub_timeout": 60, "raise_on_iopub_timeout": True}
 
 
 def outputs_text(cell: Any) -> str:
-    """Everything a code cell showed: streams, text/plain and text/html of results."""
+    """Everything a code cell showed: streams, text/plain and text/html of results.
+
+    A stream's text carries its own newlines, and the kernel may send one print in pieces
+    (a flush between its writes, on a loaded machine), with a display update between them:
+    the stream is read whole, as the user sees it, and the rest after it.
+    """
+    streams: list[str] = []
     parts: list[str] = []
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
-            parts.append(out.get("text", ""))
+            streams.append(out.get("text", ""))
         elif out.get("output_type") == "error":
             parts.append("\n".join(out.get("traceback", [])))
         else:
@@ -101,7 +107,7 @@ def outputs_text(cell: Any) -> str:
             for mime in ("text/plain", "text/html"):
                 value = data.get(mime, "")
                 parts.append("".join(value) if isinstance(value, list) else value)
-    return "\n".join(parts)
+    return "\n".join(["".join(streams), *parts])
 
 
 def code_cells(nb: Any) -> list[Any]:
@@ -174,7 +180,8 @@ def test_quickstart_outputs(emulator_runs):
     assert "120 people" in text
     n_acme = len(emulator_data.employees("acme"))
     assert n_acme == 137
-    assert f"{n_acme} current employees" in text
+    employees = outputs_text(cell_with(nb, 'lp.company_employees("acme")'))
+    assert f"{n_acme} current employees" in employees, employees
     assert "Client(base_url=" in outputs_text(cell_with(nb, "client = notebook_client()"))
     de = outputs_text(cell_with(nb, 'geo_country_code="DE"'))
     assert re.search(r"\b[1-9]\d* engineers in Germany", de), de

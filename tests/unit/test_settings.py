@@ -254,3 +254,20 @@ def test_a_key_less_copy_keeps_every_other_setting():
     s = build(timeout=7)
     keyless = dataclasses.replace(s, api_key="")
     assert keyless.api_key == "" and keyless.timeout == 7 and keyless.base_url == URL
+
+
+def test_help_of_client_lists_every_keyword_with_its_own_help():
+    import inspect
+    from dataclasses import fields
+
+    import lookup_pandas as lp
+    from lookup_pandas.settings import Settings
+
+    doc = inspect.getdoc(lp.Client) or ""
+    assert "{keywords}" not in doc
+    for name in inspect.signature(lp.Client).parameters:
+        assert f"``{name}``\n    " in doc, name
+    helps = [f.metadata["doc"] for f in fields(Settings) if f.init]
+    assert all(len(h) > 20 for h in helps)
+    assert len(set(helps)) == len(helps)  # each its own
+    assert all(h.split()[0] in doc for h in helps)

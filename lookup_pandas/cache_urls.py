@@ -1,0 +1,77 @@
+"""Cache URLs: which name a Redis server, whether one can be used, and how to show one.
+
+Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
+``"redis://:***@cache.internal:6379/0"``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from .errors import ConfigurationError
+
+__all__ = ["REDIS_SCHEMES", "checked_redis_url", "is_redis_url", "redact_url"]
+
+REDIS_SCHEMES = ("redis", "rediss")
+
+
+def is_redis_url(value: str) -> bool:
+    """Whether a cache setting names a Redis server (``redis://`` or ``rediss://``)."""
+    scheme, sep, _ = value.strip().partition("://")
+    return bool(sep) and scheme.lower() in REDIS_SCHEMES
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (and any ``password=`` in the query) shown as ``***``.
+
+    Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
+    ``"redis://:***@cache.internal:6379/0"``; a user name is kept
+    (``redis://ana:***@host/0``); userinfo without a colon is hidden whole (``***@host``).
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<a URL that cannot be read>"
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    netloc = parts.netloc
+    if at:
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:***@{hostport}" if colon else f"***@{hostport}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        masked = [(k, "***" if "pass" in k.lower() else v) for k, v in pairs]
+        query = urlencode(masked, safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def checked_redis_url(url: str, where: str, env_var: str) -> str:
+    """``url`` if it names a Redis host (and a database number, if any), else a
+    ConfigurationError that shows it without its password and names ``where`` it was set."""
+    problem = _redis_url_problem(url)
+    if problem is None:
+        return url
+    shown = redact_url(url)
+    raise ConfigurationError(
+        f"The Redis cache URL {shown} cannot be used: {problem} (expected "
+        f"redis://[:password@]host[:port][/db], or rediss:// for TLS). Check {where}.",
+        cli_message=f"The Redis cache URL {shown} cannot be used: {problem}. Check the "
+        f"{env_var} environment variable.",
+    )
+
+
+def _redis_url_problem(url: str) -> str | None:
+    """What keeps ``url`` from naming a Redis database, or None."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when it is not a number in range
+    except ValueError:
+        return "its host or port cannot be read"
+    db = parts.path.strip("/")
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "its port must be a number from 1 to 65535"
+    if db and not db.isdigit():
+        return f"the database after the host must be a number, not {db!r}"
+    return None
