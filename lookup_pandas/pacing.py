@@ -85,6 +85,7 @@ class Pacer:
         self._recent: deque[float] = deque(maxlen=_RECENT)  # starts of the last slots
         self._slots = 0  # slots handed out so far
         self._slots_at_slow_down = -1  # self._slots when the pace was last slowed
+        self._shared_due = float("-inf")  # unpaced: when to look at the shared schedule again
 
     @property
     def per_minute(self) -> float | None:
@@ -110,8 +111,11 @@ class Pacer:
         """Take the next slot; return how many seconds the caller must wait for it."""
         with self._lock:
             now = self._clock()
-            if self._shared is not None:
-                slot = now + self._shared.reserve(self._interval)
+            if self._shared is not None and (self._interval > 0 or now >= self._shared_due):
+                wait = self._shared.reserve(self._interval)
+                if self._interval == 0:  # held back by another process: look at every slot
+                    self._shared_due = now if wait > 0 else now + UNPACED_LOOK_SECONDS
+                slot = now + wait
             else:
                 slot = max(now, self._next)
             self._next = slot + self._interval
@@ -158,6 +162,10 @@ class Pacer:
 
 
 _RECENT = 32  # slots remembered to measure the rate an unpaced client sent at
+#: Unpaced (the tier names no limit), the schedule shared with other processes is looked at
+#: once in this many seconds, not at every slot: it can only hold calls back after a 429 one of
+#: them saw, which it then does for every slot until it no longer holds any back.
+UNPACED_LOOK_SECONDS = 0.25
 
 
 def _interval(per_minute: float | None) -> float:

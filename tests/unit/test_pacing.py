@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from lookup_pandas.pacing import Pacer
+from lookup_pandas.pacing import UNPACED_LOOK_SECONDS, Pacer
 
 
 class FakeTime:
@@ -288,3 +288,51 @@ def test_429s_of_calls_in_flight_together_slow_the_pace_once():
     assert [pacer.slow_down(7) for _ in range(4)] == [60, 60, 60, 60]
     pacer.reserve()  # a call sent at the new pace, answered 429 too: slower again
     assert pacer.slow_down(7) == 30
+
+
+class CountingSchedule:
+    """A shared schedule (the store's ``reserve``) that holds calls back while ``held``."""
+
+    def __init__(self) -> None:
+        self.reserved = 0
+        self.held = 0.0
+
+    def reserve(self, interval: float) -> float:
+        self.reserved += 1
+        return self.held
+
+
+def test_unpaced_the_shared_schedule_is_looked_at_once_a_while_not_per_slot():
+    t = FakeTime()
+    shared = CountingSchedule()
+    pacer = Pacer(None, clock=t.clock, sleep=t.sleep, shared=shared)  # type: ignore[arg-type]
+    assert [pacer.reserve() for _ in range(100)] == [0.0] * 100
+    assert shared.reserved == 1  # no store transaction per call
+    t.advance(UNPACED_LOOK_SECONDS)
+    pacer.reserve()
+    assert shared.reserved == 2
+
+
+def test_unpaced_a_shared_hold_back_is_kept_to_at_every_slot_until_it_ends():
+    t = FakeTime()
+    shared = CountingSchedule()
+    pacer = Pacer(None, clock=t.clock, sleep=t.sleep, shared=shared)  # type: ignore[arg-type]
+    pacer.reserve()
+    shared.held = 2.0  # another process saw a 429 with Retry-After
+    t.advance(UNPACED_LOOK_SECONDS)
+    assert pacer.reserve() == 2.0
+    assert pacer.reserve() == 2.0  # looked at again, every slot, while it holds calls back
+    assert shared.reserved == 3
+    shared.held = 0.0
+    assert pacer.reserve() == 0.0
+    assert pacer.reserve() == 0.0
+    assert shared.reserved == 4  # free again: once a while
+
+
+def test_paced_every_slot_comes_from_the_shared_schedule():
+    t = FakeTime()
+    shared = CountingSchedule()
+    pacer = Pacer(60, clock=t.clock, sleep=t.sleep, shared=shared)  # type: ignore[arg-type]
+    for _ in range(5):
+        pacer.reserve()
+    assert shared.reserved == 5
