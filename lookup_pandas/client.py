@@ -82,6 +82,8 @@ class Client:
         ``lookup_pandas.testing.MockTransport(handler)``. Default: the network.
     """
 
+    _sender: Sender  # the send chain, built in __init__ (the contact reaches it lazily)
+
     def __init__(
         self,
         api_key: str | None = None,
@@ -119,10 +121,16 @@ class Client:
         )
         self._counter = StatsCounter()
         self._contact = Contact(
-            s, self.pacer, self.store, cache_on=self._cache_on, request=self._request
+            s,
+            self.pacer,
+            self.store,
+            cache_on=self._cache_on,
+            request=lambda path, params, **options: self._sender.request(path, params, **options),
         )
         attempts = PacedAttempts(wire, self.retry_policy, self.pacer, self._counter, self._contact)
         self._sender = Sender(wire, attempts, self.claims, self._counter, self._contact)
+        #: The one place requests are sent (:meth:`~lookup_pandas.http.sending.Sender.request`)
+        self._request = self._sender.request
         self._batch = BatchCalls(self._request, wire)
         # The internals other modules and tests reach for, bound once.
         self._prepare, self._send, self._lookup = wire.prepare, wire.send, wire.lookup
@@ -470,49 +478,6 @@ class Client:
         Example: ``client.learn_pace()  # 57.0 on a 60/min tier``
         """
         return self._contact.learn_pace()
-
-    # -- the send chain (lookup_pandas.http.sending) -----------------------------------------
-
-    def _request(
-        self,
-        path: str,
-        params: Mapping[str, Any] | None,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        method: str = "GET",
-        body: Any = None,
-        cache: bool = True,
-        final_statuses: frozenset[int] = frozenset(),
-        paced: bool = True,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope:
-        """The one place requests are sent: one cache lookup, then paced attempts
-        (:class:`lookup_pandas.http.sending.Sender`).
-
-        ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
-        ``lookup_pandas.pacing.Cancelled`` instead of sending (a stopping job's threads).
-        ``cache=False``: neither looked up nor stored (batch jobs, whose answers change).
-        ``known_miss``: the lookup is skipped (the caller just made it); the claim remains.
-        ``held``: the caller holds the answer's claim (MINE, or RECHECK: the cache is looked
-        up afresh first), so the call neither claims nor lets go (enrichment's claim window).
-        ``final_statuses``: answers with these statuses are raised as they are, neither
-        retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
-        """
-        return self._sender.request(
-            path,
-            params,
-            refresh=refresh,
-            cancel=cancel,
-            method=method,
-            body=body,
-            cache=cache,
-            final_statuses=final_statuses,
-            paced=paced,
-            known_miss=known_miss,
-            held=held,
-        )
 
     def profile_keys(self, handles: Iterable[str], *, ahead: bool = False) -> dict[str, str]:
         """Each handle's profile answer's name among the processes sharing the store (its

@@ -271,9 +271,16 @@ class Sender:
         known_miss: bool = False,
         held: str | None = None,
     ) -> Envelope:
-        """One cache lookup, then paced attempts (see ``Client._request``). ``held``: the
-        claim the caller holds on the answer (MINE, or RECHECK: looked up afresh first); the
-        call neither claims nor lets go of it."""
+        """The one place requests are sent (``Client._request``): one cache lookup, then
+        paced attempts.
+
+        ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
+        ``Cancelled`` instead of sending. ``cache=False``: neither looked up nor stored (batch
+        jobs). ``known_miss``: the lookup is skipped (the caller just made it). ``held``: the
+        claim the caller holds (MINE, or RECHECK: looked up afresh first); the call neither
+        claims nor lets go of it. ``final_statuses``: answers raised as they are, neither
+        retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
+        """
         prepared = self.wire.prepare(path, params, method=method, body=body)
         cache = cache and method == "GET" and not is_panel(path)
         claimed: str | None = None
