@@ -18,10 +18,12 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import requests
-from requests_cache import DO_NOT_CACHE, CachedSession
+from requests_cache import CachedSession, get_expiration_datetime
 
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
 from ..claims import Claims, claim_or_wait, fresh_lookup
@@ -45,6 +47,7 @@ logger = logging.getLogger(__name__)
 #: take theirs).
 AHEAD_MAX = 4096
 _BATCH = BATCH_PATH.rstrip("/")
+_NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
 
 
 class Wire:
@@ -82,11 +85,14 @@ class Wire:
         )
         return self.session.prepare_request(request)
 
-    def send(self, prepared: requests.PreparedRequest, **options: Any) -> requests.Response:
-        """Send a copy of ``prepared`` with requests' own send settings (and the cache's
-        per-request ``options``): what ``Session.request`` would do, without preparing again."""
+    def send(self, prepared: requests.PreparedRequest, *, store: bool = False) -> requests.Response:
+        """Send a copy of ``prepared`` over the network with requests' own send settings (what
+        ``Session.request`` would do, without preparing again), past the cache: the lookup is
+        :meth:`lookup`'s. ``store``: keep the answer if the cache's policy says it is worth it,
+        for ``expire_after``."""
         s = self.session
-        return s.send(
+        response = requests.Session.send(
+            s,
             prepared.copy(),
             timeout=self.settings.timeout,
             allow_redirects=True,
@@ -94,18 +100,26 @@ class Wire:
             stream=False,
             verify=s.verify,
             cert=s.cert,
-            **options,
         )
+        if store and self.cache_on and self.settings.expire_after > _NO_TIME:
+            s.cache.save_response(  # type: ignore[attr-defined]
+                response,
+                cache_key=self.cache_key(prepared),
+                expires=get_expiration_datetime(self.settings.expire_after),
+            )
+        return response
 
     def lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
-        """The stored answer (not expired), through requests-cache's own ``only_if_cached``;
-        None on a miss (requests-cache answers 504 then), or when nothing is cached there."""
+        """The stored answer if it has not expired, read by its key (what requests-cache's
+        ``only_if_cached`` does, without building a request's cache actions and a 504 for a
+        miss); None on a miss, or when nothing is cached there."""
         if not self.cache_on or is_panel(path):
             return None
-        response = self.send(prepared, only_if_cached=True, expire_after=self.settings.expire_after)
-        # A miss is requests-cache's own "504 Not Cached" answer (itself a CachedResponse);
-        # nothing but 200s is ever stored, so a 504 here is always that.
-        return None if response.status_code == 504 else response
+        cache = self.session.cache  # type: ignore[attr-defined]
+        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        if response is None or response.is_expired:  # type: ignore[attr-defined]
+            return None
+        return response
 
     def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
         """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""
@@ -120,19 +134,15 @@ class Wire:
         return str(cache.create_key(prepared, verify=self.session.verify))
 
 
+@dataclass(eq=False)
 class PacedAttempts:
     """Paced attempts of one request, retried as :func:`~.decisions.next_step` says."""
 
-    def __init__(
-        self,
-        wire: Wire,
-        policy: RetryPolicy,
-        pacer: Pacer,
-        stats: StatsCounter,
-        contact: Contact,
-    ) -> None:
-        self.wire, self.policy, self.pacer = wire, policy, pacer
-        self.stats, self.contact = stats, contact
+    wire: Wire
+    policy: RetryPolicy
+    pacer: Pacer
+    stats: StatsCounter
+    contact: Contact
 
     def run(
         self,
@@ -148,22 +158,15 @@ class PacedAttempts:
         free probes sent while the pace is being learned (the panel endpoint is never paced:
         it is how the pace is learned)."""
         unpaced = is_panel(path) or not paced
-        extra: dict[str, Any] = {}
-        if self.wire.cache_on:
-            # Per request, as the cache backend (and its settings) is shared by every Client on
-            # the file. The lookup is done: send without a second one, and store the answer if
-            # it is worth keeping; the panel endpoint and batch jobs are never stored.
-            extra = (
-                {"expire_after": self.wire.settings.expire_after, "force_refresh": True}
-                if cache
-                else {"expire_after": DO_NOT_CACHE}
-            )
+        # The lookup is done: send without a second one, and store the answer if it is worth
+        # keeping; the panel endpoint and batch jobs are never stored.
+        store = cache and not is_panel(path)
         attempts = Attempts()
         while True:
             try:
                 if not unpaced:
                     self.contact.pace(cancel)
-                return self.attempt(prepared, path, extra)
+                return self.attempt(prepared, path, store=store)
             except ServiceError as exc:
                 situation = Situation(self.contact.contacted, final_statuses)
                 step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
@@ -210,13 +213,13 @@ class PacedAttempts:
             logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
 
     def attempt(
-        self, prepared: requests.PreparedRequest, path: str, extra: dict[str, Any]
+        self, prepared: requests.PreparedRequest, path: str, *, store: bool = False
     ) -> Envelope:
         """One send: its failure translated, its answer counted, parsed and noted."""
         started = time.perf_counter()
         try:
             with translated_errors(prepared.url or "", path, self.wire.settings.timeout):
-                response = self.wire.send(prepared, **extra)
+                response = self.wire.send(prepared, store=store)
         except TransportError:
             self.stats.count(sent=1)
             raise
@@ -242,19 +245,15 @@ class PacedAttempts:
         return env
 
 
+@dataclass(eq=False)
 class Sender:
     """The chain for one request: cache lookup -> claim -> :class:`PacedAttempts`."""
 
-    def __init__(
-        self,
-        wire: Wire,
-        attempts: PacedAttempts,
-        claims: Claims,
-        stats: StatsCounter,
-        contact: Contact,
-    ) -> None:
-        self.wire, self.attempts, self.claims = wire, attempts, claims
-        self.stats, self.contact = stats, contact
+    wire: Wire
+    attempts: PacedAttempts
+    claims: Claims
+    stats: StatsCounter
+    contact: Contact
 
     def request(
         self,
