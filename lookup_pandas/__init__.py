@@ -24,7 +24,6 @@ from .api import (
     search_people,
 )
 from .client import Client, ClientStats, configure, default_client
-from .enrich import Estimate
 from .errors import (
     AuthenticationError,
     BatchUnavailableError,
@@ -44,6 +43,7 @@ from .errors import (
     ValidationError,
 )
 from .integrations import register_when_imported as _register_when_imported
+from .outcomes import Estimate
 from .views import overview
 
 _register_when_imported()

@@ -19,11 +19,12 @@ import pandas as pd
 
 from .adapters import arguments, delegates_to
 from .client import Client, resolve_client
-from .enrich import Errors, Estimate, JobSummary, Lookup, Method, estimate_values, lookup_values
+from .enrich import estimate_values, lookup_values
 from .errors import ColumnError, UsageError
 from .frames import prefixed_names
 from .handles import checked_handle
 from .listings import company_employees, credits_tier, query_value, search_people
+from .outcomes import Errors, Estimate, JobSummary, Lookup, Method
 
 __all__ = [
     "company_employees",

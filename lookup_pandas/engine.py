@@ -11,11 +11,9 @@ thread pool of ``Client.profile_answer`` for whatever is left: each call reads t
 or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
 ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
 
-An enrichment stops, raising, instead of grinding on: at once on an AuthenticationError or a
-ConfigurationError (every further call would fail the same way), and after
-``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx, each after
-all its retries (the service is down or unreachable). What was fetched before is in the cache;
-a re-run resumes there.
+It stops, raising, at once on an AuthenticationError or a ConfigurationError, and after
+``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx after all
+their retries (an outage). What was fetched before is in the cache; a re-run resumes there.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
 from typing import Any
 
@@ -177,6 +176,7 @@ def run(
     return state
 
 
+@dataclass(eq=False, repr=False)
 class EnrichmentRun:
     """One enrichment's run state: its outcomes, counts and progress bar, and the single calls.
 
@@ -186,31 +186,30 @@ class EnrichmentRun:
     harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
     """
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        refresh: bool,
-        errors: str,
-        bar: Progress,
-        before: ClientStats,
-        on_record: OnRecord | None = None,
-    ) -> None:
-        self.client = client
-        self.on_record = on_record
-        self.refresh = refresh
-        self.errors = errors
-        self.bar = bar
-        self.outcomes: dict[str, Outcome] = {}
-        self.counts = {"cached": 0, "fetched": 0, "failed": 0}
-        self.batch_jobs = 0  # batch jobs polled: submitted by this run, or resumed
-        self.batch_billed = 0  # items of the batch jobs this run collected: billed as resolved
-        self.batch_recorded = 0  # handles recorded from those batch jobs so far
-        self.batch_shown = ""  # "done/total" batch jobs, shown on the bar while there are any
-        self._waiting = 0  # calls waiting for another process's purchase, as last shown
-        self._before = before
-        self._outage: list[ServiceError] = []  # the latest failures in a row, if outage-like
-        self._breaker_after = max(3, client.max_workers)
+    client: Client
+    _: KW_ONLY
+    refresh: bool
+    errors: str
+    bar: Progress
+    before: ClientStats  # the client's stats when the run began
+    on_record: OnRecord | None = None
+    outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"cached": 0, "fetched": 0, "failed": 0}, init=False
+    )
+    batch_jobs: int = field(default=0, init=False)  # batch jobs polled: submitted, or resumed
+    #: Items of the batch jobs this run collected: billed as they resolved.
+    batch_billed: int = field(default=0, init=False)
+    batch_recorded: int = field(default=0, init=False)  # handles recorded from those so far
+    #: "done/total" batch jobs, shown on the bar while there are any.
+    batch_shown: str = field(default="", init=False)
+    #: Calls waiting for another process's purchase, as last shown.
+    _waiting: int = field(default=0, init=False)
+    #: The latest failures in a row, if outage-like.
+    _outage: list[ServiceError] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self._breaker_after = max(3, self.client.max_workers)
 
     def credits(self, *, shown: bool = False) -> float:
         """Credits this run paid: what the answers said they consumed, plus one per item of
@@ -221,8 +220,8 @@ class EnrichmentRun:
         runs ahead of the handles recorded (each costs at most one credit there).
         """
         now = self.client.stats
-        consumed = now.credits_consumed - self._before.credits_consumed
-        by_batch = now.batch_credits - self._before.batch_credits
+        consumed = now.credits_consumed - self.before.credits_consumed
+        by_batch = now.batch_credits - self.before.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:
             singles = min(singles, self.counts["fetched"] - self.batch_recorded)
@@ -231,7 +230,7 @@ class EnrichmentRun:
 
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
-        after, before = self.client.stats, self._before
+        after, before = self.client.stats, self.before
         return JobSummary(
             rows=rows,
             statuses=statuses,

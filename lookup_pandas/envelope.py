@@ -120,6 +120,26 @@ def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:
     return ServiceError(message, status_code=status, **kw)
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """One answer being checked, as the error it may mean needs it."""
+
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    body: Any  # the decoded JSON, or _NOT_JSON
+    retry_after: float | None
+    #: Every error's keywords: request_id and url, then error_code and errors once read.
+    common: dict[str, Any]
+
+    def error_for_status(self, message: str) -> ServiceError:
+        """The error the status means, a RateLimitError carrying the answer's Retry-After."""
+        exc = _error_for_status(self.status, message, **self.common)
+        if isinstance(exc, RateLimitError):
+            exc.retry_after = self.retry_after
+        return exc
+
+
 def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> ConfigurationError:
     """An enveloped 404 without a not-found code: the URL is no endpoint of the service."""
     exc = ConfigurationError(
@@ -132,39 +152,25 @@ def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> Confi
     return exc
 
 
-def _not_the_envelope(
-    status: int,
-    headers: Mapping[str, str],
-    content: bytes,
-    body: Any,
-    retry_after: float | None,
-    common: dict[str, Any],
-) -> ServiceError:
+def _not_the_envelope(answer: _Answer) -> ServiceError:
     """The error for an answer that is not the envelope (``enveloped = False``)."""
-    kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
-    ctype = headers.get("Content-Type", "no content type")
+    status, content = answer.status, answer.content
+    kind = "a JSON value without the envelope" if answer.body is not _NOT_JSON else "not JSON"
+    ctype = answer.headers.get("Content-Type", "no content type")
     text = (
         f"Not the service's answer: HTTP {status} ({_reason(status)}) with {kind} "
         f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
     )
-    exc = _error_for_status(status, text, **common) if status >= 400 else None
+    exc = answer.error_for_status(text) if status >= 400 else None
     if exc is None or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
-        exc = ResponseError(text, status_code=status, **common)
-    elif isinstance(exc, RateLimitError):
-        exc.retry_after = retry_after
+        exc = ResponseError(text, status_code=status, **answer.common)
     exc.enveloped = False
     return exc
 
 
-def _failure(
-    status: int,
-    message: str,
-    error_code: str | None,
-    retry_after: float | None,
-    url: str | None,
-    common: dict[str, Any],
-) -> ServiceError:
+def _failure(answer: _Answer, message: str, error_code: str | None) -> ServiceError:
     """The error an envelope with ``success: false`` (or a status >= 400) means."""
+    status, common = answer.status, answer.common
     if status < 400:
         if error_code in NOT_FOUND_CODES:
             return NotFoundError(message, status_code=status, **common)
@@ -172,11 +178,8 @@ def _failure(
             return ValidationError(message, status_code=status, **common)
         return ServiceError(message, status_code=status, **common)
     if status == 404 and error_code not in NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE}:
-        return _no_endpoint(message, url, common)
-    exc = _error_for_status(status, message, **common)
-    if isinstance(exc, RateLimitError):
-        exc.retry_after = retry_after
-    return exc
+        return _no_endpoint(message, common["url"], common)
+    return answer.error_for_status(message)
 
 
 def parse_envelope(
@@ -192,10 +195,11 @@ def parse_envelope(
     retry_after = parse_retry_after(headers.get("Retry-After"))
     body = _decode(content)
     common: dict[str, Any] = {"request_id": request_id, "url": url}
+    answer = _Answer(status, headers, content, body, retry_after, common)
 
     is_envelope = isinstance(body, dict) and isinstance(body.get("success"), bool)
     if not is_envelope:
-        raise _not_the_envelope(status, headers, content, body, retry_after, common)
+        raise _not_the_envelope(answer)
 
     message = body.get("message")
     message = message if isinstance(message, str) and message else _reason(status)
@@ -205,7 +209,7 @@ def parse_envelope(
     common.update(error_code=error_code, errors=errors)
 
     if body["success"] is False or status >= 400:
-        raise _failure(status, message, error_code, retry_after, url, common)
+        raise _failure(answer, message, error_code)
 
     if "data" not in body:
         raise ResponseError(

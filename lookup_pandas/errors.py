@@ -43,6 +43,7 @@ traceback is still on the exception: ``traceback.print_exception(sys.last_value)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
 ]
 
 
+@dataclass(eq=False, repr=False)  # an exception: compared by identity, repr as Exception's
 class ServiceError(Exception):
     """Base of every error lookup_pandas raises.
 
@@ -78,29 +80,22 @@ class ServiceError(Exception):
     (HTML from a proxy or another web server): the service itself did not say it.
     """
 
-    enveloped: bool = True
-    #: True when the answer behind it was read from the cache (paid for earlier, not now).
-    from_cache: bool = False
-    #: What to do about it, where that depends on how the call was made (e.g. which setting).
-    hint: str | None = None
+    message: str
+    _: KW_ONLY
+    status_code: int | None = None
+    request_id: str | None = None
+    error_code: str | None = None
+    errors: Any = None
+    url: str | None = None
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        status_code: int | None = None,
-        request_id: str | None = None,
-        error_code: str | None = None,
-        errors: Any = None,
-        url: str | None = None,
-    ) -> None:
-        self.message = message
-        self.status_code = status_code
-        self.request_id = request_id
-        self.error_code = error_code
-        self.errors = errors
-        self.url = url
-        super().__init__(message)
+    enveloped: bool = field(default=True, init=False)
+    #: True when the answer behind it was read from the cache (paid for earlier, not now).
+    from_cache: bool = field(default=False, init=False)
+    #: What to do about it, where that depends on how the call was made (e.g. which setting).
+    hint: str | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)  # exc.args == (message,), however it was passed
 
     def __str__(self) -> str:
         details = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -99,29 +99,20 @@ class Answers(Protocol):
     def delete_expired(self) -> int: ...
 
 
+@dataclass(eq=False, repr=False)
 class OpenCache:
     """A cache opened for managing: its answers (one backend per namespace), its store, and
     how to measure and rewrite its files. Built from a Client (:meth:`of_client`) or a
     :class:`CacheLocation` (:meth:`open`, which closes what it opened)."""
 
-    def __init__(
-        self,
-        label: str,
-        answers: list[Answers],
-        store: Store | None,
-        *,
-        every_namespace: bool,
-        sqlite: SQLiteAnswers | None = None,
-        store_file: Path | None = None,
-        redis: tuple[Any, str, list[str]] | None = None,
-    ) -> None:
-        self.label = label
-        self.answers = answers
-        self.store = store
-        self.every_namespace = every_namespace
-        self._sqlite = sqlite
-        self._store_file = store_file
-        self._redis = redis  # (connection, url, namespaces)
+    label: str
+    answers: list[Answers]
+    store: Store | None
+    _: KW_ONLY
+    every_namespace: bool
+    sqlite: SQLiteAnswers | None = None
+    store_file: Path | None = None
+    redis: tuple[Any, str, list[str]] | None = None  # (connection, url, namespaces)
 
     @classmethod
     def of_client(cls, settings: Settings, cache: BaseCache | None, store: Store) -> OpenCache:
@@ -159,34 +150,34 @@ class OpenCache:
     @contextlib.contextmanager
     def securely(self) -> Iterator[None]:
         """Deleting with SQLite's ``secure_delete`` on (nothing to do on Redis)."""
-        if self._sqlite is None:
+        if self.sqlite is None:
             yield
             return
-        with self._sqlite.securely():
+        with self.sqlite.securely():
             yield
 
     def rewrite(self) -> list[Path]:
         """Rewrite the SQLite files and empty their write-ahead logs; the files where that
         could not be finished (none on Redis, or without a cache)."""
         failed = []
-        if self._sqlite is not None and not self._sqlite.rewrite():
-            failed.append(self._sqlite.path)
-        store_file = self._store_file
+        if self.sqlite is not None and not self.sqlite.rewrite():
+            failed.append(self.sqlite.path)
+        store_file = self.store_file
         if store_file is not None and store_file.exists() and not rewrite_file(store_file):
             failed.append(store_file)
         return failed
 
     def size(self) -> int | None:
         """Bytes on disk (SQLite, with ``-wal`` and ``-shm``) or in memory (Redis)."""
-        if self._redis is not None:
+        if self.redis is not None:
             from .redis import memory_usage
 
-            return memory_usage(*self._redis)
+            return memory_usage(*self.redis)
         files = []
-        if self._sqlite is not None:
-            files += sqlite_files(self._sqlite.path)
-        if self._store_file is not None:
-            files += sqlite_files(self._store_file)
+        if self.sqlite is not None:
+            files += sqlite_files(self.sqlite.path)
+        if self.store_file is not None:
+            files += sqlite_files(self.store_file)
         return sum(f.stat().st_size for f in files if f.exists())
 
 

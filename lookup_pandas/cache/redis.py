@@ -15,7 +15,7 @@ is :func:`lookup_pandas.store.redis.redis_error`'s ConfigurationError. This modu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import redis
@@ -31,6 +31,18 @@ __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
 
 #: Redis keys measured with MEMORY USAGE per round trip.
 _MEMORY_CHUNK = 500
+
+
+def _translated_command(name: str) -> Callable[..., Any]:
+    """``RedisAnswersCache.<name>``: the inherited method (next in the MRO), within
+    :func:`~lookup_pandas.store.redis.translated`."""
+
+    def command(self: RedisAnswersCache, *args: Any, **kwargs: Any) -> Any:
+        with translated(self.url):
+            return getattr(super(RedisAnswersCache, self), name)(*args, **kwargs)
+
+    command.__name__, command.__qualname__ = name, f"RedisAnswersCache.{name}"
+    return command
 
 
 class RedisAnswersCache(PaidAnswersOnly, RedisCache):
@@ -50,21 +62,11 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
 
-    def get_response(self, *args: Any, **kwargs: Any) -> Any:
-        with translated(self.url):
-            return super().get_response(*args, **kwargs)
-
-    def save_response(self, *args: Any, **kwargs: Any) -> None:
-        with translated(self.url):
-            super().save_response(*args, **kwargs)
-
-    def contains(self, *args: Any, **kwargs: Any) -> Any:
-        with translated(self.url):
-            return super().contains(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> None:
-        with translated(self.url):
-            super().delete(*args, **kwargs)
+    # requests-cache's commands, each with a failed Redis command as a ConfigurationError.
+    get_response = _translated_command("get_response")
+    save_response = _translated_command("save_response")
+    contains = _translated_command("contains")
+    delete = _translated_command("delete")
 
 
 class RedisAnswers:

@@ -14,7 +14,7 @@ from .options import EnrichOptions
 
 if TYPE_CHECKING:
     from ..client import Client
-    from ..enrich import Estimate
+    from ..outcomes import Estimate
 
 
 def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> None:
@@ -24,7 +24,7 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
     would make first anyway (never billed); a fully cached run still sends nothing, and a job
     that ``--max-calls`` refuses prints only its refusal.
     """
-    from ..enrich import planned
+    from ..plan import planned
 
     if options.refresh:  # every handle is fetched anew
         est = dataclasses.replace(est, cached=0, to_fetch=est.unique)

@@ -85,15 +85,25 @@ def build_parser() -> argparse.ArgumentParser:
 # -- shared pieces -------------------------------------------------------------------------------
 
 
-def _service_command(sub: _Sub, name: str, helptext: str) -> argparse.ArgumentParser:
-    """A command that talks to the service: its help lists the environment."""
+def _command(
+    sub: _Sub, name: str, helptext: str, description: str, epilog: str | None = None
+) -> argparse.ArgumentParser:
+    """A command with its help line and description. With an ``epilog`` (the environment it
+    reads), the description and the epilog are shown as written; without, argparse wraps it."""
+    if epilog is None:
+        return sub.add_parser(name, help=helptext, description=description)
     return sub.add_parser(
         name,
         help=helptext,
-        description=helptext,
-        epilog=ENVIRONMENT,
+        description=description,
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def _service_command(sub: _Sub, name: str, helptext: str) -> argparse.ArgumentParser:
+    """A command that talks to the service: its help lists the environment."""
+    return _command(sub, name, helptext, helptext, ENVIRONMENT)
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -203,10 +213,11 @@ def _add_tier(sub: _Sub) -> None:
 
 
 def _add_serve(sub: _Sub) -> None:
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "serve",
-        help="run the service emulator in the foreground",
-        description="Run the service emulator on 127.0.0.1 until Ctrl-C or SIGTERM. It prints "
+        "run the service emulator in the foreground",
+        "Run the service emulator on 127.0.0.1 until Ctrl-C or SIGTERM. It prints "
         "what it billed when it stops, and on SIGUSR1 while it runs (requests seen, billed "
         "calls and batch items, credits, distinct handles billed, 429s); GET "
         "/_emulator/stats answers the same numbers as JSON (no key; not billed or counted).",
@@ -291,25 +302,20 @@ _FORGET = (
 
 
 def _add_cache(sub: _Sub) -> None:
-    cache = sub.add_parser(
+    cache = _command(
+        sub,
         "cache",
-        help="what the cache holds, and removing it (no API key needed)",
-        description="What the cache holds, and removing it: expired answers, everything, or\n"
+        "what the cache holds, and removing it (no API key needed)",
+        "What the cache holds, and removing it: expired answers, everything, or\n"
         "every stored answer about some people. Only the cache is touched: nothing is\n"
         "sent, and no API key is needed.",
-        epilog=CACHE_ENVIRONMENT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        CACHE_ENVIRONMENT,
     )
     actions = cache.add_subparsers(dest="cache_command", required=True)
 
     def action(name: str, helptext: str, description: str | None = None) -> argparse.ArgumentParser:
-        p = actions.add_parser(
-            name,
-            help=helptext,
-            description=textwrap.fill(description or helptext, width=90),
-            epilog=CACHE_ENVIRONMENT,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        wrapped = textwrap.fill(description or helptext, width=90)
+        p = _command(actions, name, helptext, wrapped, CACHE_ENVIRONMENT)
         p.set_defaults(options=_cache_options)
         return p
 

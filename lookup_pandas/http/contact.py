@@ -15,6 +15,7 @@ import logging
 import math
 import threading
 from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol
 
 from ..endpoints import HEALTH_PATH, TIER_PATH, checked_data
@@ -43,31 +44,28 @@ class Requester(Protocol):
     ) -> Envelope: ...
 
 
+@dataclass(eq=False, repr=False)
 class Contact:
     """What one Client learned of the service: contacted yet, key proven, the pace."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        pacer: Pacer,
-        store: Store,
-        *,
-        cache_on: bool,
-        request: Requester,
-    ) -> None:
-        self.settings = settings
-        self.pacer = pacer
-        self.store = store
-        self._cache_on = cache_on
-        self._request = request
-        self.contacted = False  # has the base URL answered with the service's envelope yet?
-        self.key_proven = False  # has an answer (here, or in the store's memory) accepted it?
-        self._key_lock = threading.Lock()
-        self._key_rejected: AuthenticationError | None = None  # what the key check was told
-        self._rate_lock = threading.Lock()
-        self.rate_known = False
-        self._rate_failures = 0  # failed attempts to learn it (each is retried by a later call)
-        self._rate_error: BaseException | None = None
+    settings: Settings
+    pacer: Pacer
+    store: Store
+    _: KW_ONLY
+    cache_on: bool
+    request: Requester
+    #: Has the base URL answered with the service's envelope yet?
+    contacted: bool = field(default=False, init=False)
+    #: Has an answer (here, or in the store's memory) accepted the key?
+    key_proven: bool = field(default=False, init=False)
+    _key_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: What the key check was told.
+    _key_rejected: AuthenticationError | None = field(default=None, init=False)
+    _rate_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    rate_known: bool = field(default=False, init=False)
+    #: Failed attempts to learn it (each is retried by a later call).
+    _rate_failures: int = field(default=0, init=False)
+    _rate_error: BaseException | None = field(default=None, init=False)
 
     def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
         """An attempt's outcome (an Envelope or the ServiceError it meant): first contact? the
@@ -89,7 +87,7 @@ class Contact:
 
     def check_key(self) -> None:
         """Make sure the key works, once per key and base URL (see ``Client.check_key``)."""
-        if self.key_proven or not self._cache_on:  # no cache: every answer is the key's
+        if self.key_proven or not self.cache_on:  # no cache: every answer is the key's
             return
         with self._key_lock:  # one tier read, however many threads meet their first cache hit
             if self.key_proven:
@@ -110,7 +108,7 @@ class Contact:
 
     def credits_tier(self) -> dict[str, Any]:
         """The credits-tier payload; reading it teaches the pace, if it was not known yet."""
-        tier: dict[str, Any] = checked_data(self._request(TIER_PATH, None), TIER_PATH)
+        tier: dict[str, Any] = checked_data(self.request(TIER_PATH, None), TIER_PATH)
         if not self.rate_known:
             with self._rate_lock:
                 if not self.rate_known:
@@ -160,7 +158,7 @@ class Contact:
         first contact failed) is raised; a tier that cannot be read otherwise gives the
         configured pace, else the cheapest tier's 7/min, with a warning."""
         try:
-            tier = checked_data(self._request(TIER_PATH, None), TIER_PATH)
+            tier = checked_data(self.request(TIER_PATH, None), TIER_PATH)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
@@ -182,7 +180,7 @@ class Contact:
         """Ask the Data API's free health probe (unpaced, no credits): a success proves the
         service; a 404 or an answer that is not the service's is a ConfigurationError (after
         one quick retry); the service's own error (a 503: it is down) is raised as it is."""
-        self._request(HEALTH_PATH, None, cache=False, paced=False)
+        self.request(HEALTH_PATH, None, cache=False, paced=False)
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:
         """The tier's pace (:func:`rate_from_tier`), or the fallback with a warning."""

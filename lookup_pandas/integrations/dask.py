@@ -38,9 +38,11 @@ from .. import api
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from ..client import PROFILE_PATH, Client, resolve_client
 from ..client_spec import ClientSpec
-from ..enrich import Estimate, check_method, check_options, lookup_values
+from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames import PERSON_FIELDS, prefixed_names
+from ..outcomes import Estimate
+from ..plan import check_method, check_options
 from ..stream import HandleMap
 
 __all__ = ["DaskLookupAccessor", "enrich_profiles", "estimate_profiles", "output_columns"]

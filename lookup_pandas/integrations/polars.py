@@ -31,7 +31,7 @@ import polars as pl
 
 from .. import api
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to
-from ..enrich import Estimate
+from ..outcomes import Estimate
 from ..polars_frames import require_pyarrow, to_polars
 
 __all__ = [

@@ -7,7 +7,6 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from types import TracebackType
 from typing import TextIO
 
 
@@ -55,11 +54,6 @@ class PartFile:
     def __enter__(self) -> PartFile:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:  # the same whether or not it failed
         if not self.committed:
             self.discard()

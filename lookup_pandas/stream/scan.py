@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..enrich import invalid_error
 from ..handles import normalise_handle
+from ..outcomes import invalid_error
 
 #: An input file larger than this (bytes) is read in chunks even without ``--chunksize``.
 AUTO_CHUNK_BYTES = 64 * 2**20

@@ -17,13 +17,15 @@ while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything b
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import parse_qsl, urlsplit
 
 from .routes import DROP, STATS, Override, Request, handle, stats
@@ -32,6 +34,9 @@ from .state import Knobs, RequestRecord, ServiceState
 logger = logging.getLogger(__name__)
 
 __all__ = ["FakeService"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -100,6 +105,29 @@ class _Server(ThreadingHTTPServer):
         logger.debug(
             "emulator: connection from %s ended with an error", client_address, exc_info=True
         )
+
+
+class _OfState(Generic[P, R]):
+    """A FakeService method that is its state's own: the same signature and docstring.
+
+    Example: ``count = _OfState(ServiceState.count)``; ``svc.count(path)`` calls
+    ``svc.state.count(path)``.
+    """
+
+    def __init__(self, method: Callable[Concatenate[ServiceState, P], R]) -> None:
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, service: None, owner: type[FakeService]) -> _OfState[P, R]: ...
+    @overload
+    def __get__(self, service: FakeService, owner: type[FakeService]) -> Callable[P, R]: ...
+    def __get__(
+        self, service: FakeService | None, owner: type[FakeService]
+    ) -> _OfState[P, R] | Callable[P, R]:
+        if service is None:
+            return self
+        return functools.partial(self.method, service.state)
 
 
 class FakeService:
@@ -216,22 +244,7 @@ class FakeService:
 
     # -- counters --------------------------------------------------------------------------
 
-    def count(
-        self,
-        path: str | None = None,
-        *,
-        billed: bool | None = None,
-        status: int | None = None,
-        method: str | None = None,
-        key: str | None = None,
-        **params: Any,
-    ) -> int:
-        """Requests seen (for ``path``, with these query params, billed or not, by status and
-        method: ``svc.count(BATCH, method="POST")`` counts batch submits; ``key=``: only those
-        that carried that key)."""
-        return self.state.count(
-            path, billed=billed, status=status, method=method, key=key, **params
-        )
+    count = _OfState(ServiceState.count)  # requests seen, by path, query, status, method, key
 
     def billed(self, path: str | None = None, *, key: str | None = None, **params: Any) -> int:
         """Billable requests seen (successes and not-founds); ``key=``: paid with that key."""

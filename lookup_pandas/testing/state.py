@@ -301,6 +301,7 @@ class ServiceState:
 
     def count(
         self,
+        /,
         path: str | None = None,
         *,
         billed: bool | None = None,
@@ -313,7 +314,9 @@ class ServiceState:
 
         With ``billed=True``, batch items billed as they resolved count too (``handle=`` finds
         them), so a test sees every credit one handle cost, however it was fetched. ``key``:
-        only requests that carried this key (batch items: submitted with it).
+        only requests that carried this key (batch items: submitted with it). ``status`` and
+        ``method``: only requests answered with that status, sent with that method
+        (``count(BATCH, method="POST")`` counts batch submits).
         """
         want = {k: str(v) for k, v in params.items()}
         wanted_key = key_id(key) if key is not None else None

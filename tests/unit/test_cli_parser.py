@@ -35,7 +35,7 @@ from lookup_pandas.cli import (
 from lookup_pandas.cli.argtypes import page_size, rate, rows
 from lookup_pandas.cli.exits import run
 from lookup_pandas.cli.listings import pair
-from lookup_pandas.enrich import Estimate
+from lookup_pandas.outcomes import Estimate
 
 # -- arguments -> options ------------------------------------------------------------------------
 
