@@ -79,14 +79,27 @@ class BatchCalls:
     def __init__(self, request: BatchRequester, wire: Wire) -> None:
         self._request = request
         self._wire = wire
-        self.supported: bool | None = None  # learned from the first submit
+        #: Whether the service has batch jobs: None until the first submit tells.
+        self.supported: bool | None = None
 
     def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
-        """:func:`no_batch` for this Client's base URL."""
+        """:func:`no_batch` for this Client's base URL (``exc``: the answer that told).
+
+        Example: ``raise client.no_batch()``
+        """
         return no_batch(self._wire.settings.base_url, exc)
 
     def submit(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
-        """Submit one batch job; return its ``job_id`` (see ``Client.submit_batch``)."""
+        """Submit one batch job of 1 to 1,000 handles; return its ``job_id``. Nothing is billed
+        yet: each item is billed when it resolves. A submit takes a pacing slot.
+
+        Example: ``job_id = client.submit_batch(["ada", "grace"])``
+
+        A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and the
+        Client remembers it (no further submit is sent). Transient failures are retried like
+        any call; a submit whose answer was lost after it was sent may have created a job
+        (the service offers no idempotency key), so a retry may pay for those items twice.
+        """
         if self.supported is False:
             raise self.no_batch(None)
         body = {"ids": [], "handles": list(handles), "enrich_live": False}
@@ -119,7 +132,13 @@ class BatchCalls:
     def status(
         self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
     ) -> dict[str, Any]:
-        """One poll of a batch job (see ``Client.batch_status``); any 404 is NotFoundError."""
+        """One poll of a batch job: the ``data`` of its answer (``status``, ``total``,
+        ``resolved``, ``errors``, ``next_cursor``, ``not_found``, ``profiles``) from result
+        ``after`` on. Never cached; takes a pacing slot. An unknown or expired job raises
+        NotFoundError (any 404).
+
+        Example: ``client.batch_status(job_id, 0)["status"]  # "processing"``
+        """
         try:
             env = self._request(
                 BATCH_PATH,
@@ -139,8 +158,13 @@ class BatchCalls:
         return data
 
     def result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
-        """One result stored as ``GET /people/profile?handle=...`` would be (see
-        ``Client.batch_result``); the billed not-found raised as NotFoundError."""
+        """One batch job result as the answer ``GET /people/profile?handle=...`` gives, cached
+        exactly as that answer would be: the record's Envelope, or (``record=None``) the billed
+        not-found, raised as the NotFoundError a single call raises. Afterwards
+        ``client.profile(handle)`` and a re-run are free cache hits.
+
+        Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
+        """
         wire = self._wire
         prepared = wire.prepare(PROFILE_PATH, {"handle": handle})
         response = profile_answer_from_batch(prepared, record, job_id)

@@ -7,17 +7,18 @@ Example::
     for rec in client.paginate("/api/data/v1/people/search", {"title": "engineer", "limit": 50}):
         ...
 
-It wires the rooms and decides nothing of its own: requests go through
-:mod:`lookup_pandas.http.sending` (cache lookup -> claim -> paced attempts -> one attempt, with
-:mod:`~lookup_pandas.http.decisions`), first contact and the pace through
+It wires the rooms and decides nothing of its own; each method is a room's, in a line or two:
+requests go through :mod:`lookup_pandas.http.sending` (cache lookup -> claim -> paced attempts
+-> one attempt, with :mod:`~lookup_pandas.http.decisions`), first contact and the pace through
 :mod:`~lookup_pandas.http.contact`, batch jobs through :mod:`lookup_pandas.batch_calls`, pages
-through :mod:`lookup_pandas.pagination`, the cache's admin through
-:mod:`lookup_pandas.cache`. The API key is kept in the settings and only ever put in a
+through :mod:`lookup_pandas.pagination`, reading and managing the cache through
+:mod:`lookup_pandas.client_cache`. The API key is kept in the settings and only ever put in a
 request header; it is not in ``repr``, log lines or exception messages.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -27,9 +28,7 @@ from typing import Any
 import requests
 from requests.adapters import BaseAdapter
 
-from .batch_calls import BatchCalls
-from .cache import CacheInfo, Forgotten, OpenCache, admin
-from .claims import Claims
+from .cache import CacheInfo, Forgotten
 from .endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
@@ -41,16 +40,10 @@ from .endpoints import (
 from .envelope import Envelope
 from .errors import BatchUnavailableError, NotFoundError, ServiceError
 from .handles import checked_handle
-from .http.answers import parsed_answer
-from .http.contact import Contact
-from .http.sending import PacedAttempts, Sender, Wire
-from .http.session import build_session
-from .pacing import Pacer
-from .pagination import PagePlan, Style, check_max_records, read_page, walk
-from .retry import RetryPolicy
-from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, SETTING_NAMES, Settings, keyword_help
-from .stats import ClientStats, StatsCounter
-from .store import Store, namespace, open_store
+from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
+from .rooms import Rooms
+from .settings import SETTING_NAMES, Settings, keyword_help
+from .stats import ClientStats
 
 __all__ = [
     "BATCH_PATH",
@@ -65,14 +58,18 @@ __all__ = [
     "default_client",
 ]
 
+#: Why a Client cannot be pickled, and what to pickle instead.
+_NOT_PICKLABLE = (
+    "A Client holds the API key, a session and a cache connection: it is not picklable. To "
+    "rebuild it in another process, pickle lookup_pandas.client_spec.ClientSpec.from_client("
+    "client): the settings without the key, which that process reads from LOOKUP_API_KEY."
+)
+
 
 class Client:
     """A connection to the service. Thread-safe; share one across a thread pool.
 
-    Example::
-
-        with lp.Client(cache="leads.sqlite") as client:
-            client.profile("ada")      # second call with the same handle is a free cache hit
+    Example: ``with lp.Client(cache="leads.sqlite") as client: client.profile("ada")`` (twice: free)
 
     Keywords (the settings, listed once in :class:`~lookup_pandas.settings.Settings`):
 
@@ -81,8 +78,6 @@ class Client:
         A requests adapter that answers instead of the network, for tests:
         ``lookup_pandas.testing.MockTransport(handler)``. Default: the network.
     """
-
-    _sender: Sender  # the send chain, built in __init__ (the contact reaches it lazily)
 
     def __init__(
         self,
@@ -102,127 +97,24 @@ class Client:
         transport: BaseAdapter | None = None,
     ) -> None:
         given = locals()
-        self.settings = s = Settings.build(**{name: given[name] for name in SETTING_NAMES})
-        self.retry_policy = RetryPolicy(
-            s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max
-        )
-        self._session = build_session(s, transport)
-        self._wire = wire = Wire(self._session, s)
-        self._cache_on = wire.cache_on
-        #: What the processes using this key and cache share: the pace, claims, batch jobs.
-        self.store: Store = open_store(
-            s.cache_url or s.cache_path, namespace(s.api_key, s.base_url)
-        )
-        #: Claims on answers being bought, kept alive while held (see lookup_pandas.claims).
-        self.claims = Claims(self.store)
-        self.pacer = Pacer(
-            s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,
-            shared=self.store if self._cache_on else None,
-        )
-        self._counter = StatsCounter()
-        self._contact = Contact(
-            s,
-            self.pacer,
-            self.store,
-            cache_on=self._cache_on,
-            request=lambda path, params, **options: self._sender.request(path, params, **options),
-        )
-        attempts = PacedAttempts(wire, self.retry_policy, self.pacer, self._counter, self._contact)
-        self._sender = Sender(wire, attempts, self.claims, self._counter, self._contact)
-        #: The one place requests are sent (:meth:`~lookup_pandas.http.sending.Sender.request`)
-        self._request = self._sender.request
-        self._batch = BatchCalls(self._request, wire)
-        # The internals other modules and tests reach for, bound once.
-        self._prepare, self._send, self._lookup = wire.prepare, wire.send, wire.lookup
-        self._claim, self._fresh_lookup = self._sender.claim, self._sender.fresh_lookup
-        self._count_waiting = self._counter.count_waiting
-
-    # -- introspection ---------------------------------------------------------------------
+        self.settings = Settings.build(**{name: given[name] for name in SETTING_NAMES})
+        self._rooms = rooms = Rooms.build(self.settings, transport)
+        # The rooms other modules and tests reach for (each documented on Rooms), bound once.
+        self.retry_policy, self.pacer = rooms.retry_policy, rooms.pacer
+        self.store, self.claims = rooms.store, rooms.claims
+        self._sender, self._request = rooms.sender, rooms.sender.request
+        self._prepare, self._send = rooms.wire.prepare, rooms.wire.send
 
     def __repr__(self) -> str:
         # cache_label: the path, the Redis URL without its password, or "off"
         return f"Client(base_url={self.settings.base_url!r}, cache={self.settings.cache_label!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        # A pickled Client would carry its key into a Dask graph, a log or a file.
-        raise TypeError(
-            "A Client holds the API key, a session and a cache connection: it is not "
-            "picklable. To rebuild it in another process, pickle "
-            "lookup_pandas.client_spec.ClientSpec.from_client(client): the settings without "
-            "the key, which that process reads from LOOKUP_API_KEY."
-        )
-
-    @property
-    def base_url(self) -> str:
-        return self.settings.base_url
-
-    @property
-    def max_workers(self) -> int:
-        return self.settings.max_workers
-
-    @property
-    def stats(self) -> ClientStats:
-        """A copy of the counters (requests sent, cache hits, retries, credits)."""
-        return self._counter.snapshot()
-
-    @property
-    def credits_consumed(self) -> float:
-        return self.stats.credits_consumed
-
-    @property
-    def credits_balance(self) -> float | None:
-        return self.stats.credits_balance
-
-    @property
-    def rate_limit_per_minute(self) -> float | None:
-        """The pace currently applied to network calls (calls per minute)."""
-        return self.pacer.per_minute
-
-    @property
-    def pace_known(self) -> bool:
-        """Whether the pace has been learned (from the credits tier, or a 429)."""
-        return self._contact.rate_known
-
-    @property
-    def session(self) -> requests.Session:
-        """The underlying (cached) requests session."""
-        return self._session
-
-    @property
-    def waiting(self) -> int:
-        """Calls now waiting for an answer another process is buying (shown on the bar)."""
-        return self._counter.waiting
-
-    @property
-    def claim_ttl(self) -> float:
-        """Seconds a claim holds without renewal; a heartbeat renews it while it is held, so
-        a stopped holder delays others by at most this much (:mod:`lookup_pandas.claims`)."""
-        return self.claims.ttl
-
-    def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
-        """True when a GET of ``path`` with ``params`` would be answered from the cache."""
-        return self._lookup(path, self._prepare(path, params)) is not None
-
-    def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
-        """The cached answer, checked, without touching the network; None when not cached.
-
-        Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
-        A cached not-found raises NotFoundError, exactly as the live answer did.
-        """
-        response = self._lookup(path, self._prepare(path, params))
-        if response is None:
-            return None
-        self._counter.count(cache_hits=1)
-        return parsed_answer(response, path, from_cache=True)
+        raise TypeError(_NOT_PICKLABLE)  # it would carry its key into a Dask graph, a log, a file
 
     def close(self) -> None:
-        """Close the HTTP connections and let go of the cache (closed with its last user)."""
-        self._session.close()
-        self.claims.close()
-        self.store.close()
-        release = getattr(self._session, "release_cache", None)
-        if release is not None:
-            release()
+        """``client.close()``: close the HTTP connections and let go of the cache."""
+        self._rooms.close()
 
     def __enter__(self) -> Client:
         return self
@@ -230,67 +122,60 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the cache: what it holds, and removing it (lookup_pandas.cache) ---------------------
+    @property
+    def base_url(self) -> str:
+        """``client.base_url  # "https://api.example.com"``: the service's address."""
+        return self.settings.base_url
 
-    def cache_info(self) -> CacheInfo:
-        """What the cache holds: ``entries``, ``expired``, ``bytes``, ``oldest`` and ``newest``
-        (when stored), batch ``jobs``, ``location``. Sends nothing.
+    @property
+    def session(self) -> requests.Session:
+        """``client.session.get_adapter(url)``: the underlying (cached) requests session."""
+        return self._rooms.session
 
-        Example: ``print(client.cache_info())``; ``client.cache_info().entries  # 1234``
+    @property
+    def max_workers(self) -> int:
+        """``client.max_workers  # 4``: the threads enrichment sends single calls from."""
+        return self.settings.max_workers
 
-        Without a cache (``cache=False``) it reports nothing cached.
-        """
-        return admin.cache_info(self._open_cache())
+    @property
+    def stats(self) -> ClientStats:
+        """``client.stats.sent``: a copy of the counters (sent, cache hits, retries, credits)."""
+        return self._rooms.counter.snapshot()
 
-    def prune(self) -> int:
-        """Remove the expired answers (never used again); return how many. Sends nothing.
+    @property
+    def credits_consumed(self) -> float:
+        """``client.credits_consumed  # 12.0``: the sum of the X-Credits-Consumed seen."""
+        return self.stats.credits_consumed
 
-        Example: ``client.prune()  # 12``
-        """
-        return admin.prune(self._open_cache()).entries
+    @property
+    def credits_balance(self) -> float | None:
+        """``client.credits_balance  # 988.0``: the last X-Credits-Balance seen, if any."""
+        return self.stats.credits_balance
 
-    def clear(self) -> int:
-        """Remove every cached answer, and the stored batch jobs and claims (the jobs hold
-        handles); return how many answers. What was paid for is paid for again when needed.
+    @property
+    def rate_limit_per_minute(self) -> float | None:
+        """``client.rate_limit_per_minute  # 57.0``: the pace applied to network calls."""
+        return self.pacer.per_minute
 
-        Example: ``client.clear()  # 1234``
+    @property
+    def pace_known(self) -> bool:
+        """``client.pace_known``: whether the pace was learned (the credits tier, or a 429)."""
+        return self._rooms.contact.rate_known
 
-        A SQLite cache file is cleared whole (it holds the answers of every key used with it);
-        a Redis cache, this Client's namespace. Without a cache: 0 (the jobs kept in memory
-        are dropped).
-        """
-        return admin.clear(self._open_cache()).entries
+    @property
+    def waiting(self) -> int:
+        """``client.waiting  # 3``: calls waiting for an answer another process is buying."""
+        return self._rooms.counter.waiting
 
-    def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
-        """Erase every stored answer about these people: their profile answers (single calls
-        and batch results), every search or employees page holding them (whole pages), and
-        their handles in stored batch jobs. Handles or profile URLs, normalised as enrichment
-        does (``fold_case``); a value that is no handle is a UsageError and nothing is
-        erased. Sends nothing; their next lookup is fetched (and billed) again.
-
-        Example: ``client.forget(["ada-lovelace"])  # Forgotten(profiles=1, pages=2, ...)``
-
-        On SQLite no byte of the cache's files keeps them afterwards (deleted with
-        ``secure_delete``, the files rewritten, their write-ahead logs emptied); when another
-        process was reading the cache, ``complete`` is False and an
-        ``IncompleteErasureWarning`` says so. See :mod:`lookup_pandas.cache`. Without a
-        cache, only the batch jobs kept in memory are edited.
-        """
-        return admin.forget(self._open_cache(), handles, fold_case=fold_case)
-
-    def _open_cache(self) -> OpenCache:
-        cache = self._session.cache if self._cache_on else None  # type: ignore[attr-defined]
-        return OpenCache.of_client(self.settings, cache, self.store)
-
-    # -- public calls ----------------------------------------------------------------------
+    @property
+    def claim_ttl(self) -> float:
+        """``client.claim_ttl  # 30.0``: seconds a claim holds unrenewed (:mod:`.claims`)."""
+        return self.claims.ttl
 
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
     ) -> dict[str, Any]:
-        """GET any endpoint; return its checked envelope (``success``, ``data``, ...).
-
-        Example: ``client.get("/api/data/v1/people/profile", {"handle": "ada"})["data"]``
-        """
+        """``client.get(PROFILE_PATH, {"handle": "ada"})["data"]``: GET any endpoint, checked."""
         return dict(self._request(path, params, refresh=refresh).body)
 
     def profile(
@@ -298,16 +183,11 @@ class Client:
     ) -> dict[str, Any] | None:
         """The person record for ``handle``; None when the service does not know it.
 
-        Example: ``client.profile("ada")["id"]  # "prsn_..."``
+        Example: ``client.profile("https://www.example.com/in/Ada/")["id"]  # "prsn_..."``
 
-        ``handle`` is a handle or a profile URL, normalised as enrichment does
-        (:mod:`lookup_pandas.handles`): ``client.profile("https://www.example.com/in/Ada/")``
-        sends ``handle=ada``; ``fold_case=False`` keeps case as written. A value that cannot be
-        a handle (blank, an e-mail address, ``"0"``, a path...) is a UsageError naming why,
-        and nothing is sent (production bills a not-found).
-
-        The same request, by two other names: :meth:`fetch_profile` raises NotFoundError
-        instead of returning None; :meth:`profile_answer` returns the whole checked answer.
+        A handle or a profile URL, normalised as enrichment does (``fold_case=False`` keeps
+        case); anything else is a UsageError and nothing is sent. :meth:`fetch_profile` raises
+        NotFoundError instead of returning None; :meth:`profile_answer` gives the whole answer.
         """
         try:
             return self.fetch_profile(handle, refresh=refresh, fold_case=fold_case)
@@ -333,96 +213,32 @@ class Client:
         """Alias of :meth:`profile` giving its whole answer (``.data``, ``.from_cache``), case kept.
 
         Example: ``client.profile_answer("ada").from_cache  # True the second time``.
-        NotFoundError if none. Enrichment's call: ``cancel`` (set: a call still waiting for
-        its slot or a back-off raises ``Cancelled``, sending nothing), ``known_miss`` (the
-        caller just read the cache: claim at once) and ``held`` (the caller holds the claim)
-        are :meth:`_request`'s.
+        NotFoundError if none; ``cancel``, ``known_miss``, ``held``: ``Sender.request``'s.
         """
-        handle = checked_handle(handle, fold_case=False)
+        params = {"handle": checked_handle(handle, fold_case=False)}
         env = self._request(
-            PROFILE_PATH,
-            {"handle": handle},
-            refresh=refresh,
-            cancel=cancel,
-            known_miss=known_miss,
-            held=held,
+            PROFILE_PATH, params, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
         )
         checked_data(env, PROFILE_PATH)
         return env
 
     def credits_tier(self) -> dict[str, Any]:
-        """The panel's credits-tier payload (balance, current_tier, next_tier); never cached.
+        """``client.credits_tier()["balance"]  # 988``: the panel's credits tier, never cached
+        (``balance``, ``current_tier``, ``next_tier``); reading it teaches the Client its pace."""
+        return self._rooms.contact.credits_tier()
 
-        Reading it also teaches the Client its pace, if it did not know it yet.
-        """
-        return self._contact.credits_tier()
+    def check_key(self) -> None:
+        """``client.check_key()``: raise AuthenticationError for a bad key, asking once per key."""
+        self._rooms.contact.check_key()
 
-    # -- batch jobs (lookup_pandas.batch_calls; lookup_pandas.batch plans them) --------------
-
-    @property
-    def batch_supported(self) -> bool | None:
-        """Whether the service has batch jobs: None until the first submit tells."""
-        return self._batch.supported
-
-    def submit_batch(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
-        """Submit one batch job of 1 to 1,000 handles; return its ``job_id``. Nothing is billed
-        yet: each item is billed when it resolves. A submit takes a pacing slot.
-
-        Example: ``job_id = client.submit_batch(["ada", "grace"])``
-
-        A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and the
-        Client remembers it (no further submit is sent). Transient failures are retried like
-        any call; a submit whose answer was lost after it was sent may have created a job
-        (the service offers no idempotency key), so a retry may pay for those items twice.
-        """
-        return self._batch.submit(handles, cancel=cancel)
-
-    def batch_status(
-        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
-    ) -> dict[str, Any]:
-        """One poll of a batch job: the ``data`` of its answer (``status``, ``total``,
-        ``resolved``, ``errors``, ``next_cursor``, ``not_found``, ``profiles``) from result
-        ``after`` on. Never cached; takes a pacing slot. An unknown or expired job raises
-        NotFoundError (any 404).
-
-        Example: ``client.batch_status(job_id, 0)["status"]  # "processing"``
-        """
-        return self._batch.status(job_id, after, cancel=cancel)
-
-    def batch_result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
-        """One batch job result as the answer ``GET /people/profile?handle=...`` gives, cached
-        exactly as that answer would be: the record's Envelope, or (``record=None``) the billed
-        not-found, raised as the NotFoundError a single call raises. Afterwards
-        ``client.profile(handle)`` and a re-run are free cache hits.
-
-        Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
-        """
-        return self._batch.result(handle, record, job_id)
-
-    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
-        """The error that says this service has no batch jobs (``exc``: the answer that told)."""
-        return self._batch.no_batch(exc)
-
-    # -- pagination (lookup_pandas.pagination) -----------------------------------------------
+    def learn_pace(self) -> float | None:
+        """``client.learn_pace()  # 57.0``: the pace, learned now (None: unpaced)."""
+        return self._rooms.contact.learn_pace()
 
     def page(
-        self,
-        path: str,
-        params: Mapping[str, Any],
-        plan: PagePlan,
-        *,
-        refresh: bool = False,
-    ) -> tuple[list[dict[str, Any]], Mapping[str, Any] | None]:
-        """One page of a list endpoint: its records and its pagination block, checked by
-        ``plan`` (the page asked for, not another). ``plan.next(params, pagination, n)`` then
-        gives the next page's parameters, or None at the end.
-
-        Example::
-
-            plan = PagePlan()
-            params = plan.first({"title": "engineer", "limit": 50})
-            records, pagination = client.page(SEARCH_PATH, params, plan)
-        """
+        self, path: str, params: Mapping[str, Any], plan: PagePlan, *, refresh: bool = False
+    ) -> Page:
+        """``records, pagination = client.page(SEARCH_PATH, plan.first(params), plan)``."""
         return read_page(lambda p, q: self._request(p, q, refresh=refresh), path, params, plan)
 
     def paginate(
@@ -438,56 +254,66 @@ class Client:
     ) -> Iterator[dict[str, Any]]:
         """Yield every record of a list endpoint, page by page.
 
-        Example::
-
-            list(client.paginate(EMPLOYEES_PATH, {"slug": "acme", "limit": 50}, max_records=120))
+        Example: ``list(client.paginate(EMPLOYEES_PATH, {"slug": "acme"}, max_records=120))``
 
         Page- or cursor-based paging is detected from the first answer (``style=None``);
         ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops
         without fetching another page. Raises PaginationError rather than looping.
         """
-        return walk(
-            lambda q, plan: self.page(path, q, plan, refresh=refresh),
-            path,
-            params,
-            style=style,
-            offset_param=offset_param,
-            max_records=max_records,
-            progress=progress,
-        )
+        page = functools.partial(self.page, path, refresh=refresh)
+        new_plan = functools.partial(PagePlan, style, offset_param=offset_param)
+        return walk(page, path, params, new_plan, max_records=max_records, progress=progress)
 
-    # -- the key and the pace (lookup_pandas.http.contact) -----------------------------------
+    @property
+    def batch_supported(self) -> bool | None:
+        """``client.batch_supported  # None``: has the service batch jobs (None: not told yet)?"""
+        return self._rooms.batch.supported
 
-    def check_key(self) -> None:
-        """Make sure the key works, once per key and base URL: a key that some answer has
-        accepted (in this Client, or in any process sharing the cache, which remembers it) is
-        not asked about again; else the credits tier is read (free). A wrong or revoked key
-        raises AuthenticationError, so a run that is all cache hits does not hide it.
+    def submit_batch(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
+        """``job_id = client.submit_batch(["ada", "grace"])``: see :meth:`BatchCalls.submit`."""
+        return self._rooms.batch.submit(handles, cancel=cancel)
 
-        Example: ``client.check_key()  # sends nothing when the key has worked before``
+    def batch_status(
+        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
+    ) -> dict[str, Any]:
+        """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
+        return self._rooms.batch.status(job_id, after, cancel=cancel)
 
-        Other failures (the service unreachable, a 5xx) are logged, once: cached answers can
-        still be read (offline, say), and this Client does not ask again; a later one does.
-        """
-        self._contact.check_key()
+    def batch_result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
+        """``client.batch_result("ada", record, job_id)``: see :meth:`BatchCalls.result`."""
+        return self._rooms.batch.result(handle, record, job_id)
 
-    def learn_pace(self) -> float | None:
-        """Learn the pace now, as the first paced call would (the credits tier, read once and
-        never billed), and return it in calls per minute (None: unpaced).
+    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
+        """``raise client.no_batch()``: the error saying this service has no batch jobs."""
+        return self._rooms.batch.no_batch(exc)
 
-        Example: ``client.learn_pace()  # 57.0 on a 60/min tier``
-        """
-        return self._contact.learn_pace()
+    def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
+        """``client.is_cached(PROFILE_PATH, {"handle": "ada"})``: would a GET be a cache hit?"""
+        return self._rooms.cache.is_cached(path, params)
+
+    def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
+        """``client.cached(PROFILE_PATH, {"handle": "ada"})``: the cached answer, or None."""
+        return self._rooms.cache.cached(path, params)
 
     def profile_keys(self, handles: Iterable[str], *, ahead: bool = False) -> dict[str, str]:
-        """Each handle's profile answer's name among the processes sharing the store (its
-        cache key); empty without a cache, where there is nothing to share or claim.
-        ``ahead``: each request is kept for the call that will send it (prepared once)."""
-        if not self._cache_on:
-            return {}
-        key, wire = self._wire.cache_key, self._wire
-        prepare = wire.prepare_ahead if ahead else wire.prepare
-        return {h: key(prepare(PROFILE_PATH, {"handle": h})) for h in handles}
+        """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
+        return self._rooms.cache.profile_keys(handles, ahead=ahead)
+
+    def cache_info(self) -> CacheInfo:
+        """``print(client.cache_info())``: what the cache holds; sends nothing."""
+        return self._rooms.cache.info()
+
+    def prune(self) -> int:
+        """``client.prune()  # 12``: remove the expired answers; sends nothing."""
+        return self._rooms.cache.prune()
+
+    def clear(self) -> int:
+        """``client.clear()  # 1234``: remove every answer, batch job and claim; sends nothing."""
+        return self._rooms.cache.clear()
+
+    def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
+        """``client.forget(["ada"])``: erase every stored answer about them (ClientCache.forget)."""
+        return self._rooms.cache.forget(handles, fold_case=fold_case)
 
 
 Client.__doc__ = (Client.__doc__ or "").replace("    {keywords}\n", keyword_help() + "\n")

@@ -176,9 +176,8 @@ def walk(
     page: Callable[[Mapping[str, Any], PagePlan], Page],
     path: str,
     params: Mapping[str, Any] | None = None,
+    new_plan: Callable[[], PagePlan] = PagePlan,
     *,
-    style: Style | None = None,
-    offset_param: str = "start",
     max_records: int | None = None,
     progress: bool | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -186,12 +185,14 @@ def walk(
 
     Example: ``list(walk(lambda q, plan: client.page(path, q, plan), path, {"limit": 50}))``
 
-    ``max_records`` stops without reading another page (a bar shows progress if asked).
+    ``new_plan()`` makes the walk's :class:`PagePlan` when the first record is asked for
+    (``functools.partial(PagePlan, "offset")`` for an offset walk; the default detects the
+    style). ``max_records`` stops without reading another page (a bar shows progress if asked).
     """
     check_max_records(max_records)
     if max_records == 0:
         return
-    plan = PagePlan(style, offset_param=offset_param)
+    plan = new_plan()
     next_params: dict[str, Any] | None = plan.first(dict(params or {}))
     yielded = 0
     name = path.rstrip("/").rsplit("/", 1)[-1]

@@ -6,6 +6,7 @@ cancellation, stats and the one-lookup request path, each from the requests the 
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 
@@ -231,3 +232,30 @@ def test_a_429_on_the_panel_endpoint_waits_its_retry_after_before_the_retry(monk
         client.credits_tier()
         assert client.stats.rate_limited == 1
     assert waited == [1.0]
+
+
+# -- the façade: each call is its room's, checked as it was ---------------------------------------
+
+
+def test_paginate_checks_its_keywords_when_iterated_and_sends_nothing():
+    with client_on(service()) as client:
+        records = client.paginate("/api/data/v1/people/search", style="sideways")
+        with pytest.raises(ValueError, match="style"):
+            next(records)
+        with pytest.raises(lp.errors.UsageError, match="max_records"):
+            next(client.paginate("/api/data/v1/people/search", max_records=-1))
+        assert client.session.get_adapter(BASE).count() == 0
+
+
+def test_the_cache_fronts_answer_without_a_cache_and_send_nothing():
+    with client_on(service()) as client:
+        assert client.is_cached("/api/data/v1/people/profile", {"handle": "ada"}) is False
+        assert client.cached("/api/data/v1/people/profile", {"handle": "ada"}) is None
+        assert client.profile_keys(["ada"]) == {}
+        assert client.cache_info().entries == 0 and client.prune() == 0 and client.clear() == 0
+        assert client.session.get_adapter(BASE).count() == 0
+
+
+def test_a_client_is_not_picklable_and_says_what_to_pickle_instead():
+    with client_on(service()) as client, pytest.raises(TypeError, match="ClientSpec.from_client"):
+        pickle.dumps(client)

@@ -327,3 +327,26 @@ def test_max_records_must_be_a_whole_number(bad):
     with pytest.raises(UsageError, match="max_records"):
         check_max_records(bad)
     check_max_records(None)
+
+
+def test_walk_makes_its_plan_with_new_plan_only_when_the_first_record_is_asked_for():
+    made: list[PagePlan] = []
+
+    def new_plan() -> PagePlan:
+        made.append(PagePlan("offset", offset_param="skip"))
+        return made[-1]
+
+    asked: list[dict] = []
+
+    def page(params, plan):
+        asked.append(dict(params))
+        start = params["skip"]
+        records = [{"i": i} for i in range(start, min(start + 2, 5))]
+        pagination = {"skip": start, "has_more": start + 2 < 5}
+        plan.check(params, pagination)
+        return records, pagination
+
+    records = walk(page, "/x/people", {"limit": 2}, new_plan)
+    assert made == []  # a walk is lazy: nothing is made, checked or read before next()
+    assert [r["i"] for r in records] == [0, 1, 2, 3, 4]
+    assert len(made) == 1 and [p["skip"] for p in asked] == [0, 2, 4]

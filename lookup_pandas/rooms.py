@@ -1,0 +1,111 @@
+"""The rooms one Client is made of, built from its settings and wired together.
+
+Example::
+
+    rooms = Rooms.build(Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080"))
+    rooms.sender.request(PROFILE_PATH, {"handle": "ada"}).data["id"]     # "prsn_..."
+    rooms.batch.submit(["ada", "grace"])                                 # "job_..."
+
+The :class:`~lookup_pandas.client.Client` is the façade over them and holds one ``Rooms``.
+The send chain (:class:`~lookup_pandas.http.sending.Sender`) needs the contact to pace and
+note first contact, and the contact sends through the chain (the credits tier, the health
+probe): the contact is given the chain lazily, so neither is built before the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import requests
+from requests.adapters import BaseAdapter
+
+from .batch_calls import BatchCalls
+from .claims import Claims
+from .client_cache import ClientCache
+from .http.contact import Contact
+from .http.sending import PacedAttempts, Sender, Wire
+from .http.session import build_session
+from .pacing import Pacer
+from .retry import RetryPolicy
+from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from .stats import StatsCounter
+from .store import Store, namespace, open_store
+
+__all__ = ["Rooms"]
+
+
+@dataclass(frozen=True, eq=False)
+class Rooms:
+    """One Client's rooms: the wire, what processes share, the pace, the send chain's fronts."""
+
+    settings: Settings
+    retry_policy: RetryPolicy
+    session: requests.Session
+    wire: Wire
+    #: What the processes using this key and cache share: the pace, claims, batch jobs.
+    store: Store
+    #: Claims on answers being bought, kept alive while held (see lookup_pandas.claims).
+    claims: Claims
+    pacer: Pacer
+    counter: StatsCounter
+    contact: Contact
+    #: The one place requests are sent (:meth:`~lookup_pandas.http.sending.Sender.request`).
+    sender: Sender
+    batch: BatchCalls
+    cache: ClientCache
+
+    @classmethod
+    def build(cls, s: Settings, transport: BaseAdapter | None = None) -> Rooms:
+        """Every room of a Client with settings ``s``; ``transport`` answers instead of the
+        network (tests). Sends nothing: the first request makes first contact.
+
+        Example: ``Rooms.build(settings).cache.is_cached(PROFILE_PATH, {"handle": "ada"})``
+        """
+        retry_policy = RetryPolicy(s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max)
+        session = build_session(s, transport)
+        wire = Wire(session, s)
+        store = open_store(s.cache_url or s.cache_path, namespace(s.api_key, s.base_url))
+        claims = Claims(store)
+        pacer = Pacer(
+            s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,
+            shared=store if wire.cache_on else None,
+        )
+        counter = StatsCounter()
+        sender: Sender  # built below, after the contact it needs: the contact reaches it lazily
+        contact = Contact(
+            s,
+            pacer,
+            store,
+            cache_on=wire.cache_on,
+            request=lambda path, params, **options: sender.request(path, params, **options),
+        )
+        attempts = PacedAttempts(wire, retry_policy, pacer, counter, contact)
+        sender = Sender(wire, attempts, claims, counter, contact)
+        batch = BatchCalls(sender.request, wire)
+        cache = ClientCache(wire, store, counter)
+        return cls(
+            s,
+            retry_policy,
+            session,
+            wire,
+            store,
+            claims,
+            pacer,
+            counter,
+            contact,
+            sender,
+            batch,
+            cache,
+        )
+
+    def close(self) -> None:
+        """Close the HTTP connections and let go of the cache (closed with its last user).
+
+        Example: ``rooms.close()`` (what ``Client.close`` and ``with Client(...)`` do)
+        """
+        self.session.close()
+        self.claims.close()
+        self.store.close()
+        release = getattr(self.session, "release_cache", None)
+        if release is not None:
+            release()
