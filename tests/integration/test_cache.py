@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
+import requests_cache.models.response as cached_response
 
 from lookup_pandas import (
     AuthenticationError,
@@ -93,6 +95,30 @@ def test_new_client_on_the_same_cache_file_sends_nothing(fake_service, fake_cach
 
     # Not even the tier request: cache hits never reach the pacer.
     assert fake_service.count() == total
+
+
+@pytest.mark.parametrize("expire_after", [0, -5])
+def test_a_cache_that_keeps_answers_for_no_time_stores_none(
+    fake_service, fake_cache_path, expire_after
+):
+    with make_client(fake_service, cache=fake_cache_path, expire_after=expire_after) as client:
+        first = client.profile("ada")
+        second = client.profile("ada")
+        assert second == first
+        assert fake_service.count(PROFILE, handle="ada") == 2  # bought twice, as asked
+        assert client.cache_info().entries == 0
+        assert client.stats.cache_hits == 0
+
+
+def test_an_expired_answer_is_bought_again(fake_service, fake_cache_path, monkeypatch):
+    with make_client(fake_service, cache=fake_cache_path, expire_after=60) as client:
+        client.profile("ada")
+        assert client.profile("ada")["id"]
+        assert fake_service.count(PROFILE, handle="ada") == 1
+        later = cached_response.utcnow() + timedelta(seconds=61)
+        monkeypatch.setattr(cached_response, "utcnow", lambda: later)
+        client.profile("ada")
+        assert fake_service.count(PROFILE, handle="ada") == 2
 
 
 def test_is_cached_answers_without_sending(fake_service, fake_client):
