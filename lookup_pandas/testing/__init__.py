@@ -19,23 +19,41 @@ top-level module ``pytest_lookup_pandas``, so that loading them costs other proj
 from .batch import BATCH
 from .mock import MockTransport, envelope
 from .notebook import notebook_client
-from .routes import EMPLOYEES, PROFILE, SEARCH, TIER, Reply, Request
+from .routes import (
+    BALANCE_PATH,
+    EMPLOYEES,
+    HEALTH,
+    PROFILE,
+    ROUTE_COSTS_PATH,
+    SEARCH,
+    TIER,
+    TIERS_PATH,
+    Reply,
+    Request,
+)
 from .server import FakeService
-from .state import FAULT_KINDS, Knobs, RequestRecord
+from .state import FAULT_KINDS, PRODUCTION_LADDER, ROUTE_COSTS, Knobs, LadderTier, RequestRecord
 
 __all__ = [
+    "BALANCE_PATH",
     "BATCH",
     "EMPLOYEES",
     "FAULT_KINDS",
     "FakeService",
+    "HEALTH",
     "Knobs",
+    "LadderTier",
     "MockTransport",
+    "PRODUCTION_LADDER",
     "PROFILE",
+    "ROUTE_COSTS",
+    "ROUTE_COSTS_PATH",
     "Reply",
     "Request",
     "RequestRecord",
     "SEARCH",
     "TIER",
+    "TIERS_PATH",
     "envelope",
     "notebook_client",
 ]

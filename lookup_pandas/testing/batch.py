@@ -10,20 +10,26 @@ Example::
 As production's reference describes them: a submitted job runs to its end whether or not
 anyone collects it, and each item is billed when it resolves (found or not found); an item
 that ends in ``errors`` is not billed. Results are paged in submit order by an integer cursor.
-Handles resolve like ``/people/profile``; ``ids`` (``prsn_…``) resolve to not-found here.
+Handles resolve like ``/people/profile``; ``ids`` (``prsn_…``) resolve to not-found here. A
+person the profile route answers 403 (opted out, premium-gated: ``forbidden``) ends in
+``errors``, as does an item that resolves when the balance cannot pay it (see
+:meth:`.state.ServiceState.settle_jobs`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import data
 
-__all__ = ["BATCH", "MAX_ITEMS", "BatchJob"]
+__all__ = ["BATCH", "COMPANIES_BATCH", "MAX_ITEMS", "BatchJob"]
 
 BATCH = "/api/data/v1/people/batch/enrich"
+#: Production's companies twin (not served here; listed in the route costs at 0).
+COMPANIES_BATCH = "/api/data/v1/companies/batch/enrich"
 MAX_ITEMS = 1000
 
 
@@ -42,7 +48,7 @@ class BatchJob:
     job_id: str
     key: str
     inputs: tuple[str, ...]
-    outcomes: tuple[str, ...]  # "ok" | "not_found" | "error", per input
+    outcomes: list[str]  # "ok" | "not_found" | "error", per input (settling may add errors)
     submitted: float
     settled: int = 0  # items already billed (or errored): billing catches up to processed()
 
@@ -55,17 +61,24 @@ class BatchJob:
         now: float,
         error_rate: float,
         ids: tuple[str, ...] = (),
+        forbidden: Callable[[str, str | None], bool] = lambda item, person_id: False,
     ) -> BatchJob:
-        outcomes = [
-            "error" if _errs(h, error_rate) else "ok" if data.person(h) else "not_found"
-            for h in handles
+        """``forbidden(item, prsn_id)``: whether the item's person is refused (an error)."""
+        outcomes = []
+        for h in handles:
+            record = data.person(h)
+            if _errs(h, error_rate) or forbidden(h, record["id"] if record else None):
+                outcomes.append("error")
+            else:
+                outcomes.append("ok" if record else "not_found")
+        outcomes += [
+            "error" if _errs(i, error_rate) or forbidden(i, None) else "not_found" for i in ids
         ]
-        outcomes += ["error" if _errs(i, error_rate) else "not_found" for i in ids]
         return cls(
             job_id="job_" + uuid.uuid4().hex[:20],
             key=key,
             inputs=handles + ids,
-            outcomes=tuple(outcomes),
+            outcomes=outcomes,
             submitted=now,
         )
 

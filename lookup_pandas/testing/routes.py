@@ -5,10 +5,17 @@ Example::
     reply = handle(state, Request("GET", "/api/data/v1/people/profile",
                                   (("handle", "ada"),), {"x-service-apikey": key}))
     reply.status, json.loads(reply.body)["data"]["handle"]        # 200, "ada"
+    reply.headers["X-Credits-Consumed"]                           # "1": the route's cost
 
-Order of checks, as production does: the key (401 / 403), the rate limit (429), a test
-override, an injected fault, then the endpoint (400 on a bad parameter, 200 otherwise; a
-lookup that finds nothing is 200 + success=false + error_code 1010 / 1020, and billed).
+Order of checks, as production does: the key (401 / 403), the rate limit (429; 403 "Rate
+limit exceeded" with ``rate_limit_as_403``), a test override, an injected fault, then the
+endpoint (400 on a bad parameter, 200 otherwise; a lookup that finds nothing is 200 +
+success=false + error_code 1010 / 1020, and billed; an opted-out or premium-gated person is a
+403 with no error_code, not billed), then credits: a billable answer costs its route's cost,
+and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead (a 403 with
+``credits_403``), not billed. Public, no key, free: the health route, the route costs
+(``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder (``TIERS_PATH``); with the
+panel key, free: the tier (``TIER``) and the balance (``BALANCE_PATH``).
 
 Filters take production's names (see :mod:`.data` for what each matches); parameters the
 endpoint does not know are ignored, as production does. Search: ``title`` (required),
@@ -38,15 +45,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from ..endpoints import EMPLOYEES as EMPLOYEES_LISTING
 from ..endpoints import SEARCH as SEARCH_LISTING
 from ..endpoints import Listing
 from ..filters import MIN_TEXT
 from . import data
 from .batch import BATCH, MAX_ITEMS, BatchJob
-from .state import RequestRecord, ServiceState, key_id
+from .state import RequestRecord, ServiceState, key_id, route_key
 
-__all__ = ["DROP", "Reply", "Request", "decode_cursor", "encode_cursor", "handle", "stats"]
+__all__ = [
+    "BALANCE_PATH",
+    "DROP",
+    "ROUTE_COSTS_PATH",
+    "Reply",
+    "Request",
+    "TIERS_PATH",
+    "decode_cursor",
+    "encode_cursor",
+    "handle",
+    "stats",
+]
 
 PROFILE = "/api/data/v1/people/profile"
 EMPLOYEES = "/api/data/v1/companies/employees"
@@ -230,6 +249,9 @@ def _shown(state: ServiceState, records: list[dict[str, Any]]) -> list[dict[str,
 def _profile(state: ServiceState, req: Request) -> Reply:
     handle_ = _required(req, "handle")
     record = data.person(handle_)
+    refused = state.knobs.forbidden(handle_, record["id"] if record else None)
+    if refused is not None:
+        return fail(403, refused)  # about this one record: no error_code, not billed
     if record is None:
         reply = fail(200, "Profile not found", error_code="1010")
     else:
@@ -342,18 +364,84 @@ def _tier(state: ServiceState, req: Request) -> Reply:
     return ok(state.tier(), "Credits tier retrieved successfully")
 
 
+def _balance(state: ServiceState, req: Request) -> Reply:
+    with state.lock:
+        if state.jobs:
+            state.settle_jobs()
+        balance = state.balance
+    return ok({"balance": balance}, "Credit balance retrieved successfully")
+
+
+#: Titles of the routes the default costs list (others are titled by their path).
+_ROUTE_TITLES = {
+    "api/data/v1/companies/company": ("Company lookup", "One company's firmographics"),
+    route_key(BATCH): ("People batch enrich", "Submit is free; each resolved item costs 1"),
+    "api/data/v1/companies/batch/enrich": (
+        "Companies batch enrich",
+        "Submit is free; each resolved item costs 1",
+    ),
+    route_key(HEALTH): ("Data API health", "Liveness probe, free"),
+    "api/data/v1/skills/skill": ("Skill lookup", "One skill by id"),
+    "api/data/v1/skills/search": ("Skills search", "Skills by name"),
+}
+
+
+def _route_costs(state: ServiceState, req: Request) -> Reply:
+    """Public: the routes whose cost is not 1 (any route not listed costs 1)."""
+    routes = []
+    for route, cost in state.knobs.route_costs.items():
+        if cost == 1:
+            continue
+        title, description = _ROUTE_TITLES.get(route, (route.rsplit("/", 1)[-1], ""))
+        credits = int(cost) if float(cost).is_integer() else cost
+        routes.append(
+            {
+                "route": "/" + route,
+                "title": title,
+                "description": description,
+                "credits_cost": credits,
+            }
+        )
+    return ok({"count": len(routes), "routes": routes}, "Route costs retrieved successfully")
+
+
+def _tiers(state: ServiceState, req: Request) -> Reply:
+    """Public: the tier ladder, lowest first."""
+    results = [
+        {"id": n, **t.payload(), "credits_per_dollar": t.credits_per_dollar}
+        for n, t in enumerate(state.knobs.ladder, start=1)
+    ]
+    return ok({"results": results}, "Tiers retrieved successfully")
+
+
+def insufficient_credits(state: ServiceState) -> Reply:
+    """What a cost the balance cannot pay is answered: 402 ``1080``, or with ``credits_403``
+    a 403 about credits (auth-layer: no error_code)."""
+    if state.knobs.credits_403:
+        return fail(403, "Insufficient credits to complete this request")
+    return fail(402, "Insufficient credits", error_code="1080")
+
+
 def _batch(state: ServiceState, req: Request) -> Reply:
     """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
     time (never billed: its items are billed as they resolve, collected or not)."""
     key = req.headers.get(DATA_HEADER, "")
     if req.method == "POST":
         handles, ids = _batch_inputs(req.body)
+        with state.lock:
+            if state.jobs:
+                state.settle_jobs()
+            broke = state.balance < 1.0
+        if broke:  # the pre-check: not even one item can be paid
+            return insufficient_credits(state)
+        knobs = state.knobs
         submitted = BatchJob.submit(
             handles,
             ids=ids,
             key=key,
             now=time.monotonic(),
-            error_rate=state.knobs.batch_error_rate,
+            error_rate=knobs.batch_error_rate,
+            forbidden=lambda item, person_id: knobs.forbidden(item, person_id) is not None,
         )
         state.add_job(submitted)
         return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
@@ -404,8 +492,16 @@ ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
     EMPLOYEES: _employees,
     SEARCH: _search,
     TIER: _tier,
+    BALANCE_PATH: _balance,
     BATCH: _batch,
 }
+#: Answered without a key, free and not rate-limited (GET only).
+PUBLIC: dict[str, Callable[[ServiceState, Request], Reply]] = {
+    ROUTE_COSTS_PATH: _route_costs,
+    TIERS_PATH: _tiers,
+}
+#: Routes that read the panel key header (``X-AUTHAPI-Key``).
+PANEL_ROUTES = frozenset({TIER, BALANCE_PATH})
 #: The methods each route answers (others: 405, as production answers them).
 METHODS = {BATCH: ("GET", "POST")}
 
@@ -443,23 +539,31 @@ def _route(state: ServiceState, req: Request) -> Reply:
         scripted = state.overrides.get(HEALTH)
         answer = scripted(req) if scripted is not None else None
         return _as_reply(answer) if answer is not None else ok({"status": "ok"}, "Healthy")
+    public = PUBLIC.get(req.path)
+    if public is not None:
+        if req.method != "GET":
+            return fail(405, f"Method {req.method} not allowed")
+        return public(state, req)
     if route is None or (route is _batch and not state.knobs.batch):
         return fail(404, f"No endpoint at {req.path}")
     if req.method not in METHODS.get(req.path, ("GET",)):
         return fail(405, f"Method {req.method} not allowed")
-    panel = route is _tier
+    panel = req.path in PANEL_ROUTES
     key = req.headers.get(PANEL_HEADER if panel else DATA_HEADER)
     if not key:
         return fail(401, "API key is required")
     reason = state.check_key(key)
     if reason is not None:
         return fail(403, reason)
-    wait = state.admit(key)
+    # The tier's per-minute limit is the Data API's: the account routes are not counted
+    # against it (the client reads its tier after a 429, which must not meet another).
+    wait = 0.0 if panel else state.admit(key)
     if wait > 0:
-        limit = state.knobs.rate_limit_per_minute
+        limit = state.limit_per_minute()
+        as_403 = state.knobs.rate_limit_as_403
         return fail(
-            429,
-            "Rate limit exceeded; slow down",
+            403 if as_403 else 429,
+            "Rate limit exceeded" if as_403 else "Rate limit exceeded; slow down",
             errors={"current_tier": state.tier()["current_tier"]["name"], "current_limit": limit},
             **{"Retry-After": str(state.retry_after(wait))},
         )
@@ -486,6 +590,7 @@ def stats(state: ServiceState) -> dict[str, Any]:
     requests answered (any status; not this route's); ``billed_calls``: billed requests;
     ``billed_batch_items``: batch items billed as they resolved; ``credits``: the balance spent;
     ``distinct_handles``: handles billed at least once; ``rate_limited``: answers 429.
+    ``credits`` is what was paid (top-ups with ``configure(balance=)`` do not change it).
     """
     with state.lock:  # one consistent snapshot (the lock is re-entrant)
         state.settle_jobs()
@@ -494,7 +599,7 @@ def stats(state: ServiceState) -> dict[str, Any]:
             "requests": sum(not r.item for r in records),
             "billed_calls": sum(r.billed and not r.item for r in records),
             "billed_batch_items": sum(r.billed and r.item for r in records),
-            "credits": state.knobs.balance - state.balance,
+            "credits": float(sum(r.credits for r in records)),
             "distinct_handles": len(state.billed_handles()),
             "rate_limited": sum(r.status == 429 and not r.item for r in records),
             "balance": state.balance,
@@ -502,21 +607,31 @@ def stats(state: ServiceState) -> dict[str, Any]:
 
 
 def handle(state: ServiceState, req: Request) -> Reply:
-    """Answer ``req``: route it, bill it, stamp the headers, and count it (with the time and
-    the short hash of the key it carried: the header its endpoint reads, else the other).
+    """Answer ``req``: route it, bill it (its route's cost; 402 when the balance cannot pay),
+    stamp the headers, and count it (with the time and the short hash of the key it carried:
+    the header its endpoint reads, else the other).
     ``GET /_emulator/stats`` answers :func:`stats` as JSON, unbilled and uncounted."""
     if req.path == STATS:
         if req.method not in ("GET", "HEAD"):
             return _json(405, {"error": f"Method {req.method} not allowed"})
         return _json(200, stats(state), **{"Cache-Control": "no-store"})
     at = time.monotonic()
-    header = (PANEL_HEADER, DATA_HEADER) if req.path == TIER else (DATA_HEADER, PANEL_HEADER)
+    panel = req.path in PANEL_ROUTES
+    header = (PANEL_HEADER, DATA_HEADER) if panel else (DATA_HEADER, PANEL_HEADER)
     sent = req.headers.get(header[0]) or req.headers.get(header[1])
     reply = _route(state, req)
+    cost = 0.0
     if reply is not DROP:
-        balance = state.bill(1.0) if reply.billed else state.balance
+        balance: float | None = state.balance
+        if reply.billed:
+            cost = state.cost_of(req.path)
+            balance = state.charge(cost) if cost > 0 else state.balance
+            if balance is None:  # the balance cannot pay this route's cost
+                reply, cost, balance = insufficient_credits(state), 0.0, state.balance
+            elif cost <= 0:
+                reply.billed = False  # a free route: nothing to bill
         reply.headers.setdefault("X-Request-Id", "req_" + uuid.uuid4().hex[:16])
-        reply.headers["X-Credits-Consumed"] = "1" if reply.billed else "0"
+        reply.headers["X-Credits-Consumed"] = f"{cost:g}"
         reply.headers["X-Credits-Balance"] = f"{balance:g}"
     state.record(
         RequestRecord(
@@ -528,6 +643,7 @@ def handle(state: ServiceState, req: Request) -> Reply:
             method=req.method,
             key_id=key_id(sent) if sent else None,
             at=at,
+            credits=cost,
         )
     )
     return reply

@@ -12,6 +12,10 @@ Example::
 
 Every knob of :class:`~lookup_pandas.testing.state.Knobs` is a keyword here and can be changed
 while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything back as built.
+Production's errors and credits, e.g. ``FakeService(balance=30, opted_out={"grace"},
+ladder=[("Slow", 0, 99, 120), ("Fast", 100, None, 1200)], tier_follows_balance=True)``: a 403
+for grace, 402 once 30 credits are spent (``svc.configure(balance=100)`` tops up), and the
+limit of the balance's tier.
 """
 
 from __future__ import annotations

@@ -1,12 +1,20 @@
-"""The emulator's mutable state: knobs, keys, the rate limiter, faults and request counters.
+"""The emulator's mutable state: knobs, keys, the rate limiter, credits, faults and counters.
 
 Example::
 
     state = ServiceState(Knobs(rate_limit_per_minute=60))
     state.check_key("lk_test_...")        # None when valid, else the 403 reason
+    state.cost_of("/api/data/v1/companies/company")   # 2.0: the route_costs knob (unlisted: 1)
+    state.charge(1.0)                     # the balance after paying, or None when it cannot pay
     state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
     state.count(status=429, key="lk_test_...")   # the 429s one key was answered
     state.billed_handles(key="lk_test_...")      # Counter: credits per handle, for one key
+
+Credits, as production bills them: a billable answer costs its route's cost (``route_costs``;
+a route not listed costs 1, 0 is free), a batch item 1 as it resolves; a cost the balance cannot
+pay is refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out after 30 lookups;
+``configure(balance=...)`` tops up. With ``tier_follows_balance`` the limit enforced is the
+``ladder`` tier of the balance now (production's ladder by default), so spending drops it.
 
 One lock guards everything here; the routes read and update it through these methods only.
 Each record names the key it carried by :func:`key_id`, a short hash: the emulator keeps no
@@ -22,14 +30,27 @@ import secrets
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
-from .batch import BATCH, BatchJob
+from .batch import BATCH, COMPANIES_BATCH, BatchJob
 
 PROFILE_PATH = "/api/data/v1/people/profile"
+HEALTH_PATH = "/api/data/v1/health"
 
-__all__ = ["FAULT_KINDS", "Knobs", "RequestRecord", "ServiceState", "TIERS", "key_id"]
+__all__ = [
+    "FAULT_KINDS",
+    "PRODUCTION_LADDER",
+    "ROUTE_COSTS",
+    "Knobs",
+    "LadderTier",
+    "RequestRecord",
+    "ServiceState",
+    "TIERS",
+    "key_id",
+]
 
 #: Transient faults the emulator can inject: 500, 502 with an HTML body, 503 ("1072"), and a
 #: connection closed without an answer.
@@ -47,6 +68,75 @@ TIERS = [
 
 
 @dataclass(frozen=True)
+class LadderTier:
+    """One tier of the public ladder: ``min_credits`` to ``max_credits`` (None: no top).
+
+    Example: ``LadderTier("Slow", 0, 99, 120)``; a ``ladder`` knob also takes plain tuples
+    ``("Slow", 0, 99, 120)`` or dicts with these names.
+    """
+
+    name: str
+    min_credits: float
+    max_credits: float | None
+    limit_per_minute: float
+    credits_per_dollar: float | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """As the tier endpoints show a tier (``credits_per_dollar`` is the ladder's only)."""
+        return {
+            "name": self.name,
+            "min_credits": _num(self.min_credits),
+            "max_credits": None if self.max_credits is None else _num(self.max_credits),
+            "limit_per_minute": _num(self.limit_per_minute),
+        }
+
+
+#: Production's ladder (its public reference): name, credits range, calls a minute, credits a $.
+PRODUCTION_LADDER: tuple[LadderTier, ...] = (
+    LadderTier("Testing", 0, 99, 7, 100),
+    LadderTier("Hobby", 100, 9_999, 30, 120),
+    LadderTier("Developer", 10_000, 29_999, 70, 185),
+    LadderTier("Startup", 30_000, 59_999, 90, 210),
+    LadderTier("Growth", 60_000, 99_999, 150, 270),
+    LadderTier("Scale", 100_000, 299_999, 250, 345),
+    LadderTier("Business", 300_000, 599_999, 350, 355),
+    LadderTier("Ultra", 600_000, 999_999, 450, 375),
+    LadderTier("Strategic Partner", 1_000_000, None, 550, 400),
+)
+
+#: Production-like costs of the routes that do not cost 1 (any route not listed costs 1; 0 is
+#: free). Batch submits show 0: their items bill 1 each as they resolve.
+ROUTE_COSTS: Mapping[str, float] = MappingProxyType(
+    {
+        "/api/data/v1/companies/company": 2,
+        BATCH: 0,
+        COMPANIES_BATCH: 0,
+        HEALTH_PATH: 0,
+        "/api/data/v1/skills/skill": 0,
+        "/api/data/v1/skills/search": 0,
+    }
+)
+
+
+def _num(value: float) -> float | int:
+    """A whole number as an int (as production writes credits), else the float."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _ladder_tier(item: Any) -> LadderTier:
+    if isinstance(item, LadderTier):
+        return item
+    if isinstance(item, Mapping):
+        return LadderTier(**{k: v for k, v in item.items() if k != "id"})
+    return LadderTier(*item)
+
+
+def route_key(path: str) -> str:
+    """How routes are matched: without the slashes at either end."""
+    return path.split("?", 1)[0].strip("/")
+
+
+@dataclass(frozen=True)
 class Knobs:
     """How the emulator behaves. Every field can be changed while it runs."""
 
@@ -58,12 +148,37 @@ class Knobs:
     fault_kinds: tuple[str, ...] = FAULT_KINDS
     employees_style: str = "page"  # or "cursor", as production may do
     sparse_records: bool = False  # records carry id, handle and a handle-seeded half of the rest
-    balance: float = 100_000.0  # credits at start
+    balance: float = 250_000.0  # credits at start: mid-Scale, so a test job keeps its tier
     batch: bool = True  # the batch-enrich endpoints exist (off: 404, as a service without them)
     batch_resolve_rate: float = 300.0  # items a batch job resolves per second (0: at once)
     batch_page_size: int = 100  # results per poll
     batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
+    # -- production's errors and credits (all off by default) --
+    opted_out: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "opted out", not billed
+    premium_gated: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "premium", not billed
+    credits_403: bool = False  # insufficient credits answered 403 (no code) instead of 402/1080
+    rate_limit_as_403: bool = False  # where a 429 would be answered, a 403 with its headers/body
+    route_costs: Mapping[str, float] = field(default_factory=lambda: ROUTE_COSTS)  # not 1 only
+    ladder: tuple[LadderTier, ...] = PRODUCTION_LADDER  # the public tier ladder, lowest first
+    tier_follows_balance: bool = False  # the limit (and tier/k) is the ladder tier of the balance
+
+    def __post_init__(self) -> None:
+        # Accept any iterable / mapping / plain tuples; keep the knobs immutable and comparable.
+        object.__setattr__(self, "opted_out", frozenset(self.opted_out))
+        object.__setattr__(self, "premium_gated", frozenset(self.premium_gated))
+        costs = {route_key(k): float(v) for k, v in dict(self.route_costs).items()}
+        object.__setattr__(self, "route_costs", MappingProxyType(costs))
+        rungs = sorted((_ladder_tier(t) for t in self.ladder), key=lambda t: t.min_credits)
+        object.__setattr__(self, "ladder", tuple(rungs))
+
+    def forbidden(self, *names: str | None) -> str | None:
+        """The 403 message for a record any of ``names`` (handle, prsn_ id) names, else None."""
+        if any(n in self.opted_out for n in names if n):
+            return "This person has opted out of data sharing"
+        if any(n in self.premium_gated for n in names if n):
+            return "Premium access is required for this profile"
+        return None
 
 
 def key_id(key: str) -> str:
@@ -87,6 +202,7 @@ class RequestRecord:
     method: str = "GET"
     key_id: str | None = None  # key_id() of the key it carried (a batch item: its job's key)
     at: float = 0.0  # time.monotonic() when it was answered (a batch item: when it resolved)
+    credits: float = 0.0  # what it cost (X-Credits-Consumed)
 
     def param(self, name: str) -> str | None:
         for k, v in self.params:
@@ -130,7 +246,10 @@ class ServiceState:
             self.jobs: dict[str, BatchJob] = {}
 
     def configure(self, **changes: Any) -> None:
+        """Change knobs; ``balance=`` sets the balance now (a top-up, or a drain)."""
         with self.lock:
+            if self.jobs:
+                self.settle_jobs()  # items resolved so far were paid at the old balance
             self.knobs = replace(self.knobs, **changes)
             if "balance" in changes:
                 self.balance = self.knobs.balance
@@ -179,7 +298,7 @@ class ServiceState:
         rather than a per-minute window that lets the whole minute through at once.
         """
         with self.lock:
-            limit = self.knobs.rate_limit_per_minute
+            limit = self.limit_per_minute()
             if not limit:
                 return 0.0
             now = time.monotonic() if now is None else now
@@ -200,17 +319,39 @@ class ServiceState:
                 return None
             return self._rng.choice(k.fault_kinds)
 
-    def tier(self) -> dict[str, Any]:
-        """The credits-tier payload for the configured limit (a production tier, or custom)."""
+    def ladder_tier(self) -> LadderTier | None:
+        """The ladder tier of the balance now, when ``tier_follows_balance``; else None.
+
+        The highest tier whose ``min_credits`` the balance reaches (below them all: the lowest).
+        """
         with self.lock:
+            ladder, balance = self.knobs.ladder, self.balance
+            if not self.knobs.tier_follows_balance or not ladder:
+                return None
+        reached = [t for t in ladder if balance >= t.min_credits]
+        return reached[-1] if reached else ladder[0]
+
+    def limit_per_minute(self) -> float | None:
+        """The limit enforced now: the balance's ladder tier's, or the ``rate_limit_per_minute``
+        knob (None: no limit)."""
+        rung = self.ladder_tier()
+        return rung.limit_per_minute if rung is not None else self.knobs.rate_limit_per_minute
+
+    def tier(self) -> dict[str, Any]:
+        """The credits-tier payload: the balance's ladder tier (``tier_follows_balance``), else
+        the tier of the configured limit (a named tier, or custom)."""
+        with self.lock:
+            if self.jobs:
+                self.settle_jobs()  # the balance after the batch items resolved so far
             limit = self.knobs.rate_limit_per_minute
             advertise = self.knobs.advertise_rate_limit
             balance = self.balance
+            ladder = self.knobs.ladder
+        rung = self.ladder_tier()
+        if rung is not None:
+            return self._ladder_payload(rung, ladder, balance, advertise)
         names = {float(t[0]): t[1] for t in TIERS}
-        current: dict[str, Any] = {
-            "name": names.get(limit, "custom") if limit else "unmetered",
-            "billing": "per successful lookup",
-        }
+        current: dict[str, Any] = {"name": names.get(limit, "custom") if limit else "unmetered"}
         if advertise:
             current["limit_per_minute"] = limit
         higher = [t for t in TIERS if limit and t[0] > limit]
@@ -224,7 +365,47 @@ class ServiceState:
             }
         return {"balance": balance, "current_tier": current, "next_tier": next_tier}
 
+    @staticmethod
+    def _ladder_payload(
+        rung: LadderTier, ladder: tuple[LadderTier, ...], balance: float, advertise: bool
+    ) -> dict[str, Any]:
+        """tier/k as production answers it: the current tier and its neighbours on the ladder."""
+        at = ladder.index(rung)
+
+        def shown(t: LadderTier) -> dict[str, Any]:
+            payload = t.payload()
+            if not advertise:
+                payload.pop("limit_per_minute")
+            return payload
+
+        next_tier = None
+        if at + 1 < len(ladder):
+            up = ladder[at + 1]
+            next_tier = {**shown(up), "credits_needed": _num(max(0.0, up.min_credits - balance))}
+        return {
+            "balance": _num(balance),
+            "credits_per_dollar": rung.credits_per_dollar,
+            "current_tier": shown(rung),
+            "next_tier": next_tier,
+            "previous_tier": shown(ladder[at - 1]) if at > 0 else None,
+        }
+
     # -- billing and counters ----------------------------------------------------------------
+
+    def cost_of(self, path: str) -> float:
+        """Credits one billable answer on ``path`` costs: its ``route_costs`` entry, else 1."""
+        return self.knobs.route_costs.get(route_key(path), 1.0)
+
+    def charge(self, credits: float) -> float | None:
+        """Pay ``credits`` from the balance: the balance after, or None when it cannot pay
+        (nothing is taken then). Batch items resolved so far are paid first."""
+        with self.lock:
+            if self.jobs:
+                self.settle_jobs()
+            if credits > self.balance:
+                return None
+            self.balance -= credits
+            return self.balance
 
     def bill(self, credits: float = 1.0) -> float:
         with self.lock:
@@ -258,36 +439,44 @@ class ServiceState:
             return job
 
     def settle_jobs(self, now: float | None = None) -> None:
-        """Bill every batch item resolved by ``now`` (found or not found; not errors).
+        """Bill every batch item resolved by ``now`` (found or not found; not errors), 1
+        credit each, in the order they resolved.
 
         A job runs to its end whether or not anyone polls it, so billing catches up here,
-        whenever the emulator is asked anything: a request, or a counter read by a test.
+        whenever the emulator is asked anything: a request, or a counter read by a test. An
+        item that resolves when the balance cannot pay 1 credit ends in the job's ``errors``,
+        unbilled.
         """
         now = time.monotonic() if now is None else now
         with self.lock:
             rate = self.knobs.batch_resolve_rate
+            due: list[tuple[float, int, BatchJob]] = []
             for job in self.jobs.values():
                 done = job.processed(now, rate)
-                for index, item, outcome in zip(
-                    range(job.settled, done),
-                    job.inputs[job.settled : done],
-                    job.outcomes[job.settled : done],
-                    strict=True,
-                ):
-                    if outcome != "error":
-                        self.balance -= 1.0
-                        self.records.append(
-                            RequestRecord(
-                                BATCH,
-                                (("handle", item),),
-                                200,
-                                True,
-                                item=True,
-                                key_id=key_id(job.key),
-                                at=job.submitted + ((index + 1) / rate if rate > 0 else 0.0),
-                            )
-                        )
+                for index in range(job.settled, done):
+                    at = job.submitted + ((index + 1) / rate if rate > 0 else 0.0)
+                    due.append((at, index, job))
                 job.settled = max(job.settled, done)
+            due.sort(key=lambda d: (d[0], d[2].submitted, d[1]))
+            for at, index, job in due:
+                if job.outcomes[index] == "error":
+                    continue
+                if self.balance < 1.0:
+                    job.outcomes[index] = "error"  # insufficient credits: not billed
+                    continue
+                self.balance -= 1.0
+                self.records.append(
+                    RequestRecord(
+                        BATCH,
+                        (("handle", job.inputs[index]),),
+                        200,
+                        True,
+                        item=True,
+                        key_id=key_id(job.key),
+                        at=at,
+                        credits=1.0,
+                    )
+                )
 
     def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
         with self.lock:

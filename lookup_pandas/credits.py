@@ -1,0 +1,153 @@
+"""Credits: what each route costs, the tier ladder, and where a balance sits on it (pure).
+
+Example::
+
+    costs = RouteCosts.from_payload(client.get(ROUTE_COSTS_PATH).data)   # public, no key
+    costs.cost_of("/api/data/v1/companies/company")                      # 2.0 (unlisted: 1.0)
+    ladder = parse_ladder(client.get(TIERS_PATH).data)                    # public, no key
+    tier_for(10_000, ladder).name, tier_for(9_999, ladder).name           # 'Developer', 'Hobby'
+    tier_change(ladder, balance=10_050, spend=100)
+    # 'Developer (70/min) -> Hobby (30/min) after 51 credits'
+
+Production lists only the routes whose cost is not 1 (0 is free; batch endpoints show 0 and
+bill 1 per resolved item), and the tier of a key follows its balance, so a job that spends can
+drop its own tier and limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ResponseError
+
+__all__ = [
+    "BALANCE_PATH",
+    "ROUTE_COSTS_PATH",
+    "TIERS_PATH",
+    "RouteCosts",
+    "Tier",
+    "parse_ladder",
+    "tier_change",
+    "tier_for",
+]
+
+#: Public (no key): ``data.routes[]`` of ``{route, title, description, credits_cost}``.
+ROUTE_COSTS_PATH = "/api/panel/credits/routes/costs/"
+#: Public (no key): ``data.results[]`` of ``{id, name, min_credits, max_credits, limit_per_minute,
+#: credits_per_dollar}``.
+TIERS_PATH = "/api/panel/user/sub/tiers/"
+#: With the key (``X-AUTHAPI-Key``): ``data.balance``.
+BALANCE_PATH = "/api/panel/credits/balance/k/"
+
+
+def _route(path: str) -> str:
+    return path.split("?", 1)[0].strip("/")
+
+
+@dataclass(frozen=True)
+class RouteCosts:
+    """Credits per call of each listed route; any route not listed costs 1."""
+
+    costs: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_payload(cls, data: Any) -> RouteCosts:
+        """From the costs endpoint's ``data``.
+
+        Example: ``RouteCosts.from_payload({"routes": [{"route": "/a/", "credits_cost": 2}]})``
+        """
+        routes = data.get("routes") if isinstance(data, Mapping) else None
+        if not isinstance(routes, list):
+            raise ResponseError("The route costs answer has no 'routes' list.")
+        costs: dict[str, float] = {}
+        for item in routes:
+            if not isinstance(item, Mapping) or not isinstance(item.get("route"), str):
+                continue
+            cost = item.get("credits_cost")
+            if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0:
+                costs[_route(item["route"])] = float(cost)
+        return cls(costs)
+
+    def cost_of(self, path: str) -> float:
+        """Credits one call of ``path`` costs: its listed cost, else 1.
+
+        A listed route matches the whole path or its end (production lists paths, some of them
+        short, such as ``organization/enrich``).
+
+        Example: ``RouteCosts({"companies/company": 2}).cost_of("/api/data/v1/companies/company")``
+        -> 2.0
+        """
+        wanted = _route(path)
+        if wanted in self.costs:
+            return self.costs[wanted]
+        for route, cost in self.costs.items():
+            if route and wanted.endswith("/" + route):
+                return cost
+        return 1.0
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One rung of the ladder: ``min_credits`` to ``max_credits`` (None: no top)."""
+
+    name: str
+    min_credits: float
+    max_credits: float | None
+    limit_per_minute: float
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.limit_per_minute:g}/min)"
+
+
+def parse_ladder(data: Any) -> tuple[Tier, ...]:
+    """The tiers of the tiers endpoint's ``data``, lowest first.
+
+    Example: ``parse_ladder({"results": [{"name": "Testing", "min_credits": 0,
+    "max_credits": 99, "limit_per_minute": 7}]})[0].limit_per_minute`` -> 7.0
+    """
+    results = data.get("results") if isinstance(data, Mapping) else None
+    if not isinstance(results, list):
+        raise ResponseError("The tiers answer has no 'results' list.")
+    tiers = []
+    for item in results:
+        try:
+            top = item.get("max_credits")
+            tiers.append(
+                Tier(
+                    name=str(item["name"]),
+                    min_credits=float(item["min_credits"]),
+                    max_credits=None if top is None else float(top),
+                    limit_per_minute=float(item["limit_per_minute"]),
+                )
+            )
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ResponseError(f"A tier in the tiers answer is malformed: {item!r}") from None
+    return tuple(sorted(tiers, key=lambda t: t.min_credits))
+
+
+def tier_for(balance: float, ladder: Sequence[Tier]) -> Tier | None:
+    """The tier a balance sits on: the highest whose ``min_credits`` it reaches (None: no
+    ladder). A balance below every tier sits on the lowest.
+
+    Example: ``tier_for(9_999.5, ladder).name`` -> ``'Hobby'`` (the ladder counts whole credits)
+    """
+    if not ladder:
+        return None
+    reached = [t for t in ladder if balance >= t.min_credits]
+    return reached[-1] if reached else ladder[0]
+
+
+def tier_change(ladder: Sequence[Tier], balance: float, spend: float) -> str | None:
+    """None when spending ``spend`` from ``balance`` stays on one tier; else which tier the
+    job ends on, after how many credits, and the limit there.
+
+    Example: ``tier_change(ladder, 10_050, 100)`` ->
+    ``'Developer (70/min) -> Hobby (30/min) after 51 credits'``
+    """
+    start, end = tier_for(balance, ladder), tier_for(balance - spend, ladder)
+    if start is None or end is None or start == end:
+        return None
+    after = balance - start.min_credits + 1  # the first credit below the tier's floor
+    return f"{start} -> {end} after {after:,.0f} credit{'s' * (after != 1)}"
