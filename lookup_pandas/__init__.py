@@ -18,10 +18,13 @@ from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
 from .api import (
+    balance,
     company_employees,
     credits_tier,
     get_profiles,
+    route_costs,
     search_people,
+    tiers,
 )
 from .client import Client, ClientStats, configure, default_client
 from .errors import (
@@ -31,8 +34,10 @@ from .errors import (
     ColumnError,
     ConfigurationError,
     InsecureCacheWarning,
+    InsufficientCreditsError,
     NotFoundError,
     PaginationError,
+    PermissionDeniedError,
     RateLimitError,
     RequestTimeoutError,
     ResponseError,
@@ -62,8 +67,10 @@ __all__ = [
     "ConfigurationError",
     "Estimate",
     "InsecureCacheWarning",
+    "InsufficientCreditsError",
     "NotFoundError",
     "PaginationError",
+    "PermissionDeniedError",
     "RateLimitError",
     "RequestTimeoutError",
     "ResponseError",
@@ -74,6 +81,7 @@ __all__ = [
     "UsageError",
     "ValidationError",
     "__version__",
+    "balance",
     "company_employees",
     "configure",
     "credits_tier",
@@ -81,7 +89,9 @@ __all__ = [
     "errors",
     "get_profiles",
     "overview",
+    "route_costs",
     "search_people",
+    "tiers",
 ]
 
 

@@ -7,7 +7,8 @@ Example::
 
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
 The listing functions (``company_employees``, ``search_people``, ``credits_tier``) live in
-:mod:`lookup_pandas.listings` and are importable from here too.
+:mod:`lookup_pandas.listings` and are importable from here too; the credits facts
+(``balance``, ``tiers``, ``route_costs``) are here.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from . import credit_facts
 from .adapters import arguments, delegates_to
 from .client import Client, resolve_client
 from .enrich import estimate_values, lookup_values
-from .errors import ColumnError, UsageError
+from .errors import ColumnError, ConfigurationError, UsageError
 from .frames import prefixed_names
 from .handles import checked_handle
 from .listings import company_employees, credits_tier, query_value, search_people
 from .outcomes import Errors, Estimate, JobSummary, Lookup, Method
 
 __all__ = [
+    "balance",
     "company_employees",
     "check_columns",
     "credits_tier",
@@ -35,7 +38,9 @@ __all__ = [
     "estimate_profiles",
     "get_profiles",
     "query_value",
+    "route_costs",
     "search_people",
+    "tiers",
 ]
 
 STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
@@ -56,6 +61,7 @@ def get_profiles(
     progress: bool | None = None,
     fold_case: bool = True,
     method: Method = "auto",
+    max_credits: float | None = None,
 ) -> pd.DataFrame:
     """One row per input handle (same order; a Series keeps its index), with the record's fields.
 
@@ -75,7 +81,9 @@ def get_profiles(
     characters: ``lp.get_profiles("https://www.example.com/in/ada/")`` is one row (handle
     ``ada``), and a single string that is no handle is a UsageError naming why, before
     anything is sent, as ``client.profile`` does. Each distinct handle is requested at most
-    once; cached answers cost nothing. ``errors="raise"`` raises on the first failure. The
+    once; cached answers cost nothing. ``errors="raise"`` raises on the first failure;
+    ``max_credits`` refuses, before anything billable is sent, a job that would spend more
+    (see ``enrich_profiles``). The
     columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
@@ -91,6 +99,7 @@ def get_profiles(
         progress=progress,
         fold_case=fold_case,
         method=method,
+        max_credits=max_credits,
     )
     frame = result.fields.drop(columns="handle", errors="ignore")
     frame.insert(int("id" in frame.columns), "handle", pd.Series(result.handles, dtype="str"))
@@ -107,6 +116,7 @@ def enrich_profiles(
     prefix: str = "profile_",
     errors: Errors = "coerce",
     max_calls: int | None = None,
+    max_credits: float | None = None,
     refresh: bool = False,
     client: Client | None = None,
     progress: bool | None = None,
@@ -138,6 +148,12 @@ def enrich_profiles(
     ``max_calls``
         Raise BudgetExceededError, before sending anything, when more billable calls than
         this would be needed (cached answers are free; see ``estimate_profiles``).
+    ``max_credits``
+        Raise BudgetExceededError, before anything billable is sent, when the job would spend
+        more credits than this (single calls at the profile route's cost, batch items at 1
+        each; ``estimate_profiles(...).credits``). Whatever it is, a job the balance cannot
+        pay is refused the same way with InsufficientCreditsError, naming both numbers (when
+        the service tells the balance).
     ``refresh``
         Fetch every handle anew (each is billed) instead of reading the cache.
     ``client``
@@ -247,20 +263,70 @@ def estimate_profiles(
     fold_case: bool = True,
     method: Method = "auto",
 ) -> Estimate:
-    """What ``enrich_profiles`` would do, without sending anything.
+    """What ``enrich_profiles`` would do and spend, without sending anything billable.
 
     Example: ``leads.lookup.estimate_profiles("handle")``
     -> ``Estimate(rows=250, valid=231, unique=180, cached=60, to_fetch=120, method='batch',
-    jobs=1, polls=3, seconds=4.7)``
+    jobs=1, polls=3, seconds=4.7, credits=120.0, balance=988.0, tier_change=None)``
 
     ``to_fetch`` is the number of billable items ``enrich_profiles`` would pay for now;
     ``method`` how it would fetch them (``"batch"``, ``"single"`` or ``"none"``), and
     ``seconds`` about how long it would take at the Client's pace (None until the pace is
     known: see :class:`lookup_pandas.Estimate`). The ``column`` of handles is normalised as
     there, with the same ``fold_case``; ``client`` is the Client whose cache is read
-    (default ``lp.default_client()``).
+    (default ``lp.default_client()``). ``credits`` is what the job would spend, ``balance``
+    the balance now and ``tier_change`` None or the tier the job would drop to (e.g.
+    ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``): when anything is to fetch,
+    free panel calls read the balance, the route costs and the tier ladder (the last two once
+    per Client); a fully cached input sends nothing.
     """
     check_columns(frame, column)
     return estimate_values(
         frame[column].tolist(), client=resolve_client(client), fold_case=fold_case, method=method
     )
+
+
+# -- the credits facts -----------------------------------------------------------------------
+
+
+def balance(*, client: Client | None = None) -> float:
+    """The balance in credits, read now (free; never cached).
+
+    Example: ``lp.balance()`` -> ``988.0``
+
+    A service that does not tell the balance is a ConfigurationError.
+    """
+    value = credit_facts.balance(resolve_client(client))
+    if value is None:
+        raise ConfigurationError("This service does not tell the balance (no balance endpoint).")
+    return value
+
+
+def tiers(*, client: Client | None = None) -> pd.DataFrame:
+    """The tier ladder, lowest first: ``name``, ``min_credits``, ``max_credits`` (missing on
+    the top tier), ``limit_per_minute``, ``credits_per_dollar``. Public; read once per Client.
+
+    Example: ``lp.tiers().set_index("name").loc["Hobby", "limit_per_minute"]`` -> ``30``
+
+    The tier of a key follows its balance: a job that spends can drop its own tier and limit
+    (``estimate_profiles(...).tier_change`` says when). No ladder: an empty frame.
+    """
+    rows = credit_facts.ladder_rows(resolve_client(client))
+    return pd.DataFrame(rows, columns=list(_TIER_COLUMNS))
+
+
+def route_costs(*, client: Client | None = None) -> pd.DataFrame:
+    """What each listed route costs per call: ``route``, ``title``, ``description``,
+    ``credits_cost``. Public; read once per Client.
+
+    Example: ``lp.route_costs().set_index("route")["credits_cost"]``
+
+    Only routes whose cost is not 1 are listed: any other costs 1; 0 is free; batch routes
+    show 0 and bill 1 per resolved item.
+    """
+    rows = credit_facts.route_cost_rows(resolve_client(client))
+    return pd.DataFrame(rows, columns=list(_COST_COLUMNS))
+
+
+_TIER_COLUMNS = ("name", "min_credits", "max_credits", "limit_per_minute", "credits_per_dollar")
+_COST_COLUMNS = ("route", "title", "description", "credits_cost")

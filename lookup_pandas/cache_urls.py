@@ -6,13 +6,56 @@ Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .errors import ConfigurationError
 
-__all__ = ["REDIS_SCHEMES", "checked_redis_url", "is_redis_url", "redact_url"]
+__all__ = [
+    "REDIS_SCHEMES",
+    "checked_redis_url",
+    "is_redis_url",
+    "redact_url",
+    "refuse_unserved_url",
+    "url_scheme",
+]
 
 REDIS_SCHEMES = ("redis", "rediss")
+#: ``scheme:/`` or ``scheme://``: a URL, not a path (one letter is a Windows drive: ``C:/x``).
+_URL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]+):/")
+
+
+def url_scheme(value: str) -> str | None:
+    """The scheme of a cache setting that looks like a URL (lower case), else None (a path).
+
+    Example: ``url_scheme("Redis://h/0")`` -> ``"redis"``; ``url_scheme("redis:/h")`` ->
+    ``"redis"``; ``url_scheme("C:/cache.sqlite")`` and ``url_scheme("./c.sqlite")`` -> None
+    """
+    match = _URL.match(value)
+    return match.group(1).lower() if match else None
+
+
+def refuse_unserved_url(value: str, where: str, env_var: str) -> None:
+    """A ConfigurationError for a cache setting that looks like a URL we do not serve (any
+    scheme but ``redis://`` and ``rediss://``, or one of those with a single slash), so that
+    it never becomes a folder of that name; nothing when it is a path or a Redis URL.
+
+    Example: ``refuse_unserved_url("postgres://db/x", "cache=", "LOOKUP_CACHE")`` raises
+    """
+    scheme = url_scheme(value)
+    if scheme is None or is_redis_url(value):
+        return
+    shown = redact_url(value.strip())
+    served = "redis://[:password@]host[:port][/db], rediss:// for TLS, or a file path"
+    if scheme in REDIS_SCHEMES:
+        problem = f"{scheme}: needs two slashes ({scheme}://host:6379/0)"
+    else:
+        problem = f"{scheme}:// is not a cache lookup_pandas can use"
+    raise ConfigurationError(
+        f"The cache setting {shown} cannot be used: {problem}. Served: {served}. Check {where}.",
+        cli_message=f"The cache setting {shown} cannot be used: {problem}. Served: {served}. "
+        f"Check the {env_var} environment variable.",
+    )
 
 
 def is_redis_url(value: str) -> bool:

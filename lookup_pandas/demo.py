@@ -6,8 +6,10 @@ Example::
     run_demo(Path("lookup-demo"))     # enrich 250 leads against the emulator, then re-run free
 
 It starts the emulator in-process (3,000 calls/min, 20 ms latency, as a real network has), so
-it needs no key and no network, and it never prints the key. The cache and the enriched CSV go
-to ``workdir``; the cache is emptied first so every run starts from nothing. ``sparse=True``
+it needs no key and no network, and it never prints the key. One lead has opted out of data
+sharing (:data:`OPTED_OUT`): its row is ``forbidden``, not billed, and the job goes on. The
+cache and the enriched CSV go to ``workdir``; the cache is emptied first so every run starts
+from nothing. ``sparse=True``
 runs it against records that carry only some fields (the emulator's sparse mode): what it shows
 is built from what each record has (:func:`lookup_pandas.overview`), as it must be against
 production, which promises only ``id`` and ``handle``.
@@ -31,7 +33,10 @@ from .views import overview
 if TYPE_CHECKING:
     from .testing import FakeService
 
-__all__ = ["run_demo", "sample_leads", "sample_leads_path"]
+__all__ = ["OPTED_OUT", "run_demo", "sample_leads", "sample_leads_path"]
+
+#: The lead of the sample list the demo's emulator answers 403 "opted out" for (once in it).
+OPTED_OUT = "linus-wilson-178"
 
 
 def sample_leads_path() -> Path:
@@ -66,7 +71,10 @@ def run_demo(
     cache = _fresh_cache(workdir)
     leads = sample_leads()
     with FakeService(
-        latency=latency, rate_limit_per_minute=rate_limit_per_minute, sparse_records=sparse
+        latency=latency,
+        rate_limit_per_minute=rate_limit_per_minute,
+        sparse_records=sparse,
+        opted_out=frozenset({OPTED_OUT}),
     ) as svc:
         print(
             f"Emulator at {svc.base_url}: {latency * 1000:.0f} ms latency, "
@@ -86,10 +94,12 @@ def _first_run(
     """Estimate, enrich, show and write the lead list, then two listings; the enriched frame."""
     est = leads.lookup.estimate_profiles("handle", client=client)
     how = f"by {est.method}" + (f" ({est.jobs} job, ~{est.polls} polls)" * bool(est.jobs))
+    change = f"; tier {est.tier_change}" if est.tier_change else ""
     print(
         f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
         f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
-        f"billable calls, {how} (estimated without sending anything)."
+        f"billable calls, {how}: {est.credits:,.0f} credits of a balance of "
+        f"{est.balance or 0:,.0f}{change} (estimated without a billable call)."
     )
     enriched, summary = api.enrich_with_summary(leads, "handle", client=client, progress=progress)
     counts = enriched["lookup_status"].value_counts()
@@ -100,9 +110,13 @@ def _first_run(
     )
     print(
         f"{summary.fetched} handles fetched through {summary.jobs} batch job(s): "
-        f"{summary.requests} requests sent (1 tier look-up, submits and polls), "
-        f"{summary.credits:g} credits, {summary.rate_limited} rate-limited.\n"
+        f"{summary.requests} requests sent (free reads of the tier and the costs, submits "
+        f"and polls), {summary.credits:g} credits, {summary.rate_limited} rate-limited."
     )
+    forbidden = enriched[enriched["lookup_status"] == "forbidden"]
+    for _, row in forbidden.iterrows():
+        print(f"Forbidden, not billed: {row['handle']} ({row['lookup_error']}).")
+    print()
     shown = overview(enriched, prefix="profile_").drop(columns="handle")
     table = enriched[["name", "handle"]].join(shown.add_prefix("profile "))
     table["lookup_status"] = enriched["lookup_status"]
@@ -130,6 +144,7 @@ def _rerun(svc: FakeService, cache: Path, leads: pd.DataFrame, enriched: pd.Data
         print(
             f"\nRe-run with a new Client on the same cache: "
             f"{svc.billed() - billed_before} billable calls, "
-            f"{svc.count() - sent_before} requests sent, {again.stats.cache_hits} answers "
+            f"{svc.count() - sent_before} requests sent (free: the forbidden lead is asked "
+            f"again, as it is never cached), {again.stats.cache_hits} answers "
             f"from the cache in {elapsed:.2f}s; result identical: {same}."
         )

@@ -11,7 +11,8 @@ thread pool of ``Client.profile_answer`` for whatever is left: each call reads t
 or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
 ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
 
-It stops, raising, at once on an AuthenticationError or a ConfigurationError, and after
+It stops, raising, at once on an AuthenticationError, a ConfigurationError or an
+InsufficientCreditsError (saying how many answers are kept), and after
 ``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx after all
 their retries (an outage). What was fetched before is in the cache; a re-run resumes there.
 """
@@ -19,7 +20,6 @@ their retries (an outage). What was fetched before is in the cache; a re-run res
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
@@ -27,109 +27,36 @@ from itertools import islice
 from typing import Any
 
 from .batch_run import BatchRun
+from .calls import fetch_one, in_cache, window_size
 from .claims import ClaimWindow
-from .client import PROFILE_PATH, Client, ClientStats
+from .client import Client, ClientStats
 from .envelope import Envelope
 from .errors import (
-    AuthenticationError,
     BatchUnavailableError,
-    ConfigurationError,
-    NotFoundError,
+    InsufficientCreditsError,
     ServerError,
     ServiceError,
     TransportError,
 )
-from .outcomes import ERROR, NOT_FOUND, OK, JobSummary, OnRecord, Outcome, handed, row_error
-from .pacing import Cancelled
+from .outcomes import (
+    ERROR,
+    NOT_FOUND,
+    OK,
+    JobSummary,
+    OnRecord,
+    Outcome,
+    handed,
+    row_error,
+)
 from .plan import Options, Plan
 from .progress import Progress
-from .store import DONE_SECONDS
 
-__all__ = ["FRESH_MISS_SECONDS", "EnrichmentRun", "cached_outcome", "fetch_one", "run"]
+__all__ = ["EnrichmentRun", "run"]
 
-#: Errors that end an enrichment at once: every further call would fail the same way.
-_FATAL = (AuthenticationError, ConfigurationError)
 #: Failures (after all retries) that, so many in a row, mean the service is down or unreachable.
 _OUTAGE = (TransportError, ServerError)
-#: How long a miss read ahead of the run spares the call its own cache lookup: well inside the
-#: time a claim let go of after a purchase says "read the cache first" (store.DONE_SECONDS).
-FRESH_MISS_SECONDS = DONE_SECONDS / 2
 
 _Fetched = Future[tuple[Outcome, bool] | None]
-
-
-def cached_outcome(client: Client, handle: str) -> Outcome | None:
-    """The stored answer for ``handle`` (no network), or None when it must be fetched.
-
-    Example: ``cached_outcome(client, "ada")`` -> ``Outcome("ok", {...})`` after a lookup.
-    """
-    try:
-        env = client.cached(PROFILE_PATH, {"handle": handle})
-    except NotFoundError as exc:
-        return Outcome(NOT_FOUND, error=exc.message, exc=exc)
-    except ServiceError:
-        return None  # an unreadable stored answer is fetched anew
-    if env is not None and isinstance(env.data, dict):
-        return Outcome(OK, env.data)
-    return None
-
-
-def fetch_one(
-    client: Client,
-    handle: str,
-    refresh: bool,
-    stop: threading.Event,
-    missed_at: float | None = None,
-    held: str | None = None,
-) -> tuple[Outcome, bool] | None:
-    """One handle's answer in a pool thread: (outcome, from_cache); None when the run stopped
-    first (nothing sent). ``held``: the run's claim window holds its claim (MINE or RECHECK).
-
-    Example: ``fetch_one(client, "ada", False, threading.Event())`` -> ``(Outcome("ok", ...),
-    False)``. The call looks the cache up once, right before it waits for its slot and sends.
-    ``stop`` is the Client's cancel event: a thread still waiting for its slot or a back-off
-    when the run stops (Ctrl-C, an error to raise, a rejected key) sends nothing.
-    """
-    # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
-    # another process stored since then still shows in its claim (RECHECK), so nothing is
-    # bought twice; an older miss is looked up again.
-    known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
-    try:
-        env = client.profile_answer(
-            handle, refresh=refresh, cancel=stop, known_miss=known_miss, held=held
-        )
-        return Outcome(OK, env.data), env.from_cache
-    except Cancelled:
-        return None
-    except NotFoundError as exc:
-        # A not-found read from the cache was paid for earlier: it counts as cached.
-        return Outcome(NOT_FOUND, error=exc.message, exc=exc), exc.from_cache
-    except _FATAL:
-        stop.set()  # every further call would fail the same way
-        raise
-    except ServiceError as exc:
-        return Outcome(ERROR, error=str(exc), exc=exc), False
-
-
-def window_size(workers: int) -> int:
-    """How many claims an enrichment takes at once: ``window_size(4)`` -> 8.
-
-    Small: a window's requests are prepared and keyed in one go on the main thread, and a
-    lump of that work delays the workers' sends, which then reach the service in bursts (a
-    window of 32 drew twice the 429s under faults, and 20% more time, `bench_chaos`)."""
-    return max(8, workers)
-
-
-def in_cache(result: tuple[Outcome, bool] | None) -> bool:
-    """Whether a call's answer is in the cache now (found there, or bought: a record, or a
-    billed not-found). Example: ``in_cache((Outcome("ok", {...}), False))`` -> True."""
-    if result is None:
-        return False
-    outcome, from_cache = result
-    if outcome.status == OK or from_cache:
-        return True
-    exc = outcome.exc
-    return outcome.status == NOT_FOUND and isinstance(exc, ServiceError) and exc.status_code == 200
 
 
 def run(
@@ -166,10 +93,18 @@ def run(
             before=before,
             on_record=on_record,
         )
-        for handle, outcome in plan.cached.items():
-            state.record(handle, outcome, "cached")
-        singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
-        state.run_singles(singles, missed_at)
+        try:
+            for handle, outcome in plan.cached.items():
+                state.record(handle, outcome, "cached")
+            singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
+            state.run_singles(singles, missed_at)
+        except InsufficientCreditsError as exc:
+            kept = sum(in_cache((o, False)) for o in state.outcomes.values()) + state.landed
+            exc.hint = (
+                f"{kept} of this job's {total} answers are kept in the cache; after topping up, "
+                f"a re-run buys only the other {total - kept}"
+            )
+            raise
         if batch is not None:
             batch.finish()
             state.batch_jobs = batch.batch_jobs
@@ -205,6 +140,8 @@ class EnrichmentRun:
     batch_shown: str = field(default="", init=False)
     #: Calls waiting for another process's purchase, as last shown.
     _waiting: int = field(default=0, init=False)
+    #: Answers that landed in the cache from calls in flight when the run stopped.
+    landed: int = field(default=0, init=False)
     #: The latest failures in a row, if outage-like.
     _outage: list[ServiceError] = field(default_factory=list, init=False)
 
@@ -342,6 +279,10 @@ class EnrichmentRun:
             # the calls in flight finish (their answers are paid for and land in the cache).
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
+            self.landed = sum(
+                f.done() and not f.cancelled() and f.exception() is None and in_cache(f.result())
+                for f in pending
+            )
             raise
         finally:
             pool.shutdown(wait=True)

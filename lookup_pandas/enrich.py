@@ -7,7 +7,8 @@ Example::
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
 Flow: normalise every value -> distinct valid handles -> :func:`lookup_pandas.plan.plan` (what
-is cached, what to buy, batch or single, the budget; pure) -> :func:`lookup_pandas.engine.run`
+is cached, what to buy, batch or single, the budget; pure) -> the credits it needs against
+``max_credits`` and the balance (:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run`
 (batch jobs and/or a pool of ``Client.profile_answer``) -> records flattened once per handle ->
 spread back over the rows, by position. Nothing here mutates its input.
 """
@@ -20,9 +21,13 @@ from typing import Any
 
 import pandas as pd
 
+from . import credit_facts
+from .calls import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
+from .calls import cached_outcome
 from .client import PROFILE_PATH, Client
-from .engine import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
-from .engine import cached_outcome, run
+from .credit_facts import unless_failing
+from .credits import RouteCosts
+from .engine import run
 from .frames import RecordColumns, with_nullable_dtypes, with_person_fields
 from .handles import normalise_handle
 from .outcomes import ERROR as ERROR
@@ -41,12 +46,22 @@ from .outcomes import NOT_FOUND as NOT_FOUND
 from .outcomes import OK as OK
 from .outcomes import Outcome as _Outcome  # noqa: F401  (tests reach for it here)
 from .plan import ASSUMED_PAGE as ASSUMED_PAGE
-from .plan import Options, check_method, check_options, plan, planned
+from .plan import (
+    Options,
+    Plan,
+    check_balance,
+    check_credits,
+    check_method,
+    check_options,
+    job_credits,
+    plan,
+    planned,
+)
 from .plan import stored_batch_jobs_holding as _holding
 
 # The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
 # importable from here, where they used to be.
-__all__ = ["estimate_values", "lookup_values"]
+__all__ = ["check_job_credits", "estimate_values", "lookup_values", "read_credit_facts"]
 
 _handed = handed  # tests reach for it here (its home is outcomes)
 
@@ -57,12 +72,21 @@ def _normalise(values: Sequence[Any], fold_case: bool = True) -> tuple[list[str 
 
 
 def estimate_values(
-    values: Iterable[Any], *, client: Client, fold_case: bool = True, method: Method = "auto"
+    values: Iterable[Any],
+    *,
+    client: Client,
+    fold_case: bool = True,
+    method: Method = "auto",
+    credits: bool = True,
 ) -> Estimate:
     """How many rows, valid and distinct handles, cached answers and billable items; how they
-    would be fetched, and how long that would take at the Client's pace.
+    would be fetched, how long that would take at the Client's pace, and what it would spend.
 
     Example: ``estimate_values(["ada", "ada", ""], client=client).unique`` -> ``1``.
+
+    When anything is to fetch (and ``credits``), free panel calls read the balance (now) and
+    the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.credit_facts`.
+    Nothing billable is sent; a fully cached input sends nothing at all.
     """
     check_method(method)
     values = list(values)
@@ -70,6 +94,7 @@ def estimate_values(
     missing = [h for h in distinct if not client.is_cached(PROFILE_PATH, {"handle": h})]
     stored = _holding(client.store.jobs(), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
+    balance = read_credit_facts(client) if credits and missing else None
     return planned(
         Estimate(
             rows=len(values),
@@ -79,6 +104,7 @@ def estimate_values(
             to_fetch=len(missing),
             stored_jobs=len(stored),
             stored_items=sum(h in in_stored for h in missing),
+            balance=balance,
         ),
         client,
         method,
@@ -96,6 +122,7 @@ def lookup_values(
     fold_case: bool = True,
     method: Method = "auto",
     on_record: OnRecord | None = None,
+    max_credits: float | None = None,
 ) -> Lookup:
     """Look up every value's profile, each distinct handle at most once; see the module doc.
 
@@ -106,14 +133,14 @@ def lookup_values(
     then holds statuses and errors only, never every record at once, and the result's
     ``fields`` has no columns (:mod:`lookup_pandas.stream` keeps the records as text).
     """
-    check_options(errors, max_calls)
+    check_options(errors, max_calls, max_credits)
     check_method(method)
     if method == "batch" and client.batch_supported is False:
         raise client.no_batch()
     started, before = time.perf_counter(), client.stats
     values = list(values)
     handles, distinct = _normalise(values, fold_case)
-    options = Options(refresh=refresh, max_calls=max_calls, errors=errors, method=method)
+    options = Options(refresh, max_calls, errors, method, max_credits)  # in its fields' order
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
@@ -127,11 +154,13 @@ def lookup_values(
         stored=client.store.jobs(),
         options=options,
         batch_supported=client.batch_supported,
+        balance_seen=client.credits_balance is not None,
     )
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used (on the fast path, each call's own cache hit checks it).
         client.check_key()
+    check_job_credits(client, the_plan, options)
     state = run(
         the_plan,
         client,
@@ -152,6 +181,46 @@ def lookup_values(
         pd.DataFrame(index=pd.RangeIndex(len(values))) if kept is None else _spread(kept, handles)
     )
     return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)
+
+
+def read_credit_facts(client: Client) -> float | None:
+    """The balance now, with the route costs and the ladder read (once per Client) for
+    :func:`~lookup_pandas.plan.planned`; the key-bearing read first, so that the public ones
+    never stand for a key check."""
+    balance = unless_failing(credit_facts.balance, client, None)
+    unless_failing(credit_facts.route_costs, client, RouteCosts())
+    unless_failing(credit_facts.ladder, client, None)
+    return balance
+
+
+def check_job_credits(client: Client, the_plan: Plan, options: Options) -> None:
+    """Before the first billable call: BudgetExceededError over ``max_credits``, and
+    InsufficientCreditsError when the balance (when known) cannot pay what is to fetch.
+
+    On the fast path (no ``max_credits``, a Client that has seen its balance) ``to_fetch`` is
+    every distinct handle, cached or not, each looked up in the cache once by its call: the
+    balance seen is checked against all of them (the costs read once per Client), and only if
+    it cannot pay for them all does the cache tell what is to buy. Otherwise the plan read
+    the cache ahead, and the balance is read (by the tier read a job makes first anyway) only
+    when something is to buy: a fully cached job sends nothing.
+    """
+    to_fetch: Sequence[str] = the_plan.to_fetch
+    if not to_fetch:
+        return
+    if not the_plan.read_ahead and not options.refresh:
+        seen = client.credits_balance
+        if seen is not None:
+            costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
+            if len(to_fetch) * costs.cost_of(PROFILE_PATH) <= seen:
+                return
+        to_fetch = [h for h in to_fetch if not client.is_cached(PROFILE_PATH, {"handle": h})]
+        if not to_fetch:
+            return
+    cost = unless_failing(credit_facts.route_costs, client, RouteCosts()).cost_of(PROFILE_PATH)
+    credits = job_credits(len(to_fetch), batch=the_plan.batch, cost=cost)
+    check_credits(credits, len(to_fetch), options.max_credits)
+    balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
+    check_balance(credits, len(to_fetch), balance)
 
 
 def _spread(kept: RecordColumns, handles: list[str | None]) -> pd.DataFrame:

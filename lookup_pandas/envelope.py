@@ -30,7 +30,9 @@ from typing import Any
 from .errors import (
     AuthenticationError,
     ConfigurationError,
+    InsufficientCreditsError,
     NotFoundError,
+    PermissionDeniedError,
     RateLimitError,
     ResponseError,
     ServerError,
@@ -40,10 +42,12 @@ from .errors import (
 from .retry import parse_retry_after
 
 __all__ = [
+    "CREDITS_CODE",
     "JOB_NOT_FOUND_CODE",
     "NOT_FOUND_CODES",
     "Envelope",
     "finite_number",
+    "forbidden_kind",
     "parse_envelope",
 ]
 
@@ -106,9 +110,64 @@ def _decode(content: bytes) -> Any:
 _NOT_JSON = object()
 
 
+#: error_code of "insufficient credits" (on a 402, and on whatever status carries it).
+CREDITS_CODE = "1080"
+#: Words of a 403 about one record (not the key, credits or the pace).
+_RECORD_WORDS = (
+    "opted out",
+    "opted-out",
+    "opt-out",
+    "opt out",
+    "premium",
+    "profile",
+    "person",
+    "record",
+    "private",
+    "restricted",
+)
+
+
+def forbidden_kind(message: str) -> str:
+    """What a 403 is about, from its message (production's 403 carries no error_code):
+    ``"credits"``, ``"rate"``, ``"key"``, ``"record"``, or ``"ambiguous"`` (say nothing we
+    can tell apart: the key is then checked with the free tier endpoint, never guessed).
+
+    Example: ``forbidden_kind("API key has been revoked")`` -> ``"key"``;
+    ``forbidden_kind("This person has opted out")`` -> ``"record"``;
+    ``forbidden_kind("Forbidden")`` -> ``"ambiguous"``
+    """
+    text = message.lower()
+    if "credit" in text:
+        return "credits"
+    if "rate limit" in text or "rate-limit" in text or "too many requests" in text:
+        return "rate"
+    if "key" in text:
+        return "key"
+    if any(word in text for word in _RECORD_WORDS):
+        return "record"
+    return "ambiguous"
+
+
+_FORBIDDEN: dict[str, type[ServiceError]] = {
+    "credits": InsufficientCreditsError,
+    "rate": RateLimitError,
+    "key": AuthenticationError,
+    "record": PermissionDeniedError,
+    "ambiguous": PermissionDeniedError,
+}
+
+
 def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:
-    if status in (401, 403):
+    if status == 402 or kw.get("error_code") == CREDITS_CODE:
+        return InsufficientCreditsError(message, status_code=status, **kw)
+    if status == 401:
         return AuthenticationError(message, status_code=status, **kw)
+    if status == 403:
+        kind = forbidden_kind(message)
+        exc = _FORBIDDEN[kind](message, status_code=status, **kw)
+        if isinstance(exc, PermissionDeniedError):
+            exc.ambiguous = kind == "ambiguous"
+        return exc
     if status == 404:
         return NotFoundError(message, status_code=status, **kw)
     if status == 429:
@@ -171,6 +230,8 @@ def _not_the_envelope(answer: _Answer) -> ServiceError:
 def _failure(answer: _Answer, message: str, error_code: str | None) -> ServiceError:
     """The error an envelope with ``success: false`` (or a status >= 400) means."""
     status, common = answer.status, answer.common
+    if error_code == CREDITS_CODE:
+        return InsufficientCreditsError(message, status_code=status, **common)
     if status < 400:
         if error_code in NOT_FOUND_CODES:
             return NotFoundError(message, status_code=status, **common)

@@ -54,8 +54,10 @@ __all__ = [
     "ConfigurationError",
     "IncompleteErasureWarning",
     "InsecureCacheWarning",
+    "InsufficientCreditsError",
     "NotFoundError",
     "PaginationError",
+    "PermissionDeniedError",
     "RateLimitError",
     "RequestTimeoutError",
     "ResponseError",
@@ -136,6 +138,29 @@ def _rebuild(cls: type[ServiceError], message: str, state: dict[str, Any]) -> Se
 
 class AuthenticationError(ServiceError):
     """401 (no key sent) or 403 (key invalid, rotated out, or from another workspace)."""
+
+
+class InsufficientCreditsError(ServiceError):
+    """The balance cannot pay: a 402, error code ``1080``, or a 403 whose message is about
+    credits; or a job refused before sending because its credits exceed the balance.
+
+    A job stops at once, whatever ``errors=`` says: every answer paid for is in the cache, and
+    a re-run after topping up buys only the rest. ``needed`` and ``balance`` are set when the
+    job was refused before sending.
+    """
+
+    needed: float | None = None
+    balance: float | None = None
+
+
+class PermissionDeniedError(ServiceError):
+    """A 403 about one record, not the key or credits: the person opted out, or the record is
+    premium-gated. Not billed, not cached; in enrichment the row gets
+    ``lookup_status="forbidden"`` and the job goes on."""
+
+    #: True when the 403's message said nothing we could tell apart; the Client then asks the
+    #: free tier endpoint whether the key still works (an AuthenticationError if not).
+    ambiguous: bool = False
 
 
 class RateLimitError(ServiceError):
@@ -266,6 +291,7 @@ _USER_FIXABLE = (
     AuthenticationError,
     BudgetExceededError,
     ConfigurationError,
+    InsufficientCreditsError,
     UsageError,
     ValidationError,
 )

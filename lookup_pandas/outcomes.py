@@ -24,6 +24,7 @@ from .handles import invalid_reason
 
 __all__ = [
     "ERROR",
+    "FORBIDDEN",
     "INVALID",
     "NOT_FOUND",
     "OK",
@@ -43,7 +44,9 @@ __all__ = [
 Errors = Literal["coerce", "raise"]
 Method = Literal["auto", "batch", "single"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
-STATUSES = (OK, NOT_FOUND, INVALID, ERROR)
+#: A 403 for this one record (opted out, premium-gated): not billed, not cached, the job goes on.
+FORBIDDEN = "forbidden"
+STATUSES = (OK, NOT_FOUND, FORBIDDEN, INVALID, ERROR)
 
 #: Takes each record found, ``(handle, record)``: see ``lookup_values(on_record=...)``.
 OnRecord = Callable[[str, dict[str, Any]], None]
@@ -64,7 +67,9 @@ class Estimate:
     expected duration from the Client's pace: a slot per single call, ``jobs + polls`` slots
     plus one poll interval for batch; None when the pace is not known yet (nothing has been
     sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
-    unmetered (then latency, not the pace, decides).
+    unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
+    ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
+    (:mod:`lookup_pandas.credits`).
     """
 
     rows: int
@@ -80,6 +85,14 @@ class Estimate:
     #: not submitted again; ``stored_items`` of ``to_fetch`` are in them.
     stored_jobs: int = 0
     stored_items: int = 0
+    #: Credits the job would spend: single calls at the profile route's cost, batch items at
+    #: 1 each (0 when nothing is to fetch).
+    credits: float = 0.0
+    #: The balance now (read when anything is to fetch); None: unknown.
+    balance: float | None = None
+    #: None, or the tier the job would end on, after how many credits, and its limit:
+    #: ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
+    tier_change: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +138,11 @@ class JobSummary:
         return self.jobs
 
     def __str__(self) -> str:
-        statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in STATUSES)
+        statuses = ", ".join(
+            f"{self.statuses.get(s, 0)} {s}"
+            for s in STATUSES
+            if s != FORBIDDEN or self.statuses.get(s)  # shown when there are any
+        )
         n = self.jobs
         jobs = f" ({n} batch job{'s' * (n != 1)})" if n else ""
         return (
@@ -143,7 +160,7 @@ class Lookup:
     """
 
     handles: list[str | None]  # the normalised handle of each row (None: invalid)
-    status: list[str]  # ok | not_found | invalid | error
+    status: list[str]  # ok | not_found | forbidden | invalid | error
     error: list[str | None]  # the reason, for every status but ok
     fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none;
     # no columns when the records went to ``on_record``)

@@ -14,12 +14,16 @@ when the plan needs the answers ahead of the run), the stored batch jobs a list.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .batch import MAX_JOB_ITEMS, METHODS, use_batch
-from .errors import BudgetExceededError, UsageError
+from .credit_facts import kept_costs, kept_ladder
+from .credits import tier_change
+from .endpoints import PROFILE_PATH
+from .errors import BudgetExceededError, InsufficientCreditsError, UsageError
 from .outcomes import Errors, Estimate, Method, Outcome
 from .store import StoredJob
 
@@ -30,9 +34,12 @@ __all__ = [
     "ASSUMED_PAGE",
     "Options",
     "Plan",
+    "check_balance",
     "check_budget",
+    "check_credits",
     "check_method",
     "check_options",
+    "job_credits",
     "plan",
     "planned",
     "stored_batch_jobs_holding",
@@ -51,6 +58,7 @@ class Options:
     max_calls: int | None = None
     errors: Errors = "coerce"
     method: Method = "auto"
+    max_credits: float | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ def plan(
     stored: Sequence[StoredJob],
     options: Options,
     batch_supported: bool | None,
+    balance_seen: bool = True,
 ) -> Plan:
     """The plan for ``distinct`` handles, or BudgetExceededError (nothing sent).
 
@@ -101,8 +110,9 @@ def plan(
     ``cached(handle)``: the stored answer, or None when it must be fetched; it is called only
     when the plan needs to know ahead: a budget must count what is to pay, ``errors="raise"``
     meets a cached failure before paying, and batch jobs (new or stored) are for what the cache
-    does not hold. ``stored``: every stored batch job; those holding none of ``distinct`` are
-    left alone.
+    does not hold, and a Client that has not seen its balance must know what is to buy before
+    it can tell whether the balance pays for it (``balance_seen=False``). ``stored``: every
+    stored batch job; those holding none of ``distinct`` are left alone.
     """
     jobs = tuple(stored_batch_jobs_holding(stored, distinct))
     resume = bool(jobs) and not options.refresh
@@ -116,6 +126,8 @@ def plan(
         )
     fast = (
         options.max_calls is None
+        and options.max_credits is None
+        and balance_seen
         and options.errors == "coerce"
         and not resume
         and not use_batch(method, len(distinct), batch_supported)
@@ -149,6 +161,54 @@ def check_budget(needed: int, cached: int, distinct: int, max_calls: int | None)
         )
 
 
+def job_credits(items: int, *, batch: bool, cost: float) -> float:
+    """Credits ``items`` billable items cost: batch items 1 each, single calls ``cost`` each.
+
+    Example: ``job_credits(50, batch=False, cost=2.0)`` -> ``100.0``
+    """
+    return float(items) if batch else items * cost
+
+
+def check_credits(credits: float, items: int, max_credits: float | None) -> None:
+    """BudgetExceededError when ``credits`` (for ``items`` billable items) are more than
+    ``max_credits``.
+
+    Example: ``check_credits(50, 50, max_credits=20)`` raises; ``max_credits=None`` never does.
+    """
+    if max_credits is not None and credits > max_credits:
+        raise BudgetExceededError(
+            f"This enrichment needs {credits:g} credits ({items} billable items), more than "
+            f"max_credits={max_credits:g}. Nothing billable was sent.",
+            needed=math.ceil(credits),
+            allowed=math.floor(max_credits),
+        )
+
+
+def check_balance(credits: float, items: int, balance: float | None) -> None:
+    """InsufficientCreditsError when the balance cannot pay ``credits`` (for ``items``
+    billable items), naming both and how to go on; an unknown balance (None) passes.
+
+    Example: ``check_balance(50, 50, 20)`` raises "... needs 50 credits ..., the balance is
+    20 ... e.g. df.head(20) ..."
+    """
+    if balance is None or credits <= balance:
+        return
+    each = credits / items if items else 1.0
+    affordable = max(0, math.floor(balance / each)) if each else items
+    subset = (
+        f"enrich a subset the balance can pay, e.g. df.head({affordable}) (cached rows are "
+        f"free), with max_credits={balance:g} to refuse any job that would spend more"
+        if affordable
+        else "set max_credits= to refuse any job that would spend more than you have"
+    )
+    exc = InsufficientCreditsError(
+        f"This enrichment needs {credits:g} credits ({items} billable items), and the balance "
+        f"is {balance:g}. Nothing billable was sent. Top up, or {subset}."
+    )
+    exc.needed, exc.balance = credits, balance
+    raise exc
+
+
 def stored_batch_jobs_holding(
     stored: Sequence[StoredJob], handles: Sequence[str]
 ) -> list[StoredJob]:
@@ -171,10 +231,11 @@ def check_method(method: str) -> None:
         raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
 
 
-def check_options(errors: str, max_calls: int | None) -> None:
+def check_options(errors: str, max_calls: int | None, max_credits: float | None = None) -> None:
     """The job's options, checked before anything is read or sent (UsageError).
 
-    Example: ``check_options("ignore", None)`` and ``check_options("raise", -1)`` raise.
+    Example: ``check_options("ignore", None)``, ``check_options("raise", -1)`` and
+    ``check_options("coerce", None, max_credits=-5)`` raise.
     """
     if errors not in ("coerce", "raise"):
         raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
@@ -182,6 +243,13 @@ def check_options(errors: str, max_calls: int | None) -> None:
         isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0
     ):
         raise UsageError(f"max_calls must be a whole number >= 0 or None, not {max_calls!r}")
+    if max_credits is not None and (
+        isinstance(max_credits, bool)
+        or not isinstance(max_credits, int | float)
+        or not max_credits >= 0
+        or math.isinf(max_credits)
+    ):
+        raise UsageError(f"max_credits must be a number >= 0 or None, not {max_credits!r}")
 
 
 def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
@@ -198,13 +266,29 @@ def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
     if est.stored_jobs:  # collected whatever the method
         polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
     by_batch = batch or (est.stored_jobs and rest == 0)
+    credits = _credits(client, rest, batch, est.stored_items)
+    ladder = kept_ladder(client)
     return dataclasses.replace(
         est,
         method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
         jobs=jobs,
         polls=polls,
         seconds=_expected_seconds(client, rest if not batch else 0, jobs, polls),
+        credits=credits,
+        tier_change=(
+            tier_change(ladder, est.balance, credits)
+            if ladder and est.balance is not None
+            else None
+        ),
     )
+
+
+def _credits(client: Client, rest: int, batch: bool, stored_items: int) -> float:
+    """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
+    jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
+    costs = kept_costs(client)
+    cost = costs.cost_of(PROFILE_PATH) if costs is not None else 1.0
+    return job_credits(rest, batch=batch, cost=cost) + stored_items
 
 
 def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> float | None:

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from .cache_urls import REDIS_SCHEMES as REDIS_SCHEMES
-from .cache_urls import checked_redis_url
+from .cache_urls import checked_redis_url, refuse_unserved_url
 from .cache_urls import is_redis_url as is_redis_url
 from .cache_urls import redact_url as redact_url
 from .errors import ConfigurationError
@@ -70,10 +70,12 @@ def _cache_setting(
         if env.strip().lower() in _OFF_WORDS:
             return None, None
         value = env
-    if isinstance(value, str) and is_redis_url(value):
-        return None, checked_redis_url(
-            value.strip(), source("cache", ENV_CACHE, given=given), ENV_CACHE
-        )
+    where = source("cache", ENV_CACHE, given=given)
+    if isinstance(value, str):
+        refuse_unserved_url(value, where, ENV_CACHE)  # never a folder named "postgres:"
+        if is_redis_url(value):
+            scheme, rest = value.strip().split("://", 1)
+            return None, checked_redis_url(f"{scheme.lower()}://{rest}", where, ENV_CACHE)
     return Path(value).expanduser(), None
 
 

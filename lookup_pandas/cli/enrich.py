@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 def enrich(options: EnrichOptions) -> int:
     """Enrich the whole file at once, or in chunks when asked or when it is large."""
     from .. import api
+    from ..enrich import estimate_values
 
     rows = stream.chunk_rows(options.chunksize, file_size(options.input), options.chunk_threshold)
     if rows is not None:
@@ -37,8 +38,12 @@ def enrich(options: EnrichOptions) -> int:
     api.check_columns(leads, o.column, o.prefix)
     check_output(o.output)
     with service_client() as client:
-        est = api.estimate_profiles(
-            leads, o.column, client=client, fold_case=o.fold_case, method=o.method
+        est = estimate_values(  # the credits facts are read after --max-calls, if at all
+            leads[o.column].tolist(),
+            client=client,
+            fold_case=o.fold_case,
+            method=o.method,
+            credits=False,
         )
         print_estimate(est, o, client)
         enriched, summary = api.enrich_with_summary(
@@ -47,6 +52,7 @@ def enrich(options: EnrichOptions) -> int:
             prefix=o.prefix,
             errors=o.errors,
             max_calls=o.max_calls,
+            max_credits=o.max_credits,
             refresh=o.refresh,
             client=client,
             progress=o.progress,
@@ -91,7 +97,11 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
         scan = stream.scan_handles(chunks, handles)
         with open_output(o.output) as out:
             est = estimate_values(
-                scan.distinct, client=client, fold_case=o.fold_case, method=o.method
+                scan.distinct,
+                client=client,
+                fold_case=o.fold_case,
+                method=o.method,
+                credits=False,
             )
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = stream.RecordStore()  # the job keeps no record: they are kept as text here
@@ -100,6 +110,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 client=client,
                 errors=o.errors,
                 max_calls=o.max_calls,
+                max_credits=o.max_credits,
                 refresh=o.refresh,
                 progress=o.progress,
                 fold_case=o.fold_case,

@@ -1,7 +1,9 @@
-"""The line ``enrich`` prints before the job: what it will fetch, how, and about how long.
+"""The line ``enrich`` prints before the job: what it will fetch, how, about how long, and
+what it will spend.
 
 Example: ``describe_estimate(est, 57.0)`` -> ``250 rows, 190 distinct handles, 60 cached: 130
-to fetch by batch (1 job, ~3 polls), about 6 s at 57 calls/min``.
+to fetch by batch (1 job, ~3 polls), about 6 s at 57 calls/min; 130 credits, balance 10,050;
+tier Developer (70/min) -> Hobby (30/min) after 51 credits``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ if TYPE_CHECKING:
 
 
 def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> None:
-    """Before the job: what it will fetch, how, and about how long it takes (stderr).
+    """Before the job: what it will fetch, how, about how long it takes, and what it will
+    spend (stderr). ``est``: from ``estimate_values(..., credits=False)``.
 
     The pace is learned first when anything must be fetched: the credits-tier look-up the job
-    would make first anyway (never billed); a fully cached run still sends nothing, and a job
-    that ``--max-calls`` refuses prints only its refusal.
+    would make first anyway (never billed), and the balance, route costs and ladder (free
+    panel calls); a fully cached run still sends nothing, and a job that ``--max-calls``,
+    ``--max-credits`` or the balance refuses prints only its refusal.
     """
+    from ..enrich import read_credit_facts
     from ..plan import planned
 
     if options.refresh:  # every handle is fetched anew
@@ -32,7 +37,12 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
         return  # the job refuses it before sending anything, in one line of its own
     if est.to_fetch and not client.pace_known:
         client.learn_pace()
+    if est.to_fetch:  # estimated with credits=False: nothing is read before --max-calls
+        est = dataclasses.replace(est, balance=read_credit_facts(client))
     est = planned(est, client, options.method)
+    over_budget = options.max_credits is not None and est.credits > options.max_credits
+    if over_budget or (est.balance is not None and est.credits > est.balance):
+        return  # refused as well, before anything billable is sent
     print(f"lookup-pandas: {describe_estimate(est, client.rate_limit_per_minute)}", file=sys.stderr)
 
 
@@ -55,8 +65,25 @@ def describe_estimate(est: Estimate, per_minute: float | None) -> str:
     if batch:
         line += f" ({', '.join(batch)})"
     if est.seconds is None:
-        return line + (", unpaced (no rate limit)" if per_minute is None else "")
-    return line + f", about {_duration(est.seconds)} at {per_minute:.0f} calls/min"
+        line += ", unpaced (no rate limit)" if per_minute is None else ""
+    else:
+        line += f", about {_duration(est.seconds)} at {per_minute:.0f} calls/min"
+    return line + _spending(est)
+
+
+def _spending(est: Estimate) -> str:
+    """``; 130 credits, balance 988; tier Developer (70/min) -> Hobby (30/min) after 51
+    credits``: what the job spends, the balance when known, and any tier change."""
+    text = f"; {_number(est.credits)} credit{'s' * (est.credits != 1)}"
+    if est.balance is not None:
+        text += f", balance {_number(est.balance)}"
+    if est.tier_change:
+        text += f"; tier {est.tier_change}"
+    return text
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
 
 
 def _duration(seconds: float) -> str:

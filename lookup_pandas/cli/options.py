@@ -38,6 +38,7 @@ class EnrichOptions:
     prefix: str = "profile_"
     errors: Errors = "coerce"
     max_calls: int | None = None
+    max_credits: float | None = None
     refresh: bool = False
     method: Method = "auto"
     encoding: str = "utf-8"

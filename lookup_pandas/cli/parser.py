@@ -146,6 +146,14 @@ def _add_enrich(sub: _Sub) -> None:
         default=None,
         help="refuse to start if more billable calls would be needed",
     )
+    p.add_argument(
+        "--max-credits",
+        type=rate,
+        default=None,
+        metavar="N",
+        help="refuse to start if the job would spend more credits than N (route costs; "
+        "batch items 1 each); a job the balance cannot pay is always refused",
+    )
     p.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
     p.add_argument(
         "--method",

@@ -14,19 +14,30 @@ import copy
 import logging
 import math
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol
 
-from ..endpoints import HEALTH_PATH, TIER_PATH, checked_data
+from ..endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
 from ..envelope import Envelope
-from ..errors import AuthenticationError, ConfigurationError, ServiceError, TransportError
+from ..errors import (
+    AuthenticationError,
+    ConfigurationError,
+    PermissionDeniedError,
+    ServiceError,
+    TransportError,
+)
 from ..pacing import Pacer, pause
 from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..store import Store
-from .decisions import proves_contact, proves_key, rate_from_tier
+from .decisions import proves_contact, proves_key, rate_from_tier, tier_action, tier_floor
 
-__all__ = ["Contact", "Requester"]
+__all__ = ["KEY_GOOD_SECONDS", "Contact", "Requester"]
+
+#: After the tier endpoint accepted the key, ambiguous 403s this soon after are taken as about
+#: their record without asking again (a revoked key says so in its own 403s).
+KEY_GOOD_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +77,14 @@ class Contact:
     #: Failed attempts to learn it (each is retried by a later call).
     _rate_failures: int = field(default=0, init=False)
     _rate_error: BaseException | None = field(default=None, init=False)
+    #: When the tier endpoint last accepted the key after an ambiguous 403 (monotonic).
+    _key_good_at: float | None = field(default=None, init=False)
+    #: The tier as last read, and when (monotonic): the pace follows it down as credits go.
+    _tier: Mapping[str, Any] | None = field(default=None, init=False)
+    _tier_read_at: float | None = field(default=None, init=False)
+    #: The pace already dropped to the lower tier's, just before the balance crosses the floor.
+    _dropped_early: bool = field(default=False, init=False)
+    _tier_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
         """An attempt's outcome (an Envelope or the ServiceError it meant): first contact? the
@@ -106,9 +125,88 @@ class Contact:
                 self.key_proven = True  # not proven, but not asked again by this Client
                 logger.warning("Could not check the API key (%s); answering from the cache.", exc)
 
+    def resolve_forbidden(self, exc: ServiceError, path: str) -> ServiceError:
+        """A 403 told apart: about one record it stays a PermissionDeniedError; on a panel path
+        (no record there) it is the key's; an ambiguous one is decided by the free tier
+        endpoint, an AuthenticationError if the key no longer reads its tier.
+
+        Example: ``contact.resolve_forbidden(PermissionDeniedError("Forbidden",
+        status_code=403), PROFILE_PATH)`` -> the same error when the key still works.
+        """
+        if not isinstance(exc, PermissionDeniedError):
+            return exc
+        if is_panel(path):
+            auth = AuthenticationError(exc.message, status_code=exc.status_code)
+            auth.request_id, auth.url, auth.enveloped = exc.request_id, exc.url, exc.enveloped
+            return auth
+        if not exc.ambiguous:
+            return exc
+        now = time.monotonic()
+        if self._key_good_at is not None and now - self._key_good_at < KEY_GOOD_SECONDS:
+            return exc
+        try:
+            self.request(TIER_PATH, None, cache=False, paced=False)
+        except AuthenticationError as rejected:
+            return rejected
+        except ServiceError:
+            return exc  # could not tell: this record is forbidden; the next such 403 asks again
+        self._key_good_at = now
+        return exc
+
+    def seen_balance(self, balance: float | None) -> None:
+        """After an answer from the network that named the balance: follow the tier down (see
+        :func:`~.decisions.tier_action`): the lower tier's pace just before the floor, the
+        tier read again once below it, and every TIER_REREAD_SECONDS."""
+        tier = self._tier
+        if tier is None or not self.rate_known:
+            return
+        action = tier_action(
+            balance,
+            tier_floor(tier),
+            margin=2 * self.settings.max_workers + 4,
+            dropped_early=self._dropped_early,
+            read_at=self._tier_read_at,
+            now=time.monotonic(),
+        )
+        if action == "drop":
+            self._dropped_early = True
+            lower = rate_from_tier(
+                {"current_tier": tier.get("previous_tier")}, self.settings.rate_limit_per_minute
+            )
+            if lower is not None and lower != math.inf:
+                logger.info("the balance nears the tier's floor: pacing at %.1f/min", lower)
+                self.pacer.set_rate(lower, share=True)
+        elif action == "reread":
+            self.reread_tier()
+
+    def reread_tier(self, *, after_429: bool = False) -> None:
+        """Read the tier again (free, unpaced) and pace by it: always slower when it says so;
+        faster only when no 429 asked (a 429's slow-down stands until the tier says less)."""
+        if not self.rate_known or not self._tier_lock.acquire(blocking=False):
+            return  # another thread is reading it
+        try:
+            tier = checked_data(self.request(TIER_PATH, None), TIER_PATH)
+        except ServiceError as exc:
+            self._tier_read_at = time.monotonic()  # try again later, pace unchanged
+            logger.info("could not read the credits tier again (%s)", exc)
+            return
+        finally:
+            self._tier_lock.release()
+        rate = rate_from_tier(tier, self.settings.rate_limit_per_minute)
+        current = self.pacer.per_minute or math.inf
+        if rate is not None and (rate < current or not after_429):
+            if rate != current:
+                logger.info("the credits tier says %s/min: pacing by it", f"{rate:.1f}")
+            self.pacer.set_rate(None if rate == math.inf else rate, share=rate < current)
+        self._note_tier(tier)
+
+    def _note_tier(self, tier: Mapping[str, Any]) -> None:
+        self._tier, self._tier_read_at, self._dropped_early = tier, time.monotonic(), False
+
     def credits_tier(self) -> dict[str, Any]:
         """The credits-tier payload; reading it teaches the pace, if it was not known yet."""
         tier: dict[str, Any] = checked_data(self.request(TIER_PATH, None), TIER_PATH)
+        self._note_tier(tier)
         if not self.rate_known:
             with self._rate_lock:
                 if not self.rate_known:
@@ -174,6 +272,7 @@ class Contact:
                 rate,
             )
             return rate
+        self._note_tier(tier)
         return self._rate_from(tier)
 
     def _probe_health(self) -> None:

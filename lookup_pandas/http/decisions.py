@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from ..credits import ROUTE_COSTS_PATH, TIERS_PATH
 from ..endpoints import HEALTH_PATH
 from ..envelope import finite_number
 from ..errors import (
@@ -43,6 +44,8 @@ __all__ = [
     "proves_key",
     "rate_from_tier",
     "slowdown",
+    "tier_action",
+    "tier_floor",
 ]
 
 #: Seconds before the one retry of a first contact that met no service.
@@ -150,9 +153,10 @@ def proves_contact(outcome: object, *, from_cache: bool) -> bool:
 
 def proves_key(outcome: object, path: str, *, from_cache: bool) -> bool:
     """Whether an answer proves the key works: a success from the network on a path that
-    takes a key (the health probe takes none). Example: ``proves_key(env, PROFILE_PATH,
-    from_cache=False)`` -> True"""
-    return not from_cache and not isinstance(outcome, BaseException) and path != HEALTH_PATH
+    takes a key (the health probe, the tier ladder and the route costs take none). Example:
+    ``proves_key(env, PROFILE_PATH, from_cache=False)`` -> True"""
+    keyless = path in _KEYLESS
+    return not from_cache and not isinstance(outcome, BaseException) and not keyless
 
 
 def misconfigured(exc: ServiceError, path: str, settings: Settings) -> ConfigurationError:
@@ -228,3 +232,54 @@ def rate_from_tier(tier: Mapping[str, Any], explicit: float | None) -> float | N
     limit = finite_number(current.get("limit_per_minute"))
     server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf
     return min(server, explicit or math.inf)
+
+
+#: Paths answered without a key: their answers prove nothing about it.
+_KEYLESS = frozenset({HEALTH_PATH, ROUTE_COSTS_PATH, TIERS_PATH})
+
+#: How often a long job re-reads its tier (production advises every 1 to 5 minutes).
+TIER_REREAD_SECONDS = 120.0
+#: A balance below the tier's floor asks again at most this often (the tier may lag the header).
+TIER_CROSSING_GAP_SECONDS = 5.0
+
+
+def tier_floor(tier: Mapping[str, Any]) -> float | None:
+    """The balance below which the key drops to a lower tier: the current tier's
+    ``min_credits`` (None when the payload does not say, or on the lowest tier: nothing below).
+
+    Example: ``tier_floor({"current_tier": {"min_credits": 10000}, "previous_tier": {...}})``
+    -> 10000.0
+    """
+    current = tier.get("current_tier")
+    if not isinstance(current, Mapping) or not isinstance(tier.get("previous_tier"), Mapping):
+        return None
+    return finite_number(current.get("min_credits"))
+
+
+def tier_action(
+    balance: float | None,
+    floor: float | None,
+    *,
+    margin: float,
+    dropped_early: bool,
+    read_at: float | None,
+    now: float,
+) -> Literal["reread", "drop", None]:
+    """What a newly seen balance asks of the pace: ``"reread"`` the tier (the balance crossed
+    below the tier's floor, or the tier was read TIER_REREAD_SECONDS ago), ``"drop"`` to the
+    lower tier's pace now (fewer than ``margin`` credits are left above the floor: the calls
+    in flight would cross it at the faster pace and meet 429s), or None.
+
+    Example: ``tier_action(104, 100, margin=8, dropped_early=False, read_at=0, now=1)`` ->
+    ``"drop"``; ``tier_action(99, 100, ...)`` -> ``"reread"``
+    """
+    if read_at is not None and now - read_at >= TIER_REREAD_SECONDS:
+        return "reread"
+    if balance is None or floor is None:
+        return None
+    if balance < floor:
+        fresh = read_at is not None and now - read_at < TIER_CROSSING_GAP_SECONDS
+        return None if fresh else "reread"
+    if balance - floor < margin and not dropped_early:
+        return "drop"
+    return None

@@ -28,7 +28,7 @@ from requests_cache import CachedSession, get_expiration_datetime
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
 from ..claims import Claims, claim_or_wait, fresh_lookup
 from ..endpoints import BATCH_PATH, is_panel
-from ..envelope import Envelope
+from ..envelope import Envelope, finite_number
 from ..errors import ConfigurationError, NotFoundError, RateLimitError, ServiceError, TransportError
 from ..pacing import Pacer, pause
 from ..retry import RetryPolicy
@@ -167,7 +167,8 @@ class PacedAttempts:
                 if not unpaced:
                     self.contact.pace(cancel)
                 return self.attempt(prepared, path, store=store)
-            except ServiceError as exc:
+            except ServiceError as failed:
+                exc = self.contact.resolve_forbidden(failed, path)
                 situation = Situation(self.contact.contacted, final_statuses)
                 step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
                 if step.error is not None:
@@ -211,6 +212,7 @@ class PacedAttempts:
         elif change.action == "halve":
             rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
             logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
+        self.contact.reread_tier(after_429=True)  # the tier may have dropped with the balance
 
     def attempt(
         self, prepared: requests.PreparedRequest, path: str, *, store: bool = False
@@ -228,6 +230,9 @@ class PacedAttempts:
             self.stats.count(cache_hits=1)
         else:
             self.stats.account(response, batch=path.rstrip("/").endswith(_BATCH))
+            balance = response.headers.get("X-Credits-Balance")
+            if balance is not None and not is_panel(path):
+                self.contact.seen_balance(finite_number(balance))
         logger.debug(
             "%s %s -> %s%s in %.1f ms",
             prepared.method,

@@ -34,15 +34,16 @@ import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
-from .. import api
+from .. import api, credit_facts
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from ..client import PROFILE_PATH, Client, resolve_client
 from ..client_spec import ClientSpec
+from ..credits import RouteCosts
 from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames import PERSON_FIELDS, prefixed_names
 from ..outcomes import Estimate
-from ..plan import check_method, check_options
+from ..plan import check_credits, check_method, check_options
 from ..stream import HandleMap
 
 __all__ = ["DaskLookupAccessor", "enrich_profiles", "estimate_profiles", "output_columns"]
@@ -108,7 +109,7 @@ def enrich_profiles(
     )
     needed: Any = None
     total: Any = None
-    if given["max_calls"] is not None:
+    if given["max_calls"] is not None or given["max_credits"] is not None:
         counts = distinct.map_partitions(
             _billable,
             spec,
@@ -121,7 +122,7 @@ def enrich_profiles(
         spec,
         {k: given[k] for k in ("errors", "refresh", "method")},
         prefix,
-        given["max_calls"],
+        (given["max_calls"], given["max_credits"]),
         needed,  # dask collections as arguments of their own: dask computes them first
         total,
         columns,
@@ -191,14 +192,20 @@ def _fetch(
     spec: ClientSpec,
     options: dict[str, Any],
     prefix: str,
-    max_calls: int | None,
+    budgets: tuple[int | None, float | None],
     needed: int | None,
     total: int | None,
     columns: dict[str, str],
 ) -> pd.DataFrame:
     """Fetch (or read) one partition of the distinct handles on a worker, once the whole
-    input's billable count is known to fit ``max_calls``; one row per handle, indexed by it,
+    input's billable count is known to fit ``budgets`` (max_calls, max_credits; the credits
+    at the profile route's cost, as if by single calls); one row per handle, indexed by it,
     with the output columns (fixed, typed) and its status."""
+    max_calls, max_credits = budgets
+    client = spec.client()
+    if max_credits is not None and needed is not None:
+        cost = credit_facts.unless_failing(credit_facts.route_costs, client, RouteCosts())
+        check_credits(needed * cost.cost_of(PROFILE_PATH), int(needed), max_credits)
     if max_calls is not None and needed is not None and needed > max_calls:
         raise BudgetExceededError(
             f"This enrichment needs {needed} billable calls ({(total or 0) - needed} of "
@@ -209,7 +216,7 @@ def _fetch(
         )
     result = lookup_values(
         handles.tolist(),
-        client=spec.client(),
+        client=client,
         progress=False,
         fold_case=False,  # already normalised (and folded, if asked) by _distinct_handles
         **options,

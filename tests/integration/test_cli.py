@@ -72,9 +72,11 @@ def test_demo_runs_end_to_end_and_the_rerun_is_free(cli_main, tmp_path, mode):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "250 rows, 235 valid handles, 190 distinct, 0 cached -> 190 billable calls" in out
-    assert "225 ok, 10 not_found, 15 invalid, 0 error" in out
+    assert "224 ok, 10 not_found, 1 forbidden, 15 invalid, 0 error" in out
+    assert "Forbidden, not billed: linus-wilson-178 (This person has opted out" in out
+    assert "190 credits of a balance of 250,000" in out
     assert "Employees of acme: 137 rows" in out
-    assert "0 billable calls, 0 requests sent" in out and "result identical: True" in out
+    assert "0 billable calls" in out and "result identical: True" in out
     enriched = pd.read_csv(tmp_path / "enriched_leads.csv")
     assert len(enriched) == 250 and "profile_first_name" in enriched.columns
     assert "profile_full_name" not in enriched.columns  # production never promised it

@@ -145,6 +145,16 @@ def test_max_calls_raises_from_compute_before_anything_is_sent(
     assert fake_service.count() == 0
 
 
+def test_max_credits_raises_from_compute_before_anything_billable_is_sent(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = leads().lookup.enrich_profiles("url", client=client, max_credits=100)
+    with pytest.raises(lp.BudgetExceededError, match="needs 121 credits"):
+        out.compute()
+    assert fake_service.stats()["credits"] == 0
+
+
 def test_errors_raise_raises_from_compute(
     cluster: DaskClient, fake_service: FakeService, tmp_path: Path
 ) -> None:

@@ -32,7 +32,7 @@ from .enrich_helpers import (
     profile_counts,
     spellings,
 )
-from .helpers import PROFILE, TIER, make_client
+from .helpers import PROFILE, TIER, data_count, make_client
 
 STATUS, ERROR = "lookup_status", "lookup_error"
 
@@ -456,13 +456,23 @@ def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_clien
 
     first = estimate(frame, fake_client)
     assert first == lp.Estimate(
-        rows=9, valid=6, unique=4, cached=0, to_fetch=4, method="single", seconds=None
+        rows=9,
+        valid=6,
+        unique=4,
+        cached=0,
+        to_fetch=4,
+        method="single",
+        seconds=None,
+        credits=4.0,
+        balance=fake_service.balance,
     )  # 4 to fetch: too few for a batch job; no pace known yet, so no duration
     assert (first.rows, first.valid, first.unique, first.cached, first.to_fetch) == (9, 6, 4, 0, 4)
-    assert fake_service.count() == 0  # a brand-new client: not even the tier request
+    # A brand-new client: nothing billable, not even the tier; only free account reads
+    # (the balance, the route costs and the ladder) for the credits.
+    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 0
 
     enrich(lead_frame(["b-est", "unknown-est"]), fake_client)
-    sent = fake_service.count()
+    sent_data = data_count(fake_service)
 
     second = estimate(frame, fake_client)
     assert (second.rows, second.valid, second.unique, second.cached, second.to_fetch) == (
@@ -472,7 +482,7 @@ def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_clien
         2,
         2,
     )
-    assert fake_service.count() == sent
+    assert data_count(fake_service) == sent_data  # the balance is read again, nothing billable
     pd.testing.assert_frame_equal(frame, before)
 
     enrich(frame, fake_client)

@@ -36,7 +36,7 @@ from lookup_pandas.handles import normalise_handle
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from .enrich_helpers import AfterN, expected_status, lead_frame, person_id, spellings
-from .helpers import TIER, make_client
+from .helpers import TIER, data_count, make_client
 
 STATUS, ERROR = "lookup_status", "lookup_error"
 
@@ -94,7 +94,13 @@ def test_auto_uses_one_batch_job_and_bills_each_handle_once(fake_service, fake_c
     assert summary.jobs == 1
     assert summary.fetched == 60
     assert summary.cached == 0 and summary.failed == 0
-    assert summary.statuses == {"ok": 55, "not_found": 5, "invalid": 0, "error": 0}
+    assert summary.statuses == {
+        "ok": 55,
+        "not_found": 5,
+        "forbidden": 0,
+        "invalid": 0,
+        "error": 0,
+    }
     assert summary.credits == 60
 
 
@@ -394,17 +400,18 @@ def test_estimate_of_a_batch_run(fake_service, fake_client):
     assert (est.method, est.jobs) == ("batch", 1)
     assert est.polls >= 3
     assert est.seconds is None
-    assert fake_service.count() == 0
+    assert est.credits == 250  # batch items at 1 each
+    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 0  # free reads only
 
     assert fake_client.learn_pace() > 0
-    assert fake_service.count() == fake_service.count(TIER) == 1
+    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 1
     timed = frame.lookup.estimate_profiles("handle", client=fake_client, method="auto")
     assert (timed.method, timed.jobs, timed.polls) == (est.method, est.jobs, est.polls)
     assert timed.seconds is not None and timed.seconds > 0
 
     single = frame.lookup.estimate_profiles("handle", client=fake_client, method="single")
     assert (single.method, single.jobs, single.polls, single.to_fetch) == ("single", 0, 0, 250)
-    assert fake_service.count() == 1
+    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 1
 
 
 # -- 13. the progress bar --------------------------------------------------------------------------

@@ -100,8 +100,9 @@ def test_the_bar_and_the_summary_count_the_same(fake_service, tmp_path, bars):
     assert (summary.cached, summary.fetched, summary.failed) == (1, 3, 0)
     assert last == {"cached": "1", "fetched": "3", "failed": "0", "credits": "3"}
     assert summary.credits == 3 == fake_service.billed() - 1
-    assert summary.statuses == {"ok": 4, "not_found": 1, "invalid": 1, "error": 0}
-    assert summary.requests == 3 and summary.rate_limited == 0 and summary.retries == 0
+    assert summary.statuses == {"ok": 4, "not_found": 1, "forbidden": 0, "invalid": 1, "error": 0}
+    # 3 fetched, and the route costs read once by the Client (free) for the job's credits
+    assert summary.requests == 4 and summary.rate_limited == 0 and summary.retries == 0
     assert "0 answered 429, 0 retries" in str(summary)
 
 

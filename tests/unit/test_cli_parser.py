@@ -45,7 +45,8 @@ def test_enrich_defaults_and_every_option():
     options = parse_args(
         [
             "enrich", "-", "-c", "lead", "--prefix", "p_", "--errors", "raise",
-            "--max-calls", "9", "--refresh", "--method", "single", "--encoding", "latin-1",
+            "--max-calls", "9", "--max-credits", "12.5", "--refresh", "--method", "single",
+            "--encoding", "latin-1",
             "--keep-case", "--chunksize", "7", "--chunk-threshold", "100", "-o", "out.csv",
             "--no-progress",
         ]
@@ -56,6 +57,7 @@ def test_enrich_defaults_and_every_option():
         prefix="p_",
         errors="raise",
         max_calls=9,
+        max_credits=12.5,
         refresh=True,
         method="single",
         encoding="latin-1",
@@ -189,10 +191,10 @@ def _estimate(**fields: object) -> Estimate:
 
 
 def test_the_estimate_line():
-    est = _estimate(method="batch", jobs=1, polls=3, seconds=6.2)
+    est = _estimate(method="batch", jobs=1, polls=3, seconds=6.2, credits=130.0)
     assert describe_estimate(est, 57.0) == (
         "250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job, ~3 polls), "
-        "about 6 s at 57 calls/min"
+        "about 6 s at 57 calls/min; 130 credits"
     )
     assert describe_estimate(_estimate(cached=190, to_fetch=0), 57.0).endswith(
         "190 cached: nothing to fetch"
@@ -202,10 +204,34 @@ def test_the_estimate_line():
         describe_estimate(resumed, 57.0)
     )
     unpaced = describe_estimate(_estimate(method="single"), None)
-    assert unpaced.endswith("130 to fetch by single, unpaced (no rate limit)")
+    assert unpaced.endswith("130 to fetch by single, unpaced (no rate limit); 0 credits")
     assert describe_estimate(_estimate(method="single", seconds=7200.0), 30.0).endswith(
-        "about 2.0 h at 30 calls/min"
+        "about 2.0 h at 30 calls/min; 0 credits"
     )
+
+
+def test_the_estimate_line_shows_credits_balance_and_a_tier_change():
+    est = _estimate(method="single", seconds=6.2, credits=130.0, balance=10_050.0)
+    assert describe_estimate(est, 57.0).endswith(
+        "130 to fetch by single, about 6 s at 57 calls/min; 130 credits, balance 10,050"
+    )
+    drop = "Developer (70/min) -> Hobby (30/min) after 51 credits"
+    dropping = dataclasses.replace(est, credits=1_300.5, tier_change=drop)
+    assert describe_estimate(dropping, 57.0).endswith(
+        f"; 1,300.50 credits, balance 10,050; tier {drop}"
+    )
+    one = _estimate(to_fetch=1, method="single", seconds=1.0, credits=1.0)
+    assert describe_estimate(one, 60.0).endswith("at 60 calls/min; 1 credit")
+    assert describe_estimate(_estimate(cached=190, to_fetch=0, balance=5.0), 57.0).endswith(
+        "nothing to fetch"
+    )
+
+
+@pytest.mark.parametrize("bad", ["-1", "lots", "inf"])
+def test_max_credits_is_a_number_at_least_0(bad, capsys):
+    with pytest.raises(SystemExit) as caught:
+        parse_args(["enrich", "leads.csv", "--max-credits", bad])
+    assert caught.value.code == 2 and "--max-credits" in capsys.readouterr().err
 
 
 # -- failures: one line and an exit code ---------------------------------------------------------

@@ -102,6 +102,20 @@ def test_read_ahead_when_the_plan_needs_the_cache_first(options, supported, n, w
     assert out.to_fetch == tuple(distinct[2:])
 
 
+def test_a_client_that_has_not_seen_its_balance_reads_ahead_to_know_what_to_buy():
+    # The balance is checked against what is to buy before the first billable call; a Client
+    # that has seen none learns what that is from the cache first (a fully cached job then
+    # sends nothing at all).
+    distinct = handles(5)
+    cache = Cache({"h0": ADA})
+    out = plan(distinct, cached=cache, stored=[], options=Options(), batch_supported=False,
+               balance_seen=False)  # fmt: skip
+    assert cache.read == distinct
+    assert out.read_ahead and out.cached == {"h0": ADA} and out.to_fetch == tuple(distinct[1:])
+    seen = plan(distinct, cached=Cache(), stored=[], options=Options(), batch_supported=False)
+    assert not seen.read_ahead  # the balance seen: the fast path
+
+
 def test_errors_raise_reads_ahead_so_a_cached_failure_is_met_before_paying():
     out, cache = planned_for(["ada", "gone", "new"], Cache({"gone": GONE}), errors="raise")
     assert cache.read == ["ada", "gone", "new"]

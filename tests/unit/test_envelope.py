@@ -9,11 +9,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
-from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, parse_envelope
+from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, forbidden_kind, parse_envelope
 from lookup_pandas.errors import (
     AuthenticationError,
     ConfigurationError,
+    InsufficientCreditsError,
     NotFoundError,
+    PermissionDeniedError,
     RateLimitError,
     ResponseError,
     ServerError,
@@ -120,11 +122,76 @@ def test_auth_failures_raise_authentication_error(status, message):
     assert "req_auth" in str(exc)
 
 
-@pytest.mark.parametrize("status", [401, 403])
-def test_auth_failure_with_html_body_is_still_authentication_error(status):
+def test_401_with_html_body_is_still_authentication_error():
     with pytest.raises(AuthenticationError) as info:
-        parse_envelope(status, {"Content-Type": "text/html"}, b"<html>Forbidden</html>")
-    assert info.value.status_code == status
+        parse_envelope(401, {"Content-Type": "text/html"}, b"<html>Unauthorized</html>")
+    assert info.value.status_code == 401
+
+
+def test_403_with_html_body_is_ambiguous_so_the_client_asks_the_tier_endpoint():
+    with pytest.raises(PermissionDeniedError) as info:
+        parse_envelope(403, {"Content-Type": "text/html"}, b"<html>Forbidden</html>")
+    assert info.value.status_code == 403
+    assert info.value.ambiguous is True
+    assert info.value.enveloped is False
+
+
+# ---------------------------------------------------------------------------------------------
+# production's 403s and 402 (the official SDK tells 403s apart by message)
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "code", "kind", "ambiguous"),
+    [
+        (403, "Invalid API key", None, AuthenticationError, False),
+        (403, "API key has been revoked", None, AuthenticationError, False),
+        (403, "API key does not belong to this workspace", None, AuthenticationError, False),
+        (
+            403,
+            "Insufficient credits to complete this request",
+            None,
+            InsufficientCreditsError,
+            False,
+        ),
+        (402, "Insufficient credits", "1080", InsufficientCreditsError, False),
+        (402, "Payment required", None, InsufficientCreditsError, False),
+        (200, "Not enough balance", "1080", InsufficientCreditsError, False),
+        (403, "Rate limit exceeded", None, RateLimitError, False),
+        (403, "Too many requests", None, RateLimitError, False),
+        (403, "This person has opted out of data sharing", None, PermissionDeniedError, False),
+        (403, "Premium access is required for this profile", None, PermissionDeniedError, False),
+        (403, "Forbidden", None, PermissionDeniedError, True),
+        (403, "Access denied", None, PermissionDeniedError, True),
+    ],
+)
+def test_403s_and_402s_are_told_apart(status, message, code, kind, ambiguous):
+    body = json.dumps(
+        {"success": False, "statusCode": status, "message": message, "errors": None}
+        | ({"error_code": code} if code else {})
+    ).encode()
+    with pytest.raises(ServiceError) as info:
+        parse_envelope(status, {"Retry-After": "7"}, body)
+    assert type(info.value) is kind
+    assert info.value.message == message
+    if kind is PermissionDeniedError:
+        assert info.value.ambiguous is ambiguous
+    if kind is RateLimitError:
+        assert info.value.retry_after == 7.0
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("Invalid API key", "key"),
+        ("Your credits are exhausted", "credits"),
+        ("rate-limited: slow down", "rate"),
+        ("Profile is private", "record"),
+        ("", "ambiguous"),
+        ("Forbidden", "ambiguous"),
+    ],
+)
+def test_forbidden_kind(message, kind):
+    assert forbidden_kind(message) == kind
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,10 +439,11 @@ def test_pagination_not_an_object_is_response_error(pagination):
 # ---------------------------------------------------------------------------------------------
 # property: nothing but an Envelope or a ServiceError ever comes out
 
-EXPECTED_CLASS = {
+EXPECTED_CLASS: dict[int, type | tuple[type, ...]] = {
     400: ValidationError,
     401: AuthenticationError,
-    403: AuthenticationError,
+    # a 403 is told apart by its message (the key, credits, the pace, or one record)
+    403: (AuthenticationError, InsufficientCreditsError, RateLimitError, PermissionDeniedError),
     404: NotFoundError,
     429: RateLimitError,
     500: ServerError,
@@ -412,8 +480,10 @@ def _check_outcome(status: int, content: bytes, headers: dict | None = None) -> 
         expected = EXPECTED_CLASS.get(status)
         if status == 404 and not exc.enveloped:
             expected = ResponseError  # only the service's own envelope says "not found"
-        elif status == 404 and exc.error_code not in (*NOT_FOUND_CODES, "1090"):
+        elif status == 404 and exc.error_code not in (*NOT_FOUND_CODES, "1090", "1080"):
             expected = ConfigurationError  # an enveloped 404 without a code: no such endpoint
+        if exc.error_code == "1080":
+            expected = InsufficientCreditsError  # whatever the status
         if expected is not None:
             assert isinstance(exc, expected), (status, type(exc))
         assert exc.status_code == status or exc.status_code is None

@@ -9,11 +9,12 @@ import lookup_pandas as lp
 PUBLIC = [
     "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
     "ClientStats", "ColumnError", "ConfigurationError", "Estimate", "InsecureCacheWarning",
-    "NotFoundError",
-    "PaginationError", "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
+    "InsufficientCreditsError", "NotFoundError", "PaginationError", "PermissionDeniedError",
+    "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
-    "__version__", "company_employees", "configure", "credits_tier", "default_client", "errors",
-    "get_profiles", "overview", "search_people",
+    "__version__", "balance", "company_employees", "configure", "credits_tier",
+    "default_client", "errors", "get_profiles", "overview", "route_costs", "search_people",
+    "tiers",
 ]  # fmt: skip
 
 

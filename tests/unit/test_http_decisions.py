@@ -22,6 +22,7 @@ from lookup_pandas.errors import (
 )
 from lookup_pandas.http.decisions import (
     FIRST_CONTACT_RETRY_DELAY,
+    TIER_REREAD_SECONDS,
     Attempts,
     Situation,
     Slowdown,
@@ -31,6 +32,8 @@ from lookup_pandas.http.decisions import (
     proves_key,
     rate_from_tier,
     slowdown,
+    tier_action,
+    tier_floor,
 )
 from lookup_pandas.retry import RetryPolicy
 from lookup_pandas.settings import Settings
@@ -249,3 +252,42 @@ TIER_TABLE = [
 )
 def test_the_pace_from_the_tier(tier, explicit, expected):
     assert rate_from_tier(tier, explicit) == expected
+
+
+# -- following the tier down -------------------------------------------------------------------
+
+FAST_TIER = {
+    "current_tier": {"name": "Fast", "min_credits": 100, "limit_per_minute": 1200},
+    "previous_tier": {"name": "Slow", "min_credits": 0, "limit_per_minute": 120},
+}
+
+
+@pytest.mark.parametrize(
+    ("tier", "floor"),
+    [
+        (FAST_TIER, 100.0),
+        ({"current_tier": {"min_credits": 100}, "previous_tier": None}, None),  # lowest tier
+        ({"current_tier": {"limit_per_minute": 60}}, None),  # a tier without its range
+        ({}, None),
+    ],
+)
+def test_tier_floor(tier, floor):
+    assert tier_floor(tier) == floor
+
+
+@pytest.mark.parametrize(
+    ("balance", "floor", "dropped", "read_at", "now", "action"),
+    [
+        (130, 100, False, 0.0, 1.0, None),  # far above the floor
+        (111, 100, False, 0.0, 1.0, "drop"),  # within the margin: slow down now
+        (105, 100, True, 0.0, 1.0, None),  # already slowed
+        (99, 100, True, 0.0, 10.0, "reread"),  # crossed: read the new tier
+        (99, 100, True, 9.0, 10.0, None),  # crossed, but the tier was read a moment ago
+        (5000, 100, False, 0.0, TIER_REREAD_SECONDS, "reread"),  # read long ago
+        (None, 100, False, 0.0, 1.0, None),  # no balance header
+        (50, None, False, 0.0, 1.0, None),  # the lowest tier: nothing below
+    ],
+)
+def test_tier_action(balance, floor, dropped, read_at, now, action):
+    got = tier_action(balance, floor, margin=12, dropped_early=dropped, read_at=read_at, now=now)
+    assert got == action

@@ -1,0 +1,306 @@
+"""Credits, pure: route costs, the tier ladder, where a balance sits and how a job moves on it;
+the job's credit checks (lookup_pandas.plan); the facts read through a Client (MockTransport:
+a service without the credits routes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import lookup_pandas as lp
+from lookup_pandas import api, credit_facts
+from lookup_pandas.credits import (
+    BALANCE_PATH,
+    ROUTE_COSTS_PATH,
+    TIERS_PATH,
+    RouteCosts,
+    Tier,
+    parse_ladder,
+    tier_change,
+    tier_for,
+)
+from lookup_pandas.endpoints import PROFILE_PATH, is_panel
+from lookup_pandas.enrich import estimate_values
+from lookup_pandas.errors import (
+    BudgetExceededError,
+    ConfigurationError,
+    InsufficientCreditsError,
+    ResponseError,
+    UsageError,
+)
+from lookup_pandas.plan import check_balance, check_credits, check_options, job_credits
+from lookup_pandas.testing import MockTransport, envelope
+
+PRODUCTION = [
+    ("Testing", 0, 99, 7),
+    ("Hobby", 100, 9_999, 30),
+    ("Developer", 10_000, 29_999, 70),
+    ("Startup", 30_000, 59_999, 90),
+    ("Growth", 60_000, 99_999, 150),
+    ("Scale", 100_000, 299_999, 250),
+    ("Business", 300_000, 599_999, 350),
+    ("Ultra", 600_000, 999_999, 450),
+    ("Strategic Partner", 1_000_000, None, 550),
+]
+
+
+def _payload(rungs: list[tuple[str, float, float | None, float]]) -> dict[str, Any]:
+    return {
+        "results": [
+            {"id": i, "name": n, "min_credits": lo, "max_credits": hi, "limit_per_minute": rate}
+            for i, (n, lo, hi, rate) in enumerate(reversed(rungs))  # any order: sorted on read
+        ]
+    }
+
+
+LADDER = parse_ladder(_payload(PRODUCTION))
+
+
+# -- route costs --------------------------------------------------------------------------------
+
+
+def test_a_listed_route_costs_its_cost_and_any_other_one():
+    costs = RouteCosts.from_payload(
+        {
+            "count": 3,
+            "routes": [
+                {"route": "/api/data/v1/companies/company/", "credits_cost": 2},
+                {"route": "/api/data/v1/people/batch/enrich", "credits_cost": 0},
+                {"route": "organization/enrich", "credits_cost": 3},
+            ],
+        }
+    )
+    assert costs.cost_of("/api/data/v1/companies/company") == 2.0  # slashes do not matter
+    assert costs.cost_of("/api/data/v1/companies/company?slug=acme") == 2.0
+    assert costs.cost_of("/api/data/v1/people/batch/enrich/") == 0.0  # free is 0, not 1
+    assert costs.cost_of("/prefix/api/v2/organization/enrich") == 3.0  # a short listed path
+    assert costs.cost_of(PROFILE_PATH) == 1.0  # not listed: 1
+    assert costs.cost_of("/api/data/v1/xorganization/enrich") == 1.0  # whole segments only
+    assert RouteCosts().cost_of(PROFILE_PATH) == 1.0
+
+
+def test_malformed_costs_items_are_skipped_and_a_missing_list_refused():
+    costs = RouteCosts.from_payload(
+        {
+            "routes": [
+                {"route": "/a/", "credits_cost": -1},  # no negative cost
+                {"route": "/b/", "credits_cost": True},  # not a number
+                {"route": 7, "credits_cost": 2},
+                "junk",
+                {"route": "/c/", "credits_cost": 0.5},
+            ]
+        }
+    )
+    assert costs.costs == {"c": 0.5}
+    with pytest.raises(ResponseError):
+        RouteCosts.from_payload({"data": []})
+    with pytest.raises(ResponseError):
+        RouteCosts.from_payload(None)
+
+
+# -- the ladder -----------------------------------------------------------------------------------
+
+
+def test_the_ladder_is_read_lowest_first_with_no_top_on_the_last():
+    assert [t.name for t in LADDER][:3] == ["Testing", "Hobby", "Developer"]
+    assert LADDER[-1].max_credits is None and LADDER[0].limit_per_minute == 7.0
+    assert str(LADDER[2]) == "Developer (70/min)"
+    with pytest.raises(ResponseError, match="malformed"):
+        parse_ladder({"results": [{"name": "x", "min_credits": "lots"}]})
+    with pytest.raises(ResponseError):
+        parse_ladder({"tiers": []})
+
+
+@pytest.mark.parametrize(
+    ("balance", "name"),
+    [
+        (0, "Testing"),
+        (99, "Testing"),
+        (99.5, "Testing"),
+        (100, "Hobby"),
+        (9_999, "Hobby"),
+        (10_000, "Developer"),
+        (1_000_000, "Strategic Partner"),
+        (10**9, "Strategic Partner"),
+        (-5, "Testing"),  # below every tier: the lowest
+    ],
+)
+def test_tier_for(balance, name):
+    tier = tier_for(balance, LADDER)
+    assert tier is not None and tier.name == name
+
+
+def test_no_ladder_no_tier():
+    assert tier_for(100, ()) is None
+    assert tier_change((), 10_050, 100) is None
+
+
+def test_tier_change_names_the_end_tier_when_and_its_limit():
+    # 10,050 - 10,000 + 1: the 51st credit drops the key below Developer's floor
+    assert tier_change(LADDER, 10_050, 100) == (
+        "Developer (70/min) -> Hobby (30/min) after 51 credits"
+    )
+    assert tier_change(LADDER, 10_050, 50) is None  # ends on 10,000: still Developer
+    assert tier_change(LADDER, 10_050, 51) is not None  # 9,999: Hobby
+    assert tier_change(LADDER, 10_050, 0) is None
+    assert tier_change(LADDER, 5_000, 4_000) is None  # within Hobby
+    # more than one tier down: named by where it ends, counted from the first boundary
+    assert tier_change(LADDER, 30_500, 25_000) == (
+        "Startup (90/min) -> Hobby (30/min) after 501 credits"
+    )
+    assert tier_change(LADDER, 1_500_000, 1_000_000) == (
+        "Strategic Partner (550/min) -> Business (350/min) after 500,001 credits"
+    )
+
+
+def test_the_issue_ladder_slow_and_fast():
+    ladder = parse_ladder(_payload([("Slow", 0, 99, 120), ("Fast", 100, None, 1200)]))
+    assert tier_change(ladder, 130, 100) == "Fast (1200/min) -> Slow (120/min) after 31 credits"
+    assert tier_change(ladder, 130, 30) is None
+
+
+def test_a_tier_prints_a_fractional_limit():
+    assert str(Tier("Custom", 0, None, 7.5)) == "Custom (7.5/min)"
+
+
+# -- the job's checks ------------------------------------------------------------------------------
+
+
+def test_job_credits_by_route_cost_batch_items_at_one():
+    assert job_credits(50, batch=False, cost=2.0) == 100.0
+    assert job_credits(50, batch=True, cost=2.0) == 50.0
+    assert job_credits(0, batch=False, cost=2.0) == 0.0
+
+
+def test_max_credits_refuses_naming_both_numbers():
+    check_credits(20, 20, 20)  # exactly: fine
+    check_credits(20, 20, None)
+    with pytest.raises(BudgetExceededError) as caught:
+        check_credits(50, 50, 20)
+    assert "50 credits" in str(caught.value) and "max_credits=20" in str(caught.value)
+    assert (caught.value.needed, caught.value.allowed) == (50, 20)
+
+
+def test_a_balance_that_cannot_pay_refuses_naming_both_and_how_to_go_on():
+    check_balance(50, 50, None)  # unknown: go on
+    check_balance(50, 50, 50)
+    with pytest.raises(InsufficientCreditsError) as caught:
+        check_balance(50, 50, 20)
+    text = str(caught.value)
+    assert "50 credits" in text and "balance is 20" in text
+    assert "df.head(20)" in text and "max_credits" in text and "Top up" in text
+    assert (caught.value.needed, caught.value.balance) == (50, 20)
+    with pytest.raises(InsufficientCreditsError, match=r"df\.head\(10\)"):
+        check_balance(100, 50, 20)  # 2 credits each: 10 rows
+    with pytest.raises(InsufficientCreditsError) as nothing:
+        check_balance(5, 5, 0)
+    assert "df.head" not in str(nothing.value) and "max_credits" in str(nothing.value)
+
+
+@pytest.mark.parametrize("bad", [-1, -0.5, float("nan"), float("inf"), True, "10"])
+def test_max_credits_must_be_a_number_at_least_0(bad):
+    with pytest.raises(UsageError, match="max_credits"):
+        check_options("coerce", None, bad)
+
+
+def test_max_credits_may_be_0_or_fractional():
+    check_options("coerce", None, 0)
+    check_options("coerce", None, 2.5)
+
+
+def test_the_credits_routes_are_panel_routes():
+    # never cached, never paced
+    assert all(is_panel(p) for p in (ROUTE_COSTS_PATH, TIERS_PATH, BALANCE_PATH))
+
+
+# -- a service without the credits routes ---------------------------------------------------------
+
+
+def _client(handler: Any) -> lp.Client:
+    return lp.Client(
+        api_key="lk_test_unit",
+        base_url="http://service.test",
+        cache=False,
+        transport=MockTransport(handler),
+    )
+
+
+def _old_service(request: Any) -> tuple[int, dict[str, Any]]:
+    url = request.url or ""
+    if "/credits/tier/k/" in url:
+        return 200, envelope({"balance": 5, "current_tier": {"limit_per_minute": 6000}})
+    if "/api/panel/" in url:
+        return 404, envelope(None, success=False, message="Not found")
+    return 200, envelope({"id": "prsn_1", "handle": "ada"})
+
+
+def test_without_the_routes_costs_are_1_and_ladder_and_balance_unknown():
+    transport = MockTransport(_old_service)
+    client = lp.Client(
+        api_key="lk_test_unit", base_url="http://service.test", cache=False, transport=transport
+    )
+    with client:
+        est = estimate_values(["ada", "grace"], client=client)
+        assert (est.credits, est.balance, est.tier_change) == (2.0, None, None)
+        assert credit_facts.route_costs(client) == RouteCosts()
+        assert credit_facts.ladder(client) == ()
+        assert api.tiers(client=client).empty and list(api.tiers(client=client).columns) == [
+            "name",
+            "min_credits",
+            "max_credits",
+            "limit_per_minute",
+            "credits_per_dollar",
+        ]
+        assert api.route_costs(client=client).empty
+        with pytest.raises(ConfigurationError, match="balance"):
+            api.balance(client=client)
+        sent = [r.url for r in transport.requests]
+        assert sum(ROUTE_COSTS_PATH in (u or "") for u in sent) == 1  # kept: read once
+        assert sum(TIERS_PATH in (u or "") for u in sent) == 1
+
+
+def test_a_job_without_the_routes_goes_on():
+    def handler(request: Any) -> tuple[int, dict[str, Any]]:
+        url = request.url or ""
+        if "/credits/tier/k/" in url:  # no balance in the tier either: unknown
+            return 200, envelope({"current_tier": {"limit_per_minute": 6000}})
+        return _old_service(request)
+
+    with _client(handler) as client:
+        out = api.enrich_profiles(
+            pd.DataFrame({"handle": ["ada"]}), client=client, progress=False, max_credits=1
+        )
+    assert out["lookup_status"].tolist() == ["ok"]
+
+
+def test_the_tier_balance_refuses_a_job_before_its_first_billable_call():
+    transport = MockTransport(_old_service)  # the tier says 5 credits; no balance route
+    client = lp.Client(
+        api_key="lk_test_unit", base_url="http://service.test", cache=False, transport=transport
+    )
+    with client, pytest.raises(InsufficientCreditsError, match="balance is 5"):
+        api.get_profiles([f"person-{i}" for i in range(6)], client=client, progress=False)
+    assert not any(PROFILE_PATH in (r.url or "") for r in transport.requests)
+
+
+def test_a_malformed_credits_answer_is_warned_about_and_the_job_goes_on(caplog):
+    def handler(request: Any) -> tuple[int, dict[str, Any]]:
+        url = request.url or ""
+        if "/api/panel/" in url:  # every panel route answers the tier: no routes, no results
+            return 200, envelope({"current_tier": {"limit_per_minute": 6000}})
+        return _old_service(request)
+
+    with _client(handler) as client:
+        est = estimate_values(["ada"], client=client)
+        out = api.get_profiles(["ada"], client=client, progress=False)
+        with pytest.raises(ResponseError):
+            api.route_costs(client=client)  # asked for: raised
+    assert (est.credits, est.balance, est.tier_change) == (1.0, None, None)
+    assert out["lookup_status"].tolist() == ["ok"]
+    assert "Could not read a credits fact" in caplog.text
+
+
+def test_one_credit_is_singular():
+    assert tier_change(LADDER, 10_000, 1) == "Developer (70/min) -> Hobby (30/min) after 1 credit"
