@@ -40,7 +40,7 @@ def run(command: Callable[[], int]) -> int:
         return fail(exc, EXIT_CONFIG)
     except errors.AuthenticationError as exc:
         return fail(exc, EXIT_AUTH)
-    except errors.BudgetExceededError as exc:
+    except (errors.BudgetExceededError, errors.InsufficientCreditsError) as exc:
         return fail(exc, EXIT_BUDGET)
     except errors.ServiceError as exc:
         return fail(exc, EXIT_SERVICE)

@@ -220,11 +220,13 @@ def test_the_cli_estimate_line_shows_credits_balance_and_tier_change(
 
 def test_the_cli_refuses_over_max_credits_and_over_the_balance(cli_main, fake_service, tmp_path):
     done = _enrich(cli_main, fake_service, tmp_path, 6, "--max-credits", "5")
-    assert done.returncode != 0
+    assert done.returncode == 4  # a budget
     assert "6 credits" in done.stderr and "max_credits=5" in done.stderr
     assert "to fetch" not in done.stderr  # only the refusal
     fake_service.configure(balance=3)
     done = _enrich(cli_main, fake_service, tmp_path, 6)
-    assert done.returncode != 0
+    assert done.returncode == 4  # credits
+    assert done.stderr.count("\n") == 1, done.stderr  # one line
+    assert "InsufficientCreditsError" in done.stderr
     assert "6 credits" in done.stderr and "balance is 3" in done.stderr
     assert fake_service.count(PROFILE) == 0 and _spent(fake_service) == 0
