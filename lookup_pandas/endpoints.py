@@ -24,7 +24,24 @@ if TYPE_CHECKING:
     from .envelope import Envelope
 
 __all__ = [
+    "ALUMNI",
+    "ALUMNI_PATH",
     "BATCH_PATH",
+    "COMPANY_BATCH_PATH",
+    "COMPANY_PATH",
+    "COMPANY_SEARCH",
+    "COMPANY_SEARCH_PATH",
+    "DATA_PREFIX",
+    "ENDPOINTS",
+    "INSTITUTION_PATH",
+    "INSTITUTION_SEARCH",
+    "INSTITUTION_SEARCH_PATH",
+    "JOB_CHANGES",
+    "JOB_CHANGES_PATH",
+    "SKILL_PATH",
+    "SKILL_SEARCH",
+    "SKILL_SEARCH_PATH",
+    "Endpoint",
     "EMPLOYEES",
     "EMPLOYEES_PATH",
     "HEALTH_PATH",
@@ -40,15 +57,25 @@ __all__ = [
     "is_panel",
 ]
 
-PROFILE_PATH = "/api/data/v1/people/profile"
-EMPLOYEES_PATH = "/api/data/v1/companies/employees"
-SEARCH_PATH = "/api/data/v1/people/search"
+DATA_PREFIX = "/api/data/v1"
+PROFILE_PATH = f"{DATA_PREFIX}/people/profile"
+EMPLOYEES_PATH = f"{DATA_PREFIX}/companies/employees"
+SEARCH_PATH = f"{DATA_PREFIX}/people/search"
 TIER_PATH = "/api/panel/credits/tier/k/"
 #: The Data API's liveness probe: free, no key needed; proves a base URL when the tier cannot.
-HEALTH_PATH = "/api/data/v1/health"
+HEALTH_PATH = f"{DATA_PREFIX}/health"
 #: Bulk enrichment: POST submits a job, GET with ``job_id`` and ``after`` tracks it.
-BATCH_PATH = "/api/data/v1/people/batch/enrich"
+BATCH_PATH = f"{DATA_PREFIX}/people/batch/enrich"
 PANEL_PREFIX = "/api/panel/"
+COMPANY_PATH = f"{DATA_PREFIX}/companies/company"
+COMPANY_SEARCH_PATH = f"{DATA_PREFIX}/companies/search"
+COMPANY_BATCH_PATH = f"{DATA_PREFIX}/companies/batch/enrich"
+INSTITUTION_PATH = f"{DATA_PREFIX}/institutions/institution"
+INSTITUTION_SEARCH_PATH = f"{DATA_PREFIX}/institutions/search"
+ALUMNI_PATH = f"{DATA_PREFIX}/institutions/alumni"
+SKILL_PATH = f"{DATA_PREFIX}/skills/skill"
+SKILL_SEARCH_PATH = f"{DATA_PREFIX}/skills/search"
+JOB_CHANGES_PATH = f"{DATA_PREFIX}/job-changes/search"
 
 
 @dataclass(frozen=True)
@@ -63,10 +90,12 @@ class Listing:
 
     name: str  # as the user knows it: "people search"
     path: str
-    required: str
+    required: str  # "" when none is (job changes), or when one of ``one_of`` is
     filters: tuple[str, ...]
     text: tuple[str, ...] = ()
     codes: tuple[str, ...] = ()
+    #: At least one of these is required (companies search: ``name`` or ``website``).
+    one_of: tuple[str, ...] = ()
 
 
 #: ``GET /people/search`` (``renidly/renidly-skills``, ``data-api.md``).
@@ -127,17 +156,157 @@ EMPLOYEES = Listing(
     text=("title", "geo_city"),
     codes=("geo_country_code",),
 )
+#: ``GET /companies/search``: ``name`` or ``website`` (3+ characters); cursor pages.
+COMPANY_SEARCH = Listing(
+    name="companies search",
+    path=COMPANY_SEARCH_PATH,
+    required="",
+    one_of=("name", "website"),
+    filters=(
+        "name",
+        "website",
+        "staff_count_min",
+        "staff_count_max",
+        "follower_count_min",
+        "follower_count_max",
+        "industries",
+        "industries_v2",
+        "hq_city",
+        "hq_country_code",
+        "founded",
+    ),
+    text=("name", "website", "hq_city"),
+    codes=("hq_country_code",),
+)
+#: ``GET /institutions/search``: partial match on the name; page-based pages.
+INSTITUTION_SEARCH = Listing(
+    name="institutions search",
+    path=INSTITUTION_SEARCH_PATH,
+    required="name",
+    filters=("name",),
+    text=("name",),
+)
+#: ``GET /institutions/alumni``: each record a person plus the education record linking them.
+ALUMNI = Listing(
+    name="institution alumni",
+    path=ALUMNI_PATH,
+    required="normalized_name",
+    filters=(
+        "current_only",
+        "degree",
+        "field_of_study",
+        "geo_city",
+        "geo_country_code",
+        "start_year_min",
+        "start_year_max",
+        "end_year_min",
+        "end_year_max",
+        "sort",
+    ),
+    text=("degree", "field_of_study", "geo_city"),
+    codes=("geo_country_code",),
+)
+#: ``GET /skills/search``: partial match on the skill's name; page-based pages.
+SKILL_SEARCH = Listing(
+    name="skills search",
+    path=SKILL_SEARCH_PATH,
+    required="name",
+    filters=("name",),
+    text=("name",),
+)
+#: ``GET /job-changes/search``: join / leave / title-change events; page-based pages.
+JOB_CHANGES = Listing(
+    name="job changes",
+    path=JOB_CHANGES_PATH,
+    required="",
+    filters=(
+        "event_type",
+        "organization_ids",
+        "geo_city",
+        "geo_country_code",
+        "title",
+        "days_ago",
+    ),
+    text=("geo_city", "title"),
+    codes=("geo_country_code",),
+)
 #: The declared list endpoints, by path.
-LISTINGS: dict[str, Listing] = {SEARCH_PATH: SEARCH, EMPLOYEES_PATH: EMPLOYEES}
+LISTINGS: dict[str, Listing] = {
+    listing.path: listing
+    for listing in (SEARCH, EMPLOYEES, COMPANY_SEARCH, INSTITUTION_SEARCH, ALUMNI, SKILL_SEARCH,
+                    JOB_CHANGES)
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One endpoint of the Data API, declared once: what the Client, the DataFrame functions,
+    the CLI and the emulator read.
+
+    ``kind``: the record kind it answers (``person``, ``company``, ``institution``, ``skill``,
+    ``job_change``); ``data``: ``dict`` for one record, ``list`` for a page of them; ``ids``:
+    opaque id prefixes and the parameter each is sent as; ``key``: the parameter for any other
+    value; ``pages``: ``"cursor"`` or ``"page"`` for a list; ``not_found``: the error_code of
+    a billed not-found; ``listing``: a list endpoint's query; ``batch``: the batch path that
+    resolves this lookup's values in bulk, and ``results`` the key of its poll's results.
+    """
+
+    name: str
+    path: str
+    kind: str
+    data: type | None = dict  # None: not checked (the health probe's)
+    ids: tuple[tuple[str, str], ...] = ()
+    key: str | None = None
+    pages: str | None = None
+    not_found: str | None = None
+    listing: Listing | None = None
+    batch: str | None = None
+    results: str | None = None
+
+    def param_for(self, value: str) -> tuple[str, str]:
+        """The parameter a value is sent as: its id prefix's, else ``key``.
+
+        Example: ``ENDPOINTS["profile"].param_for("prsn_1a2b")`` -> ``("id", "prsn_1a2b")``;
+        ``ENDPOINTS["profile"].param_for("ada")`` -> ``("handle", "ada")``
+        """
+        for prefix, param in self.ids:
+            if value.startswith(prefix):
+                return param, value
+        if self.key is None:
+            raise ValueError(f"{self.name} takes only ids ({', '.join(p for p, _ in self.ids)})")
+        return self.key, value
+
+
+#: Every Data API endpoint (production's 16 routes, the two batch pairs counted once each).
+ENDPOINTS: dict[str, Endpoint] = {
+    e.name: e
+    for e in (
+        Endpoint("profile", PROFILE_PATH, "person", ids=(("prsn_", "id"),), key="handle",
+                 not_found="1010", batch=BATCH_PATH, results="profiles"),
+        Endpoint("people_search", SEARCH_PATH, "person", list, pages="cursor", listing=SEARCH),
+        Endpoint("company", COMPANY_PATH, "company", ids=(("org_", "id"),), key="slug",
+                 not_found="1020", batch=COMPANY_BATCH_PATH, results="companies"),
+        Endpoint("companies_search", COMPANY_SEARCH_PATH, "company", list, pages="cursor",
+                 listing=COMPANY_SEARCH),
+        Endpoint("employees", EMPLOYEES_PATH, "person", list, pages="cursor", listing=EMPLOYEES),
+        Endpoint("institution", INSTITUTION_PATH, "institution", key="normalized_name"),
+        Endpoint("institutions_search", INSTITUTION_SEARCH_PATH, "institution", list,
+                 pages="page", listing=INSTITUTION_SEARCH),
+        Endpoint("alumni", ALUMNI_PATH, "person", list, pages="page", listing=ALUMNI),
+        Endpoint("skill", SKILL_PATH, "skill", ids=(("skl_", "id"),), not_found="1030"),
+        Endpoint("skills_search", SKILL_SEARCH_PATH, "skill", list, pages="page",
+                 listing=SKILL_SEARCH),
+        Endpoint("job_changes", JOB_CHANGES_PATH, "job_change", list, pages="page",
+                 listing=JOB_CHANGES),
+        Endpoint("people_batch", BATCH_PATH, "batch"),
+        Endpoint("companies_batch", COMPANY_BATCH_PATH, "batch"),
+        Endpoint("health", HEALTH_PATH, "health", None),
+    )
+}  # fmt: skip
 
 #: The type of ``data`` each known endpoint answers with.
-_DATA: dict[str, type] = {
-    PROFILE_PATH: dict,
-    EMPLOYEES_PATH: list,
-    SEARCH_PATH: list,
-    TIER_PATH: dict,
-    BATCH_PATH: dict,
-}
+_DATA: dict[str, type] = {e.path: e.data for e in ENDPOINTS.values() if e.data is not None}
+_DATA[TIER_PATH] = dict
 _NAMES: dict[type, str] = {dict: "an object", list: "a list"}
 
 

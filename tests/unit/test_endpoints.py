@@ -12,6 +12,7 @@ from lookup_pandas.endpoints import (
     BATCH_PATH,
     EMPLOYEES,
     EMPLOYEES_PATH,
+    ENDPOINTS,
     HEALTH_PATH,
     LISTINGS,
     PANEL_PREFIX,
@@ -151,3 +152,36 @@ def test_a_kind_given_wins_over_the_path_and_names_itself_when_not_dict_or_list(
         checked_data(env, PROFILE_PATH, list)
     with pytest.raises(ResponseError, match="is dict, not str"):
         checked_data(env, PROFILE_PATH, str)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "sent"),
+    [
+        ("profile", "prsn_1a2b", ("id", "prsn_1a2b")),
+        ("profile", "ada-lovelace", ("handle", "ada-lovelace")),
+        ("company", "org_9z", ("id", "org_9z")),
+        ("company", "acme", ("slug", "acme")),
+        ("institution", "mit", ("normalized_name", "mit")),
+        ("skill", "skl_42", ("id", "skl_42")),
+    ],
+)
+def test_each_value_is_sent_as_its_parameter(name, value, sent):
+    assert ENDPOINTS[name].param_for(value) == sent
+
+
+def test_a_skill_is_looked_up_by_id_only():
+    with pytest.raises(ValueError, match="only ids"):
+        ENDPOINTS["skill"].param_for("python")
+
+
+def test_the_table_covers_production_s_data_api():
+    """renidly/renidly-skills data-api.md: 16 routes (the batch POST/GET pairs count once)."""
+    paths = {e.path.removeprefix("/api/data/v1") for e in ENDPOINTS.values()}
+    assert paths == {
+        "/health", "/people/profile", "/people/search", "/people/batch/enrich",
+        "/companies/company", "/companies/search", "/companies/employees",
+        "/companies/batch/enrich", "/institutions/institution", "/institutions/search",
+        "/institutions/alumni", "/skills/skill", "/skills/search", "/job-changes/search",
+    }  # fmt: skip
+    lookups = {e.name: e.not_found for e in ENDPOINTS.values() if e.not_found}
+    assert lookups == {"profile": "1010", "company": "1020", "skill": "1030"}

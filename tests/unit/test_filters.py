@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lookup_pandas.endpoints import EMPLOYEES, EMPLOYEES_PATH, LISTINGS, SEARCH, SEARCH_PATH
+from lookup_pandas.endpoints import (
+    EMPLOYEES,
+    EMPLOYEES_PATH,
+    ENDPOINTS,
+    LISTINGS,
+    SEARCH,
+    SEARCH_PATH,
+)
 from lookup_pandas.errors import UsageError
 from lookup_pandas.filters import MAX_LIMIT, MIN_TEXT, check_limit, check_listing, unknown_filter
 from lookup_pandas.testing import data, routes
@@ -27,10 +34,15 @@ def employees(**params):
 
 
 def test_one_declaration_per_list_endpoint():
-    assert LISTINGS == {SEARCH_PATH: SEARCH, EMPLOYEES_PATH: EMPLOYEES}
+    assert LISTINGS[SEARCH_PATH] is SEARCH and LISTINGS[EMPLOYEES_PATH] is EMPLOYEES
+    # every list endpoint of the endpoint table, and nothing else
+    assert {e.listing for e in ENDPOINTS.values() if e.listing} == set(LISTINGS.values())
+    assert all(e.data is list for e in ENDPOINTS.values() if e.listing)
     for listing in LISTINGS.values():
+        assert listing.path in {e.path for e in ENDPOINTS.values()}
         assert len(set(listing.filters)) == len(listing.filters)
         assert set(listing.text) <= set(listing.filters) | {listing.required}
+        assert set(listing.one_of) <= set(listing.filters)
         assert set(listing.codes) <= set(listing.filters)
         assert not {"limit", "page", "cursor", "start"} & set(listing.filters)
 
