@@ -1,0 +1,112 @@
+"""The contact's tier following, with a store shared by processes and a scripted tier endpoint."""
+
+from __future__ import annotations
+
+import pytest
+
+from lookup_pandas.endpoints import TIER_PATH
+from lookup_pandas.envelope import Envelope
+from lookup_pandas.errors import AuthenticationError, PermissionDeniedError
+from lookup_pandas.http.contact import Contact
+from lookup_pandas.pacing import Pacer
+from lookup_pandas.settings import Settings
+from lookup_pandas.store.local import LocalStore
+
+FAST = {
+    "balance": 130,
+    "current_tier": {"name": "Fast", "min_credits": 100, "limit_per_minute": 1200},
+    "previous_tier": {"name": "Slow", "min_credits": 0, "limit_per_minute": 120},
+}
+SLOW = {
+    "balance": 99,
+    "current_tier": {"name": "Slow", "min_credits": 0, "limit_per_minute": 120},
+    "previous_tier": None,
+}
+
+
+class TierEndpoint:
+    """Answers the tier endpoint from a script of payloads (the last one repeats)."""
+
+    def __init__(self, *payloads: dict | Exception) -> None:
+        self.payloads = list(payloads)
+        self.asked = 0
+
+    def __call__(self, path, params, *, cache=True, paced=True):
+        assert path == TIER_PATH
+        answer = self.payloads[min(self.asked, len(self.payloads) - 1)]
+        self.asked += 1
+        if isinstance(answer, Exception):
+            raise answer
+        return Envelope(data=answer, message="ok", pagination=None, request_id=None, body={})
+
+
+@pytest.fixture
+def store(tmp_path):
+    return LocalStore(tmp_path / "store.sqlite", namespace="ns")
+
+
+def contact_on(store, endpoint, workers=4):
+    settings = Settings.build(
+        api_key="lk_contact", base_url="http://127.0.0.1:9", cache=False, max_workers=workers
+    )
+    pacer = Pacer(shared=store)
+    return Contact(settings, pacer, store, cache_on=True, request=endpoint), pacer
+
+
+def test_the_pace_drops_before_the_floor_and_every_process_on_the_store_learns_it(store):
+    endpoint = TierEndpoint(FAST, SLOW)
+    contact, pacer = contact_on(store, endpoint)
+    assert contact.learn_pace() == pytest.approx(1140)  # 95% of Fast
+    contact.seen_balance(125)  # far from the floor (margin 2 x 4 + 4 = 12)
+    assert pacer.per_minute == pytest.approx(1140) and endpoint.asked == 1
+    contact.seen_balance(111)  # within 12 credits of it: the lower tier's pace, now
+    assert pacer.per_minute == pytest.approx(114)
+    assert endpoint.asked == 1  # no read needed: the tier named the lower one
+    # Another process on the same store is held to the slower pace too.
+    other = Pacer(per_minute=1140, shared=store)
+    waits = [other.reserve() for _ in range(3)]
+    assert waits[2] - waits[1] == pytest.approx(60 / 114, abs=0.05)
+    contact.seen_balance(99)  # below the floor, but the tier was read a moment ago
+    assert endpoint.asked == 1
+    contact._tier_read_at -= 10  # some seconds later: the tier is read again
+    contact.seen_balance(98)
+    assert endpoint.asked == 2 and pacer.per_minute == pytest.approx(114)
+
+
+def test_a_reread_after_a_429_never_speeds_the_pace_up(store):
+    contact, pacer = contact_on(store, TierEndpoint(FAST))
+    contact.learn_pace()
+    pacer.set_rate(300)  # a 429 named a lower limit than the tier's
+    contact.reread_tier(after_429=True)
+    assert pacer.per_minute == 300
+    contact.reread_tier()  # a periodic read may (a top-up)
+    assert pacer.per_minute == pytest.approx(1140)
+
+
+def test_an_ambiguous_403_is_the_record_s_while_the_key_reads_its_tier(store):
+    endpoint = TierEndpoint(FAST, AuthenticationError("Invalid API key", status_code=403))
+    contact, _ = contact_on(store, endpoint)
+    forbidden = PermissionDeniedError("Forbidden", status_code=403)
+    forbidden.ambiguous = True
+    assert contact.resolve_forbidden(forbidden, "/api/data/v1/people/profile") is forbidden
+    assert endpoint.asked == 1
+    contact.resolve_forbidden(forbidden, "/api/data/v1/people/profile")
+    assert endpoint.asked == 1  # the key was just seen good: not asked again at once
+    contact._key_good_at = None
+    decided = contact.resolve_forbidden(forbidden, "/api/data/v1/people/profile")
+    assert isinstance(decided, AuthenticationError)
+
+
+def test_a_403_on_a_panel_path_is_the_key_s(store):
+    contact, _ = contact_on(store, TierEndpoint(FAST))
+    denied = PermissionDeniedError("Forbidden", status_code=403)
+    decided = contact.resolve_forbidden(denied, TIER_PATH)
+    assert isinstance(decided, AuthenticationError) and decided.status_code == 403
+
+
+def test_a_record_s_403_is_never_checked(store):
+    endpoint = TierEndpoint(FAST)
+    contact, _ = contact_on(store, endpoint)
+    opted_out = PermissionDeniedError("This person has opted out", status_code=403)
+    assert contact.resolve_forbidden(opted_out, "/api/data/v1/people/profile") is opted_out
+    assert endpoint.asked == 0
