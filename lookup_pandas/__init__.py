@@ -21,9 +21,15 @@ from .api import (
     balance,
     company_employees,
     credits_tier,
+    get_companies,
     get_profiles,
+    institution_alumni,
+    job_changes,
     route_costs,
+    search_companies,
+    search_institutions,
     search_people,
+    search_skills,
     tiers,
 )
 from .client import Client, ClientStats, configure, default_client
@@ -87,10 +93,16 @@ __all__ = [
     "credits_tier",
     "default_client",
     "errors",
+    "get_companies",
     "get_profiles",
+    "institution_alumni",
+    "job_changes",
     "overview",
     "route_costs",
+    "search_companies",
+    "search_institutions",
     "search_people",
+    "search_skills",
     "tiers",
 ]
 

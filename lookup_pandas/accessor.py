@@ -22,7 +22,10 @@ __all__ = ["LookupAccessor"]
 
 @pd.api.extensions.register_dataframe_accessor("lookup")
 class LookupAccessor(FrameAccessor[pd.DataFrame]):
-    """``df.lookup.enrich_profiles(...)`` and ``df.lookup.estimate_profiles(...)``."""
+    """``df.lookup.enrich_profiles(...)``, ``df.lookup.enrich_companies(...)`` and their
+    estimates."""
 
     enrich_profiles = FrameMethod(api.enrich_profiles)
     estimate_profiles = FrameMethod(api.estimate_profiles)
+    enrich_companies = FrameMethod(api.enrich_companies)
+    estimate_companies = FrameMethod(api.estimate_companies)

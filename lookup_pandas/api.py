@@ -1,56 +1,69 @@
-"""The profile functions: ``get_profiles``, and the DataFrame enrichment behind ``df.lookup``.
+"""The lookup functions: ``get_profiles``, ``get_companies``, and the enrichment of ``df.lookup``.
 
 Example::
 
-    lp.get_profiles(["ada", "grace", ""])                 # one row per input, with statuses
+    lp.get_profiles(["ada", "prsn_...", ""])              # one row per input, with statuses
     leads.lookup.enrich_profiles("handle")                # = api.enrich_profiles(leads, "handle")
+    accounts.lookup.enrich_companies("slug")              # the same engine, for companies
 
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
-The listing functions (``company_employees``, ``search_people``, ``credits_tier``) live in
-:mod:`lookup_pandas.listings` and are importable from here too; the credits facts
+The listing functions (``company_employees``, ``search_people``, ``credits_tier`` in
+:mod:`lookup_pandas.listings`; ``search_companies``, ``institution_alumni``... in
+:mod:`lookup_pandas.searches`) are importable from here too; the credits facts
 (``balance``, ``tiers``, ``route_costs``) are here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
 from . import credit_facts
 from .adapters import arguments, delegates_to
 from .client import Client, resolve_client
+from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns, looked_up, with_status
 from .enrich import estimate_values, lookup_values
-from .errors import ColumnError, ConfigurationError, UsageError
+from .errors import ConfigurationError
 from .frames import prefixed_names
 from .handles import checked_handle
+from .kinds import COMPANIES, PEOPLE, Kind
 from .listings import company_employees, credits_tier, query_value, search_people
-from .outcomes import Errors, Estimate, JobSummary, Lookup, Method
+from .outcomes import Errors, Estimate, JobSummary, Method
+from .searches import (
+    institution_alumni,
+    job_changes,
+    search_companies,
+    search_institutions,
+    search_skills,
+)
 
 __all__ = [
+    "search_skills",
+    "search_institutions",
+    "search_companies",
+    "job_changes",
+    "institution_alumni",
+    "ERROR_COLUMN",
+    "STATUS_COLUMN",
+    "HasColumns",
     "balance",
     "company_employees",
     "check_columns",
     "credits_tier",
+    "enrich_companies",
     "enrich_profiles",
     "enrich_with_summary",
+    "estimate_companies",
     "estimate_profiles",
+    "get_companies",
     "get_profiles",
     "query_value",
     "route_costs",
     "search_people",
     "tiers",
 ]
-
-STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
-
-
-class HasColumns(Protocol):
-    """A pandas or polars DataFrame, as far as :func:`check_columns` looks at it."""
-
-    @property
-    def columns(self) -> Iterable[Any]: ...
 
 
 def get_profiles(
@@ -87,23 +100,20 @@ def get_profiles(
     columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
-    index = handles.index if isinstance(handles, pd.Series) else None
-    if isinstance(handles, str):
-        checked_handle(handles, fold_case=fold_case)  # a UsageError when it is no handle
-        handles = [handles]
-    values = list(handles)
-    result = lookup_values(
-        values,
-        client=resolve_client(client),
-        errors=errors,
-        progress=progress,
-        fold_case=fold_case,
-        method=method,
-        max_credits=max_credits,
-    )
-    frame = result.fields.drop(columns="handle", errors="ignore")
-    frame.insert(int("id" in frame.columns), "handle", pd.Series(result.handles, dtype="str"))
-    frame = _with_status(frame, result)
+    return _get(locals(), PEOPLE)
+
+
+def _get(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
+    """``get_profiles`` / ``get_companies`` of their arguments by name."""
+    options = dict(given)
+    values = options.pop("handles" if kind is PEOPLE else "values")
+    client = options.pop("client")
+    index = values.index if isinstance(values, pd.Series) else None
+    if isinstance(values, str):  # one value; a UsageError when it is none
+        checked_handle(values, fold_case=options["fold_case"], rules=kind.rules)
+        values = [values]
+    result = lookup_values(list(values), client=resolve_client(client), kind=kind, **options)
+    frame = with_status(looked_up(result, kind), result)
     if index is not None:
         frame.index = index
     return frame
@@ -189,6 +199,91 @@ def enrich_profiles(
     return _enrich(locals())[0]  # every argument by name: the keywords stand once, above
 
 
+def get_companies(
+    values: Iterable[Any] | str,
+    *,
+    errors: Errors = "coerce",
+    method: Method = "auto",
+    client: Client | None = None,
+    progress: bool | None = None,
+    fold_case: bool = True,
+    max_credits: float | None = None,
+) -> pd.DataFrame:
+    """One row per input company (same order; a Series keeps its index), with its firmographics.
+
+    Example::
+
+        lp.get_companies(["acme", "https://www.linkedin.com/company/Acme/", "org_...", ""])
+        #    id      slug  name  ...  lookup_status  lookup_error
+        # 0  org_..  acme  Acme  ...  ok             NaN
+        # 1  org_..  acme  Acme  ...  ok             NaN      (the same company: bought once)
+        # 3  NaN     NaN   NaN   ...  invalid        invalid company: empty
+
+    Values are slugs, company page URLs (``.../company/<slug>``) or ``org_`` ids (sent as
+    ``id=``, kept exactly as written; slugs fold case unless ``fold_case=False``). ``slug`` is
+    the slug looked up (a record's own for an id). A not-found (1020) is billed once, cached,
+    and a ``not_found`` row. Everything else as :func:`get_profiles`: ``errors``, ``method``
+    (batch jobs through ``companies/batch/enrich``), ``max_credits``, the cache. The columns
+    are those of :data:`lookup_pandas.frames.COMPANY_FIELDS`, then any other field, then
+    ``lookup_status`` and ``lookup_error``.
+    """
+    return _get(locals(), COMPANIES)
+
+
+def enrich_companies(
+    frame: pd.DataFrame,
+    column: str = "slug",
+    *,
+    prefix: str = "company_",
+    errors: Errors = "coerce",
+    max_calls: int | None = None,
+    max_credits: float | None = None,
+    refresh: bool = False,
+    method: Method = "auto",
+    client: Client | None = None,
+    progress: bool | None = None,
+    fold_case: bool = True,
+) -> pd.DataFrame:
+    """A new frame: each row's company joined on. The input frame is not modified.
+
+    Example::
+
+        accounts.lookup.enrich_companies("slug", max_credits=500)
+        # the input columns, index and order, plus company_id, company_slug, company_name,
+        # ..., company_hq.city, ..., lookup_status, lookup_error
+
+    ``column`` holds slugs, company page URLs or ``org_`` ids (see :func:`get_companies`);
+    blanks and missing values are ``invalid`` and never sent. Each distinct company is bought
+    once (single calls at the company route's cost, batch items at 1 each) and cached, a
+    not-found (1020) too; a re-run is free, an interrupted one resumes. The keywords are
+    :func:`enrich_profiles`' (``max_calls``, ``max_credits``, ``refresh``, ``method``: batch
+    jobs through ``companies/batch/enrich`` when more than 20 are to buy, ``progress``...).
+    The columns added: :data:`lookup_pandas.frames.COMPANY_FIELDS` prefixed, any other field,
+    then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
+    """
+    return _enrich(locals(), COMPANIES)[0]
+
+
+def estimate_companies(
+    frame: pd.DataFrame,
+    column: str = "slug",
+    *,
+    method: Method = "auto",
+    client: Client | None = None,
+    fold_case: bool = True,
+) -> Estimate:
+    """What ``enrich_companies`` would do and spend, without sending anything billable.
+
+    Example: ``accounts.lookup.estimate_companies("slug").credits  # 2 per company by single
+    calls`` (see :func:`estimate_profiles`: the same Estimate, at the company route's cost).
+    """
+    check_columns(frame, column)
+    values, client = frame[column].tolist(), resolve_client(client)
+    return estimate_values(
+        values, client=client, fold_case=fold_case, method=method, kind=COMPANIES
+    )
+
+
 @delegates_to(enrich_profiles)
 def enrich_with_summary(
     frame: pd.DataFrame, *args: Any, **options: Any
@@ -200,59 +295,19 @@ def enrich_with_summary(
     return _enrich(arguments(enrich_profiles, frame, *args, **options))
 
 
-def _enrich(given: dict[str, Any]) -> tuple[pd.DataFrame, JobSummary]:
+def _enrich(given: dict[str, Any], kind: Kind = PEOPLE) -> tuple[pd.DataFrame, JobSummary]:
     options = dict(given)  # enrich_profiles' arguments by name
     frame, column, prefix, client = (
         options.pop(k) for k in ("frame", "column", "prefix", "client")
     )
     check_columns(frame, column, prefix)
-    result = lookup_values(frame[column].tolist(), client=resolve_client(client), **options)
+    values = frame[column].tolist()
+    result = lookup_values(values, client=resolve_client(client), kind=kind, **options)
     fields = result.fields
-    new = _with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
+    new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
     return out, result.summary
-
-
-def _with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
-    return frame.assign(
-        **{
-            STATUS_COLUMN: pd.Series(result.status, dtype="str"),
-            ERROR_COLUMN: pd.Series(result.error, dtype="str"),
-        }
-    )
-
-
-def check_columns(frame: HasColumns, column: str, prefix: str | None = None) -> None:
-    """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
-
-    Example: ``check_columns(leads, "handle", "profile_")`` raises ColumnError when ``leads``
-    has no ``handle`` column, or has ``profile_headline`` or ``lookup_status`` already.
-    """
-    if column not in frame.columns:
-        raise ColumnError(
-            f"No column {column!r} in the frame; columns are {list(map(str, frame.columns))}."
-        )
-    if prefix is None:
-        return
-    if not isinstance(prefix, str) or not prefix:
-        raise UsageError(f"prefix must be a non-empty string, not {prefix!r}.")
-    clash = [
-        c
-        for c in frame.columns
-        if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))
-    ]
-    if clash:
-        shown = ", ".join(map(repr, clash[:3])) + (f" and {len(clash) - 3} more" * (len(clash) > 3))
-        what = (
-            f"Enrichment would overwrite {len(clash)} existing column{'s' * (len(clash) > 1)} "
-            f"({shown}): its new columns start with {prefix!r}, plus {STATUS_COLUMN!r} and "
-            f"{ERROR_COLUMN!r}."
-        )
-        raise ColumnError(
-            f"{what} Pass another prefix=, or drop or rename those columns. Nothing was sent.",
-            cli_message=f"{what} Give another --prefix, or use another input. Nothing was sent.",
-        )
 
 
 def estimate_profiles(

@@ -40,6 +40,7 @@ from typing import Any
 
 from .endpoints import BATCH_PATH
 from .errors import PaginationError, ResponseError
+from .store import StoredJob
 
 __all__ = [
     "AUTO_THRESHOLD",
@@ -48,7 +49,9 @@ __all__ = [
     "METHODS",
     "BatchPage",
     "Tracker",
+    "jobs_tagged",
     "split",
+    "tagged",
     "use_batch",
 ]
 
@@ -109,8 +112,11 @@ class BatchPage:
     not_found: Sequence[str]
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> BatchPage:
-        """The poll's ``data``, or ResponseError naming what is missing or of the wrong type."""
+    def parse(
+        cls, data: Mapping[str, Any], results: str = "profiles", path: str = BATCH_PATH
+    ) -> BatchPage:
+        """The poll's ``data``, or ResponseError naming what is missing or of the wrong type.
+        ``results``: the key of its results (a company job's: ``companies``)."""
 
         def field_(name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
             value = data.get(name, default)
@@ -118,17 +124,17 @@ class BatchPage:
                 raise ResponseError(
                     f"The batch job's answer has no usable {name!r} "
                     f"({type(value).__name__}: {value!r:.60}).",
-                    url=BATCH_PATH,
+                    url=path,
                 )
             return value
 
         status = field_("status", str)
         if status not in _STATUSES:
-            raise ResponseError(f"Unknown batch job status {status!r}.", url=BATCH_PATH)
+            raise ResponseError(f"Unknown batch job status {status!r}.", url=path)
         not_found = field_("not_found", list, [])
-        profiles = field_("profiles", dict, {})
+        profiles = field_(results, dict, {})
         if not all(isinstance(i, str) for i in not_found):
-            raise ResponseError("The batch job's not_found holds a non-string.", url=BATCH_PATH)
+            raise ResponseError("The batch job's not_found holds a non-string.", url=path)
         return cls(
             status=status,
             total=field_("total", int),
@@ -218,3 +224,29 @@ class Tracker:
 
     def _backed_off(self) -> float:
         return max(self._base, min(MAX_POLL_INTERVAL, self.interval * _BACKOFF))
+
+
+def tagged(inputs: Sequence[str], tag: str) -> tuple[str, ...]:
+    """A job's inputs as the store keeps them: each with its kind's ``tag`` in front
+    (people's is ``""``, a company's ``"company:"``), so one kind's stored jobs are never
+    taken for another's (``acme`` may be a handle and a slug).
+
+    Example: ``tagged(["acme"], "company:")`` -> ``("company:acme",)``
+    """
+    return tuple(tag + i for i in inputs)
+
+
+def jobs_tagged(jobs: Sequence[StoredJob], tag: str) -> list[StoredJob]:
+    """The stored jobs of one kind (every input carries ``tag``; with ``""``, none carries
+    another kind's ``:`` tag), their inputs as submitted.
+
+    Example: ``jobs_tagged([StoredJob("j", ("company:acme",), 0.0)], "company:")`` ->
+    ``[StoredJob("j", ("acme",), 0.0)]``
+    """
+    if not tag:
+        return [j for j in jobs if not any(":" in i for i in j.inputs)]
+    return [
+        StoredJob(j.job_id, tuple(i[len(tag) :] for i in j.inputs), j.submitted)
+        for j in jobs
+        if j.inputs and all(i.startswith(tag) for i in j.inputs)
+    ]

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from .endpoints import BATCH_PATH, PROFILE_PATH
+from .endpoints import BATCH_PATH
 from .envelope import Envelope
 from .errors import (
     BatchUnavailableError,
@@ -30,6 +30,7 @@ from .errors import (
 )
 from .http.answers import parsed_answer, profile_answer_from_batch
 from .http.sending import Wire
+from .kinds import PEOPLE, Kind
 
 __all__ = ["BatchCalls", "no_batch"]
 
@@ -55,7 +56,11 @@ class BatchRequester(Protocol):
 
 
 def no_batch(
-    base_url: str, exc: ServiceError | None = None, *, cli_advice: str = CLI_ADVICE
+    base_url: str,
+    exc: ServiceError | None = None,
+    *,
+    cli_advice: str = CLI_ADVICE,
+    path: str = BATCH_PATH,
 ) -> BatchUnavailableError:
     """The error that says this service has no batch jobs (``exc``: the answer that told).
 
@@ -63,13 +68,13 @@ def no_batch(
     use method='single' or 'auto'."; its ``cli_message`` gives the command line's
     ``cli_advice`` instead.
     """
-    answer = f" (POST {BATCH_PATH} answered {exc.status_code})" if exc is not None else ""
+    answer = f" (POST {path} answered {exc.status_code})" if exc is not None else ""
     told = f"The service at {base_url} has no batch jobs{answer};"
     return BatchUnavailableError(
         f"{told} {PYTHON_ADVICE}",
         cli_message=f"{told} {cli_advice}",
         status_code=exc.status_code if exc is not None else None,
-        url=BATCH_PATH,
+        url=path,
     )
 
 
@@ -79,17 +84,40 @@ class BatchCalls:
     def __init__(self, request: BatchRequester, wire: Wire) -> None:
         self._request = request
         self._wire = wire
-        #: Whether the service has batch jobs: None until the first submit tells.
-        self.supported: bool | None = None
+        #: Whether the service has each batch path's jobs: absent until a submit tells.
+        self._supported: dict[str, bool] = {}
 
-    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
+    @property
+    def supported(self) -> bool | None:
+        """Whether the service has people batch jobs: None until the first submit tells."""
+        return self.supported_for(PEOPLE)
+
+    @supported.setter
+    def supported(self, value: bool | None) -> None:
+        self._set_supported(PEOPLE, value)
+
+    def supported_for(self, kind: Kind) -> bool | None:
+        """Whether the service has ``kind``'s batch jobs (None: not told yet)."""
+        return self._supported.get(_batch_path(kind))
+
+    def _set_supported(self, kind: Kind, value: bool | None) -> None:
+        if value is None:
+            self._supported.pop(_batch_path(kind), None)
+        else:
+            self._supported[_batch_path(kind)] = value
+
+    def no_batch(
+        self, exc: ServiceError | None = None, kind: Kind = PEOPLE
+    ) -> BatchUnavailableError:
         """:func:`no_batch` for this Client's base URL (``exc``: the answer that told).
 
         Example: ``raise client.no_batch()``
         """
-        return no_batch(self._wire.settings.base_url, exc)
+        return no_batch(self._wire.settings.base_url, exc, path=_batch_path(kind))
 
-    def submit(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
+    def submit(
+        self, handles: Sequence[str], *, cancel: threading.Event | None = None, kind: Kind = PEOPLE
+    ) -> str:
         """Submit one batch job of 1 to 1,000 handles; return its ``job_id``. Nothing is billed
         yet: each item is billed when it resolves. A submit takes a pacing slot.
 
@@ -100,12 +128,15 @@ class BatchCalls:
         any call; a submit whose answer was lost after it was sent may have created a job
         (the service offers no idempotency key), so a retry may pay for those items twice.
         """
-        if self.supported is False:
-            raise self.no_batch(None)
-        body = {"ids": [], "handles": list(handles), "enrich_live": False}
+        path = _batch_path(kind)
+        if self.supported_for(kind) is False:
+            raise self.no_batch(None, kind)
+        ids = [v for v in handles if kind.endpoint.param_for(v)[0] == "id"]
+        rest = [v for v in handles if kind.endpoint.param_for(v)[0] != "id"]
+        body = {"ids": ids, "handles": rest, "enrich_live": False}
         try:
             env = self._request(
-                BATCH_PATH,
+                path,
                 None,
                 method="POST",
                 body=body,
@@ -115,8 +146,8 @@ class BatchCalls:
             )
         except ServiceError as exc:
             if exc.status_code in (404, 405):
-                self.supported = False
-                raise self.no_batch(exc) from exc
+                self._set_supported(kind, False)
+                raise self.no_batch(exc, kind) from exc
             raise
         job_id = env.data.get("job_id")
         if not isinstance(job_id, str) or not job_id:
@@ -124,13 +155,18 @@ class BatchCalls:
                 f"The batch submit's answer has no job_id (data: {sorted(env.data)}).",
                 status_code=env.status_code,
                 request_id=env.request_id,
-                url=BATCH_PATH,
+                url=path,
             )
-        self.supported = True
+        self._set_supported(kind, True)
         return job_id
 
     def status(
-        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
+        self,
+        job_id: str,
+        after: int = 0,
+        *,
+        cancel: threading.Event | None = None,
+        kind: Kind = PEOPLE,
     ) -> dict[str, Any]:
         """One poll of a batch job: the ``data`` of its answer (``status``, ``total``,
         ``resolved``, ``errors``, ``next_cursor``, ``not_found``, ``profiles``) from result
@@ -141,7 +177,7 @@ class BatchCalls:
         """
         try:
             env = self._request(
-                BATCH_PATH,
+                _batch_path(kind),
                 {"job_id": job_id, "after": after},
                 cache=False,
                 cancel=cancel,
@@ -152,12 +188,14 @@ class BatchCalls:
                 raise
             # A 404 without the job-not-found code (1090): the job is gone all the same.
             raise NotFoundError(
-                exc.message, status_code=404, request_id=exc.request_id, url=BATCH_PATH
+                exc.message, status_code=404, request_id=exc.request_id, url=_batch_path(kind)
             ) from None
         data: dict[str, Any] = env.data
         return data
 
-    def result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
+    def result(
+        self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
+    ) -> Envelope:
         """One batch job result as the answer ``GET /people/profile?handle=...`` gives, cached
         exactly as that answer would be: the record's Envelope, or (``record=None``) the billed
         not-found, raised as the NotFoundError a single call raises. Afterwards
@@ -166,10 +204,21 @@ class BatchCalls:
         Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
         """
         wire = self._wire
-        prepared = wire.prepare(PROFILE_PATH, {"handle": handle})
-        response = profile_answer_from_batch(prepared, record, job_id)
+        path = kind.endpoint.path
+        prepared = wire.prepare(path, kind.params(handle))
+        code = kind.endpoint.not_found or "1010"
+        response = profile_answer_from_batch(
+            prepared, record, job_id, not_found=(code, kind.not_found_message)
+        )
         if wire.cache_on:
             cache = wire.session.cache  # type: ignore[attr-defined]
             expires = get_expiration_datetime(wire.settings.expire_after)
             cache.save_response(response, cache_key=wire.cache_key(prepared), expires=expires)
-        return parsed_answer(response, PROFILE_PATH)
+        return parsed_answer(response, path)
+
+
+def _batch_path(kind: Kind) -> str:
+    """The batch path of ``kind``'s lookups (its Endpoint's ``batch``)."""
+    if kind.endpoint.batch is None:  # pragma: no cover - every Kind has one
+        raise ValueError(f"{kind.endpoint.name} has no batch jobs")
+    return kind.endpoint.batch

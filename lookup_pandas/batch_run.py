@@ -38,10 +38,11 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from .batch import BatchPage, Tracker, split
-from .client import PROFILE_PATH, Client
+from .batch import BatchPage, Tracker, split, tagged
+from .client import Client
 from .envelope import Envelope
 from .errors import NotFoundError
+from .kinds import PEOPLE, Kind
 from .store import BUSY, RECHECK, StoredJob
 
 __all__ = ["Answer", "BatchRun"]
@@ -60,7 +61,7 @@ class BatchRun:
     ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
     resumes them: handles no stored job covers go straight to :attr:`fallback`.
     ``resume=False`` (a ``refresh``) polls none of them; :meth:`finish` still forgets those
-    whose every input is cached by then.
+    whose every input is cached by then. ``kind``: whose (``stored``: that kind's, untagged).
     """
 
     def __init__(
@@ -71,8 +72,10 @@ class BatchRun:
         submit: bool,
         stored: Sequence[StoredJob] = (),
         resume: bool = True,
+        kind: Kind = PEOPLE,
     ) -> None:
         self.client = client
+        self.kind = kind
         self.handles = list(handles)
         self._submits = submit
         self._needed = set(handles)
@@ -124,7 +127,7 @@ class BatchRun:
         """Claim the chunk's handles, submit those this run may buy, store the job; return
         (job_id or None, what was submitted, their claim keys, what was left to others)."""
         client = self.client
-        keys = client.profile_keys(chunk)
+        keys = client.profile_keys(chunk, kind=self.kind)
         states = client.claims.take(list(keys.values()))
         # BUSY: another process is buying it; RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
@@ -137,16 +140,18 @@ class BatchRun:
         if not mine:
             return None, (), {}, left
         try:
-            job_id = client.submit_batch(mine, cancel=stop)
+            job_id = client.submit_batch(mine, cancel=stop, kind=self.kind)
         except BaseException:
             client.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
-        client.store.remember(StoredJob(job_id, mine, time.time()))
+        client.store.remember(StoredJob(job_id, tagged(mine, self.kind.tag), time.time()))
         return job_id, mine, mine_keys, left
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
-        return BatchPage.parse(self.client.batch_status(job_id, after, cancel=stop))
+        kind = self.kind
+        data = self.client.batch_status(job_id, after, cancel=stop, kind=kind)
+        return BatchPage.parse(data, kind.endpoint.results or "profiles", kind.endpoint.batch or "")
 
     # -- the driver ---------------------------------------------------------------------------
 
@@ -178,7 +183,7 @@ class BatchRun:
         """Submit what may be submitted, poll the batch jobs that are due; return how long to
         wait for an answer before looking again."""
         # One submit alone until the service is known to have batch jobs.
-        allowed = 1 if self.client.batch_supported is None else self._most
+        allowed = 1 if self.client.batch_supported_for(self.kind) is None else self._most
         while (
             self._queue
             and self._submitting < allowed
@@ -238,7 +243,9 @@ class BatchRun:
         answers: list[Answer] = []
         for handle, record in results:
             try:
-                answers.append((handle, self.client.batch_result(handle, record, job.job_id)))
+                answers.append(
+                    (handle, self.client.batch_result(handle, record, job.job_id, self.kind))
+                )
             except NotFoundError as exc:
                 answers.append((handle, exc))
         self.client.claims.release([held.pop(h) for h, _ in answers if h in held])
@@ -261,7 +268,8 @@ class BatchRun:
         if not results:
             return results, []
         stored = self.client.store.job(job.job_id)
-        inputs = set(stored.inputs) if stored is not None else set()
+        tag = self.kind.tag
+        inputs = {i[len(tag) :] for i in stored.inputs if i.startswith(tag)} if stored else set()
         kept = [(h, r) for h, r in results if h in inputs]
         return kept, [h for h, _ in results if h not in inputs]
 
@@ -293,5 +301,6 @@ class BatchRun:
         jobs = [(j.job_id, j.missing()) for j in self._finished]
         jobs += [(j.job_id, list(j.inputs)) for j in self._idle]
         for job_id, left in jobs:
-            if all(self.client.is_cached(PROFILE_PATH, {"handle": h}) for h in left):
+            path, params = self.kind.endpoint.path, self.kind.params
+            if all(self.client.is_cached(path, params(h)) for h in left):
                 self.client.store.forget(job_id)

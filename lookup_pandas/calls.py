@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .client import PROFILE_PATH, Client
+from .client import Client
 from .errors import (
     AuthenticationError,
     ConfigurationError,
@@ -23,6 +23,7 @@ from .errors import (
     PermissionDeniedError,
     ServiceError,
 )
+from .kinds import PEOPLE, Kind
 from .outcomes import ERROR, FORBIDDEN, NOT_FOUND, OK, Outcome
 from .pacing import Cancelled
 from .store import DONE_SECONDS
@@ -36,13 +37,14 @@ _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
 FRESH_MISS_SECONDS = DONE_SECONDS / 2
 
 
-def cached_outcome(client: Client, handle: str) -> Outcome | None:
+def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome | None:
     """The stored answer for ``handle`` (no network), or None when it must be fetched.
 
-    Example: ``cached_outcome(client, "ada")`` -> ``Outcome("ok", {...})`` after a lookup.
+    Example: ``cached_outcome(client, "ada")`` -> ``Outcome("ok", {...})`` after a lookup;
+    ``cached_outcome(client, "acme", COMPANIES)`` reads a company's.
     """
     try:
-        env = client.cached(PROFILE_PATH, {"handle": handle})
+        env = client.cached(kind.endpoint.path, kind.params(handle))
     except NotFoundError as exc:
         return Outcome(NOT_FOUND, error=exc.message, exc=exc)
     except ServiceError:
@@ -59,6 +61,7 @@ def fetch_one(
     stop: threading.Event,
     missed_at: float | None = None,
     held: str | None = None,
+    kind: Kind = PEOPLE,
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache); None when the run stopped
     first (nothing sent). ``held``: the run's claim window holds its claim (MINE or RECHECK).
@@ -73,8 +76,8 @@ def fetch_one(
     # bought twice; an older miss is looked up again.
     known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
-        env = client.profile_answer(
-            handle, refresh=refresh, cancel=stop, known_miss=known_miss, held=held
+        env = client.lookup_answer(
+            handle, kind, refresh=refresh, cancel=stop, known_miss=known_miss, held=held
         )
         return Outcome(OK, env.data), env.from_cache
     except Cancelled:

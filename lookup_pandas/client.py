@@ -28,6 +28,7 @@ from typing import Any
 import requests
 from requests.adapters import BaseAdapter
 
+from . import lookups
 from .cache import CacheInfo, Forgotten
 from .endpoints import (
     BATCH_PATH,
@@ -35,11 +36,10 @@ from .endpoints import (
     PROFILE_PATH,
     SEARCH_PATH,
     TIER_PATH,
-    checked_data,
 )
 from .envelope import Envelope
-from .errors import BatchUnavailableError, NotFoundError, ServiceError
-from .handles import checked_handle
+from .errors import BatchUnavailableError, ServiceError
+from .kinds import COMPANIES, PEOPLE, Kind
 from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
 from .rooms import Rooms
 from .settings import SETTING_NAMES, Settings, keyword_help
@@ -181,46 +181,34 @@ class Client:
     def profile(
         self, handle: str, *, refresh: bool = False, fold_case: bool = True
     ) -> dict[str, Any] | None:
-        """The person record for ``handle``; None when the service does not know it.
-
-        Example: ``client.profile("https://www.example.com/in/Ada/")["id"]  # "prsn_..."``
-
-        A handle or a profile URL, normalised as enrichment does (``fold_case=False`` keeps
-        case); anything else is a UsageError and nothing is sent. :meth:`fetch_profile` raises
-        NotFoundError instead of returning None; :meth:`profile_answer` gives the whole answer.
-        """
-        try:
-            return self.fetch_profile(handle, refresh=refresh, fold_case=fold_case)
-        except NotFoundError:
-            return None
-
-    def fetch_profile(
-        self, handle: str, *, refresh: bool = False, fold_case: bool = True
-    ) -> dict[str, Any]:
-        """Alias of :meth:`profile` that raises NotFoundError (the server's message), not None."""
-        sent = checked_handle(handle, fold_case=fold_case)
-        return dict(self.profile_answer(sent, refresh=refresh).data)
-
-    def profile_answer(
-        self,
-        handle: str,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope:
-        """Alias of :meth:`profile` giving its whole answer (``.data``, ``.from_cache``), case kept.
-
-        Example: ``client.profile_answer("ada").from_cache  # True the second time``.
-        NotFoundError if none; ``cancel``, ``known_miss``, ``held``: ``Sender.request``'s.
-        """
-        params = {"handle": checked_handle(handle, fold_case=False)}
-        env = self._request(
-            PROFILE_PATH, params, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
+        """``client.profile("https://www.example.com/in/Ada/")["id"]``: the person record for a
+        handle, profile URL or ``prsn_`` id (sent as ``id=``), normalised as enrichment does, or
+        None; no handle: UsageError, nothing sent. :meth:`fetch_profile` raises NotFoundError."""
+        return lookups.record(
+            self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
         )
-        checked_data(env, PROFILE_PATH)
-        return env
+
+    def fetch_profile(self, handle: str, **options: Any) -> dict[str, Any]:
+        """Alias of :meth:`profile` that raises NotFoundError (the server's message), not None."""
+        return lookups.fetched(self.lookup_answer, handle, PEOPLE, **options)
+
+    def company(
+        self, slug_or_id: str, *, refresh: bool = False, fold_case: bool = True
+    ) -> dict[str, Any] | None:
+        """``client.company("https://www.linkedin.com/company/acme/")["name"]``: the record for a
+        slug, company page URL or ``org_`` id (sent as ``id=``); None when not found (1020)."""
+        return lookups.record(
+            self.lookup_answer, slug_or_id, COMPANIES, refresh=refresh, fold_case=fold_case
+        )
+
+    def profile_answer(self, handle: str, **options: Any) -> Envelope:
+        """``client.profile_answer("ada").from_cache``: :meth:`lookup_answer` for a person."""
+        return lookups.answer(self._request, handle, PEOPLE, **options)
+
+    def lookup_answer(self, value: str, kind: Kind = PEOPLE, **options: Any) -> Envelope:
+        """``client.lookup_answer("acme", COMPANIES).data``: one lookup's whole answer, case kept;
+        NotFoundError if none. ``options``: ``refresh``, ``cancel``, ``known_miss``, ``held``."""
+        return lookups.answer(self._request, value, kind, **options)
 
     def credits_tier(self) -> dict[str, Any]:
         """``client.credits_tier()["balance"]  # 988``: the panel's credits tier, never cached
@@ -269,23 +257,29 @@ class Client:
         """``client.batch_supported  # None``: has the service batch jobs (None: not told yet)?"""
         return self._rooms.batch.supported
 
-    def submit_batch(self, handles: Sequence[str], *, cancel: threading.Event | None = None) -> str:
-        """``job_id = client.submit_batch(["ada", "grace"])``: see :meth:`BatchCalls.submit`."""
-        return self._rooms.batch.submit(handles, cancel=cancel)
+    def batch_supported_for(self, kind: Kind) -> bool | None:
+        """``client.batch_supported_for(COMPANIES)``: :attr:`batch_supported`, for a kind."""
+        return self._rooms.batch.supported_for(kind)
 
-    def batch_status(
-        self, job_id: str, after: int = 0, *, cancel: threading.Event | None = None
-    ) -> dict[str, Any]:
+    def submit_batch(self, handles: Sequence[str], **options: Any) -> str:
+        """``job_id = client.submit_batch(["ada", "prsn_1"])``: :meth:`BatchCalls.submit`."""
+        return self._rooms.batch.submit(handles, **options)
+
+    def batch_status(self, job_id: str, after: int = 0, **options: Any) -> dict[str, Any]:
         """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
-        return self._rooms.batch.status(job_id, after, cancel=cancel)
+        return self._rooms.batch.status(job_id, after, **options)
 
-    def batch_result(self, handle: str, record: dict[str, Any] | None, job_id: str) -> Envelope:
+    def batch_result(
+        self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
+    ) -> Envelope:
         """``client.batch_result("ada", record, job_id)``: see :meth:`BatchCalls.result`."""
-        return self._rooms.batch.result(handle, record, job_id)
+        return self._rooms.batch.result(handle, record, job_id, kind)
 
-    def no_batch(self, exc: ServiceError | None = None) -> BatchUnavailableError:
+    def no_batch(
+        self, exc: ServiceError | None = None, kind: Kind = PEOPLE
+    ) -> BatchUnavailableError:
         """``raise client.no_batch()``: the error saying this service has no batch jobs."""
-        return self._rooms.batch.no_batch(exc)
+        return self._rooms.batch.no_batch(exc, kind)
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """``client.is_cached(PROFILE_PATH, {"handle": "ada"})``: would a GET be a cache hit?"""
@@ -295,9 +289,9 @@ class Client:
         """``client.cached(PROFILE_PATH, {"handle": "ada"})``: the cached answer, or None."""
         return self._rooms.cache.cached(path, params)
 
-    def profile_keys(self, handles: Iterable[str], *, ahead: bool = False) -> dict[str, str]:
+    def profile_keys(self, handles: Iterable[str], **options: Any) -> dict[str, str]:
         """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
-        return self._rooms.cache.profile_keys(handles, ahead=ahead)
+        return self._rooms.cache.profile_keys(handles, **options)
 
     def cache_info(self) -> CacheInfo:
         """``print(client.cache_info())``: what the cache holds; sends nothing."""

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .cache import CacheInfo, Forgotten, OpenCache, admin
-from .endpoints import PROFILE_PATH
 from .envelope import Envelope
 from .http.answers import parsed_answer
 from .http.sending import Wire
+from .kinds import PEOPLE, Kind
 from .stats import StatsCounter
 from .store import Store
 
@@ -53,10 +53,13 @@ class ClientCache:
         self._counter.count(cache_hits=1)
         return parsed_answer(response, path, from_cache=True)
 
-    def profile_keys(self, handles: Iterable[str], *, ahead: bool = False) -> dict[str, str]:
+    def profile_keys(
+        self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
+    ) -> dict[str, str]:
         """Each handle's profile answer's name among the processes sharing the store (its
         cache key); empty without a cache, where there is nothing to share or claim.
         ``ahead``: each request is kept for the call that will send it (prepared once).
+        ``kind``: whose lookups (:data:`~lookup_pandas.kinds.COMPANIES`: each company's).
 
         Example: ``client.profile_keys(["ada"])  # {"ada": "5f3c..."}``
         """
@@ -64,7 +67,8 @@ class ClientCache:
         if not wire.cache_on:
             return {}
         prepare = wire.prepare_ahead if ahead else wire.prepare
-        return {h: wire.cache_key(prepare(PROFILE_PATH, {"handle": h})) for h in handles}
+        path = kind.endpoint.path
+        return {h: wire.cache_key(prepare(path, kind.params(h))) for h in handles}
 
     def info(self) -> CacheInfo:
         """What the cache holds: ``entries``, ``expired``, ``bytes``, ``oldest`` and ``newest``

@@ -38,6 +38,7 @@ from .errors import (
     ServiceError,
     TransportError,
 )
+from .kinds import PEOPLE, Kind
 from .outcomes import (
     ERROR,
     NOT_FOUND,
@@ -68,11 +69,13 @@ def run(
     before: ClientStats,
     on_record: OnRecord | None = None,
     missed_at: float | None = None,
+    kind: Kind = PEOPLE,
 ) -> EnrichmentRun:
     """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
 
     Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
-    ``missed_at``: when the cache was read ahead for ``plan.to_fetch`` (``time.monotonic()``).
+    ``missed_at``: when the cache was read ahead for ``plan.to_fetch`` (``time.monotonic()``);
+    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
     """
     batch = None
     if plan.batch_run:
@@ -82,9 +85,10 @@ def run(
             submit=plan.batch,
             stored=plan.stored_batch_jobs,
             resume=not options.refresh,
+            kind=kind,
         )
     total = len(plan.cached) + len(plan.to_fetch)
-    with Progress(progress, total=total, desc="profiles", unit=" handle") as bar:
+    with Progress(progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
         state = EnrichmentRun(
             client,
             refresh=options.refresh,
@@ -92,6 +96,7 @@ def run(
             bar=bar,
             before=before,
             on_record=on_record,
+            kind=kind,
         )
         try:
             for handle, outcome in plan.cached.items():
@@ -128,6 +133,7 @@ class EnrichmentRun:
     bar: Progress
     before: ClientStats  # the client's stats when the run began
     on_record: OnRecord | None = None
+    kind: Kind = PEOPLE
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "failed": 0}, init=False
@@ -188,7 +194,7 @@ class EnrichmentRun:
         self.counts[kind] += 1
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
-            raise row_error(handle, outcome)
+            raise row_error(handle, outcome, self.kind.noun)
         if kind != "cached":
             self._watch_outage(outcome)
 
@@ -300,7 +306,9 @@ class EnrichmentRun:
             return
         remaining = iter(handles)
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(self.client.profile_keys(chunk, ahead=True))  # no cache: none held
+            held = window.hold(
+                self.client.profile_keys(chunk, ahead=True, kind=self.kind)
+            )  # no cache: none held
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
 
@@ -314,10 +322,12 @@ class EnrichmentRun:
     ) -> tuple[Outcome, bool] | None:
         """:func:`fetch_one` in a pool thread, telling ``window`` when a held claim is done."""
         if held is None or window is None:
-            return fetch_one(self.client, handle, self.refresh, stop, missed_at)
+            return fetch_one(self.client, handle, self.refresh, stop, missed_at, kind=self.kind)
         result = None
         try:
-            result = fetch_one(self.client, handle, self.refresh, stop, missed_at, held[1])
+            result = fetch_one(
+                self.client, handle, self.refresh, stop, missed_at, held[1], kind=self.kind
+            )
             return result
         finally:
             window.finished(held[0], bought=in_cache(result))

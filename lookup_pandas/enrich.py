@@ -22,14 +22,15 @@ from typing import Any
 import pandas as pd
 
 from . import credit_facts
+from .batch import jobs_tagged
 from .calls import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
 from .calls import cached_outcome
-from .client import PROFILE_PATH, Client
+from .client import Client
 from .credit_facts import unless_failing
 from .credits import RouteCosts
-from .engine import run
-from .frames import RecordColumns, with_nullable_dtypes, with_person_fields
-from .handles import normalise_handle
+from .engine import EnrichmentRun, run
+from .frames import RecordColumns, with_fields, with_nullable_dtypes
+from .kinds import PEOPLE, Kind
 from .outcomes import ERROR as ERROR
 from .outcomes import (
     INVALID,
@@ -40,7 +41,6 @@ from .outcomes import (
     Method,
     OnRecord,
     handed,
-    invalid_error,
 )
 from .outcomes import NOT_FOUND as NOT_FOUND
 from .outcomes import OK as OK
@@ -66,8 +66,10 @@ __all__ = ["check_job_credits", "estimate_values", "lookup_values", "read_credit
 _handed = handed  # tests reach for it here (its home is outcomes)
 
 
-def _normalise(values: Sequence[Any], fold_case: bool = True) -> tuple[list[str | None], list[str]]:
-    handles = [normalise_handle(v, fold_case=fold_case) for v in values]
+def _normalise(
+    values: Sequence[Any], fold_case: bool = True, kind: Kind = PEOPLE
+) -> tuple[list[str | None], list[str]]:
+    handles = [kind.normalise(v, fold_case) for v in values]
     return handles, list(dict.fromkeys(h for h in handles if h is not None))
 
 
@@ -78,6 +80,7 @@ def estimate_values(
     fold_case: bool = True,
     method: Method = "auto",
     credits: bool = True,
+    kind: Kind = PEOPLE,
 ) -> Estimate:
     """How many rows, valid and distinct handles, cached answers and billable items; how they
     would be fetched, how long that would take at the Client's pace, and what it would spend.
@@ -86,13 +89,15 @@ def estimate_values(
 
     When anything is to fetch (and ``credits``), free panel calls read the balance (now) and
     the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.credit_facts`.
-    Nothing billable is sent; a fully cached input sends nothing at all.
+    Nothing billable is sent; a fully cached input sends nothing at all. ``kind``: whose
+    lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
     """
     check_method(method)
     values = list(values)
-    handles, distinct = _normalise(values, fold_case)
-    missing = [h for h in distinct if not client.is_cached(PROFILE_PATH, {"handle": h})]
-    stored = _holding(client.store.jobs(), missing)
+    handles, distinct = _normalise(values, fold_case, kind)
+    path = kind.endpoint.path
+    missing = [h for h in distinct if not client.is_cached(path, kind.params(h))]
+    stored = _holding(jobs_tagged(client.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
     return planned(
@@ -108,6 +113,7 @@ def estimate_values(
         ),
         client,
         method,
+        kind,
     )
 
 
@@ -123,6 +129,7 @@ def lookup_values(
     method: Method = "auto",
     on_record: OnRecord | None = None,
     max_credits: float | None = None,
+    kind: Kind = PEOPLE,
 ) -> Lookup:
     """Look up every value's profile, each distinct handle at most once; see the module doc.
 
@@ -132,14 +139,15 @@ def lookup_values(
     distinct handle (a cached one possibly before the budget is checked), and not kept: the job
     then holds statuses and errors only, never every record at once, and the result's
     ``fields`` has no columns (:mod:`lookup_pandas.stream` keeps the records as text).
+    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.COMPANIES`: slugs and ``org_`` ids).
     """
     check_options(errors, max_calls, max_credits)
     check_method(method)
-    if method == "batch" and client.batch_supported is False:
-        raise client.no_batch()
+    if method == "batch" and client.batch_supported_for(kind) is False:
+        raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
     values = list(values)
-    handles, distinct = _normalise(values, fold_case)
+    handles, distinct = _normalise(values, fold_case, kind)
     options = Options(refresh, max_calls, errors, method, max_credits)  # in its fields' order
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
@@ -150,17 +158,17 @@ def lookup_values(
     missed_at = time.monotonic()  # the cache, if read ahead, held none of plan.to_fetch
     the_plan = plan(
         distinct,
-        cached=lambda h: (o := cached_outcome(client, h)) and handed(sink, h, o),
-        stored=client.store.jobs(),
+        cached=lambda h: (o := cached_outcome(client, h, kind)) and handed(sink, h, o),
+        stored=jobs_tagged(client.store.jobs(), kind.tag),
         options=options,
-        batch_supported=client.batch_supported,
+        batch_supported=client.batch_supported_for(kind),
         balance_seen=client.credits_balance is not None,
     )
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used (on the fast path, each call's own cache hit checks it).
         client.check_key()
-    check_job_credits(client, the_plan, options)
+    check_job_credits(client, the_plan, options, kind)
     state = run(
         the_plan,
         client,
@@ -169,17 +177,31 @@ def lookup_values(
         before=before,
         on_record=sink,
         missed_at=missed_at if the_plan.read_ahead else None,
+        kind=kind,
     )
+    seconds = time.perf_counter() - started
+    return _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
+
+
+def _result(
+    values: list[Any],
+    handles: list[str | None],
+    state: EnrichmentRun,
+    kept: RecordColumns | None,
+    kind: Kind,
+    *,
+    fold_case: bool,
+    seconds: float,
+) -> Lookup:
+    """The job's Lookup: each row's status and error, its summary, the records spread."""
     status = [INVALID if h is None else state.outcomes[h].status for h in handles]
     error = [
-        invalid_error(v, fold_case) if h is None else state.outcomes[h].error
+        kind.invalid_error(v, fold_case) if h is None else state.outcomes[h].error
         for v, h in zip(values, handles, strict=True)
     ]
-    statuses = {s: status.count(s) for s in STATUSES}
-    summary = state.summary(len(values), statuses, seconds=time.perf_counter() - started)
-    fields = (
-        pd.DataFrame(index=pd.RangeIndex(len(values))) if kept is None else _spread(kept, handles)
-    )
+    summary = state.summary(len(values), {s: status.count(s) for s in STATUSES}, seconds=seconds)
+    empty = pd.DataFrame(index=pd.RangeIndex(len(values)))
+    fields = empty if kept is None else _spread(kept, handles, kind)
     return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)
 
 
@@ -193,7 +215,9 @@ def read_credit_facts(client: Client) -> float | None:
     return balance
 
 
-def check_job_credits(client: Client, the_plan: Plan, options: Options) -> None:
+def check_job_credits(
+    client: Client, the_plan: Plan, options: Options, kind: Kind = PEOPLE
+) -> None:
     """Before the first billable call: BudgetExceededError over ``max_credits``, and
     InsufficientCreditsError when the balance (when known) cannot pay what is to fetch.
 
@@ -207,23 +231,24 @@ def check_job_credits(client: Client, the_plan: Plan, options: Options) -> None:
     to_fetch: Sequence[str] = the_plan.to_fetch
     if not to_fetch:
         return
+    path = kind.endpoint.path
     if not the_plan.read_ahead and not options.refresh:
         seen = client.credits_balance
         if seen is not None:
             costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
-            if len(to_fetch) * costs.cost_of(PROFILE_PATH) <= seen:
+            if len(to_fetch) * costs.cost_of(path) <= seen:
                 return
-        to_fetch = [h for h in to_fetch if not client.is_cached(PROFILE_PATH, {"handle": h})]
+        to_fetch = [h for h in to_fetch if not client.is_cached(path, kind.params(h))]
         if not to_fetch:
             return
-    cost = unless_failing(credit_facts.route_costs, client, RouteCosts()).cost_of(PROFILE_PATH)
+    cost = unless_failing(credit_facts.route_costs, client, RouteCosts()).cost_of(path)
     credits = job_credits(len(to_fetch), batch=the_plan.batch, cost=cost)
     check_credits(credits, len(to_fetch), options.max_credits)
     balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
     check_balance(credits, len(to_fetch), balance)
 
 
-def _spread(kept: RecordColumns, handles: list[str | None]) -> pd.DataFrame:
+def _spread(kept: RecordColumns, handles: list[str | None], kind: Kind = PEOPLE) -> pd.DataFrame:
     """One flattened record per distinct handle, repeated onto every row holding it.
 
     The columns are those of the records in input order, not in the order their answers
@@ -234,5 +259,5 @@ def _spread(kept: RecordColumns, handles: list[str | None]) -> pd.DataFrame:
     if found < len(handles) or None in handles:
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
         flat = with_nullable_dtypes(flat)
-    rows = with_person_fields(flat).reindex(pd.Index(handles, dtype=object))
+    rows = with_fields(flat, kind.fields).reindex(pd.Index(handles, dtype=object))
     return rows.reset_index(drop=True)

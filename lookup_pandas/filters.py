@@ -72,18 +72,21 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     Example: ``check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, "title": "engineer"})``.
 
     ``params`` is the whole query but the paging: ``listing.required`` (``title`` / ``slug``),
-    ``limit`` and the filters. Refused: a missing or blank required parameter, a ``limit`` that
-    is not 1–50, a name the endpoint does not take (with the closest names), a free-text filter
-    under 3 characters (stripped; blank too), a country code that is not two letters. A filter
-    set to None is not sent, so only its name is checked.
+    ``limit`` and the filters. Refused: a missing or blank required parameter (none of
+    ``listing.one_of`` given, for the companies search's ``name`` or ``website``), a ``limit``
+    that is not 1–50, a name the endpoint does not take (with the closest names), a free-text
+    filter under 3 characters (stripped; blank too), a country code that is not two letters. A
+    filter set to None is not sent, so only its name is checked. A listing with no required
+    parameter (job changes) takes a query of filters alone, or none.
     """
     for name in params:
         if name not in (listing.required, "limit") and name not in listing.filters:
             raise UsageError(unknown_filter(listing, name))
-    key = listing.required
-    required = params.get(key)
-    if not isinstance(required, str) or (key not in listing.text and not required.strip()):
-        raise UsageError(f"{key} must be a non-empty string, not {required!r}. {_NOTHING_SENT}")
+    if listing.required:
+        _check_required(listing, params)
+    if listing.one_of and all(params.get(name) is None for name in listing.one_of):
+        needed = " or ".join(listing.one_of)
+        raise UsageError(f"the {listing.name} needs {needed}. {_NOTHING_SENT}")
     if "limit" in params:
         check_limit(params["limit"])
     for name, value in params.items():
@@ -93,6 +96,13 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
             _check_text(name, value)
         elif name in listing.codes:
             _check_code(name, value)
+
+
+def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:
+    key = listing.required
+    required = params.get(key)
+    if not isinstance(required, str) or (key not in listing.text and not required.strip()):
+        raise UsageError(f"{key} must be a non-empty string, not {required!r}. {_NOTHING_SENT}")
 
 
 def _check_text(name: str, value: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = [
+    "COMPANY_FIELDS",
     "FIRST_COLUMNS",
     "PERSON_FIELDS",
     "RecordColumns",
@@ -30,6 +31,7 @@ __all__ = [
     "records_to_frame",
     "to_csv_cells",
     "with_nullable_dtypes",
+    "with_fields",
     "with_person_fields",
 ]
 
@@ -60,6 +62,28 @@ PERSON_FIELDS: dict[str, str] = {
     "is_premium": "boolean",
     "is_open_to_work": "boolean",
     "is_hiring": "boolean",
+}
+
+#: The company record's fields (production's firmographics), as PERSON_FIELDS is for people:
+#: company enrichment and ``get_companies`` always have these columns. ``funding`` (when known)
+#: and anything else the records carry follow them.
+COMPANY_FIELDS: dict[str, str] = {
+    "id": "str",
+    "slug": "str",
+    "name": "str",
+    "url": "str",
+    "logo_url": "str",
+    "description": "str",
+    "tagline": "str",
+    "industry": "str",
+    "employee_count": "Int64",
+    "employee_count_range": "str",
+    "hq.city": "str",
+    "hq.country_code": "str",
+    "locations": "object",
+    "founded": "Int64",
+    "specialties": "object",
+    "follower_count": "Int64",
 }
 
 
@@ -236,16 +260,22 @@ def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
     Example: ``with_person_fields(records_to_frame([]))`` has columns ``id, handle, first_name,
     ..., is_hiring``, all empty. Returns a new frame.
     """
+    return with_fields(frame, PERSON_FIELDS)
+
+
+def with_fields(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
+    """``frame`` with every column of ``fields`` (name -> dtype; empty where absent), those
+    first. Example: ``with_fields(records_to_frame([]), COMPANY_FIELDS)``."""
     missing = {
         name: pd.Series(
             pd.NA if dtype in ("Int64", "boolean") else math.nan, index=frame.index, dtype=dtype
         )
-        for name, dtype in PERSON_FIELDS.items()
+        for name, dtype in fields.items()
         if name not in frame.columns
     }
     out = frame.assign(**missing) if missing else frame.copy(deep=False)  # copy-on-write
-    rest = [c for c in frame.columns if c not in PERSON_FIELDS]
-    return out[[*PERSON_FIELDS, *rest]]
+    rest = [c for c in frame.columns if c not in fields]
+    return out[[*fields, *rest]]
 
 
 def prefixed_names(columns: Iterable[str], prefix: str) -> dict[str, str]:

@@ -66,7 +66,11 @@ every lookup).
 Case: profile handles are case-insensitive on the service, so by default ``Ada``, ``ADA`` and
 ``ada`` are one handle, sent as ``ada`` (and looked up, cached and billed once). Folding uses
 ``str.lower()``, not ``str.casefold()``: casefold rewrites letters (``"ß"`` -> ``"ss"``), which
-would send a different handle. ``fold_case=False`` keeps case as written.
+would send a different handle. ``fold_case=False`` keeps case as written. A person's id
+(``prsn_...``, sent as ``id=``) is opaque: kept exactly as written, never folded.
+
+The same cleaning serves other kinds of value through :class:`Rules` (companies:
+:mod:`lookup_pandas.company_values`).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from .errors import UsageError
@@ -82,6 +87,8 @@ __all__ = [
     "MAX_LENGTH",
     "MIN_LENGTH",
     "NA_STRINGS",
+    "PERSON_RULES",
+    "Rules",
     "checked_handle",
     "invalid_reason",
     "normalise_handle",
@@ -129,6 +136,27 @@ _SEPARATORS = frozenset("-_.")
 _ALLOWED = "letters, digits, '-', '_', '.' only"
 
 
+@dataclass(frozen=True)
+class Rules:
+    """What one kind of value looks like: the URL path segment before it (``in`` for
+    ``.../in/<handle>``), its shortest length, the opaque id prefixes kept as written (never
+    case-folded: ``prsn_AbC`` stays ``prsn_AbC``), and how a refusal names it.
+
+    Example: ``Rules(segment="company", min_length=2, ids=("org_",), what="a company slug,
+    id or page URL")`` (:mod:`lookup_pandas.company_values`).
+    """
+
+    segment: str = "in"
+    min_length: int = MIN_LENGTH
+    ids: tuple[str, ...] = ("prsn_",)
+    what: str = "a handle or profile URL"
+    noun: str = "handle"
+
+
+#: People: handles, profile URLs and ``prsn_`` ids.
+PERSON_RULES = Rules()
+
+
 def _is_missing(value: object) -> bool:
     if value is None:
         return True
@@ -142,23 +170,23 @@ def _is_missing(value: object) -> bool:
         return False
 
 
-def _from_url(text: str) -> str | None:
-    """The handle in a profile URL, or None when the URL is not a profile URL."""
+def _from_url(text: str, segment: str = "in") -> str | None:
+    """The handle in a profile URL (the value after ``segment``), or None when there is none."""
     try:
         split = urlsplit(text if "://" in text else "https://" + text)
     except ValueError:  # e.g. an unbalanced "[" read as an IPv6 host
         return None
-    segments = [s for s in split.path.split("/") if s]
+    wanted, segments = segment, [s for s in split.path.split("/") if s]
     for i, segment in enumerate(segments[:-1]):
-        if segment.lower() == "in":
+        if segment.lower() == wanted:
             return segments[i + 1]
     return None
 
 
-def _looks_like_url(text: str) -> bool:
+def _looks_like_url(text: str, segment: str = "in") -> bool:
     # Also after extraction: ".../in/www.ada" gives "www.ada", which is no believable handle,
     # and the next round rejects it, as it rejects a bare "www.example.com".
-    return bool(_URL_START.match(text)) or "/in/" in text.lower()
+    return bool(_URL_START.match(text)) or f"/{segment}/" in text.lower()
 
 
 def _is_blank(text: str) -> bool:
@@ -171,7 +199,7 @@ def _allowed(ch: str) -> bool:
     return ch in _SEPARATORS or unicodedata.category(ch) in _ALLOWED_CATEGORIES
 
 
-def _grammar_reason(text: str) -> str | None:
+def _grammar_reason(text: str, min_length: int = MIN_LENGTH) -> str | None:
     """Why the cleaned ``text`` cannot be a public handle (see the module doc, rules 1-6);
     None when it can. ``text`` has no whitespace or control characters left."""
     if text.lower().startswith("mailto:") or "@" in text.rstrip("@"):
@@ -186,27 +214,29 @@ def _grammar_reason(text: str) -> str | None:
         return f"contains {shown!r} ({_ALLOWED})"
     if not any(unicodedata.category(ch).startswith("L") for ch in text):
         return "no letters"
-    if len(text) < MIN_LENGTH:
-        return f"too short (min {MIN_LENGTH} characters)"
+    if len(text) < min_length:
+        return f"too short (min {min_length} characters)"
     if len(text) > MAX_LENGTH:
         return f"too long (max {MAX_LENGTH} characters)"
     return None
 
 
-def _round(text: str, fold_case: bool) -> tuple[str | None, str | None]:
+def _round(text: str, fold_case: bool, segment: str = "in") -> tuple[str | None, str | None]:
     """One round of cleaning: whitespace, a profile URL, trailing slashes, leading "@",
     percent-encoding, case."""
     text = text.strip()
-    if _looks_like_url(text):
-        handle = _from_url(text)
+    if _looks_like_url(text, segment):
+        handle = _from_url(text, segment)
         if handle is None:
-            return None, "a URL without /in/<handle>"
+            return None, f"a URL without /{segment}/<{'handle' if segment == 'in' else 'slug'}>"
         text = handle
     text = unquote(text.strip().rstrip("/").strip().lstrip("@").strip()).strip()
     return (text.lower() if fold_case else text), None
 
 
-def _clean(value: object, fold_case: bool) -> tuple[str | None, str | None]:
+def _clean(
+    value: object, fold_case: bool, rules: Rules = PERSON_RULES
+) -> tuple[str | None, str | None]:
     """(handle, None) when valid, else (None, reason)."""
     if _is_missing(value):
         return None, "missing"
@@ -221,12 +251,14 @@ def _clean(value: object, fold_case: bool) -> tuple[str | None, str | None]:
         return None, "empty"
     if value.strip() in NA_STRINGS:
         return None, "missing"
+    if value.strip().startswith(rules.ids):
+        fold_case = False  # an id is opaque: its case is never folded
     # Repeat until nothing changes, so that normalising twice changes nothing ("ada%2F" ->
     # "ada", an encoded URL -> its handle, "%41" -> "A" -> "a"). Bounded: real handles settle
     # in one or two rounds.
     text: str = value
     for _ in range(8):
-        cleaned, reason = _round(text, fold_case)
+        cleaned, reason = _round(text, fold_case, rules.segment)
         if cleaned is None:
             return None, reason
         if cleaned == text:
@@ -242,29 +274,33 @@ def _clean(value: object, fold_case: bool) -> tuple[str | None, str | None]:
     # next time round: normalising it again, or writing it out and reading it back with pandas.
     if text in NA_STRINGS:
         return None, "normalises to a missing-value string"
-    reason = _grammar_reason(text)
+    reason = _grammar_reason(text, rules.min_length)
     if reason is not None:
         return None, reason
     return text, None
 
 
-def normalise_handle(value: object, *, fold_case: bool = True) -> str | None:
+def normalise_handle(
+    value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
+) -> str | None:
     """The handle to send for ``value``, or None when it is not a usable handle.
 
     ``fold_case=True`` (the default) lower-cases it with ``str.lower()``: the service treats
     handles case-insensitively, and ``lower`` (unlike ``casefold``) keeps letters such as
     ``"ß"``. ``fold_case=False`` keeps case as written.
     """
-    return _clean(value, fold_case)[0]
+    return _clean(value, fold_case, rules)[0]
 
 
-def invalid_reason(value: object, *, fold_case: bool = True) -> str | None:
+def invalid_reason(
+    value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
+) -> str | None:
     """Why ``value`` is not a usable handle; None when it is one. ``fold_case`` as in
     :func:`normalise_handle` (it decides whether ``"Null"`` is a handle)."""
-    return _clean(value, fold_case)[1]
+    return _clean(value, fold_case, rules)[1]
 
 
-def checked_handle(value: object, *, fold_case: bool = True) -> str:
+def checked_handle(value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES) -> str:
     """The handle to send for ``value``, as :func:`normalise_handle` gives it; a UsageError
     naming the value and the reason when it is no handle, before anything is sent.
 
@@ -272,10 +308,10 @@ def checked_handle(value: object, *, fold_case: bool = True) -> str:
     ``checked_handle("ada@example.com")`` raises ``UsageError("'ada@example.com' is not a
     handle or profile URL: an e-mail address. Nothing was sent.")``.
     """
-    handle, reason = _clean(value, fold_case)
+    handle, reason = _clean(value, fold_case, rules)
     if handle is not None:
         return handle
     shown = repr(value)
     if len(shown) > 60:  # a pasted page must not become a page-long message
         shown = f"{shown[:45]}... ({len(value) if isinstance(value, str) else len(shown)} chars)"
-    raise UsageError(f"{shown} is not a handle or profile URL: {reason}. Nothing was sent.")
+    raise UsageError(f"{shown} is not {rules.what}: {reason}. Nothing was sent.")

@@ -15,6 +15,7 @@ filter under 3 characters are a UsageError); ``client.paginate`` is the unchecke
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
@@ -34,6 +35,7 @@ __all__ = [
     "Frame",
     "company_employees",
     "credits_tier",
+    "listing_frame",
     "query_value",
     "search_people",
 ]
@@ -44,7 +46,7 @@ Frame = Literal["pandas", "polars"]
 FRAMES = ("pandas", "polars")
 
 
-def _listing(
+def listing_frame(
     listing: Listing,
     params: dict[str, Any],
     *,
@@ -52,17 +54,30 @@ def _listing(
     client: Client | None,
     progress: bool | None,
     frame: Frame,
+    row: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> pd.DataFrame | pl.DataFrame:
+    """Every record of ``listing`` for ``params`` as a frame, the query checked first.
+
+    Example: ``listing_frame(SKILL_SEARCH, {"name": "python", "limit": 50}, max_records=None,
+    client=None, progress=None, frame="pandas")``
+
+    A filter set to None is not sent. ``row`` shapes each record before it is flattened (an
+    alumnus's person and education record into one row). The one paginator reads the pages
+    (page- or cursor-based, detected from the answer).
+    """
     _check_frame(frame)
     check_max_records(max_records)  # before a client is even built
-    query = {k: query_value(v) for k, v in params.items()}
-    check_listing(listing, query)  # what production would ignore or refuse: nothing sent
-    records = resolve_client(client).paginate(
+    asked = {k: query_value(v) for k, v in params.items()}
+    check_listing(listing, asked)  # what production would ignore or refuse: nothing sent
+    query = {k: v for k, v in asked.items() if v is not None}
+    records: Iterable[dict[str, Any]] = resolve_client(client).paginate(
         listing.path,
         query,
         max_records=max_records,
         progress=progress,
     )
+    if row is not None:
+        records = map(row, records)
     out = records_to_frame(records)
     if frame == "pandas":
         return out
@@ -152,7 +167,7 @@ def company_employees(
     :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
-    return _listing(
+    return listing_frame(
         EMPLOYEES,
         {"slug": slug, "limit": limit, **filters},
         max_records=max_records,
@@ -216,7 +231,7 @@ def search_people(
     :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
-    return _listing(
+    return listing_frame(
         SEARCH,
         {"title": title, "limit": limit, **filters},
         max_records=max_records,

@@ -178,7 +178,7 @@ def handed(on_record: OnRecord | None, handle: str, outcome: Outcome) -> Outcome
     return dataclasses.replace(outcome, record=None)
 
 
-def row_error(handle: str, outcome: Outcome) -> ServiceError:
+def row_error(handle: str, outcome: Outcome, noun: str = "handle") -> ServiceError:
     """The failure as the exception it was (NotFoundError, ServerError, ...), naming the handle.
 
     Example: ``row_error("ada", Outcome(NOT_FOUND, error="Not found"))`` -> ``NotFoundError(
@@ -186,7 +186,7 @@ def row_error(handle: str, outcome: Outcome) -> ServiceError:
     """
     exc = outcome.exc or NotFoundError(outcome.error or "Not found")
     named = copy.copy(exc)
-    named.message = f"{exc.message} (handle {handle!r})"
+    named.message = f"{exc.message} ({noun} {handle!r})"
     named.args = (named.message,)
     return named
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from .batch import MAX_JOB_ITEMS, METHODS, use_batch
 from .credit_facts import kept_costs, kept_ladder
 from .credits import tier_change
-from .endpoints import PROFILE_PATH
 from .errors import BudgetExceededError, InsufficientCreditsError, UsageError
+from .kinds import PEOPLE, Kind
 from .outcomes import Errors, Estimate, Method, Outcome
 from .store import StoredJob
 
@@ -252,21 +252,23 @@ def check_options(errors: str, max_calls: int | None, max_credits: float | None 
         raise UsageError(f"max_credits must be a number >= 0 or None, not {max_credits!r}")
 
 
-def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
+def planned(
+    est: Estimate, client: Client, method: Method = "auto", kind: Kind = PEOPLE
+) -> Estimate:
     """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
     pace as it stands (call again after ``client.learn_pace()`` to time it).
 
     Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)
-    .method`` -> ``"single"``.
+    .method`` -> ``"single"``. ``kind``: whose lookups (their route's cost, their batch jobs).
     """
     rest = est.to_fetch - est.stored_items  # what no stored batch job holds
-    batch = use_batch(method, rest, client.batch_supported)
+    batch = use_batch(method, rest, client.batch_supported_for(kind))
     jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
     polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
     if est.stored_jobs:  # collected whatever the method
         polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
     by_batch = batch or (est.stored_jobs and rest == 0)
-    credits = _credits(client, rest, batch, est.stored_items)
+    credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
     ladder = kept_ladder(client)
     return dataclasses.replace(
         est,
@@ -283,11 +285,11 @@ def planned(est: Estimate, client: Client, method: Method = "auto") -> Estimate:
     )
 
 
-def _credits(client: Client, rest: int, batch: bool, stored_items: int) -> float:
+def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
     """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
     jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
     costs = kept_costs(client)
-    cost = costs.cost_of(PROFILE_PATH) if costs is not None else 1.0
+    cost = costs.cost_of(path) if costs is not None else 1.0
     return job_credits(rest, batch=batch, cost=cost) + stored_items
 
 

@@ -5,6 +5,9 @@ Example::
     $ export LOOKUP_BASE_URL=... LOOKUP_API_KEY=...
     $ lookup-pandas enrich leads.csv -c handle -o enriched.csv
     $ lookup-pandas employees acme -o acme.csv
+    $ lookup-pandas enrich accounts.csv --companies -c slug -o accounts_enriched.csv
+    $ lookup-pandas companies acme org_1a2b          # also: search-companies NAME, alumni NAME,
+                                                     # skills NAME, institutions NAME, job-changes
     $ lookup-pandas serve --port 8080 --latency 0.05 --rate-limit 60
     $ lookup-pandas demo
     $ lookup-pandas cache info               # also: prune, clear [--yes], forget HANDLE...
@@ -29,7 +32,8 @@ terminal; without one, only ``--yes`` does it), and exits 1 when not confirmed; 
 that another process kept from being complete on disk exits 5.
 
 The rooms: :mod:`.parser` (arguments -> the typed options of :mod:`.options`), :mod:`.enrich`
-(the CSV pipeline), :mod:`.listings`, :mod:`.cache`, :mod:`.serve` (serve and demo), and the
+(the CSV pipeline), :mod:`.listings` (the commands of :mod:`.list_commands`), :mod:`.companies`,
+:mod:`.cache`, :mod:`.serve` (serve and demo), and the
 shared :mod:`.reading`, :mod:`.output`, :mod:`.exits`.
 """
 
@@ -84,9 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def command(options: _options.Options) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (each imported only when used)."""
     if isinstance(options, _options.EnrichOptions):
+        from .companies import enrich_companies
         from .enrich import enrich
 
-        return lambda: enrich(options)
+        return lambda: (enrich_companies if options.companies else enrich)(options)
+    if isinstance(options, _options.CompaniesOptions):
+        from .companies import companies
+
+        return lambda: companies(options)
     if isinstance(options, _options.ListingOptions):
         from .listings import listing
 

@@ -1,4 +1,5 @@
-"""``lookup-pandas employees | search | tier``: a listing, or the credits tier, as CSV.
+"""``lookup-pandas employees | search | search-companies | alumni | ... | tier``: a listing, or
+the credits tier, as CSV.
 
 Example: ``listing(ListingOptions("search", "engineer", filters=("geo_country_code=DE",)))``
 writes the engineers in Germany to stdout.
@@ -7,38 +8,45 @@ writes the engineers in Germany to stdout.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .exits import InputError
+from .list_commands import LIST_COMMANDS
 from .options import ListingOptions, TierOptions
 from .output import check_output, write_frame
 from .service import service_client
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: Keywords of the listing functions themselves, which a --filter must not set (nor the
-#: command's own argument: ``slug`` for employees, ``title`` for search, where it is one).
+#: command's own argument: ``slug`` for employees, ``title`` for search, where it is one; nor
+#: ``website``, search-companies' own option).
 _OWN_KEYWORDS = {"limit", "max_records", "client", "progress", "frame"}
 
 
 def listing(options: ListingOptions) -> int:
     """Every record of the listing, written as CSV; ``N records`` on stderr."""
-    from .. import api
     from ..client import check_max_records
-    from ..endpoints import EMPLOYEES, SEARCH
     from ..filters import check_listing
 
     o = options
+    command = LIST_COMMANDS[o.command]
     check_max_records(o.max_records)
     check_output(o.output)
-    positional = "slug" if o.command == "employees" else "title"
-    filters: dict[str, Any] = dict(pair(f, positional) for f in o.filters)
+    own: dict[str, Any] = {name: None for name in command.listing.one_of}
+    if command.argument is not None:
+        own[command.argument] = o.query
+    if o.website is not None:
+        own["website"] = o.website
+    filters: dict[str, Any] = dict(pair(f, *own) for f in o.filters)
     # Filter names, limit and values are refused (UsageError, exit 2) before anything is sent,
     # and before a client is even built (no key or base URL needed to be told).
-    endpoint = EMPLOYEES if o.command == "employees" else SEARCH
-    check_listing(endpoint, {positional: o.query, "limit": o.limit, **filters})
+    check_listing(command.listing, {**own, "limit": o.limit, **filters})
     with service_client() as client:
-        list_people = api.company_employees if o.command == "employees" else api.search_people
-        frame = list_people(
-            o.query,
+        frame = _function(command.function)(
+            **own,
             limit=o.limit,
             max_records=o.max_records,
             client=client,
@@ -50,8 +58,16 @@ def listing(options: ListingOptions) -> int:
     return 0
 
 
-def pair(text: str, positional: str = "") -> tuple[str, str]:
-    """``KEY=VALUE`` as a pair; a KEY the command sets itself (``positional`` too) is refused.
+def _function(name: str) -> Callable[..., pd.DataFrame]:
+    """The DataFrame function of that name: lookup_pandas.api's, else lookup_pandas.searches'."""
+    from .. import api, searches
+
+    function: Callable[..., pd.DataFrame] = getattr(api, name, None) or getattr(searches, name)
+    return function
+
+
+def pair(text: str, *own: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as a pair; a KEY the command sets itself (its argument, ``own``) is refused.
 
     Example: ``pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")``; whether
     KEY is a filter of the endpoint is the API function's check (lookup_pandas.filters).
@@ -59,7 +75,7 @@ def pair(text: str, positional: str = "") -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise InputError(f"--filter takes KEY=VALUE, not {text!r}")
-    if key in _OWN_KEYWORDS or key == positional:
+    if key in _OWN_KEYWORDS or key in own:
         raise InputError(
             f"--filter {key}=... is not a filter; use the command's own argument "
             "or option for it (see --help)"

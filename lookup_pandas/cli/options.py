@@ -12,6 +12,7 @@ from typing import Literal
 __all__ = [
     "STDIN",
     "CacheOptions",
+    "CompaniesOptions",
     "DemoOptions",
     "EnrichOptions",
     "ListingOptions",
@@ -25,7 +26,9 @@ STDIN = "-"
 
 Errors = Literal["coerce", "raise"]
 Method = Literal["auto", "batch", "single"]
-ListingCommand = Literal["employees", "search"]
+ListingCommand = Literal[
+    "employees", "search", "search-companies", "institutions", "alumni", "skills", "job-changes"
+]
 CacheAction = Literal["info", "prune", "clear", "forget"]
 
 
@@ -47,6 +50,7 @@ class EnrichOptions:
     chunk_threshold: int | None = None  # bytes above which it is chunked unasked
     output: str | None = None  # None or "-": stdout
     progress: bool | None = None  # False: --no-progress; None: when on a terminal
+    companies: bool = False  # --companies: the column holds companies (slugs, org_ ids)
 
     @property
     def fold_case(self) -> bool:
@@ -55,15 +59,33 @@ class EnrichOptions:
 
 @dataclass(frozen=True)
 class ListingOptions:
-    """``employees SLUG`` / ``search TITLE``: a listing written as CSV."""
+    """``employees SLUG`` / ``search TITLE`` / ``alumni NAME`` / ``job-changes`` ...: a
+    listing written as CSV (the commands: :data:`lookup_pandas.cli.list_commands.LIST_COMMANDS`)."""
 
     command: ListingCommand
-    query: str  # the slug, or the title
+    query: str | None = None  # the command's argument (slug, title, name); None: none given
+    website: str | None = None  # search-companies --website
     limit: int = 50
     max_records: int | None = None
     filters: tuple[str, ...] = ()  # each KEY=VALUE, as given
     output: str | None = None
     progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class CompaniesOptions:
+    """``companies SLUG_OR_ID...``: those companies' records as CSV, one row per value."""
+
+    values: tuple[str, ...]
+    errors: Errors = "coerce"
+    method: Method = "auto"
+    keep_case: bool = False
+    output: str | None = None
+    progress: bool | None = None
+
+    @property
+    def fold_case(self) -> bool:
+        return not self.keep_case
 
 
 @dataclass(frozen=True)
@@ -116,4 +138,12 @@ class CacheOptions:
         return not self.keep_case
 
 
-Options = EnrichOptions | ListingOptions | TierOptions | ServeOptions | DemoOptions | CacheOptions
+Options = (
+    EnrichOptions
+    | ListingOptions
+    | CompaniesOptions
+    | TierOptions
+    | ServeOptions
+    | DemoOptions
+    | CacheOptions
+)

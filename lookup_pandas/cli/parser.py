@@ -12,21 +12,26 @@ import dataclasses
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
 from .._version import __version__
 from .argtypes import page_size, rate, rows
+from .list_commands import add_companies, add_listings
 from .options import (
     CacheOptions,
     DemoOptions,
     EnrichOptions,
-    ListingOptions,
     Options,
     ServeOptions,
     TierOptions,
 )
+from .parsing import ENVIRONMENT
+from .parsing import Sub as _Sub
+from .parsing import add_common as _add_common
+from .parsing import command as _command
+from .parsing import progress as _progress
+from .parsing import service_command as _service_command
 
-_Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 _Copied = TypeVar("_Copied", EnrichOptions, ServeOptions)
 
 
@@ -35,13 +40,6 @@ def _copied(cls: type[_Copied], ns: argparse.Namespace, **made: Any) -> _Copied:
     here: ``_copied(EnrichOptions, ns, progress=_progress(ns))``."""
     given = {f.name: getattr(ns, f.name) for f in dataclasses.fields(cls) if f.name not in made}
     return cls(**given, **made)
-
-
-ENVIRONMENT = """environment:
-  LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
-  LOOKUP_BASE_URL  the service's address, e.g. https://api.example.com (required)
-  LOOKUP_CACHE     the cache file (default: http_cache.sqlite in the user cache dir),
-                   or "off" for no cache"""
 
 
 CACHE_ENVIRONMENT = """environment:
@@ -74,46 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_enrich(sub)
-    _add_listings(sub)
+    add_listings(sub)
+    add_companies(sub)
     _add_tier(sub)
     _add_serve(sub)
     _add_demo(sub)
     _add_cache(sub)
     return parser
-
-
-# -- shared pieces -------------------------------------------------------------------------------
-
-
-def _command(
-    sub: _Sub, name: str, helptext: str, description: str, epilog: str | None = None
-) -> argparse.ArgumentParser:
-    """A command with its help line and description. With an ``epilog`` (the environment it
-    reads), the description and the epilog are shown as written; without, argparse wraps it."""
-    if epilog is None:
-        return sub.add_parser(name, help=helptext, description=description)
-    return sub.add_parser(
-        name,
-        help=helptext,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-
-
-def _service_command(sub: _Sub, name: str, helptext: str) -> argparse.ArgumentParser:
-    """A command that talks to the service: its help lists the environment."""
-    return _command(sub, name, helptext, helptext, ENVIRONMENT)
-
-
-def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def _progress(ns: argparse.Namespace) -> bool | None:
-    """``--no-progress``: False; otherwise None (a bar when on a terminal)."""
-    return False if ns.no_progress else None
 
 
 # -- the commands --------------------------------------------------------------------------------
@@ -132,8 +97,13 @@ _CHUNKSIZE_HELP = (
 def _add_enrich(sub: _Sub) -> None:
     p = _service_command(sub, "enrich", "enrich a CSV of handles or profile URLs")
     p.add_argument("input", help="the CSV file to read ('-': standard input)")
-    p.add_argument("-c", "--column", default="handle", help="column of handles (handle)")
-    p.add_argument("--prefix", default="profile_", help="prefix of new columns (profile_)")
+    p.add_argument(
+        "--companies",
+        action="store_true",
+        help="the column holds companies (slugs, company page URLs or org_ ids), not people",
+    )
+    p.add_argument("-c", "--column", help="column of handles (handle; --companies: slug)")
+    p.add_argument("--prefix", help="prefix of new columns (profile_; --companies: company_)")
     p.add_argument(
         "--errors",
         choices=("coerce", "raise"),
@@ -177,40 +147,18 @@ def _add_enrich(sub: _Sub) -> None:
     # bytes above which an input is chunked unasked (default stream.AUTO_CHUNK_BYTES); for tests
     p.add_argument("--chunk-threshold", type=rows, default=None, help=argparse.SUPPRESS)
     _add_common(p)
-    p.set_defaults(options=lambda ns: _copied(EnrichOptions, ns, progress=_progress(ns)))
+    p.set_defaults(options=_enrich_options)
 
 
-def _add_listings(sub: _Sub) -> None:
-    for name, arg, helptext in (
-        ("employees", "slug", "a company's employees"),
-        ("search", "title", "people whose title matches"),
-    ):
-        p = _service_command(sub, name, helptext)
-        p.add_argument(arg)
-        p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
-        p.add_argument(
-            "--max-records", type=int, default=None, help="stop after this many (0 or more)"
-        )
-        p.add_argument(
-            "--filter",
-            action="append",
-            metavar="KEY=VALUE",
-            help="extra query parameter, repeatable",
-        )
-        _add_common(p)
-        p.set_defaults(options=_listing_options)
-
-
-def _listing_options(ns: argparse.Namespace) -> ListingOptions:
-    employees = ns.command == "employees"
-    return ListingOptions(
-        command="employees" if employees else "search",
-        query=ns.slug if employees else ns.title,
-        limit=ns.limit,
-        max_records=ns.max_records,
-        filters=tuple(ns.filter or ()),
-        output=ns.output,
+def _enrich_options(ns: argparse.Namespace) -> EnrichOptions:
+    """The column and prefix default by what the column holds (people or companies)."""
+    column, prefix = ("slug", "company_") if ns.companies else ("handle", "profile_")
+    return _copied(
+        EnrichOptions,
+        ns,
         progress=_progress(ns),
+        column=column if ns.column is None else ns.column,
+        prefix=prefix if ns.prefix is None else ns.prefix,
     )
 
 

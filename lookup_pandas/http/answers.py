@@ -86,7 +86,11 @@ def parsed_answer(response: requests.Response, path: str, *, from_cache: bool = 
 
 
 def profile_answer_from_batch(
-    request: requests.PreparedRequest, record: dict[str, Any] | None, job_id: str
+    request: requests.PreparedRequest,
+    record: dict[str, Any] | None,
+    job_id: str,
+    *,
+    not_found: tuple[str, str] = ("1010", BATCH_NOT_FOUND_MESSAGE),
 ) -> requests.Response:
     """The answer ``GET /people/profile`` gives, made from one batch job result, so that it is
     cached (and read back) exactly as a single lookup's: the record with ``success: true``, or
@@ -95,16 +99,17 @@ def profile_answer_from_batch(
     Example: ``profile_answer_from_batch(client._prepare(PROFILE_PATH, {"handle": "ada"}),
     {"id": "prsn_1", "handle": "ada"}, "job_1").status_code == 200``
 
+    ``not_found``: the not-found's ``(error_code, message)`` (a company's: 1020).
     ``X-Batch-Job-Id`` names the job it came from. It goes through requests' own
     ``build_response``, so requests-cache stores it like any answer from the network.
     """
     if record is None:
         body: dict[str, Any] = {
             "success": False,
-            "message": BATCH_NOT_FOUND_MESSAGE,
+            "message": not_found[1],
             "errors": None,
             "data": None,
-            "error_code": "1010",
+            "error_code": not_found[0],
         }
     else:
         body = {

@@ -36,20 +36,30 @@ from dask.delayed import delayed
 
 from .. import api, credit_facts
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
-from ..client import PROFILE_PATH, Client, resolve_client
+from ..client import Client, resolve_client
 from ..client_spec import ClientSpec
 from ..credits import RouteCosts
 from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
-from ..frames import PERSON_FIELDS, prefixed_names
+from ..frames import prefixed_names
+from ..kinds import COMPANIES, PEOPLE, Kind
 from ..outcomes import Estimate
 from ..plan import check_credits, check_method, check_options
 from ..stream import HandleMap
 
-__all__ = ["DaskLookupAccessor", "enrich_profiles", "estimate_profiles", "output_columns"]
+__all__ = [
+    "DaskLookupAccessor",
+    "enrich_companies",
+    "enrich_profiles",
+    "estimate_companies",
+    "estimate_profiles",
+    "output_columns",
+]
 
 
-def output_columns(fields: Sequence[str] | None, prefix: str) -> dict[str, str]:
+def output_columns(
+    fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE
+) -> dict[str, str]:
     """The columns enrichment adds, each with its dtype: the profile ``fields`` (default: every
     field of :data:`lookup_pandas.frames.PERSON_FIELDS`, in that order), prefixed, then
     ``lookup_status`` and ``lookup_error``.
@@ -58,11 +68,13 @@ def output_columns(fields: Sequence[str] | None, prefix: str) -> dict[str, str]:
     ``{"profile_first_name": "str", "profile_geo.city": "str", "lookup_status": "str",
     "lookup_error": "str"}``. A field not in PERSON_FIELDS (``"geo.region"``) is ``object``:
     its values are whatever JSON the records carry. Fields the records carry beyond these are
-    left out: a partition cannot add columns the others lack.
+    left out: a partition cannot add columns the others lack. ``kind``: whose fields
+    (:data:`~lookup_pandas.kinds.COMPANIES`: COMPANY_FIELDS).
     """
-    chosen = list(PERSON_FIELDS) if fields is None else _checked_fields(fields)
+    known = kind.fields
+    chosen = list(known) if fields is None else _checked_fields(fields)
     names = prefixed_names(chosen, prefix)
-    columns = {names[f]: PERSON_FIELDS.get(f, "object") for f in chosen}
+    columns = {names[f]: known.get(f, "object") for f in chosen}
     return {**columns, api.STATUS_COLUMN: "str", api.ERROR_COLUMN: "str"}
 
 
@@ -94,15 +106,36 @@ def enrich_profiles(
     ``compute()``, ``max_calls`` before anything is sent.
     """
     given = arguments(api.enrich_profiles, frame, *args, **options)
+    return _enrich(frame, given, fields, PEOPLE)
+
+
+@extends(api.enrich_companies)
+def enrich_companies(
+    frame: dd.DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> dd.DataFrame:
+    """On a dask DataFrame: a lazy dask DataFrame, as ``enrich_profiles`` there.
+
+    Example: ``ddf.lookup.enrich_companies("slug", fields=["name", "industry"])``
+
+    ``fields``: the company fields to add (default every field of COMPANY_FIELDS).
+    """
+    given = arguments(api.enrich_companies, frame, *args, **options)
+    return _enrich(frame, given, fields, COMPANIES)
+
+
+def _enrich(
+    frame: dd.DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
+) -> dd.DataFrame:
+    """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
     check_options(given["errors"], given["max_calls"])
     check_method(given["method"])
     api.check_columns(frame._meta, column, prefix)
     spec = _spec(resolve_client(given["client"]))
-    columns = output_columns(fields, prefix)
+    columns = output_columns(fields, prefix, kind)
 
     handles = frame[column].map_partitions(
-        _distinct_handles, fold_case, meta=pd.Series(dtype=object, name="handle")
+        _distinct_handles, fold_case, kind, meta=pd.Series(dtype=object, name="handle")
     )
     distinct = handles.drop_duplicates(
         split_out=max(1, min(frame.npartitions, 16)), shuffle_method="tasks"
@@ -114,6 +147,7 @@ def enrich_profiles(
             _billable,
             spec,
             given["refresh"],
+            kind,
             meta=pd.DataFrame({"needed": [0], "distinct": [0]})[:0],
         )
         needed, total = counts["needed"].sum(), counts["distinct"].sum()
@@ -126,6 +160,7 @@ def enrich_profiles(
         needed,  # dask collections as arguments of their own: dask computes them first
         total,
         columns,
+        kind,
         meta=_empty(columns).rename_axis("handle"),
     )
     # One table of every distinct handle's columns, moved once to each worker that needs
@@ -133,7 +168,7 @@ def enrich_profiles(
     table = delayed(pd.concat)(profiles.to_delayed())
     meta = pd.concat([frame._meta, _empty(columns)], axis=1)
     return frame.map_partitions(
-        _join, table, column, fold_case, list(columns), meta=meta, align_dataframes=False
+        _join, table, column, (fold_case, kind), list(columns), meta=meta, align_dataframes=False
     )
 
 
@@ -149,12 +184,25 @@ def estimate_profiles(frame: dd.DataFrame, *args: Any, **options: Any) -> Estima
     return api.estimate_profiles(frame[column].compute().to_frame(), *args, **options)
 
 
+@delegates_to(api.estimate_companies)
+def estimate_companies(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a dask DataFrame: computes the column and reads the cache here (nothing billable).
+
+    Example: ``ddf.lookup.estimate_companies("slug").to_fetch``
+    """
+    column = arguments(api.estimate_companies, frame, *args, **options)["column"]
+    api.check_columns(frame._meta, column)
+    return api.estimate_companies(frame[column].compute().to_frame(), *args, **options)
+
+
 @register_dataframe_accessor("lookup")
 class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
     """``ddf.lookup.enrich_profiles(...)`` and ``ddf.lookup.estimate_profiles(...)``."""
 
     enrich_profiles = FrameMethod(enrich_profiles)
     estimate_profiles = FrameMethod(estimate_profiles)
+    enrich_companies = FrameMethod(enrich_companies)
+    estimate_companies = FrameMethod(estimate_companies)
 
 
 def _spec(client: Client) -> ClientSpec:
@@ -168,14 +216,16 @@ def _spec(client: Client) -> ClientSpec:
     return ClientSpec.from_client(client)
 
 
-def _distinct_handles(values: pd.Series, fold_case: bool) -> pd.Series:
+def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
-    mapped = HandleMap(fold_case=fold_case).map(values)
+    mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)
     handles = {h for h in mapped.handles if h is not None}
     return pd.Series(sorted(handles), dtype=object, name="handle")
 
 
-def _billable(handles: pd.Series, spec: ClientSpec, refresh: bool) -> pd.DataFrame:
+def _billable(
+    handles: pd.Series, spec: ClientSpec, refresh: bool, kind: Kind = PEOPLE
+) -> pd.DataFrame:
     """How many of these distinct handles must be paid for: all with refresh, else those the
     cache does not hold (read without the network)."""
     distinct = len(handles)
@@ -183,7 +233,8 @@ def _billable(handles: pd.Series, spec: ClientSpec, refresh: bool) -> pd.DataFra
         needed = distinct
     else:
         client = spec.client()
-        needed = sum(not client.is_cached(PROFILE_PATH, {"handle": h}) for h in handles)
+        path = kind.endpoint.path
+        needed = sum(not client.is_cached(path, kind.params(h)) for h in handles)
     return pd.DataFrame({"needed": [needed], "distinct": [distinct]})
 
 
@@ -196,6 +247,7 @@ def _fetch(
     needed: int | None,
     total: int | None,
     columns: dict[str, str],
+    kind: Kind = PEOPLE,
 ) -> pd.DataFrame:
     """Fetch (or read) one partition of the distinct handles on a worker, once the whole
     input's billable count is known to fit ``budgets`` (max_calls, max_credits; the credits
@@ -205,7 +257,7 @@ def _fetch(
     client = spec.client()
     if max_credits is not None and needed is not None:
         cost = credit_facts.unless_failing(credit_facts.route_costs, client, RouteCosts())
-        check_credits(needed * cost.cost_of(PROFILE_PATH), int(needed), max_credits)
+        check_credits(needed * cost.cost_of(kind.endpoint.path), int(needed), max_credits)
     if max_calls is not None and needed is not None and needed > max_calls:
         raise BudgetExceededError(
             f"This enrichment needs {needed} billable calls ({(total or 0) - needed} of "
@@ -219,6 +271,7 @@ def _fetch(
         client=client,
         progress=False,
         fold_case=False,  # already normalised (and folded, if asked) by _distinct_handles
+        kind=kind,
         **options,
     )
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
@@ -233,11 +286,16 @@ def _fetch(
 
 
 def _join(
-    part: pd.DataFrame, table: pd.DataFrame, column: str, fold_case: bool, columns: list[str]
+    part: pd.DataFrame,
+    table: pd.DataFrame,
+    column: str,
+    how: tuple[bool, Kind],
+    columns: list[str],
 ) -> pd.DataFrame:
     """One input partition with each row's columns from ``table`` (every distinct handle's,
     once every fetch is done); an invalid value gets ``invalid`` and its reason, as in pandas."""
-    mapped = HandleMap(fold_case=fold_case).map(part[column])  # each distinct raw value once
+    fold_case, kind = how  # as the values were normalised
+    mapped = HandleMap(fold_case=fold_case, kind=kind).map(part[column])  # each raw value once
     handles, errors = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
     added = table.reindex(pd.Index(handles, dtype=object))
     added.index = part.index

@@ -36,7 +36,9 @@ from ..polars_frames import require_pyarrow, to_polars
 
 __all__ = [
     "LookupNamespace",
+    "enrich_companies",
     "enrich_profiles",
+    "estimate_companies",
     "estimate_profiles",
     "require_pyarrow",
     "to_polars",
@@ -50,10 +52,24 @@ def enrich_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> pl.DataF
 
     Example: ``pl.DataFrame({"handle": ["ada", None]}).lookup.enrich_profiles("handle")``
     """
-    given = arguments(api.enrich_profiles, frame, *args, **options)
+    return _enriched(api.enrich_profiles, frame, *args, **options)
+
+
+@delegates_to(api.enrich_companies)
+def enrich_companies(frame: pl.DataFrame, *args: Any, **options: Any) -> pl.DataFrame:
+    """On a polars DataFrame: a new polars DataFrame, as ``enrich_profiles`` there.
+
+    Example: ``pl.DataFrame({"slug": ["acme", None]}).lookup.enrich_companies("slug")``
+    """
+    return _enriched(api.enrich_companies, frame, *args, **options)
+
+
+def _enriched(enrich: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> pl.DataFrame:
+    """``enrich`` (api's) on the column's values, its added columns converted to polars."""
+    given = arguments(enrich, frame, *args, **options)
     api.check_columns(frame, given["column"], given["prefix"])
     require_pyarrow()  # before anything is paid for
-    enriched = api.enrich_profiles(_values(frame, given["column"]), *args, **options)
+    enriched = enrich(_values(frame, given["column"]), *args, **options)
     added = to_polars(enriched.iloc[:, 1:])  # the column itself stays polars'
     return pl.concat([frame, added], how="horizontal")
 
@@ -69,6 +85,17 @@ def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estima
     return api.estimate_profiles(_values(frame, column), *args, **options)
 
 
+@delegates_to(api.estimate_companies)
+def estimate_companies(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a polars DataFrame: the same Estimate.
+
+    Example: ``pl.DataFrame({"slug": ["acme"]}).lookup.estimate_companies("slug").to_fetch``
+    """
+    column = arguments(api.estimate_companies, frame, *args, **options)["column"]
+    api.check_columns(frame, column)
+    return api.estimate_companies(_values(frame, column), *args, **options)
+
+
 def _values(frame: pl.DataFrame, column: str) -> pd.DataFrame:
     """The column as a one-column pandas frame, its values unchanged (null -> None)."""
     return pd.DataFrame({column: pd.Series(frame.get_column(column).to_list(), dtype=object)})
@@ -80,3 +107,5 @@ class LookupNamespace(FrameAccessor[pl.DataFrame]):
 
     enrich_profiles = FrameMethod(enrich_profiles)
     estimate_profiles = FrameMethod(estimate_profiles)
+    enrich_companies = FrameMethod(enrich_companies)
+    estimate_companies = FrameMethod(estimate_companies)

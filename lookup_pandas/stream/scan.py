@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..handles import normalise_handle
-from ..outcomes import invalid_error
+from ..kinds import PEOPLE, Kind
 
 #: An input file larger than this (bytes) is read in chunks even without ``--chunksize``.
 AUTO_CHUNK_BYTES = 64 * 2**20
@@ -75,16 +75,18 @@ class HandleMap:
     errors are what ``enrich_profiles`` writes. Memory grows with the distinct raw values.
     """
 
-    def __init__(self, *, fold_case: bool = True) -> None:
+    def __init__(self, *, fold_case: bool = True, kind: Kind = PEOPLE) -> None:
         self.fold_case = fold_case
+        self.kind = kind  # whose values: people's handles, companies' slugs (kinds.COMPANIES)
         self._known: dict[Any, tuple[str | None, str | None]] = {}
-        self._missing = (None, invalid_error(math.nan, fold_case))
+        self._missing = (None, kind.invalid_error(math.nan, fold_case))
 
     def _entry(self, raw: Any) -> tuple[str | None, str | None]:
         entry = self._known.get(raw)
         if entry is None:
-            handle = normalise_handle(raw, fold_case=self.fold_case)
-            entry = (handle, None if handle is not None else invalid_error(raw, self.fold_case))
+            handle = normalise_handle(raw, fold_case=self.fold_case, rules=self.kind.rules)
+            error = None if handle is not None else self.kind.invalid_error(raw, self.fold_case)
+            entry = (handle, error)
             self._known[raw] = entry
         return entry
 

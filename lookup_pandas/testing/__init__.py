@@ -8,15 +8,23 @@ Example::
         client = lp.Client(api_key=svc.api_key, base_url=svc.base_url, cache=False)
         client.profile("ada")                       # a deterministic person record
         client.profile("unknown-zed")               # None (200 + success=false + "1010")
+        client.profile(data.person("ada")["id"])    # the same person, by her prsn_ id
         svc.count("/api/data/v1/people/profile")    # requests the emulator saw
 
-Layout: ``data`` (synthetic records), ``state`` (knobs, keys, limiter, counters), ``routes``
-(request -> reply, pure), ``server`` (threaded loopback HTTP); the pytest fixtures
+It serves the whole Data API of :data:`lookup_pandas.endpoints.ENDPOINTS`: people (by handle or
+id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
+
+Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,
+job changes), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters), ``batch``
+(batch jobs, both kinds), ``replies`` / ``routes`` / ``data_routes`` / ``panel_routes``
+(request -> reply, pure; the route table is keyed by the endpoints' paths), ``server``
+(threaded loopback HTTP); the pytest fixtures
 (``lookup_service``, ``fake_service``, ``fake_client``, ``isolated_default_client``) are in the
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
-from .batch import BATCH
+from . import catalog, companies, data, names
+from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope
 from .notebook import notebook_client
 from .routes import (
@@ -37,6 +45,7 @@ from .state import FAULT_KINDS, PRODUCTION_LADDER, ROUTE_COSTS, Knobs, LadderTie
 __all__ = [
     "BALANCE_PATH",
     "BATCH",
+    "COMPANIES_BATCH",
     "EMPLOYEES",
     "FAULT_KINDS",
     "FakeService",
@@ -54,6 +63,10 @@ __all__ = [
     "SEARCH",
     "TIER",
     "TIERS_PATH",
+    "catalog",
+    "companies",
+    "data",
     "envelope",
+    "names",
     "notebook_client",
 ]

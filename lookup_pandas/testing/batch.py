@@ -10,8 +10,11 @@ Example::
 As production's reference describes them: a submitted job runs to its end whether or not
 anyone collects it, and each item is billed when it resolves (found or not found); an item
 that ends in ``errors`` is not billed. Results are paged in submit order by an integer cursor.
-Handles resolve like ``/people/profile``; ``ids`` (``prsn_…``) resolve to not-found here. A
-person the profile route answers 403 (opted out, premium-gated: ``forbidden``) ends in
+Two kinds, one machinery (``KINDS``, by path): people (``BATCH``; handles and ``prsn_`` ids
+resolve as ``/people/profile`` resolves them) and companies (``COMPANIES_BATCH``; slugs and
+``org_`` ids, as ``/companies/company``). Each item is kept with the parameter the lookup
+endpoint would send it as (``handle`` / ``slug`` for the body's ``handles``, ``id`` for its
+``ids``). A person the profile route answers 403 (opted out, premium-gated: ``forbidden``) ends in
 ``errors``, as does an item that resolves when the balance cannot pay it (see
 :meth:`.state.ServiceState.settle_jobs`).
 """
@@ -22,15 +25,41 @@ import hashlib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from . import data
+from ..endpoints import BATCH_PATH, COMPANY_BATCH_PATH, ENDPOINTS, Endpoint
+from . import companies, data
 
-__all__ = ["BATCH", "COMPANIES_BATCH", "MAX_ITEMS", "BatchJob"]
+__all__ = ["BATCH", "COMPANIES_BATCH", "KINDS", "MAX_ITEMS", "BatchJob", "Kind"]
 
-BATCH = "/api/data/v1/people/batch/enrich"
-#: Production's companies twin (not served here; listed in the route costs at 0).
-COMPANIES_BATCH = "/api/data/v1/companies/batch/enrich"
+BATCH = BATCH_PATH
+#: Production's companies twin: the same machinery, results under ``companies``.
+COMPANIES_BATCH = COMPANY_BATCH_PATH
 MAX_ITEMS = 1000
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one batch path resolves: its lookup endpoint (its id and key parameters, the key of
+    the poll's results) and how a record is found by key and by id."""
+
+    lookup: Endpoint
+    by_key: Callable[[str], dict[str, Any] | None]
+    by_id: Callable[[str], dict[str, Any] | None]
+
+    def find(self, param: str, value: str) -> dict[str, Any] | None:
+        return self.by_key(value) if param == self.lookup.key else self.by_id(value)
+
+    @property
+    def id_param(self) -> str:
+        return self.lookup.ids[0][1]
+
+
+#: Each batch path's kind, from the endpoint table (the lookup whose ``batch`` it is).
+KINDS: dict[str, Kind] = {
+    BATCH: Kind(ENDPOINTS["profile"], data.person, data.person_by_id),
+    COMPANIES_BATCH: Kind(ENDPOINTS["company"], companies.company, companies.company_by_id),
+}
 
 
 def _errs(item: str, error_rate: float) -> bool:
@@ -51,6 +80,8 @@ class BatchJob:
     outcomes: list[str]  # "ok" | "not_found" | "error", per input (settling may add errors)
     submitted: float
     settled: int = 0  # items already billed (or errored): billing catches up to processed()
+    path: str = BATCH  # which kind of job (a key of KINDS)
+    params: tuple[tuple[str, str], ...] = ()  # per input: the lookup parameter it resolves as
 
     @classmethod
     def submit(
@@ -61,26 +92,34 @@ class BatchJob:
         now: float,
         error_rate: float,
         ids: tuple[str, ...] = (),
-        forbidden: Callable[[str, str | None], bool] = lambda item, person_id: False,
+        forbidden: Callable[[str, dict[str, Any] | None], bool] = lambda item, record: False,
+        path: str = BATCH,
     ) -> BatchJob:
-        """``forbidden(item, prsn_id)``: whether the item's person is refused (an error)."""
+        """``handles`` (slugs for companies) and ``ids`` resolve as the lookup of ``path``'s kind
+        does; ``forbidden(item, record)``: whether the item's record is refused (an error)."""
+        kind = KINDS[path]
+        params = tuple((kind.lookup.key or "", h) for h in handles)
+        params += tuple((kind.id_param, i) for i in ids)
         outcomes = []
-        for h in handles:
-            record = data.person(h)
-            if _errs(h, error_rate) or forbidden(h, record["id"] if record else None):
+        for param, item in params:
+            record = kind.find(param, item)
+            if _errs(item, error_rate) or forbidden(item, record):
                 outcomes.append("error")
             else:
                 outcomes.append("ok" if record else "not_found")
-        outcomes += [
-            "error" if _errs(i, error_rate) or forbidden(i, None) else "not_found" for i in ids
-        ]
         return cls(
             job_id="job_" + uuid.uuid4().hex[:20],
             key=key,
             inputs=handles + ids,
             outcomes=outcomes,
             submitted=now,
+            path=path,
+            params=params,
         )
+
+    def record(self, index: int) -> dict[str, Any] | None:
+        """The record input ``index`` resolves to (None: not found)."""
+        return KINDS[self.path].find(*self.params[index])
 
     @property
     def total(self) -> int:

@@ -1,5 +1,9 @@
 """The emulator's routes: one request in, one reply out, exactly as the spec shapes them.
 
+The route table (``ROUTES``) is keyed by the paths of :data:`lookup_pandas.endpoints.ENDPOINTS`;
+people's profile (by ``handle`` or ``id``), search and employees are here, the other Data API
+routes in :mod:`.data_routes`, the panel's in :mod:`.panel_routes`.
+
 Example::
 
     reply = handle(state, Request("GET", "/api/data/v1/people/profile",
@@ -10,7 +14,7 @@ Example::
 Order of checks, as production does: the key (401 / 403), the rate limit (429; 403 "Rate
 limit exceeded" with ``rate_limit_as_403``), a test override, an injected fault, then the
 endpoint (400 on a bad parameter, 200 otherwise; a lookup that finds nothing is 200 +
-success=false + error_code 1010 / 1020, and billed; an opted-out or premium-gated person is a
+success=false + error_code 1010 / 1020 / 1030, and billed; an opted-out or premium-gated person is a
 403 with no error_code, not billed), then credits: a billable answer costs its route's cost,
 and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead (a 403 with
 ``credits_403``), not billed. Public, no key, free: the health route, the route costs
@@ -34,29 +38,57 @@ on the full records, then thinned.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import inspect
-import json
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from ..credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from ..endpoints import EMPLOYEES as EMPLOYEES_LISTING
+from ..endpoints import (
+    EMPLOYEES_PATH,
+    ENDPOINTS,
+    HEALTH_PATH,
+    PROFILE_PATH,
+    SEARCH_PATH,
+    TIER_PATH,
+    Listing,
+)
 from ..endpoints import SEARCH as SEARCH_LISTING
-from ..endpoints import Listing
-from ..filters import MIN_TEXT
-from . import data
-from .batch import BATCH, MAX_ITEMS, BatchJob
-from .state import RequestRecord, ServiceState, key_id, route_key
+from . import data, panel_routes
+from .data_routes import ROUTES_BY_NAME, insufficient_credits, lookup_param
+from .data_routes import shown as _shown
+from .replies import (
+    DEFAULT_LIMIT,
+    DROP,
+    MAX_LIMIT,
+    BadRequest,
+    Override,
+    Reply,
+    Request,
+    _bool,
+    _choice,
+    _given,
+    _int,
+    _json,
+    _required,
+    _scope,
+    _slice,
+    _texts,
+    decode_cursor,
+    encode_cursor,
+    fail,
+    ok,
+)
+from .state import RequestRecord, ServiceState, key_id
 
 __all__ = [
     "BALANCE_PATH",
     "DROP",
+    "Override",
+    "fail",
+    "ok",
     "ROUTE_COSTS_PATH",
     "Reply",
     "Request",
@@ -67,189 +99,27 @@ __all__ = [
     "stats",
 ]
 
-PROFILE = "/api/data/v1/people/profile"
-EMPLOYEES = "/api/data/v1/companies/employees"
-SEARCH = "/api/data/v1/people/search"
-TIER = "/api/panel/credits/tier/k/"
+PROFILE = PROFILE_PATH
+EMPLOYEES = EMPLOYEES_PATH
+SEARCH = SEARCH_PATH
+TIER = TIER_PATH
 #: Free, and answered without a key (production's liveness probe of the Data API).
-HEALTH = "/api/data/v1/health"
+HEALTH = HEALTH_PATH
 #: The emulator's own counters as JSON: outside the API's namespace, no key, never billed or
 #: counted (see :func:`stats`).
 STATS = "/_emulator/stats"
 DATA_HEADER = "x-service-apikey"
 PANEL_HEADER = "x-authapi-key"
-MAX_LIMIT, DEFAULT_LIMIT = 50, 20
-
-
-@dataclass(frozen=True)
-class Request:
-    method: str
-    path: str
-    params: tuple[tuple[str, str], ...]
-    headers: Mapping[str, str]  # lower-cased names
-    body: bytes = b""
-
-    def param(self, name: str) -> str | None:
-        for k, v in self.params:
-            if k == name:
-                return v
-        return None
-
-
-@dataclass
-class Reply:
-    status: int
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    billed: bool = False
-    fault: str | None = None
-
-
-#: The reply that closes the connection without an answer.
-DROP = Reply(0, b"", fault="drop")
-
-#: A test hook: given the request, return a Reply (or a (status, body) pair) to send instead.
-Override = Callable[[Request], "Reply | tuple[int, Any] | None"]
-
-
-class BadRequest(Exception):
-    def __init__(self, field_name: str, reason: str) -> None:
-        super().__init__(reason)
-        self.errors = {field_name: reason}
-
-
-# -- envelopes ---------------------------------------------------------------------------------
-
-
-def _json(status: int, body: Any, **headers: str) -> Reply:
-    return Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
-
-
-def ok(
-    payload: Any, message: str, pagination: dict[str, Any] | None = None, *, status: int = 200
-) -> Reply:
-    body: dict[str, Any] = {
-        "success": True,
-        "statusCode": status,
-        "message": message,
-        "errors": None,
-        "data": payload,
-    }
-    if pagination is not None:
-        body["pagination"] = pagination
-    return _json(status, body)
-
-
-def fail(
-    status: int, message: str, *, errors: Any = None, error_code: str | None = None, **headers: str
-) -> Reply:
-    body: dict[str, Any] = {"success": False, "message": message, "errors": errors, "data": None}
-    if error_code is not None:
-        body["error_code"] = error_code
-    return _json(status, body, **headers)
-
-
-# -- cursors: opaque, and always holding characters that need URL-encoding (+ / =) ------------
-
-_CURSOR_SECRET = b"lookup-pandas-emulator"
-_CURSOR_PREFIX = b"\xfb\xff"  # base64 "+/": every cursor starts with two characters to escape
-
-
-def encode_cursor(offset: int, scope: str) -> str:
-    payload = f"{offset}|{scope}".encode()
-    mac = hmac.new(_CURSOR_SECRET, payload, hashlib.sha256).digest()[:6]
-    raw = _CURSOR_PREFIX + mac + payload
-    if len(raw) % 3 == 0:
-        raw += b"\x00"  # keep a "=" of padding in every cursor
-    return base64.b64encode(raw).decode()
-
-
-def decode_cursor(cursor: str, scope: str) -> int:
-    """The offset in ``cursor``; BadRequest when it was altered or belongs to another query."""
-    try:
-        raw = base64.b64decode(cursor.encode(), validate=True)
-    except (ValueError, UnicodeEncodeError):
-        raise BadRequest("cursor", "malformed cursor") from None
-    if not raw.startswith(_CURSOR_PREFIX):
-        raise BadRequest("cursor", "malformed cursor")
-    mac, payload = raw[2:8], raw[8:].rstrip(b"\x00")
-    expected = hmac.new(_CURSOR_SECRET, payload, hashlib.sha256).digest()[:6]
-    if not hmac.compare_digest(mac, expected):
-        raise BadRequest("cursor", "malformed cursor")
-    offset_s, _, cursor_scope = payload.decode().partition("|")
-    if cursor_scope != scope:
-        raise BadRequest("cursor", "cursor does not belong to this query")
-    return int(offset_s)
-
-
-# -- parameters --------------------------------------------------------------------------------
-
-
-def _int(req: Request, name: str, default: int, lo: int, hi: int | None = None) -> int:
-    raw = req.param(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = lo - 1
-    if value < lo or (hi is not None and value > hi):
-        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        raise BadRequest(name, f"must be an integer {bound}")
-    return value
-
-
-def _required(req: Request, name: str) -> str:
-    value = req.param(name)
-    if value is None or not value.strip():
-        raise BadRequest(name, "is required")
-    return value
-
-
-def _given(req: Request, name: str) -> str | None:
-    """The parameter's value, or None when absent or blank (a blank filter filters nothing)."""
-    value = req.param(name)
-    return value if value is not None and value.strip() else None
-
-
-def _bool(req: Request, name: str, default: bool) -> bool:
-    value = _given(req, name)
-    if value is None:
-        return default
-    lowered = value.strip().lower()
-    if lowered not in ("true", "false"):
-        raise BadRequest(name, "must be true or false")
-    return lowered == "true"
-
-
-def _choice(req: Request, name: str, choices: tuple[str, ...]) -> str | None:
-    value = _given(req, name)
-    if value is None:
-        return None
-    if value.strip().lower() not in choices:
-        raise BadRequest(name, "must be one of " + ", ".join(choices))
-    return value.strip().lower()
-
-
-def _scope(kind: str, *parts: Any) -> str:
-    """A cursor's scope: the endpoint and every parameter that shapes the list."""
-    return f"{kind}:" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
-
-
-def _shown(state: ServiceState, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records as sent: thinned in the sparse-records mode, else as they are."""
-    if state.knobs.sparse_records:
-        return [data.thin(r) for r in records]
-    return records
 
 
 # -- endpoints ---------------------------------------------------------------------------------
 
 
 def _profile(state: ServiceState, req: Request) -> Reply:
-    handle_ = _required(req, "handle")
-    record = data.person(handle_)
-    refused = state.knobs.forbidden(handle_, record["id"] if record else None)
+    param, value = lookup_param(req, ENDPOINTS["profile"])
+    record = data.person(value) if param == "handle" else data.person_by_id(value)
+    names = (record["id"], record["handle"]) if record else ()
+    refused = state.knobs.forbidden(value, *names)
     if refused is not None:
         return fail(403, refused)  # about this one record: no error_code, not billed
     if record is None:
@@ -258,11 +128,6 @@ def _profile(state: ServiceState, req: Request) -> Reply:
         reply = ok(_shown(state, [record])[0], "Profile retrieved successfully")
     reply.billed = True
     return reply
-
-
-def _slice(records: Sequence[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
-    page = list(records[start : start + limit])
-    return page, start + limit < len(records)
 
 
 #: Filters parsed by type below; every other declared filter the data store models is text.
@@ -277,16 +142,6 @@ def _passed_as_text(listing: Listing, store: Callable[..., Any]) -> tuple[str, .
     return tuple(
         n for n in listing.filters if n in keywords and n not in _TYPED and n != listing.required
     )
-
-
-def _texts(req: Request, listing: Listing, names: tuple[str, ...]) -> dict[str, str]:
-    """The ``names`` given (blank ones are not), each free-text one 3+ characters, else 400."""
-    given = {k: v for k in names if (v := _given(req, k))}
-    for name in (listing.required, *given):
-        value = req.param(name)
-        if name in listing.text and value and 0 < len(value.strip()) < MIN_TEXT:
-            raise BadRequest(name, f"must be at least {MIN_TEXT} characters")
-    return given
 
 
 def _query(
@@ -360,150 +215,29 @@ def _search(state: ServiceState, req: Request) -> Reply:
     return reply
 
 
-def _tier(state: ServiceState, req: Request) -> Reply:
-    return ok(state.tier(), "Credits tier retrieved successfully")
-
-
-def _balance(state: ServiceState, req: Request) -> Reply:
-    with state.lock:
-        if state.jobs:
-            state.settle_jobs()
-        balance = state.balance
-    return ok({"balance": balance}, "Credit balance retrieved successfully")
-
-
-#: Titles of the routes the default costs list (others are titled by their path).
-_ROUTE_TITLES = {
-    "api/data/v1/companies/company": ("Company lookup", "One company's firmographics"),
-    route_key(BATCH): ("People batch enrich", "Submit is free; each resolved item costs 1"),
-    "api/data/v1/companies/batch/enrich": (
-        "Companies batch enrich",
-        "Submit is free; each resolved item costs 1",
-    ),
-    route_key(HEALTH): ("Data API health", "Liveness probe, free"),
-    "api/data/v1/skills/skill": ("Skill lookup", "One skill by id"),
-    "api/data/v1/skills/search": ("Skills search", "Skills by name"),
-}
-
-
-def _route_costs(state: ServiceState, req: Request) -> Reply:
-    """Public: the routes whose cost is not 1 (any route not listed costs 1)."""
-    routes = []
-    for route, cost in state.knobs.route_costs.items():
-        if cost == 1:
-            continue
-        title, description = _ROUTE_TITLES.get(route, (route.rsplit("/", 1)[-1], ""))
-        credits = int(cost) if float(cost).is_integer() else cost
-        routes.append(
-            {
-                "route": "/" + route,
-                "title": title,
-                "description": description,
-                "credits_cost": credits,
-            }
-        )
-    return ok({"count": len(routes), "routes": routes}, "Route costs retrieved successfully")
-
-
-def _tiers(state: ServiceState, req: Request) -> Reply:
-    """Public: the tier ladder, lowest first."""
-    results = [
-        {"id": n, **t.payload(), "credits_per_dollar": t.credits_per_dollar}
-        for n, t in enumerate(state.knobs.ladder, start=1)
-    ]
-    return ok({"results": results}, "Tiers retrieved successfully")
-
-
-def insufficient_credits(state: ServiceState) -> Reply:
-    """What a cost the balance cannot pay is answered: 402 ``1080``, or with ``credits_403``
-    a 403 about credits (auth-layer: no error_code)."""
-    if state.knobs.credits_403:
-        return fail(403, "Insufficient credits to complete this request")
-    return fail(402, "Insufficient credits", error_code="1080")
-
-
-def _batch(state: ServiceState, req: Request) -> Reply:
-    """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
-    time (never billed: its items are billed as they resolve, collected or not)."""
-    key = req.headers.get(DATA_HEADER, "")
-    if req.method == "POST":
-        handles, ids = _batch_inputs(req.body)
-        with state.lock:
-            if state.jobs:
-                state.settle_jobs()
-            broke = state.balance < 1.0
-        if broke:  # the pre-check: not even one item can be paid
-            return insufficient_credits(state)
-        knobs = state.knobs
-        submitted = BatchJob.submit(
-            handles,
-            ids=ids,
-            key=key,
-            now=time.monotonic(),
-            error_rate=knobs.batch_error_rate,
-            forbidden=lambda item, person_id: knobs.forbidden(item, person_id) is not None,
-        )
-        state.add_job(submitted)
-        return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
-    job_id = _required(req, "job_id")
-    after = _int(req, "after", 0, 0)
-    now = time.monotonic()
-    state.settle_jobs(now)
-    job = state.job(job_id, key, now)
-    if job is None:
-        return fail(404, "Batch job not found or expired", error_code="1090")
-    processed = job.processed(now, state.knobs.batch_resolve_rate)
-    items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
-    found = [(i, data.person(i)) for i, outcome in items if outcome == "ok"]
-    records = _shown(state, [r for _, r in found if r is not None])
-    done = job.outcomes[:processed]
-    payload = {
-        "status": "completed" if processed == job.total else "processing",
-        "total": job.total,
-        "resolved": sum(o != "error" for o in done),
-        "errors": done.count("error"),
-        "next_cursor": next_cursor,
-        "not_found": [i for i, outcome in items if outcome == "not_found"],
-        "profiles": {i: r for (i, _), r in zip(found, records, strict=True)},
-    }
-    return ok(payload, "Batch job status")
-
-
-def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The ``handles`` and ``ids`` of a submit body; BadRequest unless 1 to 1,000 strings."""
-    try:
-        parsed = json.loads(body or b"null")
-    except ValueError:
-        raise BadRequest("body", "must be a JSON object") from None
-    if not isinstance(parsed, dict):
-        raise BadRequest("body", "must be a JSON object")
-    lists = {name: parsed.get(name) or [] for name in ("handles", "ids")}
-    for name, items in lists.items():
-        if not isinstance(items, list) or not all(isinstance(i, str) and i.strip() for i in items):
-            raise BadRequest(name, "must be a list of non-empty strings")
-    total = len(lists["handles"]) + len(lists["ids"])
-    if not 1 <= total <= MAX_ITEMS:
-        raise BadRequest("handles", f"1 to {MAX_ITEMS} items in all (ids and handles)")
-    return tuple(lists["handles"]), tuple(lists["ids"])
-
-
+#: The Data API's routes, keyed by their endpoints' paths (``ENDPOINTS``), and the panel's.
 ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
-    PROFILE: _profile,
-    EMPLOYEES: _employees,
-    SEARCH: _search,
-    TIER: _tier,
-    BALANCE_PATH: _balance,
-    BATCH: _batch,
+    **{
+        ENDPOINTS[name].path: route
+        for name, route in {
+            "profile": _profile,
+            "employees": _employees,
+            "people_search": _search,
+            **ROUTES_BY_NAME,
+        }.items()
+    },
+    TIER: panel_routes.tier,
+    BALANCE_PATH: panel_routes.balance,
 }
 #: Answered without a key, free and not rate-limited (GET only).
 PUBLIC: dict[str, Callable[[ServiceState, Request], Reply]] = {
-    ROUTE_COSTS_PATH: _route_costs,
-    TIERS_PATH: _tiers,
+    ROUTE_COSTS_PATH: panel_routes.route_costs,
+    TIERS_PATH: panel_routes.tiers,
 }
 #: Routes that read the panel key header (``X-AUTHAPI-Key``).
 PANEL_ROUTES = frozenset({TIER, BALANCE_PATH})
 #: The methods each route answers (others: 405, as production answers them).
-METHODS = {BATCH: ("GET", "POST")}
+METHODS = {e.path: ("GET", "POST") for e in ENDPOINTS.values() if e.kind == "batch"}
 
 
 # -- the pipeline ------------------------------------------------------------------------------
@@ -544,7 +278,7 @@ def _route(state: ServiceState, req: Request) -> Reply:
         if req.method != "GET":
             return fail(405, f"Method {req.method} not allowed")
         return public(state, req)
-    if route is None or (route is _batch and not state.knobs.batch):
+    if route is None or (req.path in METHODS and not state.knobs.batch):
         return fail(404, f"No endpoint at {req.path}")
     if req.method not in METHODS.get(req.path, ("GET",)):
         return fail(405, f"Method {req.method} not allowed")

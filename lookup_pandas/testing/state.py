@@ -35,10 +35,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from ..endpoints import COMPANY_PATH, HEALTH_PATH, PROFILE_PATH, SKILL_PATH, SKILL_SEARCH_PATH
 from .batch import BATCH, COMPANIES_BATCH, BatchJob
-
-PROFILE_PATH = "/api/data/v1/people/profile"
-HEALTH_PATH = "/api/data/v1/health"
 
 __all__ = [
     "FAULT_KINDS",
@@ -108,12 +106,12 @@ PRODUCTION_LADDER: tuple[LadderTier, ...] = (
 #: free). Batch submits show 0: their items bill 1 each as they resolve.
 ROUTE_COSTS: Mapping[str, float] = MappingProxyType(
     {
-        "/api/data/v1/companies/company": 2,
+        COMPANY_PATH: 2,
         BATCH: 0,
         COMPANIES_BATCH: 0,
         HEALTH_PATH: 0,
-        "/api/data/v1/skills/skill": 0,
-        "/api/data/v1/skills/search": 0,
+        SKILL_PATH: 0,
+        SKILL_SEARCH_PATH: 0,
     }
 )
 
@@ -467,8 +465,8 @@ class ServiceState:
                 self.balance -= 1.0
                 self.records.append(
                     RequestRecord(
-                        BATCH,
-                        (("handle", job.inputs[index]),),
+                        job.path,
+                        (job.params[index],),
                         200,
                         True,
                         item=True,
@@ -533,8 +531,9 @@ class ServiceState:
         return n
 
     def billed_handles(self, key: str | None = None) -> Counter[str]:
-        """Credits per handle: billed ``/people/profile`` requests and batch items (``key``:
-        only those paid with this key)."""
+        """Credits per person: billed ``/people/profile`` requests and people batch items, by
+        the handle, or the ``prsn_`` id, they were asked by (``key``: only those paid with
+        this key)."""
         if self.jobs:
             self.settle_jobs()
         wanted_key = key_id(key) if key is not None else None
@@ -543,9 +542,9 @@ class ServiceState:
         return Counter(
             handle
             for rec in records
-            if rec.billed and (rec.item or rec.path == PROFILE_PATH)
+            if rec.billed and rec.path in (PROFILE_PATH, BATCH)
             if wanted_key is None or rec.key_id == wanted_key
-            if (handle := rec.param("handle")) is not None
+            if (handle := rec.param("handle") or rec.param("id")) is not None
         )
 
     def retry_after(self, wait: float) -> int:

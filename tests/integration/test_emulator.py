@@ -485,7 +485,7 @@ def walk(api, path: str, **params) -> list[dict]:
 
 def assert_production_shape(rec: dict) -> None:
     assert set(rec) == DOCUMENTED, set(rec) ^ DOCUMENTED
-    assert re.fullmatch(r"prsn_[0-9a-f]+", rec["id"])
+    assert re.fullmatch(r"prsn_[a-z2-7]+", rec["id"])
     assert rec["handle"] == rec["handle"].lower()
     for name in ("first_name", "last_name", "headline", "summary"):
         assert isinstance(rec[name], str) and rec[name]
@@ -497,7 +497,7 @@ def assert_production_shape(rec: dict) -> None:
         assert set(p) == {"title", "organization", "start_date", "end_date", "is_current"}
         org = p["organization"]
         assert set(org) == {"id", "name", "slug", "url"}
-        assert re.fullmatch(r"org_[0-9a-f]+", org["id"])
+        assert re.fullmatch(r"org_[a-z2-7]+", org["id"])
         assert org["url"] == f"https://www.example.com/company/{org['slug']}"
         assert set(p["start_date"]) == {"year", "month"} and 1 <= p["start_date"]["month"] <= 12
         assert isinstance(p["is_current"], bool)

@@ -22,6 +22,7 @@ from lookup_pandas.cli import (
     EXIT_INTERRUPTED,
     EXIT_SERVICE,
     CacheOptions,
+    CompaniesOptions,
     DemoOptions,
     EnrichOptions,
     InputError,
@@ -88,6 +89,78 @@ def test_listings_take_their_own_argument_and_the_filters_in_order():
     assert parse_args(["tier", "-o", "t.csv"]) == TierOptions(output="t.csv")
 
 
+def test_the_data_api_listings_take_their_argument_and_only_their_own_options():
+    assert parse_args(["alumni", "mit", "--filter", "degree=msc"]) == ListingOptions(
+        command="alumni", query="mit", filters=("degree=msc",)
+    )
+    assert parse_args(["skills", "data", "--max-records", "5"]) == ListingOptions(
+        command="skills", query="data", max_records=5
+    )
+    assert parse_args(["institutions", "oxford"]) == ListingOptions("institutions", "oxford")
+    assert parse_args(["job-changes"]) == ListingOptions(command="job-changes")
+    assert parse_args(
+        ["job-changes", "--filter", "event_type=joined", "--limit", "10", "-o", "j.csv"]
+    ) == ListingOptions(
+        command="job-changes", filters=("event_type=joined",), limit=10, output="j.csv"
+    )
+    assert parse_args(["search-companies", "acme"]) == ListingOptions("search-companies", "acme")
+    assert parse_args(["search-companies", "--website", "acme.example"]) == ListingOptions(
+        command="search-companies", website="acme.example"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["skills", "data", "--filter", "a=b"],  # no filters beyond the name
+        ["institutions", "uni", "--filter", "a=b"],
+        ["job-changes", "extra"],
+        ["alumni"],
+        ["skills"],
+        ["companies"],
+        ["employees", "acme", "--website", "x"],
+        ["companies", "acme", "--method", "bogus"],
+    ],
+)
+def test_data_api_commands_refuse_what_they_do_not_take(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        parse_args(argv)
+    assert info.value.code == 2
+
+
+def test_companies_and_enrich_companies():
+    assert parse_args(["companies", "acme", "org_1"]) == CompaniesOptions(values=("acme", "org_1"))
+    assert parse_args(
+        ["companies", "acme", "--errors", "raise", "--method", "single", "--keep-case", "-o", "c"]
+    ) == CompaniesOptions(
+        values=("acme",), errors="raise", method="single", keep_case=True, output="c"
+    )
+    companies = parse_args(["enrich", "accounts.csv", "--companies"])
+    assert companies == EnrichOptions(
+        input="accounts.csv", companies=True, column="slug", prefix="company_"
+    )
+    given = parse_args(["enrich", "a.csv", "--companies", "-c", "org", "--prefix", ""])
+    assert (given.column, given.prefix) == ("org", "")
+    assert parse_args(["enrich", "a.csv"]) == EnrichOptions(input="a.csv")
+
+
+def test_every_listing_command_is_a_row_of_the_table():
+    from lookup_pandas import api, searches
+    from lookup_pandas.cli.list_commands import LIST_COMMANDS
+    from lookup_pandas.endpoints import LISTINGS
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(LIST_COMMANDS) <= set(commands)
+    assert {c.listing for c in LIST_COMMANDS.values()} == set(LISTINGS.values())
+    for c in LIST_COMMANDS.values():
+        assert callable(getattr(api, c.function, None) or getattr(searches, c.function))
+        assert c.argument is None or c.argument in (c.listing.required, *c.listing.one_of)
+        text = commands[c.name].format_help()
+        assert ("--filter" in text) == bool(c.filters), c.name
+        assert "LOOKUP_API_KEY" in text
+    assert LIST_COMMANDS["search-companies"].filters[:2] == ("staff_count_min", "staff_count_max")
+
+
 def test_serve_and_demo():
     assert parse_args(["serve"]) == ServeOptions()
     assert parse_args(
@@ -144,7 +217,7 @@ def test_bad_arguments_exit_2_with_the_usage(argv, capsys):
 
 def test_the_help_of_service_commands_lists_the_environment():
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    for name in ("enrich", "employees", "search", "tier"):
+    for name in ("enrich", "employees", "search", "tier", "companies", "alumni", "job-changes"):
         text = commands[name].format_help()
         for variable in ("LOOKUP_API_KEY", "LOOKUP_BASE_URL", "LOOKUP_CACHE"):
             assert variable in text, (name, variable)
@@ -180,6 +253,9 @@ def test_a_filter_is_a_key_value_pair_that_is_no_keyword_of_the_command():
     for key in ("limit", "max_records", "client", "progress", "frame", "title"):
         with pytest.raises(InputError, match="is not a filter"):
             pair(f"{key}=x", "title")
+    for key in ("name", "website"):  # search-companies' own argument and option
+        with pytest.raises(InputError, match="is not a filter"):
+            pair(f"{key}=x", "name", "website")
 
 
 # -- the estimate line ---------------------------------------------------------------------------

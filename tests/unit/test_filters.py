@@ -238,3 +238,46 @@ def test_names_are_checked_before_values():
 def test_usage_error_is_a_value_error():
     with pytest.raises(ValueError):
         search(limit=0)
+
+
+# -- the other list endpoints ------------------------------------------------------------------
+
+
+def test_companies_search_needs_a_name_or_a_website():
+    from lookup_pandas.endpoints import COMPANY_SEARCH
+
+    check_listing(COMPANY_SEARCH, {"name": "acme", "limit": 50})
+    check_listing(COMPANY_SEARCH, {"name": None, "website": "acme.example", "limit": 50})
+    for params in ({}, {"name": None, "website": None}, {"hq_city": "Berlin"}):
+        with pytest.raises(UsageError, match="the companies search needs name or website"):
+            check_listing(COMPANY_SEARCH, params)
+    with pytest.raises(UsageError, match="website needs at least 3 characters"):
+        check_listing(COMPANY_SEARCH, {"website": "ab"})
+    with pytest.raises(UsageError, match="did you mean 'hq_country_code'"):
+        check_listing(COMPANY_SEARCH, {"name": "acme", "hq_country": "DE"})
+
+
+def test_job_changes_need_no_parameter_and_check_their_filters():
+    from lookup_pandas.endpoints import JOB_CHANGES
+
+    check_listing(JOB_CHANGES, {})
+    check_listing(JOB_CHANGES, {"limit": 50, "event_type": "joined", "days_ago": 30})
+    with pytest.raises(UsageError, match="did you mean 'event_type'"):
+        check_listing(JOB_CHANGES, {"event": "joined"})
+    with pytest.raises(UsageError, match="title needs at least 3"):
+        check_listing(JOB_CHANGES, {"title": "ct"})
+
+
+def test_alumni_institutions_and_skills_require_their_name():
+    from lookup_pandas.endpoints import ALUMNI, INSTITUTION_SEARCH, SKILL_SEARCH
+
+    check_listing(ALUMNI, {"normalized_name": "mit", "degree": "msc", "sort": "newest"})
+    for params in ({}, {"normalized_name": " "}, {"normalized_name": 3}):
+        with pytest.raises(UsageError, match="normalized_name must be a non-empty string"):
+            check_listing(ALUMNI, params)
+    for listing in (INSTITUTION_SEARCH, SKILL_SEARCH):
+        check_listing(listing, {"name": "data"})
+        with pytest.raises(UsageError, match="name needs at least 3"):
+            check_listing(listing, {"name": "da"})
+        with pytest.raises(UsageError, match="'page' is not a filter"):
+            check_listing(listing, {"name": "data", "page": 2})

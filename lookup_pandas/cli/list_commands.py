@@ -1,0 +1,137 @@
+"""The listing commands, one row each: the endpoint's query declaration, its argument and the
+DataFrame function that reads it.
+
+Example: ``LIST_COMMANDS["alumni"].function`` -> ``"institution_alumni"``;
+``LIST_COMMANDS["job-changes"].argument`` -> ``None`` (no positional argument).
+
+The parser builds each command from its row, and :func:`lookup_pandas.cli.listings.listing`
+runs it; a command takes ``--filter`` only where its endpoint has filters beyond its argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from ..endpoints import (
+    ALUMNI,
+    COMPANY_SEARCH,
+    EMPLOYEES,
+    INSTITUTION_SEARCH,
+    JOB_CHANGES,
+    SEARCH,
+    SKILL_SEARCH,
+    Listing,
+)
+from .options import CompaniesOptions, ListingOptions
+from .parsing import Sub, add_common, progress, service_command
+
+__all__ = ["LIST_COMMANDS", "ListCommand", "add_companies", "add_listings"]
+
+
+@dataclass(frozen=True)
+class ListCommand:
+    """One listing command: ``employees SLUG`` is ``ListCommand("employees", EMPLOYEES,
+    "slug", "company_employees", ...)``."""
+
+    name: str
+    listing: Listing
+    argument: str | None  # the query parameter the positional argument is; None: there is none
+    function: str  # its name in lookup_pandas.api
+    helptext: str
+    metavar: str = ""
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        """The names ``--filter`` may set: the endpoint's, but the argument and ``one_of``
+        (the companies search's ``website`` is an option of its own)."""
+        own = {self.argument, *self.listing.one_of}
+        return tuple(f for f in self.listing.filters if f not in own)
+
+
+LIST_COMMANDS: dict[str, ListCommand] = {
+    c.name: c
+    for c in (
+        ListCommand("employees", EMPLOYEES, "slug", "company_employees", "a company's employees"),
+        ListCommand("search", SEARCH, "title", "search_people", "people whose title matches"),
+        ListCommand("search-companies", COMPANY_SEARCH, "name", "search_companies",
+                    "companies whose name (or --website) matches", "NAME"),
+        ListCommand("institutions", INSTITUTION_SEARCH, "name", "search_institutions",
+                    "institutions whose name matches (their normalized_name is what alumni "
+                    "takes)", "NAME"),
+        ListCommand("alumni", ALUMNI, "normalized_name", "institution_alumni",
+                    "an institution's alumni and students (by its normalized_name)", "NAME"),
+        ListCommand("skills", SKILL_SEARCH, "name", "search_skills",
+                    "skills whose name matches", "NAME"),
+        ListCommand("job-changes", JOB_CHANGES, None, "job_changes",
+                    "recent job changes: people who joined, left or changed title"),
+    )
+}  # fmt: skip
+
+
+def add_listings(sub: Sub) -> None:
+    """One command per row of LIST_COMMANDS: its argument, the endpoint's other required one
+    as an option (search-companies --website), paging, and --filter where it has filters."""
+    for c in LIST_COMMANDS.values():
+        p = service_command(sub, c.name, c.helptext)
+        if c.argument is not None:  # optional when another parameter may stand for it
+            nargs = "?" if c.argument in c.listing.one_of else None
+            p.add_argument("query", metavar=c.metavar or c.argument, nargs=nargs)
+        for name in c.listing.one_of:
+            if name != c.argument:
+                p.add_argument(f"--{name}", default=None, help=f"the {name} to match (3+ chars)")
+        p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
+        p.add_argument(
+            "--max-records", type=int, default=None, help="stop after this many (0 or more)"
+        )
+        if c.filters:
+            p.add_argument(
+                "--filter",
+                action="append",
+                metavar="KEY=VALUE",
+                help=f"a filter, repeatable: {', '.join(c.filters)}",
+            )
+        add_common(p)
+        p.set_defaults(options=_listing_options)
+
+
+def _listing_options(ns: argparse.Namespace) -> ListingOptions:
+    return ListingOptions(
+        command=ns.command,
+        query=getattr(ns, "query", None),
+        website=getattr(ns, "website", None),
+        limit=ns.limit,
+        max_records=ns.max_records,
+        filters=tuple(getattr(ns, "filter", None) or ()),
+        output=ns.output,
+        progress=progress(ns),
+    )
+
+
+def add_companies(sub: Sub) -> None:
+    p = service_command(sub, "companies", "companies by slug, company page URL or org_ id")
+    p.add_argument("values", nargs="+", metavar="SLUG_OR_ID", help="slugs, URLs or org_ ids")
+    p.add_argument(
+        "--errors",
+        choices=("coerce", "raise"),
+        default="coerce",
+        help="record failures per row (coerce) or stop at the first (raise)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "batch", "single"),
+        default="auto",
+        help="batch jobs when more than 20 are to fetch (auto), always, or one call each",
+    )
+    p.add_argument("--keep-case", action="store_true", help="send slugs as written")
+    add_common(p)
+    p.set_defaults(
+        options=lambda ns: CompaniesOptions(
+            values=tuple(ns.values),
+            errors=ns.errors,
+            method=ns.method,
+            keep_case=ns.keep_case,
+            output=ns.output,
+            progress=progress(ns),
+        )
+    )

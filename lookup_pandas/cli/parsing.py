@@ -1,0 +1,51 @@
+"""The pieces every command's parser is built of: a command, its help, the shared options.
+
+Example: ``p = service_command(sub, "tier", "the credits tier"); add_common(p)`` -> ``tier``
+with ``-o`` and ``--no-progress``, its help listing the environment it reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeAlias
+
+__all__ = ["ENVIRONMENT", "Sub", "add_common", "command", "progress", "service_command"]
+
+Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+ENVIRONMENT = """environment:
+  LOOKUP_API_KEY   the API key (required; read from the environment only, never an option)
+  LOOKUP_BASE_URL  the service's address, e.g. https://api.example.com (required)
+  LOOKUP_CACHE     the cache file (default: http_cache.sqlite in the user cache dir),
+                   or "off" for no cache"""
+
+
+def command(
+    sub: Sub, name: str, helptext: str, description: str, epilog: str | None = None
+) -> argparse.ArgumentParser:
+    """A command with its help line and description. With an ``epilog`` (the environment it
+    reads), the description and the epilog are shown as written; without, argparse wraps it."""
+    if epilog is None:
+        return sub.add_parser(name, help=helptext, description=description)
+    return sub.add_parser(
+        name,
+        help=helptext,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def service_command(sub: Sub, name: str, helptext: str) -> argparse.ArgumentParser:
+    """A command that talks to the service: its help lists the environment."""
+    return command(sub, name, helptext, helptext, ENVIRONMENT)
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def progress(ns: argparse.Namespace) -> bool | None:
+    """``--no-progress``: False; otherwise None (a bar when on a terminal)."""
+    return False if ns.no_progress else None

@@ -1,0 +1,312 @@
+"""The Data API's other lists as DataFrames: companies, institutions and skills by name, an
+institution's alumni, and job changes.
+
+Example::
+
+    lp.search_companies("acme", hq_country_code="DE")   # one row per company (cursor pages)
+    lp.search_institutions("berlin")                    # find an institution's normalized_name
+    lp.institution_alumni("tu-berlin", degree="master") # a person + the education linking them
+    lp.search_skills("python")                          # skl_ ids and normalized names
+    lp.job_changes(event_type="joined", days_ago=30)    # one row per event, person.* and
+                                                        # organization.* flattened
+
+Each is :func:`lookup_pandas.listings.listing_frame` over its endpoint's one declaration
+(:data:`lookup_pandas.endpoints.ENDPOINTS`): the same paginator, cache and pace as
+``search_people``, and the query checked before anything is sent (a misspelt filter is a
+UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
+``frame="polars"`` returns a polars DataFrame (the ``polars`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from .endpoints import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
+from .listings import DEFAULT_LIMIT, Frame, listing_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+
+    from .client import Client
+
+__all__ = [
+    "alumnus_row",
+    "institution_alumni",
+    "job_changes",
+    "search_companies",
+    "search_institutions",
+    "search_skills",
+]
+
+
+def alumnus_row(record: dict[str, Any]) -> dict[str, Any]:
+    """One alumni answer as one row: the person's fields, and the education record that links
+    them to the institution under ``education`` (flattened to ``education.degree``, ...).
+
+    Example: ``alumnus_row({"person": {"id": "prsn_1"}, "education": {"degree": "MSc"}})`` ->
+    ``{"id": "prsn_1", "education": {"degree": "MSc"}}``. The emulator (and production) send the
+    person record with ``education`` replaced by the linking record: that is kept as it is; a
+    record holding the person under ``person`` is lifted to the same shape.
+    """
+    person = record.get("person")
+    if not isinstance(person, Mapping):
+        return record
+    rest = {k: v for k, v in record.items() if k != "person"}
+    return {**person, **rest}
+
+
+@overload
+def search_companies(
+    name: str | None = ...,
+    *,
+    website: str | None = ...,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def search_companies(
+    name: str | None = ...,
+    *,
+    website: str | None = ...,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
+def search_companies(
+    name: str | None = None,
+    *,
+    website: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+    **filters: Any,
+) -> pd.DataFrame | pl.DataFrame:
+    """Companies whose name (or website) matches, one row per company record, cursor pages.
+
+    Example: ``lp.search_companies("acme", staff_count_min=50, hq_country_code="DE")``;
+    ``lp.search_companies(website="acme.example")``.
+
+    ``name`` or ``website`` is required (3+ characters). Filters take production's names:
+    ``staff_count_min``/``_max``, ``follower_count_min``/``_max``, ``industries``,
+    ``industries_v2``, ``hq_city``, ``hq_country_code``, ``founded`` (see
+    :data:`lookup_pandas.endpoints.COMPANY_SEARCH`). Each row is a company record (``id``
+    ``org_…``, ``slug``, ``name``...; ``hq.city`` flattened); ``df.lookup.enrich_companies``
+    takes its ``slug`` column. Neither ``name`` nor ``website``, another filter name, text
+    under 3 characters: a UsageError, nothing sent.
+    """
+    params = {"name": name, "website": website, "limit": limit, **filters}
+    return listing_frame(
+        COMPANY_SEARCH,
+        params,
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )
+
+
+@overload
+def search_institutions(
+    name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def search_institutions(
+    name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+) -> pl.DataFrame: ...
+def search_institutions(
+    name: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Institutions whose name contains ``name`` (3+ characters), one row each, page by page.
+
+    Example: ``lp.search_institutions("berlin")[["id", "name", "normalized_name"]]``: the
+    ``normalized_name`` is what :func:`institution_alumni` takes, the ``inst_`` id what
+    ``search_people(..., institution_ids=...)`` does.
+    """
+    return listing_frame(
+        INSTITUTION_SEARCH,
+        {"name": name, "limit": limit},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )
+
+
+@overload
+def institution_alumni(
+    normalized_name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def institution_alumni(
+    normalized_name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
+def institution_alumni(
+    normalized_name: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+    **filters: Any,
+) -> pd.DataFrame | pl.DataFrame:
+    """Alumni and students of an institution: one row per person, with the education record
+    that links them to it flattened beside the person (``education.degree``, ...).
+
+    Example: ``lp.institution_alumni("tu-berlin", degree="master", geo_country_code="DE")``
+
+    ``normalized_name`` as :func:`search_institutions` gives it. Filters take production's
+    names: ``current_only``, ``degree``, ``field_of_study``, ``geo_city`` (3+ characters each
+    where text), ``geo_country_code``, ``start_year_min``/``_max``, ``end_year_min``/``_max``,
+    ``sort`` (``newest``, ``oldest``, ``recently_graduated``); see
+    :data:`lookup_pandas.endpoints.ALUMNI`. Another name: a UsageError, nothing sent.
+    """
+    return listing_frame(
+        ALUMNI,
+        {"normalized_name": normalized_name, "limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+        row=alumnus_row,
+    )
+
+
+@overload
+def search_skills(
+    name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+) -> pd.DataFrame: ...
+@overload
+def search_skills(
+    name: str,
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+) -> pl.DataFrame: ...
+def search_skills(
+    name: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+) -> pd.DataFrame | pl.DataFrame:
+    """Skills whose name contains ``name`` (3+ characters): ``id`` (``skl_…``), ``name``,
+    ``normalized_name``, one row each, page by page.
+
+    Example: ``lp.search_skills("python")["normalized_name"]``: what
+    ``search_people(..., skills=...)`` takes.
+    """
+    return listing_frame(
+        SKILL_SEARCH,
+        {"name": name, "limit": limit},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )
+
+
+@overload
+def job_changes(
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["pandas"] = ...,
+    **filters: Any,
+) -> pd.DataFrame: ...
+@overload
+def job_changes(
+    *,
+    limit: int = ...,
+    max_records: int | None = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    frame: Literal["polars"],
+    **filters: Any,
+) -> pl.DataFrame: ...
+def job_changes(
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+    frame: Frame = "pandas",
+    **filters: Any,
+) -> pd.DataFrame | pl.DataFrame:
+    """Recent job-change events (joined, left, title change): one row per event, its person
+    and organization flattened (``person.handle``, ``organization.slug``, ...).
+
+    Example: ``lp.job_changes(event_type="joined", organization_ids=["org_1", "org_2"],
+    days_ago=30)``
+
+    No parameter is required; with none, every recent event, page by page (``max_records``
+    caps what is bought). Filters take production's names: ``event_type`` (``joined``,
+    ``left``, ``title_change``), ``organization_ids`` (a list, or comma-separated ``org_…``),
+    ``geo_city``, ``geo_country_code``, ``title`` (3+ characters where text), ``days_ago``
+    (1–365); see :data:`lookup_pandas.endpoints.JOB_CHANGES`. Another name: a UsageError,
+    nothing sent.
+    """
+    return listing_frame(
+        JOB_CHANGES,
+        {"limit": limit, **filters},
+        max_records=max_records,
+        client=client,
+        progress=progress,
+        frame=frame,
+    )

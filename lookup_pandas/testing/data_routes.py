@@ -1,0 +1,300 @@
+"""The emulator's routes beyond people: companies, batch jobs, institutions, skills, job changes.
+
+Example::
+
+    reply = ROUTES_BY_NAME["company"](state, Request("GET", COMPANY_PATH, (("slug", "acme"),), {}))
+    json.loads(reply.body)["data"]["employee_count"]        # 137; reply.billed is True
+
+Each route is named as its endpoint in :data:`lookup_pandas.endpoints.ENDPOINTS` (the route table
+in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
+:class:`~lookup_pandas.endpoints.Listing`: the required parameter, ``limit`` 1-50, free-text
+filters of 3+ characters (else 400), numbers and choices checked, unknown parameters ignored.
+Lookups take an id parameter (``id=org_…``) or the key (``slug=``); one that finds nothing is
+200 + success=false + the endpoint's not-found code, billed. Cursor lists (companies search)
+answer ``{limit, has_more, next_cursor}``; page-based ones ``{page, limit, has_more}``.
+Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
+``results`` key.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..endpoints import ENDPOINTS, Endpoint, Listing
+from . import catalog, companies, data
+from .batch import KINDS, MAX_ITEMS, BatchJob
+from .replies import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    BadRequest,
+    Reply,
+    Request,
+    _bool,
+    _choice,
+    _given,
+    _int,
+    _required,
+    _scope,
+    _texts,
+    cursor_page_of,
+    fail,
+    ok,
+    page_of,
+)
+from .state import ServiceState
+
+__all__ = ["ROUTES_BY_NAME", "insufficient_credits", "lookup_param", "shown"]
+
+DATA_HEADER = "x-service-apikey"
+Route = Callable[[ServiceState, Request], Reply]
+
+
+def shown(
+    state: ServiceState, records: list[dict[str, Any]], keep: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """The records as sent: thinned in the sparse-records mode (``keep`` kept), else as they are."""
+    if state.knobs.sparse_records:
+        return [data.thin(r, keep) for r in records]
+    return records
+
+
+def insufficient_credits(state: ServiceState) -> Reply:
+    """What a cost the balance cannot pay is answered: 402 ``1080``, or with ``credits_403``
+    a 403 about credits (auth-layer: no error_code)."""
+    if state.knobs.credits_403:
+        return fail(403, "Insufficient credits to complete this request")
+    return fail(402, "Insufficient credits", error_code="1080")
+
+
+def lookup_param(req: Request, endpoint: Endpoint) -> tuple[str, str]:
+    """(parameter, value) a lookup was asked by: an id parameter when given, else the key;
+    400 naming the key (the id parameter when there is none) when neither is."""
+    names = [param for _, param in endpoint.ids] + ([endpoint.key] if endpoint.key else [])
+    for name in names:
+        value = _given(req, name)
+        if value is not None:
+            return name, value
+    raise BadRequest(endpoint.key or names[0], "is required")
+
+
+def _billed(reply: Reply) -> Reply:
+    reply.billed = True
+    return reply
+
+
+def _not_found(endpoint: Endpoint, what: str) -> Reply:
+    return _billed(fail(200, f"{what} not found", error_code=endpoint.not_found))
+
+
+def _filters(
+    req: Request,
+    listing: Listing,
+    store: Callable[..., Any],
+    ints: dict[str, tuple[int, int | None]] | None = None,
+    choices: dict[str, tuple[str, ...]] | None = None,
+    bools: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """The declared filters given, parsed (``ints`` with their bounds, ``choices``, ``bools``;
+    the rest as text, 3+ characters when free text), that ``store`` models: a declared filter it
+    does not model is ignored, as an unknown parameter is."""
+    ints, choices = ints or {}, choices or {}
+    typed = {*ints, *choices, *bools, listing.required}
+    out: dict[str, Any] = _texts(req, listing, tuple(n for n in listing.filters if n not in typed))
+    for name, (lo, hi) in ints.items():
+        if _given(req, name) is not None:
+            out[name] = _int(req, name, 0, lo, hi)
+    for name, options in choices.items():
+        if (choice := _choice(req, name, options)) is not None:
+            out[name] = choice
+    for name in bools:
+        if _given(req, name) is not None:
+            out[name] = _bool(req, name, False)
+    keywords = inspect.signature(store).parameters
+    return {k: v for k, v in out.items() if k in keywords}
+
+
+# -- companies ---------------------------------------------------------------------------------
+
+
+def _company(state: ServiceState, req: Request) -> Reply:
+    endpoint = ENDPOINTS["company"]
+    param, value = lookup_param(req, endpoint)
+    record = companies.company(value) if param == endpoint.key else companies.company_by_id(value)
+    if record is None:
+        return _not_found(endpoint, "Company")
+    return _billed(ok(shown(state, [record])[0], "Company retrieved successfully"))
+
+
+_COUNTS: tuple[int, int | None] = (0, None)
+
+
+def _companies_search(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["companies_search"].listing
+    assert listing is not None
+    counts = ("staff_count_min", "staff_count_max", "follower_count_min", "follower_count_max")
+    ints: dict[str, tuple[int, int | None]] = dict.fromkeys(counts, _COUNTS)
+    ints["founded"] = (1800, 2100)
+    filters = _filters(req, listing, companies.search_companies, ints)
+    if not any(filters.get(n) for n in listing.one_of):
+        raise BadRequest(listing.one_of[0], " or ".join(listing.one_of) + " is required")
+    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    scope = _scope("companies", limit, sorted(filters.items()))
+    page, pagination = cursor_page_of(req, companies.search_companies(**filters), scope, limit)
+    return _billed(ok(shown(state, page), "Search completed successfully", pagination))
+
+
+# -- institutions, skills, job changes ---------------------------------------------------------
+
+
+def _listed(state: ServiceState, req: Request, records: list[dict[str, Any]], what: str,
+            keep: tuple[str, ...] = ()) -> Reply:  # fmt: skip
+    page, pagination = page_of(req, records)
+    return _billed(ok(shown(state, page, keep), f"{what} retrieved successfully", pagination))
+
+
+def _institution(state: ServiceState, req: Request) -> Reply:
+    endpoint = ENDPOINTS["institution"]
+    _, value = lookup_param(req, endpoint)
+    record = catalog.institution(value)
+    if record is None:
+        return _not_found(endpoint, "Institution")
+    return _billed(ok(record, "Institution retrieved successfully"))
+
+
+def _institutions_search(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["institutions_search"].listing
+    assert listing is not None
+    _texts(req, listing, ())
+    return _listed(state, req, catalog.search_institutions(_required(req, "name")), "Institutions")
+
+
+_YEARS = (1900, catalog.REFERENCE_DATE.year + 10)
+
+
+def _alumni(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["alumni"].listing
+    assert listing is not None
+    name = _required(req, listing.required)
+    years = ("start_year_min", "start_year_max", "end_year_min", "end_year_max")
+    filters = _filters(req, listing, catalog.alumni, dict.fromkeys(years, _YEARS),
+                       {"sort": catalog.ALUMNI_SORTS}, ("current_only",))  # fmt: skip
+    for low, high in (years[:2], years[2:]):
+        if filters.get(low) is not None and filters.get(high, _YEARS[1]) < filters[low]:
+            raise BadRequest(high, f"must be at least {low}")
+    records = catalog.alumni(name, **filters)
+    if records is None:
+        return _not_found(ENDPOINTS["institution"], "Institution")
+    return _listed(state, req, records, "Alumni", keep=("education",))
+
+
+def _skill(state: ServiceState, req: Request) -> Reply:
+    endpoint = ENDPOINTS["skill"]
+    _, value = lookup_param(req, endpoint)
+    record = catalog.skill_by_id(value)
+    if record is None:
+        return _not_found(endpoint, "Skill")
+    return _billed(ok(record, "Skill retrieved successfully"))
+
+
+def _skills_search(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["skills_search"].listing
+    assert listing is not None
+    _texts(req, listing, ())
+    return _listed(state, req, catalog.search_skills(_required(req, "name")), "Skills")
+
+
+def _job_changes(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["job_changes"].listing
+    assert listing is not None
+    filters = _filters(req, listing, catalog.job_changes, {"days_ago": (1, 365)},
+                       {"event_type": catalog.EVENT_TYPES})  # fmt: skip
+    return _listed(state, req, catalog.job_changes(**filters), "Job changes")
+
+
+# -- batch jobs (both kinds) -------------------------------------------------------------------
+
+
+def _batch(state: ServiceState, req: Request) -> Reply:
+    """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
+    time (never billed: its items are billed as they resolve, collected or not)."""
+    key = req.headers.get(DATA_HEADER, "")
+    kind = KINDS[req.path]
+    if req.method == "POST":
+        handles, ids = _batch_inputs(req.body)
+        with state.lock:
+            if state.jobs:
+                state.settle_jobs()
+            broke = state.balance < 1.0
+        if broke:  # the pre-check: not even one item can be paid
+            return insufficient_credits(state)
+        knobs = state.knobs
+        people = kind.lookup is ENDPOINTS["profile"]
+
+        def refused(item: str, record: dict[str, Any] | None) -> bool:
+            names = (record or {}).get("id"), (record or {}).get("handle")
+            return people and knobs.forbidden(item, *names) is not None
+
+        submitted = BatchJob.submit(handles, ids=ids, key=key, now=time.monotonic(),
+                                    error_rate=knobs.batch_error_rate, forbidden=refused,
+                                    path=req.path)  # fmt: skip
+        state.add_job(submitted)
+        return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
+    job_id = _required(req, "job_id")
+    after = _int(req, "after", 0, 0)
+    now = time.monotonic()
+    state.settle_jobs(now)
+    job = state.job(job_id, key, now)
+    if job is None or job.path != req.path:
+        return fail(404, "Batch job not found or expired", error_code="1090")
+    processed = job.processed(now, state.knobs.batch_resolve_rate)
+    items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
+    found = [(i, job.record(after + n)) for n, (i, outcome) in enumerate(items) if outcome == "ok"]
+    records = shown(state, [r for _, r in found if r is not None])
+    done = job.outcomes[:processed]
+    payload = {
+        "status": "completed" if processed == job.total else "processing",
+        "total": job.total,
+        "resolved": sum(o != "error" for o in done),
+        "errors": done.count("error"),
+        "next_cursor": next_cursor,
+        "not_found": [i for i, outcome in items if outcome == "not_found"],
+        kind.lookup.results or "results": {i: r for (i, _), r in zip(found, records, strict=True)},
+    }
+    return ok(payload, "Batch job status")
+
+
+def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``handles`` and ``ids`` of a submit body; BadRequest unless 1 to 1,000 strings."""
+    try:
+        parsed = json.loads(body or b"null")
+    except ValueError:
+        raise BadRequest("body", "must be a JSON object") from None
+    if not isinstance(parsed, dict):
+        raise BadRequest("body", "must be a JSON object")
+    lists = {name: parsed.get(name) or [] for name in ("handles", "ids")}
+    for name, items in lists.items():
+        if not isinstance(items, list) or not all(isinstance(i, str) and i.strip() for i in items):
+            raise BadRequest(name, "must be a list of non-empty strings")
+    total = len(lists["handles"]) + len(lists["ids"])
+    if not 1 <= total <= MAX_ITEMS:
+        raise BadRequest("handles", f"1 to {MAX_ITEMS} items in all (ids and handles)")
+    return tuple(lists["handles"]), tuple(lists["ids"])
+
+
+#: The routes here, by endpoint name (``ENDPOINTS``' keys).
+ROUTES_BY_NAME: dict[str, Route] = {
+    "company": _company,
+    "companies_search": _companies_search,
+    "institution": _institution,
+    "institutions_search": _institutions_search,
+    "alumni": _alumni,
+    "skill": _skill,
+    "skills_search": _skills_search,
+    "job_changes": _job_changes,
+    "people_batch": _batch,
+    "companies_batch": _batch,
+}

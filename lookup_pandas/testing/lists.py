@@ -1,0 +1,281 @@
+"""The emulator's people lists: search over the population, and a company's employees.
+
+Example: ``search("engineer", geo_country_code="DE")``; ``employees("acme", sort="newest")``
+(see :mod:`.data` for what each filter matches).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from .people import _person, former_count, head_count, is_unknown
+from .vocab import EMPLOYEE_SORTS, SEARCH_POPULATION, SKILLS_MATCH
+
+# -- filters -----------------------------------------------------------------------------------
+
+
+def _words(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"a, b"`` or ``["a", "b"]`` -> ``("a", "b")``, lower case, blanks dropped."""
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    return tuple(w for w in (str(i).strip().lower() for i in items) if w)
+
+
+def _flag(value: bool | str | None, default: bool, name: str) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    lowered = value.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if not lowered:
+        return default
+    raise ValueError(f"{name} must be true or false")
+
+
+def _text(value: str | None) -> str | None:
+    """A text filter: lower case, or None when not given or blank."""
+    if value is None:
+        return None
+    stripped = value.strip().lower()
+    return stripped or None
+
+
+def _contains(record: dict[str, Any], name: str, needle: str | None) -> bool:
+    if needle is None:
+        return True
+    value = record.get(name)
+    return isinstance(value, str) and needle in value.lower()
+
+
+def _geo_matches(record: dict[str, Any], city: str | None, country_code: str | None) -> bool:
+    if city is None and country_code is None:
+        return True
+    geo = record.get("geo")
+    if not geo:
+        return False
+    if city is not None and str(geo.get("city", "")).lower() != city:
+        return False
+    return country_code is None or str(geo.get("country_code", "")).lower() == country_code
+
+
+# -- search ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _population() -> tuple[dict[str, Any], ...]:
+    return tuple(_person(f"person-{i:05d}") for i in range(SEARCH_POPULATION))
+
+
+def population() -> tuple[dict[str, Any], ...]:
+    """The search population's records, shared (cached): read them, never change them."""
+    return _population()
+
+
+def geo_matches(record: dict[str, Any], city: str | None, country_code: str | None) -> bool:
+    """Whether ``record``'s geo is ``city`` and ``country_code`` (lower case; None: any)."""
+    return _geo_matches(record, city, country_code)
+
+
+@lru_cache(maxsize=256)
+def _search(
+    title: str,
+    first_name: str | None,
+    last_name: str | None,
+    headline: str | None,
+    summary: str | None,
+    geo_city: str | None,
+    geo_country_code: str | None,
+    organization_slugs: tuple[str, ...],
+    skills: tuple[str, ...],
+    skills_any: bool,
+    current_only: bool,
+) -> tuple[dict[str, Any], ...]:
+    out = []
+    wanted_orgs = set(organization_slugs)
+    for rec in _population():
+        positions = [p for p in rec.get("positions", ()) if p["is_current"] or not current_only]
+        if not any(title in p["title"].lower() for p in positions):
+            continue
+        if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
+            continue
+        if not (
+            _contains(rec, "first_name", first_name)
+            and _contains(rec, "last_name", last_name)
+            and _contains(rec, "headline", headline)
+            and _contains(rec, "summary", summary)
+        ):
+            continue
+        if not _geo_matches(rec, geo_city, geo_country_code):
+            continue
+        if skills:
+            has = set(rec.get("skills", ()))
+            if not (any(s in has for s in skills) if skills_any else all(s in has for s in skills)):
+                continue
+        out.append(rec)
+    return tuple(out)
+
+
+def search_records(
+    title: str,
+    *,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    headline: str | None = None,
+    summary: str | None = None,
+    geo_city: str | None = None,
+    geo_country_code: str | None = None,
+    organization_slugs: str | Iterable[str] | None = None,
+    skills: str | Iterable[str] | None = None,
+    skills_match: str = "all",
+    current_only: bool | str = False,
+) -> tuple[dict[str, Any], ...]:
+    """What :func:`search` finds, as the shared (cached) records: read them, never change them.
+
+    ValueError on a bad ``skills_match`` or ``current_only``.
+    """
+    match = (skills_match or "all").strip().lower()
+    if match not in SKILLS_MATCH:
+        raise ValueError("skills_match must be one of all, any")
+    return _search(
+        title.strip().lower(),
+        _text(first_name),
+        _text(last_name),
+        _text(headline),
+        _text(summary),
+        _text(geo_city),
+        _text(geo_country_code),
+        _words(organization_slugs),
+        _words(skills),
+        match == "any",
+        _flag(current_only, False, "current_only"),
+    )
+
+
+def search(title: str, **filters: Any) -> list[dict[str, Any]]:
+    """People of the search population matching every filter given, in a stable order.
+
+    Example: ``search("engineer", geo_country_code="de", skills="python,sql")``.
+
+    Filters, production's names (blank values count as not given): ``title`` (required) is a
+    case-insensitive substring of a position's title; ``first_name``, ``last_name``,
+    ``headline``, ``summary`` are case-insensitive substrings; ``geo_city`` is case-insensitive
+    equality; ``geo_country_code`` exact, case-insensitive; ``organization_slugs`` (a list or a
+    comma-separated string) any of them in a position; ``skills`` (likewise) with
+    ``skills_match="all"`` (default) or ``"any"``; ``current_only=False`` (default: ``title``
+    and ``organization_slugs`` look at every position; True: the current one only). An unknown
+    filter name is a TypeError; a bad value a ValueError (both from :func:`search_records`,
+    whose keywords these are). Returns fresh copies.
+    """
+    found = search_records(title, **filters)
+    return [copy.deepcopy(r) for r in found]
+
+
+# -- employees ---------------------------------------------------------------------------------
+
+
+def _position_at(rec: dict[str, Any], slug: str) -> dict[str, Any] | None:
+    """The position at ``slug`` shown in ``rec`` (None when the record shows none)."""
+    positions: list[dict[str, Any]] = rec.get("positions", [])
+    return next((p for p in positions if p["organization"]["slug"] == slug), None)
+
+
+@lru_cache(maxsize=256)
+def _employees(slug: str) -> tuple[tuple[dict[str, Any], bool], ...]:
+    """(record, is current employee) for every employee, current ones first, in handle order."""
+    current = [(_person(f"{slug}-employee-{i:05d}"), True) for i in range(head_count(slug))]
+    former = [(_person(f"{slug}-former-{i:05d}"), False) for i in range(former_count(slug))]
+    return tuple(current + former)
+
+
+def _start_key(rec: dict[str, Any], slug: str) -> tuple[int, int] | None:
+    pos = _position_at(rec, slug)
+    return None if pos is None else (pos["start_date"]["year"], pos["start_date"]["month"])
+
+
+def _end_key(rec: dict[str, Any], slug: str) -> tuple[int, int] | None:
+    pos = _position_at(rec, slug)
+    if pos is None or pos["end_date"] is None:
+        return None
+    return (pos["end_date"]["year"], pos["end_date"]["month"])
+
+
+def employee_records(
+    slug: str,
+    *,
+    current_only: bool | str = True,
+    title: str | None = None,
+    geo_country_code: str | None = None,
+    geo_city: str | None = None,
+    start_year: int | str | None = None,
+    start_month: int | str | None = None,
+    sort: str | None = None,
+) -> list[dict[str, Any]] | None:
+    """What :func:`employees` lists, as the shared (cached) records: read them, never change them.
+
+    None for an unknown company; ValueError on a bad ``sort`` or ``current_only``.
+    """
+    if is_unknown(slug):
+        return None
+    sort = (sort or "").strip().lower() or None
+    if sort is not None and sort not in EMPLOYEE_SORTS:
+        raise ValueError("sort must be one of " + ", ".join(EMPLOYEE_SORTS))
+    only_current = _flag(current_only, True, "current_only")
+    needle = _text(title)
+    city, country = _text(geo_city), _text(geo_country_code)
+    year = int(start_year) if start_year not in (None, "") else None
+    month = int(start_month) if start_month not in (None, "") else None
+    picked: list[tuple[dict[str, Any], bool]] = []
+    for rec, is_current in _employees(slug):
+        if only_current and not is_current:
+            continue
+        pos = _position_at(rec, slug)
+        if needle is not None and (pos is None or needle not in pos["title"].lower()):
+            continue
+        if year is not None and (pos is None or pos["start_date"]["year"] != year):
+            continue
+        if month is not None and (pos is None or pos["start_date"]["month"] != month):
+            continue
+        if not _geo_matches(rec, city, country):
+            continue
+        picked.append((rec, is_current))
+    if sort in ("newest", "oldest"):
+        # Records that show no start date at this company go last, in the stable order.
+        dated = [r for r in picked if _start_key(r[0], slug) is not None]
+        undated = [r for r in picked if _start_key(r[0], slug) is None]
+        dated.sort(key=lambda r: _start_key(r[0], slug) or (0, 0), reverse=sort == "newest")
+        picked = dated + undated
+    elif sort == "recently_left":
+        left = [r for r in picked if not r[1]]
+        left_dated = sorted(
+            (r for r in left if _end_key(r[0], slug) is not None),
+            key=lambda r: _end_key(r[0], slug) or (0, 0),
+            reverse=True,
+        )
+        left_undated = [r for r in left if _end_key(r[0], slug) is None]
+        picked = left_dated + left_undated + [r for r in picked if r[1]]
+    return [rec for rec, _ in picked]
+
+
+def employees(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
+    """Employee records of company ``slug`` (person records), filtered and sorted; None if unknown.
+
+    Example: ``employees("acme", current_only=False, title="engineer", sort="newest")``.
+
+    Filters, production's names: ``current_only=True`` (default: current employees only; False:
+    former ones too), ``title`` (case-insensitive substring of the position at this company),
+    ``geo_country_code`` (exact, case-insensitive), ``geo_city`` (case-insensitive equality),
+    ``start_year`` and ``start_month`` (of the position at this company). ``sort``: None (the
+    stable order: current employees, then former ones, each by handle), ``"newest"`` /
+    ``"oldest"`` (by the start date at this company; records showing none go last) or
+    ``"recently_left"`` (former employees first, the latest end date first, then current ones).
+    Stable sorts: ties keep the stable order. The keywords are :func:`employee_records`'; an
+    unknown one is a TypeError. Returns fresh copies.
+    """
+    found = employee_records(slug, **filters)
+    return None if found is None else [copy.deepcopy(r) for r in found]

@@ -1,0 +1,72 @@
+"""The emulator's panel and public routes: the tier, the balance, route costs, the tier ladder.
+
+Example::
+
+    route_costs(state, req)   # {"count": 6, "routes": [{"route", "title", "description",
+                              #  "credits_cost"}, ...]}: the routes whose cost is not 1
+
+All free; the tier and the balance read the panel key, the costs and the ladder need none.
+"""
+
+from __future__ import annotations
+
+from ..endpoints import ENDPOINTS
+from .replies import Reply, Request, ok
+from .state import ServiceState, route_key
+
+__all__ = ["balance", "route_costs", "tier", "tiers"]
+
+
+def tier(state: ServiceState, req: Request) -> Reply:
+    return ok(state.tier(), "Credits tier retrieved successfully")
+
+
+def balance(state: ServiceState, req: Request) -> Reply:
+    with state.lock:
+        if state.jobs:
+            state.settle_jobs()
+        balance = state.balance
+    return ok({"balance": balance}, "Credit balance retrieved successfully")
+
+
+#: Titles of the routes the default costs list (others are titled by their path).
+_BATCH_NOTE = "Submit is free; each resolved item costs 1"
+_ROUTE_TITLES = {
+    route_key(ENDPOINTS[name].path): titles
+    for name, titles in {
+        "company": ("Company lookup", "One company's firmographics"),
+        "people_batch": ("People batch enrich", _BATCH_NOTE),
+        "companies_batch": ("Companies batch enrich", _BATCH_NOTE),
+        "health": ("Data API health", "Liveness probe, free"),
+        "skill": ("Skill lookup", "One skill by id"),
+        "skills_search": ("Skills search", "Skills by name"),
+    }.items()
+}
+
+
+def route_costs(state: ServiceState, req: Request) -> Reply:
+    """Public: the routes whose cost is not 1 (any route not listed costs 1)."""
+    routes = []
+    for route, cost in state.knobs.route_costs.items():
+        if cost == 1:
+            continue
+        title, description = _ROUTE_TITLES.get(route, (route.rsplit("/", 1)[-1], ""))
+        credits = int(cost) if float(cost).is_integer() else cost
+        routes.append(
+            {
+                "route": "/" + route,
+                "title": title,
+                "description": description,
+                "credits_cost": credits,
+            }
+        )
+    return ok({"count": len(routes), "routes": routes}, "Route costs retrieved successfully")
+
+
+def tiers(state: ServiceState, req: Request) -> Reply:
+    """Public: the tier ladder, lowest first."""
+    results = [
+        {"id": n, **t.payload(), "credits_per_dollar": t.credits_per_dollar}
+        for n, t in enumerate(state.knobs.ladder, start=1)
+    ]
+    return ok({"results": results}, "Tiers retrieved successfully")
