@@ -100,15 +100,7 @@ def kept_costs(client: Client) -> RouteCosts | None:
 
     Example: ``kept_costs(client)`` -> None before ``route_costs(client)``
     """
-    with _lock:
-        kept = _kept.get(client, {})
-        if ROUTE_COSTS_PATH not in kept:
-            return None
-        data = kept[ROUTE_COSTS_PATH]
-    try:
-        return RouteCosts() if data is None else RouteCosts.from_payload(data)
-    except ResponseError:  # said when it was read
-        return RouteCosts()
+    return _kept_read(client, ROUTE_COSTS_PATH, RouteCosts.from_payload, RouteCosts)
 
 
 def kept_ladder(client: Client) -> tuple[Tier, ...] | None:
@@ -116,15 +108,23 @@ def kept_ladder(client: Client) -> tuple[Tier, ...] | None:
 
     Example: ``kept_ladder(client)`` -> None before ``ladder(client)``
     """
+    return _kept_read(client, TIERS_PATH, parse_ladder, tuple[Tier, ...])
+
+
+def _kept_read(
+    client: Client, path: str, parse: Callable[[Any], T], empty: Callable[[], T]
+) -> T | None:
+    """What this Client has read from ``path``, parsed; ``empty()`` when the service has none
+    or it did not parse (said when it was read); None when it has not been read. Sends nothing."""
     with _lock:
         kept = _kept.get(client, {})
-        if TIERS_PATH not in kept:
+        if path not in kept:
             return None
-        data = kept[TIERS_PATH]
+        data = kept[path]
     try:
-        return () if data is None else parse_ladder(data)
-    except ResponseError:  # said when it was read
-        return ()
+        return empty() if data is None else parse(data)
+    except ResponseError:
+        return empty()
 
 
 def route_cost_rows(client: Client) -> list[dict[str, Any]]:

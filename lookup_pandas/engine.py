@@ -30,6 +30,8 @@ from .batch_run import BatchRun
 from .calls import fetch_one, in_cache, window_size
 from .claims import ClaimWindow
 from .client import Client, ClientStats
+from .credit_facts import kept_costs
+from .credits import RouteCosts
 from .envelope import Envelope
 from .errors import (
     BatchUnavailableError,
@@ -160,14 +162,17 @@ class EnrichmentRun:
         report already, so an item is never counted twice.
 
         Example: ``state.credits()`` -> ``190.0``. ``shown``: the bar's figure, which never
-        runs ahead of the handles recorded (each costs at most one credit there).
+        runs ahead of the handles recorded (each at most its route's cost there, a batch
+        item at most one credit).
         """
         now = self.client.stats
         consumed = now.credits_consumed - self.before.credits_consumed
         by_batch = now.batch_credits - self.before.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:
-            singles = min(singles, self.counts["fetched"] - self.batch_recorded)
+            costs = kept_costs(self.client) or RouteCosts()  # read before the run, if at all
+            cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
+            singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * cost)
             items = min(items, self.batch_recorded)
         return singles + items
 

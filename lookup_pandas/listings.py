@@ -36,6 +36,7 @@ __all__ = [
     "company_employees",
     "credits_tier",
     "listing_frame",
+    "listing_table",
     "query_value",
     "search_people",
 ]
@@ -54,18 +55,39 @@ def listing_frame(
     client: Client | None,
     progress: bool | None,
     frame: Frame,
-    row: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> pd.DataFrame | pl.DataFrame:
-    """Every record of ``listing`` for ``params`` as a frame, the query checked first.
+    """:func:`listing_table` as a pandas or a polars frame, ``frame`` checked first.
 
-    Example: ``listing_frame(SKILL_SEARCH, {"name": "python", "limit": 50}, max_records=None,
-    client=None, progress=None, frame="pandas")``
+    Example: ``listing_frame(SEARCH, {"title": "engineer", "limit": 50}, max_records=None,
+    client=None, progress=None, frame="polars")``
+    """
+    _check_frame(frame)
+    out = listing_table(listing, params, max_records=max_records, client=client, progress=progress)
+    if frame == "pandas":
+        return out
+    from .polars_frames import to_polars
+
+    return to_polars(out)
+
+
+def listing_table(
+    listing: Listing,
+    params: dict[str, Any],
+    *,
+    max_records: int | None,
+    client: Client | None,
+    progress: bool | None,
+    row: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """Every record of ``listing`` for ``params`` as a pandas frame, the query checked first.
+
+    Example: ``listing_table(SKILL_SEARCH, {"name": "python", "limit": 50}, max_records=None,
+    client=None, progress=None)``
 
     A filter set to None is not sent. ``row`` shapes each record before it is flattened (an
     alumnus's person and education record into one row). The one paginator reads the pages
     (page- or cursor-based, detected from the answer).
     """
-    _check_frame(frame)
     check_max_records(max_records)  # before a client is even built
     asked = {k: query_value(v) for k, v in params.items()}
     check_listing(listing, asked)  # what production would ignore or refuse: nothing sent
@@ -78,12 +100,7 @@ def listing_frame(
     )
     if row is not None:
         records = map(row, records)
-    out = records_to_frame(records)
-    if frame == "pandas":
-        return out
-    from .polars_frames import to_polars
-
-    return to_polars(out)
+    return records_to_frame(records)
 
 
 def _check_frame(frame: str) -> None:

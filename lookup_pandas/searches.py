@@ -10,24 +10,23 @@ Example::
     lp.job_changes(event_type="joined", days_ago=30)    # one row per event, person.* and
                                                         # organization.* flattened
 
-Each is :func:`lookup_pandas.listings.listing_frame` over its endpoint's one declaration
+Each is :func:`lookup_pandas.listings.listing_table` over its endpoint's one declaration
 (:data:`lookup_pandas.endpoints.ENDPOINTS`): the same paginator, cache and pace as
 ``search_people``, and the query checked before anything is sent (a misspelt filter is a
 UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
-``frame="polars"`` returns a polars DataFrame (the ``polars`` extra).
+Each returns a pandas DataFrame (``lookup_pandas.polars_frames.to_polars`` converts one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 from .endpoints import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
-from .listings import DEFAULT_LIMIT, Frame, listing_frame
+from .listings import DEFAULT_LIMIT, listing_table
 
 if TYPE_CHECKING:
     import pandas as pd
-    import polars as pl
 
     from .client import Client
 
@@ -57,30 +56,6 @@ def alumnus_row(record: dict[str, Any]) -> dict[str, Any]:
     return {**person, **rest}
 
 
-@overload
-def search_companies(
-    name: str | None = ...,
-    *,
-    website: str | None = ...,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-    **filters: Any,
-) -> pd.DataFrame: ...
-@overload
-def search_companies(
-    name: str | None = ...,
-    *,
-    website: str | None = ...,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-    **filters: Any,
-) -> pl.DataFrame: ...
 def search_companies(
     name: str | None = None,
     *,
@@ -89,9 +64,8 @@ def search_companies(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
-    frame: Frame = "pandas",
     **filters: Any,
-) -> pd.DataFrame | pl.DataFrame:
+) -> pd.DataFrame:
     """Companies whose name (or website) matches, one row per company record, cursor pages.
 
     Example: ``lp.search_companies("acme", staff_count_min=50, hq_country_code="DE")``;
@@ -106,36 +80,15 @@ def search_companies(
     under 3 characters: a UsageError, nothing sent.
     """
     params = {"name": name, "website": website, "limit": limit, **filters}
-    return listing_frame(
+    return listing_table(
         COMPANY_SEARCH,
         params,
         max_records=max_records,
         client=client,
         progress=progress,
-        frame=frame,
     )
 
 
-@overload
-def search_institutions(
-    name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def search_institutions(
-    name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-) -> pl.DataFrame: ...
 def search_institutions(
     name: str,
     *,
@@ -143,46 +96,22 @@ def search_institutions(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
-    frame: Frame = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pd.DataFrame:
     """Institutions whose name contains ``name`` (3+ characters), one row each, page by page.
 
     Example: ``lp.search_institutions("berlin")[["id", "name", "normalized_name"]]``: the
     ``normalized_name`` is what :func:`institution_alumni` takes, the ``inst_`` id what
     ``search_people(..., institution_ids=...)`` does.
     """
-    return listing_frame(
+    return listing_table(
         INSTITUTION_SEARCH,
         {"name": name, "limit": limit},
         max_records=max_records,
         client=client,
         progress=progress,
-        frame=frame,
     )
 
 
-@overload
-def institution_alumni(
-    normalized_name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-    **filters: Any,
-) -> pd.DataFrame: ...
-@overload
-def institution_alumni(
-    normalized_name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-    **filters: Any,
-) -> pl.DataFrame: ...
 def institution_alumni(
     normalized_name: str,
     *,
@@ -190,9 +119,8 @@ def institution_alumni(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
-    frame: Frame = "pandas",
     **filters: Any,
-) -> pd.DataFrame | pl.DataFrame:
+) -> pd.DataFrame:
     """Alumni and students of an institution: one row per person, with the education record
     that links them to it flattened beside the person (``education.degree``, ...).
 
@@ -204,37 +132,16 @@ def institution_alumni(
     ``sort`` (``newest``, ``oldest``, ``recently_graduated``); see
     :data:`lookup_pandas.endpoints.ALUMNI`. Another name: a UsageError, nothing sent.
     """
-    return listing_frame(
+    return listing_table(
         ALUMNI,
         {"normalized_name": normalized_name, "limit": limit, **filters},
         max_records=max_records,
         client=client,
         progress=progress,
-        frame=frame,
         row=alumnus_row,
     )
 
 
-@overload
-def search_skills(
-    name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-) -> pd.DataFrame: ...
-@overload
-def search_skills(
-    name: str,
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-) -> pl.DataFrame: ...
 def search_skills(
     name: str,
     *,
@@ -242,53 +149,30 @@ def search_skills(
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
-    frame: Frame = "pandas",
-) -> pd.DataFrame | pl.DataFrame:
+) -> pd.DataFrame:
     """Skills whose name contains ``name`` (3+ characters): ``id`` (``skl_…``), ``name``,
     ``normalized_name``, one row each, page by page.
 
     Example: ``lp.search_skills("python")["normalized_name"]``: what
     ``search_people(..., skills=...)`` takes.
     """
-    return listing_frame(
+    return listing_table(
         SKILL_SEARCH,
         {"name": name, "limit": limit},
         max_records=max_records,
         client=client,
         progress=progress,
-        frame=frame,
     )
 
 
-@overload
-def job_changes(
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["pandas"] = ...,
-    **filters: Any,
-) -> pd.DataFrame: ...
-@overload
-def job_changes(
-    *,
-    limit: int = ...,
-    max_records: int | None = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    frame: Literal["polars"],
-    **filters: Any,
-) -> pl.DataFrame: ...
 def job_changes(
     *,
     limit: int = DEFAULT_LIMIT,
     max_records: int | None = None,
     client: Client | None = None,
     progress: bool | None = None,
-    frame: Frame = "pandas",
     **filters: Any,
-) -> pd.DataFrame | pl.DataFrame:
+) -> pd.DataFrame:
     """Recent job-change events (joined, left, title change): one row per event, its person
     and organization flattened (``person.handle``, ``organization.slug``, ...).
 
@@ -302,11 +186,10 @@ def job_changes(
     (1–365); see :data:`lookup_pandas.endpoints.JOB_CHANGES`. Another name: a UsageError,
     nothing sent.
     """
-    return listing_frame(
+    return listing_table(
         JOB_CHANGES,
         {"limit": limit, **filters},
         max_records=max_records,
         client=client,
         progress=progress,
-        frame=frame,
     )

@@ -1,10 +1,16 @@
-"""SearchPanel: search people by title in a notebook, page by page, and open a profile.
+"""SearchPanel: search people by title, or companies by name, in a notebook, page by page;
+open a profile, or pick a company and load its employees.
 
 Example::
 
     panel = lp.SearchPanel()       # the default client (LOOKUP_* variables or lp.configure)
     panel                          # last line of a cell: type a title, Enter or Search
     panel.results                  # a DataFrame of everything loaded so far
+
+With the toggle on "Companies" the box takes a company name: the results are
+``lp.search_companies(name=...)``'s, the picker shows the chosen company (name, industry,
+employee count, HQ), and "Load employees" replaces the results with
+``lp.company_employees(slug)``'s, page by page (Load more continues).
 
 There is deliberately no API-key box: a key typed into a widget is saved in the notebook's
 widget state. The client lives in Python only, never in a synced trait, and every message the
@@ -20,13 +26,20 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from .client import SEARCH_PATH, Client, resolve_client
-from .endpoints import SEARCH
+from .client import Client, resolve_client
+from .endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .errors import UsageError
 from .filters import MIN_TEXT, check_listing
 from .frames import records_to_frame
 from .pagination import PagePlan
 from .views import current_position, full_name, summary
+from .widgets_companies import (
+    COMPANIES,
+    COMPANY_COLUMNS,
+    CompanyControls,
+    company_summary,
+    kind_toggle,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +61,8 @@ def _cell(value: Any) -> str:
 
 
 class SearchPanel(widgets.VBox):
-    """A people-search panel: title box, page size, Search, Load more, results, profile view.
+    """A search panel: People | Companies, text box, page size, Search, Load more, results,
+    profile view; for companies a picker, the chosen company's card and "Load employees".
 
     Load more is enabled only while the service says ``has_more``; each click loads exactly the
     next page (cursors passed back unchanged). While a call runs the buttons are disabled and
@@ -60,12 +74,15 @@ class SearchPanel(widgets.VBox):
         self._client_arg = client
         self._records: list[dict[str, Any]] = []
         self._plan: PagePlan | None = None
+        self._listing: Listing = SEARCH  # what the loaded records are: people, companies, staff
+        self._about = ""  # " companies", " employees of acme": said in the summary line
         self._next: dict[str, Any] | None = None
         self._rendering = False  # the picker's options are being replaced: not a user choice
 
         # The value syncs as the user types (nothing runs); Enter sends the Text widget's
         # "submit" message, which searches. (Observing value with continuous_update=False would
         # also search on blur, so typing and then clicking Search would search twice.)
+        self.kind = kind_toggle()  # People | Companies
         self.title = widgets.Text(
             placeholder="Job title, e.g. data scientist (Enter to search)",
             description="Title",
@@ -91,20 +108,22 @@ class SearchPanel(widgets.VBox):
             options=[], description="Profile", disabled=True, layout=widgets.Layout(width="34em")
         )
         self.profile_view = widgets.HTML()
+        self.companies = CompanyControls()
+        self.company = self.companies.picker
+        self.company_view = self.companies.view
+        self.employees_button = self.companies.button
 
-        self.title.on_msg(self._on_title_msg)
-        self.search_button.on_click(lambda _: self.search())
-        self.more_button.on_click(lambda _: self.load_more())
-        self.person.observe(self._on_person, names="value")
-
+        self._wire()
         super().__init__(
             [
+                self.kind,
                 widgets.HBox(
                     [self.title, self.page_size, self.search_button, self.more_button, self.busy]
                 ),
                 self.message,
                 self.summary,
                 self.table,
+                self.companies.box,
                 self.person,
                 self.profile_view,
             ]
@@ -115,7 +134,9 @@ class SearchPanel(widgets.VBox):
 
     @property
     def results(self) -> pd.DataFrame:
-        """Everything loaded so far, with the same columns as ``lp.search_people``."""
+        """Everything loaded so far: people with the same columns as ``lp.search_people``
+        (``lp.company_employees`` for a company's employees), or companies as
+        ``lp.search_companies``."""
         return records_to_frame(self._records)
 
     @property
@@ -123,22 +144,28 @@ class SearchPanel(widgets.VBox):
         return self._next is not None
 
     def search(self) -> None:
-        """Start a new search with the title box's text (what Enter and Search do)."""
-        title = self.title.value.strip()
-        if len(title) < MIN_TITLE:
-            self._say(f"Type at least {MIN_TITLE} characters of a job title.")
+        """Start a new search with the box's text (what Enter and Search do): people by job
+        title, or companies by name when the toggle says Companies."""
+        companies = self.kind.value == COMPANIES
+        text = self.title.value.strip()
+        if len(text) < MIN_TITLE:
+            what = "a company name" if companies else "a job title"
+            self._say(f"Type at least {MIN_TITLE} characters of {what}.")
             return
-        query = {"title": title, "limit": int(self.page_size.value)}
-        try:
-            check_listing(SEARCH, query)  # what lp.search_people refuses, refused here too
-        except UsageError as exc:
-            self._say(_one_line(exc))
+        if companies:
+            self._start(COMPANY_SEARCH, {"name": text}, " companies")
+        else:
+            self._start(SEARCH, {"title": text}, "")
+
+    def load_employees(self) -> None:
+        """Replace the results with the picked company's employees (the first page; Load more
+        continues): what "Load employees" does."""
+        record = self.companies.chosen()
+        if record is None:
+            self._say("Pick a company first.")
             return
-        self._records = []
-        self._plan = PagePlan(style=None)
-        self._next = self._plan.first(query)
-        self.profile_view.value = ""
-        self._load_page()
+        name = company_summary(record)["name"] or record["slug"]
+        self._start(EMPLOYEES, {"slug": record["slug"]}, f" employees of {name}")
 
     def load_more(self) -> None:
         """Load exactly the next page of the current search."""
@@ -146,6 +173,38 @@ class SearchPanel(widgets.VBox):
             self._load_page()
 
     # -- internals -------------------------------------------------------------------------
+
+    def _wire(self) -> None:
+        self.title.on_msg(self._on_title_msg)
+        self.search_button.on_click(lambda _: self.search())
+        self.more_button.on_click(lambda _: self.load_more())
+        self.person.observe(self._on_person, names="value")
+        self.kind.observe(self._on_kind, names="value")
+        self.employees_button.on_click(lambda _: self.load_employees())
+
+    def _start(self, listing: Listing, query: dict[str, Any], about: str) -> None:
+        query = {**query, "limit": int(self.page_size.value)}
+        try:
+            check_listing(listing, query)  # what lp.search_people & co refuse, refused here too
+        except UsageError as exc:
+            self._say(_one_line(exc))
+            return
+        self._listing, self._about = listing, about
+        self._records = []
+        self._plan = PagePlan(style=None)
+        self._next = self._plan.first(query)
+        self.profile_view.value = ""
+        self._load_page()
+
+    def _on_kind(self, change: dict[str, Any]) -> None:
+        companies = change.get("new") == COMPANIES
+        self.title.description = "Company" if companies else "Title"
+        self.title.placeholder = (
+            "Company name, e.g. labs (Enter to search)"
+            if companies
+            else "Job title, e.g. data scientist (Enter to search)"
+        )
+        self.companies.show(companies)
 
     def _on_title_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         if content.get("event") == "submit":  # Enter in the title box
@@ -162,8 +221,10 @@ class SearchPanel(widgets.VBox):
     def _busy(self, on: bool) -> None:
         self.busy.layout.display = "" if on else "none"
         self.search_button.disabled = on
+        self.kind.disabled = on
         self.more_button.disabled = on or self._next is None
-        self.person.disabled = on or not self._records
+        self.person.disabled = on or self._listing is COMPANY_SEARCH or not self._records
+        self.companies.busy(on)
 
     def _load_page(self) -> None:
         assert self._plan is not None and self._next is not None
@@ -173,7 +234,7 @@ class SearchPanel(widgets.VBox):
         try:
             # The same page walk as Client.paginate, one page per click.
             client = resolve_client(self._client_arg)
-            records, pagination = client.page(SEARCH_PATH, params, self._plan)
+            records, pagination = client.page(self._listing.path, params, self._plan)
             self._next = self._plan.next(params, pagination, len(records))
             self._records.extend(records)
         except Exception as exc:  # every failure is one line in the panel, never a traceback
@@ -182,26 +243,21 @@ class SearchPanel(widgets.VBox):
             if not self._records:
                 self._next = None  # a failed first page: Search again, not Load more
         finally:
-            self._busy(False)
             self._render()
+            self._busy(False)
 
     def _render(self) -> None:
         n = len(self._records)
         more = "more available" if self._next is not None else "all loaded"
-        self.summary.value = f'<span class="lookup-summary">loaded {n} · {more}</span>'
-        shown = [summary(r) for r in self._records]
-        rows = "".join(
-            "<tr>"
-            + "".join(f"<td>{html.escape(_cell(s[key]))}</td>" for key, _ in TABLE_COLUMNS)
-            + "</tr>"
-            for s in shown
-        )
-        head = "".join(f"<th>{label}</th>" for _, label in TABLE_COLUMNS)
-        self.table.value = (
-            '<div style="max-height:22em;overflow:auto">'
-            f'<table class="lookup-results"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>"
-        )
+        about = html.escape(self._about)
+        self.summary.value = f'<span class="lookup-summary">loaded {n}{about} · {more}</span>'
+        if self._listing is COMPANY_SEARCH:
+            self.companies.set_records(self._records)
+            self.table.value = _table([company_summary(r) for r in self._records], COMPANY_COLUMNS)
+            shown = []
+        else:
+            shown = [summary(r) for r in self._records]
+            self.table.value = _table(shown, TABLE_COLUMNS)
         options = [("", None)] + [
             (" — ".join(x for x in (s["name"] or s["handle"], s["headline"]) if x), s["handle"])
             for s in shown
@@ -236,6 +292,19 @@ class SearchPanel(widgets.VBox):
             logger.debug("profile failed", exc_info=True)
         finally:
             self._busy(False)
+
+
+def _table(shown: list[dict[str, str | None]], columns: list[tuple[str, str]]) -> str:
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(s[key]))}</td>" for key, _ in columns) + "</tr>"
+        for s in shown
+    )
+    head = "".join(f"<th>{label}</th>" for _, label in columns)
+    return (
+        '<div style="max-height:22em;overflow:auto">'
+        f'<table class="lookup-results"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
 
 
 def _one_line(exc: Exception) -> str:

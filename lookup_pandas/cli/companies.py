@@ -65,19 +65,7 @@ def enrich_companies(options: EnrichOptions) -> int:
         if o.max_calls is None or est.to_fetch <= o.max_calls:  # else only the refusal
             line = describe_estimate(est, client.rate_limit_per_minute)
             print(f"lookup-pandas: {line.replace(' handles', ' companies')}", file=sys.stderr)
-        enriched = api.enrich_companies(
-            accounts,
-            o.column,
-            prefix=o.prefix,
-            errors=o.errors,
-            max_calls=o.max_calls,
-            max_credits=o.max_credits,
-            refresh=o.refresh,
-            method=o.method,
-            client=client,
-            progress=o.progress,
-            fold_case=o.fold_case,
-        )
+        enriched = api.enrich_companies(accounts, o.column, prefix=o.prefix, client=client, **o.job)
     write_frame(enriched, o.output)
     print(
         f"enriched {len(enriched)} rows: {_statuses(enriched)}{target(o.output)}", file=sys.stderr

@@ -47,17 +47,7 @@ def enrich(options: EnrichOptions) -> int:
         )
         print_estimate(est, o, client)
         enriched, summary = api.enrich_with_summary(
-            leads,
-            o.column,
-            prefix=o.prefix,
-            errors=o.errors,
-            max_calls=o.max_calls,
-            max_credits=o.max_credits,
-            refresh=o.refresh,
-            client=client,
-            progress=o.progress,
-            fold_case=o.fold_case,
-            method=o.method,
+            leads, o.column, prefix=o.prefix, client=client, **o.job
         )
     write_frame(enriched, o.output)
     print(f"enriched {summary}{target(o.output)}", file=sys.stderr)
@@ -105,18 +95,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
             )
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = stream.RecordStore()  # the job keeps no record: they are kept as text here
-            result = lookup_values(
-                scan.distinct,
-                client=client,
-                errors=o.errors,
-                max_calls=o.max_calls,
-                max_credits=o.max_credits,
-                refresh=o.refresh,
-                progress=o.progress,
-                fold_case=o.fold_case,
-                method=o.method,
-                on_record=records.add,
-            )
+            result = lookup_values(scan.distinct, client=client, on_record=records.add, **o.job)
             summary = result.summary
             table = stream.HandleTable(scan.distinct, result, o.prefix, records)
             del result, records  # the table holds what is written

@@ -24,7 +24,7 @@ from ..endpoints import (
     Listing,
 )
 from .options import CompaniesOptions, ListingOptions
-from .parsing import Sub, add_common, progress, service_command
+from .parsing import Sub, add_common, add_errors, progress, service_command
 
 __all__ = ["LIST_COMMANDS", "ListCommand", "add_companies", "add_listings"]
 
@@ -111,12 +111,7 @@ def _listing_options(ns: argparse.Namespace) -> ListingOptions:
 def add_companies(sub: Sub) -> None:
     p = service_command(sub, "companies", "companies by slug, company page URL or org_ id")
     p.add_argument("values", nargs="+", metavar="SLUG_OR_ID", help="slugs, URLs or org_ ids")
-    p.add_argument(
-        "--errors",
-        choices=("coerce", "raise"),
-        default="coerce",
-        help="record failures per row (coerce) or stop at the first (raise)",
-    )
+    add_errors(p)
     p.add_argument(
         "--method",
         choices=("auto", "batch", "single"),

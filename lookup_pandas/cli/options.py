@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "STDIN",
@@ -55,6 +55,20 @@ class EnrichOptions:
     @property
     def fold_case(self) -> bool:
         return not self.keep_case
+
+    @property
+    def job(self) -> dict[str, Any]:
+        """The enrichment's keywords as these options set them (all but the column, the
+        prefix and the client): ``api.enrich_companies(df, o.column, client=c, **o.job)``."""
+        return {
+            "errors": self.errors,
+            "max_calls": self.max_calls,
+            "max_credits": self.max_credits,
+            "refresh": self.refresh,
+            "method": self.method,
+            "progress": self.progress,
+            "fold_case": self.fold_case,
+        }
 
 
 @dataclass(frozen=True)

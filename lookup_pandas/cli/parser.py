@@ -28,6 +28,7 @@ from .options import (
 from .parsing import ENVIRONMENT
 from .parsing import Sub as _Sub
 from .parsing import add_common as _add_common
+from .parsing import add_errors as _add_errors
 from .parsing import command as _command
 from .parsing import progress as _progress
 from .parsing import service_command as _service_command
@@ -104,12 +105,7 @@ def _add_enrich(sub: _Sub) -> None:
     )
     p.add_argument("-c", "--column", help="column of handles (handle; --companies: slug)")
     p.add_argument("--prefix", help="prefix of new columns (profile_; --companies: company_)")
-    p.add_argument(
-        "--errors",
-        choices=("coerce", "raise"),
-        default="coerce",
-        help="record failures per row (coerce) or stop at the first (raise)",
-    )
+    _add_errors(p)
     p.add_argument(
         "--max-calls",
         type=int,

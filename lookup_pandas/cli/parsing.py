@@ -9,7 +9,15 @@ from __future__ import annotations
 import argparse
 from typing import TypeAlias
 
-__all__ = ["ENVIRONMENT", "Sub", "add_common", "command", "progress", "service_command"]
+__all__ = [
+    "ENVIRONMENT",
+    "Sub",
+    "add_common",
+    "add_errors",
+    "command",
+    "progress",
+    "service_command",
+]
 
 Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -44,6 +52,16 @@ def service_command(sub: Sub, name: str, helptext: str) -> argparse.ArgumentPars
 def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_errors(p: argparse.ArgumentParser) -> None:
+    """``--errors coerce|raise``: record failures per row, or stop at the first."""
+    p.add_argument(
+        "--errors",
+        choices=("coerce", "raise"),
+        default="coerce",
+        help="record failures per row (coerce) or stop at the first (raise)",
+    )
 
 
 def progress(ns: argparse.Namespace) -> bool | None:

@@ -80,9 +80,7 @@ def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estima
 
     Example: ``pl.DataFrame({"handle": ["ada"]}).lookup.estimate_profiles("handle").to_fetch``
     """
-    column = arguments(api.estimate_profiles, frame, *args, **options)["column"]
-    api.check_columns(frame, column)
-    return api.estimate_profiles(_values(frame, column), *args, **options)
+    return _estimated(api.estimate_profiles, frame, *args, **options)
 
 
 @delegates_to(api.estimate_companies)
@@ -91,9 +89,15 @@ def estimate_companies(frame: pl.DataFrame, *args: Any, **options: Any) -> Estim
 
     Example: ``pl.DataFrame({"slug": ["acme"]}).lookup.estimate_companies("slug").to_fetch``
     """
-    column = arguments(api.estimate_companies, frame, *args, **options)["column"]
+    return _estimated(api.estimate_companies, frame, *args, **options)
+
+
+def _estimated(estimate: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """``estimate`` (api's) on the column's values."""
+    column = arguments(estimate, frame, *args, **options)["column"]
     api.check_columns(frame, column)
-    return api.estimate_companies(_values(frame, column), *args, **options)
+    result: Estimate = estimate(_values(frame, column), *args, **options)
+    return result
 
 
 def _values(frame: pl.DataFrame, column: str) -> pd.DataFrame:

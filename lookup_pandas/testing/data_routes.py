@@ -156,20 +156,32 @@ def _listed(state: ServiceState, req: Request, records: list[dict[str, Any]], wh
     return _billed(ok(shown(state, page, keep), f"{what} retrieved successfully", pagination))
 
 
-def _institution(state: ServiceState, req: Request) -> Reply:
-    endpoint = ENDPOINTS["institution"]
-    _, value = lookup_param(req, endpoint)
-    record = catalog.institution(value)
-    if record is None:
-        return _not_found(endpoint, "Institution")
-    return _billed(ok(record, "Institution retrieved successfully"))
+def _one_record(name: str, find: Callable[[str], dict[str, Any] | None], what: str) -> Route:
+    """The route of endpoint ``name`` that answers one record: ``find(value)`` of its lookup
+    parameter, or the endpoint's not-found answer (``_one_record("skill", ..., "Skill")``)."""
+    endpoint = ENDPOINTS[name]
+
+    def route(state: ServiceState, req: Request) -> Reply:
+        _, value = lookup_param(req, endpoint)
+        record = find(value)
+        if record is None:
+            return _not_found(endpoint, what)
+        return _billed(ok(record, f"{what} retrieved successfully"))
+
+    return route
 
 
-def _institutions_search(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["institutions_search"].listing
+def _by_name(name: str, search: Callable[[str], list[dict[str, Any]]], what: str) -> Route:
+    """The route of list endpoint ``name`` whose one parameter is ``name`` (3+ characters):
+    ``search(name)``, page by page (``_by_name("skills_search", ..., "Skills")``)."""
+    listing = ENDPOINTS[name].listing
     assert listing is not None
-    _texts(req, listing, ())
-    return _listed(state, req, catalog.search_institutions(_required(req, "name")), "Institutions")
+
+    def route(state: ServiceState, req: Request) -> Reply:
+        _texts(req, listing, ())
+        return _listed(state, req, search(_required(req, "name")), what)
+
+    return route
 
 
 _YEARS = (1900, catalog.REFERENCE_DATE.year + 10)
@@ -189,22 +201,6 @@ def _alumni(state: ServiceState, req: Request) -> Reply:
     if records is None:
         return _not_found(ENDPOINTS["institution"], "Institution")
     return _listed(state, req, records, "Alumni", keep=("education",))
-
-
-def _skill(state: ServiceState, req: Request) -> Reply:
-    endpoint = ENDPOINTS["skill"]
-    _, value = lookup_param(req, endpoint)
-    record = catalog.skill_by_id(value)
-    if record is None:
-        return _not_found(endpoint, "Skill")
-    return _billed(ok(record, "Skill retrieved successfully"))
-
-
-def _skills_search(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["skills_search"].listing
-    assert listing is not None
-    _texts(req, listing, ())
-    return _listed(state, req, catalog.search_skills(_required(req, "name")), "Skills")
 
 
 def _job_changes(state: ServiceState, req: Request) -> Reply:
@@ -289,11 +285,13 @@ def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
 ROUTES_BY_NAME: dict[str, Route] = {
     "company": _company,
     "companies_search": _companies_search,
-    "institution": _institution,
-    "institutions_search": _institutions_search,
+    "institution": _one_record("institution", catalog.institution, "Institution"),
+    "institutions_search": _by_name(
+        "institutions_search", catalog.search_institutions, "Institutions"
+    ),
     "alumni": _alumni,
-    "skill": _skill,
-    "skills_search": _skills_search,
+    "skill": _one_record("skill", catalog.skill_by_id, "Skill"),
+    "skills_search": _by_name("skills_search", catalog.search_skills, "Skills"),
     "job_changes": _job_changes,
     "people_batch": _batch,
     "companies_batch": _batch,

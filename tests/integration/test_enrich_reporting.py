@@ -270,3 +270,13 @@ def test_the_client_docstring_explains_every_keyword():
     for param in inspect.signature(lp.Client.__init__).parameters:
         if param != "self":
             assert f"``{param}``" in lp.Client.__doc__, param
+
+
+def test_the_bar_shows_a_company_run_s_credits_at_the_route_s_cost(fake_service, tmp_path, bars):
+    # companies cost 2 credits a call in the emulator: the bar must not cap them at 1 a row
+    frame = pd.DataFrame({"slug": ["acme", "globex", "ACME", "unknown-co"]})
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        frame.lookup.enrich_companies("slug", client=client, method="single", progress=True)
+        spent = client.stats.credits_consumed
+    assert spent == 6  # 3 distinct, 2 each (the not-found billed too)
+    assert bars[-1].postfixes[-1]["credits"] == "6"

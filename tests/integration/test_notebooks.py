@@ -37,7 +37,12 @@ from .conftest import QUIET_BURST
 pytestmark = pytest.mark.timeout(300)
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-NOTEBOOKS = ("01_quickstart.ipynb", "02_enrich_leads.ipynb", "03_search_panel.ipynb")
+NOTEBOOKS = (
+    "01_quickstart.ipynb",
+    "02_enrich_leads.ipynb",
+    "03_search_panel.ipynb",
+    "04_accounts.ipynb",
+)
 ENV_VARS = ("LOOKUP_BASE_URL", "LOOKUP_API_KEY", "LOOKUP_CACHE")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -231,6 +236,45 @@ def test_search_panel_notebook_runs_a_search_headless(emulator_runs):
     results = outputs_text(cell_with(nb, "panel.results.head()"))
     assert "handle" in results and "id" in results
     assert "company" in outputs_text(cell_with(nb, "lp.overview(panel.results)"))
+
+
+#: The companies 04's account list resolves to (a URL and "ACME" among them), in its order.
+ACCOUNT_COMPANIES = ("acme", "globex", "hooli", "umbrella", "initech")
+
+
+def test_accounts_outputs(emulator_runs):
+    nb = emulator_runs["04_accounts.ipynb"].executed()
+    costs = outputs_text(cell_with(nb, "lp.route_costs()"))
+    assert re.search(r"/companies/company\s+2\b", costs), costs  # the emulator's price
+    # 10 rows, 9 valid, 6 distinct companies (the URL and ACME fold onto umbrella and acme;
+    # unknown-nobody is bought too), at 2 credits each by single calls
+    estimate = outputs_text(cell_with(nb, 'estimate = accounts.lookup.estimate_companies("slug")'))
+    for part in ("rows=10", "valid=9", "unique=6", "to_fetch=6", "method='single'", "credits=12.0"):
+        assert part in estimate, estimate
+    enrich = outputs_text(cell_with(nb, 'accounts.lookup.enrich_companies("slug"'))
+    assert "12 credits spent" in enrich, enrich
+    counts = outputs_text(cell_with(nb, 'enriched["lookup_status"].value_counts()'))
+    assert "8 of 10 rows enriched" in counts, counts
+    for status, n in (("ok", 8), ("invalid", 1), ("not_found", 1)):
+        assert re.search(rf"\b{status}\s+{n}\b", counts), f"{status} {n} missing from:\n{counts}"
+
+    expected = {
+        slug: len(emulator_data.employees(slug, title="data scientist", current_only=True) or [])
+        for slug in ACCOUNT_COMPANIES
+    }
+    total = sum(expected.values())
+    assert total > 0 and expected["umbrella"] == 0  # some found, and a company with none
+    pages = sum(max(1, -(-n // 50)) for n in expected.values())  # 50 a page, 1 credit each
+    scientists = outputs_text(cell_with(nb, "scientists = pd.concat("))
+    line = f"{total} current data scientists at {len(expected)} companies, {pages} credits spent"
+    assert line in scientists, scientists
+    for slug, n in expected.items():
+        assert re.search(rf"^{slug}\s+{n}$", scientists, re.MULTILINE), f"{slug} {n}:\n{scientists}"
+    assert "handle" in outputs_text(cell_with(nb, "lp.overview(scientists)"))
+
+    again = outputs_text(cell_with(nb, "listed = sum("))
+    assert f"{total} data scientists listed again, 0 credits spent" in again, again
+    assert "to_fetch=0" in again and "credits=0.0" in again, again
 
 
 def test_search_panel_displays_a_widget(emulator_runs):

@@ -20,12 +20,15 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
 from lookup_pandas.testing import FakeService
+from lookup_pandas.testing import companies as emulator_companies
 from lookup_pandas.testing import data as emulator_data
 from lookup_pandas.views import full_name
 
 from .helpers import (
     DROP,
+    EMPLOYEES,
     PROFILE,
     SEARCH,
     TIER,
@@ -659,6 +662,294 @@ def test_no_widget_state_contains_the_key():
             assert len(all_widgets(panel)) >= 12  # the walk reached the whole tree
             assert any("lookup-profile" in s for s in states)  # the profile HTML was checked
             # The panel's repr (what a notebook shows as text/plain) is clean as well.
+            assert SECRET not in repr(panel)
+        finally:
+            panel.close()
+            client.close()
+
+
+# -- companies: search, pick one, load its employees ----------------------------------------------
+
+COMPANY_NAME = "labs"  # 10 companies in the emulator: one page
+MANY_COMPANIES = "ics"  # 30 (analytics, dynamics, robotics): pages of 20
+
+
+def company_served(slug: str, sparse: bool) -> dict:
+    record = emulator_companies.company(slug)
+    assert record is not None
+    return emulator_data.thin(record) if sparse else record
+
+
+def search_companies_in(panel: lp.SearchPanel, name: str = COMPANY_NAME) -> None:
+    """What the user does: switch to Companies, type a name, press Enter."""
+    panel.kind.value = "Companies"
+    panel.title.value = name
+    press_enter(panel)
+
+
+def staffed(panel: lp.SearchPanel, at_least: int) -> str:
+    """A loaded company with more than ``at_least`` employees (Load more has a next page)."""
+    for slug in panel.results["slug"]:
+        record = emulator_companies.company(slug)
+        if record is not None and record["employee_count"] > at_least:
+            return str(slug)
+    raise AssertionError(f"no company with more than {at_least} employees")
+
+
+def test_toggle_shows_the_company_controls(fake_service, panel):
+    assert panel.kind.value == "People"
+    assert panel.companies.box.layout.display == "none"
+    panel.kind.value = "Companies"
+    assert panel.companies.box.layout.display == ""
+    assert panel.title.description == "Company"
+    assert panel.company.disabled is True and panel.employees_button.disabled is True
+    panel.kind.value = "People"
+    assert panel.companies.box.layout.display == "none"
+    assert panel.title.description == "Title"
+    assert fake_service.requests == []
+
+
+@pytest.mark.parametrize("name", ["", "ab", "  ab  "])
+def test_short_company_name_says_so_and_sends_nothing(fake_service, panel, name):
+    search_companies_in(panel, name)
+    panel.search_button.click()
+    assert "3 characters of a company name" in text_of(panel.message.value)
+    panel.employees_button.click()  # nothing picked: nothing to load
+    assert text_of(panel.message.value) == "Pick a company first."
+    assert fake_service.requests == []
+    assert panel.results.empty
+
+
+def test_company_search_fills_the_table_and_the_picker(fake_service, client, panel, sparse):
+    search_companies_in(panel)
+    assert fake_service.count(COMPANY_SEARCH) == 1
+    assert fake_service.count(COMPANY_SEARCH, name=COMPANY_NAME, limit=20) == 1
+    assert fake_service.count(SEARCH) == 0
+    assert panel.message.value == ""
+
+    expected = [c["slug"] for c in emulator_companies.search_companies(name=COMPANY_NAME)]
+    results = panel.results
+    assert results["slug"].tolist() == expected
+    assert text_of(panel.summary.value).strip() == f"loaded {len(expected)} companies · all loaded"
+    assert body_rows(panel.table.value) == len(expected)
+    assert "<th>Industry</th>" in panel.table.value and "<th>HQ</th>" in panel.table.value
+    assert panel.more_button.disabled is True
+    assert [v for _, v in panel.company.options] == [None, *expected]
+    assert panel.company.disabled is False
+    assert panel.employees_button.disabled is True  # nothing picked yet
+    assert [v for _, v in panel.person.options] == [None]  # companies are not profiles
+    assert panel.person.disabled is True
+
+    same = lp.search_companies(name=COMPANY_NAME, limit=20, client=client, progress=False)
+    assert list(results.columns) == list(same.columns)
+    assert results["id"].tolist() == same["id"].tolist()
+    assert results.dtypes.astype(str).tolist() == same.dtypes.astype(str).tolist()
+
+
+def test_company_search_load_more_walks_the_cursor_pages(fake_service, client, panel):
+    total = len(emulator_companies.search_companies(name=MANY_COMPANIES))
+    assert 20 < total <= 40
+    search_companies_in(panel, MANY_COMPANIES)
+    assert len(panel.results) == 20 and panel.more_button.disabled is False
+    panel.more_button.click()
+    assert fake_service.count(COMPANY_SEARCH) == 2
+    assert [
+        r.param("cursor") is None for r in fake_service.requests if r.path == COMPANY_SEARCH
+    ] == [
+        True,
+        False,
+    ]
+    assert len(panel.results) == total
+    assert panel.more_button.disabled is True
+    assert len(panel.company.options) == total + 1
+    every = lp.search_companies(name=MANY_COMPANIES, limit=20, client=client, progress=False)
+    assert panel.results["id"].tolist() == every["id"].tolist()
+
+
+def test_pick_a_company_shows_it_without_a_request(fake_service, panel, sparse):
+    search_companies_in(panel)
+    before = len(fake_service.requests)
+    slug = panel.results["slug"].iloc[2]
+    panel.company.value = slug
+    assert len(fake_service.requests) == before  # the card is the search's record
+    expected = company_served(slug, sparse)
+    card = panel.company_view.value
+    assert "lookup-company" in card
+    title = expected.get("name") or slug
+    assert f"<h3>{html.escape(title)}</h3>" in card
+    if "industry" in expected:
+        assert html.escape(expected["industry"]) in card
+    if "employee_count" in expected:
+        assert f"<th>Employees</th><td>{expected['employee_count']}</td>" in card
+    if "hq" in expected:
+        assert html.escape(expected["hq"]["city"]) in card
+    assert expected["id"] in card and f"slug {slug}" in text_of(card)
+    assert panel.employees_button.disabled is False
+
+    panel.company.value = None  # the empty choice clears the card and the button
+    assert panel.company_view.value == ""
+    assert panel.employees_button.disabled is True
+
+
+def test_full_company_card(fake_service, panel):
+    """With full records the card has the name, industry, employee count and HQ of the pick."""
+    fake_service.configure(sparse_records=False)
+    search_companies_in(panel)
+    slug = panel.results["slug"].iloc[0]
+    panel.company.value = slug
+    record = emulator_companies.company(slug)
+    assert record is not None
+    text = text_of(panel.company_view.value)
+    for part in (
+        record["name"],
+        record["industry"],
+        str(record["employee_count"]),
+        record["hq"]["city"],
+        record["hq"]["country_code"],
+    ):
+        assert part in text, (part, text)
+
+
+def test_load_employees_of_the_picked_company(fake_service, client, panel, sparse):
+    search_companies_in(panel)
+    slug = staffed(panel, 40)
+    panel.company.value = slug
+    name = company_served(slug, sparse).get("name") or slug
+
+    panel.employees_button.click()
+    assert fake_service.count(EMPLOYEES) == 1
+    assert fake_service.count(EMPLOYEES, slug=slug, limit=20) == 1
+    assert panel.message.value == ""
+    results = panel.results
+    assert len(results) == 20
+    assert text_of(panel.summary.value).strip() == f"loaded 20 employees of {name} · more available"
+    assert "<th>Headline</th>" in panel.table.value and body_rows(panel.table.value) == 20
+    # Employees are people: the profile picker lists them; the company stays picked.
+    assert [v for _, v in panel.person.options] == [None, *results["handle"].tolist()]
+    assert panel.person.disabled is False
+    assert panel.company.value == slug and "lookup-company" in panel.company_view.value
+    assert len(panel.company.options) == len(emulator_companies.search_companies(name="labs")) + 1
+
+    panel.more_button.click()  # Load more continues the employees, not the companies search
+    assert fake_service.count(EMPLOYEES, slug=slug) == 2
+    assert fake_service.count(COMPANY_SEARCH) == 1
+    same = lp.company_employees(slug, limit=20, max_records=40, client=client, progress=False)
+    assert results["id"].tolist() == same["id"].tolist()[:20]
+    assert list(panel.results.columns) == list(same.columns)
+    assert panel.results["id"].tolist() == same["id"].tolist()
+
+    handle = panel.results["handle"].iloc[0]
+    panel.person.value = handle
+    assert fake_service.count(PROFILE, handle=handle) == 1
+    assert "lookup-profile" in panel.profile_view.value
+
+
+def test_employees_then_another_company_then_people(fake_service, panel):
+    search_companies_in(panel)
+    first, second = panel.results["slug"].iloc[0], panel.results["slug"].iloc[1]
+    panel.company.value = first
+    panel.employees_button.click()
+    panel.company.value = second
+    panel.employees_button.click()
+    assert fake_service.count(EMPLOYEES, slug=first) == 1
+    assert fake_service.count(EMPLOYEES, slug=second) == 1
+    assert [r.param("cursor") for r in fake_service.requests if r.path == EMPLOYEES] == [None] * 2
+    expected = [p["id"] for p in emulator_data.employees(second)[:20]]
+    assert panel.results["id"].tolist() == expected
+
+    panel.kind.value = "People"  # back to people: a title search as before
+    assert_usable(panel, fake_service)
+    assert fake_service.count(SEARCH, title=TITLE) == 1
+
+
+def test_employees_error_is_one_line_and_the_button_retries(fake_service, panel):
+    search_companies_in(panel)
+    slug = panel.results["slug"].iloc[0]
+    panel.company.value = slug
+    fake_service.override(EMPLOYEES, lambda req: server_error())
+    panel.employees_button.click()  # must not raise
+    assert_one_line_error(panel, "ServerError")
+    assert panel.employees_button.disabled is False
+    assert panel.company.disabled is False and panel.company.value == slug
+    assert panel.busy.layout.display == "none"
+
+    fake_service.override(EMPLOYEES, None)
+    panel.employees_button.click()
+    assert panel.message.value == ""
+    assert fake_service.count(EMPLOYEES, slug=slug, status=200) == 1
+    assert len(panel.results) == min(20, len(emulator_data.employees(slug)))
+
+
+def test_company_search_error_is_one_line(fake_service, panel):
+    fake_service.override(COMPANY_SEARCH, lambda req: rate_limited(3))
+    search_companies_in(panel)
+    assert_one_line_error(panel, "RateLimitError")
+    assert panel.results.empty
+    assert panel.company.disabled is True and panel.employees_button.disabled is True
+    fake_service.override(COMPANY_SEARCH, None)
+    panel.search_button.click()
+    assert panel.message.value == "" and not panel.results.empty
+
+
+def test_busy_while_company_calls_run(fake_service, panel):
+    seen: list[tuple[bool, ...]] = []
+
+    def watch(req):
+        seen.append(
+            (
+                panel.search_button.disabled,
+                panel.kind.disabled,
+                panel.company.disabled,
+                panel.employees_button.disabled,
+                panel.busy.layout.display == "",
+            )
+        )
+        return None  # the real route answers
+
+    fake_service.override(COMPANY_SEARCH, watch)
+    fake_service.override(EMPLOYEES, watch)
+    search_companies_in(panel)
+    panel.company.value = panel.results["slug"].iloc[0]
+    panel.employees_button.click()
+    assert seen == [(True,) * 5, (True,) * 5]
+    assert panel.search_button.disabled is False and panel.kind.disabled is False
+    assert panel.company.disabled is False and panel.employees_button.disabled is False
+    assert panel.busy.layout.display == "none"
+
+
+def test_no_widget_state_contains_the_key_companies():
+    with FakeService(api_key=SECRET, rate_burst=50) as svc:
+        client = lp.Client(api_key=SECRET, base_url=svc.base_url, cache=False, max_retries=0)
+        panel = lp.SearchPanel(client, page_size=20)
+
+        def snapshot(step: str) -> None:
+            tree = all_widgets(panel)
+            assert any(w is panel.company for w in tree)
+            assert any(w is panel.employees_button for w in tree)
+            for w in tree:
+                state = json.dumps(w.get_state(), default=str)
+                assert SECRET not in state, f"key in {type(w).__name__} state after {step}"
+
+        try:
+            search_companies_in(panel, MANY_COMPANIES)
+            assert len(panel.results) == 20
+            snapshot("company search")
+            panel.more_button.click()
+            snapshot("company load more")
+            panel.company.value = panel.results["slug"].iloc[0]
+            assert "lookup-company" in panel.company_view.value
+            snapshot("pick")
+            panel.employees_button.click()
+            assert svc.count(EMPLOYEES) == 1 and not panel.results.empty
+            snapshot("employees")
+
+            svc.revoke_key(SECRET)
+            panel.employees_button.click()
+            assert_one_line_error(panel, "AuthenticationError")
+            snapshot("employees auth failure")
+            panel.search_button.click()
+            assert_one_line_error(panel, "AuthenticationError")
+            snapshot("company search auth failure")
             assert SECRET not in repr(panel)
         finally:
             panel.close()

@@ -1,0 +1,154 @@
+"""The SearchPanel's companies side: the company picker, the chosen company's card, and the
+button that loads its employees.
+
+Example (what :class:`lookup_pandas.widgets.SearchPanel` does with it)::
+
+    side = CompanyControls()
+    side.set_records(records)        # a companies search's records (raw, as the service sends)
+    side.picker.value = "blue-labs"  # the card shows name, industry, employee count, HQ...
+    side.chosen()                    # that company's record; None when nothing is picked
+
+Picking a company sends nothing: the card is built from the record the search returned, with
+whatever it has (a missing field is left out). The button belongs to the panel, which loads
+the employees into its results.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets as widgets
+
+__all__ = [
+    "COMPANIES",
+    "COMPANY_COLUMNS",
+    "PEOPLE",
+    "CompanyControls",
+    "company_summary",
+    "kind_toggle",
+]
+
+PEOPLE = "People"
+COMPANIES = "Companies"
+#: (key of :func:`company_summary`, label) of the results table for a companies search.
+COMPANY_COLUMNS = [
+    ("name", "Name"),
+    ("industry", "Industry"),
+    ("employees", "Employees"),
+    ("hq", "HQ"),
+    ("slug", "Slug"),
+]
+
+
+def kind_toggle() -> widgets.ToggleButtons:
+    """The panel's "People | Companies" switch (People first)."""
+    return widgets.ToggleButtons(
+        options=[PEOPLE, COMPANIES], value=PEOPLE, layout=widgets.Layout(width="auto")
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def company_summary(record: Mapping[str, Any]) -> dict[str, str | None]:
+    """``{"name", "industry", "employees", "hq", "slug"}`` of a (nested) company record, None
+    where it has nothing. ``employees`` is the count, else the range (``"51-200"``); ``hq`` is
+    ``"Berlin, DE"``."""
+    hq = record.get("hq")
+    hq = hq if isinstance(hq, Mapping) else {}
+    place = ", ".join(str(x) for x in (hq.get("city"), hq.get("country_code")) if x)
+    count = record.get("employee_count")
+    return {
+        "name": _text(record.get("name")),
+        "industry": _text(record.get("industry")),
+        "employees": _text(count if count is not None else record.get("employee_count_range")),
+        "hq": place or None,
+        "slug": _text(record.get("slug")),
+    }
+
+
+def company_html(record: Mapping[str, Any]) -> str:
+    """The card of the chosen company: name, industry, employee count, HQ and what else the
+    record has (founded, website, tagline), then its slug and id."""
+    esc = html.escape
+    s = company_summary(record)
+    facts = [
+        ("Industry", s["industry"]),
+        ("Employees", s["employees"]),
+        ("HQ", s["hq"]),
+        ("Founded", _text(record.get("founded"))),
+        ("Website", _text(record.get("website"))),
+    ]
+    rows = "".join(f"<tr><th>{k}</th><td>{esc(v)}</td></tr>" for k, v in facts if v)
+    parts = [f"<h3>{esc(s['name'] or s['slug'] or '')}</h3>"]
+    tagline = _text(record.get("tagline"))
+    if tagline:
+        parts.append(f"<p><i>{esc(tagline)}</i></p>")
+    if rows:
+        parts.append(f"<table>{rows}</table>")
+    ident = [
+        f"{k} {esc(v)}" for k, v in (("slug", s["slug"]), ("id", _text(record.get("id")))) if v
+    ]
+    parts.append(f"<p>{' · '.join(ident)}</p>")
+    return f'<div class="lookup-company">{"".join(parts)}</div>'
+
+
+class CompanyControls:
+    """The picker (one option per company with a slug, plus the empty choice), the card of the
+    chosen company and the employees button, in ``box`` (hidden while searching people)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self._rendering = False  # the options are being replaced: not a user choice
+        self.picker = widgets.Dropdown(
+            options=[], description="Company", disabled=True, layout=widgets.Layout(width="30em")
+        )
+        self.button = widgets.Button(description="Load employees", icon="users", disabled=True)
+        self.view = widgets.HTML()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.picker, self.button]), self.view],
+            layout=widgets.Layout(display="none"),
+        )
+        self.picker.observe(self._on_pick, names="value")
+
+    def show(self, on: bool) -> None:
+        self.box.layout.display = "" if on else "none"
+
+    def chosen(self) -> dict[str, Any] | None:
+        slug = self.picker.value
+        return next((r for r in self.records if slug and r.get("slug") == slug), None)
+
+    def set_records(self, records: list[dict[str, Any]]) -> None:
+        """The companies to pick from; the current choice stays when it is still among them."""
+        self.records = list(records)
+        options: list[tuple[str, str | None]] = [("", None)]
+        for r in self.records:
+            s = company_summary(r)
+            if s["slug"]:
+                label = " — ".join(x for x in (s["name"] or s["slug"], s["industry"]) if x)
+                options.append((label, s["slug"]))
+        current = self.picker.value
+        self._rendering = True
+        try:
+            self.picker.options = options
+            if current in {v for _, v in options}:
+                self.picker.value = current
+        finally:
+            self._rendering = False
+        self._show_chosen()
+
+    def busy(self, on: bool) -> None:
+        self.picker.disabled = on or not self.records
+        self.button.disabled = on or self.chosen() is None
+
+    def _on_pick(self, _change: dict[str, Any]) -> None:
+        if not self._rendering:
+            self._show_chosen()
+            self.button.disabled = self.chosen() is None
+
+    def _show_chosen(self) -> None:
+        record = self.chosen()
+        self.view.value = "" if record is None else company_html(record)
