@@ -212,7 +212,7 @@ class EnrichmentRun:
         }
         self._waiting = self.client.waiting
         if self._waiting:
-            counts["waiting"] = f"{self._waiting} handles another process is buying"
+            counts["waiting"] = f"{self._waiting} {self.kind.nouns} another process is buying"
         if self.batch_shown:
             counts["jobs"] = self.batch_shown
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
@@ -234,8 +234,8 @@ class EnrichmentRun:
             return
         last = self._outage[-1]
         stopped = type(last)(
-            f"Stopped: {len(self._outage)} handles in a row failed after every retry, the "
-            f"last with: {last}. The service at {self.client.base_url} looks down or "
+            f"Stopped: {len(self._outage)} {self.kind.nouns} in a row failed after every retry, "
+            f"the last with: {last}. The service at {self.client.base_url} looks down or "
             f"unreachable; the {self.counts['fetched']} answers fetched are cached, and a "
             "re-run resumes from there",
             status_code=last.status_code,

@@ -163,6 +163,7 @@ def lookup_values(
         options=options,
         batch_supported=client.batch_supported_for(kind),
         balance_seen=client.credits_balance is not None,
+        nouns=kind.nouns,
     )
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before

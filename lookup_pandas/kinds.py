@@ -45,6 +45,11 @@ class Kind:
         return self.rules.noun
 
     @property
+    def nouns(self) -> str:
+        """The plural: ``"handles"``, ``"companies"``."""
+        return f"{self.noun[:-1]}ies" if self.noun.endswith("y") else f"{self.noun}s"
+
+    @property
     def tag(self) -> str:
         """What the job store puts before this kind's batch inputs: ``""`` for people (as
         ever), ``"company:"`` for companies (:func:`lookup_pandas.batch.tagged`)."""

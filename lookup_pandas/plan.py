@@ -101,6 +101,7 @@ def plan(
     options: Options,
     batch_supported: bool | None,
     balance_seen: bool = True,
+    nouns: str = "handles",
 ) -> Plan:
     """The plan for ``distinct`` handles, or BudgetExceededError (nothing sent).
 
@@ -118,7 +119,7 @@ def plan(
     resume = bool(jobs) and not options.refresh
     method = options.method
     if options.refresh:
-        check_budget(len(distinct), 0, len(distinct), options.max_calls)  # all are billed
+        check_budget(len(distinct), 0, len(distinct), options.max_calls, nouns)  # all billed
         return Plan(
             to_fetch=tuple(distinct),
             batch=use_batch(method, len(distinct), batch_supported),
@@ -136,7 +137,7 @@ def plan(
         return Plan(to_fetch=tuple(distinct), stored_batch_jobs=jobs)
     found = {h: o for h in distinct if (o := cached(h)) is not None}
     to_fetch = tuple(h for h in distinct if h not in found)
-    check_budget(len(to_fetch), len(found), len(distinct), options.max_calls)
+    check_budget(len(to_fetch), len(found), len(distinct), options.max_calls, nouns)
     return Plan(
         cached=found,
         to_fetch=to_fetch,
@@ -147,7 +148,9 @@ def plan(
     )
 
 
-def check_budget(needed: int, cached: int, distinct: int, max_calls: int | None) -> None:
+def check_budget(
+    needed: int, cached: int, distinct: int, max_calls: int | None, nouns: str = "handles"
+) -> None:
     """BudgetExceededError when ``needed`` billable calls are more than ``max_calls``.
 
     Example: ``check_budget(3, 1, 4, max_calls=2)`` raises; ``max_calls=None`` never does.
@@ -155,7 +158,7 @@ def check_budget(needed: int, cached: int, distinct: int, max_calls: int | None)
     if max_calls is not None and needed > max_calls:
         raise BudgetExceededError(
             f"This enrichment needs {needed} billable calls ({cached} of {distinct} distinct "
-            f"handles are cached), more than max_calls={max_calls}. Nothing was sent.",
+            f"{nouns} are cached), more than max_calls={max_calls}. Nothing was sent.",
             needed=needed,
             allowed=max_calls,
         )

@@ -110,7 +110,7 @@ def test_estimate_companies_counts_what_is_to_buy_at_the_routes_cost(fake_servic
 
 
 def test_max_calls_refuses_before_anything_is_sent(fake_service, fake_client):
-    with pytest.raises(lp.BudgetExceededError):
+    with pytest.raises(lp.BudgetExceededError, match=r"distinct companies are cached"):
         accounts().lookup.enrich_companies("slug", client=fake_client, max_calls=2)
     assert fake_service.billed() == 0
 

@@ -85,3 +85,8 @@ def test_each_row_says_what_it_looked_up_ids_and_slugs_alike():
     assert pd.isna(frame["slug"][2]) and pd.isna(frame["slug"][3])
     assert frame["id"].tolist()[:3] == ["org_A", "org_X", "org_Q"]  # a not-found id is kept
     assert pd.isna(frame["id"][3])
+
+
+def test_messages_name_the_values_of_each_kind():
+    assert (PEOPLE.noun, PEOPLE.nouns) == ("handle", "handles")
+    assert (COMPANIES.noun, COMPANIES.nouns) == ("company", "companies")
