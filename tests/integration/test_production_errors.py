@@ -175,7 +175,7 @@ def test_a_403_that_says_rate_limited_is_handled_like_a_429(fake_service):
 def test_the_pace_follows_the_tier_down_before_the_429s_come(fake_service, capsys):
     svc = fake_service
     ladder = (LadderTier("Slow", 0, 99, 120), LadderTier("Fast", 100, None, 1200))
-    svc.configure(ladder=ladder, balance=130, tier_follows_balance=True, rate_burst=1)
+    svc.configure(ladder=ladder, balance=130, tier_follows_balance=True, rate_burst=2)
     handles = leads(100, "tierdrop")
     with make_client(svc, max_workers=4) as client:
         started = time.monotonic()
