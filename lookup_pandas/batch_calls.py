@@ -14,8 +14,8 @@ module only speaks the protocol, through the Client's send chain.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 from requests_cache.policy.expiration import get_expiration_datetime
 
@@ -29,6 +29,7 @@ from .errors import (
     ServiceError,
 )
 from .http.answers import parsed_answer, profile_answer_from_batch
+from .http.contact import Requester
 from .http.sending import Wire
 from .kinds import PEOPLE, Kind
 
@@ -37,22 +38,6 @@ __all__ = ["BatchCalls", "no_batch"]
 #: How each audience is told to do without batch jobs (see :func:`no_batch`).
 PYTHON_ADVICE = "use method='single' or 'auto'."
 CLI_ADVICE = "use --method single or auto."
-
-
-class BatchRequester(Protocol):
-    """The send chain, as batch calls use it (``Client._request``)."""
-
-    def __call__(
-        self,
-        path: str,
-        params: Mapping[str, Any] | None,
-        *,
-        cancel: threading.Event | None = None,
-        method: str = "GET",
-        body: Any = None,
-        cache: bool = True,
-        final_statuses: frozenset[int] = frozenset(),
-    ) -> Envelope: ...
 
 
 def no_batch(
@@ -81,7 +66,7 @@ def no_batch(
 class BatchCalls:
     """One Client's batch calls, and what the first submit told of the service."""
 
-    def __init__(self, request: BatchRequester, wire: Wire) -> None:
+    def __init__(self, request: Requester, wire: Wire) -> None:
         self._request = request
         self._wire = wire
         #: Whether the service has each batch path's jobs: absent until a submit tells.

@@ -155,6 +155,9 @@ class EnrichmentRun:
 
     def __post_init__(self) -> None:
         self._breaker_after = max(3, self.client.max_workers)
+        # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
+        costs = kept_costs(self.client) or RouteCosts()
+        self._cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
 
     def credits(self, *, shown: bool = False) -> float:
         """Credits this run paid: what the answers said they consumed, plus one per item of
@@ -170,9 +173,7 @@ class EnrichmentRun:
         by_batch = now.batch_credits - self.before.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:
-            costs = kept_costs(self.client) or RouteCosts()  # read before the run, if at all
-            cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
-            singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * cost)
+            singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * self._cost)
             items = min(items, self.batch_recorded)
         return singles + items
 

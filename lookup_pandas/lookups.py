@@ -14,31 +14,17 @@ a UsageError and nothing is sent. A not-found (1010, 1020) is billed and cached 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from .endpoints import checked_data
 from .envelope import Envelope
 from .errors import NotFoundError
 from .handles import checked_handle
+from .http.contact import Requester
 from .kinds import Kind
 
 __all__ = ["answer", "fetched", "record"]
-
-
-class Requester(Protocol):
-    """The send chain, as a lookup uses it (``Client._request``)."""
-
-    def __call__(
-        self,
-        path: str,
-        params: Mapping[str, Any] | None,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope: ...
 
 
 def answer(

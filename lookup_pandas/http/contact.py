@@ -43,15 +43,23 @@ logger = logging.getLogger(__name__)
 
 
 class Requester(Protocol):
-    """The send chain, as the contact uses it (``Client._request``)."""
+    """The send chain, ``Sender.request`` (``Client._request``): what the contact, the batch
+    calls and a lookup by value send through."""
 
     def __call__(
         self,
         path: str,
         params: Mapping[str, Any] | None,
         *,
+        refresh: bool = False,
+        cancel: threading.Event | None = None,
+        method: str = "GET",
+        body: Any = None,
         cache: bool = True,
+        final_statuses: frozenset[int] = frozenset(),
         paced: bool = True,
+        known_miss: bool = False,
+        held: str | None = None,
     ) -> Envelope: ...
 
 
@@ -185,7 +193,10 @@ class Contact:
         if not self.rate_known or not self._tier_lock.acquire(blocking=False):
             return  # another thread is reading it
         try:
-            tier = checked_data(self.request(TIER_PATH, None), TIER_PATH)
+            # Advisory: a 429 here (a limiter that counts the account routes) is not waited
+            # out in the caller's thread; the pace stays as it is until the next read.
+            answer = self.request(TIER_PATH, None, final_statuses=frozenset({429}))
+            tier = checked_data(answer, TIER_PATH)
         except ServiceError as exc:
             self._tier_read_at = time.monotonic()  # try again later, pace unchanged
             logger.info("could not read the credits tier again (%s)", exc)

@@ -6,7 +6,7 @@ import pytest
 
 from lookup_pandas.endpoints import TIER_PATH
 from lookup_pandas.envelope import Envelope
-from lookup_pandas.errors import AuthenticationError, PermissionDeniedError
+from lookup_pandas.errors import AuthenticationError, PermissionDeniedError, RateLimitError
 from lookup_pandas.http.contact import Contact
 from lookup_pandas.pacing import Pacer
 from lookup_pandas.settings import Settings
@@ -30,9 +30,11 @@ class TierEndpoint:
     def __init__(self, *payloads: dict | Exception) -> None:
         self.payloads = list(payloads)
         self.asked = 0
+        self.options: list[dict] = []
 
-    def __call__(self, path, params, *, cache=True, paced=True):
+    def __call__(self, path, params, **options):
         assert path == TIER_PATH
+        self.options.append(options)
         answer = self.payloads[min(self.asked, len(self.payloads) - 1)]
         self.asked += 1
         if isinstance(answer, Exception):
@@ -110,3 +112,13 @@ def test_a_record_s_403_is_never_checked(store):
     opted_out = PermissionDeniedError("This person has opted out", status_code=403)
     assert contact.resolve_forbidden(opted_out, "/api/data/v1/people/profile") is opted_out
     assert endpoint.asked == 0
+
+
+def test_a_reread_is_advisory_a_429_on_it_is_not_waited_out_and_leaves_the_pace(store):
+    limited = RateLimitError("Rate limit exceeded", status_code=429, retry_after=30)
+    endpoint = TierEndpoint(FAST, limited)
+    contact, pacer = contact_on(store, endpoint)
+    contact.learn_pace()
+    contact.reread_tier(after_429=True)
+    assert 429 in endpoint.options[-1]["final_statuses"]  # not retried in the caller's thread
+    assert pacer.per_minute == pytest.approx(1140) and endpoint.asked == 2
