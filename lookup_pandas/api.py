@@ -55,6 +55,7 @@ __all__ = [
     "enrich_companies",
     "enrich_profiles",
     "enrich_with_summary",
+    "enrich_companies_with_summary",
     "estimate_companies",
     "estimate_profiles",
     "get_companies",
@@ -293,6 +294,17 @@ def enrich_with_summary(
     Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
     """
     return _enrich(arguments(enrich_profiles, frame, *args, **options))
+
+
+@delegates_to(enrich_companies)
+def enrich_companies_with_summary(
+    frame: pd.DataFrame, *args: Any, **options: Any
+) -> tuple[pd.DataFrame, JobSummary]:
+    """``enrich_companies``, and the JobSummary of the run (what its progress bar counted).
+
+    Example: ``enriched, summary = enrich_companies_with_summary(accounts, "slug")``
+    """
+    return _enrich(arguments(enrich_companies, frame, *args, **options), COMPANIES)
 
 
 def _enrich(given: dict[str, Any], kind: Kind = PEOPLE) -> tuple[pd.DataFrame, JobSummary]:

@@ -101,10 +101,11 @@ class ClientCache:
 
     def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
         """Erase every stored answer about these people: their profile answers (single calls
-        and batch results), every search or employees page holding them (whole pages), and
-        their handles in stored batch jobs. Handles or profile URLs, normalised as enrichment
-        does (``fold_case``); a value that is no handle is a UsageError and nothing is
-        erased. Sends nothing; their next lookup is fetched (and billed) again.
+        and batch results), every page of a list holding them (whole pages), and their
+        handles in stored batch jobs. Handles, profile URLs or ``prsn_`` ids (either name finds
+        the answers bought by the other), normalised as enrichment does (``fold_case``); a
+        value that is no handle is a UsageError and nothing is erased. Sends nothing; their
+        next lookup is fetched (and billed) again.
 
         Example: ``client.forget(["ada-lovelace"])  # Forgotten(profiles=1, pages=2, ...)``
 

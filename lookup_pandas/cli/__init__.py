@@ -88,10 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def command(options: _options.Options) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (each imported only when used)."""
     if isinstance(options, _options.EnrichOptions):
-        from .companies import enrich_companies
         from .enrich import enrich
 
-        return lambda: (enrich_companies if options.companies else enrich)(options)
+        return lambda: enrich(options)
     if isinstance(options, _options.CompaniesOptions):
         from .companies import companies
 

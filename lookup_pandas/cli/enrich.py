@@ -1,7 +1,10 @@
-"""``lookup-pandas enrich``: a CSV of handles enriched whole, or streamed in chunks.
+"""``lookup-pandas enrich``: a CSV of handles (or, ``--companies``, of companies) enriched
+whole, or streamed in chunks.
 
 Example: ``enrich(EnrichOptions(input="leads.csv", output="out.csv"))`` -> ``0``, with the
-estimate before the job and the summary after it on stderr.
+estimate before the job and the summary after it on stderr;
+``enrich(EnrichOptions("accounts.csv", column="slug", prefix="company_", companies=True))``
+the same for companies. People and companies take one path: the options' ``kind``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ if TYPE_CHECKING:
 
 
 def enrich(options: EnrichOptions) -> int:
-    """Enrich the whole file at once, or in chunks when asked or when it is large."""
+    """Enrich the whole file at once, or in chunks when asked or when it is large; people, or
+    companies with ``--companies``."""
     from .. import api
     from ..enrich import estimate_values
 
@@ -44,11 +48,11 @@ def enrich(options: EnrichOptions) -> int:
             fold_case=o.fold_case,
             method=o.method,
             credits=False,
+            kind=o.kind,
         )
         print_estimate(est, o, client)
-        enriched, summary = api.enrich_with_summary(
-            leads, o.column, prefix=o.prefix, client=client, **o.job
-        )
+        summarised = api.enrich_companies_with_summary if o.companies else api.enrich_with_summary
+        enriched, summary = summarised(leads, o.column, prefix=o.prefix, client=client, **o.job)
     write_frame(enriched, o.output)
     print(f"enriched {summary}{target(o.output)}", file=sys.stderr)
     return 0
@@ -82,7 +86,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     api.check_columns(read_csv(o.input, o.encoding, nrows=0), o.column, o.prefix)
     check_output(o.output)
     with service_client() as client:  # its settings checked before the file is read through
-        handles = stream.HandleMap(fold_case=o.fold_case)
+        handles = stream.HandleMap(fold_case=o.fold_case, kind=o.kind)
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
         scan = stream.scan_handles(chunks, handles)
         with open_output(o.output) as out:
@@ -92,12 +96,17 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 fold_case=o.fold_case,
                 method=o.method,
                 credits=False,
+                kind=o.kind,
             )
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = stream.RecordStore()  # the job keeps no record: they are kept as text here
-            result = lookup_values(scan.distinct, client=client, on_record=records.add, **o.job)
+            result = lookup_values(
+                scan.distinct, client=client, on_record=records.add, kind=o.kind, **o.job
+            )
             summary = result.summary
-            table = stream.HandleTable(scan.distinct, result, o.prefix, records)
+            table = stream.HandleTable(
+                scan.distinct, result, o.prefix, records, fields=o.kind.fields
+            )
             del result, records  # the table holds what is written
             parts, statuses = _write_chunks(o, rows, table, handles, out, total=scan.rows)
             written = sum(statuses.values())

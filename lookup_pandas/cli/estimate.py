@@ -31,7 +31,7 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
     from ..enrich import read_credit_facts
     from ..plan import planned
 
-    if options.refresh:  # every handle is fetched anew
+    if options.refresh:  # every value is fetched anew
         est = dataclasses.replace(est, cached=0, to_fetch=est.unique)
     if options.max_calls is not None and est.to_fetch > options.max_calls:
         return  # the job refuses it before sending anything, in one line of its own
@@ -39,18 +39,20 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
         client.learn_pace()
     if est.to_fetch:  # estimated with credits=False: nothing is read before --max-calls
         est = dataclasses.replace(est, balance=read_credit_facts(client))
-    est = planned(est, client, options.method)
+    est = planned(est, client, options.method, options.kind)
     over_budget = options.max_credits is not None and est.credits > options.max_credits
     if over_budget or (est.balance is not None and est.credits > est.balance):
         return  # refused as well, before anything billable is sent
-    print(f"lookup-pandas: {describe_estimate(est, client.rate_limit_per_minute)}", file=sys.stderr)
+    line = describe_estimate(est, client.rate_limit_per_minute, options.kind.nouns)
+    print(f"lookup-pandas: {line}", file=sys.stderr)
 
 
-def describe_estimate(est: Estimate, per_minute: float | None) -> str:
+def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "handles") -> str:
     """One line: ``250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job,
     ~3 polls), about 6 s at 57 calls/min``; a resumed run says ``152 to fetch by batch
-    (collecting 1 stored job of 152, ~3 polls)``."""
-    line = f"{est.rows} rows, {est.unique} distinct handles, {est.cached} cached: "
+    (collecting 1 stored job of 152, ~3 polls)``. ``nouns``: what the values are
+    (``"companies"``: ``190 distinct companies``)."""
+    line = f"{est.rows} rows, {est.unique} distinct {nouns}, {est.cached} cached: "
     if est.to_fetch == 0:
         return line + "nothing to fetch"
     line += f"{est.to_fetch} to fetch by {est.method}"

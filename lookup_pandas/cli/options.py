@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..kinds import Kind
 
 __all__ = [
     "STDIN",
@@ -55,6 +58,13 @@ class EnrichOptions:
     @property
     def fold_case(self) -> bool:
         return not self.keep_case
+
+    @property
+    def kind(self) -> Kind:
+        """Whose values the column holds: ``COMPANIES`` with ``--companies``, else ``PEOPLE``."""
+        from ..kinds import COMPANIES, PEOPLE
+
+        return COMPANIES if self.companies else PEOPLE
 
     @property
     def job(self) -> dict[str, Any]:

@@ -280,7 +280,9 @@ def _add_cache(sub: _Sub) -> None:
         "--yes", action="store_true", help="do not ask (required when stdin is not a terminal)"
     )
     forget = action("forget", "erase every stored answer about these people", _FORGET)
-    forget.add_argument("handles", nargs="*", metavar="HANDLE", help="handles or profile URLs")
+    forget.add_argument(
+        "handles", nargs="*", metavar="HANDLE", help="handles, profile URLs or prsn_ ids"
+    )
     forget.add_argument(
         "--from-csv", metavar="FILE", default=None, help="also the handles in a CSV column"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,11 +38,12 @@ class HandleTable:
 
     ``result`` is :func:`lookup_pandas.enrich.lookup_values` over ``distinct`` (one value
     each, in first-seen order), which handed its records to ``records``; the table takes them
-    out of it (``records`` is left empty). The cells are what ``enrich_profiles`` over the
-    whole file would give: PERSON_FIELDS, then the other fields in first-seen order over all
-    the records, each column with the dtype it would have over them all (:class:`ColumnKinds`,
-    from one record of each layout); then the records are read back, TABLE_SLICE handles at a
-    time, typed so, and written. Lists and dicts become JSON text (``to_csv_cells``), and
+    out of it (``records`` is left empty). The cells are what ``enrich_profiles`` (or
+    ``enrich_companies``) over the whole file would give: ``fields`` (PERSON_FIELDS, or
+    ``COMPANIES.fields``), then the other fields in first-seen order over all the records,
+    each column with the dtype it would have over them all (:class:`ColumnKinds`, from one
+    record of each layout); then the records are read back, TABLE_SLICE values at a time,
+    typed so, and written. Lists and dicts become JSON text (``to_csv_cells``), and
     pandas writes each handle's cells, status and error as CSV once: a row's new cells are then
     that text, not a frame to format again (so no row is ever reindexed into a frame: 3 cannot
     become 3.0). A row without a handle gets empty cells, status ``invalid`` and its reason,
@@ -50,7 +51,12 @@ class HandleTable:
     """
 
     def __init__(
-        self, distinct: Sequence[str], result: Lookup, prefix: str, records: RecordStore
+        self,
+        distinct: Sequence[str],
+        result: Lookup,
+        prefix: str,
+        records: RecordStore,
+        fields: Iterable[str] = PERSON_FIELDS,
     ) -> None:
         if len(result.status) != len(distinct):
             raise ValueError("result must be the lookup of `distinct`, one value each")
@@ -60,10 +66,11 @@ class HandleTable:
         kinds = ColumnKinds()
         for example in records.examples(found):
             kinds.add(example)
-        fields = [*PERSON_FIELDS, *(c for c in kinds.columns if c not in PERSON_FIELDS)]
+        first = list(fields)  # every result has these: PERSON_FIELDS, or a Kind's fields
+        order = [*first, *(c for c in kinds.columns if c not in first)]
         dtypes = kinds.dtypes()
-        names = prefixed_names(fields, prefix)
-        self.columns: list[str] = [*(names[c] for c in fields), STATUS_COLUMN, ERROR_COLUMN]
+        names = prefixed_names(order, prefix)
+        self.columns: list[str] = [*(names[c] for c in order), STATUS_COLUMN, ERROR_COLUMN]
         self._index = pd.Index(list(distinct), dtype=object)
         self._status = np.array(result.status, dtype=object)
         self._tails = np.empty(len(distinct), dtype=object)
@@ -75,7 +82,7 @@ class HandleTable:
             flats = [records.pop(h) for h in here]
             raw = pd.DataFrame(flats, index=pd.Index(here, dtype=object), dtype=object)
             typed = raw.astype({c: dtypes[c] for c in raw.columns if c in dtypes})
-            rows = typed.reindex(index=pd.Index(distinct[start:stop], dtype=object), columns=fields)
+            rows = typed.reindex(index=pd.Index(distinct[start:stop], dtype=object), columns=order)
             cells = to_csv_cells(rows.rename(columns=names).reset_index(drop=True))
             found_cells = cells.assign(
                 **{

@@ -30,7 +30,7 @@ from lookup_pandas.batch_run import BatchRun
 from lookup_pandas.cache import sqlite
 from lookup_pandas.errors import IncompleteErasureWarning
 from lookup_pandas.store import StoredJob, store_path
-from lookup_pandas.testing import BATCH, FakeService, data
+from lookup_pandas.testing import BATCH, FakeService, catalog, data
 
 from .enrich_helpers import lead_frame
 from .helpers import EMPLOYEES, PROFILE, SEARCH, make_client
@@ -374,3 +374,38 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         billed = svc.billed(PROFILE)
         enrich(lead_frame(handles), client, method="single")
         assert svc.billed(PROFILE) == billed + len(handles)  # paid for again
+
+
+def test_forget_by_id_or_handle_erases_the_person_bought_either_way(fake_service, tmp_path):
+    """Issue 24 made ``prsn_`` ids lookups of their own. Forgetting a person by id erases the
+    answer bought by their handle, the one bought by their id, and the job-change pages that
+    list them; forgetting by handle erases the answer bought by id. Nothing is sent."""
+    svc = fake_service
+    svc.configure(rate_burst=10_000)
+    cache = tmp_path / "c.sqlite"
+    listed = catalog.job_changes(event_type="joined")[:5]  # the first page of 5
+    by_id = listed[0]["person"]  # on the page, and looked up by id and by handle
+    by_handle = data.person("person-00042")  # looked up by id, then forgotten by handle
+    assert by_handle is not None
+    with make_client(svc, cache=cache) as client:
+        keep_deleted_bytes(client)
+        client.profile(by_id["id"])
+        client.profile(by_id["handle"])
+        client.profile(by_handle["id"])
+        pages = lp.job_changes(event_type="joined", limit=5, max_records=5, client=client)
+        assert pages["person.id"].iloc[0] == by_id["id"]
+    files = sqlite_files(cache)
+    first, second = needles(by_id["handle"]), needles(by_handle["handle"])
+    assert found_in(files, first) and found_in(files, second)
+    sent = svc.count()
+
+    with make_client(svc, cache=cache) as client:
+        keep_deleted_bytes(client)
+        result = client.forget([by_id["id"].upper(), by_handle["handle"]])
+        assert result.handles == result.matched == (by_id["id"], by_handle["handle"])
+        assert (result.profiles, result.pages, result.complete) == (3, 1, True)
+        assert found_in(files, first + second) == {}
+        assert not client.is_cached(PROFILE, {"id": by_id["id"]})
+        assert not client.is_cached(PROFILE, {"handle": by_id["handle"]})
+        assert not client.is_cached(PROFILE, {"id": by_handle["id"]})
+    assert svc.count() == sent  # forgetting sends nothing

@@ -215,7 +215,10 @@ def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(cli_main, fake_
     ("args", "message"),
     [
         ((), "lookup-pandas: error: name the handles or profile URLs to forget"),
-        (("ada", "N/A"), "lookup-pandas: UsageError: Not a handle or profile URL: 'N/A'"),
+        (
+            ("ada", "N/A"),
+            "lookup-pandas: UsageError: Not a handle, person id or profile URL: 'N/A'",
+        ),
         (("--from-csv", "no-such.csv"), "lookup-pandas: error: no such file: no-such.csv"),
     ],
 )

@@ -155,7 +155,11 @@ def test_enrich_companies_a_csv_then_a_rerun_bills_nothing(run, fake_service, tm
     assert enriched["account"].tolist() == ["A", "A again", "G", "blank", "X"]
     assert enriched["lookup_status"].tolist() == ["ok", "ok", "ok", "invalid", "not_found"]
     assert enriched["company_slug"].tolist()[:3] == ["acme", "acme", "globex"]
-    assert "3 distinct companies" in done.stderr and "enriched 5 rows" in done.stderr
+    assert "3 distinct companies" in done.stderr
+    # the summary people runs print: statuses, what was fetched, requests, credits at the
+    # company route's cost (2 each in the emulator)
+    assert "enriched 5 rows (3 ok, 1 not_found, 1 invalid, 0 error)" in done.stderr
+    assert "3 fetched" in done.stderr and "6 credits" in done.stderr
     billed = fake_service.billed()
     assert billed == 3  # acme, globex, unknown-co: each once
     again = run("enrich", str(accounts), "--companies", "-o", str(out))
@@ -171,3 +175,30 @@ def test_enrich_companies_takes_its_own_column_and_prefix(run, tmp_path):
     assert frame(done.stdout)["co_slug"].tolist() == ["acme"]
     missing = run("enrich", str(accounts), "--companies")  # the default column is slug
     assert missing.returncode == EXIT_CONFIG and "slug" in missing.stderr
+
+
+@pytest.mark.parametrize("method", ["single", "batch"])
+def test_enrich_companies_in_chunks_equals_the_whole_file(run, fake_service, tmp_path, method):
+    """``--companies --chunksize N`` streams the file (two passes, a part file) as people's
+    chunks do, and writes what the whole-file run writes; each distinct company bought once."""
+    slugs = [c["slug"] for c in companies.company_population()][:25]
+    values = [*slugs, *(s.upper() for s in slugs[:5]), "", "unknown-co", slugs[0]]
+    accounts = tmp_path / "accounts.csv"
+    pd.DataFrame({"n": range(len(values)), "slug": values}).to_csv(accounts, index=False)
+    chunked = tmp_path / "chunked.csv"
+    done = run("enrich", str(accounts), "--companies", "--chunksize", "7", "--method", method,
+               "-o", str(chunked))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "in 5 chunks of 7 rows" in done.stderr and "26 distinct companies" in done.stderr
+    billed = fake_service.billed()
+    assert billed == 26  # each distinct company once, the not-found too
+    assert count(fake_service, "company") == (26 if method == "single" else 0)
+    whole = tmp_path / "whole.csv"
+    again = run("enrich", str(accounts), "--companies", "--chunksize", "0", "-o", str(whole))
+    assert again.returncode == 0, again.stderr
+    assert fake_service.billed() == billed  # all cached: the whole-file run buys nothing
+    left, right = pd.read_csv(chunked), pd.read_csv(whole)
+    pd.testing.assert_frame_equal(left, right)
+    assert left["lookup_status"].value_counts().to_dict() == {"ok": 31, "invalid": 1,
+                                                              "not_found": 1}  # fmt: skip
+    assert left["company_slug"].iloc[25] == slugs[0]  # a case variant joins its company

@@ -64,6 +64,20 @@ def test_mentioned_by_the_url_parameter_or_anywhere_in_the_body():
     assert mentioned([], b"\xff\xfe", forgotten) == set()
 
 
+def test_a_person_id_is_mentioned_by_the_url_or_any_record_holding_it():
+    forgotten = frozenset({"prsn_1a2b"})
+    assert mentioned([f"{BASE}{PROFILE_PATH}?id=PRSN_1A2B"], b"", forgotten) == {"prsn_1a2b"}
+    record = json.dumps(envelope({"id": "prsn_1a2b", "handle": "ada"})).encode()
+    by_handle = f"{BASE}{PROFILE_PATH}?handle=ada"
+    assert mentioned([by_handle], record, forgotten) == {"prsn_1a2b"}
+    assert mentioned([by_handle], record, frozenset({"ada"})) == {"ada"}
+    # an id that is not a person's (a company's, an event's) names no one
+    company = json.dumps(envelope({"id": "org_1a2b", "slug": "acme"})).encode()
+    assert mentioned([f"{BASE}/v1/companies/company?id=org_1a2b"], company,
+                     frozenset({"org_1a2b"})) == set()  # fmt: skip
+    assert list(handles_in({"person": {"id": "prsn_9"}, "id": "jce_1"})) == ["prsn_9"]
+
+
 def test_kind_of_an_answer_is_profile_or_page():
     assert kind_of(f"{BASE}/prefix{PROFILE_PATH}?handle=ada") == "profile"
     assert kind_of(f"{BASE}{SEARCH_PATH}?title=x") == "page"
