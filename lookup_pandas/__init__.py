@@ -41,6 +41,7 @@ from .errors import (
     ConfigurationError,
     InsecureCacheWarning,
     InsufficientCreditsError,
+    NotCachedError,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
@@ -54,6 +55,7 @@ from .errors import (
     ValidationError,
 )
 from .integrations import register_when_imported as _register_when_imported
+from .jobs import EnrichmentJob
 from .outcomes import Estimate
 from .views import overview
 
@@ -71,9 +73,11 @@ __all__ = [
     "ClientStats",
     "ColumnError",
     "ConfigurationError",
+    "EnrichmentJob",
     "Estimate",
     "InsecureCacheWarning",
     "InsufficientCreditsError",
+    "NotCachedError",
     "NotFoundError",
     "PaginationError",
     "PermissionDeniedError",

@@ -23,12 +23,11 @@ import pandas as pd
 from . import credit_facts
 from .adapters import arguments, delegates_to
 from .client import Client, resolve_client
-from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns, looked_up, with_status
-from .enrich import estimate_values, lookup_values
+from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
+from .enrich import estimate_values
 from .errors import ConfigurationError
-from .frames import prefixed_names
-from .handles import checked_handle
-from .kinds import COMPANIES, PEOPLE, Kind
+from .joins import enrich_or_start, enriched, get_frame
+from .kinds import COMPANIES, PEOPLE
 from .listings import company_employees, credits_tier, query_value, search_people
 from .outcomes import Errors, Estimate, JobSummary, Method
 from .searches import (
@@ -76,6 +75,7 @@ def get_profiles(
     fold_case: bool = True,
     method: Method = "auto",
     max_credits: float | None = None,
+    provenance: bool = False,
 ) -> pd.DataFrame:
     """One row per input handle (same order; a Series keeps its index), with the record's fields.
 
@@ -101,23 +101,7 @@ def get_profiles(
     columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
-    return _get(locals(), PEOPLE)
-
-
-def _get(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
-    """``get_profiles`` / ``get_companies`` of their arguments by name."""
-    options = dict(given)
-    values = options.pop("handles" if kind is PEOPLE else "values")
-    client = options.pop("client")
-    index = values.index if isinstance(values, pd.Series) else None
-    if isinstance(values, str):  # one value; a UsageError when it is none
-        checked_handle(values, fold_case=options["fold_case"], rules=kind.rules)
-        values = [values]
-    result = lookup_values(list(values), client=resolve_client(client), kind=kind, **options)
-    frame = with_status(looked_up(result, kind), result)
-    if index is not None:
-        frame.index = index
-    return frame
+    return get_frame(locals(), PEOPLE)
 
 
 def enrich_profiles(
@@ -133,7 +117,9 @@ def enrich_profiles(
     progress: bool | None = None,
     fold_case: bool = True,
     method: Method = "auto",
-) -> pd.DataFrame:
+    provenance: bool = False,
+    background: bool = False,
+) -> Any:  # a DataFrame; with background=True, an EnrichmentJob
     """A new frame: each row's profile joined on. The input frame is not modified.
 
     Example::
@@ -185,6 +171,15 @@ def enrich_profiles(
         re-run work alike. A job is stored beside the cache when submitted: a run after
         Ctrl-C or a crash polls it instead of paying again. Handles a job could not resolve
         are fetched singly.
+    ``provenance``
+        ``True`` adds ``lookup_source`` (``cache``, ``single`` or ``batch``),
+        ``lookup_fetched_at`` (the UTC time the answer was bought, from its cache entry) and
+        ``lookup_expired`` (used offline past its keep time): see
+        :mod:`lookup_pandas.provenance`.
+    ``background``
+        ``True`` returns an :class:`lookup_pandas.EnrichmentJob` at once and runs the job in a
+        background thread: ``job.result()`` is this frame; the last line of a cell shows the
+        job as a live view (see :mod:`lookup_pandas.jobs`). ``progress`` is then its view's.
 
     Returns the input columns untouched, then the profile columns (always those of
     :data:`lookup_pandas.frames.PERSON_FIELDS`, empty where a record lacks the field, then
@@ -197,7 +192,7 @@ def enrich_profiles(
     An AuthenticationError or ConfigurationError (no service at the base URL) always raises
     at once; so many transport failures in a row stop the job (see lookup_pandas.enrich).
     """
-    return _enrich(locals())[0]  # every argument by name: the keywords stand once, above
+    return enrich_or_start(locals(), PEOPLE)  # every argument by name: the keywords stand once
 
 
 def get_companies(
@@ -209,6 +204,7 @@ def get_companies(
     progress: bool | None = None,
     fold_case: bool = True,
     max_credits: float | None = None,
+    provenance: bool = False,
 ) -> pd.DataFrame:
     """One row per input company (same order; a Series keeps its index), with its firmographics.
 
@@ -228,7 +224,7 @@ def get_companies(
     are those of :data:`lookup_pandas.frames.COMPANY_FIELDS`, then any other field, then
     ``lookup_status`` and ``lookup_error``.
     """
-    return _get(locals(), COMPANIES)
+    return get_frame(locals(), COMPANIES)
 
 
 def enrich_companies(
@@ -244,7 +240,9 @@ def enrich_companies(
     client: Client | None = None,
     progress: bool | None = None,
     fold_case: bool = True,
-) -> pd.DataFrame:
+    provenance: bool = False,
+    background: bool = False,
+) -> Any:  # a DataFrame; with background=True, an EnrichmentJob
     """A new frame: each row's company joined on. The input frame is not modified.
 
     Example::
@@ -262,7 +260,7 @@ def enrich_companies(
     The columns added: :data:`lookup_pandas.frames.COMPANY_FIELDS` prefixed, any other field,
     then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
     """
-    return _enrich(locals(), COMPANIES)[0]
+    return enrich_or_start(locals(), COMPANIES)
 
 
 def estimate_companies(
@@ -293,7 +291,7 @@ def enrich_with_summary(
 
     Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
     """
-    return _enrich(arguments(enrich_profiles, frame, *args, **options))
+    return enriched(arguments(enrich_profiles, frame, *args, **options))
 
 
 @delegates_to(enrich_companies)
@@ -304,22 +302,7 @@ def enrich_companies_with_summary(
 
     Example: ``enriched, summary = enrich_companies_with_summary(accounts, "slug")``
     """
-    return _enrich(arguments(enrich_companies, frame, *args, **options), COMPANIES)
-
-
-def _enrich(given: dict[str, Any], kind: Kind = PEOPLE) -> tuple[pd.DataFrame, JobSummary]:
-    options = dict(given)  # enrich_profiles' arguments by name
-    frame, column, prefix, client = (
-        options.pop(k) for k in ("frame", "column", "prefix", "client")
-    )
-    check_columns(frame, column, prefix)
-    values = frame[column].tolist()
-    result = lookup_values(values, client=resolve_client(client), kind=kind, **options)
-    fields = result.fields
-    new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
-    out = pd.concat([frame.reset_index(drop=True), new], axis=1)
-    out.index = frame.index
-    return out, result.summary
+    return enriched(arguments(enrich_companies, frame, *args, **options), COMPANIES)
 
 
 def estimate_profiles(

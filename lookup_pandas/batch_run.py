@@ -43,6 +43,7 @@ from .client import Client
 from .envelope import Envelope
 from .errors import NotFoundError
 from .kinds import PEOPLE, Kind
+from .pacing import check_cancel
 from .store import BUSY, RECHECK, StoredJob
 
 __all__ = ["Answer", "BatchRun"]
@@ -73,9 +74,11 @@ class BatchRun:
         stored: Sequence[StoredJob] = (),
         resume: bool = True,
         kind: Kind = PEOPLE,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.client = client
         self.kind = kind
+        self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
         self._submits = submit
         self._needed = set(handles)
@@ -98,11 +101,9 @@ class BatchRun:
                 self._idle.append(job)
         rest = [h for h in handles if h not in covered]
         chunks = split(rest) if submit else []
-        if not submit:
-            self.fallback.extend(rest)
+        self.fallback.extend([] if submit else rest)
         self.batch_jobs_total = len(self._resumed) + len(chunks)
-        # The driver's state: chunks to submit, batch jobs under way, answers awaited (a
-        # submit's chunk, or the Tracker of a poll).
+        # The driver's state: chunks to submit, jobs under way, answers awaited (chunk, Tracker).
         self._most = max(2, client.max_workers)  # batch jobs under way at once
         self._queue: deque[tuple[str, ...]] = deque(chunks)
         self._active: list[Tracker] = list(self._resumed)
@@ -115,8 +116,7 @@ class BatchRun:
         """Batch jobs this run polled: the stored ones it resumed and those it submitted."""
         return len(self._resumed) + self.submitted
 
-    def __bool__(self) -> bool:
-        """False when there is nothing to submit or resume: a run of single calls."""
+    def __bool__(self) -> bool:  # False when there is nothing to submit or resume
         return bool(self._resumed or self._queue)
 
     # -- the tasks run in the pool ----------------------------------------------------------
@@ -160,6 +160,7 @@ class BatchRun:
         pool = ThreadPoolExecutor(max_workers=self._most, thread_name_prefix="lookup-batch")
         try:
             while self._queue or self._active or self._flight:
+                check_cancel(self._cancel, "cancelled: a re-run collects the stored batch jobs")
                 timeout = self._send(pool, stop)
                 if not self._flight:  # wait() returns at once on no futures: sleep till one is due
                     time.sleep(timeout)

@@ -19,16 +19,24 @@ from .errors import (
     AuthenticationError,
     ConfigurationError,
     InsufficientCreditsError,
+    NotCachedError,
     NotFoundError,
     PermissionDeniedError,
     ServiceError,
 )
 from .kinds import PEOPLE, Kind
-from .outcomes import ERROR, FORBIDDEN, NOT_FOUND, OK, Outcome
+from .outcomes import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 from .pacing import Cancelled
 from .store import DONE_SECONDS
 
-__all__ = ["FRESH_MISS_SECONDS", "cached_outcome", "fetch_one", "in_cache", "window_size"]
+__all__ = [
+    "FRESH_MISS_SECONDS",
+    "cached_outcome",
+    "fetch_one",
+    "in_cache",
+    "not_cached_outcome",
+    "window_size",
+]
 
 #: Errors that end an enrichment at once: every further call would fail the same way.
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
@@ -52,6 +60,16 @@ def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome 
     if env is not None and isinstance(env.data, dict):
         return Outcome(OK, env.data)
     return None
+
+
+def not_cached_outcome() -> Outcome:
+    """Offline, a value the cache does not hold: ``not_cached``, nothing sent.
+
+    Example: ``not_cached_outcome().error`` -> ``"not in the cache, and offline: nothing was
+    sent"``; ``errors="raise"`` raises its NotCachedError.
+    """
+    message = "not in the cache, and offline: nothing was sent"
+    return Outcome(NOT_CACHED, error=message, exc=NotCachedError(message))
 
 
 def fetch_one(

@@ -22,7 +22,7 @@ import functools
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import requests
@@ -44,6 +44,9 @@ from .pagination import Page, PagePlan, Style, check_max_records, read_page, wal
 from .rooms import Rooms
 from .settings import SETTING_NAMES, Settings, keyword_help
 from .stats import ClientStats
+
+#: A cached answer's (stored at, expired), or None: :meth:`Client.stored_at`.
+StoredTime = tuple[datetime, bool] | None
 
 __all__ = [
     "BATCH_PATH",
@@ -94,6 +97,7 @@ class Client:
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
         batch_poll_interval: float = 1.5,
+        offline: bool | None = None,
         transport: BaseAdapter | None = None,
     ) -> None:
         given = locals()
@@ -288,6 +292,10 @@ class Client:
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """``client.cached(PROFILE_PATH, {"handle": "ada"})``: the cached answer, or None."""
         return self._rooms.cache.cached(path, params)
+
+    def stored_at(self, path: str, params: Mapping[str, Any] | None = None) -> StoredTime:
+        """``client.stored_at(PROFILE_PATH, {"handle": "ada"})``: (when stored, expired) or None."""
+        return self._rooms.cache.stored_at(path, params)
 
     def profile_keys(self, handles: Iterable[str], **options: Any) -> dict[str, str]:
         """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""

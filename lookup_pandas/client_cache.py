@@ -13,6 +13,7 @@ does the admin work on any cache (also without a Client: ``lookup-pandas cache .
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from .cache import CacheInfo, Forgotten, OpenCache, admin
@@ -52,6 +53,24 @@ class ClientCache:
             return None
         self._counter.count(cache_hits=1)
         return parsed_answer(response, path, from_cache=True)
+
+    def stored_at(
+        self, path: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[datetime, bool] | None:
+        """When the cached answer was stored (UTC), and whether it has expired; None when the
+        cache does not hold it (an expired answer counts only offline, as for every read).
+
+        Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(2026, 11,
+        25, 7, 41, tzinfo=UTC), False)``
+        """
+        response = self._wire.lookup(path, self._wire.prepare(path, params))
+        if response is None:
+            return None
+        created = getattr(response, "created_at", None)
+        if not isinstance(created, datetime):
+            return None
+        when = created if created.tzinfo else created.replace(tzinfo=UTC)
+        return when, bool(getattr(response, "is_expired", False))
 
     def profile_keys(
         self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE

@@ -19,6 +19,7 @@ import pandas as pd
 from .errors import ColumnError, UsageError
 from .kinds import Kind
 from .outcomes import Lookup
+from .provenance import PROVENANCE_COLUMNS
 
 __all__ = [
     "ERROR_COLUMN",
@@ -40,20 +41,28 @@ class HasColumns(Protocol):
 
 
 def with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
-    """``frame`` with each row's ``lookup_status`` and ``lookup_error`` (``result``'s)."""
-    return frame.assign(
+    """``frame`` with each row's ``lookup_status`` and ``lookup_error`` (``result``'s), and its
+    provenance columns when the job kept them (``provenance=True``)."""
+    out = frame.assign(
         **{
             STATUS_COLUMN: pd.Series(result.status, dtype="str"),
             ERROR_COLUMN: pd.Series(result.error, dtype="str"),
         }
     )
+    if result.provenance is None:
+        return out
+    where = result.provenance.set_axis(out.index)
+    return out.assign(**{name: where[name] for name in where.columns})
 
 
-def check_columns(frame: HasColumns, column: str, prefix: str | None = None) -> None:
+def check_columns(
+    frame: HasColumns, column: str, prefix: str | None = None, provenance: bool = False
+) -> None:
     """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
 
     Example: ``check_columns(leads, "handle", "profile_")`` raises ColumnError when ``leads``
-    has no ``handle`` column, or has ``profile_headline`` or ``lookup_status`` already.
+    has no ``handle`` column, or has ``profile_headline`` or ``lookup_status`` already
+    (``provenance``: or ``lookup_source``...).
     """
     if column not in frame.columns:
         raise ColumnError(
@@ -63,11 +72,8 @@ def check_columns(frame: HasColumns, column: str, prefix: str | None = None) -> 
         return
     if not isinstance(prefix, str) or not prefix:
         raise UsageError(f"prefix must be a non-empty string, not {prefix!r}.")
-    clash = [
-        c
-        for c in frame.columns
-        if c in (STATUS_COLUMN, ERROR_COLUMN) or (isinstance(c, str) and c.startswith(prefix))
-    ]
+    ours = (STATUS_COLUMN, ERROR_COLUMN, *(PROVENANCE_COLUMNS if provenance else ()))
+    clash = [c for c in frame.columns if c in ours or (isinstance(c, str) and c.startswith(prefix))]
     if clash:
         shown = ", ".join(map(repr, clash[:3])) + (f" and {len(clash) - 3} more" * (len(clash) > 3))
         what = (

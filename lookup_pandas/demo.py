@@ -27,7 +27,7 @@ import pandas as pd
 from . import api
 from .client import Client
 from .frames import to_csv_cells
-from .outcomes import STATUSES
+from .outcomes import RARE_STATUSES, STATUSES
 from .views import overview
 
 if TYPE_CHECKING:
@@ -85,6 +85,8 @@ def run_demo(
         with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
             enriched = _first_run(client, leads, workdir, progress=progress)
         _rerun(svc, cache, leads, enriched)
+        key, url = svc.api_key, svc.base_url
+    _offline_run(key, url, cache, leads)  # the emulator is stopped: nothing could answer
     return 0
 
 
@@ -106,7 +108,9 @@ def _first_run(
     print(
         f"\nEnriched {len(enriched)} rows in {summary.seconds:.1f}s, paced at "
         f"{client.rate_limit_per_minute:.0f} calls/min (95% of the advertised limit): "
-        + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+        + ", ".join(
+            f"{counts.get(s, 0)} {s}" for s in STATUSES if s not in RARE_STATUSES or counts.get(s)
+        )
     )
     print(
         f"{summary.fetched} handles fetched through {summary.jobs} batch job(s): "
@@ -148,3 +152,21 @@ def _rerun(svc: FakeService, cache: Path, leads: pd.DataFrame, enriched: pd.Data
             f"again, as it is never cached), {again.stats.cache_hits} answers "
             f"from the cache in {elapsed:.2f}s; result identical: {same}."
         )
+
+
+def _offline_run(key: str, base_url: str, cache: Path, leads: pd.DataFrame) -> None:
+    """The lead list again with the emulator gone, offline: every row from the cache (the
+    forbidden lead, never cached, is not_cached), with where and when each answer was bought."""
+    with Client(api_key=key, base_url=base_url, cache=cache, offline=True) as offline:
+        rows = leads.lookup.enrich_profiles("handle", client=offline, provenance=True)
+        sent = offline.stats.sent
+    counts = rows["lookup_status"].value_counts()
+    sources = rows["lookup_source"].value_counts()
+    first = rows["lookup_fetched_at"].min()
+    print(
+        f"\nOffline (Client(offline=True), the emulator stopped): {len(rows)} rows, "
+        + ", ".join(f"{n} {status}" for status, n in counts.items())
+        + f"; {sent} requests sent; sources: "
+        + ", ".join(f"{n} {source}" for source, n in sources.items())
+        + f", bought from {first:%Y-%m-%d %H:%M:%S} UTC."
+    )

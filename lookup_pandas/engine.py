@@ -24,10 +24,10 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .batch_run import BatchRun
-from .calls import fetch_one, in_cache, window_size
+from .calls import fetch_one, in_cache, not_cached_outcome, window_size
 from .claims import ClaimWindow
 from .client import Client, ClientStats
 from .credit_facts import kept_costs
@@ -51,8 +51,13 @@ from .outcomes import (
     handed,
     row_error,
 )
+from .pacing import check_cancel
 from .plan import Options, Plan
-from .progress import Progress
+from .progress import Bar, Progress
+from .provenance import Source, arrived
+
+if TYPE_CHECKING:
+    from .jobs import Watch
 
 __all__ = ["EnrichmentRun", "run"]
 
@@ -60,6 +65,8 @@ __all__ = ["EnrichmentRun", "run"]
 _OUTAGE = (TransportError, ServerError)
 
 _Fetched = Future[tuple[Outcome, bool] | None]
+#: A background job cancelled: it stops as on Ctrl-C (the calls in flight land).
+_CANCELLED = "cancelled: what was fetched is cached; a re-run resumes there"
 
 
 def run(
@@ -72,12 +79,15 @@ def run(
     on_record: OnRecord | None = None,
     missed_at: float | None = None,
     kind: Kind = PEOPLE,
+    watch: Watch | None = None,
 ) -> EnrichmentRun:
     """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
 
     Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
     ``missed_at``: when the cache was read ahead for ``plan.to_fetch`` (``time.monotonic()``);
-    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
+    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``); ``watch``: a
+    background job's (:class:`~lookup_pandas.jobs.Watch`): its view instead of a bar, and its
+    cancel event, which stops the run as Ctrl-C does (raising Cancelled).
     """
     batch = None
     if plan.batch_run:
@@ -88,9 +98,11 @@ def run(
             stored=plan.stored_batch_jobs,
             resume=not options.refresh,
             kind=kind,
+            cancel=watch.cancel if watch else None,
         )
-    total = len(plan.cached) + len(plan.to_fetch)
-    with Progress(progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
+    total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
+    shown = Progress if watch is None else watch.progress
+    with shown(progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
         state = EnrichmentRun(
             client,
             refresh=options.refresh,
@@ -99,10 +111,14 @@ def run(
             before=before,
             on_record=on_record,
             kind=kind,
+            sources={} if options.provenance else None,
+            cancel=watch.cancel if watch else None,
         )
         try:
             for handle, outcome in plan.cached.items():
                 state.record(handle, outcome, "cached")
+            for handle in plan.not_cached:  # offline
+                state.record(handle, not_cached_outcome(), "not_cached")
             singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
             state.run_singles(singles, missed_at)
         except InsufficientCreditsError as exc:
@@ -132,10 +148,14 @@ class EnrichmentRun:
     _: KW_ONLY
     refresh: bool
     errors: str
-    bar: Progress
+    bar: Bar
     before: ClientStats  # the client's stats when the run began
     on_record: OnRecord | None = None
     kind: Kind = PEOPLE
+    #: With provenance: how each value's answer came (lookup_pandas.provenance); else None.
+    sources: dict[str, Source] | None = None
+    #: A background job's cancel event: once set, the run stops as on Ctrl-C.
+    cancel: threading.Event | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "failed": 0}, init=False
@@ -194,14 +214,17 @@ class EnrichmentRun:
             jobs=self.batch_jobs,
         )
 
-    def record(self, handle: str, outcome: Outcome, kind: str) -> None:
-        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / failed)."""
+    def record(self, handle: str, outcome: Outcome, kind: str, via: str = "single") -> None:
+        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / failed /
+        not_cached); ``via``: how one not cached came (single, batch)."""
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
-        self.counts[kind] += 1
+        self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
+        if self.sources is not None and kind != "not_cached":
+            self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
             raise row_error(handle, outcome, self.kind.noun)
-        if kind != "cached":
+        if kind in ("fetched", "failed"):
             self._watch_outage(outcome)
 
     def _show(self, n: int) -> None:
@@ -217,6 +240,8 @@ class EnrichmentRun:
         if self.batch_shown:
             counts["jobs"] = self.batch_shown
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
+        if "not_cached" in self.counts:  # offline
+            counts["not_cached"] = self.counts["not_cached"]
         self.bar.update(n, **counts)
 
     def tick(self) -> None:
@@ -260,7 +285,7 @@ class EnrichmentRun:
                     outcome = Outcome(OK, answer.data)
                 else:
                     outcome = Outcome(NOT_FOUND, error=answer.message, exc=answer)
-                self.record(handle, outcome, "fetched")
+                self.record(handle, outcome, "fetched", "batch")
         except BatchUnavailableError:
             if method == "batch":
                 raise
@@ -281,10 +306,12 @@ class EnrichmentRun:
         pending: dict[_Fetched, str] = {}
         try:
             for handle, held in self._windows(handles, window):
+                check_cancel(self.cancel, _CANCELLED)
                 future = pool.submit(self._fetch, handle, stop, missed_at, held, window)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers, window=window)
             while pending:
+                check_cancel(self.cancel, _CANCELLED)
                 self._harvest(pending, block=True, window=window)
         except BaseException:
             # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let

@@ -15,9 +15,10 @@ spread back over the rows, by position. Nothing here mutates its input.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -34,6 +35,7 @@ from .kinds import PEOPLE, Kind
 from .outcomes import ERROR as ERROR
 from .outcomes import (
     INVALID,
+    NOT_CACHED,
     STATUSES,
     Errors,
     Estimate,
@@ -44,7 +46,7 @@ from .outcomes import (
 )
 from .outcomes import NOT_FOUND as NOT_FOUND
 from .outcomes import OK as OK
-from .outcomes import Outcome as _Outcome  # noqa: F401  (tests reach for it here)
+from .outcomes import Outcome as _Outcome  # (tests reach for it here too)
 from .plan import ASSUMED_PAGE as ASSUMED_PAGE
 from .plan import (
     Options,
@@ -52,12 +54,18 @@ from .plan import (
     check_balance,
     check_credits,
     check_method,
+    check_offline,
     check_options,
     job_credits,
+    offline_plan,
     plan,
     planned,
 )
 from .plan import stored_batch_jobs_holding as _holding
+from .provenance import provenance_frame
+
+if TYPE_CHECKING:
+    from .jobs import Watch
 
 # The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
 # importable from here, where they used to be.
@@ -97,6 +105,14 @@ def estimate_values(
     handles, distinct = _normalise(values, fold_case, kind)
     path = kind.endpoint.path
     missing = [h for h in distinct if not client.is_cached(path, kind.params(h))]
+    if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
+        return Estimate(
+            rows=len(values),
+            valid=sum(h is not None for h in handles),
+            unique=len(distinct),
+            cached=len(distinct) - len(missing),
+            to_fetch=0,
+        )
     stored = _holding(jobs_tagged(client.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
@@ -130,6 +146,8 @@ def lookup_values(
     on_record: OnRecord | None = None,
     max_credits: float | None = None,
     kind: Kind = PEOPLE,
+    provenance: bool = False,
+    watch: Watch | None = None,
 ) -> Lookup:
     """Look up every value's profile, each distinct handle at most once; see the module doc.
 
@@ -148,7 +166,7 @@ def lookup_values(
     started, before = time.perf_counter(), client.stats
     values = list(values)
     handles, distinct = _normalise(values, fold_case, kind)
-    options = Options(refresh, max_calls, errors, method, max_credits)  # in its fields' order
+    options = Options(refresh, max_calls, errors, method, max_credits, provenance)
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
@@ -156,15 +174,7 @@ def lookup_values(
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
     missed_at = time.monotonic()  # the cache, if read ahead, held none of plan.to_fetch
-    the_plan = plan(
-        distinct,
-        cached=lambda h: (o := cached_outcome(client, h, kind)) and handed(sink, h, o),
-        stored=jobs_tagged(client.store.jobs(), kind.tag),
-        options=options,
-        batch_supported=client.batch_supported_for(kind),
-        balance_seen=client.credits_balance is not None,
-        nouns=kind.nouns,
-    )
+    the_plan = _plan(distinct, client, options, kind, sink)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used (on the fast path, each call's own cache hit checks it).
@@ -179,9 +189,40 @@ def lookup_values(
         on_record=sink,
         missed_at=missed_at if the_plan.read_ahead else None,
         kind=kind,
+        watch=watch,
     )
     seconds = time.perf_counter() - started
-    return _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
+    result = _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
+    if state.sources is None:
+        return result
+    path = kind.endpoint.path
+    where = provenance_frame(
+        handles, result.status, state.sources, lambda h: client.stored_at(path, kind.params(h))
+    )
+    return dataclasses.replace(result, provenance=where)
+
+
+def _plan(
+    distinct: list[str], client: Client, options: Options, kind: Kind, sink: OnRecord | None
+) -> Plan:
+    """The job's plan (see :func:`~lookup_pandas.plan.plan`); offline, the cache's answers and
+    ``not_cached`` for the rest: nothing sent, nothing paid."""
+
+    def cached(h: str) -> _Outcome | None:
+        return (o := cached_outcome(client, h, kind)) and handed(sink, h, o)
+
+    if client.settings.offline:
+        check_offline(options)
+        return offline_plan(distinct, cached=cached)
+    return plan(
+        distinct,
+        cached=cached,
+        stored=jobs_tagged(client.store.jobs(), kind.tag),
+        options=options,
+        batch_supported=client.batch_supported_for(kind),
+        balance_seen=client.credits_balance is not None,
+        nouns=kind.nouns,
+    )
 
 
 def _result(
@@ -200,7 +241,8 @@ def _result(
         kind.invalid_error(v, fold_case) if h is None else state.outcomes[h].error
         for v, h in zip(values, handles, strict=True)
     ]
-    summary = state.summary(len(values), {s: status.count(s) for s in STATUSES}, seconds=seconds)
+    counts = {s: status.count(s) for s in STATUSES if s != NOT_CACHED or s in status}  # offline
+    summary = state.summary(len(values), counts, seconds=seconds)
     empty = pd.DataFrame(index=pd.RangeIndex(len(values)))
     fields = empty if kept is None else _spread(kept, handles, kind)
     return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)

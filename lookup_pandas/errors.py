@@ -55,6 +55,7 @@ __all__ = [
     "IncompleteErasureWarning",
     "InsecureCacheWarning",
     "InsufficientCreditsError",
+    "NotCachedError",
     "NotFoundError",
     "PaginationError",
     "PermissionDeniedError",
@@ -174,6 +175,17 @@ class RateLimitError(ServiceError):
 class NotFoundError(ServiceError):
     """The record does not exist, as the service says (its envelope on a 404, or a 200 with
     error_code 1010 person / 1020 company / 1030 skill, which is billed)."""
+
+
+class NotCachedError(ServiceError):
+    """Offline (``Client(offline=True)``, ``LOOKUP_OFFLINE=1``), an answer the cache does not
+    hold, or a request that is never cached (the credits tier, a batch job): nothing was sent.
+
+    Example: ``lp.search_people("engineer", client=offline)`` with page 2 never fetched ->
+    ``NotCachedError("Offline, and the cache holds no answer for GET /api/data/v1/people/search
+    ?title=engineer&limit=50&cursor=...: run it online once to buy it")``. In enrichment the
+    row gets ``lookup_status="not_cached"`` instead, and the job goes on.
+    """
 
 
 class ValidationError(ServiceError):

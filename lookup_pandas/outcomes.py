@@ -27,7 +27,9 @@ __all__ = [
     "FORBIDDEN",
     "INVALID",
     "NOT_FOUND",
+    "NOT_CACHED",
     "OK",
+    "RARE_STATUSES",
     "STATUSES",
     "Errors",
     "Estimate",
@@ -46,7 +48,11 @@ Method = Literal["auto", "batch", "single"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
 #: A 403 for this one record (opted out, premium-gated): not billed, not cached, the job goes on.
 FORBIDDEN = "forbidden"
-STATUSES = (OK, NOT_FOUND, FORBIDDEN, INVALID, ERROR)
+#: Offline, and the cache does not hold this value's answer: nothing was sent.
+NOT_CACHED = "not_cached"
+STATUSES = (OK, NOT_FOUND, FORBIDDEN, NOT_CACHED, INVALID, ERROR)
+#: Statuses a summary names only when some row has them.
+RARE_STATUSES = (FORBIDDEN, NOT_CACHED)
 
 #: Takes each record found, ``(handle, record)``: see ``lookup_values(on_record=...)``.
 OnRecord = Callable[[str, dict[str, Any]], None]
@@ -69,7 +75,8 @@ class Estimate:
     sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
     unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
     ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
-    (:mod:`lookup_pandas.credits`).
+    (:mod:`lookup_pandas.credits`). ``str(est)`` is one line of these facts, and a notebook
+    shows a small table (:mod:`lookup_pandas.displays`); ``repr(est)`` stays the dataclass's.
     """
 
     rows: int
@@ -93,6 +100,21 @@ class Estimate:
     #: None, or the tier the job would end on, after how many credits, and its limit:
     #: ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
     tier_change: str | None = None
+
+    def __str__(self) -> str:
+        from .displays import estimate_line  # displays.py: the decisions, no I/O
+
+        return estimate_line(self)
+
+    def _repr_html_(self) -> str:
+        """The estimate as a small table, in a notebook: ``display(est)``."""
+        from .displays import estimate_html
+
+        return estimate_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """In a terminal IPython, the one line of ``str(est)``."""
+        p.text(str(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +159,12 @@ class JobSummary:
         """The batch jobs polled: the same as ``jobs``."""
         return self.jobs
 
+    def _shown_statuses(self) -> list[str]:
+        """Every status, but the RARE_STATUSES (``forbidden``, ...) only when there are any."""
+        return [s for s in STATUSES if s not in RARE_STATUSES or self.statuses.get(s)]
+
     def __str__(self) -> str:
-        statuses = ", ".join(
-            f"{self.statuses.get(s, 0)} {s}"
-            for s in STATUSES
-            if s != FORBIDDEN or self.statuses.get(s)  # shown when there are any
-        )
+        statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in self._shown_statuses())
         n = self.jobs
         jobs = f" ({n} batch job{'s' * (n != 1)})" if n else ""
         return (
@@ -150,6 +172,16 @@ class JobSummary:
             f"{self.fetched} fetched{jobs}, {self.failed} failed; {self.requests} requests sent, "
             f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
         )
+
+    def _repr_html_(self) -> str:
+        """The summary as a small table, in a notebook: ``display(summary)``."""
+        from .displays import summary_html
+
+        return summary_html(self, self._shown_statuses())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """In a terminal IPython, the one line of ``str(summary)``."""
+        p.text(str(self))
 
 
 @dataclass(frozen=True)
@@ -160,11 +192,13 @@ class Lookup:
     """
 
     handles: list[str | None]  # the normalised handle of each row (None: invalid)
-    status: list[str]  # ok | not_found | forbidden | invalid | error
+    status: list[str]  # ok | not_found | forbidden | not_cached | invalid | error
     error: list[str | None]  # the reason, for every status but ok
     fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none;
     # no columns when the records went to ``on_record``)
     summary: JobSummary
+    #: With ``provenance=True``: lookup_source, lookup_fetched_at, lookup_expired (RangeIndex).
+    provenance: pd.DataFrame | None = None
 
 
 def handed(on_record: OnRecord | None, handle: str, outcome: Outcome) -> Outcome:

@@ -44,6 +44,12 @@ class Cancelled(Exception):
     """The caller's cancel event was set while it waited: send nothing."""
 
 
+def check_cancel(event: threading.Event | None, message: str) -> None:
+    """Raise Cancelled(``message``) once ``event`` is set (a background job's cancel)."""
+    if event is not None and event.is_set():
+        raise Cancelled(message)
+
+
 def pause(
     seconds: float,
     cancel: threading.Event | None = None,

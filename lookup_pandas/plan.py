@@ -59,6 +59,7 @@ class Options:
     errors: Errors = "coerce"
     method: Method = "auto"
     max_credits: float | None = None
+    provenance: bool = False  # keep each value's source and time (lookup_pandas.provenance)
 
 
 @dataclass(frozen=True)
@@ -81,16 +82,38 @@ class Plan:
     stored_batch_jobs: tuple[StoredJob, ...] = ()
     resume: bool = False
     read_ahead: bool = False
+    #: Offline: the values the cache does not hold (``lookup_status="not_cached"``).
+    not_cached: tuple[str, ...] = ()
+    offline: bool = False
 
     @property
     def check_key(self) -> bool:
-        """Answers read ahead are about to be used: the key must be known to work."""
-        return bool(self.cached)
+        """Answers read ahead are about to be used: the key must be known to work (online;
+        offline nothing is sent, the key's check neither)."""
+        return bool(self.cached) and not self.offline
 
     @property
     def batch_run(self) -> bool:
         """Batch jobs are submitted or stored ones looked at: a BatchRun is needed."""
         return self.batch or bool(self.stored_batch_jobs)
+
+
+def check_offline(options: Options) -> None:
+    """Offline, what cannot be done is refused before anything: ``refresh=True``."""
+    if options.refresh:
+        raise UsageError("refresh=True buys every answer again: it needs the network, not offline.")
+
+
+def offline_plan(distinct: Sequence[str], *, cached: Callable[[str], Outcome | None]) -> Plan:
+    """Offline: each value's stored answer (an expired one too), the rest ``not_cached``;
+    nothing to fetch, so nothing to budget or pay for.
+
+    Example: ``offline_plan(["ada", "grace"], cached={"ada": ok}.get)`` -> ``Plan(cached={"ada":
+    ok}, not_cached=("grace",), read_ahead=True, offline=True)``
+    """
+    found = {h: o for h in distinct if (o := cached(h)) is not None}
+    rest = tuple(h for h in distinct if h not in found)
+    return Plan(cached=found, not_cached=rest, read_ahead=True, offline=True)
 
 
 def plan(

@@ -25,11 +25,11 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["NARROW_COLUMNS", "Progress", "fit_postfix"]
+__all__ = ["NARROW_COLUMNS", "Bar", "Progress", "fit_postfix"]
 
 #: Below this many columns the bar leaves out its rate and elapsed time.
 NARROW_COLUMNS = 100
@@ -54,6 +54,12 @@ def fit_postfix(fields: Mapping[str, Any], room: int | None) -> str:
             break
         text = candidate
     return text
+
+
+class Bar(Protocol):
+    """What a job draws its progress on: a :class:`Progress`, or a background job's watch."""
+
+    def update(self, n: int = 1, **postfix: Any) -> None: ...
 
 
 class _Stream:

@@ -8,7 +8,8 @@ Example::
 
 Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, a
 ``redis://`` or ``rediss://`` URL, or one of ``0 / off / false / no / none`` to turn the cache
-off). A Redis URL's password is only ever used to connect: messages and reprs show
+off), ``LOOKUP_OFFLINE`` (``1``: answer from the cache only, send nothing). A Redis URL's
+password is only ever used to connect: messages and reprs show
 :func:`redact_url`'s form of it (``redis://:***@host:6379/0``).
 """
 
@@ -36,6 +37,8 @@ from .errors import ConfigurationError
 ENV_API_KEY = "LOOKUP_API_KEY"
 ENV_BASE_URL = "LOOKUP_BASE_URL"
 ENV_CACHE = "LOOKUP_CACHE"
+ENV_OFFLINE = "LOOKUP_OFFLINE"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")  # LOOKUP_OFFLINE's
 
 #: The cheapest tier's limit: what we pace at when nothing better is known.
 SAFE_DEFAULT_RATE_PER_MINUTE = 7.0
@@ -172,6 +175,16 @@ def _optional(check: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
     return lambda name, value: None if value is None else check(name, value)
 
 
+def _offline(name: str, value: Any) -> bool:
+    """``offline``, or for None ``LOOKUP_OFFLINE`` (1/true/yes/on; 0/false/no/off/unset)."""
+    if value is not None:
+        return bool(value)
+    text = os.environ.get(ENV_OFFLINE, "").strip().lower()
+    if text not in _TRUE + _FALSE:
+        raise ConfigurationError(f"{ENV_OFFLINE} must be 1 or 0 (true/false...), not {text!r}.")
+    return text in _TRUE
+
+
 def _duration(name: str, value: Any) -> timedelta:
     return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
 
@@ -272,6 +285,14 @@ class Settings:
             "the service's own SDK waits); it grows by half while the job does not move, up "
             "to 30 s."
         ),
+    )
+    offline: bool = _setting(
+        None,
+        env=ENV_OFFLINE,
+        check=_offline,
+        doc="Answer from the cache only (expired answers too), never sending a request "
+        "(``LOOKUP_OFFLINE=1`` too). Rows not cached are ``not_cached``; other reads raise "
+        "NotCachedError. No first contact: a dead base URL works.",
     )
     #: where the key and the URL came from, as a message names it ("api_key=", ...)
     api_key_source: str = field(default="api_key=", init=False, compare=False)

@@ -27,7 +27,7 @@ def companies(options: CompaniesOptions) -> int:
 
     o = options
     check_output(o.output)
-    with service_client() as client:
+    with service_client(o.offline) as client:
         frame = api.get_companies(
             list(o.values),
             errors=o.errors,

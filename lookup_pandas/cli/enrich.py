@@ -41,7 +41,7 @@ def enrich(options: EnrichOptions) -> int:
     leads = read_csv(o.input, o.encoding)
     api.check_columns(leads, o.column, o.prefix)
     check_output(o.output)
-    with service_client() as client:
+    with service_client(o.offline) as client:
         est = estimate_values(  # the credits facts are read after --max-calls, if at all
             leads[o.column].tolist(),
             client=client,
@@ -85,7 +85,9 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     _check_chunkable(o.input)
     api.check_columns(read_csv(o.input, o.encoding, nrows=0), o.column, o.prefix)
     check_output(o.output)
-    with service_client() as client:  # its settings checked before the file is read through
+    with service_client(
+        o.offline
+    ) as client:  # its settings checked before the file is read through
         handles = stream.HandleMap(fold_case=o.fold_case, kind=o.kind)
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
         scan = stream.scan_handles(chunks, handles)

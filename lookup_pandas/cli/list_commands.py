@@ -105,6 +105,7 @@ def _listing_options(ns: argparse.Namespace) -> ListingOptions:
         filters=tuple(getattr(ns, "filter", None) or ()),
         output=ns.output,
         progress=progress(ns),
+        offline=ns.offline,
     )
 
 
@@ -128,5 +129,6 @@ def add_companies(sub: Sub) -> None:
             keep_case=ns.keep_case,
             output=ns.output,
             progress=progress(ns),
+            offline=ns.offline,
         )
     )

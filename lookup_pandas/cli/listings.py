@@ -44,7 +44,7 @@ def listing(options: ListingOptions) -> int:
     # Filter names, limit and values are refused (UsageError, exit 2) before anything is sent,
     # and before a client is even built (no key or base URL needed to be told).
     check_listing(command.listing, {**own, "limit": o.limit, **filters})
-    with service_client() as client:
+    with service_client(o.offline) as client:
         frame = _function(command.function)(
             **own,
             limit=o.limit,
@@ -88,7 +88,7 @@ def tier(options: TierOptions) -> int:
     from .. import api
 
     check_output(options.output)
-    with service_client() as client:
+    with service_client(options.offline) as client:
         frame = api.credits_tier(client=client)
     write_frame(frame, options.output)
     return 0

@@ -53,6 +53,7 @@ class EnrichOptions:
     chunk_threshold: int | None = None  # bytes above which it is chunked unasked
     output: str | None = None  # None or "-": stdout
     progress: bool | None = None  # False: --no-progress; None: when on a terminal
+    offline: bool = False  # --offline: answers from the cache only, nothing sent
     companies: bool = False  # --companies: the column holds companies (slugs, org_ ids)
 
     @property
@@ -94,6 +95,7 @@ class ListingOptions:
     filters: tuple[str, ...] = ()  # each KEY=VALUE, as given
     output: str | None = None
     progress: bool | None = None
+    offline: bool = False  # --offline
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ class CompaniesOptions:
     keep_case: bool = False
     output: str | None = None
     progress: bool | None = None
+    offline: bool = False  # --offline
 
     @property
     def fold_case(self) -> bool:
@@ -118,6 +121,7 @@ class TierOptions:
 
     output: str | None = None
     progress: bool | None = None
+    offline: bool = False  # --offline
 
 
 @dataclass(frozen=True)

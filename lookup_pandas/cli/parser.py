@@ -161,7 +161,9 @@ def _enrich_options(ns: argparse.Namespace) -> EnrichOptions:
 def _add_tier(sub: _Sub) -> None:
     p = _service_command(sub, "tier", "the credits tier (balance, limit per minute)")
     _add_common(p)
-    p.set_defaults(options=lambda ns: TierOptions(output=ns.output, progress=_progress(ns)))
+    p.set_defaults(
+        options=lambda ns: TierOptions(output=ns.output, progress=_progress(ns), offline=ns.offline)
+    )
 
 
 def _add_serve(sub: _Sub) -> None:

@@ -52,6 +52,9 @@ def service_command(sub: Sub, name: str, helptext: str) -> argparse.ArgumentPars
 def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--offline", action="store_true", help="answer from the cache only; send nothing"
+    )
 
 
 def add_errors(p: argparse.ArgumentParser) -> None:

@@ -14,12 +14,13 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def service_client() -> Iterator[Client]:
+def service_client(offline: bool = False) -> Iterator[Client]:
     """A Client from the environment (its settings checked now), closed when the command is
     done; on a failure or Ctrl-C it is left open, as a process ending would leave it (workers
-    may still hold it)."""
+    may still hold it). ``offline`` (``--offline``): answers from the cache only; else
+    ``LOOKUP_OFFLINE`` decides."""
     from ..client import Client
 
-    client = Client()
+    client = Client(offline=True if offline else None)
     yield client
     client.close()

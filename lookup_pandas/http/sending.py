@@ -29,7 +29,15 @@ from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
 from ..claims import Claims, claim_or_wait, fresh_lookup
 from ..endpoints import BATCH_PATH, is_panel
 from ..envelope import Envelope, finite_number
-from ..errors import ConfigurationError, NotFoundError, RateLimitError, ServiceError, TransportError
+from ..errors import (
+    ConfigurationError,
+    NotCachedError,
+    NotFoundError,
+    RateLimitError,
+    ServiceError,
+    TransportError,
+    UsageError,
+)
 from ..pacing import Pacer, pause
 from ..retry import RetryPolicy
 from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
@@ -48,6 +56,23 @@ logger = logging.getLogger(__name__)
 AHEAD_MAX = 4096
 _BATCH = BATCH_PATH.rstrip("/")
 _NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
+
+
+def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
+    """The error of a request offline: not in the cache, or (``cached=False``) never cached.
+
+    Example: ``str(not_cached(prepared))`` -> ``"Offline, and the cache holds no answer for GET
+    http://.../people/search?title=x&cursor=c2: run it online once to buy it"``
+    """
+    what = f"{prepared.method} {prepared.url}"  # the key is in a header, never in the URL
+    if not cached:
+        return NotCachedError(
+            f"Offline, and {what} is never answered from the cache (batch jobs, the credits "
+            "tier and the account's panel are asked anew each time): nothing was sent"
+        )
+    return NotCachedError(
+        f"Offline, and the cache holds no answer for {what}: run it online once to buy it"
+    )
 
 
 class Wire:
@@ -89,7 +114,9 @@ class Wire:
         """Send a copy of ``prepared`` over the network with requests' own send settings (what
         ``Session.request`` would do, without preparing again), past the cache: the lookup is
         :meth:`lookup`'s. ``store``: keep the answer if the cache's policy says it is worth it,
-        for ``expire_after``."""
+        for ``expire_after``. Offline, nothing is ever sent (NotCachedError)."""
+        if self.settings.offline:  # Sender.request answers offline; this is the last guard
+            raise not_cached(prepared)
         s = self.session
         response = requests.Session.send(
             s,
@@ -112,12 +139,15 @@ class Wire:
     def lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
         """The stored answer if it has not expired, read by its key (what requests-cache's
         ``only_if_cached`` does, without building a request's cache actions and a 504 for a
-        miss); None on a miss, or when nothing is cached there."""
+        miss); None on a miss, or when nothing is cached there. Offline, an expired answer is
+        used too (its ``is_expired`` tells)."""
         if not self.cache_on or is_panel(path):
             return None
         cache = self.session.cache  # type: ignore[attr-defined]
         response: requests.Response | None = cache.get_response(self.cache_key(prepared))
-        if response is None or response.is_expired:  # type: ignore[attr-defined]
+        if response is None:
+            return None
+        if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
 
@@ -287,6 +317,8 @@ class Sender:
         """
         prepared = self.wire.prepare(path, params, method=method, body=body)
         cache = cache and method == "GET" and not is_panel(path)
+        if self.wire.settings.offline:
+            return self.offline_answer(path, prepared, cache=cache, refresh=refresh)
         claimed: str | None = None
         if not refresh and cache:
             if held == RECHECK:
@@ -317,6 +349,18 @@ class Sender:
         finally:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
+
+    def offline_answer(
+        self, path: str, prepared: requests.PreparedRequest, *, cache: bool, refresh: bool
+    ) -> Envelope:
+        """Offline: the stored answer (expired or not), else NotCachedError; nothing is sent,
+        and no first contact is made."""
+        if refresh:
+            raise UsageError("refresh=True buys answers again: it needs the network, not offline.")
+        stored = self.wire.lookup(path, prepared) if cache else None
+        if stored is None:
+            raise not_cached(prepared, cached=cache)
+        return self.from_cache(stored, path)
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
         """A stored answer, counted and parsed; a stored not-found raised, marked cached."""

@@ -8,8 +8,9 @@ import lookup_pandas as lp
 
 PUBLIC = [
     "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
-    "ClientStats", "ColumnError", "ConfigurationError", "Estimate", "InsecureCacheWarning",
-    "InsufficientCreditsError", "NotFoundError", "PaginationError", "PermissionDeniedError",
+    "ClientStats", "ColumnError", "ConfigurationError", "EnrichmentJob", "Estimate",
+    "InsecureCacheWarning", "InsufficientCreditsError", "NotCachedError", "NotFoundError",
+    "PaginationError", "PermissionDeniedError",
     "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
     "__version__", "balance", "company_employees", "configure", "credits_tier",

@@ -15,6 +15,7 @@ from lookup_pandas.settings import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
+    ENV_OFFLINE,
     SETTING_NAMES,
     Settings,
     default_cache_path,
@@ -234,7 +235,29 @@ def test_the_clients_keywords_are_the_settings_fields_one_list():
         ENV_API_KEY,
         ENV_BASE_URL,
         ENV_CACHE,
+        ENV_OFFLINE,
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "offline"),
+    [(None, False), ("1", True), ("true", True), ("Yes", True), ("0", False), ("off", False)],
+)
+def test_offline_comes_from_the_keyword_else_lookup_offline(monkeypatch, value, offline):
+    if value is None:
+        monkeypatch.delenv(ENV_OFFLINE, raising=False)
+    else:
+        monkeypatch.setenv(ENV_OFFLINE, value)
+    built = Settings.build(api_key=KEY, base_url="http://127.0.0.1:9", cache=False)
+    assert built.offline is offline
+    given = Settings.build(api_key=KEY, base_url="http://127.0.0.1:9", cache=False, offline=False)
+    assert given.offline is False  # the keyword wins over the environment
+
+
+def test_a_lookup_offline_that_is_no_flag_is_refused(monkeypatch):
+    monkeypatch.setenv(ENV_OFFLINE, "maybe")
+    with pytest.raises(ConfigurationError, match="LOOKUP_OFFLINE must be 1 or 0"):
+        Settings.build(api_key=KEY, base_url="http://127.0.0.1:9", cache=False)
 
 
 def test_build_refuses_a_keyword_that_is_no_setting():

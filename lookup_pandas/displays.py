@@ -1,0 +1,204 @@
+"""How an Estimate and a JobSummary show themselves: one line of text, or a small HTML table.
+
+Example::
+
+    estimate_line(est)    # "Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by ..."
+    estimate_html(est)    # '<table class="lookup-pandas-display"><caption>Estimate</caption>...'
+    summary_html(summary) # the same, captioned "Enrichment summary"
+
+Decisions only: strings built from the fields, nothing printed. The objects are read through
+the protocols below, so this module does not import :mod:`lookup_pandas.outcomes` (which calls
+it from ``__str__``, ``_repr_html_`` and ``_repr_pretty_``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
+
+__all__ = ["EstimateFacts", "SummaryFacts", "estimate_html", "estimate_line", "summary_html"]
+
+
+class EstimateFacts(Protocol):
+    """What an estimate line or table reads: the fields of :class:`~lookup_pandas.Estimate`."""
+
+    @property
+    def rows(self) -> int: ...
+    @property
+    def unique(self) -> int: ...
+    @property
+    def cached(self) -> int: ...
+    @property
+    def to_fetch(self) -> int: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def jobs(self) -> int: ...
+    @property
+    def polls(self) -> int: ...
+    @property
+    def seconds(self) -> float | None: ...
+    @property
+    def stored_jobs(self) -> int: ...
+    @property
+    def stored_items(self) -> int: ...
+    @property
+    def credits(self) -> float: ...
+    @property
+    def balance(self) -> float | None: ...
+    @property
+    def tier_change(self) -> str | None: ...
+
+
+class SummaryFacts(Protocol):
+    """What a summary table reads: the fields of :class:`~lookup_pandas.JobSummary`."""
+
+    @property
+    def rows(self) -> int: ...
+    @property
+    def statuses(self) -> Mapping[str, int]: ...
+    @property
+    def cached(self) -> int: ...
+    @property
+    def fetched(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def credits(self) -> float: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def rate_limited(self) -> int: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def jobs(self) -> int: ...
+
+
+def estimate_line(est: EstimateFacts) -> str:
+    """One line: what the enrichment would fetch, how, about how long, and what it would spend.
+
+    Example: ``Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3
+    polls), about 6 s; 130 credits, balance 10,050; tier Developer (70/min) -> Hobby (30/min)
+    after 51 credits``. What is not known (``seconds``, ``balance``, ``tier_change`` None) is
+    left out; with nothing to fetch the line ends ``nothing to fetch``.
+    """
+    line = f"Estimate: {est.rows} rows, {est.unique} distinct, {est.cached} cached, "
+    if est.to_fetch == 0:
+        return line + "nothing to fetch"
+    line += f"{est.to_fetch} to fetch by {est.method}"
+    batch = _batch_calls(est)
+    if batch:
+        line += f" ({batch})"
+    if est.seconds is not None:
+        line += f", about {_duration(est.seconds)}"
+    line += f"; {_credits(est.credits)}"
+    if est.balance is not None:
+        line += f", balance {_number(est.balance)}"
+    if est.tier_change:
+        line += f"; tier {est.tier_change}"
+    return line
+
+
+def estimate_html(est: EstimateFacts) -> str:
+    """The facts of :func:`estimate_line` as a two-column HTML table captioned "Estimate".
+
+    Example: ``estimate_html(est)`` -> ``'<table ...><caption>Estimate</caption><tbody><tr>
+    <th ...>Rows</th><td ...>250</td></tr>...'``; unknown facts have no row.
+    """
+    facts: list[tuple[str, str]] = [
+        ("Rows", str(est.rows)),
+        ("Distinct", str(est.unique)),
+        ("Cached", str(est.cached)),
+    ]
+    if est.to_fetch == 0:
+        facts.append(("To fetch", "nothing"))
+        return _table("Estimate", facts)
+    facts.append(("To fetch", f"{est.to_fetch} by {est.method}"))
+    batch = _batch_calls(est)
+    if batch:
+        facts.append(("Batch calls", batch))
+    if est.seconds is not None:
+        facts.append(("About", _duration(est.seconds)))
+    facts.append(("Credits", _number(est.credits)))
+    if est.balance is not None:
+        facts.append(("Balance", _number(est.balance)))
+    if est.tier_change:
+        facts.append(("Tier", est.tier_change))
+    return _table("Estimate", facts)
+
+
+def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -> str:
+    """What one enrichment did, as a two-column HTML table captioned "Enrichment summary".
+
+    Example: ``summary_html(summary, ["ok", "not_found", "invalid", "error"])`` -> a row per
+    status (its rows), then the time, cached / fetched / failed handles, the traffic and the
+    credits: the facts of ``str(summary)``. ``statuses``: those shown, in order (None: the
+    keys of ``summary.statuses``).
+    """
+    shown = list(summary.statuses) if statuses is None else statuses
+    n = summary.jobs
+    fetched = str(summary.fetched) + (f" ({n} batch job{'s' * (n != 1)})" if n else "")
+    facts = [("Rows", str(summary.rows))]
+    facts += [(status, str(summary.statuses.get(status, 0))) for status in shown]
+    facts += [
+        ("Time", f"{summary.seconds:.1f} s"),
+        ("Cached", str(summary.cached)),
+        ("Fetched", fetched),
+        ("Failed", str(summary.failed)),
+        ("Requests sent", str(summary.requests)),
+        ("Answered 429", str(summary.rate_limited)),
+        ("Retries", str(summary.retries)),
+        ("Credits", f"{summary.credits:g}"),
+    ]
+    return _table("Enrichment summary", facts)
+
+
+def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
+    """A two-column table (what, value), every text escaped; no colours, so it reads in both
+    light and dark themes."""
+    rows = "".join(
+        f'<tr><th style="text-align: left">{html.escape(what)}</th>'
+        f'<td style="text-align: left">{html.escape(value)}</td></tr>'
+        for what, value in facts
+    )
+    return (
+        f'<table class="lookup-pandas-display"><caption>{html.escape(caption)}</caption>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def _batch_calls(est: EstimateFacts) -> str:
+    """``collecting 1 stored job of 152, 1 new job, ~3 polls``; empty when no batch calls."""
+    parts = []
+    if est.stored_jobs:
+        stored = f"{est.stored_jobs} stored job{'s' * (est.stored_jobs != 1)}"
+        parts.append(f"collecting {stored} of {est.stored_items}")
+    if est.jobs:
+        parts.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
+    if est.polls:
+        parts.append(f"~{est.polls} poll{'s' * (est.polls != 1)}")
+    return ", ".join(parts)
+
+
+def _credits(value: float) -> str:
+    return f"{_number(value)} credit{'s' * (value != 1)}"
+
+
+def _number(value: float) -> str:
+    """``10,050``; ``0.25``: thousands separated, decimals only when there are any."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
+
+
+def _duration(seconds: float) -> str:
+    """``under a second``, ``6 s``, ``4 min``, ``1.5 h``."""
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,70 @@
+"""A lookup's result as frames: the work behind ``get_*`` and ``enrich_*`` (and ``background``).
+
+Example: ``get_frame({"handles": ["ada"], "client": None, ...}, PEOPLE)``; each takes a public
+function's arguments by name (``locals()`` there), so its keywords stand once, in :mod:`.api`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .client import resolve_client
+from .columns import check_columns, looked_up, with_status
+from .enrich import lookup_values
+from .errors import UsageError
+from .frames import prefixed_names
+from .handles import checked_handle
+from .jobs import EnrichmentJob, Watch
+from .kinds import PEOPLE, Kind
+from .outcomes import JobSummary
+
+__all__ = ["enrich_or_start", "enriched", "get_frame"]
+
+
+def get_frame(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
+    """``get_profiles`` / ``get_companies`` of their arguments by name."""
+    options = dict(given)
+    values = options.pop("handles" if kind is PEOPLE else "values")
+    client = options.pop("client")
+    index = values.index if isinstance(values, pd.Series) else None
+    if isinstance(values, str):  # one value; a UsageError when it is none
+        checked_handle(values, fold_case=options["fold_case"], rules=kind.rules)
+        values = [values]
+    result = lookup_values(list(values), client=resolve_client(client), kind=kind, **options)
+    frame = with_status(looked_up(result, kind), result)
+    if index is not None:
+        frame.index = index
+    return frame
+
+
+def enrich_or_start(given: dict[str, Any], kind: Kind) -> pd.DataFrame | EnrichmentJob:
+    """The enriched frame, or (``background=True``) the job that makes it, started: its
+    arguments are checked here, before it returns."""
+    options = dict(given)
+    if not options.pop("background"):
+        return enriched(options, kind)[0]
+    options["client"] = client = resolve_client(options["client"])
+    check_columns(options["frame"], options["column"], options["prefix"], options["provenance"])
+    return EnrichmentJob(lambda watch: enriched(options, kind, watch), client)
+
+
+def enriched(
+    given: dict[str, Any], kind: Kind = PEOPLE, watch: Watch | None = None
+) -> tuple[pd.DataFrame, JobSummary]:
+    """``enrich_*`` of their arguments by name: the frame, and the run's JobSummary."""
+    options = dict(given)  # enrich_profiles' arguments by name
+    if options.pop("background", False):  # enrich_with_summary's: it returns the frame
+        raise UsageError("background=True is for enrich_profiles and enrich_companies.")
+    frame, column, prefix, client = (
+        options.pop(k) for k in ("frame", "column", "prefix", "client")
+    )
+    check_columns(frame, column, prefix, options["provenance"])
+    values = frame[column].tolist()
+    result = lookup_values(values, client=resolve_client(client), kind=kind, watch=watch, **options)
+    fields = result.fields
+    new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
+    out = pd.concat([frame.reset_index(drop=True), new], axis=1)
+    out.index = frame.index
+    return out, result.summary

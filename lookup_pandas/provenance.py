@@ -1,0 +1,92 @@
+"""Where each enriched row's answer came from, and when it was bought: ``provenance=True``.
+
+Example::
+
+    enriched = leads.lookup.enrich_profiles("handle", provenance=True)
+    enriched[["lookup_source", "lookup_fetched_at", "lookup_expired"]]
+    #   lookup_source          lookup_fetched_at  lookup_expired
+    # 0        single  2026-11-25 07:41:02+00:00           False
+    # 1         cache  2026-11-18 09:12:40+00:00           False
+    # 2           NaN                        NaT            <NA>   (an invalid row)
+
+``lookup_source`` is ``cache`` (the answer was in the cache), ``single`` (bought now by a
+single call) or ``batch`` (bought now through a batch job); ``lookup_fetched_at`` is the UTC
+time the answer was bought, read from its cache entry, so a cached row shows when it was really
+fetched and a second run shows the first run's times; ``lookup_expired`` is True for an answer
+past its keep time (``expire_after``), which only an offline Client uses. A row with no answer
+(invalid, not_cached) has missing values; a failed call (error, forbidden) has its source and
+no time (nothing was bought). Without a cache the time is when the answer arrived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from .outcomes import NOT_FOUND, OK
+
+__all__ = [
+    "EXPIRED_COLUMN",
+    "FETCHED_AT_COLUMN",
+    "PROVENANCE_COLUMNS",
+    "SOURCE_COLUMN",
+    "Source",
+    "provenance_frame",
+]
+
+SOURCE_COLUMN = "lookup_source"
+FETCHED_AT_COLUMN = "lookup_fetched_at"
+EXPIRED_COLUMN = "lookup_expired"
+PROVENANCE_COLUMNS = (SOURCE_COLUMN, FETCHED_AT_COLUMN, EXPIRED_COLUMN)
+
+#: How a value's answer came: ("cache" | "single" | "batch", when it arrived, if bought now).
+Source = tuple[str, datetime | None]
+#: A cache entry's (created_at, is_expired), or None when the cache does not hold it.
+StoredAt = Callable[[str], tuple[datetime, bool] | None]
+
+
+def arrived(source: str) -> Source:
+    """``source`` now: ``arrived("single")`` -> ``("single", <now, UTC>)``."""
+    return source, datetime.now(UTC)
+
+
+def provenance_frame(
+    handles: Sequence[str | None],
+    statuses: Sequence[str],
+    sources: Mapping[str, Source],
+    stored_at: StoredAt,
+) -> pd.DataFrame:
+    """The three provenance columns, one row per input row (RangeIndex).
+
+    Example: ``provenance_frame(["ada", None], ["ok", "invalid"], {"ada": ("cache", None)},
+    lambda h: (created, False))`` -> source ``["cache", NaN]``, fetched_at ``[created, NaT]``.
+
+    ``sources``: each distinct value's source, as the run recorded it; ``stored_at``: its cache
+    entry's time and expiry (read once per distinct value with an answer: ok or not_found).
+    """
+    per_value: dict[str, tuple[str | None, datetime | None, bool | None]] = {}
+    for handle, status in zip(handles, statuses, strict=True):
+        if handle is None or handle in per_value:
+            continue
+        source, when = sources.get(handle, (None, None))
+        expired: bool | None = None
+        if source is not None and status in (OK, NOT_FOUND):
+            entry = stored_at(handle)
+            if entry is not None:
+                when, expired = entry
+            else:
+                expired = False if when is not None else None
+        else:
+            when = None  # nothing was bought: a failure, or not in the cache offline
+        per_value[handle] = (source, when, expired)
+    rows = [per_value.get(h, (None, None, None)) if h is not None else (None,) * 3 for h in handles]
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), ()]
+    return pd.DataFrame(
+        {
+            SOURCE_COLUMN: pd.Series(columns[0], dtype="str"),
+            FETCHED_AT_COLUMN: pd.to_datetime(pd.Series(columns[1], dtype=object), utc=True),
+            EXPIRED_COLUMN: pd.Series(columns[2], dtype="boolean"),
+        }
+    )
