@@ -17,7 +17,17 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-__all__ = ["EstimateFacts", "SummaryFacts", "estimate_html", "estimate_line", "summary_html"]
+__all__ = [
+    "EstimateFacts",
+    "SummaryFacts",
+    "batch_calls",
+    "credits_text",
+    "duration",
+    "estimate_html",
+    "estimate_line",
+    "number",
+    "summary_html",
+]
 
 
 class EstimateFacts(Protocol):
@@ -90,14 +100,14 @@ def estimate_line(est: EstimateFacts) -> str:
     if est.to_fetch == 0:
         return line + "nothing to fetch"
     line += f"{est.to_fetch} to fetch by {est.method}"
-    batch = _batch_calls(est)
+    batch = batch_calls(est)
     if batch:
         line += f" ({batch})"
     if est.seconds is not None:
-        line += f", about {_duration(est.seconds)}"
-    line += f"; {_credits(est.credits)}"
+        line += f", about {duration(est.seconds)}"
+    line += f"; {credits_text(est.credits)}"
     if est.balance is not None:
-        line += f", balance {_number(est.balance)}"
+        line += f", balance {number(est.balance)}"
     if est.tier_change:
         line += f"; tier {est.tier_change}"
     return line
@@ -118,14 +128,14 @@ def estimate_html(est: EstimateFacts) -> str:
         facts.append(("To fetch", "nothing"))
         return _table("Estimate", facts)
     facts.append(("To fetch", f"{est.to_fetch} by {est.method}"))
-    batch = _batch_calls(est)
+    batch = batch_calls(est)
     if batch:
         facts.append(("Batch calls", batch))
     if est.seconds is not None:
-        facts.append(("About", _duration(est.seconds)))
-    facts.append(("Credits", _number(est.credits)))
+        facts.append(("About", duration(est.seconds)))
+    facts.append(("Credits", number(est.credits)))
     if est.balance is not None:
-        facts.append(("Balance", _number(est.balance)))
+        facts.append(("Balance", number(est.balance)))
     if est.tier_change:
         facts.append(("Tier", est.tier_change))
     return _table("Estimate", facts)
@@ -171,7 +181,7 @@ def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
     )
 
 
-def _batch_calls(est: EstimateFacts) -> str:
+def batch_calls(est: EstimateFacts) -> str:
     """``collecting 1 stored job of 152, 1 new job, ~3 polls``; empty when no batch calls."""
     parts = []
     if est.stored_jobs:
@@ -184,16 +194,16 @@ def _batch_calls(est: EstimateFacts) -> str:
     return ", ".join(parts)
 
 
-def _credits(value: float) -> str:
-    return f"{_number(value)} credit{'s' * (value != 1)}"
+def credits_text(value: float) -> str:
+    return f"{number(value)} credit{'s' * (value != 1)}"
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     """``10,050``; ``0.25``: thousands separated, decimals only when there are any."""
     return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     """``under a second``, ``6 s``, ``4 min``, ``1.5 h``."""
     if seconds < 1:
         return "under a second"

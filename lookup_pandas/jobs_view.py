@@ -17,6 +17,8 @@ import html
 import logging
 from typing import Any, Protocol
 
+from .displays import duration
+
 
 class ShownJob(Protocol):
     """What is shown of a :class:`lookup_pandas.jobs.EnrichmentJob`."""
@@ -40,10 +42,6 @@ _STYLES = {"running": "info", "cancelling": "warning", "done": "success", "faile
            "cancelled": "warning"}  # fmt: skip
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
-
-
 def job_line(job: ShownJob) -> str:
     """The job in one line: its state, progress, counts, 429s and time left (or its summary,
     or its error, once it ended)."""
@@ -58,7 +56,7 @@ def job_line(job: ShownJob) -> str:
     line += f"; {counts}" if counts else ""
     line += f"; {job.rate_limited()} answered 429"
     left = watch.seconds_left()
-    return line + (f"; about {_duration(left)} left" if left is not None else "")
+    return line + (f"; about {duration(left)} left" if left is not None else "")
 
 
 def display_job(job: ShownJob) -> Any:

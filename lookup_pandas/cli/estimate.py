@@ -12,6 +12,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
+from ..displays import batch_calls, credits_text, duration, number
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
@@ -56,43 +57,22 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
     if est.to_fetch == 0:
         return line + "nothing to fetch"
     line += f"{est.to_fetch} to fetch by {est.method}"
-    batch = []
-    if est.stored_jobs:
-        stored = f"{est.stored_jobs} stored job{'s' * (est.stored_jobs != 1)}"
-        batch.append(f"collecting {stored} of {est.stored_items}")
-    if est.jobs:
-        batch.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
-    if est.polls:
-        batch.append(f"~{est.polls} polls")
+    batch = batch_calls(est)
     if batch:
-        line += f" ({', '.join(batch)})"
+        line += f" ({batch})"
     if est.seconds is None:
         line += ", unpaced (no rate limit)" if per_minute is None else ""
     else:
-        line += f", about {_duration(est.seconds)} at {per_minute:.0f} calls/min"
+        line += f", about {duration(est.seconds)} at {per_minute:.0f} calls/min"
     return line + _spending(est)
 
 
 def _spending(est: Estimate) -> str:
     """``; 130 credits, balance 988; tier Developer (70/min) -> Hobby (30/min) after 51
     credits``: what the job spends, the balance when known, and any tier change."""
-    text = f"; {_number(est.credits)} credit{'s' * (est.credits != 1)}"
+    text = f"; {credits_text(est.credits)}"
     if est.balance is not None:
-        text += f", balance {_number(est.balance)}"
+        text += f", balance {number(est.balance)}"
     if est.tier_change:
         text += f"; tier {est.tier_change}"
     return text
-
-
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 1:
-        return "under a second"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

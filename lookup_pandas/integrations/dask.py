@@ -128,6 +128,11 @@ def _enrich(
 ) -> dd.DataFrame:
     """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
+    if given["background"] or given["provenance"]:
+        raise UsageError(
+            "background= and provenance= are for pandas and polars frames: a dask DataFrame "
+            "is lazy already (compute it where you like), and its workers keep no sources."
+        )
     check_options(given["errors"], given["max_calls"])
     check_method(given["method"])
     api.check_columns(frame._meta, column, prefix)

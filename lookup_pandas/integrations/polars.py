@@ -31,6 +31,7 @@ import polars as pl
 
 from .. import api
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to
+from ..errors import UsageError
 from ..outcomes import Estimate
 from ..polars_frames import require_pyarrow, to_polars
 
@@ -67,7 +68,12 @@ def enrich_companies(frame: pl.DataFrame, *args: Any, **options: Any) -> pl.Data
 def _enriched(enrich: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> pl.DataFrame:
     """``enrich`` (api's) on the column's values, its added columns converted to polars."""
     given = arguments(enrich, frame, *args, **options)
-    api.check_columns(frame, given["column"], given["prefix"])
+    if given["background"]:
+        raise UsageError(
+            "background=True is for pandas frames: run frame.to_pandas() through it, or "
+            "lookup_pandas.integrations.polars.to_polars(job.result()) afterwards."
+        )
+    api.check_columns(frame, given["column"], given["prefix"], given["provenance"])
     require_pyarrow()  # before anything is paid for
     enriched = enrich(_values(frame, given["column"]), *args, **options)
     added = to_polars(enriched.iloc[:, 1:])  # the column itself stays polars'

@@ -206,6 +206,9 @@ def test_enrich_outputs_and_csv(emulator_runs):
     for status in ("ok", "not_found", "invalid"):
         assert re.search(rf"\b{status}\b", counts), f"{status!r} missing from:\n{counts}"
     assert "250 rows" in all_output_text(nb)
+    # the background job's line once it is done: its JobSummary
+    done = outputs_text(cell_with(nb, "enriched = job.result()"))
+    assert re.search(r"done: 250 rows \(\d+ ok, \d+ not_found", done), done
 
     written = run.workdir / "enriched_leads.csv"
     assert written.is_file()
