@@ -64,7 +64,11 @@ def display_job(job: ShownJob) -> Any:
     no widgets, its text line (None returned)."""
     try:
         import ipywidgets as widgets
+        from IPython import get_ipython
         from IPython.display import display
+
+        if getattr(get_ipython(), "kernel", None) is None:  # a terminal: no widget can show
+            raise RuntimeError("not in a kernel")
 
         bar = widgets.IntProgress(value=0, min=0, max=1, description=job.watch.desc)
         text = widgets.HTML()
