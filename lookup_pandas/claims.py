@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from .pacing import pause
-from .store import MINE, RECHECK, Store
+from .store import BUSY, MINE, RECHECK, Store
 
 __all__ = [
     "CLAIM_TTL_SECONDS",
@@ -72,7 +72,7 @@ class Claims:
         self.ttl = ttl
         self._heartbeat = heartbeat
         self._lock = threading.Lock()
-        self._held: dict[str, int] = {}  # key -> how many takers in this Client hold it
+        self._held: set[str] = set()  # the keys this Client holds (one taker each)
         self._beating: threading.Thread | None = None
         self._closed = threading.Event()
 
@@ -84,12 +84,23 @@ class Claims:
 
     def take(self, keys: list[str]) -> dict[str, str]:
         """Claim each of ``keys``: MINE (buy it), BUSY (another holder is), or RECHECK (held
-        now, but another holder just let go: read the cache first). See ``Store.claim_many``."""
-        states = self.store.claim_many(keys, self.ttl)
+        now, but another holder just let go: read the cache first). See ``Store.claim_many``.
+
+        A key this Client holds already (another run on it: two background jobs, two threads'
+        ``profile`` calls) is BUSY without asking the store, which knows holders by process
+        and would say MINE again: the second taker waits and reads the cache, and the answer
+        is bought once. A key is marked held before the store is asked, so two takers at once
+        cannot both pass."""
+        with self._lock:
+            ours = [k for k in keys if k in self._held]
+            asked = [k for k in dict.fromkeys(keys) if k not in self._held]
+            self._held.update(asked)  # taken, unless the store says another process holds it
+        states = self.store.claim_many(asked, self.ttl) if asked else {}
         with self._lock:
             for key, state in states.items():
-                if state in (MINE, RECHECK):
-                    self._held[key] = self._held.get(key, 0) + 1
+                if state not in (MINE, RECHECK):
+                    self._held.discard(key)
+            states.update(dict.fromkeys(ours, BUSY))
             if self._held and self._beating is None and not self._closed.is_set():
                 self._beating = threading.Thread(
                     target=self._beat, name="lookup-claims-heartbeat", daemon=True
@@ -104,12 +115,7 @@ class Claims:
         if not keys:
             return
         with self._lock:
-            for key in keys:
-                n = self._held.get(key, 0)
-                if n <= 1:
-                    self._held.pop(key, None)
-                else:
-                    self._held[key] = n - 1
+            self._held.difference_update(keys)
         self.store.release_many(keys, bought=bought)
 
     def close(self) -> None:

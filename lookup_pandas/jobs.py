@@ -62,6 +62,9 @@ class Watch:
     started: float = field(default_factory=time.monotonic)
     desc: str = "profiles"
     on_change: Callable[[], None] | None = None
+    #: (when, done) at the first progress: the pace is measured from there, not from the
+    #: start (reading the cache ahead, or a batch job's first poll, is not the pace).
+    mark: tuple[float, int] | None = None
 
     def progress(self, _shown: bool | None = None, **bar: Any) -> _WatchBar:
         """The engine's progress bar (``Progress``'s interface), drawing on this watch."""
@@ -69,11 +72,12 @@ class Watch:
         return _WatchBar(self)
 
     def seconds_left(self) -> float | None:
-        """The time left at the pace so far; None before anything is done."""
-        if not self.done or self.total is None:
+        """The time left at the pace since the first progress; None until it can be told."""
+        if self.mark is None or self.total is None or self.done <= self.mark[1]:
             return None
-        elapsed = time.monotonic() - self.started
-        return max(0.0, elapsed / self.done * (self.total - self.done))
+        at, done = self.mark
+        rate = (self.done - done) / max(time.monotonic() - at, 1e-9)
+        return max(0.0, (self.total - self.done) / rate)
 
     def changed(self) -> None:
         if self.on_change is not None:
@@ -88,6 +92,8 @@ class _WatchBar:
 
     def update(self, n: int = 1, **postfix: Any) -> None:
         self._watch.done += n
+        if n and self._watch.mark is None:
+            self._watch.mark = (time.monotonic(), self._watch.done)
         if postfix:
             self._watch.counts = dict(postfix)
         self._watch.changed()

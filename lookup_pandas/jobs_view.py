@@ -56,7 +56,9 @@ def job_line(job: ShownJob) -> str:
     line += f"; {counts}" if counts else ""
     line += f"; {job.rate_limited()} answered 429"
     left = watch.seconds_left()
-    return line + (f"; about {duration(left)} left" if left is not None else "")
+    if left is None:
+        return line
+    return line + ("; under a second left" if left < 1 else f"; about {duration(left)} left")
 
 
 def display_job(job: ShownJob) -> Any:

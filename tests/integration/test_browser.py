@@ -1,4 +1,7 @@
-"""A real browser: JupyterLab on loopback, 03_search_panel.ipynb run in headless Chromium.
+"""A real browser: JupyterLab on loopback, notebooks run in headless Chromium.
+
+03_search_panel.ipynb: the search panel, driven as a person would. 02_enrich_leads.ipynb: a
+background enrichment job's live view, which must update while the notebook goes on.
 
 Debian's ``chromium`` package, driven by playwright's Python package with ``executable_path``
 (playwright's own browser download does not work here). Where chromium is missing the test
@@ -28,6 +31,7 @@ pytestmark = pytest.mark.timeout(300)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "03_search_panel.ipynb"
+ENRICH_NOTEBOOK = ROOT / "notebooks" / "02_enrich_leads.ipynb"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -64,11 +68,16 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path, fake_service) -> Iterator[tuple[str, str]]:
-    """JupyterLab serving a copy of the notebook; its kernels use the test emulator."""
+def jupyterlab(request, tmp_path: Path, fake_service) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving a copy of the notebook; its kernels use the test emulator.
+
+    The notebook is NOTEBOOK, or another one by indirect parametrization:
+    ``@pytest.mark.parametrize("jupyterlab", [ENRICH_NOTEBOOK], indirect=True)``.
+    """
+    notebook: Path = getattr(request, "param", NOTEBOOK)
     root = tmp_path / "lab"
     root.mkdir()
-    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    shutil.copy(notebook, root / notebook.name)
     port, token = _free_port(), os.urandom(16).hex()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LOOKUP_", "JUPYTER"))}
     env.update(
@@ -208,4 +217,80 @@ def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
     ]
     assert len(searches) == 2
     assert searches[0].param("cursor") is None and searches[1].param("cursor")
+    assert fake_service.api_key not in html  # the key is nowhere in the page
+
+
+#: Batch items the emulator resolves per second in the job test: the notebook's 190 distinct
+#: handles go through one batch job, so it runs ~10 s (polled every ~1.5 s, each poll a redraw).
+SLOW_BATCH_RATE = 20.0
+
+
+@pytest.mark.parametrize("jupyterlab", [ENRICH_NOTEBOOK], ids=["02_enrich_leads"], indirect=True)
+def test_background_job_view_updates_in_jupyterlab(jupyterlab, fake_service, tmp_path):
+    """``enrich_profiles(..., background=True)`` shown as a cell's last line: its widget is
+    redrawn from the job's thread while the next cell waits in ``job.result()``: the line shows
+    one count of profiles, then a larger one (or the end), then the summary, with no re-run."""
+    chromium = _chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    url, token = jupyterlab
+    fake_service.configure(batch_resolve_rate=SLOW_BATCH_RATE)
+    expect.set_options(timeout=90_000)  # a kernel start on a busy 2-core machine
+    # The job's own widget (cell 7 also prints job.line(), as plain text: not matched here).
+    view = ".jp-OutputArea-output .widget-vbox"
+    line = f"{view} .widget-html code"
+    seen: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(90_000)
+            page.goto(f"{url}/lab/tree/{ENRICH_NOTEBOOK.name}?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell")
+            code = page.locator(line)
+            _run_all_until(page, code.first)
+            expect(code).to_have_count(1)
+
+            # Running, with the total known: some N of 190 profiles.
+            expect(code).to_have_text(re.compile(r"^running: \d+/190 profiles"))
+            seen.append(code.inner_text())
+            first = int(re.match(r"running: (\d+)/", seen[0]).group(1))  # type: ignore[union-attr]
+            bar = page.locator(f"{view} .widget-hprogress")  # IntProgress (ipywidgets 8)
+            expect(bar).to_have_count(1)
+            expect(bar).to_contain_text("profiles")  # its description
+
+            # Redrawn by the job, the cell not run again: a larger count, or the end.
+            expect(code).not_to_have_text(re.compile(rf"^running: {first}/190 profiles"))
+            seen.append(code.inner_text())
+            later = re.match(r"(running|done): (\d+)", seen[1])
+            assert later, seen
+            assert later.group(1) == "done" or int(later.group(2)) > first, seen
+
+            expect(code).to_have_text(re.compile(r"^done: 250 rows "))
+            seen.append(code.inner_text())
+            # The next cell waited for the job and printed the same summary.
+            printed = page.locator(
+                ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']",
+                has_text=re.compile(r"^done: 250 rows "),
+            )
+            expect(printed).to_have_count(1)
+            assert printed.inner_text().strip() == seen[-1].strip()
+            expect(bar).to_have_count(1)
+
+            news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
+            if news.count():
+                news.first.click()
+            code.scroll_into_view_if_needed()
+            page.screenshot(path=str(tmp_path / "job_view.png"))
+            html = page.content()
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+
+    (tmp_path / "job_view_lines.txt").write_text("\n".join(seen) + "\n")  # what was seen
+    # One batch job, slowed: the widget showed it running before it ended.
+    assert len(fake_service.batch_jobs) == 1, fake_service.batch_jobs
+    assert seen[0].startswith("running:") and seen[-1].startswith("done: 250 rows"), seen
     assert fake_service.api_key not in html  # the key is nowhere in the page

@@ -143,16 +143,50 @@ def test_held_claims_are_renewed_by_the_heartbeat_and_it_stops_when_none_are_hel
         claims.close()
 
 
-def test_a_key_taken_twice_in_one_client_is_held_until_both_let_go():
-    store = RecordingStore()
+def test_a_key_this_client_holds_is_busy_for_a_second_taker_until_let_go():
+    """Two runs on one Client (two background jobs): the store knows holders by process and
+    would say MINE twice; the Client says BUSY itself, so the answer is bought once."""
+
+    class Counting(RecordingStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked: list[list[str]] = []
+
+        def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+            self.asked.append(list(keys))
+            return super().claim_many(keys, ttl)
+
+    store = Counting()
     claims = Claims(store, ttl=3.0, heartbeat=60.0)
     try:
-        claims.take(["k"])
-        claims.take(["k"])
+        assert claims.take(["k", "j"]) == {"k": MINE, "j": MINE}
+        assert claims.take(["k", "m"]) == {"k": BUSY, "m": MINE}
+        assert store.asked == [["k", "j"], ["m"]]  # a key held here is not asked again
+        assert claims.held == 3
         claims.release(["k"])
-        assert claims.held == 1
-        claims.release(["k"])
-        assert claims.held == 0
+        assert claims.held == 2
+        assert claims.take(["k"]) == {"k": MINE}  # free again
+    finally:
+        claims.close()
+
+
+def test_two_threads_taking_one_key_at_once_get_it_once():
+    store = RecordingStore()
+    claims = Claims(store, ttl=3.0, heartbeat=60.0)
+    results: list[dict[str, str]] = []
+    start = threading.Barrier(8)
+
+    def take() -> None:
+        start.wait(10)
+        results.append(claims.take(["k"]))
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert sorted(r["k"] for r in results) == [BUSY] * 7 + [MINE]
     finally:
         claims.close()
 

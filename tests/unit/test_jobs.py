@@ -114,9 +114,14 @@ def test_check_cancel_raises_only_once_set():
         check_cancel(event, "x")
 
 
-def test_time_left_follows_the_pace_so_far():
+def test_time_left_follows_the_pace_since_the_first_progress():
     watch = Watch(total=10)
+    bar = watch.progress(None, total=10, desc="profiles")
     assert watch.seconds_left() is None  # nothing done yet
-    watch.done, watch.started = 5, watch.started - 10.0
+    bar.update(2)  # the first progress: the pace is measured from here
+    assert watch.seconds_left() is None
+    at, done = watch.mark or (0.0, 0)
+    watch.mark = (at - 10.0, done)  # 10 s ago
+    bar.update(3)  # 3 more in 10 s: 5 left take about 16.7 s
     left = watch.seconds_left()
-    assert left is not None and 9.0 <= left <= 11.0
+    assert left is not None and 15.0 <= left <= 18.0
