@@ -25,6 +25,7 @@ __all__ = [
     "duration",
     "estimate_html",
     "estimate_line",
+    "fetching",
     "number",
     "summary_html",
 ]
@@ -99,10 +100,7 @@ def estimate_line(est: EstimateFacts) -> str:
     line = f"Estimate: {est.rows} rows, {est.unique} distinct, {est.cached} cached, "
     if est.to_fetch == 0:
         return line + "nothing to fetch"
-    line += f"{est.to_fetch} to fetch by {est.method}"
-    batch = batch_calls(est)
-    if batch:
-        line += f" ({batch})"
+    line += fetching(est)
     if est.seconds is not None:
         line += f", about {duration(est.seconds)}"
     line += f"; {credits_text(est.credits)}"
@@ -179,6 +177,12 @@ def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
         f'<table class="lookup-pandas-display"><caption>{html.escape(caption)}</caption>'
         f"<tbody>{rows}</tbody></table>"
     )
+
+
+def fetching(est: EstimateFacts) -> str:
+    """``130 to fetch by batch (1 job, ~3 polls)``: what is to buy, how, and its batch calls."""
+    batch = batch_calls(est)
+    return f"{est.to_fetch} to fetch by {est.method}" + (f" ({batch})" if batch else "")
 
 
 def batch_calls(est: EstimateFacts) -> str:

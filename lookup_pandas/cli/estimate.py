@@ -12,7 +12,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..displays import batch_calls, credits_text, duration, number
+from ..displays import credits_text, duration, fetching, number
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
@@ -56,10 +56,7 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
     line = f"{est.rows} rows, {est.unique} distinct {nouns}, {est.cached} cached: "
     if est.to_fetch == 0:
         return line + "nothing to fetch"
-    line += f"{est.to_fetch} to fetch by {est.method}"
-    batch = batch_calls(est)
-    if batch:
-        line += f" ({batch})"
+    line += fetching(est)
     if est.seconds is None:
         line += ", unpaced (no rate limit)" if per_minute is None else ""
     else:
