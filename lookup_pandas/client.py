@@ -111,7 +111,8 @@ class Client:
 
     def __repr__(self) -> str:
         # cache_label: the path, the Redis URL without its password, or "off"
-        return f"Client(base_url={self.settings.base_url!r}, cache={self.settings.cache_label!r})"
+        s, offline = self.settings, ", offline=True" if self.settings.offline else ""
+        return f"Client(base_url={s.base_url!r}, cache={s.cache_label!r}{offline})"
 
     def __reduce__(self) -> tuple[object, ...]:
         raise TypeError(_NOT_PICKLABLE)  # it would carry its key into a Dask graph, a log, a file

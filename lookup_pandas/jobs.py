@@ -127,7 +127,7 @@ class EnrichmentJob:
         self._rate_limited_before = client.stats.rate_limited
         self._future: Future[tuple[pd.DataFrame, JobSummary]] = Future()
         self.watch = Watch(on_change=self._redraw)
-        self._view: Any = None  # the widget, once shown
+        self._views: list[Any] = []  # its widgets, one per cell that showed it
         self._drawn = 0.0
         self._thread = threading.Thread(
             target=self._run, args=(work,), name="lookup-enrichment-job", daemon=True
@@ -221,10 +221,13 @@ class EnrichmentJob:
         """In a kernel with ipywidgets: a live widget; else the text line."""
         from .jobs_view import display_job
 
-        self._view = display_job(self)
+        view = display_job(self)
+        if view is not None:
+            self._views.append(view)
+            self._redraw(force=True)  # the job may have ended while the view was being made
 
     def _redraw(self, force: bool = False) -> None:
-        if self._view is None:
+        if not self._views:
             return
         now = time.monotonic()
         if not force and now - self._drawn < REDRAW_SECONDS:
@@ -232,7 +235,8 @@ class EnrichmentJob:
         self._drawn = now
         from .jobs_view import redraw
 
-        redraw(self, self._view)
+        for view in list(self._views):
+            redraw(self, view)
 
 
 @atexit.register

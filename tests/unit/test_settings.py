@@ -294,3 +294,11 @@ def test_help_of_client_lists_every_keyword_with_its_own_help():
     assert all(len(h) > 20 for h in helps)
     assert len(set(helps)) == len(helps)  # each its own
     assert all(h.split()[0] in doc for h in helps)
+
+
+def test_an_offline_client_says_so_in_its_repr_and_never_shows_the_key():
+    with lp.Client(api_key=KEY, base_url="http://127.0.0.1:9", cache=False, offline=True) as c:
+        assert c.settings.offline and repr(c).endswith(", offline=True)")
+        assert KEY not in repr(c)
+    with lp.Client(api_key=KEY, base_url="http://127.0.0.1:9", cache=False, offline=False) as c:
+        assert "offline" not in repr(c)
