@@ -61,8 +61,8 @@ class BatchRun:
     ``stored``: jobs of earlier runs (``client.store.jobs()``); those holding any of
     ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
     resumes them: handles no stored job covers go straight to :attr:`fallback`.
-    ``resume=False`` (a ``refresh``) polls none of them; :meth:`finish` still forgets those
-    whose every input is cached by then. ``kind``: whose (``stored``: that kind's, untagged).
+    ``resume=False`` (a ``refresh``) polls none; :meth:`finish` still forgets those whose every
+    input is cached by then. ``kind``: whose (``stored``: that kind's, untagged).
     """
 
     def __init__(
@@ -76,8 +76,7 @@ class BatchRun:
         kind: Kind = PEOPLE,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.client = client
-        self.kind = kind
+        self.client, self.kind = client, kind
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
         self._submits = submit
@@ -157,7 +156,8 @@ class BatchRun:
 
     def __iter__(self) -> Iterator[Answer]:
         stop = threading.Event()
-        pool = ThreadPoolExecutor(max_workers=self._most, thread_name_prefix="lookup-batch")
+        tally = self.client.counter  # its submits and polls count for the run's tally too
+        pool = ThreadPoolExecutor(self._most, "lookup-batch", tally.join, (tally.current(),))
         try:
             while self._queue or self._active or self._flight:
                 check_cancel(self._cancel, "cancelled: a re-run collects the stored batch jobs")

@@ -105,7 +105,7 @@ class Client:
         self._rooms = rooms = Rooms.build(self.settings, transport)
         # The rooms other modules and tests reach for (each documented on Rooms), bound once.
         self.retry_policy, self.pacer = rooms.retry_policy, rooms.pacer
-        self.store, self.claims = rooms.store, rooms.claims
+        self.store, self.claims, self.counter = rooms.store, rooms.claims, rooms.counter
         self._sender, self._request = rooms.sender, rooms.sender.request
         self._prepare, self._send = rooms.wire.prepare, rooms.wire.send
 

@@ -55,6 +55,7 @@ from .pacing import check_cancel
 from .plan import Options, Plan
 from .progress import Bar, Progress
 from .provenance import Source, arrived
+from .stats import since
 
 if TYPE_CHECKING:
     from .jobs import Watch
@@ -164,16 +165,15 @@ class EnrichmentRun:
     #: Items of the batch jobs this run collected: billed as they resolved.
     batch_billed: int = field(default=0, init=False)
     batch_recorded: int = field(default=0, init=False)  # handles recorded from those so far
-    #: "done/total" batch jobs, shown on the bar while there are any.
-    batch_shown: str = field(default="", init=False)
-    #: Calls waiting for another process's purchase, as last shown.
-    _waiting: int = field(default=0, init=False)
+    batch_shown: str = field(default="", init=False)  # "done/total" batch jobs, on the bar
+    _waiting: int = field(default=0, init=False)  # calls waiting for another's purchase
     #: Answers that landed in the cache from calls in flight when the run stopped.
     landed: int = field(default=0, init=False)
     #: The latest failures in a row, if outage-like.
     _outage: list[ServiceError] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
+        self._tally = self.client.counter.current()  # this run's own counts, if kept
         self._breaker_after = max(3, self.client.max_workers)
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
@@ -188,18 +188,22 @@ class EnrichmentRun:
         runs ahead of the handles recorded (each at most its route's cost there, a batch
         item at most one credit).
         """
-        now = self.client.stats
-        consumed = now.credits_consumed - self.before.credits_consumed
-        by_batch = now.batch_credits - self.before.batch_credits
+        traffic = self.traffic()
+        consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:
             singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * self._cost)
             items = min(items, self.batch_recorded)
         return singles + items
 
+    def traffic(self) -> ClientStats:
+        """What this run sent and spent: its own tally when its thread keeps one (another run
+        on the Client is not counted), else the Client's counters since ``before``."""
+        return self._tally or since(self.before, self.client.stats)
+
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
-        after, before = self.client.stats, self.before
+        traffic = self.traffic()
         return JobSummary(
             rows=rows,
             statuses=statuses,
@@ -207,9 +211,9 @@ class EnrichmentRun:
             fetched=self.counts["fetched"],
             failed=self.counts["failed"],
             credits=self.credits(),
-            requests=after.sent - before.sent,
-            rate_limited=after.rate_limited - before.rate_limited,
-            retries=after.retries - before.retries,
+            requests=traffic.sent,
+            rate_limited=traffic.rate_limited,
+            retries=traffic.retries,
             seconds=seconds,
             jobs=self.batch_jobs,
         )
@@ -301,7 +305,8 @@ class EnrichmentRun:
         their claims are taken a window ahead and let go in batches (:class:`ClaimWindow`)."""
         stop = threading.Event()
         workers = self.client.max_workers
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookup")
+        # the pool's threads count for this run's tally
+        pool = ThreadPoolExecutor(workers, "lookup", self.client.counter.join, (self._tally,))
         window = None if self.refresh else ClaimWindow(self.client.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:

@@ -16,9 +16,10 @@ spread back over the rows, by position. Nothing here mutates its input.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import pandas as pd
 
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
 # The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
 # importable from here, where they used to be.
 __all__ = ["check_job_credits", "estimate_values", "lookup_values", "read_credit_facts"]
+
+P = ParamSpec("P")
 
 _handed = handed  # tests reach for it here (its home is outcomes)
 
@@ -133,6 +136,21 @@ def estimate_values(
     )
 
 
+def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
+    """Run ``function`` (given ``client=``) counting its traffic in a tally of its own, so
+    that its summary is its own when another run shares the Client (two background jobs)."""
+
+    @functools.wraps(function)
+    def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
+        client = kwargs["client"]
+        assert isinstance(client, Client)
+        with client.counter.tallied():
+            return function(*args, **kwargs)
+
+    return counted
+
+
+@_own_tally
 def lookup_values(
     values: Iterable[Any],
     *,

@@ -166,6 +166,13 @@ def test_two_jobs_on_one_client_buy_each_handle_once(fake_service, tmp_path):
     billed = fake_service.billed_handles()
     assert set(billed) == set(first) | set(second)
     assert set(billed.values()) == {1}
+    # each summary is its own job's: together they sent what the emulator saw, and paid what
+    # it billed (each handle in one of them), not the Client's totals twice
+    sa, sb = a.summary, b.summary
+    assert sa is not None and sb is not None
+    assert sa.requests + sb.requests == fake_service.count()
+    assert sa.credits + sb.credits == fake_service.billed() == 45
+    assert sa.fetched + sb.fetched == 45 and sa.cached + sb.cached == 15
 
 
 def test_repr_and_line_tell_the_progress(fake_service, tmp_path):
