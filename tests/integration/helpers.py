@@ -66,6 +66,16 @@ def data_count(svc: FakeService) -> int:
     return sum(svc.count(p) for p in DATA_PATHS)
 
 
+def wait_until(condition: Callable[[], bool], *, within: float = 60.0) -> bool:
+    """Poll (bounded) until ``condition()``; only to stop a hang, never a timing assertion."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
 def wait_for_count(svc: FakeService, path: str, n: int, *, within: float = 10.0) -> bool:
     """Wait (bounded) until the emulator has recorded ``n`` requests on ``path``.
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from concurrent.futures import CancelledError
 from typing import Any
 
@@ -24,7 +23,7 @@ import lookup_pandas as lp
 from lookup_pandas.endpoints import COMPANY_PATH
 
 from .enrich_helpers import lead_frame
-from .helpers import PROFILE, make_client
+from .helpers import PROFILE, make_client, wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -42,16 +41,6 @@ def start(frame: pd.DataFrame, client: lp.Client, **kwargs: Any) -> lp.Enrichmen
     job = frame.lookup.enrich_profiles("handle", client=client, background=True, **kwargs)
     assert isinstance(job, lp.EnrichmentJob)
     return job
-
-
-def wait_until(condition: Callable[[], bool], *, within: float = 60.0) -> bool:
-    """Poll (bounded) until ``condition()``; only to stop a hang, never a timing assertion."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 def test_a_background_job_returns_at_once_and_gives_the_foreground_frame(fake_service, tmp_path):

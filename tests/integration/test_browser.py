@@ -12,6 +12,7 @@ replaces docs/search_panel.png, the one the README shows.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -154,59 +156,67 @@ def _run_all_until(page, target, attempts: int = 3) -> None:
                 raise
 
 
-def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
+@contextlib.contextmanager
+def _notebook_page(url: str, token: str, notebook: Path, tmp_path: Path) -> Iterator[Any]:
+    """Headless Chromium on ``notebook`` in the JupyterLab at ``url``, its cells shown; a
+    failure leaves ``failure.png`` in ``tmp_path``."""
     chromium = _chromium()
     from playwright.sync_api import expect, sync_playwright
 
-    url, token = jupyterlab
-    rows = ".lookup-search-panel table.lookup-results tbody tr"
     expect.set_options(timeout=90_000)  # a kernel start on a busy 2-core machine
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(90_000)
-            page.goto(f"{url}/lab/tree/{NOTEBOOK.name}?token={token}")
+            page.goto(f"{url}/lab/tree/{notebook.name}?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-Cell")
-            title = page.locator(".lookup-search-panel input[type='text']")
-            # The notebook runs one search itself (so it shows results when run headless):
-            # wait for the line its cell prints, then search as a person would.
-            _run_all_until(page, page.get_by_text(re.compile(r"\d+ loaded;")).first)
-            expect(page.locator(".lookup-results th")).to_have_text(
-                ["Name", "Headline", "Company", "City", "Handle"]
-            )
-            title.fill("engineer")
-            title.press("Enter")
-            expect(page.locator(rows)).to_have_count(PAGE_SIZE)
-            expect(page.locator(".lookup-summary")).to_have_text(
-                f"loaded {PAGE_SIZE} · more available"
-            )
-
-            more = page.locator(".lookup-search-panel button", has_text="Load more")
-            expect(more).to_be_enabled()
-            more.click()
-            expect(page.locator(rows)).to_have_count(2 * PAGE_SIZE)
-            expect(page.locator(".lookup-summary")).to_have_text(
-                f"loaded {2 * PAGE_SIZE} · more available"
-            )
-            first_cells = page.locator(f"{rows} >> nth=0 >> td").all_inner_texts()
-            assert len(first_cells) == 5 and first_cells[4].strip()  # a handle on every row
-
-            # Search again with the button: a new first page, not an appended one.
-            page.locator(".lookup-search-panel button", has_text="Search").click()
-            expect(page.locator(rows)).to_have_count(PAGE_SIZE)
-
-            news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
-            if news.count():
-                news.first.click()
-            shot = tmp_path / "search_panel.png"
-            page.screenshot(path=str(shot), full_page=True)
-            html = page.content()
+            yield page
         except Exception:
             page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
             raise
         finally:
             browser.close()
+
+
+def test_search_panel_in_jupyterlab(jupyterlab, fake_service, tmp_path):
+    from playwright.sync_api import expect
+
+    url, token = jupyterlab
+    rows = ".lookup-search-panel table.lookup-results tbody tr"
+    with _notebook_page(url, token, NOTEBOOK, tmp_path) as page:
+        title = page.locator(".lookup-search-panel input[type='text']")
+        # The notebook runs one search itself (so it shows results when run headless):
+        # wait for the line its cell prints, then search as a person would.
+        _run_all_until(page, page.get_by_text(re.compile(r"\d+ loaded;")).first)
+        expect(page.locator(".lookup-results th")).to_have_text(
+            ["Name", "Headline", "Company", "City", "Handle"]
+        )
+        title.fill("engineer")
+        title.press("Enter")
+        expect(page.locator(rows)).to_have_count(PAGE_SIZE)
+        expect(page.locator(".lookup-summary")).to_have_text(f"loaded {PAGE_SIZE} · more available")
+
+        more = page.locator(".lookup-search-panel button", has_text="Load more")
+        expect(more).to_be_enabled()
+        more.click()
+        expect(page.locator(rows)).to_have_count(2 * PAGE_SIZE)
+        expect(page.locator(".lookup-summary")).to_have_text(
+            f"loaded {2 * PAGE_SIZE} · more available"
+        )
+        first_cells = page.locator(f"{rows} >> nth=0 >> td").all_inner_texts()
+        assert len(first_cells) == 5 and first_cells[4].strip()  # a handle on every row
+
+        # Search again with the button: a new first page, not an appended one.
+        page.locator(".lookup-search-panel button", has_text="Search").click()
+        expect(page.locator(rows)).to_have_count(PAGE_SIZE)
+
+        news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
+        if news.count():
+            news.first.click()
+        shot = tmp_path / "search_panel.png"
+        page.screenshot(path=str(shot), full_page=True)
+        html = page.content()
 
     assert shot.stat().st_size > 10_000
     if os.environ.get("LOOKUP_UPDATE_DOCS") == "1":
@@ -230,64 +240,51 @@ def test_background_job_view_updates_in_jupyterlab(jupyterlab, fake_service, tmp
     """``enrich_profiles(..., background=True)`` shown as a cell's last line: its widget is
     redrawn from the job's thread while the next cell waits in ``job.result()``: the line shows
     one count of profiles, then a larger one (or the end), then the summary, with no re-run."""
-    chromium = _chromium()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, token = jupyterlab
     fake_service.configure(batch_resolve_rate=SLOW_BATCH_RATE)
-    expect.set_options(timeout=90_000)  # a kernel start on a busy 2-core machine
     # The job's own widget (cell 7 also prints job.line(), as plain text: not matched here).
     view = ".jp-OutputArea-output .widget-vbox"
     line = f"{view} .widget-html code"
     seen: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(90_000)
-            page.goto(f"{url}/lab/tree/{ENRICH_NOTEBOOK.name}?token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell")
-            code = page.locator(line)
-            _run_all_until(page, code.first)
-            expect(code).to_have_count(1)
+    with _notebook_page(url, token, ENRICH_NOTEBOOK, tmp_path) as page:
+        code = page.locator(line)
+        _run_all_until(page, code.first)
+        expect(code).to_have_count(1)
 
-            # Running, with the total known: some N of 190 profiles.
-            expect(code).to_have_text(re.compile(r"^running: \d+/190 profiles"))
-            seen.append(code.inner_text())
-            first = int(re.match(r"running: (\d+)/", seen[0]).group(1))  # type: ignore[union-attr]
-            bar = page.locator(f"{view} .widget-hprogress")  # IntProgress (ipywidgets 8)
-            expect(bar).to_have_count(1)
-            expect(bar).to_contain_text("profiles")  # its description
+        # Running, with the total known: some N of 190 profiles.
+        expect(code).to_have_text(re.compile(r"^running: \d+/190 profiles"))
+        seen.append(code.inner_text())
+        first = int(re.match(r"running: (\d+)/", seen[0]).group(1))  # type: ignore[union-attr]
+        bar = page.locator(f"{view} .widget-hprogress")  # IntProgress (ipywidgets 8)
+        expect(bar).to_have_count(1)
+        expect(bar).to_contain_text("profiles")  # its description
 
-            # Redrawn by the job, the cell not run again: a larger count, or the end.
-            expect(code).not_to_have_text(re.compile(rf"^running: {first}/190 profiles"))
-            seen.append(code.inner_text())
-            later = re.match(r"(running|done): (\d+)", seen[1])
-            assert later, seen
-            assert later.group(1) == "done" or int(later.group(2)) > first, seen
+        # Redrawn by the job, the cell not run again: a larger count, or the end.
+        expect(code).not_to_have_text(re.compile(rf"^running: {first}/190 profiles"))
+        seen.append(code.inner_text())
+        later = re.match(r"(running|done): (\d+)", seen[1])
+        assert later, seen
+        assert later.group(1) == "done" or int(later.group(2)) > first, seen
 
-            expect(code).to_have_text(re.compile(r"^done: 250 rows "))
-            seen.append(code.inner_text())
-            # The next cell waited for the job and printed the same summary.
-            printed = page.locator(
-                ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']",
-                has_text=re.compile(r"^done: 250 rows "),
-            )
-            expect(printed).to_have_count(1)
-            assert printed.inner_text().strip() == seen[-1].strip()
-            expect(bar).to_have_count(1)
+        expect(code).to_have_text(re.compile(r"^done: 250 rows "))
+        seen.append(code.inner_text())
+        # The next cell waited for the job and printed the same summary.
+        printed = page.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']",
+            has_text=re.compile(r"^done: 250 rows "),
+        )
+        expect(printed).to_have_count(1)
+        assert printed.inner_text().strip() == seen[-1].strip()
+        expect(bar).to_have_count(1)
 
-            news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
-            if news.count():
-                news.first.click()
-            code.scroll_into_view_if_needed()
-            page.screenshot(path=str(tmp_path / "job_view.png"))
-            html = page.content()
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+        news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
+        if news.count():
+            news.first.click()
+        code.scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "job_view.png"))
+        html = page.content()
 
     (tmp_path / "job_view_lines.txt").write_text("\n".join(seen) + "\n")  # what was seen
     # One batch job, slowed: the widget showed it running before it ended.
