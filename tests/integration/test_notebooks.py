@@ -352,6 +352,29 @@ def test_env_mode_writes_no_key(env_run):
             assert key.encode() not in path.read_bytes(), f"key in {path.name}"
 
 
+def test_env_mode_rerun_offline_sends_nothing(env_run, lookup_service, tmp_path):
+    """Issue 25: a reviewer (or CI) re-runs the notebook with LOOKUP_OFFLINE=1 on the cache the
+    first run filled: every cell runs, from the cache alone, and the service sees no request."""
+    env_run.executed()
+    svc = lookup_service
+    svc.reset()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LOOKUP_BASE_URL", svc.base_url)
+        mp.setenv("LOOKUP_API_KEY", svc.api_key)
+        mp.setenv("LOOKUP_CACHE", str(env_run.extra["cache"]))
+        mp.setenv("LOOKUP_OFFLINE", "1")
+        run = execute("02_enrich_leads.ipynb", tmp_path / "offline")
+    nb = run.executed()
+    assert svc.count() == 0 and svc.billed() == 0  # not even first contact
+    assert "offline=True" in outputs_text(cell_with(nb, "client = notebook_client()"))
+    done = outputs_text(cell_with(nb, "enriched = job.result()"))
+    assert re.search(r"done: 250 rows \(225 ok, 10 not_found, 15 invalid, 0 error\)", done), done
+    assert "0 requests sent" in done and "0 credits" in done
+    offline = pd.read_csv(run.workdir / "enriched_leads.csv")
+    online = pd.read_csv(env_run.workdir / "enriched_leads.csv")
+    pd.testing.assert_frame_equal(offline, online)  # the same table, bought once
+
+
 # -- the committed notebooks are clean -------------------------------------------------------------
 
 
