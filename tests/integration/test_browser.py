@@ -6,8 +6,8 @@ background enrichment job's live view, which must update while the notebook goes
 Debian's ``chromium`` package, driven by playwright's Python package with ``executable_path``
 (playwright's own browser download does not work here). Where chromium is missing the test
 skips with a reason, unless LOOKUP_REQUIRE_BROWSER=1 (set by .ci/run): then it fails.
-The screenshot is saved next to the test's output (tmp_path); with LOOKUP_UPDATE_DOCS=1 it also
-replaces docs/search_panel.png, the one the README shows.
+The screenshots are saved next to the tests' output (tmp_path); with LOOKUP_UPDATE_DOCS=1 they
+also replace docs/search_panel.png and docs/background_job.png, the ones the README shows.
 """
 
 from __future__ import annotations
@@ -284,9 +284,16 @@ def test_background_job_view_updates_in_jupyterlab(jupyterlab, fake_service, tmp
             news.first.click()
         code.scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "job_view.png"))
+        # the job's cell alone (its code and its finished view), for the README
+        job_cell = page.locator(".jp-CodeCell", has=page.locator(view))
+        shot = tmp_path / "background_job.png"
+        job_cell.screenshot(path=str(shot))
         html = page.content()
 
     (tmp_path / "job_view_lines.txt").write_text("\n".join(seen) + "\n")  # what was seen
+    assert shot.stat().st_size > 5_000
+    if os.environ.get("LOOKUP_UPDATE_DOCS") == "1":
+        shutil.copy(shot, ROOT / "docs" / "background_job.png")
     # One batch job, slowed: the widget showed it running before it ended.
     assert len(fake_service.batch_jobs) == 1, fake_service.batch_jobs
     assert seen[0].startswith("running:") and seen[-1].startswith("done: 250 rows"), seen
