@@ -214,6 +214,10 @@ def test_refused_columns_and_options_before_anything_runs(
         leads().lookup.enrich_profiles("url", client=client, fields="first_name")
     with pytest.raises(lp.UsageError):
         leads().lookup.enrich_profiles("url", client=client, method="bulk")  # type: ignore[arg-type]
+    for option in ("background", "provenance"):  # pandas' and polars' (a dask frame is lazy)
+        with pytest.raises(lp.UsageError, match="background= and provenance="):
+            leads().lookup.enrich_profiles("url", client=client, **{option: True})
+    assert fake_service.count() == 0
 
 
 def test_the_spec_is_what_travels(fake_service: FakeService, tmp_path: Path) -> None:

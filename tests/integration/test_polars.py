@@ -366,3 +366,17 @@ def test_without_pyarrow_nothing_is_sent(fake_service, fake_client, monkeypatch)
     with pytest.raises(ConfigurationError, match="pyarrow"):
         lp.search_people("engineer", client=fake_client, progress=False, frame="polars")
     assert fake_service.count() == 0
+
+
+def test_background_is_refused_on_polars_and_provenance_comes_as_polars_types(
+    fake_service, fake_client
+):
+    frame = pl.DataFrame({"handle": ["ada-lovelace", None]})
+    with pytest.raises(lp.UsageError, match="background=True is for pandas frames"):
+        frame.lookup.enrich_profiles("handle", client=fake_client, background=True)
+    assert fake_service.count() == 0  # refused before anything was sent
+    out = frame.lookup.enrich_profiles("handle", client=fake_client, provenance=True)
+    assert out["lookup_source"].to_list() == ["single", None]
+    assert out.schema["lookup_fetched_at"] == pl.Datetime("us", "UTC")
+    assert out["lookup_fetched_at"].null_count() == 1
+    assert out["lookup_expired"].to_list() == [False, None]
