@@ -115,6 +115,8 @@ def run(
             sources={} if options.provenance else None,
             cancel=watch.cancel if watch else None,
         )
+        if watch is not None:
+            watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
         try:
             for handle, outcome in plan.cached.items():
                 state.record(handle, outcome, "cached")

@@ -62,6 +62,8 @@ class Watch:
     started: float = field(default_factory=time.monotonic)
     desc: str = "profiles"
     on_change: Callable[[], None] | None = None
+    #: The run's own counters (a ClientStats, kept up to date by the run), once it started.
+    traffic: Any = None
     #: (when, done) at the first progress: the pace is measured from there, not from the
     #: start (reading the cache ahead, or a batch job's first poll, is not the pace).
     mark: tuple[float, int] | None = None
@@ -211,7 +213,10 @@ class EnrichmentJob:
         return job_line(self)
 
     def rate_limited(self) -> int:
-        """Answers 429 the Client met since the job began (another job on it counts too)."""
+        """Answers 429 this job met (its run's own count; before the run starts, the
+        Client's since the job began)."""
+        if self.watch.traffic is not None:
+            return int(self.watch.traffic.rate_limited)
         return self._client.stats.rate_limited - self._rate_limited_before
 
     def __repr__(self) -> str:

@@ -15,6 +15,7 @@ from lookup_pandas.jobs import EnrichmentJob, Watch
 from lookup_pandas.jobs_view import display_job, job_line
 from lookup_pandas.outcomes import JobSummary
 from lookup_pandas.pacing import Cancelled, check_cancel
+from lookup_pandas.stats import ClientStats
 
 SUMMARY = JobSummary(
     rows=3,
@@ -63,6 +64,8 @@ def test_a_job_runs_in_the_background_and_gives_its_frame_and_summary():
     assert repr(job) == f"<EnrichmentJob {line}>"
     with pytest.raises(TimeoutError):
         job.result(timeout=0.05)
+    job.watch.traffic = ClientStats(rate_limited=2)  # the run's own counters, once it runs
+    assert "; 2 answered 429" in job.line()  # its own 429s, not the Client's (4 before it)
     gate.set()
     pd.testing.assert_frame_equal(job.result(timeout=10), FRAME)
     assert job.done() and job.status() == "done" and job.exception() is None
