@@ -25,7 +25,7 @@ from lookup_pandas.testing import BATCH, FakeService
 from lookup_pandas.testing.routes import Reply, Request, fail
 from lookup_pandas.testing.state import FAULT_KINDS
 
-from .helpers import PROFILE, make_client
+from .helpers import PROFILE, TIER, make_client
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -194,7 +194,9 @@ def test_chaos_faults_and_rate_limit_every_row_right_and_billed_once(
             assert len(faults) > 300
             assert {r.fault for r in faults} == set(FAULT_KINDS)
         else:  # 3 jobs: a few dozen submits and polls, plus the errored items fetched singly
-            assert {r.path for r in faults} == {BATCH, PROFILE}
+            # a 429 (one of the faults) makes the client re-read its tier, and that read meets
+            # the chaos too, now and then
+            assert {BATCH, PROFILE} <= {r.path for r in faults} <= {BATCH, PROFILE, TIER}
             assert svc.count(BATCH, method="POST", status=202) == 3
             assert 150 < svc.count(PROFILE, status=200) < 300  # ~10% of 2,100 fell back
         assert not any(r.billed for r in faults)
