@@ -100,8 +100,9 @@ def _first_run(
     print(
         f"Lead list {sample_leads_path().name}: {est.rows} rows, {est.valid} valid "
         f"handles, {est.unique} distinct, {est.cached} cached -> {est.to_fetch} "
-        f"billable calls, {how}: {est.credits:,.0f} credits of a balance of "
-        f"{est.balance or 0:,.0f}{change} (estimated without a billable call)."
+        f"billable calls, {how}: {est.credits:,.0f} credits of "
+        + ("an unknown balance" if est.balance is None else f"a balance of {est.balance:,.0f}")
+        + f"{change} (estimated without a billable call)."
     )
     enriched, summary = api.enrich_with_summary(leads, "handle", client=client, progress=progress)
     counts = enriched["lookup_status"].value_counts()

@@ -201,7 +201,7 @@ class EnrichmentRun:
     def traffic(self) -> ClientStats:
         """What this run sent and spent: its own tally when its thread keeps one (another run
         on the Client is not counted), else the Client's counters since ``before``."""
-        return self._tally or since(self.before, self.client.stats)
+        return self._tally or since(self.before, self.client.stats)  # a tally is never falsy
 
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""

@@ -134,18 +134,27 @@ def forbidden_kind(message: str) -> str:
 
     Example: ``forbidden_kind("API key has been revoked")`` -> ``"key"``;
     ``forbidden_kind("This person has opted out")`` -> ``"record"``;
+    ``forbidden_kind("Premium profiles need an upgraded API key")`` -> ``"record"``;
     ``forbidden_kind("Forbidden")`` -> ``"ambiguous"``
+
+    The key is blamed only when the message says what is wrong with it ("invalid", as the
+    official SDK requires, or revoked, rotated, expired, another workspace's): a 403 about one
+    record may mention a key too, and must never stop a job. A "key" with neither is ambiguous.
     """
     text = message.lower()
     if "credit" in text:
         return "credits"
     if "rate limit" in text or "rate-limit" in text or "too many requests" in text:
         return "rate"
-    if "key" in text:
+    if "key" in text and any(word in text for word in _KEY_FAULTS):
         return "key"
     if any(word in text for word in _RECORD_WORDS):
         return "record"
     return "ambiguous"
+
+
+#: What a 403 says is wrong with the key itself (with the word "key").
+_KEY_FAULTS = ("invalid", "revoked", "rotated", "expired", "workspace", "does not belong")
 
 
 _FORBIDDEN: dict[str, type[ServiceError]] = {

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from .client import Client
     from .outcomes import JobSummary
+    from .stats import ClientStats
 
 __all__ = ["EnrichmentJob", "Watch"]
 
@@ -59,11 +60,10 @@ class Watch:
     total: int | None = None
     done: int = 0
     counts: dict[str, Any] = field(default_factory=dict)
-    started: float = field(default_factory=time.monotonic)
     desc: str = "profiles"
     on_change: Callable[[], None] | None = None
-    #: The run's own counters (a ClientStats, kept up to date by the run), once it started.
-    traffic: Any = None
+    #: The run's own counters, kept up to date by the run, once it started.
+    traffic: ClientStats | None = None
     #: (when, done) at the first progress: the pace is measured from there, not from the
     #: start (reading the cache ahead, or a batch job's first poll, is not the pace).
     mark: tuple[float, int] | None = None
@@ -216,7 +216,7 @@ class EnrichmentJob:
         """Answers 429 this job met (its run's own count; before the run starts, the
         Client's since the job began)."""
         if self.watch.traffic is not None:
-            return int(self.watch.traffic.rate_limited)
+            return self.watch.traffic.rate_limited
         return self._client.stats.rate_limited - self._rate_limited_before
 
     def __repr__(self) -> str:

@@ -8,7 +8,6 @@ stdout, with its status.
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from .options import CompaniesOptions
@@ -45,7 +44,5 @@ def _statuses(frame: pd.DataFrame) -> str:
     """``3 ok, 1 not_found``: the rows' lookup statuses, most common first."""
     from ..columns import STATUS_COLUMN
 
-    if STATUS_COLUMN not in frame.columns:
-        return "no status"
-    counts = Counter(str(s) for s in frame[STATUS_COLUMN])
-    return ", ".join(f"{n} {status}" for status, n in counts.most_common()) or "none"
+    counts = frame[STATUS_COLUMN].value_counts()
+    return ", ".join(f"{n} {status}" for status, n in counts.items()) or "none"

@@ -130,8 +130,9 @@ def _enrich(
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
     if given["background"] or given["provenance"]:
         raise UsageError(
-            "background= and provenance= are for pandas and polars frames: a dask DataFrame "
-            "is lazy already (compute it where you like), and its workers keep no sources."
+            "background= is for pandas frames and provenance= for pandas and polars ones: a "
+            "dask DataFrame is lazy already (compute it where you like), and its workers keep "
+            "no sources."
         )
     check_options(given["errors"], given["max_calls"])
     check_method(given["method"])

@@ -77,6 +77,11 @@ def test_demo_runs_end_to_end_and_the_rerun_is_free(cli_main, tmp_path, mode):
     assert "190 credits of a balance of 250,000" in out
     assert "Employees of acme: 137 rows" in out
     assert "0 billable calls" in out and "result identical: True" in out
+    # then offline, the emulator stopped: everything from the cache but the opted-out lead
+    assert (
+        "Offline (Client(offline=True), the emulator stopped): 250 rows, 224 ok, 15 invalid, "
+        "10 not_found, 1 not_cached; 0 requests sent; sources: 234 cache, bought from " in out
+    )
     enriched = pd.read_csv(tmp_path / "enriched_leads.csv")
     assert len(enriched) == 250 and "profile_first_name" in enriched.columns
     assert "profile_full_name" not in enriched.columns  # production never promised it

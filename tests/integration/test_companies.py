@@ -152,8 +152,8 @@ def test_get_companies_one_row_per_value(fake_service, fake_client):
 
 
 def test_polars_namespace_enriches_companies(fake_service, fake_client):
-    pl = pytest.importorskip("polars")
-    pytest.importorskip("pyarrow")
+    import polars as pl  # a dev dependency, as pyarrow: never skipped
+
     frame = pl.DataFrame({"slug": ["acme", "Acme", None]})
     out = frame.lookup.enrich_companies("slug", client=fake_client, progress=False)
     assert out["lookup_status"].to_list() == ["ok", "ok", "invalid"]

@@ -14,10 +14,13 @@ variable do the same.
 from __future__ import annotations
 
 import io
+import socket
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 import pytest
@@ -94,12 +97,29 @@ class Gone:
 
 
 @pytest.fixture
-def gone(tmp_path) -> Gone:
-    cache = tmp_path / "gone.sqlite"
-    with FakeService(rate_burst=50) as svc:
-        online, page = warm(svc, cache)
-        base_url, key = svc.base_url, svc.api_key
-    return Gone(cache, base_url, key, online, page)
+def gone(tmp_path) -> Iterator[Gone]:
+    """A cache warmed at an emulator that is then stopped; its port is then held by a socket
+    that is bound but never listens, so no other test's emulator can take it: connecting is
+    refused for as long as the test runs."""
+    for attempt in range(3):
+        cache = tmp_path / f"gone{attempt}.sqlite"
+        with FakeService(rate_burst=50) as svc:
+            online, page = warm(svc, cache)
+            base_url, key = svc.base_url, svc.api_key
+        port = urlsplit(base_url).port
+        holder = socket.socket()
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            holder.bind(("127.0.0.1", port))
+        except OSError:  # taken already by another test: warm another cache elsewhere
+            holder.close()
+            continue
+        try:
+            yield Gone(cache, base_url, key, online, page)
+        finally:
+            holder.close()
+        return
+    pytest.fail("could not keep a stopped emulator's port dead in 3 attempts")
 
 
 def test_offline_at_a_dead_url_answers_from_the_cache(gone):

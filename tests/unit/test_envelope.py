@@ -162,6 +162,9 @@ def test_403_with_html_body_is_ambiguous_so_the_client_asks_the_tier_endpoint():
         (403, "Premium access is required for this profile", None, PermissionDeniedError, False),
         (403, "Forbidden", None, PermissionDeniedError, True),
         (403, "Access denied", None, PermissionDeniedError, True),
+        # a record's 403 that mentions a key is the record's, never the key's
+        (403, "Premium profiles need an upgraded API key", None, PermissionDeniedError, False),
+        (403, "Key not allowed here", None, PermissionDeniedError, True),  # the tier decides
     ],
 )
 def test_403s_and_402s_are_told_apart(status, message, code, kind, ambiguous):
@@ -183,6 +186,9 @@ def test_403s_and_402s_are_told_apart(status, message, code, kind, ambiguous):
     ("message", "kind"),
     [
         ("Invalid API key", "key"),
+        ("API key rotated", "key"),
+        ("Premium profiles need an upgraded API key", "record"),
+        ("Wrong key", "ambiguous"),
         ("Your credits are exhausted", "credits"),
         ("rate-limited: slow down", "rate"),
         ("Profile is private", "record"),
