@@ -56,7 +56,7 @@ from .errors import (
 )
 from .integrations import register_when_imported as _register_when_imported
 from .jobs import EnrichmentJob
-from .outcomes import Estimate
+from .outcomes import Estimate, JobSummary
 from .views import overview
 
 _register_when_imported()
@@ -75,6 +75,7 @@ __all__ = [
     "ConfigurationError",
     "EnrichmentJob",
     "Estimate",
+    "JobSummary",
     "InsecureCacheWarning",
     "InsufficientCreditsError",
     "NotCachedError",

@@ -164,6 +164,10 @@ class Tracker:
     _step: int = field(default=0, init=False)  # the largest cursor step seen (a full page)
     _stood_still: bool = field(default=False, init=False)
     _collected: set[str] = field(default_factory=set, init=False)
+    #: ``resolved`` at the first poll of a resumed job (billed before this run); 0 for a job
+    #: this run submitted; None until that poll.
+    _resolved_before: int | None = field(default=None, init=False)
+    _resolved: int = field(default=0, init=False)  # ``resolved`` at the latest poll
 
     def __post_init__(self) -> None:
         self._base = self.interval
@@ -178,6 +182,16 @@ class Tracker:
         if self.status not in TERMINAL:
             return False
         return self._stood_still or len(self._collected) + self.errors >= len(self.inputs)
+
+    @property
+    def billed(self) -> int:
+        """Items this run saw resolve (each billed as it resolved): ``resolved`` now, less what
+        a resumed job had resolved when this run first polled it.
+
+        Example: a job submitted by this run that resolved 230 of 235 items -> ``230``; a
+        stored job polled again after all of it resolved -> ``0``.
+        """
+        return self._resolved - (self._resolved_before or 0)
 
     def missing(self) -> list[str]:
         """Inputs neither found nor not-found (errored, or left out): fetch them singly."""
@@ -195,6 +209,9 @@ class Tracker:
         progress = page.resolved + page.errors
         moved = progress != self._progress
         self.after, self.status, self.errors = page.next_cursor, page.status, page.errors
+        if self._resolved_before is None:
+            self._resolved_before = 0 if self.mine else page.resolved
+        self._resolved = max(self._resolved, page.resolved)
         self._progress = progress
         self._stood_still = step == 0
         wanted = set(self.inputs) - self._collected

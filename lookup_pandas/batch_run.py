@@ -40,8 +40,9 @@ from typing import Any
 
 from .batch import BatchPage, Tracker, split, tagged
 from .client import Client
+from .credit_facts import balance, unless_failing
 from .envelope import Envelope
-from .errors import NotFoundError
+from .errors import InsufficientCreditsError, NotFoundError
 from .kinds import PEOPLE, Kind
 from .pacing import check_cancel
 from .store import BUSY, RECHECK, StoredJob
@@ -84,7 +85,11 @@ class BatchRun:
         self._yielded: set[str] = set()
         self._finished: list[Tracker] = []
         self.fallback: list[str] = []
-        self.billed = 0  # results of the batch jobs this run collected: each was billed
+        #: Handles no job was submitted for because the balance could not pay them (a submit
+        #: refused for want of credits), and that refusal: the run stops with it at the end.
+        self.unaffordable: list[str] = []
+        self.refusal: InsufficientCreditsError | None = None
+        self._polled: list[Tracker] = []  # every job this run polled: what it saw billed
         self.batch_jobs_done = 0
         self.submitted = 0  # batch jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
@@ -109,6 +114,12 @@ class BatchRun:
         self._polling: set[str] = set()  # job ids with a poll in flight
         self._flight: dict[Future[Any], tuple[str, ...] | Tracker] = {}
         self._submitting = 0
+
+    @property
+    def billed(self) -> int:
+        """Items of the batch jobs this run polled that resolved while it ran (each billed as
+        it resolved): a stored job's items resolved before this run are an earlier run's."""
+        return sum(job.billed for job in self._polled)
 
     @property
     def batch_jobs(self) -> int:
@@ -210,7 +221,11 @@ class BatchRun:
         what = self._flight.pop(future)
         if not isinstance(what, Tracker):  # a submit: BatchUnavailableError, a rejected key...
             self._submitting -= 1
-            job_id, mine, keys, elsewhere = future.result()
+            try:
+                job_id, mine, keys, elsewhere = future.result()
+            except InsufficientCreditsError as exc:
+                self._refused(what, exc)
+                return
             self.fallback.extend(elsewhere)
             self._held.update(keys)
             if job_id is not None:
@@ -220,6 +235,8 @@ class BatchRun:
             return
         job = what
         self._polling.discard(job.job_id)
+        if job not in self._polled:
+            self._polled.append(job)
         try:
             page = future.result()
         except NotFoundError:
@@ -237,9 +254,6 @@ class BatchRun:
         """Cache a page's results, let go of their claims, then hand the needed ones on."""
         results = job.take(page, time.monotonic())
         held = self._held  # kept alive by the Client's heartbeat while the job runs
-        # Billed when they resolved, collected or not: a resumed job's items too (the run
-        # that submitted it stopped before it could report them).
-        self.billed += len(results)
         results, erased = self._still_stored(job, results)
         answers: list[Answer] = []
         for handle, record in results:
@@ -274,6 +288,25 @@ class BatchRun:
         kept = [(h, r) for h, r in results if h in inputs]
         return kept, [h for h, _ in results if h not in inputs]
 
+    def _refused(self, chunk: tuple[str, ...], exc: InsufficientCreditsError) -> None:
+        """A submit refused for want of credits (the service pre-checks the balance): buy what
+        the balance allows as a smaller job, first in line, and submit nothing more; the rest
+        is :attr:`unaffordable`. A balance that cannot be read leaves the chunk to single
+        calls, which buy until the service refuses one (and the run stops there)."""
+        rest = list(chunk) + [h for queued in self._queue for h in queued]
+        self.batch_jobs_total -= 1 + len(self._queue)
+        self._queue.clear()
+        self.refusal = exc
+        known = unless_failing(balance, self.client, None)  # free: the balance route
+        if known is None:
+            self.fallback.extend(rest)
+            return
+        affordable = int(known) if 1 <= known < len(chunk) else 0  # smaller, or nothing
+        if affordable:
+            self._queue.appendleft(tuple(rest[:affordable]))
+            self.batch_jobs_total += 1
+        self.unaffordable = rest[affordable:]
+
     def _wanted(self, handle: str) -> bool:
         """Needed by this run and not given to it yet."""
         return handle in self._needed and handle not in self._yielded
@@ -295,13 +328,15 @@ class BatchRun:
         self.batch_jobs_total += len(chunks)
 
     def finish(self) -> None:
-        """Forget each job whose every input is collected or now cached: a finished one (its
-        errored items fetched singly meanwhile), or a stored one this run did not poll (a
-        ``refresh`` fetched its inputs anew). The others stay stored until they are, or expire.
+        """Forget each finished job: its every item resolved (and was collected) or ended in
+        its ``errors`` (never billed; fetched singly meanwhile, or refused, as an opted-out
+        person is), so polling it again could only count its items twice. A stored job this
+        run did not poll is forgotten once its every input is cached (a ``refresh`` fetched
+        them anew). The others stay stored until they are, or expire.
         """
-        jobs = [(j.job_id, j.missing()) for j in self._finished]
-        jobs += [(j.job_id, list(j.inputs)) for j in self._idle]
-        for job_id, left in jobs:
-            path, params = self.kind.endpoint.path, self.kind.params
-            if all(self.client.is_cached(path, params(h)) for h in left):
-                self.client.store.forget(job_id)
+        for job in self._finished:
+            self.client.store.forget(job.job_id)
+        path, params = self.kind.endpoint.path, self.kind.params
+        for idle in self._idle:
+            if all(self.client.is_cached(path, params(h)) for h in idle.inputs):
+                self.client.store.forget(idle.job_id)

@@ -16,6 +16,7 @@ drop its own tier and limit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "TIERS_PATH",
     "RouteCosts",
     "Tier",
+    "paced_seconds",
     "parse_ladder",
     "tier_change",
     "tier_for",
@@ -69,6 +71,15 @@ class RouteCosts:
             if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0:
                 costs[_route(item["route"])] = float(cost)
         return cls(costs)
+
+    def lists(self, path: str) -> bool:
+        """Whether the costs name ``path`` (as :meth:`cost_of` matches it). Production lists its
+        batch routes (cost 0), so a list without them tells of a service without batch jobs.
+
+        Example: ``RouteCosts({"a/b": 0}).lists("/a/b/")`` -> ``True``
+        """
+        wanted = _route(path)
+        return any(r == wanted or (r and wanted.endswith("/" + r)) for r in self.costs)
 
     def cost_of(self, path: str) -> float:
         """Credits one call of ``path`` costs: its listed cost, else 1.
@@ -151,3 +162,40 @@ def tier_change(ladder: Sequence[Tier], balance: float, spend: float) -> str | N
         return None
     after = balance - start.min_credits + 1  # the first credit below the tier's floor
     return f"{start} -> {end} after {after:,.0f} credit{'s' * (after != 1)}"
+
+
+def paced_seconds(
+    calls: int,
+    per_minute: float,
+    *,
+    cost: float = 1.0,
+    balance: float | None = None,
+    ladder: Sequence[Tier] = (),
+    share: float = 0.95,
+) -> float:
+    """Seconds ``calls`` paced calls take at ``per_minute``, slower once spending drops the key
+    to a lower tier (paced at ``share`` of its limit), when the balance and ladder are known.
+
+    Example: ``paced_seconds(60, 60.0)`` -> ``60.0``; from 10,050 credits on today's ladder,
+    100 calls go 51 at the Developer pace, then 49 at Hobby's (28.5/min).
+    """
+    if balance is None or not ladder or cost <= 0:
+        return calls * 60.0 / per_minute
+    seconds, left, first = 0.0, calls, True
+    while left > 0:
+        tier = tier_for(balance, ladder)
+        if tier is None:
+            break
+        # the tier the key is on now is paced at per_minute (learned); a lower one at its limit
+        rate = per_minute if first else min(per_minute, share * tier.limit_per_minute) or per_minute
+        first = False
+        lowest = tier.min_credits <= ladder[0].min_credits
+        here = (
+            left
+            if lowest
+            else min(left, max(1, math.ceil((balance - tier.min_credits + 1) / cost)))
+        )
+        seconds += here * 60.0 / rate
+        left -= here
+        balance -= here * cost
+    return seconds + left * 60.0 / per_minute

@@ -20,6 +20,7 @@ from typing import Protocol
 __all__ = [
     "EstimateFacts",
     "SummaryFacts",
+    "about",
     "batch_calls",
     "credits_text",
     "duration",
@@ -74,6 +75,8 @@ class SummaryFacts(Protocol):
     @property
     def fetched(self) -> int: ...
     @property
+    def refused(self) -> int: ...
+    @property
     def failed(self) -> int: ...
     @property
     def credits(self) -> float: ...
@@ -102,7 +105,7 @@ def estimate_line(est: EstimateFacts) -> str:
         return line + "nothing to fetch"
     line += fetching(est)
     if est.seconds is not None:
-        line += f", about {duration(est.seconds)}"
+        line += f", {about(est.seconds)}"
     line += f"; {credits_text(est.credits)}"
     if est.balance is not None:
         line += f", balance {number(est.balance)}"
@@ -156,6 +159,7 @@ def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -
         ("Time", f"{summary.seconds:.1f} s"),
         ("Cached", str(summary.cached)),
         ("Fetched", fetched),
+        *([("Refused", str(summary.refused))] if summary.refused else []),
         ("Failed", str(summary.failed)),
         ("Requests sent", str(summary.requests)),
         ("Answered 429", str(summary.rate_limited)),
@@ -205,6 +209,11 @@ def credits_text(value: float) -> str:
 def number(value: float) -> str:
     """``10,050``; ``0.25``: thousands separated, decimals only when there are any."""
     return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
+
+
+def about(seconds: float) -> str:
+    """How long, as an estimate says it: ``under a second``, ``about 6 s``, ``about 4 min``."""
+    return duration(seconds) if seconds < 1 else f"about {duration(seconds)}"
 
 
 def duration(seconds: float) -> str:

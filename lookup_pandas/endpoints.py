@@ -54,6 +54,7 @@ __all__ = [
     "Listing",
     "checked_data",
     "expected_data",
+    "is_batch",
     "is_panel",
 ]
 
@@ -308,6 +309,20 @@ ENDPOINTS: dict[str, Endpoint] = {
 _DATA: dict[str, type] = {e.path: e.data for e in ENDPOINTS.values() if e.data is not None}
 _DATA[TIER_PATH] = dict
 _NAMES: dict[type, str] = {dict: "an object", list: "a list"}
+
+
+#: The batch paths (submit and poll), read from the table: a new batch route counts at once.
+_BATCH_PATHS = tuple(e.path.rstrip("/") for e in ENDPOINTS.values() if e.kind == "batch")
+
+
+def is_batch(path: str) -> bool:
+    """True for a batch job's path (any kind's submit or poll), wherever the base URL puts it.
+
+    Example: ``is_batch(COMPANY_BATCH_PATH)`` -> ``True``; ``is_batch(PROFILE_PATH)`` ->
+    ``False``; ``is_batch("/prefix" + BATCH_PATH + "/job_1")`` -> ``True``
+    """
+    trimmed = path.rstrip("/")
+    return any(trimmed.endswith(p) or p + "/" in trimmed for p in _BATCH_PATHS)
 
 
 def is_panel(path: str) -> bool:

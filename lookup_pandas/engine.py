@@ -19,6 +19,7 @@ their retries (an outage). What was fetched before is in the cache; a re-run res
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -43,6 +44,7 @@ from .errors import (
 from .kinds import PEOPLE, Kind
 from .outcomes import (
     ERROR,
+    FORBIDDEN,
     NOT_FOUND,
     OK,
     JobSummary,
@@ -60,7 +62,7 @@ from .stats import since
 if TYPE_CHECKING:
     from .jobs import Watch
 
-__all__ = ["EnrichmentRun", "run"]
+__all__ = ["EnrichmentRun", "fetched_as", "run", "stopped_run"]
 
 #: Failures (after all retries) that, so many in a row, mean the service is down or unreachable.
 _OUTAGE = (TransportError, ServerError)
@@ -124,17 +126,69 @@ def run(
                 state.record(handle, not_cached_outcome(), "not_cached")
             singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
             state.run_singles(singles, missed_at)
+            if batch is not None and batch.unaffordable:
+                batch.finish()  # the jobs it could pay for are collected
+                raise out_of_credits(batch.unaffordable, batch.refusal, kind)
         except InsufficientCreditsError as exc:
             kept = sum(in_cache((o, False)) for o in state.outcomes.values()) + state.landed
+            refused = sum(o.status == FORBIDDEN for o in state.outcomes.values())
+            billable = total - refused  # an opted-out person is never billed
             exc.hint = (
-                f"{kept} of this job's {total} answers are kept in the cache; after topping up, "
-                f"a re-run buys only the other {total - kept}"
+                f"{kept} of this job's {billable} billable answers are kept in the cache; after "
+                f"topping up, a re-run buys only the other {billable - kept}"
             )
+            stopped(exc, state)
+            raise
+        except BaseException as exc:  # Ctrl-C, a cancel, a rejected key, an outage...
+            stopped(exc, state)
             raise
         if batch is not None:
             batch.finish()
             state.batch_jobs = batch.batch_jobs
     return state
+
+
+def out_of_credits(
+    unaffordable: list[str], refusal: InsufficientCreditsError | None, kind: Kind
+) -> InsufficientCreditsError:
+    """The error that ends a batch run whose balance could not pay for ``unaffordable``."""
+    n = len(unaffordable)
+    said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
+    exc = InsufficientCreditsError(
+        f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
+        f"service refused a batch job of them{said}. What the balance allowed was bought",
+        status_code=refusal.status_code if refusal is not None else None,
+        url=refusal.url if refusal is not None else None,
+    )
+    exc.needed = float(n)
+    return exc
+
+
+def stopped(exc: BaseException, state: EnrichmentRun) -> None:
+    """Leave the run's state on the exception that stops it (``exc.lookup_run``), so that
+    its caller can tell what it did up to there (:func:`stopped_run`)."""
+    with contextlib.suppress(AttributeError):  # an exception type with __slots__
+        exc.lookup_run = state  # type: ignore[attr-defined]
+
+
+def stopped_run(exc: BaseException) -> EnrichmentRun | None:
+    """The state of the run ``exc`` stopped, if it stopped one.
+
+    Example: ``stopped_run(KeyboardInterrupt())`` -> ``None``
+    """
+    state = getattr(exc, "lookup_run", None)
+    return state if isinstance(state, EnrichmentRun) else None
+
+
+def fetched_as(outcome: Outcome) -> str:
+    """How a fetched answer is counted: ``failed`` (an error), ``refused`` (a 403 for that one
+    record: opted out, premium-gated; not billed) or ``fetched``.
+
+    Example: ``fetched_as(Outcome(FORBIDDEN, error="opted out"))`` -> ``"refused"``
+    """
+    if outcome.status == ERROR:
+        return "failed"
+    return "refused" if outcome.status == FORBIDDEN else "fetched"
 
 
 @dataclass(eq=False, repr=False)
@@ -161,10 +215,12 @@ class EnrichmentRun:
     cancel: threading.Event | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
-        default_factory=lambda: {"cached": 0, "fetched": 0, "failed": 0}, init=False
+        default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
+        init=False,
     )
     batch_jobs: int = field(default=0, init=False)  # batch jobs polled: submitted, or resumed
-    #: Items of the batch jobs this run collected: billed as they resolved.
+    #: Items of the batch jobs this run polled that resolved while it ran (billed as they
+    #: resolved; a stored job's items resolved before this run are not this run's).
     batch_billed: int = field(default=0, init=False)
     batch_recorded: int = field(default=0, init=False)  # handles recorded from those so far
     batch_shown: str = field(default="", init=False)  # "done/total" batch jobs, on the bar
@@ -183,8 +239,8 @@ class EnrichmentRun:
 
     def credits(self, *, shown: bool = False) -> float:
         """Credits this run paid: what the answers said they consumed, plus one per item of
-        the batch jobs it collected (each billed when it resolved) that their answers did not
-        report already, so an item is never counted twice.
+        the batch jobs it polled that resolved while it ran (each billed when it resolved),
+        unless their answers reported them already, so an item is never counted twice.
 
         Example: ``state.credits()`` -> ``190.0``. ``shown``: the bar's figure, which never
         runs ahead of the handles recorded (each at most its route's cost there, a batch
@@ -212,6 +268,7 @@ class EnrichmentRun:
             cached=self.counts["cached"],
             fetched=self.counts["fetched"],
             failed=self.counts["failed"],
+            refused=self.counts["refused"],
             credits=self.credits(),
             requests=traffic.sent,
             rate_limited=traffic.rate_limited,
@@ -221,8 +278,8 @@ class EnrichmentRun:
         )
 
     def record(self, handle: str, outcome: Outcome, kind: str, via: str = "single") -> None:
-        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / failed /
-        not_cached); ``via``: how one not cached came (single, batch)."""
+        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / refused /
+        failed / not_cached); ``via``: how one not cached came (single, batch)."""
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
         if self.sources is not None and kind != "not_cached":
@@ -230,7 +287,7 @@ class EnrichmentRun:
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
             raise row_error(handle, outcome, self.kind.noun)
-        if kind in ("fetched", "failed"):
+        if kind in ("fetched", "refused", "failed"):
             self._watch_outage(outcome)
 
     def _show(self, n: int) -> None:
@@ -245,6 +302,8 @@ class EnrichmentRun:
             counts["waiting"] = f"{self._waiting} {self.kind.nouns} another process is buying"
         if self.batch_shown:
             counts["jobs"] = self.batch_shown
+        if self.counts["refused"]:  # opted out, premium-gated: answered, not billed
+            counts["refused"] = self.counts["refused"]
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
         if "not_cached" in self.counts:  # offline
             counts["not_cached"] = self.counts["not_cached"]
@@ -386,5 +445,4 @@ class EnrichmentRun:
             if result is None:
                 continue
             outcome, from_cache = result
-            kind = "cached" if from_cache else "failed" if outcome.status == ERROR else "fetched"
-            self.record(handle, outcome, kind)
+            self.record(handle, outcome, "cached" if from_cache else fetched_as(outcome))

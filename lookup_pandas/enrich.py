@@ -30,7 +30,7 @@ from .calls import cached_outcome
 from .client import Client
 from .credit_facts import unless_failing
 from .credits import RouteCosts
-from .engine import EnrichmentRun, run
+from .engine import EnrichmentRun, run, stopped_run
 from .frames import RecordColumns, with_fields, with_nullable_dtypes
 from .kinds import PEOPLE, Kind
 from .outcomes import ERROR as ERROR
@@ -40,6 +40,7 @@ from .outcomes import (
     STATUSES,
     Errors,
     Estimate,
+    JobSummary,
     Lookup,
     Method,
     OnRecord,
@@ -70,7 +71,12 @@ if TYPE_CHECKING:
 
 # The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
 # importable from here, where they used to be.
-__all__ = ["check_job_credits", "estimate_values", "lookup_values", "read_credit_facts"]
+__all__ = [
+    "check_job_credits",
+    "estimate_values",
+    "lookup_values",
+    "read_credit_facts",
+]
 
 P = ParamSpec("P")
 
@@ -198,17 +204,25 @@ def lookup_values(
         # they are used (on the fast path, each call's own cache hit checks it).
         client.check_key()
     check_job_credits(client, the_plan, options, kind)
-    state = run(
-        the_plan,
-        client,
-        options=options,
-        progress=progress,
-        before=before,
-        on_record=sink,
-        missed_at=missed_at if the_plan.read_ahead else None,
-        kind=kind,
-        watch=watch,
-    )
+    try:
+        state = run(
+            the_plan,
+            client,
+            options=options,
+            progress=progress,
+            before=before,
+            on_record=sink,
+            missed_at=missed_at if the_plan.read_ahead else None,
+            kind=kind,
+            watch=watch,
+        )
+    except BaseException as exc:  # what it did up to the stop, on the exception
+        stopped = stopped_run(exc)
+        if stopped is not None and not hasattr(exc, "summary"):
+            exc.summary = _partial_summary(  # type: ignore[attr-defined]
+                handles, stopped, seconds=time.perf_counter() - started
+            )
+        raise
     seconds = time.perf_counter() - started
     result = _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
     if state.sources is None:
@@ -259,11 +273,30 @@ def _result(
         kind.invalid_error(v, fold_case) if h is None else state.outcomes[h].error
         for v, h in zip(values, handles, strict=True)
     ]
-    counts = {s: status.count(s) for s in STATUSES if s != NOT_CACHED or s in status}  # offline
+    counts = _status_counts(status)
     summary = state.summary(len(values), counts, seconds=seconds)
     empty = pd.DataFrame(index=pd.RangeIndex(len(values)))
     fields = empty if kept is None else _spread(kept, handles, kind)
     return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)
+
+
+def _partial_summary(
+    handles: list[str | None], state: EnrichmentRun, *, seconds: float
+) -> JobSummary:
+    """The JobSummary of a run stopped part-way (cancelled, interrupted, out of credits): the
+    rows decided by then (invalid ones, and those whose value was answered), and what the run
+    sent and spent."""
+    status = [
+        INVALID if h is None else state.outcomes[h].status
+        for h in handles
+        if h is None or h in state.outcomes
+    ]
+    return state.summary(len(status), _status_counts(status), seconds=seconds)
+
+
+def _status_counts(status: list[str]) -> dict[str, int]:
+    """Rows per status; ``not_cached`` only when some row has it (offline)."""
+    return {s: status.count(s) for s in STATUSES if s != NOT_CACHED or s in status}
 
 
 def read_credit_facts(client: Client) -> float | None:

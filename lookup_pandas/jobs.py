@@ -128,6 +128,7 @@ class EnrichmentJob:
         self._client = client
         self._rate_limited_before = client.stats.rate_limited
         self._future: Future[tuple[pd.DataFrame, JobSummary]] = Future()
+        self._stopped: JobSummary | None = None  # what a cancelled or failed job did
         self.watch = Watch(on_change=self._redraw)
         self._views: list[Any] = []  # its widgets, one per cell that showed it
         self._drawn = 0.0
@@ -142,8 +143,10 @@ class EnrichmentJob:
         try:
             self._future.set_result(work(self.watch))
         except Cancelled as exc:
+            self._stopped = getattr(exc, "summary", None)
             self._future.set_exception(CancelledError(str(exc)))
         except BaseException as exc:  # kept for result(): never lost in the thread
+            self._stopped = getattr(exc, "summary", None)
             self._future.set_exception(exc)
         finally:
             _RUNNING.discard(self)
@@ -189,9 +192,13 @@ class EnrichmentJob:
 
     @property
     def summary(self) -> JobSummary | None:
-        """The run's JobSummary once it finished; None while it runs, or if it failed."""
-        if not self._future.done() or self._future.exception() is not None:
+        """The run's JobSummary once it stopped: a finished job's, or what a cancelled or
+        failed one did up to the stop (its rows decided, its requests and credits); None while
+        it runs, or when it failed before its run began (a refused budget, say)."""
+        if not self._future.done():
             return None
+        if self._future.exception() is not None:
+            return self._stopped
         return self._future.result()[1]
 
     # -- the view -------------------------------------------------------------------------------

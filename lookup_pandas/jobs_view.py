@@ -17,7 +17,7 @@ import html
 import logging
 from typing import Any, Protocol
 
-from .displays import duration
+from .displays import about
 
 
 class ShownJob(Protocol):
@@ -58,7 +58,7 @@ def job_line(job: ShownJob) -> str:
     left = watch.seconds_left()
     if left is None:
         return line
-    return line + ("; under a second left" if left < 1 else f"; about {duration(left)} left")
+    return line + f"; {about(left)} left"
 
 
 def display_job(job: ShownJob) -> Any:

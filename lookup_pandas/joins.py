@@ -20,7 +20,10 @@ from .jobs import EnrichmentJob, Watch
 from .kinds import PEOPLE, Kind
 from .outcomes import JobSummary
 
-__all__ = ["enrich_or_start", "enriched", "get_frame"]
+__all__ = ["SUMMARY_ATTR", "enrich_or_start", "enriched", "get_frame", "with_summary"]
+
+#: Where an enriched frame keeps its run's JobSummary: ``out.attrs["lookup_summary"]``.
+SUMMARY_ATTR = "lookup_summary"
 
 
 def get_frame(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
@@ -36,7 +39,7 @@ def get_frame(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
     frame = with_status(looked_up(result, kind), result)
     if index is not None:
         frame.index = index
-    return frame
+    return with_summary(frame, result.summary)
 
 
 def enrich_or_start(given: dict[str, Any], kind: Kind) -> pd.DataFrame | EnrichmentJob:
@@ -67,4 +70,11 @@ def enriched(
     new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
-    return out, result.summary
+    return with_summary(out, result.summary), result.summary
+
+
+def with_summary(frame: pd.DataFrame, summary: JobSummary) -> pd.DataFrame:
+    """``frame`` (made here, never the caller's) with the run's summary in its attrs, under
+    ``"lookup_summary"``: ``out.attrs["lookup_summary"].credits``."""
+    frame.attrs = {**frame.attrs, SUMMARY_ATTR: summary}
+    return frame

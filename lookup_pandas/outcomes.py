@@ -153,6 +153,9 @@ class JobSummary:
     retries: int
     seconds: float
     jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
+    #: Distinct values the service refused for that one record (403: opted out,
+    #: premium-gated): answered, not billed, not cached. Shown only when there are any.
+    refused: int = 0
 
     @property
     def batch_jobs(self) -> int:
@@ -167,9 +170,11 @@ class JobSummary:
         statuses = ", ".join(f"{self.statuses.get(s, 0)} {s}" for s in self._shown_statuses())
         n = self.jobs
         jobs = f" ({n} batch job{'s' * (n != 1)})" if n else ""
+        refused = f", {self.refused} refused" if self.refused else ""
         return (
             f"{self.rows} rows ({statuses}) in {self.seconds:.1f}s: {self.cached} cached, "
-            f"{self.fetched} fetched{jobs}, {self.failed} failed; {self.requests} requests sent, "
+            f"{self.fetched} fetched{jobs}{refused}, {self.failed} failed; "
+            f"{self.requests} requests sent, "
             f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
         )
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from .batch import MAX_JOB_ITEMS, METHODS, use_batch
 from .credit_facts import kept_costs, kept_ladder
-from .credits import tier_change
+from .credits import RouteCosts, paced_seconds, tier_change
 from .errors import BudgetExceededError, InsufficientCreditsError, UsageError
 from .kinds import PEOPLE, Kind
 from .outcomes import Errors, Estimate, Method, Outcome
@@ -40,6 +40,7 @@ __all__ = [
     "check_method",
     "check_options",
     "job_credits",
+    "batch_told",
     "plan",
     "planned",
     "stored_batch_jobs_holding",
@@ -288,7 +289,8 @@ def planned(
     .method`` -> ``"single"``. ``kind``: whose lookups (their route's cost, their batch jobs).
     """
     rest = est.to_fetch - est.stored_items  # what no stored batch job holds
-    batch = use_batch(method, rest, client.batch_supported_for(kind))
+    supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
+    batch = use_batch(method, rest, supported)
     jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
     polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
     if est.stored_jobs:  # collected whatever the method
@@ -296,12 +298,22 @@ def planned(
     by_batch = batch or (est.stored_jobs and rest == 0)
     credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
     ladder = kept_ladder(client)
+    # Batch speed is promised only by a service known to have batch jobs: until then, the
+    # time is that of single calls (what the run falls back to), never the faster one.
+    singles = rest if not batch or (supported is None and method == "auto") else 0
     return dataclasses.replace(
         est,
         method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
         jobs=jobs,
         polls=polls,
-        seconds=_expected_seconds(client, rest if not batch else 0, jobs, polls),
+        seconds=_expected_seconds(
+            client,
+            singles,
+            jobs if not singles else 0,
+            polls if not singles else 0,
+            cost=_cost(client, kind.endpoint.path),
+            balance=est.balance,
+        ),
         credits=credits,
         tier_change=(
             tier_change(ladder, est.balance, credits)
@@ -311,16 +323,42 @@ def planned(
     )
 
 
+def batch_told(known: bool | None, costs: RouteCosts | None, kind: Kind = PEOPLE) -> bool | None:
+    """Whether the service has ``kind``'s batch jobs, as far as is known without sending
+    anything: what a submit told the Client (``known``), else what the route costs tell
+    (production lists its batch routes, at 0 credits), else None.
+
+    Example: ``batch_told(None, RouteCosts({}))`` -> ``False``;
+    ``batch_told(None, None)`` -> ``None``
+    """
+    if known is not None or costs is None or kind.endpoint.batch is None:
+        return known
+    return costs.lists(kind.endpoint.batch)
+
+
+def _cost(client: Client, path: str) -> float:
+    """A single call's credits at the route costs the Client has read (else 1)."""
+    costs = kept_costs(client)
+    return costs.cost_of(path) if costs is not None else 1.0
+
+
 def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
     """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
     jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
-    costs = kept_costs(client)
-    cost = costs.cost_of(path) if costs is not None else 1.0
-    return job_credits(rest, batch=batch, cost=cost) + stored_items
+    return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
 
 
-def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> float | None:
-    """How long fetching takes at the Client's pace: a slot per single call, or per submit and
+def _expected_seconds(
+    client: Client,
+    to_fetch: int,
+    jobs: int,
+    polls: int,
+    *,
+    cost: float = 1.0,
+    balance: float | None = None,
+) -> float | None:
+    """How long fetching takes at the Client's pace: a slot per single call (slower once their
+    credits drop the key's tier, when the balance and ladder are known), or per submit and
     poll plus one poll interval for batch; None when the pace is unknown or there is none."""
     per_minute = (
         client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
@@ -329,7 +367,8 @@ def _expected_seconds(client: Client, to_fetch: int, jobs: int, polls: int) -> f
         return 0.0
     if not per_minute:
         return None
-    seconds = to_fetch * 60.0 / per_minute  # single calls
+    ladder = kept_ladder(client) or ()
+    seconds = paced_seconds(to_fetch, per_minute, cost=cost, balance=balance, ladder=ladder)
     if polls:
         seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
     return seconds

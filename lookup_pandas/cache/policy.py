@@ -25,7 +25,7 @@ import requests
 from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
 
-from ..endpoints import BATCH_PATH, is_panel
+from ..endpoints import is_batch, is_panel
 from ..envelope import NOT_FOUND_CODES, Envelope
 from ..errors import NotFoundError
 from ..http.answers import read_once
@@ -57,7 +57,7 @@ def should_cache(response: requests.Response) -> bool:
     cached one by one as profile answers).
     """
     path = urlsplit(response.url or "").path
-    if response.status_code != 200 or is_panel(path) or path.startswith(BATCH_PATH):
+    if response.status_code != 200 or is_panel(path) or is_batch(path):
         return False
     outcome = read_once(response, path)  # the Client reads this same outcome, not the body
     if isinstance(outcome, NotFoundError):

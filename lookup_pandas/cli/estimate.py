@@ -12,7 +12,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..displays import credits_text, duration, fetching, number
+from ..displays import about, credits_text, fetching, number
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
     if est.seconds is None:
         line += ", unpaced (no rate limit)" if per_minute is None else ""
     else:
-        line += f", about {duration(est.seconds)} at {per_minute:.0f} calls/min"
+        line += f", {about(est.seconds)} at {per_minute:.0f} calls/min"
     return line + _spending(est)
 
 

@@ -27,7 +27,7 @@ from requests_cache import CachedSession, get_expiration_datetime
 
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
 from ..claims import Claims, claim_or_wait, fresh_lookup
-from ..endpoints import BATCH_PATH, is_panel
+from ..endpoints import is_batch, is_panel
 from ..envelope import Envelope, finite_number
 from ..errors import (
     ConfigurationError,
@@ -54,7 +54,6 @@ logger = logging.getLogger(__name__)
 #: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
 #: take theirs).
 AHEAD_MAX = 4096
-_BATCH = BATCH_PATH.rstrip("/")
 _NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
 
 
@@ -259,7 +258,7 @@ class PacedAttempts:
         if from_cache:
             self.stats.count(cache_hits=1)
         else:
-            self.stats.account(response, batch=path.rstrip("/").endswith(_BATCH))
+            self.stats.account(response, batch=is_batch(path))
             balance = response.headers.get("X-Credits-Balance")
             if balance is not None and not is_panel(path):
                 self.contact.seen_balance(finite_number(balance))

@@ -224,7 +224,8 @@ def _batch(state: ServiceState, req: Request) -> Reply:
         with state.lock:
             if state.jobs:
                 state.settle_jobs()
-            broke = state.balance < 1.0
+            whole = state.knobs.batch_precheck == "job"
+            broke = state.balance < (len(handles) + len(ids) if whole else 1.0)
         if broke:  # the pre-check: not even one item can be paid
             return insufficient_credits(state)
         knobs = state.knobs

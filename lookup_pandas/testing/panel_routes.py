@@ -10,7 +10,7 @@ All free; the tier and the balance read the panel key, the costs and the ladder 
 
 from __future__ import annotations
 
-from ..endpoints import ENDPOINTS
+from ..endpoints import ENDPOINTS, is_batch
 from .replies import Reply, Request, ok
 from .state import ServiceState, route_key
 
@@ -48,8 +48,8 @@ def route_costs(state: ServiceState, req: Request) -> Reply:
     """Public: the routes whose cost is not 1 (any route not listed costs 1)."""
     routes = []
     for route, cost in state.knobs.route_costs.items():
-        if cost == 1:
-            continue
+        if cost == 1 or (not state.knobs.batch and is_batch("/" + route)):
+            continue  # a service without batch jobs does not list their routes
         title, description = _ROUTE_TITLES.get(route, (route.rsplit("/", 1)[-1], ""))
         credits = int(cost) if float(cost).is_integer() else cost
         routes.append(

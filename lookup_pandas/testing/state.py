@@ -152,6 +152,10 @@ class Knobs:
     batch_page_size: int = 100  # results per poll
     batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
+    #: How a submit's balance pre-check reads (production: "the balance is pre-checked"):
+    #: "one" refuses only a balance that cannot pay one item (items it cannot pay end in the
+    #: job's errors); "job" refuses a job whose items the balance cannot all pay.
+    batch_precheck: str = "one"
     # -- production's errors and credits (all off by default) --
     opted_out: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "opted out", not billed
     premium_gated: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "premium", not billed

@@ -106,12 +106,17 @@ def test_cancel_stops_sending_and_a_rerun_bills_nothing_twice(fake_service, tmp_
         with pytest.raises(CancelledError):
             job.result(timeout=10)
         assert isinstance(job.exception(), CancelledError)
-        assert job.summary is None
         assert job.cancel() is False
         sent = fake_service.count(PROFILE)
         time.sleep(1.0)  # several answers' worth: had it gone on, more would have come
         assert fake_service.count(PROFILE) == sent
         assert sent < len(wanted)
+        # what it did up to the cancel: the rows answered, and every credit it spent (the
+        # calls in flight at the cancel landed, were billed and are counted)
+        summary = job.summary
+        assert summary is not None
+        assert 3 <= summary.rows == summary.statuses["ok"] == summary.fetched < len(wanted)
+        assert summary.credits == fake_service.billed() == sent
         assert "cancelled" in job.line()
 
     with make_client(fake_service, cache=cache) as client:

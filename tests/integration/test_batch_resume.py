@@ -371,9 +371,11 @@ def test_a_resumed_job_is_forgotten_when_all_is_cached_even_if_the_run_needed_pa
     assert fake_service.billed_handles() == {h: 1 for h in part + rest + unrelated}
 
 
-def test_a_resumed_job_stays_stored_while_errored_inputs_are_not_cached(fake_service, tmp_path):
+def test_a_finished_job_is_forgotten_though_errored_inputs_are_not_cached(fake_service, tmp_path):
     # About a third of the items end in the job's errors (not billed, never collected): the
-    # run fetches the ones it needs singly; the ones it does not need stay uncached.
+    # run fetches the ones it needs singly; the ones it does not need stay uncached. The job is
+    # finished, so it is forgotten: polling it again could only count its items twice (issue
+    # 30), and its errored items were never billed, so nothing paid for is lost.
     fake_service.configure(batch_error_rate=0.3)
     cache = tmp_path / "c.sqlite"
     handles = names("errs", 40)
@@ -385,7 +387,7 @@ def test_a_resumed_job_stays_stored_while_errored_inputs_are_not_cached(fake_ser
 
     with make_client(fake_service, cache=cache) as client:
         out = enrich(lead_frame(part), client)
-        assert [j.job_id for j in client.store.jobs()] == [job_id]  # kept
+        assert client.store.jobs() == []  # finished: forgotten
         uncached = {h for h in handles if not client.is_cached(PROFILE, {"handle": h})}
         assert uncached == errored & set(rest)
     assert_rows(out, part)
@@ -398,9 +400,9 @@ def test_a_resumed_job_stays_stored_while_errored_inputs_are_not_cached(fake_ser
 
     with make_client(fake_service, cache=cache) as client:
         again = enrich(lead_frame(rest), client)
-        assert client.store.jobs() == []  # now every input is cached
+        assert client.store.jobs() == []
     assert_rows(again, rest)
-    assert polls(fake_service, job_id) > first_polls  # resumed again (polls are not billed)
+    assert polls(fake_service, job_id) == first_polls  # never polled again
     assert posts(fake_service) == 1
     assert {h: fake_service.count(PROFILE, handle=h) for h in handles} == {
         h: int(h in errored) for h in handles

@@ -124,7 +124,7 @@ def test_running_out_of_credits_stops_and_a_top_up_buys_only_the_rest(
         with pytest.raises(InsufficientCreditsError) as info:
             frame.lookup.enrich_profiles("handle", client=client, progress=False, method="single")
         message = str(info.value)
-        assert "30 of this job's 60 answers are kept" in message, message
+        assert "30 of this job's 60 billable answers are kept" in message, message
         assert "buys only the other 30" in message
         assert billed(svc) == 30
         svc.override(PROFILE, None)

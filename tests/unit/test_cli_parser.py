@@ -276,7 +276,7 @@ def test_the_estimate_line():
         "190 cached: nothing to fetch"
     )
     resumed = _estimate(method="batch", stored_jobs=1, stored_items=130, polls=3, seconds=0.5)
-    assert "(collecting 1 stored job of 130, ~3 polls), about under a second" in (
+    assert "(collecting 1 stored job of 130, ~3 polls), under a second at 57 calls/min" in (
         describe_estimate(resumed, 57.0)
     )
     unpaced = describe_estimate(_estimate(method="single"), None)

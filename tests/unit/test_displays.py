@@ -79,8 +79,7 @@ def test_line_of_single_calls_and_of_nothing_to_fetch():
         rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single", credits=1.0, seconds=0.5
     )
     assert str(single) == (
-        "Estimate: 3 rows, 2 distinct, 1 cached, 1 to fetch by single, about under a second;"
-        " 1 credit"
+        "Estimate: 3 rows, 2 distinct, 1 cached, 1 to fetch by single, under a second; 1 credit"
     )
     cached = Estimate(rows=3, valid=2, unique=2, cached=2, to_fetch=0)
     assert str(cached) == "Estimate: 3 rows, 2 distinct, 2 cached, nothing to fetch"

@@ -8,7 +8,7 @@ import lookup_pandas as lp
 
 PUBLIC = [
     "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
-    "ClientStats", "ColumnError", "ConfigurationError", "EnrichmentJob", "Estimate",
+    "ClientStats", "ColumnError", "ConfigurationError", "EnrichmentJob", "Estimate", "JobSummary",
     "InsecureCacheWarning", "InsufficientCreditsError", "NotCachedError", "NotFoundError",
     "PaginationError", "PermissionDeniedError",
     "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
