@@ -548,3 +548,17 @@ def test_collected_is_a_snapshot():
     t.take(page(next_cursor=2, not_found=["grace"]), now=2.0)
     assert snapshot == frozenset({"ada"})
     assert t.collected == frozenset({"ada", "grace"})
+
+
+def test_a_tracker_counts_the_items_that_resolved_while_it_was_polled():
+    def page(resolved: int, cursor: int) -> BatchPage:
+        return BatchPage("processing", 10, resolved, 0, cursor, {}, [])
+
+    mine = Tracker("job_1", tuple("abcdefghij"), now=0.0, interval=1.0)
+    mine.take(page(4, 0), now=1.0)
+    mine.take(page(9, 0), now=2.0)
+    assert mine.billed == 9  # submitted by this run: every item resolved is this run's
+    resumed = Tracker("job_2", tuple("abcdefghij"), now=0.0, interval=1.0, mine=False)
+    resumed.take(page(6, 0), now=0.0)  # 6 resolved before this run first asked
+    resumed.take(page(10, 0), now=1.0)
+    assert resumed.billed == 4

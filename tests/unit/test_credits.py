@@ -304,3 +304,34 @@ def test_a_malformed_credits_answer_is_warned_about_and_the_job_goes_on(caplog):
 
 def test_one_credit_is_singular():
     assert tier_change(LADDER, 10_000, 1) == "Developer (70/min) -> Hobby (30/min) after 1 credit"
+
+
+# -- issue 30: times that follow the tier, batch routes in the costs ------------------------------
+
+
+def test_paced_seconds_follows_the_tier_down():
+    from lookup_pandas.credits import Tier, paced_seconds
+
+    ladder = (Tier("Low", 0, 99, 120), Tier("High", 100, None, 1200))
+    assert paced_seconds(60, 60.0) == 60.0  # no balance: the pace alone
+    # 120 credits: 21 calls at the learned pace (1140/min), then 39 at 95% of Low's 120/min
+    expected = 21 * 60 / 1140 + 39 * 60 / 114
+    assert paced_seconds(60, 1140.0, balance=120, ladder=ladder) == pytest.approx(expected)
+    # at 2 credits a call, 11 calls stay on High (22 credits reach 98)
+    two = 11 * 60 / 1140 + 49 * 60 / 114
+    assert paced_seconds(60, 1140.0, cost=2.0, balance=120, ladder=ladder) == pytest.approx(two)
+    # a user's own cap holds on every tier
+    assert paced_seconds(10, 60.0, balance=120, ladder=ladder) == pytest.approx(10.0)
+
+
+def test_route_costs_tell_whether_the_service_lists_its_batch_routes():
+    from lookup_pandas.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
+    from lookup_pandas.kinds import COMPANIES, PEOPLE
+    from lookup_pandas.plan import batch_told
+
+    listed = RouteCosts({BATCH_PATH.strip("/"): 0.0})
+    assert listed.lists(BATCH_PATH) and not listed.lists(COMPANY_BATCH_PATH)
+    assert batch_told(None, listed, PEOPLE) is True
+    assert batch_told(None, listed, COMPANIES) is False
+    assert batch_told(None, None, PEOPLE) is None  # costs not read: not known
+    assert batch_told(False, listed, PEOPLE) is False  # what a submit told wins

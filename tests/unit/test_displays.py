@@ -220,3 +220,11 @@ def test_repr_stays_the_dataclass_repr(obj):
     assert text.startswith(f"{type(obj).__name__}(rows=250, ")
     assert text != str(obj)
     assert eval(text, {type(obj).__name__: type(obj)}) == obj
+
+
+def test_an_estimate_says_how_long_without_about_under_a_second():
+    from lookup_pandas.displays import about
+
+    assert about(0.4) == "under a second"
+    assert about(6.2) == "about 6 s"
+    assert about(240) == "about 4 min"

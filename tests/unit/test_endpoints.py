@@ -185,3 +185,18 @@ def test_the_table_covers_production_s_data_api():
     }  # fmt: skip
     lookups = {e.name: e.not_found for e in ENDPOINTS.values() if e.not_found}
     assert lookups == {"profile": "1010", "company": "1020", "skill": "1030"}
+
+
+def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():
+    from lookup_pandas.endpoints import (
+        BATCH_PATH,
+        COMPANY_BATCH_PATH,
+        COMPANY_PATH,
+        PROFILE_PATH,
+        is_batch,
+    )
+
+    for path in (BATCH_PATH, COMPANY_BATCH_PATH):
+        assert is_batch(path) and is_batch("/gateway" + path + "/")
+        assert is_batch(path + "/job_1")  # a job's own path, as some services poll it
+    assert not is_batch(PROFILE_PATH) and not is_batch(COMPANY_PATH)

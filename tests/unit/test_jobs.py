@@ -128,3 +128,23 @@ def test_time_left_follows_the_pace_since_the_first_progress():
     bar.update(3)  # 3 more in 10 s: 5 left take about 16.7 s
     left = watch.seconds_left()
     assert left is not None and 15.0 <= left <= 18.0
+
+
+def test_refused_answers_are_counted_apart_from_fetched_ones():
+    import dataclasses
+
+    from lookup_pandas.engine import fetched_as
+    from lookup_pandas.outcomes import ERROR, FORBIDDEN, NOT_FOUND, OK, JobSummary, Outcome
+
+    assert [fetched_as(Outcome(s)) for s in (OK, NOT_FOUND, FORBIDDEN, ERROR)] == [
+        "fetched",
+        "fetched",
+        "refused",
+        "failed",
+    ]
+    summary = JobSummary(
+        rows=3, statuses={"ok": 2, "forbidden": 1}, cached=0, fetched=2, failed=0, credits=2,
+        requests=3, rate_limited=0, retries=0, seconds=0.1, refused=1,
+    )  # fmt: skip
+    assert "2 fetched, 1 refused, 0 failed" in str(summary)
+    assert "refused" not in str(dataclasses.replace(summary, refused=0))
