@@ -12,7 +12,7 @@ or waits for its pacing slot and fetches. With a cache, the calls' claims are ta
 ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
 
 It stops, raising, at once on an AuthenticationError, a ConfigurationError or an
-InsufficientCreditsError (saying how many answers are kept), and after
+InsufficientCreditsError (the first and last saying how many answers are kept), and after
 ``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx after all
 their retries (an outage). What was fetched before is in the cache; a re-run resumes there.
 """
@@ -34,6 +34,7 @@ from .credit_facts import kept_costs
 from .credits import RouteCosts
 from .envelope import Envelope
 from .errors import (
+    AuthenticationError,
     BatchUnavailableError,
     InsufficientCreditsError,
     ServerError,
@@ -124,12 +125,14 @@ def run(
                 state.record(handle, not_cached_outcome(), "not_cached")
             singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
             state.run_singles(singles, missed_at)
-        except InsufficientCreditsError as exc:
+        except (InsufficientCreditsError, AuthenticationError) as exc:
             kept = sum(in_cache((o, False)) for o in state.outcomes.values()) + state.landed
-            exc.hint = (
-                f"{kept} of this job's {total} answers are kept in the cache; after topping up, "
+            fix = "topping up" if isinstance(exc, InsufficientCreditsError) else "fixing the key"
+            told = (
+                f"{kept} of this job's {total} answers are kept in the cache; after {fix}, "
                 f"a re-run buys only the other {total - kept}"
             )
+            exc.hint = f"{exc.hint}. {told}" if exc.hint else told  # a key's: where it came from
             raise
         if batch is not None:
             batch.finish()
