@@ -12,11 +12,10 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import cli
+from lookup_pandas.testing import BATCH, PROFILE
 
 from .cli_helpers import CliMain
 from .enrich_helpers import AfterN
-from lookup_pandas.testing import BATCH, PROFILE
-
 from .helpers import make_client
 
 HANDLES = [f"revoked-person-{i:02d}" for i in range(60)]
@@ -74,9 +73,7 @@ def test_a_key_revoked_mid_run_says_what_is_kept_and_the_rerun_buys_only_the_res
     assert fake_service.count(PROFILE) - looked_up == rest  # only the rest is bought
 
 
-def test_the_cli_says_what_is_kept_when_the_key_is_rotated_mid_run(
-    capsys, fake_service, tmp_path
-):
+def test_the_cli_says_what_is_kept_when_the_key_is_rotated_mid_run(capsys, fake_service, tmp_path):
     leads = tmp_path / "leads.csv"
     LEADS.to_csv(leads, index=False)
     rotate = AfterN(5, fake_service.rotate_key)
