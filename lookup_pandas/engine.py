@@ -12,7 +12,7 @@ or waits for its pacing slot and fetches. With a cache, the calls' claims are ta
 ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
 
 It stops, raising, at once on an AuthenticationError, a ConfigurationError or an
-InsufficientCreditsError (saying how many answers are kept), and after
+InsufficientCreditsError (the first and last saying how many answers are kept), and after
 ``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx after all
 their retries (an outage). What was fetched before is in the cache; a re-run resumes there.
 """
@@ -35,6 +35,7 @@ from .credit_facts import kept_costs
 from .credits import RouteCosts
 from .envelope import Envelope
 from .errors import (
+    AuthenticationError,
     BatchUnavailableError,
     InsufficientCreditsError,
     ServerError,
@@ -129,17 +130,19 @@ def run(
             if batch is not None and batch.unaffordable:
                 batch.finish()  # the jobs it could pay for are collected
                 raise out_of_credits(batch.unaffordable, batch.refusal, kind)
-        except InsufficientCreditsError as exc:
+        except (InsufficientCreditsError, AuthenticationError) as exc:
             kept = sum(in_cache((o, False)) for o in state.outcomes.values()) + state.landed
             refused = sum(o.status == FORBIDDEN for o in state.outcomes.values())
             billable = total - refused  # an opted-out person is never billed
-            exc.hint = (
+            fix = "topping up" if isinstance(exc, InsufficientCreditsError) else "fixing the key"
+            told = (
                 f"{kept} of this job's {billable} billable answers are kept in the cache; after "
-                f"topping up, a re-run buys only the other {billable - kept}"
+                f"{fix}, a re-run buys only the other {billable - kept}"
             )
+            exc.hint = f"{exc.hint}. {told}" if exc.hint else told  # a key's: where it came from
             stopped(exc, state)
             raise
-        except BaseException as exc:  # Ctrl-C, a cancel, a rejected key, an outage...
+        except BaseException as exc:  # Ctrl-C, a cancel, an outage...
             stopped(exc, state)
             raise
         if batch is not None:

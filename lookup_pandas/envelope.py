@@ -79,7 +79,7 @@ def finite_number(value: Any) -> float | None:
     """
     try:
         n = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
         return None
     return n if math.isfinite(n) else None
 

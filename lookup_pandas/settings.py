@@ -102,22 +102,25 @@ def source(keyword: str, env_var: str, *, given: bool) -> str:
     return f"{keyword}=" if given else f"the {env_var} environment variable"
 
 
-#: Path segments the library adds itself: a base URL that already holds them would double them.
-_API_SURFACES = (("api", "data"), ("api", "panel"))
+#: Path segments the library adds itself: a base URL that already holds them would double them
+#: (``("api",)``: a path that ends in ``/api``, the start of both).
+_API_SURFACES = (("api", "data"), ("api", "panel"), ("api",))
 
 
 def service_root(url: str) -> str | None:
     """The service's root when ``url`` goes on into a path the library adds itself (the Data
-    API's ``/api/data/v1/...`` or the panel's ``/api/panel/...``), else None.
+    API's ``/api/data/v1/...``, the panel's ``/api/panel/...``, or ends in their ``/api``),
+    else None.
 
-    Example: ``service_root("http://127.0.0.1:8080/api/data/v1")`` -> ``"http://127.0.0.1:8080"``;
-    ``service_root("https://gw.example.com/lookup")`` -> None (a prefix of one's own is fine).
+    Example: ``service_root("http://127.0.0.1:8080/api/data/v1")`` -> ``"http://127.0.0.1:8080"``,
+    as for ``".../api"``; ``service_root("https://gw.example.com/lookup")`` -> None (a prefix
+    of one's own is fine).
     """
     split = urlsplit(url)
-    segments = split.path.split("/")
+    segments = split.path.rstrip("/").split("/")
     lowered = [s.lower() for s in segments]
-    for i in range(len(lowered) - 1):
-        if (lowered[i], lowered[i + 1]) in _API_SURFACES:
+    for i in range(len(lowered)):
+        if tuple(lowered[i : i + 2]) in _API_SURFACES:  # the last segment alone: ("api",)
             root_path = "/".join(segments[:i]).rstrip("/")
             return urlunsplit((split.scheme, split.netloc, root_path, "", ""))
     return None

@@ -32,8 +32,8 @@ terminal; without one, only ``--yes`` does it), and exits 1 when not confirmed; 
 that another process kept from being complete on disk exits 5.
 
 The rooms: :mod:`.parser` (arguments -> the typed options of :mod:`.options`), :mod:`.enrich`
-(the CSV pipeline), :mod:`.listings` (the commands of :mod:`.list_commands`), :mod:`.companies`,
-:mod:`.cache`, :mod:`.serve` (serve and demo), and the
+(the CSV pipeline), :mod:`.listings` (the commands of :mod:`.list_commands`), :mod:`.tier`,
+:mod:`.companies`, :mod:`.cache`, :mod:`.serve` (serve and demo), and the
 shared :mod:`.reading`, :mod:`.output`, :mod:`.exits`.
 """
 
@@ -100,7 +100,7 @@ def command(options: _options.Options) -> Callable[[], int]:
 
         return lambda: listing(options)
     if isinstance(options, _options.TierOptions):
-        from .listings import tier
+        from .tier import tier
 
         return lambda: tier(options)
     if isinstance(options, _options.ServeOptions):

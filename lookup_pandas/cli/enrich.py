@@ -39,8 +39,8 @@ def enrich(options: EnrichOptions) -> int:
         return enrich_in_chunks(options, rows)
     o = options
     leads = read_csv(o.input, o.encoding)
+    check_output(o.output, source=o.input)
     api.check_columns(leads, o.column, o.prefix)
-    check_output(o.output)
     with service_client(o.offline) as client:
         est = estimate_values(  # the credits facts are read after --max-calls, if at all
             leads[o.column].tolist(),
@@ -83,8 +83,9 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     o = options
     started = time.perf_counter()
     _check_chunkable(o.input)
-    api.check_columns(read_csv(o.input, o.encoding, nrows=0), o.column, o.prefix)
-    check_output(o.output)
+    header = read_csv(o.input, o.encoding, nrows=0)
+    check_output(o.output, source=o.input)
+    api.check_columns(header, o.column, o.prefix)
     with service_client(
         o.offline
     ) as client:  # its settings checked before the file is read through

@@ -1,5 +1,5 @@
-"""``lookup-pandas employees | search | search-companies | alumni | ... | tier``: a listing, or
-the credits tier, as CSV.
+"""``lookup-pandas employees | search | search-companies | alumni | ...``: a listing as CSV
+(``tier`` is :mod:`.tier`'s).
 
 Example: ``listing(ListingOptions("search", "engineer", filters=("geo_country_code=DE",)))``
 writes the engineers in Germany to stdout.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .exits import InputError
 from .list_commands import LIST_COMMANDS
-from .options import ListingOptions, TierOptions
+from .options import ListingOptions
 from .output import check_output, write_frame
 from .service import service_client
 
@@ -81,14 +81,3 @@ def pair(text: str, *own: str) -> tuple[str, str]:
             "or option for it (see --help)"
         )
     return key, value
-
-
-def tier(options: TierOptions) -> int:
-    """The credits tier (balance, limit per minute) as a one-row CSV."""
-    from .. import api
-
-    check_output(options.output)
-    with service_client(options.offline) as client:
-        frame = api.credits_tier(client=client)
-    write_frame(frame, options.output)
-    return 0

@@ -117,7 +117,7 @@ class CompaniesOptions:
 
 @dataclass(frozen=True)
 class TierOptions:
-    """``tier``: the credits tier as a one-row CSV."""
+    """``tier``: the credits tier in one line (``-o FILE``: as a one-row CSV)."""
 
     output: str | None = None
     progress: bool | None = None

@@ -1,12 +1,14 @@
 """Where a command's CSV goes: stdout, or a file checked before anything is paid for.
 
-Example: ``check_output("out.csv")`` (before the job), then ``write_frame(frame, "out.csv")``;
+Example: ``check_output("out.csv", source="leads.csv")`` (before the job), then
+``write_frame(frame, "out.csv")``;
 chunk by chunk: ``with open_output("out.csv") as out: write_text(text, out)``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..stream import PartFile
 from .exits import InputError
+from .options import STDIN
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,10 +39,21 @@ def unwritable(output: str | None, exc: OSError) -> str:
     )
 
 
-def check_output(output: str | None) -> None:
-    """Before anything is paid for: ``output`` can be written (a file, in a directory)."""
+def check_output(output: str | None, *, source: str | None = None) -> None:
+    """Before anything is paid for: ``output`` can be written (a file, in a directory), and
+    is not ``source``, the command's input file, however either is written (``./in.csv``,
+    ``d/../in.csv``, an absolute path, a symlink or a hard link to it).
+
+    Example: ``check_output("in.csv", source="./in.csv")`` -> InputError (exit 2): writing
+    the output would destroy the input, and the next run would find its own columns in it.
+    """
     if output is None or to_stdout(output):
         return
+    if source is not None and _same_file(source, output):
+        named = "" if source == output else f" {source}"
+        raise InputError(
+            f"cannot write {output}: it is the input file{named}; name another file with -o"
+        )
     path = Path(output)
     if path.is_dir():
         raise InputError(f"cannot write {output}: it is a directory; name a file with -o")
@@ -53,6 +67,17 @@ def check_output(output: str | None) -> None:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
     if not existed:
         path.unlink()  # only a check: the real file is written when the job is done
+
+
+def _same_file(source: str, output: str) -> bool:
+    """Whether both names lead to one file (``os.path.samefile``: the device and inode); a
+    name that does not exist yet, or standard input, is no file of the other's."""
+    if source == STDIN:
+        return False
+    try:
+        return os.path.samefile(source, output)
+    except OSError:  # either does not exist (yet), or cannot be looked at
+        return False
 
 
 def write_frame(frame: pd.DataFrame, output: str | None) -> None:

@@ -159,7 +159,12 @@ def _enrich_options(ns: argparse.Namespace) -> EnrichOptions:
 
 
 def _add_tier(sub: _Sub) -> None:
-    p = _service_command(sub, "tier", "the credits tier (balance, limit per minute)")
+    p = _service_command(
+        sub,
+        "tier",
+        "the credits tier in one line (tier, limit per minute, balance, the next tier); "
+        "-o FILE writes it as a one-row CSV",
+    )
     _add_common(p)
     p.set_defaults(
         options=lambda ns: TierOptions(output=ns.output, progress=_progress(ns), offline=ns.offline)

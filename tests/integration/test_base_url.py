@@ -20,30 +20,37 @@ from .helpers import PROFILE, TIER, make_client, server_error
 LEADS = ["ada-lovelace", "grace-hopper", "alan-turing"]
 
 
-@pytest.mark.parametrize("suffix", ["/api/data/v1", "/api/data/v1/", "/API/panel/credits/tier/k/"])
+@pytest.mark.parametrize(
+    "suffix",
+    ["/api/data/v1", "/api/data/v1/", "/API/panel/credits/tier/k/", "/api", "/api/", "/Api"],
+)
 def test_a_base_url_holding_the_librarys_own_path_is_refused_before_anything_is_sent(
     fake_service, suffix
 ):
+    # ".../api" (issue 30): every call went to .../api/api/..., "No endpoint" without the root
     with pytest.raises(lp.ConfigurationError) as info:
         lp.Client(api_key=fake_service.api_key, base_url=fake_service.base_url + suffix)
     message = str(info.value)
     assert f"the service's root instead, {fake_service.base_url} " in message
+    assert f"({suffix.rstrip('/')})" in message  # what to take away
     assert "base_url=" in message
     assert fake_service.count() == 0
 
 
+@pytest.mark.parametrize("suffix", ["/api/data/v1", "/api"])
 def test_the_cli_refuses_a_doubled_base_url_with_exit_2_naming_the_root(
-    fake_service, tmp_path, monkeypatch, capsys, isolated_default_client
+    fake_service, tmp_path, monkeypatch, capsys, isolated_default_client, suffix
 ):
     leads = tmp_path / "leads.csv"
     pd.DataFrame({"handle": LEADS}).to_csv(leads, index=False)
     monkeypatch.setenv("LOOKUP_API_KEY", fake_service.api_key)
-    monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url + "/api/data/v1")
+    monkeypatch.setenv("LOOKUP_BASE_URL", fake_service.base_url + suffix)
     monkeypatch.setenv("LOOKUP_CACHE", str(tmp_path / "c.sqlite"))
     code = cli.main(["enrich", str(leads), "-c", "handle", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == cli.EXIT_CONFIG
-    assert f"LOOKUP_BASE_URL={fake_service.base_url}" in err
+    (line,) = err.strip().splitlines()
+    assert line.endswith(f"set LOOKUP_BASE_URL={fake_service.base_url}.")
     assert not (tmp_path / "out.csv").exists()
     assert fake_service.count() == 0
 

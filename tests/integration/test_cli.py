@@ -234,7 +234,8 @@ def test_employees_search_and_tier_write_csv(cli_main, fake_service, tmp_path):
     assert 0 < len(people) <= 60 and (people["geo.country_code"] == "DE").all()
     tier = _run(cli_main, fake_service, tmp_path, "tier")
     assert tier.returncode == 0
-    assert "current_tier.limit_per_minute" in tier.stdout.splitlines()[0]
+    (line,) = tier.stdout.splitlines()  # one readable line (issue 30)
+    assert line.startswith("tier ") and " calls/min, balance " in line
     unknown = _run(cli_main, fake_service, tmp_path, "employees", "unknown-co")
     assert unknown.returncode == 1 and "NotFoundError" in unknown.stderr
 

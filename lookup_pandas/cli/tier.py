@@ -1,0 +1,97 @@
+"""``lookup-pandas tier``: the credits tier as one line a person reads (``-o FILE``: its CSV row).
+
+Example: ``tier_line({"balance": 1234, "current_tier": {"name": "Hobby", "limit_per_minute":
+30}, "next_tier": {"name": "Developer", "min_credits": 10000, "credits_needed": 8766}})`` ->
+``"tier Hobby: 30 calls/min, balance 1,234 credits; next: Developer at 10,000 credits (8,766
+more)"``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from ..displays import credits_text, number
+from ..envelope import finite_number
+from .options import TierOptions
+from .output import check_output, target, to_stdout, write_frame
+from .service import service_client
+
+__all__ = ["tier", "tier_line"]
+
+
+def tier(options: TierOptions) -> int:
+    """The tier's line on stdout; with ``-o FILE``, its one-row CSV there and the line on
+    stderr."""
+    from ..frames import records_to_frame
+
+    check_output(options.output)
+    with service_client(options.offline) as client:
+        payload = client.credits_tier()
+    line = tier_line(payload)
+    if to_stdout(options.output):
+        print(line)
+        return 0
+    write_frame(records_to_frame([payload]), options.output)
+    print(f"{line}{target(options.output)}", file=sys.stderr)
+    return 0
+
+
+def tier_line(payload: Mapping[str, Any]) -> str:
+    """One line from the credits-tier payload, whatever it leaves out (production promises
+    little): each figure it holds, nothing for one it lacks.
+
+    Example: ``tier_line({"balance": 50})`` -> ``"tier: balance 50 credits"``;
+    ``tier_line({"current_tier": {"name": "Testing"}, "next_tier": None})`` ->
+    ``"tier Testing; the top tier"``.
+    """
+    current = _mapping(payload.get("current_tier"))
+    name = _text(current.get("name"))
+    figures = []
+    limit = _number(current.get("limit_per_minute"))
+    if limit is not None:
+        figures.append(f"{number(limit)} calls/min")
+    balance = _number(payload.get("balance"))
+    if balance is not None:
+        figures.append(f"balance {credits_text(balance)}")
+    line = f"tier {name}" if name else "tier"
+    if figures:
+        line += ": " + ", ".join(figures)
+    elif not name:
+        line += ": not reported"
+    if "next_tier" in payload:
+        line += f"; {_next(payload['next_tier'])}"
+    return line
+
+
+def _next(next_tier: Any) -> str:
+    """``next: Developer (70 calls/min) at 10,000 credits (8,766 more)``, or the top tier."""
+    if next_tier is None:
+        return "the top tier"
+    up = _mapping(next_tier)
+    text = f"next: {_text(up.get('name')) or 'a higher tier'}"
+    limit = _number(up.get("limit_per_minute"))
+    if limit is not None:
+        text += f" ({number(limit)} calls/min)"
+    at = _number(up.get("min_credits"))
+    if at is not None:
+        text += f" at {credits_text(at)}"
+    needed = _number(up.get("credits_needed"))
+    if needed is not None:
+        text += f" ({number(needed) if at is not None else credits_text(needed)} more)"
+    return text
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str:
+    """A name, on one line (its whitespace runs made one space); ``""`` for anything else."""
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _number(value: Any) -> float | None:
+    """A figure of the payload as a float; None when missing, not a number, or a bool."""
+    return None if isinstance(value, bool) else finite_number(value)
