@@ -175,11 +175,12 @@ def stopped(exc: BaseException, state: EnrichmentRun) -> None:
 
 
 def stopped_run(exc: BaseException) -> EnrichmentRun | None:
-    """The state of the run ``exc`` stopped, if it stopped one.
+    """The state of the run ``exc`` stopped, if it stopped one, taken off the exception (it
+    holds the Client, which must not travel with it: Dask pickles a worker's exceptions).
 
     Example: ``stopped_run(KeyboardInterrupt())`` -> ``None``
     """
-    state = getattr(exc, "lookup_run", None)
+    state = exc.__dict__.pop("lookup_run", None)
     return state if isinstance(state, EnrichmentRun) else None
 
 

@@ -163,7 +163,7 @@ def test_a_window_claim_let_go_of_lately_reads_the_cache_first(fake_service, tmp
     assert {h: state.outcomes[h].status for h in cached + gone} == dict.fromkeys(
         cached + gone, "ok"
     )
-    assert state.counts == {"cached": 2, "fetched": 1, "failed": 0}
+    assert state.counts == {"cached": 2, "fetched": 1, "refused": 0, "failed": 0}
     assert fake_service.billed_handles() == dict.fromkeys(cached + gone, 1)
     assert reads.count(keys["recheck-gone"]) >= 2  # looked again before buying it
 
@@ -178,7 +178,7 @@ def test_a_window_claim_still_reads_the_cache_once_before_buying(fake_service, t
         client.store.release_many(list(keys.values()), bought=False)  # the claim long gone
         with store_calls(client) as calls:
             state = singles(client, ["bought-before", "not-yet-bought"])
-    assert state.counts == {"cached": 1, "fetched": 1, "failed": 0}
+    assert state.counts == {"cached": 1, "fetched": 1, "refused": 0, "failed": 0}
     assert fake_service.billed_handles() == {"bought-before": 1, "not-yet-bought": 1}
     assert calls["claim_many"] == 1
 
@@ -207,5 +207,5 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
             finally:
                 later.join()
         assert client.claims.held == 0
-    assert state.counts == {"cached": 3, "fetched": 17, "failed": 0}
+    assert state.counts == {"cached": 3, "fetched": 17, "refused": 0, "failed": 0}
     assert fake_service.billed_handles() == dict.fromkeys(handles, 1)
