@@ -1,7 +1,8 @@
 """Cache URLs: which name a Redis server, whether one can be used, and how to show one.
 
 Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
-``"redis://:***@cache.internal:6379/0"``.
+``"redis://:***@cache.internal:6379/0"``; ``redis_namespace("redis://h/0?namespace=Acme-Sales")``
+-> ``"acme-sales"``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,17 @@ __all__ = [
     "checked_redis_url",
     "is_redis_url",
     "redact_url",
+    "redis_namespace",
     "refuse_unserved_url",
     "url_scheme",
+    "without_namespace",
 ]
 
 REDIS_SCHEMES = ("redis", "rediss")
+#: The query parameter of a Redis URL that names the team's namespace (ours, not redis-py's).
+NAMESPACE_PARAM = "namespace"
+#: A namespace's name: letters, digits, ``.``, ``_`` and ``-``, up to 64, case folded.
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 #: ``scheme:/`` or ``scheme://``: a URL, not a path (one letter is a Windows drive: ``C:/x``).
 _URL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]+):/")
 
@@ -97,7 +104,8 @@ def checked_redis_url(url: str, where: str, env_var: str) -> str:
     shown = redact_url(url)
     raise ConfigurationError(
         f"The Redis cache URL {shown} cannot be used: {problem} (expected "
-        f"redis://[:password@]host[:port][/db], or rediss:// for TLS). Check {where}.",
+        "redis://[:password@]host[:port][/db][?namespace=NAME], or rediss:// for TLS). "
+        f"Check {where}.",
         cli_message=f"The Redis cache URL {shown} cannot be used: {problem}. Check the "
         f"{env_var} environment variable.",
     )
@@ -117,4 +125,42 @@ def _redis_url_problem(url: str) -> str | None:
         return "its port must be a number from 1 to 65535"
     if db and not db.isdigit():
         return f"the database after the host must be a number, not {db!r}"
+    names = _namespace_values(parts.query)
+    if len(names) > 1:
+        return f"it names {len(names)} namespaces (namespace= once, at most)"
+    if names and not _NAME.match(names[0].strip().lower()):
+        return (
+            f"the namespace {names[0]!r} is not a name (letters, digits, '.', '_' and '-', "
+            "up to 64, starting with a letter or digit)"
+        )
     return None
+
+
+def _namespace_values(query: str) -> list[str]:
+    return [v for k, v in parse_qsl(query, keep_blank_values=True) if k == NAMESPACE_PARAM]
+
+
+def redis_namespace(url: str) -> str | None:
+    """The namespace a checked Redis URL names (``?namespace=``, case folded), else None.
+
+    Example: ``redis_namespace("redis://h:6379/0?namespace=Acme-Sales")`` -> ``"acme-sales"``;
+    ``redis_namespace("redis://h:6379/0")`` -> None
+    """
+    names = _namespace_values(urlsplit(url).query)
+    return names[0].strip().lower() if names else None
+
+
+def without_namespace(url: str) -> str:
+    """``url`` without its ``namespace=`` parameter: what redis-py connects to (it would pass
+    an unknown parameter on to its connection, which refuses it).
+
+    Example: ``without_namespace("redis://h/0?namespace=acme&ssl_cert_reqs=none")`` ->
+    ``"redis://h/0?ssl_cert_reqs=none"``
+    """
+    parts = urlsplit(url)
+    if not _namespace_values(parts.query):
+        return url
+    kept = [
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != NAMESPACE_PARAM
+    ]
+    return urlunsplit(parts._replace(query=urlencode(kept)))

@@ -113,8 +113,8 @@ class ClientCache:
         Example: ``client.clear()  # 1234``
 
         A SQLite cache file is cleared whole (it holds the answers of every key used with it);
-        a Redis cache, this Client's namespace. Without a cache: 0 (the jobs kept in memory
-        are dropped).
+        a Redis cache, this Client's namespace (a named one with the stored jobs of every key
+        that used it). Without a cache: 0 (the jobs kept in memory are dropped).
         """
         return admin.clear(self._open()).entries
 

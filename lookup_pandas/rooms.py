@@ -29,7 +29,7 @@ from .pacing import Pacer
 from .retry import RetryPolicy
 from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from .stats import StatsCounter
-from .store import Store, namespace, open_store
+from .store import Store, answers_namespace, namespace, open_store
 
 __all__ = ["Rooms"]
 
@@ -64,7 +64,11 @@ class Rooms:
         retry_policy = RetryPolicy(s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max)
         session = build_session(s, transport)
         wire = Wire(session, s)
-        store = open_store(s.cache_url or s.cache_path, namespace(s.api_key, s.base_url))
+        store = open_store(
+            s.cache_url or s.cache_path,
+            namespace(s.api_key, s.base_url),
+            answers=answers_namespace(s),
+        )
         claims = Claims(store)
         pacer = Pacer(
             s.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE,

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from .cache_urls import REDIS_SCHEMES as REDIS_SCHEMES
-from .cache_urls import checked_redis_url, refuse_unserved_url
+from .cache_urls import checked_redis_url, redis_namespace, refuse_unserved_url
 from .cache_urls import is_redis_url as is_redis_url
 from .cache_urls import redact_url as redact_url
 from .errors import ConfigurationError
@@ -226,7 +226,9 @@ class Settings:
             "A path: that SQLite file. Every answer paid for is kept there, so a re-run costs "
             "nothing. A ``redis://[:password@]host:port/db`` URL (``rediss://`` for TLS; "
             "extra ``[redis]``): the cache, the pace and the claims in that Redis, shared by "
-            "every machine using it."
+            "every machine using it. Its answers are the key's own, unless the URL names the "
+            "team's namespace (``?namespace=acme-sales``, one per workspace): then they are "
+            "the namespace's, and a rotated key keeps them."
         ),
     )
     expire_after: timedelta = _setting(
@@ -317,6 +319,12 @@ class Settings:
         """``redis://...`` (password and all: only ever used to connect) when the cache, the
         pace and the claims live in a Redis shared by every machine; else None."""
         return self._cache_parts[1]
+
+    @property
+    def cache_namespace(self) -> str | None:
+        """The namespace a Redis cache URL names (``?namespace=acme-sales``), else None: the
+        answers are then filed under it rather than under the key."""
+        return redis_namespace(self.cache_url) if self.cache_url is not None else None
 
     @property
     def cache_label(self) -> str:

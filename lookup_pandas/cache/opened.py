@@ -11,7 +11,10 @@ Scope: one SQLite cache file holds the answers of every key used with it, so it 
 whole, and so are the stored jobs of every key in its store file. A Redis files everything per
 key (``lookup_pandas:<namespace>:``): a Client acts on its own namespace; a
 :class:`CacheLocation` without a namespace (the CLI without both ``LOOKUP_API_KEY`` and
-``LOOKUP_BASE_URL``) on every namespace in that database.
+``LOOKUP_BASE_URL``) on every namespace in that database. A Redis URL that names the team's
+namespace (``?namespace=acme-sales``) is acted on in that namespace, with the batch jobs of
+every key that used it; the CLI then needs ``LOOKUP_BASE_URL`` (a name is per service), not
+the key.
 """
 
 from __future__ import annotations
@@ -27,9 +30,18 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
+from ..cache_urls import redis_namespace
+from ..errors import ConfigurationError
 from ..private_files import sqlite_files
-from ..settings import ENV_API_KEY, ENV_BASE_URL, Settings, cache_setting, redact_url
-from ..store import Store, namespace, require_redis, store_path
+from ..settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE, Settings, cache_setting, redact_url
+from ..store import (
+    Store,
+    answers_namespace,
+    named_namespace,
+    namespace,
+    require_redis,
+    store_path,
+)
 from .requests_cache_internals import redis_connection
 from .sqlite import SQLiteAnswers, rewrite_file, shared_backends, sqlite_cache_file
 
@@ -43,13 +55,15 @@ class CacheLocation:
     Example: ``CacheLocation.from_environment()`` -> the file (or Redis) ``LOOKUP_CACHE``
     names, else the default file in the user cache dir.
 
-    ``namespace``: the key's namespace in a Redis (None: every namespace there). A SQLite
-    cache is acted on whole, whatever it says.
+    ``namespace``: the namespace acted on in a Redis: the key's, or the team's that the URL
+    names (None: every namespace there); ``name``: the team's namespace's name, when the URL
+    names one. A SQLite cache is acted on whole, whatever they say.
     """
 
     path: Path | None
     url: str | None = field(default=None, repr=False)  # password and all: only to connect
     namespace: str | None = None
+    name: str | None = None
 
     @property
     def label(self) -> str:
@@ -59,25 +73,38 @@ class CacheLocation:
         return str(self.path) if self.path is not None else "off"
 
     def __repr__(self) -> str:
-        return f"CacheLocation({self.label!r}, namespace={self.namespace!r})"
+        name = f", name={self.name!r}" if self.name is not None else ""
+        return f"CacheLocation({self.label!r}, namespace={self.namespace!r}{name})"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CacheLocation:
-        """The cache of a Client with these settings (its own namespace in a Redis)."""
-        ns = namespace(settings.api_key, settings.base_url)
-        return cls(settings.cache_path, settings.cache_url, ns)
+        """The cache of a Client with these settings (its namespace in a Redis)."""
+        ns = answers_namespace(settings)
+        return cls(settings.cache_path, settings.cache_url, ns, settings.cache_namespace)
 
     @classmethod
     def from_environment(cls) -> CacheLocation:
         """``LOOKUP_CACHE`` (a path, a Redis URL, ``off``), else the default file. In a Redis,
-        the namespace of ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` when both are set (the
-        Client's), else every namespace. Nothing else is needed: no key for a SQLite file."""
+        the namespace the URL names, with ``LOOKUP_BASE_URL`` (a ConfigurationError without
+        it); else the namespace of ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` when both are
+        set (the Client's), else every namespace. No key is needed for a SQLite file or a
+        named namespace."""
         path, url = cache_setting(True)
-        ns = None
+        name = redis_namespace(url) if url is not None else None
+        if name is not None:
+            if not _set(ENV_BASE_URL):
+                raise ConfigurationError(
+                    f"{ENV_CACHE} names the namespace {name}, which is kept per service: set "
+                    f"{ENV_BASE_URL} too (the key is not needed)."
+                )
+            # The base URL read as a Client reads it; the key is not needed for a named one.
+            key = os.environ.get(ENV_API_KEY, "").strip() or "-"
+            base = Settings.build(api_key=key, cache=False)
+            return cls(path, url, named_namespace(name, base.base_url), name)
         if url is not None and _set(ENV_API_KEY) and _set(ENV_BASE_URL):
             settings = Settings.build(cache=False)  # the key and URL, read as a Client reads them
-            ns = namespace(settings.api_key, settings.base_url)
-        return cls(path, url, ns)
+            return cls(path, url, namespace(settings.api_key, settings.base_url))
+        return cls(path, url)
 
 
 def _set(name: str) -> bool:
@@ -125,13 +152,14 @@ class OpenCache:
             sqlite = SQLiteAnswers(cache)
             file = store_path(settings.cache_path)
             return cls(label, [sqlite], store, every_namespace=True, sqlite=sqlite, store_file=file)
-        assert settings.cache_url is not None
+        url = settings.cache_url
+        assert url is not None
         from .redis import RedisAnswers
 
-        ns = namespace(settings.api_key, settings.base_url)
-        redis = (redis_connection(cache), settings.cache_url, [ns])
-        answers: list[Answers] = [RedisAnswers(cache, settings.cache_url)]
-        return cls(label, answers, store, every_namespace=False, redis=redis)
+        answers: list[Answers] = [RedisAnswers(cache, url)]  # the key's answers adopted first
+        connection = redis_connection(cache)
+        names = _measured(connection, url, answers_namespace(settings), settings.cache_namespace)
+        return cls(label, answers, store, every_namespace=False, redis=(connection, url, names))
 
     @classmethod
     @contextlib.contextmanager
@@ -219,8 +247,22 @@ def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
         answers: list[Answers] = [
             RedisAnswers(RedisAnswersCache(url, n, connection=connection), url) for n in names
         ]
-        store = RedisStore(url, ns or "", connection=connection)
+        if location.name is not None and ns is not None:  # the team's: jobs of its keys
+            store = RedisStore(url, "", answers=ns, connection=connection)
+            names = _measured(connection, url, ns, location.name)
+        else:
+            store = RedisStore(url, ns or "", connection=connection)
         redis = (connection, url, names)
         yield OpenCache(location.label, answers, store, every_namespace=ns is None, redis=redis)
     finally:
         connection.close()
+
+
+def _measured(connection: Any, url: str, ns: str, name: str | None) -> list[str]:
+    """The namespaces whose keys a Redis cache's size counts: ``ns``, and for the team's named
+    one also those of the keys that used it (their pace, jobs and marks)."""
+    if name is None:
+        return [ns]
+    from ..store.redis import members
+
+    return [ns, *members(connection, url, ns)]

@@ -4,6 +4,8 @@ Example::
 
     backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", namespace="3f2a...")
     CachedSession(backend=backend, ...)      # answers under lookup_pandas:<ns>:cache:<key>
+    RedisAnswersCache(url, named_ns, key_namespace=key_ns)   # the team's: the key's answers
+                                             # move in before its first command
     RedisAnswers(backend, url).keys()        # what cache management reads and deletes
     memory_usage(connection, url, [ns])      # bytes the namespaces take (None: refused)
 
@@ -24,7 +26,7 @@ from requests_cache.backends.redis import RedisCache
 from requests_cache.models.response import CachedResponse
 
 from ..settings import redact_url
-from ..store.redis import connect, key_prefix, redis_error, translated
+from ..store.redis import Adoption, connect, key_prefix, redis_error, translated
 from .policy import PaidAnswersOnly
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
@@ -38,6 +40,7 @@ def _translated_command(name: str) -> Callable[..., Any]:
     :func:`~lookup_pandas.store.redis.translated`."""
 
     def command(self: RedisAnswersCache, *args: Any, **kwargs: Any) -> Any:
+        self.adopted()
         with translated(self.url):
             return getattr(super(RedisAnswersCache, self), name)(*args, **kwargs)
 
@@ -48,16 +51,38 @@ def _translated_command(name: str) -> Callable[..., Any]:
 class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     """requests-cache's Redis backend for the answers: JSON (never pickle), each entry with
     its own TTL, under the namespace's prefix, storing only what
-    :func:`.policy.should_cache` accepts; a failed command is a ConfigurationError."""
+    :func:`.policy.should_cache` accepts; a failed command is a ConfigurationError.
 
-    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
+    ``key_namespace``: the key's own, when ``namespace`` is the team's named one: what the
+    key filed under its own moves in before the first command (:class:`Adoption`).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        namespace: str,
+        *,
+        key_namespace: str | None = None,
+        connection: redis.Redis | None = None,
+    ) -> None:
         self.url = url
+        conn = connection if connection is not None else connect(url)
         super().__init__(
             namespace=f"{key_prefix(namespace)}:cache",
-            connection=connection if connection is not None else connect(url),
+            connection=conn,
             serializer="json",  # never pickle: see the module doc
             ttl=True,  # each entry expires through its own TTL
         )
+        self._adoption = (
+            Adoption(conn, url, key_namespace, namespace)
+            if key_namespace is not None and key_namespace != namespace
+            else None
+        )
+
+    def adopted(self) -> None:
+        """The key's answers moved into the named namespace (once; nothing without one)."""
+        if self._adoption is not None:
+            self._adoption()
 
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
@@ -79,6 +104,8 @@ class RedisAnswers:
     def __init__(self, cache: BaseCache, url: str) -> None:
         self.cache = cache
         self.url = url
+        if isinstance(cache, RedisAnswersCache):
+            cache.adopted()  # what a Client manages includes what its key filed before
 
     def keys(self) -> list[str]:
         with translated(self.url):

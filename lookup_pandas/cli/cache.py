@@ -60,10 +60,16 @@ def _print_info(location: CacheLocation) -> None:
     from .. import cache as cache_admin
 
     print(cache_admin.cache_info(location))
-    if location.url is not None:
-        ns = location.namespace
-        shown = "every one in this database" if ns is None else f"{ns} (of LOOKUP_API_KEY)"
-        print(f"namespace:  {shown}")
+    if location.url is None:
+        return
+    ns = location.namespace
+    if ns is None:
+        shown = "every one in this database"
+    elif location.name is not None:
+        shown = f"{location.name} (named in LOOKUP_CACHE; its keys: lookup_pandas:{ns}:*)"
+    else:
+        shown = f"{ns} (of LOOKUP_API_KEY)"
+    print(f"namespace:  {shown}")
 
 
 def _scope(location: CacheLocation) -> str:
@@ -72,6 +78,8 @@ def _scope(location: CacheLocation) -> str:
         return ""
     if location.namespace is None:
         return " (every namespace)"
+    if location.name is not None:
+        return f" (namespace {location.name} named in LOOKUP_CACHE)"
     return f" (namespace {location.namespace} of LOOKUP_API_KEY and LOOKUP_BASE_URL)"
 
 

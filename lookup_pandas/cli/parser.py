@@ -49,7 +49,9 @@ CACHE_ENVIRONMENT = """environment:
   LOOKUP_API_KEY, LOOKUP_BASE_URL
                    with a Redis cache, when both are set: only that key's namespace;
                    otherwise every namespace in that Redis database (a SQLite file is
-                   always acted on whole: it holds the answers of every key used with it)
+                   always acted on whole: it holds the answers of every key used with it).
+                   A Redis URL naming the team's namespace (?namespace=NAME) is acted on
+                   in that namespace, and needs LOOKUP_BASE_URL only
 
 exit codes: 0 done, 2 a bad argument or setting, 1 clear not confirmed, 5 removed, but an
 old copy may remain in a -wal file (another process was reading the cache: run it again)"""

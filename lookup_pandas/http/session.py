@@ -28,7 +28,7 @@ from ..cache.keys import remembered_key
 from ..cache.policy import IGNORED_PARAMETERS
 from ..cache.sqlite import Entry, shared_backends
 from ..settings import Settings
-from ..store import namespace, require_redis
+from ..store import answers_namespace, namespace, require_redis
 
 __all__ = ["build_session"]
 
@@ -58,7 +58,9 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
         from ..cache.redis import RedisAnswersCache
 
         redis_backend = RedisAnswersCache(
-            settings.cache_url, namespace(settings.api_key, settings.base_url)
+            settings.cache_url,
+            answers_namespace(settings),
+            key_namespace=namespace(settings.api_key, settings.base_url),
         )
         # One backend per session: its connection pool is closed with the session.
         session = _cached_session(redis_backend, settings, autoclose=True)

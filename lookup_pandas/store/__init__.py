@@ -16,8 +16,11 @@ see :mod:`.local`), so every process on the machine using the same key and cache
 one sequence of send slots and never buys one answer twice; with ``cache="redis://..."`` in
 Redis (:mod:`.redis`), shared by every machine pointing at it; without a cache, in memory for
 the Client's lifetime. Every entry is filed under :func:`namespace`, a hash of the API key and
-the base URL: the key itself is never stored. The Pacer and the Client ask the store; nothing
-above the Client knows which store is in use.
+the base URL: the key itself is never stored. In a Redis whose URL names the team's namespace
+(``?namespace=acme-sales``), the answers and the claims on them are filed under
+:func:`named_namespace` instead (:func:`answers_namespace` picks), so a rotated key keeps them;
+the pace, the batch jobs and the mark that the key worked stay the key's. The Pacer and the
+Client ask the store; nothing above the Client knows which store is in use.
 """
 
 from __future__ import annotations
@@ -29,12 +32,24 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
 from . import common
 from .common import *  # noqa: F403  the vocabulary every store shares is the package's too
 
-__all__ = ["MemoryStore", "namespace", "open_store", "require_redis", "store_path"]
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+__all__ = [
+    "MemoryStore",
+    "answers_namespace",
+    "named_namespace",
+    "namespace",
+    "open_store",
+    "require_redis",
+    "store_path",
+]
 __all__ += common.__all__
 
 
@@ -127,14 +142,39 @@ def namespace(api_key: str, base_url: str) -> str:
     return digest.hexdigest()[:32]
 
 
+def named_namespace(name: str, base_url: str) -> str:
+    """The name a team's namespace is filed under: a hash of its name and the base URL, so
+    one name used with two services (production, staging) never mixes their answers.
+
+    Example: ``named_namespace("acme-sales", "https://api.example.com")`` -> ``"9c41..."``
+    (never equal to a key's :func:`namespace`)
+    """
+    digest = hashlib.sha256(f"lookup_pandas\x1fnamed\x1f{base_url}\x1f{name}".encode())
+    return digest.hexdigest()[:32]
+
+
+def answers_namespace(settings: Settings) -> str:
+    """Where a Client's answers (and the claims on them) are filed: the namespace its Redis
+    URL names, else its key's.
+
+    Example: ``answers_namespace(Settings.build(cache="redis://h/0?namespace=acme"))`` ->
+    ``named_namespace("acme", base_url)``
+    """
+    name = settings.cache_namespace
+    if name is None:
+        return namespace(settings.api_key, settings.base_url)
+    return named_namespace(name, settings.base_url)
+
+
 def store_path(cache_path: Path) -> Path:
     """The store's file beside the cache: ``leads.sqlite`` -> ``leads.store.sqlite``."""
     return cache_path.with_name(f"{cache_path.stem}.store{cache_path.suffix or '.sqlite'}")
 
 
-def open_store(cache: Path | str | None, ns: str) -> common.Store:
+def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None) -> common.Store:
     """The store for a cache: beside its file, in the Redis a ``redis://`` URL names, or in
-    memory when there is no cache.
+    memory when there is no cache. ``ns``: the key's namespace; ``answers``: the namespace of
+    the answers and their claims in a Redis (:func:`answers_namespace`; default ``ns``).
 
     Example: ``open_store("redis://:pw@redis.internal:6379/0", ns)`` -> a RedisStore.
     """
@@ -146,7 +186,7 @@ def open_store(cache: Path | str | None, ns: str) -> common.Store:
         require_redis()
         from .redis import RedisStore
 
-        return RedisStore(cache, ns)
+        return RedisStore(cache, ns, answers=answers)
     from .local import LocalStore
 
     return LocalStore(store_path(Path(cache)), ns)

@@ -17,6 +17,21 @@ base URL; the key itself is never stored)::
     lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:mod:`lookup_pandas.cache.redis`)
     lookup_pandas:<ns>:cache-redirects  hash: requests-cache's redirect aliases (cache keys)
 
+A URL that names the team's namespace (``redis://host:6379/0?namespace=acme-sales``) files the
+answers, their redirects and the claims on them under that namespace's own prefix
+(:func:`lookup_pandas.store.named_namespace`, a hash of the name and the base URL), which
+every key using the name shares, so a rotated key keeps every answer paid for. What belongs to
+one key stays under the key's: the pace (the per-minute limit is the key's), the mark that it
+worked, and its batch jobs (a job is polled with the key that submitted it). The namespace
+counts the keys that used it (their namespaces, never the keys)::
+
+    lookup_pandas:<named>:keys        set: the namespaces of the keys that used the name
+
+so that cache management (a job's handles erased, the jobs counted or cleared) reaches the
+jobs of every key that used the name. The first time a key uses a name, its answers filed
+under its own namespace move into the named one (:func:`adopt`), each with its TTL: naming
+the namespace buys nothing again either.
+
 Same meanings as :mod:`.local`, with Redis in place of a SQLite transaction: each pace
 operation is one small Lua script that reads Redis ``TIME``, so every machine takes its turn
 on the server's clock (first come, first served; no clock skew between machines) and the pace
@@ -40,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -48,19 +64,34 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from ..cache_urls import without_namespace
 from ..errors import ConfigurationError
 from ..settings import ENV_CACHE, redact_url
 from . import common
 from .holders import holder_name
-from .redis_scripts import ABANDON, CLAIM, DEFER, RELEASE, RENEW, REPLACE_JOB, RESERVE, SLOW_TO
+from .redis_scripts import (
+    ABANDON,
+    CLAIM,
+    DEFER,
+    MERGE_HASH,
+    MOVE_KEYS,
+    RELEASE,
+    RENEW,
+    REPLACE_JOB,
+    RESERVE,
+    SLOW_TO,
+)
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = [
+    "Adoption",
     "RedisStore",
+    "adopt",
     "connect",
     "key_prefix",
+    "members",
     "namespaces",
     "redis_error",
     "translated",
@@ -85,10 +116,10 @@ def key_prefix(namespace: str) -> str:
 
 
 def connect(url: str) -> redis.Redis:
-    """A client for ``url`` with bounded waits and a couple of quick retries; it connects at
-    its first command, not here."""
+    """A client for ``url`` (without its ``namespace=``, which is ours) with bounded waits and
+    a couple of quick retries; it connects at its first command, not here."""
     return redis.Redis.from_url(
-        url,
+        without_namespace(url),
         socket_connect_timeout=CONNECT_TIMEOUT_S,
         socket_timeout=SOCKET_TIMEOUT_S,
         retry=Retry(ExponentialBackoff(cap=1.0, base=0.1), RETRIES),
@@ -154,15 +185,35 @@ def _ms(seconds: float) -> str:
 
 
 class RedisStore:
-    """The shared pace, claims and batch jobs of one namespace in the Redis at ``url``."""
+    """The shared pace, claims and batch jobs of one key in the Redis at ``url``.
 
-    def __init__(self, url: str, namespace: str, *, connection: redis.Redis | None = None) -> None:
+    ``namespace``: the key's (its pace, jobs and the mark that it worked; ``""`` for cache
+    management without a key); ``answers``: the namespace of the answers and their claims,
+    when the URL names the team's (default: the key's).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        namespace: str,
+        *,
+        answers: str | None = None,
+        connection: redis.Redis | None = None,
+    ) -> None:
         self.url = url
         self._prefix = key_prefix(namespace)
+        self._answers_ns = answers or namespace
+        self._answers_prefix = key_prefix(self._answers_ns)
+        self._named = self._answers_ns != namespace
         self._pace_key = f"{self._prefix}:pace"
         self._jobs_key = f"{self._prefix}:jobs"
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
+        self._adopt = (
+            Adoption(self._redis, url, namespace, self._answers_ns)
+            if self._named and namespace
+            else None
+        )
         self._reserve = self._redis.register_script(RESERVE)
         self._defer = self._redis.register_script(DEFER)
         self._slow_to = self._redis.register_script(SLOW_TO)
@@ -173,7 +224,8 @@ class RedisStore:
         self._replace = self._redis.register_script(REPLACE_JOB)
 
     def __repr__(self) -> str:
-        return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r})"
+        answers = f", answers={self._answers_prefix!r}" if self._named else ""
+        return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r}{answers})"
 
     def close(self) -> None:
         self._redis.close()
@@ -196,7 +248,7 @@ class RedisStore:
     # -- claims ------------------------------------------------------------------------------
 
     def _claim_key(self, key: str) -> str:
-        return f"{self._prefix}:claim:{key}"
+        return f"{self._answers_prefix}:claim:{key}"
 
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         states: dict[str, str] = {}
@@ -233,6 +285,8 @@ class RedisStore:
 
     def remember(self, job: common.StoredJob) -> None:
         entry = json.dumps({"inputs": list(job.inputs), "submitted": job.submitted})
+        if self._adopt is not None:
+            self._adopt()  # the key counted among the namespace's: its jobs are found from it
         with translated(self.url):
             self._redis.hset(self._jobs_key, job.job_id, entry)
 
@@ -256,16 +310,22 @@ class RedisStore:
         return None if raw is None else _job(job_id.encode(), raw, self._jobs_key)
 
     def _scan(self, suffix: str, every_namespace: bool) -> Iterator[bytes]:
-        """The keys ``<prefix>:<suffix>`` of this namespace, or of every namespace (SCAN, which
-        walks the keyspace a little at a time, never KEYS)."""
-        prefix = f"{key_prefix('*')}:" if every_namespace else f"{self._prefix}:"
+        """The keys ``<prefix>:<suffix>`` of the answers' namespace, or of every namespace
+        (SCAN, which walks the keyspace a little at a time, never KEYS)."""
+        prefix = f"{key_prefix('*')}:" if every_namespace else f"{self._answers_prefix}:"
         with translated(self.url):
             yield from self._redis.scan_iter(match=prefix + suffix, count=1000)
 
     def _jobs_keys(self, every_namespace: bool) -> list[bytes]:
-        if not every_namespace:
-            return [self._jobs_key.encode()]
-        return list(self._scan("jobs", True))
+        """The jobs hashes cache management acts on: every namespace's; else the key's, and
+        in a named namespace those of every key that used it."""
+        if every_namespace:
+            return list(self._scan("jobs", True))
+        own = [self._jobs_key] if self._prefix != key_prefix("") else []
+        if self._named:
+            used = members(self._redis, self.url, self._answers_ns)
+            own += [f"{key_prefix(ns)}:jobs" for ns in used]
+        return [k.encode() for k in dict.fromkeys(own)]
 
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
@@ -345,6 +405,62 @@ def namespaces(connection: redis.Redis, url: str) -> list[str]:
             if len(parts) == 3 and parts[1]:
                 found.add(parts[1].decode(errors="replace"))
     return sorted(found)
+
+
+def members(connection: redis.Redis, url: str, ns: str) -> list[str]:
+    """The namespaces of the keys that used the named namespace ``ns`` (none for a key's own).
+
+    Example: ``members(connect(url), url, named_namespace("acme", base))`` -> ``["3f2a...", ...]``
+    """
+    with translated(url):
+        found: set[bytes] = connection.smembers(f"{key_prefix(ns)}:keys")  # type: ignore[assignment]
+    return sorted(m.decode() for m in found)
+
+
+def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
+    """Move the answers a key filed under its own namespace ``key_ns`` into the named namespace
+    ``ns`` (each with its TTL), then count the key among ``ns``'s; how many answers moved. Once
+    the key is counted: one round trip, nothing moved. An answer ``ns`` already holds wins.
+
+    Example: ``adopt(connect(url), url, namespace(key, base), named_namespace("acme", base))``
+    -> 1234
+    """
+    keys_key = f"{key_prefix(ns)}:keys"
+    old, new = f"{key_prefix(key_ns)}:cache".encode(), f"{key_prefix(ns)}:cache".encode()
+    moved = 0
+    with translated(url):
+        if connection.sismember(keys_key, key_ns):
+            return 0
+        move = connection.register_script(MOVE_KEYS)
+        found = list(connection.scan_iter(match=old + b":*", count=1000))
+        for chunk in _chunks(found):
+            moved += int(move(keys=[k for key in chunk for k in (key, new + key[len(old) :])]))
+        connection.register_script(MERGE_HASH)(keys=[old + b"-redirects", new + b"-redirects"])
+        connection.sadd(keys_key, key_ns)
+    if moved:
+        logger.info("moved %d answers of this key into the cache's named namespace", moved)
+    return moved
+
+
+class Adoption:
+    """:func:`adopt`, run once, before the first command that needs it, by whichever thread
+    gets there first.
+
+    Example: ``adoption = Adoption(connection, url, key_ns, ns); adoption()  # moves, once``
+    """
+
+    def __init__(self, connection: redis.Redis, url: str, key_ns: str, ns: str) -> None:
+        self._args = (connection, url, key_ns, ns)
+        self._lock = threading.Lock()
+        self._done = False
+
+    def __call__(self) -> None:
+        if self._done:
+            return
+        with self._lock:
+            if not self._done:
+                adopt(*self._args)
+                self._done = True
 
 
 def _chunks(keys: list[T]) -> Iterator[list[T]]:

@@ -4,6 +4,7 @@ Example::
 
     reserve = connection.register_script(RESERVE)
     reserve(keys=["lookup_pandas:<ns>:pace"], args=["1050000"])   # b"0": the slot starts now
+    move(keys=[old_answer, new_answer, ...])                       # b"2": answers moved
 
 Each reads Redis ``TIME`` where it needs the time, so every machine takes its turn on the
 server's clock. State is kept in microseconds (integers below 2^53: exact in Lua's doubles).
@@ -18,6 +19,8 @@ __all__ = [
     "CLAIM",
     "DEFER",
     "DONE",
+    "MERGE_HASH",
+    "MOVE_KEYS",
     "PACE_KEEP_MS",
     "RELEASE",
     "RENEW",
@@ -132,4 +135,26 @@ for _, key in ipairs(KEYS) do
   end
 end
 return 0
+"""
+
+# -- a key's answers, adopted by the team's namespace (see RedisStore's module) -------------------
+
+# KEYS: (from, to) pairs. Each key moves with its TTL (RENAME); where ``to`` already holds an
+# answer to the same request, that one is kept and ``from`` is dropped. How many moved.
+MOVE_KEYS = """
+local moved = 0
+for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    if redis.call('EXISTS', KEYS[i + 1]) == 1 then redis.call('DEL', KEYS[i])
+    else redis.call('RENAME', KEYS[i], KEYS[i + 1]); moved = moved + 1 end
+  end
+end
+return moved
+"""
+# KEYS[1] a hash merged into KEYS[2] (fields already there are kept), then deleted.
+MERGE_HASH = """
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do redis.call('HSETNX', KEYS[2], all[i], all[i + 1]) end
+redis.call('DEL', KEYS[1])
+return #all / 2
 """

@@ -44,3 +44,18 @@ def test_a_redis_location_is_every_namespace_unless_the_key_and_url_are_set(no_l
     assert CacheLocation.from_environment().namespace is None  # a key alone: no namespace
     env.setenv("LOOKUP_BASE_URL", BASE + "/")
     assert CacheLocation.from_environment().namespace == NS  # as the Client files it
+
+
+def test_a_named_redis_location_needs_the_base_url_and_no_key(no_lookup_env):
+    from lookup_pandas.store import named_namespace
+
+    env = no_lookup_env
+    env.setenv("LOOKUP_CACHE", "redis://:s3cret-pw@cache.internal:6379/0?namespace=Acme-Sales")
+    with pytest.raises(lp.ConfigurationError, match="LOOKUP_BASE_URL"):
+        CacheLocation.from_environment()  # never every namespace when one was named
+    env.setenv("LOOKUP_BASE_URL", BASE + "/")
+    named = CacheLocation.from_environment()
+    assert (named.namespace, named.name) == (named_namespace("acme-sales", BASE), "acme-sales")
+    env.setenv("LOOKUP_API_KEY", "lk_live_UnitTestKeyForCacheAdmin")
+    assert CacheLocation.from_environment() == named  # the key changes nothing: the name rules
+    assert "s3cret" not in repr(named) and "acme-sales" in repr(named)
