@@ -203,12 +203,15 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
+        self._busy(True)
         try:
             query = company_query(listing, query, self._client_arg)  # an org_ id's slug...
         except Exception as exc:  # the lookup an org_ id needs failed: one line
             self._say(_one_line(exc))
             logger.debug("company lookup failed", exc_info=True)
             return
+        finally:
+            self._busy(False)
         self._listing, self._about = listing, about
         self._records = []
         self._plan = PagePlan(style=None)
@@ -228,21 +231,20 @@ class SearchPanel(widgets.VBox):
         self._say("")
         try:
             record = resolve_client(self._client_arg).company(value)
+            if record is None:
+                self._say(f"No company {value}: the service does not know it.")
+            else:
+                self._listing, self._about = COMPANY_SEARCH, " company"
+                self._records, self._plan, self._next = [record], None, None
+                self.profile_view.value = ""
+                self._render()
+                if record.get("slug"):
+                    self.company.value = record["slug"]
         except Exception as exc:  # one line in the panel, never a traceback
             self._say(_one_line(exc))
             logger.debug("company lookup failed", exc_info=True)
-            record = None
-        else:
-            if record is None:
-                self._say(f"No company {value}: the service does not know it.")
-        if record is not None:
-            self._listing, self._about = COMPANY_SEARCH, " company"
-            self._records, self._plan, self._next = [record], None, None
-            self.profile_view.value = ""
-            self._render()
-            if record.get("slug"):
-                self.company.value = record["slug"]
-        self._busy(False)
+        finally:
+            self._busy(False)
 
     def _on_kind(self, change: dict[str, Any]) -> None:
         companies = change.get("new") == COMPANIES

@@ -918,6 +918,14 @@ def test_an_unknown_company_in_the_box_is_one_line(fake_service, panel):
     assert panel.search_button.disabled is False and panel.busy.layout.display == "none"
 
 
+def test_an_unknown_org_id_to_load_is_one_line_and_no_employees_asked(fake_service, panel):
+    panel.load_employees("org_unknownco")
+    assert_one_line_error(panel, "NotFoundError")
+    assert fake_service.count(COMPANY_PATH, id="org_unknownco") == 1
+    assert fake_service.count(EMPLOYEES) == 0
+    assert panel.search_button.disabled is False and panel.busy.layout.display == "none"
+
+
 @pytest.mark.parametrize(
     "act",
     [
