@@ -41,6 +41,7 @@ __all__ = [
     "SKILL_PATH",
     "SKILL_SEARCH",
     "SKILL_SEARCH_PATH",
+    "CompanyParam",
     "Endpoint",
     "EMPLOYEES",
     "EMPLOYEES_PATH",
@@ -80,12 +81,28 @@ JOB_CHANGES_PATH = f"{DATA_PREFIX}/job-changes/search"
 
 
 @dataclass(frozen=True)
+class CompanyParam:
+    """A query parameter that names companies, and the field of a company record it is sent as.
+
+    Example: ``CompanyParam("organization_ids", "id", many=True)``: job changes take
+    comma-separated ``org_`` ids; ``CompanyParam("slug", "slug")``: employees take one slug.
+    Callers may give any company value (:mod:`lookup_pandas.company_values`); one of the other
+    form is looked up for this field (:func:`lookup_pandas.listings.company_query`).
+    """
+
+    name: str
+    field: str  # "slug" or "id": what production documents this parameter takes
+    many: bool = False  # a comma-separated list (or a Python list) of companies
+
+
+@dataclass(frozen=True)
 class Listing:
     """The query one list endpoint takes: its required parameter and production's filters.
 
     ``filters`` are every name production documents for the endpoint (the required one too when
     it is also a filter); ``text`` those that are free text (production needs 3+ characters);
-    ``codes`` two-letter country codes. Paging parameters (``limit``, ``page``, ``cursor``,
+    ``codes`` two-letter country codes; ``companies`` the parameters that name companies.
+    Paging parameters (``limit``, ``page``, ``cursor``,
     ``start``) are the paginator's, not filters.
     """
 
@@ -97,6 +114,7 @@ class Listing:
     codes: tuple[str, ...] = ()
     #: At least one of these is required (companies search: ``name`` or ``website``).
     one_of: tuple[str, ...] = ()
+    companies: tuple[CompanyParam, ...] = ()
 
 
 #: ``GET /people/search`` (``renidly/renidly-skills``, ``data-api.md``).
@@ -139,12 +157,14 @@ SEARCH = Listing(
     ),
     text=("title", "first_name", "last_name", "headline", "summary", "geo_city"),
     codes=("geo_country_code",),
+    companies=(CompanyParam("organization_slugs", "slug", many=True),),
 )
-#: ``GET /companies/employees`` (same reference).
+#: ``GET /companies/employees`` (same reference): ``slug`` only, no ``id`` parameter.
 EMPLOYEES = Listing(
     name="company employees",
     path=EMPLOYEES_PATH,
     required="slug",
+    companies=(CompanyParam("slug", "slug"),),
     filters=(
         "current_only",
         "title",
@@ -230,6 +250,7 @@ JOB_CHANGES = Listing(
     ),
     text=("geo_city", "title"),
     codes=("geo_country_code",),
+    companies=(CompanyParam("organization_ids", "id", many=True),),
 )
 #: The declared list endpoints, by path.
 LISTINGS: dict[str, Listing] = {

@@ -21,6 +21,7 @@ import numbers
 from collections.abc import Mapping
 from typing import Any
 
+from .company_values import checked_companies
 from .endpoints import Listing
 from .errors import UsageError
 
@@ -75,8 +76,10 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     ``limit`` and the filters. Refused: a missing or blank required parameter (none of
     ``listing.one_of`` given, for the companies search's ``name`` or ``website``), a ``limit``
     that is not 1–50, a name the endpoint does not take (with the closest names), a free-text
-    filter under 3 characters (stripped; blank too), a country code that is not two letters. A
-    filter set to None is not sent, so only its name is checked. A listing with no required
+    filter under 3 characters (stripped; blank too), a country code that is not two letters, a
+    company parameter (``listing.companies``) holding what is no company slug, page URL or
+    ``org_`` id (:func:`~lookup_pandas.company_values.checked_companies`). A filter set to None
+    is not sent, so only its name is checked. A listing with no required
     parameter (job changes) takes a query of filters alone, or none.
     """
     for name in params:
@@ -96,6 +99,9 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
             _check_text(name, value)
         elif name in listing.codes:
             _check_code(name, value)
+    for company in listing.companies:
+        if params.get(company.name) is not None:
+            checked_companies(params[company.name], many=company.many)
 
 
 def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:

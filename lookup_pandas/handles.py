@@ -91,6 +91,7 @@ __all__ = [
     "Rules",
     "checked_handle",
     "invalid_reason",
+    "looks_like_url",
     "normalise_handle",
 ]
 
@@ -183,7 +184,12 @@ def _from_url(text: str, segment: str = "in") -> str | None:
     return None
 
 
-def _looks_like_url(text: str, segment: str = "in") -> bool:
+def looks_like_url(text: str, segment: str = "in") -> bool:
+    """True when ``text`` is written as a URL (a scheme, ``www.``, or ``/<segment>/`` inside).
+
+    Example: ``looks_like_url("linkedin.com/company/acme", "company")`` -> True;
+    ``looks_like_url("acme labs")`` -> False
+    """
     # Also after extraction: ".../in/www.ada" gives "www.ada", which is no believable handle,
     # and the next round rejects it, as it rejects a bare "www.example.com".
     return bool(_URL_START.match(text)) or f"/{segment}/" in text.lower()
@@ -225,7 +231,7 @@ def _round(text: str, fold_case: bool, segment: str = "in") -> tuple[str | None,
     """One round of cleaning: whitespace, a profile URL, trailing slashes, leading "@",
     percent-encoding, case."""
     text = text.strip()
-    if _looks_like_url(text, segment):
+    if looks_like_url(text, segment):
         handle = _from_url(text, segment)
         if handle is None:
             return None, f"a URL without /{segment}/<{'handle' if segment == 'in' else 'slug'}>"

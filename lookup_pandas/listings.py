@@ -11,6 +11,7 @@ nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as li
 answer is an empty frame. Keyword filters take production's names and are checked before
 anything is sent (:mod:`lookup_pandas.filters`: a misspelt name, a ``limit`` outside 1–50, a text
 filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
+A company is taken in any form enrichment takes (:func:`company_query`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import pandas as pd
 
 from .client import Client, check_max_records, resolve_client
-from .endpoints import EMPLOYEES, SEARCH, Listing
-from .errors import ConfigurationError, UsageError
+from .company_values import checked_companies, is_company_id
+from .endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
+from .errors import ConfigurationError, ResponseError, UsageError
 from .filters import check_listing
 from .frames import records_to_frame
+from .kinds import COMPANIES
+from .lookups import fetched
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,6 +38,7 @@ __all__ = [
     "FRAMES",
     "Frame",
     "company_employees",
+    "company_query",
     "credits_tier",
     "listing_frame",
     "listing_table",
@@ -91,7 +96,7 @@ def listing_table(
     check_max_records(max_records)  # before a client is even built
     asked = {k: query_value(v) for k, v in params.items()}
     check_listing(listing, asked)  # what production would ignore or refuse: nothing sent
-    query = {k: v for k, v in asked.items() if v is not None}
+    query = {k: v for k, v in company_query(listing, asked, client).items() if v is not None}
     records: Iterable[dict[str, Any]] = resolve_client(client).paginate(
         listing.path,
         query,
@@ -101,6 +106,46 @@ def listing_table(
     if row is not None:
         records = map(row, records)
     return records_to_frame(records)
+
+
+def company_query(
+    listing: Listing, params: dict[str, Any], client: Client | None
+) -> dict[str, Any]:
+    """``params`` with each company parameter of ``listing`` as its endpoint takes it.
+
+    Example: ``company_query(EMPLOYEES, {"slug": " https://www.linkedin.com/company/Acme/ "},
+    None)`` -> ``{"slug": "acme"}``; ``organization_slugs=["ACME", "globex"]`` -> ``"acme,globex"``
+
+    Each value is read by the company rule (:func:`~lookup_pandas.company_values.checked_companies`:
+    slugs in any case, page URLs, ``org_`` ids; anything else a UsageError, nothing sent). Where
+    the endpoint takes the other form (an ``org_`` id for employees, which take only ``slug``; a
+    slug for job changes, which take only ``organization_ids``), the company is looked up for it
+    first (``/companies/company``: billed once at that route's cost, then cached; an unknown one
+    is a NotFoundError and the listing is not asked). ``client`` is built only then.
+    """
+    out = dict(params)
+    for param in listing.companies:
+        if out.get(param.name) is None:
+            continue
+        sent = [
+            value
+            if is_company_id(value) == (param.field == "id")
+            else _looked_up(value, param, client)
+            for value in checked_companies(out[param.name], many=param.many)
+        ]
+        out[param.name] = ",".join(dict.fromkeys(sent))
+    return out
+
+
+def _looked_up(value: str, param: CompanyParam, client: Client | None) -> str:
+    """Company ``value``'s ``param.field`` (its slug, its id), from its record."""
+    record = fetched(resolve_client(client).lookup_answer, value, COMPANIES)
+    found = record.get(param.field)
+    if not isinstance(found, str) or not found:
+        raise ResponseError(
+            f"The company record of {value!r} has no {param.field}, which {param.name} needs."
+        )
+    return found
 
 
 def _check_frame(frame: str) -> None:
@@ -169,15 +214,21 @@ def company_employees(
 ) -> pd.DataFrame | pl.DataFrame:
     """Every employee of company ``slug``, one row each (page- or cursor-paged, detected).
 
-    Example: ``lp.company_employees("acme", title="engineer", sort="newest")``. An unknown
-    company raises NotFoundError; a company with no employees gives an empty frame. Filters
-    take production's names: ``current_only``, ``title``, ``geo_country_code``, ``geo_city``,
-    ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
+    Example: ``lp.company_employees("https://www.linkedin.com/company/Acme/", title="engineer")``
 
-    Refused with a UsageError before anything is sent: another filter name
-    (the message suggests the closest, ``geo_contry_code`` -> ``geo_country_code``), a blank
-    ``slug``, ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a
-    ``geo_country_code`` that is not two letters (see :data:`lookup_pandas.endpoints.EMPLOYEES`).
+    ``slug`` takes what ``enrich_companies`` takes: a slug in any case (sent lower-cased), a
+    company page URL or an ``org_`` id. The service's employees endpoint takes only a slug, so
+    an id is first looked up for its slug (one company lookup, billed once and cached: free
+    when enrichment bought it already). An unknown company raises NotFoundError; a company
+    with no employees gives an empty frame. Filters take production's names:
+    ``current_only``, ``title``, ``geo_country_code``, ``geo_city``, ``start_year``,
+    ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
+
+    Refused with a UsageError before anything is sent: a ``slug`` that is no company (blank, a
+    website without ``/company/``), another filter name (the message suggests the closest,
+    ``geo_contry_code`` -> ``geo_country_code``), ``limit`` outside 1–50, ``title`` or
+    ``geo_city`` under 3 characters, a ``geo_country_code`` that is not two letters (see
+    :data:`lookup_pandas.endpoints.EMPLOYEES`).
     ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
@@ -232,8 +283,10 @@ def search_people(
     max_records=200)``
 
     Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
-    ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
-    ``skills_match``), ``current_only`` and the rest of
+    ``geo_city``, ``geo_country_code``, ``organization_slugs`` (a list or comma-separated
+    companies: slugs in any case, page URLs, or ``org_`` ids, each looked up once for its slug
+    as in :func:`company_employees`), ``skills`` (with ``skills_match``), ``current_only`` and
+    the rest of
     :data:`lookup_pandas.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
     ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
     promised; ``lp.overview(frame)`` shows name, headline, company and city.

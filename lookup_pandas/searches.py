@@ -181,10 +181,11 @@ def job_changes(
 
     No parameter is required; with none, every recent event, page by page (``max_records``
     caps what is bought). Filters take production's names: ``event_type`` (``joined``,
-    ``left``, ``title_change``), ``organization_ids`` (a list, or comma-separated ``org_…``),
-    ``geo_city``, ``geo_country_code``, ``title`` (3+ characters where text), ``days_ago``
-    (1–365); see :data:`lookup_pandas.endpoints.JOB_CHANGES`. Another name: a UsageError,
-    nothing sent.
+    ``left``, ``title_change``), ``organization_ids`` (a list, or comma-separated ``org_…``
+    ids; a slug or company page URL is first looked up once for its id, billed once and cached,
+    see :func:`~lookup_pandas.listings.company_query`), ``geo_city``, ``geo_country_code``,
+    ``title`` (3+ characters where text), ``days_ago`` (1–365); see
+    :data:`lookup_pandas.endpoints.JOB_CHANGES`. Another name: a UsageError, nothing sent.
     """
     return listing_table(
         JOB_CHANGES,

@@ -10,7 +10,10 @@ Example::
 With the toggle on "Companies" the box takes a company name: the results are
 ``lp.search_companies(name=...)``'s, the picker shows the chosen company (name, industry,
 employee count, HQ), and "Load employees" replaces the results with
-``lp.company_employees(slug)``'s, page by page (Load more continues).
+``lp.company_employees(slug)``'s, page by page (Load more continues). A company page URL or an
+``org_`` id in the box opens that one company (one lookup, as ``client.company``);
+``panel.load_employees("ACME")`` loads any company's employees. Companies are read by the one
+company rule (:mod:`lookup_pandas.company_values`).
 
 There is deliberately no API-key box: a key typed into a widget is saved in the notebook's
 widget state. The client lives in Python only, never in a synced trait, and every message the
@@ -27,10 +30,12 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .client import Client, resolve_client
+from .company_values import checked_company, names_one_company, normalise_company
 from .endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .errors import UsageError
 from .filters import MIN_TEXT, check_listing
 from .frames import records_to_frame
+from .listings import company_query
 from .pagination import PagePlan
 from .views import current_position, full_name, summary
 from .widgets_companies import (
@@ -145,27 +150,36 @@ class SearchPanel(widgets.VBox):
 
     def search(self) -> None:
         """Start a new search with the box's text (what Enter and Search do): people by job
-        title, or companies by name when the toggle says Companies."""
+        title, or companies by name when the toggle says Companies (a company page URL or an
+        ``org_`` id there opens that company)."""
         companies = self.kind.value == COMPANIES
         text = self.title.value.strip()
         if len(text) < MIN_TITLE:
             what = "a company name" if companies else "a job title"
             self._say(f"Type at least {MIN_TITLE} characters of {what}.")
             return
-        if companies:
+        if companies and names_one_company(text):
+            self._open_company(text)
+        elif companies:
             self._start(COMPANY_SEARCH, {"name": text}, " companies")
         else:
             self._start(SEARCH, {"title": text}, "")
 
-    def load_employees(self) -> None:
-        """Replace the results with the picked company's employees (the first page; Load more
-        continues): what "Load employees" does."""
-        record = self.companies.chosen()
-        if record is None:
-            self._say("Pick a company first.")
-            return
-        name = company_summary(record)["name"] or record["slug"]
-        self._start(EMPLOYEES, {"slug": record["slug"]}, f" employees of {name}")
+    def load_employees(self, company: str | None = None) -> None:
+        """Replace the results with a company's employees (the first page; Load more
+        continues): the picked company's (what "Load employees" does), or ``company``'s, in
+        any form ``lp.company_employees`` takes (``"ACME"``, a company page URL, an ``org_`` id).
+        """
+        if company is None:
+            record = self.companies.chosen()
+            if record is None:
+                self._say("Pick a company first.")
+                return
+            company = record["slug"]
+            name = company_summary(record)["name"] or record["slug"]
+        else:
+            name = normalise_company(company) or str(company).strip()
+        self._start(EMPLOYEES, {"slug": company}, f" employees of {name}")
 
     def load_more(self) -> None:
         """Load exactly the next page of the current search."""
@@ -189,12 +203,48 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
+        self._busy(True)
+        try:
+            query = company_query(listing, query, self._client_arg)  # an org_ id's slug...
+        except Exception as exc:  # the lookup an org_ id needs failed: one line
+            self._say(_one_line(exc))
+            logger.debug("company lookup failed", exc_info=True)
+            return
+        finally:
+            self._busy(False)
         self._listing, self._about = listing, about
         self._records = []
         self._plan = PagePlan(style=None)
         self._next = self._plan.first(query)
         self.profile_view.value = ""
         self._load_page()
+
+    def _open_company(self, text: str) -> None:
+        """Show the one company ``text`` names (a page URL, an ``org_`` id) as the only result,
+        picked: its card, and "Load employees" ready. A not-found is said in one line."""
+        try:
+            value = checked_company(text)
+        except UsageError as exc:
+            self._say(_one_line(exc))
+            return
+        self._busy(True)
+        self._say("")
+        try:
+            record = resolve_client(self._client_arg).company(value)
+            if record is None:
+                self._say(f"No company {value}: the service does not know it.")
+            else:
+                self._listing, self._about = COMPANY_SEARCH, " company"
+                self._records, self._plan, self._next = [record], None, None
+                self.profile_view.value = ""
+                self._render()
+                if record.get("slug"):
+                    self.company.value = record["slug"]
+        except Exception as exc:  # one line in the panel, never a traceback
+            self._say(_one_line(exc))
+            logger.debug("company lookup failed", exc_info=True)
+        finally:
+            self._busy(False)
 
     def _on_kind(self, change: dict[str, Any]) -> None:
         companies = change.get("new") == COMPANIES

@@ -31,7 +31,7 @@ __all__ = ["LIST_COMMANDS", "ListCommand", "add_companies", "add_listings"]
 
 @dataclass(frozen=True)
 class ListCommand:
-    """One listing command: ``employees SLUG`` is ``ListCommand("employees", EMPLOYEES,
+    """One listing command: ``employees COMPANY`` is ``ListCommand("employees", EMPLOYEES,
     "slug", "company_employees", ...)``."""
 
     name: str
@@ -52,7 +52,9 @@ class ListCommand:
 LIST_COMMANDS: dict[str, ListCommand] = {
     c.name: c
     for c in (
-        ListCommand("employees", EMPLOYEES, "slug", "company_employees", "a company's employees"),
+        ListCommand("employees", EMPLOYEES, "slug", "company_employees",
+                    "a company's employees (COMPANY: a slug, company page URL or org_ id)",
+                    "COMPANY"),
         ListCommand("search", SEARCH, "title", "search_people", "people whose title matches"),
         ListCommand("search-companies", COMPANY_SEARCH, "name", "search_companies",
                     "companies whose name (or --website) matches", "NAME"),

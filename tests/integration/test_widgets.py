@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.endpoints import COMPANY_PATH
 from lookup_pandas.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import companies as emulator_companies
@@ -860,6 +861,87 @@ def test_employees_then_another_company_then_people(fake_service, panel):
     panel.kind.value = "People"  # back to people: a title search as before
     assert_usable(panel, fake_service)
     assert fake_service.count(SEARCH, title=TITLE) == 1
+
+
+def first_staff(slug: str, n: int = 20) -> list[str]:
+    return [r["id"] for r in (emulator_data.employees(slug) or [])[:n]]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["https://www.linkedin.com/company/ACME/?trk=x", "  Acme ", "linkedin.com/company/acme"],
+)
+def test_load_employees_of_any_company_form(fake_service, panel, spelling):
+    """Issue 30: the panel takes a company as lp.company_employees does (one rule)."""
+    panel.load_employees(spelling)
+    assert panel.message.value == ""
+    assert (
+        fake_service.count(EMPLOYEES) == fake_service.count(EMPLOYEES, slug="acme", limit=20) == 1
+    )
+    assert panel.results["id"].tolist() == first_staff("acme")
+    assert text_of(panel.summary.value).strip() == "loaded 20 employees of acme · more available"
+    panel.more_button.click()  # Load more continues the same company
+    assert fake_service.count(EMPLOYEES, slug="acme") == 2
+    assert panel.results["id"].tolist() == first_staff("acme", 40)
+
+
+def test_a_company_page_url_in_the_box_opens_that_company(fake_service, panel):
+    """A company page URL (any case) in the Companies box: one company lookup, the company
+    picked, and Load employees asks for its slug."""
+    search_companies_in(panel, "https://www.linkedin.com/company/Acme/")
+    assert fake_service.count(COMPANY_SEARCH) == 0
+    assert fake_service.count(COMPANY_PATH) == fake_service.count(COMPANY_PATH, slug="acme") == 1
+    assert panel.message.value == ""
+    assert panel.company.value == "acme" and "lookup-company" in panel.company_view.value
+    assert panel.results["slug"].tolist() == ["acme"]
+    assert panel.employees_button.disabled is False and panel.more_button.disabled is True
+    panel.employees_button.click()
+    assert fake_service.count(EMPLOYEES) == fake_service.count(EMPLOYEES, slug="acme") == 1
+    assert panel.results["id"].tolist() == first_staff("acme")
+
+
+def test_an_org_id_in_the_box_or_given_opens_that_company(fake_service, panel):
+    record = emulator_companies.company("acme")
+    assert record is not None
+    search_companies_in(panel, f" {record['id']} ")
+    assert fake_service.count(COMPANY_PATH, id=record["id"]) == 1
+    assert panel.company.value == "acme"
+    panel.load_employees(record["id"])  # the id's slug: a lookup (no cache here), then by slug
+    assert fake_service.count(EMPLOYEES) == fake_service.count(EMPLOYEES, slug="acme") == 1
+    assert panel.results["id"].tolist() == first_staff("acme")
+
+
+def test_an_unknown_company_in_the_box_is_one_line(fake_service, panel):
+    search_companies_in(panel, "https://www.linkedin.com/company/unknown-co/")
+    assert "No company unknown-co" in text_of(panel.message.value)
+    assert panel.results.empty and panel.employees_button.disabled is True
+    assert panel.search_button.disabled is False and panel.busy.layout.display == "none"
+
+
+def test_an_unknown_org_id_to_load_is_one_line_and_no_employees_asked(fake_service, panel):
+    panel.load_employees("org_unknownco")
+    assert_one_line_error(panel, "NotFoundError")
+    assert fake_service.count(COMPANY_PATH, id="org_unknownco") == 1
+    assert fake_service.count(EMPLOYEES) == 0
+    assert panel.search_button.disabled is False and panel.busy.layout.display == "none"
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        lambda p: search_companies_in(p, "https://acme.com"),
+        lambda p: search_companies_in(p, "https://www.linkedin.com/in/ada/"),
+        lambda p: p.load_employees("https://acme.com/about"),
+        lambda p: p.load_employees("x"),
+        lambda p: p.load_employees("   "),
+    ],
+    ids=["box-website", "box-person-page", "load-website", "load-short", "load-blank"],
+)
+def test_what_is_no_company_is_one_line_and_nothing_sent(fake_service, panel, act):
+    act(panel)
+    assert_one_line_error(panel, "UsageError")
+    assert fake_service.count() == 0
+    assert panel.search_button.disabled is False and panel.busy.layout.display == "none"
 
 
 def test_employees_error_is_one_line_and_the_button_retries(fake_service, panel):

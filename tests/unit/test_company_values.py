@@ -6,9 +6,16 @@ import math
 
 import pytest
 
-from lookup_pandas.company_values import checked_company, company_invalid_reason, normalise_company
+from lookup_pandas.company_values import (
+    checked_companies,
+    checked_company,
+    company_invalid_reason,
+    is_company_id,
+    names_one_company,
+    normalise_company,
+)
 from lookup_pandas.errors import UsageError
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.handles import looks_like_url, normalise_handle
 
 
 @pytest.mark.parametrize(
@@ -67,3 +74,71 @@ def test_person_ids_keep_their_case(value):
 def test_handles_still_fold_case_and_profile_urls_still_work():
     assert normalise_handle("https://www.example.com/in/Ada/") == "ada"
     assert normalise_handle("Prsn-Ada") == "prsn-ada"  # not an id: a handle
+
+
+@pytest.mark.parametrize(
+    ("value", "sent"),
+    [
+        ("ACME", ["acme"]),
+        ("ACME, linkedin.com/company/globex", ["acme", "globex"]),
+        ("acme,,Acme, ", ["acme"]),  # blank pieces skipped, duplicates dropped
+        (["Acme", "https://www.linkedin.com/company/acme/", "org_X1"], ["acme", "org_X1"]),
+        (("hooli",), ["hooli"]),
+        ({"globex", "ACME"}, ["acme", "globex"]),  # a set: a stable order
+    ],
+)
+def test_checked_companies(value, sent):
+    assert checked_companies(value) == sent
+
+
+def test_checked_companies_one_value_is_not_split():
+    assert checked_companies(" Acme ", many=False) == ["acme"]
+    with pytest.raises(UsageError, match="'acme,globex' is not a company"):
+        checked_companies("acme,globex", many=False)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("acme, x", "'x' is not a company slug, id or page URL: too short"),
+        (["acme", "https://acme.com"], "a URL without /company/<slug>"),
+        (["acme", None], "None is not a company slug, id or page URL: missing"),
+        ("", "'' names no company"),
+        (" , ", "names no company"),
+        ([], r"\[\] names no company"),
+    ],
+)
+def test_checked_companies_refuses_any_that_is_no_company(value, message):
+    with pytest.raises(UsageError, match=message):
+        checked_companies(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "is_id"), [("org_9F3a", True), ("acme", False), ("org-x", False)]
+)
+def test_is_company_id(value, is_id):
+    assert is_company_id(value) is is_id
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        ("https://www.linkedin.com/company/acme/", True),
+        ("linkedin.com/company/acme", True),
+        (" org_9F3a ", True),
+        ("https://acme.com", True),  # written as a URL: read as one (and refused as no company)
+        ("www.acme.com", True),
+        ("acme", False),
+        ("acme labs", False),
+        ("Org Tools", False),
+    ],
+)
+def test_names_one_company(text, one):
+    assert names_one_company(text) is one
+
+
+def test_looks_like_url_reads_the_segment():
+    assert looks_like_url("example.com/in/ada") and not looks_like_url(
+        "example.com/in/ada", "company"
+    )
+    assert looks_like_url("HTTP://x") and not looks_like_url("ada")

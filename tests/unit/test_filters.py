@@ -13,6 +13,7 @@ from lookup_pandas.endpoints import (
     EMPLOYEES,
     EMPLOYEES_PATH,
     ENDPOINTS,
+    JOB_CHANGES,
     LISTINGS,
     SEARCH,
     SEARCH_PATH,
@@ -215,6 +216,37 @@ def test_employees_slug_must_be_non_empty(slug):
 
 def test_a_short_slug_is_fine():
     employees(slug="hp")
+
+
+@pytest.mark.parametrize(
+    "slug", ["ACME", " Acme ", "https://www.linkedin.com/company/Acme/?trk=x", "org_9F3a"]
+)
+def test_employees_slug_takes_any_company_form(slug):
+    employees(slug=slug)
+
+
+@pytest.mark.parametrize(
+    ("slug", "reason"),
+    [
+        ("https://acme.com", "a URL without /company/<slug>"),
+        ("https://www.linkedin.com/in/ada", "a URL without /company/<slug>"),
+        ("x", "too short"),
+        ("sales@acme.com", "an e-mail address"),
+    ],
+)
+def test_employees_slug_that_is_no_company_is_refused(slug, reason):
+    with pytest.raises(UsageError, match=f"is not a company slug, id or page URL: {reason}"):
+        employees(slug=slug)
+
+
+def test_company_filters_are_read_by_the_company_rule():
+    search(organization_slugs="ACME, linkedin.com/company/hooli")
+    check_listing(JOB_CHANGES, {"organization_ids": ["org_1", "acme"], "limit": 50})
+    with pytest.raises(UsageError, match="'x' is not a company"):
+        search(organization_slugs="acme,x")
+    with pytest.raises(UsageError, match="names no company"):
+        check_listing(JOB_CHANGES, {"organization_ids": " , ", "limit": 50})
+    check_listing(JOB_CHANGES, {"organization_ids": None})  # not sent: only its name checked
 
 
 @pytest.mark.parametrize("code", ["DE", "de", " PT "])
