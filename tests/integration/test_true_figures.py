@@ -180,3 +180,33 @@ def test_a_credit_cap_under_batch_exits_4_on_the_command_line(cli_main, fake_ser
     assert fake_service.billed() == 25
     assert "35 more handles" in done.stderr
     assert fake_service.count(PROFILE) == 0
+
+
+# -- every summary's credits are what the emulator billed: people and companies, batch and single
+
+
+@pytest.mark.parametrize("method", ["single", "batch"])
+@pytest.mark.parametrize("companies", [False, True], ids=["people", "companies"])
+def test_the_cli_summary_says_what_was_billed(cli_main, fake_service, tmp_path, method, companies):
+    # a company lookup costs 2 credits in the emulator (its route costs), a batch item 1
+    path = tmp_path / "in.csv"
+    column = "slug" if companies else "handle"
+    values = [f"fig{i:02d}-{column}" for i in range(30)] + ["unknown-fig", "", "fig00-" + column]
+    pd.DataFrame({column: values}).to_csv(path, index=False)
+    env = {
+        "LOOKUP_BASE_URL": fake_service.base_url,
+        "LOOKUP_API_KEY": fake_service.api_key,
+        "LOOKUP_CACHE": str(tmp_path / "c.sqlite"),
+    }
+    args = ["enrich", str(path), "-c", column, "--method", method, "--no-progress"]
+    args += ["--companies", "--prefix", "company_"] if companies else []
+    spent = []
+    for _ in range(2):  # a fresh run, then a cached re-run
+        before = fake_service.stats()["credits"]
+        done = cli_main(env, *args, "-o", str(tmp_path / "out.csv"))
+        assert done.returncode == 0, done.stderr
+        summary = done.stderr.strip().splitlines()[-1]
+        said = float(summary.rsplit("; ", 1)[1].split(" credit")[0])
+        spent.append((said, fake_service.stats()["credits"] - before))
+    per_item = 1 if method == "batch" else (2 if companies else 1)
+    assert spent == [(31 * per_item, 31 * per_item), (0, 0)]
