@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -47,9 +48,8 @@ def serve(options: ServeOptions) -> int:
             f"cannot listen on 127.0.0.1:{o.port}: {exc.strerror or exc}"
             " (pick another --port, or 0 for any free one)"
         ) from None
-    with svc:
-        _print_banner(svc, o)
-        _serve_until_stopped(svc, o.duration)
+    with svc:  # the banner once Ctrl-C is handled: whoever reads it may stop it at once
+        _serve_until_stopped(svc, o.duration, ready=lambda: _print_banner(svc, o))
     return 0
 
 
@@ -74,8 +74,11 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
     )
 
 
-def _serve_until_stopped(svc: FakeService, duration: float | None) -> None:
-    """Wait for SIGINT / SIGTERM / the duration's end; SIGUSR1 prints the counts and goes on.
+def _serve_until_stopped(
+    svc: FakeService, duration: float | None, ready: Callable[[], None] = lambda: None
+) -> None:
+    """Call ``ready`` once the signals are handled, then wait for SIGINT / SIGTERM / the
+    duration's end; SIGUSR1 prints the counts and goes on.
 
     The handlers only set flags (printing or taking a lock inside one could deadlock); the
     loop acts on them within a tenth of a second. Signals are handled in the main thread only.
@@ -93,6 +96,7 @@ def _serve_until_stopped(svc: FakeService, duration: float | None) -> None:
         if threading.current_thread() is threading.main_thread():
             for signum in wanted:
                 previous[signum] = signal.signal(signum, on_signal)
+        ready()
         deadline = time.monotonic() + duration if duration else None
         while not flags["stop"] and (deadline is None or time.monotonic() < deadline):
             if flags["report"]:
