@@ -33,6 +33,15 @@ def _leads(tag: str, n: int) -> pd.DataFrame:
     return pd.DataFrame({"handle": [f"{tag}{i:03d}-lead" for i in range(n)]})
 
 
+def _env(svc, tmp_path) -> dict[str, str]:
+    """The CLI's environment: the emulator, and a cache of the test's own."""
+    return {
+        "LOOKUP_BASE_URL": svc.base_url,
+        "LOOKUP_API_KEY": svc.api_key,
+        "LOOKUP_CACHE": str(tmp_path / "c.sqlite"),
+    }
+
+
 def _kept(promised: float, took: float) -> bool:
     """The issue's bound: the run's time within half to twice the promise, plus 5 s."""
     return promised / 2 - 5 <= took <= 2 * promised + 5
@@ -81,11 +90,7 @@ def test_the_cli_estimate_line_promises_single_speed_without_batch_jobs(
     fake_service.configure(batch=False, rate_limit_per_minute=600)
     path = tmp_path / "leads.csv"
     _leads("clieta", 30).to_csv(path, index=False)
-    env = {
-        "LOOKUP_BASE_URL": fake_service.base_url,
-        "LOOKUP_API_KEY": fake_service.api_key,
-        "LOOKUP_CACHE": str(tmp_path / "c.sqlite"),
-    }
+    env = _env(fake_service, tmp_path)
     done = cli_main(env, "enrich", str(path), "-o", str(tmp_path / "out.csv"), "--no-progress")
     assert done.returncode == 0, done.stderr
     estimate = done.stderr.splitlines()[0]
@@ -168,11 +173,7 @@ def test_a_credit_cap_under_batch_exits_4_on_the_command_line(cli_main, fake_ser
     fake_service.configure(batch_precheck="job")
     path = tmp_path / "leads.csv"
     _leads("capcli", 60).to_csv(path, index=False)
-    env = {
-        "LOOKUP_BASE_URL": fake_service.base_url,
-        "LOOKUP_API_KEY": fake_service.api_key,
-        "LOOKUP_CACHE": str(tmp_path / "c.sqlite"),
-    }
+    env = _env(fake_service, tmp_path)
     _drain_on_first_submit(fake_service, 25)
     done = cli_main(env, "enrich", str(path), "-o", str(tmp_path / "out.csv"), "--no-progress")
     assert done.returncode == 4, done.stderr
@@ -193,11 +194,7 @@ def test_the_cli_summary_says_what_was_billed(cli_main, fake_service, tmp_path, 
     column = "slug" if companies else "handle"
     values = [f"fig{i:02d}-{column}" for i in range(30)] + ["unknown-fig", "", "fig00-" + column]
     pd.DataFrame({column: values}).to_csv(path, index=False)
-    env = {
-        "LOOKUP_BASE_URL": fake_service.base_url,
-        "LOOKUP_API_KEY": fake_service.api_key,
-        "LOOKUP_CACHE": str(tmp_path / "c.sqlite"),
-    }
+    env = _env(fake_service, tmp_path)
     args = ["enrich", str(path), "-c", column, "--method", method, "--no-progress"]
     args += ["--companies", "--prefix", "company_"] if companies else []
     spent = []
