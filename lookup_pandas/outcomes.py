@@ -67,11 +67,14 @@ class Estimate:
     ``to_fetch`` is the number of billable items it would pay for (single calls or batch
     items: the same count). ``method`` is how it would fetch them: ``"batch"``, ``"single"``
     or ``"none"`` (nothing to fetch); with ``method="auto"`` a service whose batch support is
-    not known yet is assumed to have it (a 404 to the first submit falls back to single).
+    not known yet is taken to have it when the route costs it listed name the batch route (as
+    production's do), and then timed at batch speed; otherwise its time is that of single
+    calls (a 404 to the first submit falls back to them).
     ``jobs`` and ``polls`` count the batch calls: new batch jobs, and polls (at ASSUMED_PAGE
     results each, plus one a batch job) of the new and the stored ones. ``seconds`` is the
-    expected duration from the Client's pace: a slot per single call, ``jobs + polls`` slots
-    plus one poll interval for batch; None when the pace is not known yet (nothing has been
+    expected duration from the Client's pace: a slot per single call (at a lower tier's pace
+    once the job's credits drop the key to it), ``jobs + polls`` slots plus one poll interval
+    for batch; None when the pace is not known yet (nothing has been
     sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
     unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
     ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
