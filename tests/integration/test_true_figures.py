@@ -207,3 +207,18 @@ def test_the_cli_summary_says_what_was_billed(cli_main, fake_service, tmp_path, 
         spent.append((said, fake_service.stats()["credits"] - before))
     per_item = 1 if method == "batch" else (2 if companies else 1)
     assert spent == [(31 * per_item, 31 * per_item), (0, 0)]
+
+
+def test_the_bar_counts_refused_people_apart_from_fetched_ones(fake_service, tmp_path):
+    # The job view reads the bar's counts: 2 opted out of 30 are refused, not fetched, and
+    # the credits are the 28 the emulator billed.
+    leads = _leads("bar", 30)
+    refused = set(leads["handle"][[4, 9]])
+    fake_service.configure(opted_out=refused)
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        job = leads.lookup.enrich_profiles("handle", client=client, background=True)
+        assert job.wait(60)
+        counts = job.watch.counts
+    assert (counts["fetched"], counts["refused"], counts["credits"]) == (28, 2, "28")
+    assert fake_service.billed() == 28
+    assert "28 fetched (1 batch job), 2 refused" in job.line()
