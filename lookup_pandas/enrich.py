@@ -18,9 +18,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+import numpy as np
 import pandas as pd
 
 from . import credit_facts
@@ -30,6 +32,7 @@ from .calls import cached_outcome
 from .client import Client
 from .credit_facts import unless_failing
 from .credits import RouteCosts
+from .distinct import HandleMap, Mapped
 from .engine import EnrichmentRun, run
 from .frames import RecordColumns, with_fields, with_nullable_dtypes
 from .kinds import PEOPLE, Kind
@@ -77,11 +80,9 @@ P = ParamSpec("P")
 _handed = handed  # tests reach for it here (its home is outcomes)
 
 
-def _normalise(
-    values: Sequence[Any], fold_case: bool = True, kind: Kind = PEOPLE
-) -> tuple[list[str | None], list[str]]:
-    handles = [kind.normalise(v, fold_case) for v in values]
-    return handles, list(dict.fromkeys(h for h in handles if h is not None))
+def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
+    """Each distinct raw value normalised once (:mod:`lookup_pandas.distinct`)."""
+    return HandleMap(fold_case=fold_case, kind=kind).map(values)
 
 
 def estimate_values(
@@ -104,14 +105,14 @@ def estimate_values(
     lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
     """
     check_method(method)
-    values = list(values)
-    handles, distinct = _normalise(values, fold_case, kind)
+    mapped = _normalise(values, fold_case, kind)
+    rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
     path = kind.endpoint.path
     missing = [h for h in distinct if not client.is_cached(path, kind.params(h))]
     if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
         return Estimate(
-            rows=len(values),
-            valid=sum(h is not None for h in handles),
+            rows=rows,
+            valid=valid,
             unique=len(distinct),
             cached=len(distinct) - len(missing),
             to_fetch=0,
@@ -121,8 +122,8 @@ def estimate_values(
     balance = read_credit_facts(client) if credits and missing else None
     return planned(
         Estimate(
-            rows=len(values),
-            valid=sum(h is not None for h in handles),
+            rows=rows,
+            valid=valid,
             unique=len(distinct),
             cached=len(distinct) - len(missing),
             to_fetch=len(missing),
@@ -182,8 +183,8 @@ def lookup_values(
     if method == "batch" and client.batch_supported_for(kind) is False:
         raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
-    values = list(values)
-    handles, distinct = _normalise(values, fold_case, kind)
+    mapped = _normalise(values, fold_case, kind)
+    distinct = mapped.distinct()
     options = Options(refresh, max_calls, errors, method, max_credits, provenance)
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
@@ -210,12 +211,15 @@ def lookup_values(
         watch=watch,
     )
     seconds = time.perf_counter() - started
-    result = _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
+    result = _result(mapped, state, kept, kind, seconds=seconds)
     if state.sources is None:
         return result
     path = kind.endpoint.path
     where = provenance_frame(
-        handles, result.status, state.sources, lambda h: client.stored_at(path, kind.params(h))
+        result.handles,
+        result.status,
+        state.sources,
+        lambda h: client.stored_at(path, kind.params(h)),
     )
     return dataclasses.replace(result, provenance=where)
 
@@ -244,26 +248,30 @@ def _plan(
 
 
 def _result(
-    values: list[Any],
-    handles: list[str | None],
-    state: EnrichmentRun,
-    kept: RecordColumns | None,
-    kind: Kind,
-    *,
-    fold_case: bool,
-    seconds: float,
+    mapped: Mapped, state: EnrichmentRun, kept: RecordColumns | None, kind: Kind, *, seconds: float
 ) -> Lookup:
-    """The job's Lookup: each row's status and error, its summary, the records spread."""
-    status = [INVALID if h is None else state.outcomes[h].status for h in handles]
-    error = [
-        kind.invalid_error(v, fold_case) if h is None else state.outcomes[h].error
-        for v, h in zip(values, handles, strict=True)
-    ]
-    counts = {s: status.count(s) for s in STATUSES if s != NOT_CACHED or s in status}  # offline
-    summary = state.summary(len(values), counts, seconds=seconds)
-    empty = pd.DataFrame(index=pd.RangeIndex(len(values)))
-    fields = empty if kept is None else _spread(kept, handles, kind)
-    return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)
+    """The job's Lookup: each row's status and error (found once per distinct value, then
+    spread onto the rows), its summary, the records spread."""
+    outcomes = [None if h is None else state.outcomes[h] for h in mapped.handles.tolist()]
+    statuses = [INVALID if o is None else o.status for o in outcomes]
+    errors = [e if o is None else o.error for o, e in zip(outcomes, mapped.errors, strict=True)]
+    status = mapped.spread(statuses)
+    per_value = np.bincount(mapped.codes, minlength=len(statuses)).tolist()
+    seen = Counter[str]()
+    for s, n in zip(statuses, per_value, strict=True):
+        seen[s] += n
+    counts = {s: seen[s] for s in STATUSES if s != NOT_CACHED or seen[s]}  # offline
+    rows = len(mapped.codes)
+    summary = state.summary(rows, counts, seconds=seconds)
+    empty = pd.DataFrame(index=pd.RangeIndex(rows))
+    fields = empty if kept is None else _spread(kept, mapped, kind)
+    return Lookup(
+        handles=mapped.rows(),
+        status=status,
+        error=mapped.spread(errors),
+        fields=fields,
+        summary=summary,
+    )
 
 
 def read_credit_facts(client: Client) -> float | None:
@@ -309,16 +317,17 @@ def check_job_credits(
     check_balance(credits, len(to_fetch), balance)
 
 
-def _spread(kept: RecordColumns, handles: list[str | None], kind: Kind = PEOPLE) -> pd.DataFrame:
-    """One flattened record per distinct handle, repeated onto every row holding it.
+def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind = PEOPLE) -> pd.DataFrame:
+    """One flattened record per distinct handle, repeated onto every row holding it: a row per
+    distinct raw value, then taken onto the rows by position.
 
     The columns are those of the records in input order, not in the order their answers
     arrived (fields first seen first): the same on every run over the same input.
     """
     found = len(kept)
     flat = kept.frame()
-    if found < len(handles) or None in handles:
+    if found < len(mapped.codes) or not mapped.valid.all():
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
         flat = with_nullable_dtypes(flat)
-    rows = with_fields(flat, kind.fields).reindex(pd.Index(handles, dtype=object))
-    return rows.reset_index(drop=True)
+    per_value = with_fields(flat, kind.fields).reindex(pd.Index(mapped.handles, dtype=object))
+    return per_value.take(mapped.codes).reset_index(drop=True)

@@ -43,7 +43,7 @@ def enrich(options: EnrichOptions) -> int:
     check_output(o.output)
     with service_client(o.offline) as client:
         est = estimate_values(  # the credits facts are read after --max-calls, if at all
-            leads[o.column].tolist(),
+            leads[o.column],
             client=client,
             fold_case=o.fold_case,
             method=o.method,

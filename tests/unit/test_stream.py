@@ -47,7 +47,6 @@ from lookup_pandas.stream import (
     scan_handles,
     split_records,
 )
-from lookup_pandas.stream import scan as stream_scan
 from lookup_pandas.stream import table as stream_table
 from lookup_pandas.testing import MockTransport, data, envelope
 
@@ -132,41 +131,6 @@ def test_csv_header_is_pandas_header():
 
 
 # -- raw values to handles ----------------------------------------------------------------------
-
-
-def test_handle_map_normalises_each_distinct_raw_value_once(monkeypatch):
-    calls: list[Any] = []
-    real = stream_scan.normalise_handle
-
-    def counting(value: Any, **kwargs: Any) -> str | None:
-        calls.append(value)
-        return real(value, **kwargs)
-
-    monkeypatch.setattr(stream_scan, "normalise_handle", counting)
-    handles = HandleMap()
-    values = pd.Series(["Ada", "@ada", None, "Ada", "N/A", " ", "Ada"], dtype="str")
-    m = handles.map(values)
-    assert list(m.handles[m.codes]) == ["ada", "ada", None, "ada", None, None, "ada"]
-    assert list(m.errors[m.codes]) == [
-        None,
-        None,
-        "invalid handle: missing",
-        None,
-        "invalid handle: missing",
-        "invalid handle: empty",
-        None,
-    ]
-    assert sorted(calls) == sorted(["Ada", "@ada", "N/A", " "])  # NaN needs no call
-    handles.map(pd.Series(["Ada", "grace"], dtype="str"))  # a later chunk
-    assert calls[-1] == "grace" and len(calls) == 5
-
-
-def test_handle_map_keep_case_and_its_errors_follow_fold_case():
-    m = HandleMap(fold_case=False).map(pd.Series(["Ada", "ada", "@#NA"], dtype="str"))
-    assert list(m.handles[m.codes]) == ["Ada", "ada", None]
-    # "@#NA" is "#NA" as written (a missing-value string), but "#na" folded: the reason is
-    # the one for the case the job keeps
-    assert m.errors[m.codes][2] == "invalid handle: normalises to a missing-value string"
 
 
 def test_scan_counts_rows_and_keeps_distinct_handles_in_first_seen_order():
