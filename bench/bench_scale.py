@@ -33,7 +33,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from common import emulator_process, run_child
+from common import emulator_process, goal, run_child
 
 ROWS, DISTINCT, CHUNK = (200_000, 2_000_000), 20_000, 100_000
 RSS_GOAL, RATIO_GOAL = 300 * 2**20, 2.0
@@ -53,10 +53,6 @@ BASELINE = textwrap.dedent(
     print(time.perf_counter() - started)
     """
 )
-
-
-def _goal(met: bool) -> str:
-    return "goal met" if met else "NOT met"
 
 
 #: Write ``leads(rows, distinct, prefix)`` as CSV (argv: rows, distinct, prefix, path).
@@ -132,7 +128,7 @@ def csv_case() -> None:
                 f"   {rows} rows ({source.stat().st_size / 2**20:.0f} MiB in, "
                 f"{size / 2**20:.0f} MiB out) in chunks of {CHUNK}: {elapsed:.1f} s, "
                 f"{rows / elapsed:,.0f} rows/s; peak RSS {peak / 2**20:.0f} MiB "
-                f"(goal < {RSS_GOAL // 2**20} MiB: {_goal(peak < RSS_GOAL)})"
+                f"(goal < {RSS_GOAL // 2**20} MiB: {goal(peak < RSS_GOAL)})"
             )
             for label, base in (
                 ("read_csv + to_csv of the input", plain),
@@ -141,12 +137,20 @@ def csv_case() -> None:
                 ratio = elapsed / base
                 print(
                     f"     vs pandas {label}: {base:.1f} s; ratio {ratio:.2f} "
-                    f"(goal <= {RATIO_GOAL:g}: {_goal(ratio <= RATIO_GOAL)}); less the floor "
+                    f"(goal <= {RATIO_GOAL:g}: {goal(ratio <= RATIO_GOAL)}); less the floor "
                     f"{(elapsed - floor) / base:.2f}"
                 )
             if rows == ROWS[0]:
                 whole = tmp / "whole.csv"
-                unchunked = [*cli, str(source), "-o", str(whole), "--no-progress"]
+                unchunked = [
+                    *cli,
+                    str(source),
+                    "-o",
+                    str(whole),
+                    "--no-progress",
+                    "--chunksize",
+                    "0",
+                ]
                 took, whole_peak, _ = run_child(unchunked, env, tmp / "whole.log")
                 print(
                     f"     the same {rows} rows without chunks: {took:.1f} s, peak RSS "

@@ -1,4 +1,4 @@
-"""Pass 1 of a chunked CSV: when to chunk, raw values to handles, the distinct handles."""
+"""Pass 1 of a chunked CSV: when to chunk, and the distinct handles of the raw values."""
 
 from __future__ import annotations
 
@@ -10,27 +10,28 @@ import pandas as pd
 from ..distinct import HandleMap as HandleMap
 from ..distinct import Mapped as Mapped
 
-#: An input file larger than this (bytes) is read in chunks even without ``--chunksize``.
-AUTO_CHUNK_BYTES = 64 * 2**20
-#: Rows per chunk when chunking was not asked for (a chunk of a few columns: tens of MiB).
-AUTO_CHUNK_ROWS = 100_000
+#: Rows per chunk when chunking was not asked for; a file with more rows than this is read in
+#: chunks unasked. A chunk's own memory, and a file's count of rows, do not depend on how many
+#: of its values repeat; the whole-file path's does (every row's record is joined on).
+AUTO_CHUNK_ROWS = 50_000
 
 
-def chunk_rows(requested: int | None, size: int | None, threshold: int | None = None) -> int | None:
+def chunk_rows(requested: int | None, rows: int | None, threshold: int | None = None) -> int | None:
     """Rows per chunk, or None to read the file whole.
 
-    Example: ``chunk_rows(None, 80 * 2**20)`` -> ``100_000`` (over 64 MiB: chunks);
-    ``chunk_rows(None, 10_000)`` -> ``None``; ``chunk_rows(0, 80 * 2**20)`` -> ``None``
-    (0: never chunk); ``chunk_rows(500, 10)`` -> ``500`` (asked for).
+    Example: ``chunk_rows(None, 500_000)`` -> ``50_000`` (more rows than one chunk: chunks);
+    ``chunk_rows(None, 10_000)`` -> ``None``; ``chunk_rows(0, 500_000)`` -> ``None``
+    (0: never); ``chunk_rows(500, 10)`` -> ``500`` (asked for).
 
-    ``size`` is the input's size in bytes (None when unknown: not chunked unless asked);
-    ``threshold`` the size above which it is chunked unasked (default AUTO_CHUNK_BYTES).
+    ``rows`` is how many rows the input has (at least: it may be counted only up to the
+    threshold; None when unknown, as for standard input: not chunked unless asked);
+    ``threshold`` the row count above which it is chunked unasked (default AUTO_CHUNK_ROWS).
     """
     if requested is not None:
         if requested < 0:
             raise ValueError(f"rows per chunk must be 0 or more, not {requested}")
         return requested or None
-    if size is not None and size > (AUTO_CHUNK_BYTES if threshold is None else threshold):
+    if rows is not None and rows > (AUTO_CHUNK_ROWS if threshold is None else threshold):
         return AUTO_CHUNK_ROWS
     return None
 
