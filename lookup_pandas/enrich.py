@@ -6,11 +6,12 @@ Example::
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
-Flow: normalise every value -> distinct valid handles -> :func:`lookup_pandas.plan.plan` (what
-is cached, what to buy, batch or single, the budget; pure) -> the credits it needs against
-``max_credits`` and the balance (:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run`
-(batch jobs and/or a pool of ``Client.profile_answer``) -> records flattened once per handle ->
-spread back over the rows, by position. Nothing here mutates its input.
+Flow: each distinct value normalised once (:mod:`lookup_pandas.distinct`) -> distinct valid
+handles -> :func:`lookup_pandas.plan.plan` (what is cached, what to buy, batch or single, the
+budget; pure) -> the credits it needs against ``max_credits`` and the balance
+(:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run` (batch jobs and/or a pool of
+``Client.profile_answer``) -> records flattened once per handle -> statuses, errors and records
+made per distinct value, then taken onto the rows by position. Nothing here mutates its input.
 """
 
 from __future__ import annotations
