@@ -14,16 +14,13 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from common import goal
 
 import lookup_pandas as lp
 from lookup_pandas import api
 from lookup_pandas.testing import BATCH, FakeService
 
 KNOWN, UNKNOWN, LIMIT, RESOLVE_RATE = 4800, 200, 60, 300.0
-
-
-def _goal(met: bool) -> str:
-    return "goal met" if met else "NOT met"
 
 
 def _advancing_polls(svc: FakeService) -> int:
@@ -85,16 +82,16 @@ def main() -> None:
             f"{min_calls * slot:.1f} = {bound:.1f} s"
         )
         ratio = elapsed / bound
-        print(f"   elapsed / bound: {ratio:.3f} (goal <= 1.5: {_goal(ratio <= 1.5)})")
+        print(f"   elapsed / bound: {ratio:.3f} (goal <= 1.5: {goal(ratio <= 1.5)})")
         speedup = single_bound / elapsed
         print(
             f"   single-call bound ({distinct} calls at {LIMIT}/min = {single_bound:.0f} s) "
-            f"/ elapsed: {speedup:.1f} (goal >= 50: {_goal(speedup >= 50)})"
+            f"/ elapsed: {speedup:.1f} (goal >= 50: {goal(speedup >= 50)})"
         )
         per_handle = billed / distinct
         print(
             f"   billed / distinct: {billed} / {distinct} = {per_handle:.2f} "
-            f"(goal exactly 1.00: {_goal(billed == distinct)})"
+            f"(goal exactly 1.00: {goal(billed == distinct)})"
         )
 
         before = len(svc.requests)
@@ -108,7 +105,7 @@ def main() -> None:
         print(
             f"   cached re-run (new Client, same cache): {cached.requests} requests sent "
             f"(emulator saw {seen}) in {rerun:.2f} s; {cached.cached} cached "
-            f"(goal 0 sent: {_goal(cached.requests == 0 and seen == 0)})"
+            f"(goal 0 sent: {goal(cached.requests == 0 and seen == 0)})"
         )
 
 

@@ -31,10 +31,9 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
-from common import emulator_process
+from common import emulator_process, goal, run_child
 
 ROWS, DISTINCT, CHUNK = (200_000, 2_000_000), 20_000, 100_000
 RSS_GOAL, RATIO_GOAL = 300 * 2**20, 2.0
@@ -54,52 +53,6 @@ BASELINE = textwrap.dedent(
     print(time.perf_counter() - started)
     """
 )
-
-
-def _goal(met: bool) -> str:
-    return "goal met" if met else "NOT met"
-
-
-#: ``python -c PEAK REPORT MODULE ARGS...``: run ``python -m MODULE ARGS...`` and, as it exits,
-#: write its own peak RSS (``VmHWM``, KiB) to REPORT.
-PEAK = textwrap.dedent(
-    """
-    import atexit, runpy, sys
-    report, module = sys.argv[1:3]
-
-    def peak():
-        with open("/proc/self/status") as status:
-            kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-        with open(report, "w") as out:
-            out.write(kib)
-
-    atexit.register(peak)
-    sys.argv = [module, *sys.argv[3:]]
-    runpy.run_module(module, run_name="__main__", alter_sys=True)
-    """
-)
-
-
-def _child(args: list[str], env: dict[str, str], log: Path) -> tuple[float, int, str]:
-    """Run ``args``; its wall time, peak RSS (bytes) and stdout. Raises on failure. A module
-    (``python -m M ...``) runs through PEAK, which reports its own peak; else ``ru_maxrss``."""
-    report = log.with_suffix(".peak")
-    report.unlink(missing_ok=True)
-    if args[1] == "-m":
-        args = [args[0], "-c", PEAK, str(report), *args[2:]]
-    with log.open("w") as err, tempfile.TemporaryFile("w+") as out:
-        started = time.perf_counter()
-        proc = subprocess.Popen(args, stdout=out, stderr=err, env=env, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        stdout = out.read()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{args[:4]} failed ({proc.returncode}): {log.read_text()[-2000:]}")
-    if report.exists():  # the child's own high-water mark
-        return elapsed, int(report.read_text()) * 1024, stdout
-    return elapsed, usage.ru_maxrss * 1024, stdout  # Linux: ru_maxrss is in KiB
 
 
 #: Write ``leads(rows, distinct, prefix)`` as CSV (argv: rows, distinct, prefix, path).
@@ -128,7 +81,7 @@ def _write_leads(rows: int, path: Path, env: dict[str, str]) -> None:
 def _baseline(source: Path, written: Path, tmp: Path, env: dict[str, str]) -> float:
     target = tmp / "pandas.csv"
     try:
-        _, _, out = _child(
+        _, _, out = run_child(
             [sys.executable, "-c", BASELINE, str(source), str(written), str(target)],
             env,
             tmp / "pandas.log",
@@ -150,8 +103,8 @@ def csv_case() -> None:
         distinct = tmp / "distinct.csv"
         _write_leads(DISTINCT, distinct, env)
         fill = [*cli, str(distinct), "-o", str(tmp / "fill.csv"), "--no-progress"]
-        filled, _, _ = _child([*fill, "--method", "batch"], env, tmp / "fill.log")
-        floor, floor_rss, _ = _child(fill, env, tmp / "floor.log")
+        filled, _, _ = run_child([*fill, "--method", "batch"], env, tmp / "fill.log")
+        floor, floor_rss, _ = run_child(fill, env, tmp / "floor.log")
         (tmp / "fill.csv").unlink()
         print(
             f"   cache filled: {DISTINCT} handles by batch jobs in {filled:.1f} s; floor, the "
@@ -163,7 +116,9 @@ def csv_case() -> None:
             source, ours = tmp / f"in{rows}.csv", tmp / f"out{rows}.csv"
             _write_leads(rows, source, env)
             chunked = [*cli, str(source), "-o", str(ours), "--no-progress"]
-            elapsed, peak, _ = _child([*chunked, "--chunksize", str(CHUNK)], env, tmp / "ours.log")
+            elapsed, peak, _ = run_child(
+                [*chunked, "--chunksize", str(CHUNK)], env, tmp / "ours.log"
+            )
             summary = (tmp / "ours.log").read_text().strip().splitlines()[-1]
             assert summary.startswith(f"enriched {rows} rows ({rows} ok,"), summary
             size = ours.stat().st_size
@@ -173,7 +128,7 @@ def csv_case() -> None:
                 f"   {rows} rows ({source.stat().st_size / 2**20:.0f} MiB in, "
                 f"{size / 2**20:.0f} MiB out) in chunks of {CHUNK}: {elapsed:.1f} s, "
                 f"{rows / elapsed:,.0f} rows/s; peak RSS {peak / 2**20:.0f} MiB "
-                f"(goal < {RSS_GOAL // 2**20} MiB: {_goal(peak < RSS_GOAL)})"
+                f"(goal < {RSS_GOAL // 2**20} MiB: {goal(peak < RSS_GOAL)})"
             )
             for label, base in (
                 ("read_csv + to_csv of the input", plain),
@@ -182,13 +137,21 @@ def csv_case() -> None:
                 ratio = elapsed / base
                 print(
                     f"     vs pandas {label}: {base:.1f} s; ratio {ratio:.2f} "
-                    f"(goal <= {RATIO_GOAL:g}: {_goal(ratio <= RATIO_GOAL)}); less the floor "
+                    f"(goal <= {RATIO_GOAL:g}: {goal(ratio <= RATIO_GOAL)}); less the floor "
                     f"{(elapsed - floor) / base:.2f}"
                 )
             if rows == ROWS[0]:
                 whole = tmp / "whole.csv"
-                unchunked = [*cli, str(source), "-o", str(whole), "--no-progress"]
-                took, whole_peak, _ = _child(unchunked, env, tmp / "whole.log")
+                unchunked = [
+                    *cli,
+                    str(source),
+                    "-o",
+                    str(whole),
+                    "--no-progress",
+                    "--chunksize",
+                    "0",
+                ]
+                took, whole_peak, _ = run_child(unchunked, env, tmp / "whole.log")
                 print(
                     f"     the same {rows} rows without chunks: {took:.1f} s, peak RSS "
                     f"{whole_peak / 2**20:.0f} MiB; output identical: "

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from common import goal
+
 from lookup_pandas.testing import FakeService
 
 PROCESSES, EACH, SHARED, LIMIT, LATENCY = 4, 75, 25, 600, 0.02
@@ -62,10 +64,6 @@ CHILD = textwrap.dedent(
     print("done " + json.dumps({"done": done, "statuses": statuses}), flush=True)
     """
 )
-
-
-def _goal(met: bool) -> str:
-    return "goal met" if met else "NOT met"
 
 
 def lists() -> list[list[str]]:
@@ -156,10 +154,10 @@ def report(label: str, result: dict[str, Any], distinct: int, bound: float) -> N
     failed = rows - result["statuses"].get("ok", 0) - result["statuses"].get("not_found", 0)
     print(
         f"   {label}: {result['elapsed']:.1f} s; elapsed / bound {ratio:.3f} "
-        f"(goal <= 1.10: {_goal(ratio <= 1.10)}); answered 429: {result['limited']} of "
-        f"{result['answered']} = {100 * share:.1f}% (goal < 1%: {_goal(share < 0.01)}); "
+        f"(goal <= 1.10: {goal(ratio <= 1.10)}); answered 429: {result['limited']} of "
+        f"{result['answered']} = {100 * share:.1f}% (goal < 1%: {goal(share < 0.01)}); "
         f"paid / distinct {paid} / {distinct} = {paid / distinct:.2f} "
-        f"(goal 1.00: {_goal(paid == distinct)}); failed rows {failed} of {rows}"
+        f"(goal 1.00: {goal(paid == distinct)}); failed rows {failed} of {rows}"
     )
 
 

@@ -277,7 +277,7 @@ def estimate_companies(
     calls`` (see :func:`estimate_profiles`: the same Estimate, at the company route's cost).
     """
     check_columns(frame, column)
-    values, client = frame[column].tolist(), resolve_client(client)
+    values, client = frame[column], resolve_client(client)
     return estimate_values(
         values, client=client, fold_case=fold_case, method=method, kind=COMPANIES
     )
@@ -332,7 +332,7 @@ def estimate_profiles(
     """
     check_columns(frame, column)
     return estimate_values(
-        frame[column].tolist(), client=resolve_client(client), fold_case=fold_case, method=method
+        frame[column], client=resolve_client(client), fold_case=fold_case, method=method
     )
 
 

@@ -6,11 +6,12 @@ Example::
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
-Flow: normalise every value -> distinct valid handles -> :func:`lookup_pandas.plan.plan` (what
-is cached, what to buy, batch or single, the budget; pure) -> the credits it needs against
-``max_credits`` and the balance (:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run`
-(batch jobs and/or a pool of ``Client.profile_answer``) -> records flattened once per handle ->
-spread back over the rows, by position. Nothing here mutates its input.
+Flow: each distinct value normalised once (:mod:`lookup_pandas.distinct`) -> distinct valid
+handles -> :func:`lookup_pandas.plan.plan` (what is cached, what to buy, batch or single, the
+budget; pure) -> the credits it needs against ``max_credits`` and the balance
+(:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run` (batch jobs and/or a pool of
+``Client.profile_answer``) -> records flattened once per handle -> statuses, errors and records
+made per distinct value, then taken onto the rows by position. Nothing here mutates its input.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+import numpy as np
 import pandas as pd
 
 from . import credit_facts
@@ -30,6 +33,7 @@ from .calls import cached_outcome
 from .client import Client
 from .credit_facts import unless_failing
 from .credits import RouteCosts
+from .distinct import HandleMap, Mapped
 from .engine import EnrichmentRun, run, stopped_run
 from .frames import RecordColumns, with_fields, with_nullable_dtypes
 from .kinds import PEOPLE, Kind
@@ -83,11 +87,9 @@ P = ParamSpec("P")
 _handed = handed  # tests reach for it here (its home is outcomes)
 
 
-def _normalise(
-    values: Sequence[Any], fold_case: bool = True, kind: Kind = PEOPLE
-) -> tuple[list[str | None], list[str]]:
-    handles = [kind.normalise(v, fold_case) for v in values]
-    return handles, list(dict.fromkeys(h for h in handles if h is not None))
+def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
+    """Each distinct raw value normalised once (:mod:`lookup_pandas.distinct`)."""
+    return HandleMap(fold_case=fold_case, kind=kind).map(values)
 
 
 def estimate_values(
@@ -110,14 +112,14 @@ def estimate_values(
     lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
     """
     check_method(method)
-    values = list(values)
-    handles, distinct = _normalise(values, fold_case, kind)
+    mapped = _normalise(values, fold_case, kind)
+    rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
     path = kind.endpoint.path
     missing = [h for h in distinct if not client.is_cached(path, kind.params(h))]
     if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
         return Estimate(
-            rows=len(values),
-            valid=sum(h is not None for h in handles),
+            rows=rows,
+            valid=valid,
             unique=len(distinct),
             cached=len(distinct) - len(missing),
             to_fetch=0,
@@ -127,8 +129,8 @@ def estimate_values(
     balance = read_credit_facts(client) if credits and missing else None
     return planned(
         Estimate(
-            rows=len(values),
-            valid=sum(h is not None for h in handles),
+            rows=rows,
+            valid=valid,
             unique=len(distinct),
             cached=len(distinct) - len(missing),
             to_fetch=len(missing),
@@ -188,8 +190,8 @@ def lookup_values(
     if method == "batch" and client.batch_supported_for(kind) is False:
         raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
-    values = list(values)
-    handles, distinct = _normalise(values, fold_case, kind)
+    mapped = _normalise(values, fold_case, kind)
+    distinct = mapped.distinct()
     options = Options(refresh, max_calls, errors, method, max_credits, provenance)
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
@@ -220,16 +222,19 @@ def lookup_values(
         stopped = stopped_run(exc)
         if stopped is not None and not hasattr(exc, "summary"):
             exc.summary = _partial_summary(  # type: ignore[attr-defined]
-                handles, stopped, seconds=time.perf_counter() - started
+                mapped, stopped, seconds=time.perf_counter() - started
             )
         raise
     seconds = time.perf_counter() - started
-    result = _result(values, handles, state, kept, kind, fold_case=fold_case, seconds=seconds)
+    result = _result(mapped, state, kept, kind, seconds=seconds)
     if state.sources is None:
         return result
     path = kind.endpoint.path
     where = provenance_frame(
-        handles, result.status, state.sources, lambda h: client.stored_at(path, kind.params(h))
+        result.handles,
+        result.status,
+        state.sources,
+        lambda h: client.stored_at(path, kind.params(h)),
     )
     return dataclasses.replace(result, provenance=where)
 
@@ -258,45 +263,49 @@ def _plan(
 
 
 def _result(
-    values: list[Any],
-    handles: list[str | None],
-    state: EnrichmentRun,
-    kept: RecordColumns | None,
-    kind: Kind,
-    *,
-    fold_case: bool,
-    seconds: float,
+    mapped: Mapped, state: EnrichmentRun, kept: RecordColumns | None, kind: Kind, *, seconds: float
 ) -> Lookup:
-    """The job's Lookup: each row's status and error, its summary, the records spread."""
-    status = [INVALID if h is None else state.outcomes[h].status for h in handles]
-    error = [
-        kind.invalid_error(v, fold_case) if h is None else state.outcomes[h].error
-        for v, h in zip(values, handles, strict=True)
-    ]
-    counts = _status_counts(status)
-    summary = state.summary(len(values), counts, seconds=seconds)
-    empty = pd.DataFrame(index=pd.RangeIndex(len(values)))
-    fields = empty if kept is None else _spread(kept, handles, kind)
-    return Lookup(handles=handles, status=status, error=error, fields=fields, summary=summary)
+    """The job's Lookup: each row's status and error (found once per distinct value, then
+    spread onto the rows), its summary, the records spread."""
+    outcomes = [None if h is None else state.outcomes[h] for h in mapped.handles.tolist()]
+    statuses = [INVALID if o is None else o.status for o in outcomes]
+    errors = [e if o is None else o.error for o, e in zip(outcomes, mapped.errors, strict=True)]
+    status = mapped.spread(statuses)
+    counts = _status_counts(mapped, statuses)
+    rows = len(mapped.codes)
+    summary = state.summary(rows, counts, seconds=seconds)
+    empty = pd.DataFrame(index=pd.RangeIndex(rows))
+    fields = empty if kept is None else _spread(kept, mapped, kind)
+    return Lookup(
+        handles=mapped.rows(),
+        status=status,
+        error=mapped.spread(errors),
+        fields=fields,
+        summary=summary,
+    )
 
 
-def _partial_summary(
-    handles: list[str | None], state: EnrichmentRun, *, seconds: float
-) -> JobSummary:
+def _partial_summary(mapped: Mapped, state: EnrichmentRun, *, seconds: float) -> JobSummary:
     """The JobSummary of a run stopped part-way (cancelled, interrupted, out of credits): the
     rows decided by then (invalid ones, and those whose value was answered), and what the run
     sent and spent."""
-    status = [
-        INVALID if h is None else state.outcomes[h].status
-        for h in handles
-        if h is None or h in state.outcomes
+    statuses = [
+        INVALID if h is None else o.status if (o := state.outcomes.get(h)) else None
+        for h in mapped.handles.tolist()
     ]
-    return state.summary(len(status), _status_counts(status), seconds=seconds)
+    counts = _status_counts(mapped, statuses)
+    return state.summary(sum(counts.values()), counts, seconds=seconds)
 
 
-def _status_counts(status: list[str]) -> dict[str, int]:
-    """Rows per status; ``not_cached`` only when some row has it (offline)."""
-    return {s: status.count(s) for s in STATUSES if s != NOT_CACHED or s in status}
+def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, int]:
+    """Rows per status, from each distinct value's status (None: not decided, not counted);
+    ``not_cached`` only when some row has it (offline)."""
+    per_value = np.bincount(mapped.codes, minlength=len(statuses)).tolist()
+    seen = Counter[str]()
+    for status, n in zip(statuses, per_value, strict=True):
+        if status is not None:
+            seen[status] += n
+    return {s: seen[s] for s in STATUSES if s != NOT_CACHED or seen[s]}
 
 
 def read_credit_facts(client: Client) -> float | None:
@@ -342,16 +351,17 @@ def check_job_credits(
     check_balance(credits, len(to_fetch), balance)
 
 
-def _spread(kept: RecordColumns, handles: list[str | None], kind: Kind = PEOPLE) -> pd.DataFrame:
-    """One flattened record per distinct handle, repeated onto every row holding it.
+def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind = PEOPLE) -> pd.DataFrame:
+    """One flattened record per distinct handle, repeated onto every row holding it: a row per
+    distinct raw value, then taken onto the rows by position.
 
     The columns are those of the records in input order, not in the order their answers
     arrived (fields first seen first): the same on every run over the same input.
     """
     found = len(kept)
     flat = kept.frame()
-    if found < len(handles) or None in handles:
+    if found < len(mapped.codes) or not mapped.valid.all():
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
         flat = with_nullable_dtypes(flat)
-    rows = with_fields(flat, kind.fields).reindex(pd.Index(handles, dtype=object))
-    return rows.reset_index(drop=True)
+    per_value = with_fields(flat, kind.fields).reindex(pd.Index(mapped.handles, dtype=object))
+    return per_value.take(mapped.codes).reset_index(drop=True)

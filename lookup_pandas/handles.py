@@ -90,6 +90,7 @@ __all__ = [
     "PERSON_RULES",
     "Rules",
     "checked_handle",
+    "cleaned",
     "invalid_reason",
     "looks_like_url",
     "normalise_handle",
@@ -284,6 +285,17 @@ def _clean(
     if reason is not None:
         return None, reason
     return text, None
+
+
+def cleaned(
+    value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
+) -> tuple[str | None, str | None]:
+    """``(handle, None)`` when ``value`` is a usable handle, else ``(None, reason)``: what
+    :func:`normalise_handle` and :func:`invalid_reason` give, from one cleaning.
+
+    Example: ``cleaned("@Ada")`` -> ``("ada", None)``; ``cleaned("")`` -> ``(None, "empty")``
+    """
+    return _clean(value, fold_case, rules)
 
 
 def normalise_handle(

@@ -64,7 +64,7 @@ def enriched(
         options.pop(k) for k in ("frame", "column", "prefix", "client")
     )
     check_columns(frame, column, prefix, options["provenance"])
-    values = frame[column].tolist()
+    values = frame[column]  # a Series: each distinct value normalised once
     result = lookup_values(values, client=resolve_client(client), kind=kind, watch=watch, **options)
     fields = result.fields
     new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)

@@ -23,7 +23,7 @@ from typing import Any
 from .company_values import COMPANY_RULES
 from .endpoints import ENDPOINTS, Endpoint
 from .frames import COMPANY_FIELDS, PERSON_FIELDS
-from .handles import PERSON_RULES, Rules, invalid_reason, normalise_handle
+from .handles import PERSON_RULES, Rules, cleaned, invalid_reason, normalise_handle
 
 __all__ = ["COMPANIES", "PEOPLE", "Kind"]
 
@@ -66,7 +66,15 @@ class Kind:
 
     def invalid_error(self, value: Any, fold_case: bool = True) -> str:
         """The ``lookup_error`` of a row whose value is not one: ``"invalid handle: empty"``."""
-        reason = invalid_reason(value, fold_case=fold_case, rules=self.rules)
+        return self._error(invalid_reason(value, fold_case=fold_case, rules=self.rules))
+
+    def clean(self, value: object, fold_case: bool = True) -> tuple[str | None, str | None]:
+        """``(the value to send, None)``, or ``(None, the row's lookup_error)``, from one
+        cleaning. Example: ``PEOPLE.clean("")`` -> ``(None, "invalid handle: empty")``."""
+        handle, reason = cleaned(value, fold_case=fold_case, rules=self.rules)
+        return (handle, None) if handle is not None else (None, self._error(reason))
+
+    def _error(self, reason: str | None) -> str:
         return f"invalid {self.noun}: {reason}"
 
 

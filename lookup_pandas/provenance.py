@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 
 from .outcomes import NOT_FOUND, OK
@@ -65,14 +66,17 @@ def provenance_frame(
 
     ``sources``: each distinct value's source, as the run recorded it; ``stored_at``: its cache
     entry's time and expiry (read once per distinct value with an answer: ok or not_found).
+    Each distinct value's cells are made once, then taken onto its rows.
     """
-    per_value: dict[str, tuple[str | None, datetime | None, bool | None]] = {}
-    for handle, status in zip(handles, statuses, strict=True):
-        if handle is None or handle in per_value:
-            continue
+    codes, distinct = pd.factorize(np.asarray(handles, dtype=object))  # None: -1
+    _, first = np.unique(codes, return_index=True)  # each code's first row
+    if len(first) and codes[first[0]] < 0:
+        first = first[1:]
+    per_value: list[tuple[str | None, datetime | None, bool | None]] = []
+    for handle, row in zip(distinct.tolist(), first.tolist(), strict=True):
         source, when = sources.get(handle, (None, None))
         expired: bool | None = None
-        if source is not None and status in (OK, NOT_FOUND):
+        if source is not None and statuses[row] in (OK, NOT_FOUND):
             entry = stored_at(handle)
             if entry is not None:
                 when, expired = entry
@@ -80,13 +84,17 @@ def provenance_frame(
                 expired = False if when is not None else None
         else:
             when = None  # nothing was bought: a failure, or not in the cache offline
-        per_value[handle] = (source, when, expired)
-    rows = [per_value.get(h, (None, None, None)) if h is not None else (None,) * 3 for h in handles]
-    columns = list(zip(*rows, strict=True)) if rows else [(), (), ()]
-    return pd.DataFrame(
-        {
-            SOURCE_COLUMN: pd.Series(columns[0], dtype="str"),
-            FETCHED_AT_COLUMN: pd.to_datetime(pd.Series(columns[1], dtype=object), utc=True),
-            EXPIRED_COLUMN: pd.Series(columns[2], dtype="boolean"),
-        }
+        per_value.append((source, when, expired))
+    per_value.append((None, None, None))  # code -1: a row without a handle
+    columns = list(zip(*per_value, strict=True))
+    return (
+        pd.DataFrame(
+            {
+                SOURCE_COLUMN: pd.Series(columns[0], dtype="str"),
+                FETCHED_AT_COLUMN: pd.to_datetime(pd.Series(columns[1], dtype=object), utc=True),
+                EXPIRED_COLUMN: pd.Series(columns[2], dtype="boolean"),
+            }
+        )
+        .take(np.where(codes < 0, len(per_value) - 1, codes))
+        .reset_index(drop=True)
     )

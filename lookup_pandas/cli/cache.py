@@ -115,8 +115,8 @@ def _confirmed(label: str) -> bool:
 def handles_to_forget(options: CacheOptions) -> list[str]:
     """The handles of ``cache forget``: its arguments (each must be a handle or profile URL),
     and the cells of ``--from-csv FILE -c COLUMN`` (those that are no handle, such as blanks,
-    are skipped, as enrichment skips them, and counted on stderr)."""
-    from ..handles import normalise_handle
+    are skipped, as enrichment skips them, and counted on stderr): each distinct cell once."""
+    from ..distinct import HandleMap
 
     o = options
     if not o.handles and o.from_csv is None:
@@ -127,10 +127,10 @@ def handles_to_forget(options: CacheOptions) -> list[str]:
         if o.column not in frame.columns:
             columns = ", ".join(map(str, frame.columns[:10]))
             raise InputError(f"no column {o.column!r} in {o.from_csv} (columns: {columns})")
-        cells = frame[o.column].tolist()
-        usable = [c for c in cells if normalise_handle(c, fold_case=o.fold_case)]
-        if len(usable) < len(cells):
-            skipped = len(cells) - len(usable)
+        cells = HandleMap(fold_case=o.fold_case).map(frame[o.column])
+        usable = cells.distinct()  # handles, which forget takes as they are
+        skipped = len(cells.codes) - cells.valid_rows()
+        if skipped:
             print(
                 f"lookup-pandas: skipped {skipped} cell{'s' * (skipped != 1)} of {o.column!r} "
                 "that are no handle (blank, N/A, ...)",

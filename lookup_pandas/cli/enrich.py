@@ -21,7 +21,7 @@ from .estimate import print_estimate
 from .exits import InputError
 from .options import STDIN, EnrichOptions
 from .output import check_output, open_output, target, unwritable, write_frame, write_text
-from .reading import csv_chunks, file_size, read_csv
+from .reading import count_rows, csv_chunks, file_size, read_csv
 from .service import service_client
 
 if TYPE_CHECKING:
@@ -29,12 +29,14 @@ if TYPE_CHECKING:
 
 
 def enrich(options: EnrichOptions) -> int:
-    """Enrich the whole file at once, or in chunks when asked or when it is large; people, or
-    companies with ``--companies``."""
+    """Enrich the whole file at once, or in chunks when asked or when it has more rows than a
+    chunk (stream.AUTO_CHUNK_ROWS); people, or companies with ``--companies``."""
     from .. import api
     from ..enrich import estimate_values
 
-    rows = stream.chunk_rows(options.chunksize, file_size(options.input), options.chunk_threshold)
+    threshold = options.chunk_threshold or stream.AUTO_CHUNK_ROWS
+    counted = None if options.chunksize is not None else count_rows(options.input, threshold)
+    rows = stream.chunk_rows(options.chunksize, counted, threshold)
     if rows is not None:
         return enrich_in_chunks(options, rows)
     o = options
@@ -43,7 +45,7 @@ def enrich(options: EnrichOptions) -> int:
     api.check_columns(leads, o.column, o.prefix)
     with service_client(o.offline) as client:
         est = estimate_values(  # the credits facts are read after --max-calls, if at all
-            leads[o.column].tolist(),
+            leads[o.column],
             client=client,
             fold_case=o.fold_case,
             method=o.method,

@@ -49,8 +49,8 @@ class EnrichOptions:
     method: Method = "auto"
     encoding: str = "utf-8"
     keep_case: bool = False
-    chunksize: int | None = None  # rows per chunk; 0: never; None: by size
-    chunk_threshold: int | None = None  # bytes above which it is chunked unasked
+    chunksize: int | None = None  # rows per chunk; 0: never; None: by the file's rows
+    chunk_threshold: int | None = None  # rows above which it is chunked unasked
     output: str | None = None  # None or "-": stdout
     progress: bool | None = None  # False: --no-progress; None: when on a terminal
     offline: bool = False  # --offline: answers from the cache only, nothing sent

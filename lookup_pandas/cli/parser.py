@@ -88,9 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 _CHUNKSIZE_HELP = (
     "read, enrich and write N rows at a time, so that memory does not grow with the "
-    "file's length (default: 100000-row chunks for an input over 64 MiB, else the whole "
-    "file at once; 0: never). The output is the same; distinct handles are still fetched "
-    "once, as one job (one budget, one estimate). The input is read twice, so it must be "
+    "file's length (default: 50000-row chunks for an input of more than 50000 rows, else "
+    "the whole file at once; 0: never). The output is the same; each distinct value is "
+    "normalised once and each distinct handle fetched once, as one job (one budget, one "
+    "estimate). The input is read twice, so it must be "
     "a file. With -o FILE the output is written beside FILE as .FILE.<random>.part and "
     "renamed onto FILE only when complete (an interrupted run leaves no half file); to "
     "stdout, chunks are written as they are made and a failure can leave a partial CSV"
@@ -142,7 +143,7 @@ def _add_enrich(sub: _Sub) -> None:
         "are case-insensitive, so Ada and ada are one person, paid once)",
     )
     p.add_argument("--chunksize", type=rows, default=None, metavar="N", help=_CHUNKSIZE_HELP)
-    # bytes above which an input is chunked unasked (default stream.AUTO_CHUNK_BYTES); for tests
+    # rows above which an input is chunked unasked (default stream.AUTO_CHUNK_ROWS); for tests
     p.add_argument("--chunk-threshold", type=rows, default=None, help=argparse.SUPPRESS)
     _add_common(p)
     p.set_defaults(options=_enrich_options)

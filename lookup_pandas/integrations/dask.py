@@ -39,13 +39,13 @@ from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, exte
 from ..client import Client, resolve_client
 from ..client_spec import ClientSpec
 from ..credits import RouteCosts
+from ..distinct import HandleMap
 from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames import prefixed_names
 from ..kinds import COMPANIES, PEOPLE, Kind
 from ..outcomes import Estimate
 from ..plan import check_credits, check_method, check_options
-from ..stream import HandleMap
 
 __all__ = [
     "DaskLookupAccessor",

@@ -15,12 +15,13 @@ Example::
             part.handle.writelines(enrich_chunk(chunk, "handle", table, handles).batches())
         part.commit()           # enriched.csv appears, complete, at once
 
-This is what ``lookup-pandas enrich --chunksize N`` does (and, unasked, for an input larger than
-:data:`AUTO_CHUNK_BYTES`). The output is the same, byte for byte, as enriching the whole file at
-once and writing it with ``to_csv``. The rooms: :mod:`.scan` (pass 1: when to chunk, raw values
-to handles, the distinct handles), :mod:`.records` (records kept as text, their dtypes),
-:mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each handle's cells,
-joined onto chunks), :mod:`.partfile` (the output appears only when complete).
+This is what ``lookup-pandas enrich --chunksize N`` does (and, unasked, in chunks of
+:data:`AUTO_CHUNK_ROWS` rows for an input with more rows than that). The output is the same,
+byte for byte, as enriching the whole file at once and writing it with ``to_csv``. The rooms:
+:mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each normalised
+once by :class:`lookup_pandas.distinct.HandleMap`), :mod:`.records` (records kept as text,
+their dtypes), :mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each
+handle's cells, joined onto chunks), :mod:`.partfile` (the output appears only when complete).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from .csvtext import TERMINATOR, csv_header, csv_parts, split_records
 from .partfile import PartFile
 from .records import ColumnKinds, RecordStore
 from .scan import (
-    AUTO_CHUNK_BYTES,
     AUTO_CHUNK_ROWS,
     HandleMap,
     InputChanged,
@@ -41,7 +41,6 @@ from .scan import (
 from .table import BATCH_ROWS, TABLE_SLICE, EnrichedChunk, HandleTable, enrich_chunk
 
 __all__ = [
-    "AUTO_CHUNK_BYTES",
     "AUTO_CHUNK_ROWS",
     "BATCH_ROWS",
     "TABLE_SLICE",

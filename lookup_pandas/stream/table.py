@@ -16,10 +16,12 @@ from .csvtext import TERMINATOR, csv_header, csv_parts
 from .records import ColumnKinds, RecordStore
 from .scan import HandleMap, InputChanged, Mapped
 
-#: Rows joined into one string before it is written (a few MiB of text).
-BATCH_ROWS = 5_000
-#: Distinct handles whose cells are written as CSV at once when the table is built.
-TABLE_SLICE = 2_000
+#: Rows joined into one string before it is written (about a MiB of text for rich records:
+#: larger batches add tens of MiB to the peak, for no speed).
+BATCH_ROWS = 1_000
+#: Distinct handles whose cells are written as CSV at once when the table is built (their
+#: records are Python objects meanwhile).
+TABLE_SLICE = 500
 
 
 class HandleTable:

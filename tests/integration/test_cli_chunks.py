@@ -7,10 +7,10 @@ chunks, by batch jobs, by single calls and with sparse records, to a file and to
 distinct handle is billed once over all chunks; the estimate and the summary describe the
 whole file; ``--max-calls`` refuses the whole file's need before anything is sent; SIGINT
 mid-fetch leaves neither the output nor a part file, and the re-run pays for nothing twice;
-a file over the threshold is chunked unasked (``--chunksize 0``: never); a bad byte or a
-malformed line late in the file is the same one line as without chunks, before anything is
-sent; a header-only file; stdin and a pipe are refused; a reader of stdout that stops early
-(``| head``) ends the run quietly.
+a file of more rows than a chunk is chunked unasked, however few its bytes (``--chunksize 0``:
+never); a bad byte or a malformed line late in the file is the same one line as without
+chunks, before anything is sent; a header-only file; stdin and a pipe are refused; a reader of
+stdout that stops early (``| head``) ends the run quietly.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.handles import normalise_handle
+from lookup_pandas.stream import AUTO_CHUNK_ROWS
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from .cli_helpers import CliMain, Done
@@ -249,32 +250,20 @@ def test_sigint_mid_fetch_leaves_no_file_and_the_rerun_pays_for_nothing_twice(
     _billed_once(fake_service, leads)
 
 
-def test_a_file_over_the_threshold_is_chunked_unasked_and_0_means_never(
+def test_a_file_of_more_rows_than_a_chunk_is_chunked_unasked_and_0_means_never(
     cli_main, fake_service, tmp_path
 ):
-    rows = 100_010  # more than one chunk of the default 100,000 rows
+    rows = AUTO_CHUNK_ROWS + 10  # more rows than one chunk: however few bytes they are
     handles = _distinct("chauto", 15, 3)
     leads = tmp_path / "big.csv"
     values = [handles[i % len(handles)] if i % 50 else "" for i in range(rows)]
     pd.DataFrame({"id": range(rows), "handle": values}).to_csv(leads, index=False)
-    size = leads.stat().st_size
     cache = tmp_path / "c.sqlite"
-    above, never = tmp_path / "above.csv", tmp_path / "never.csv"
+    above, never, threshold = (tmp_path / f"{n}.csv" for n in ("above", "never", "threshold"))
 
-    # (a small file is not chunked: see the first test)
-    chunked = _lines(
-        _run(
-            cli_main,
-            fake_service,
-            cache,
-            str(leads),
-            "--chunk-threshold",
-            str(size - 1),
-            "-o",
-            str(above),
-        )
-    )
-    assert CHUNKS.search(chunked[1]).groups()[:2] == ("2", "100000")
+    # (a file of fewer rows is not chunked: see the first test)
+    chunked = _lines(_run(cli_main, fake_service, cache, str(leads), "-o", str(above)))
+    assert CHUNKS.search(chunked[1]).groups()[:2] == ("2", str(AUTO_CHUNK_ROWS))
     assert chunked[1].startswith(f"enriched {rows} rows (")
     whole = _lines(
         _run(
@@ -288,6 +277,25 @@ def test_a_file_over_the_threshold_is_chunked_unasked_and_0_means_never(
     assert not CHUNKS.search(whole[1])
     assert above.read_bytes() == never.read_bytes()
     assert fake_service.billed_handles() == {h: 1 for h in handles}
+    # the threshold counts rows: one row fewer than the file holds chunks it
+    small = tmp_path / "small.csv"
+    pd.read_csv(leads, dtype=str, keep_default_na=False).head(20).to_csv(small, index=False)
+    at = _run(cli_main, fake_service, cache, str(small), "--chunk-threshold", "20")
+    assert not CHUNKS.search(_lines(at)[1])
+    over = _lines(
+        _run(
+            cli_main,
+            fake_service,
+            cache,
+            str(small),
+            "--chunk-threshold",
+            "19",
+            "-o",
+            str(threshold),
+        )
+    )
+    assert CHUNKS.search(over[1]).groups()[:2] == ("1", str(AUTO_CHUNK_ROWS))
+    assert threshold.read_bytes().decode() == at.stdout
 
 
 def _bad_late(tmp_path: Path, kind: str) -> Path:

@@ -31,7 +31,6 @@ from lookup_pandas.frames import (
     with_nullable_dtypes,
 )
 from lookup_pandas.stream import (
-    AUTO_CHUNK_BYTES,
     AUTO_CHUNK_ROWS,
     ColumnKinds,
     HandleMap,
@@ -47,7 +46,6 @@ from lookup_pandas.stream import (
     scan_handles,
     split_records,
 )
-from lookup_pandas.stream import scan as stream_scan
 from lookup_pandas.stream import table as stream_table
 from lookup_pandas.testing import MockTransport, data, envelope
 
@@ -57,12 +55,12 @@ TIER = envelope({"balance": 100, "current_tier": {"name": "t", "limit_per_minute
 # -- when to chunk -------------------------------------------------------------------------------
 
 
-def test_chunk_rows_asked_never_and_by_size():
-    assert chunk_rows(7, 10) == 7  # asked for, whatever the size
-    assert chunk_rows(0, 10 * AUTO_CHUNK_BYTES) is None  # 0: never
-    assert chunk_rows(None, AUTO_CHUNK_BYTES + 1) == AUTO_CHUNK_ROWS
-    assert chunk_rows(None, AUTO_CHUNK_BYTES) is None  # not larger
-    assert chunk_rows(None, None) is None  # not a regular file: unknown size
+def test_chunk_rows_asked_never_and_by_the_rows():
+    assert chunk_rows(7, 10) == 7  # asked for, whatever the rows
+    assert chunk_rows(0, 10 * AUTO_CHUNK_ROWS) is None  # 0: never
+    assert chunk_rows(None, AUTO_CHUNK_ROWS + 1) == AUTO_CHUNK_ROWS
+    assert chunk_rows(None, AUTO_CHUNK_ROWS) is None  # one chunk's worth: read whole
+    assert chunk_rows(None, None) is None  # not a regular file: rows unknown
     assert chunk_rows(None, 2_000, threshold=1_000) == AUTO_CHUNK_ROWS
     assert chunk_rows(None, 500, threshold=1_000) is None
     with pytest.raises(ValueError):
@@ -74,7 +72,7 @@ def test_the_cli_help_states_the_threshold_and_the_chunk_size():
 
     enrich = build_parser()._subparsers._group_actions[0].choices["enrich"]  # type: ignore[union-attr]
     text = " ".join(enrich.format_help().split())
-    assert f"{AUTO_CHUNK_ROWS}-row chunks for an input over {AUTO_CHUNK_BYTES // 2**20} MiB" in text
+    assert f"{AUTO_CHUNK_ROWS}-row chunks for an input of more than {AUTO_CHUNK_ROWS} rows" in text
     assert "--chunk-threshold" not in text  # for tests only
 
 
@@ -132,41 +130,6 @@ def test_csv_header_is_pandas_header():
 
 
 # -- raw values to handles ----------------------------------------------------------------------
-
-
-def test_handle_map_normalises_each_distinct_raw_value_once(monkeypatch):
-    calls: list[Any] = []
-    real = stream_scan.normalise_handle
-
-    def counting(value: Any, **kwargs: Any) -> str | None:
-        calls.append(value)
-        return real(value, **kwargs)
-
-    monkeypatch.setattr(stream_scan, "normalise_handle", counting)
-    handles = HandleMap()
-    values = pd.Series(["Ada", "@ada", None, "Ada", "N/A", " ", "Ada"], dtype="str")
-    m = handles.map(values)
-    assert list(m.handles[m.codes]) == ["ada", "ada", None, "ada", None, None, "ada"]
-    assert list(m.errors[m.codes]) == [
-        None,
-        None,
-        "invalid handle: missing",
-        None,
-        "invalid handle: missing",
-        "invalid handle: empty",
-        None,
-    ]
-    assert sorted(calls) == sorted(["Ada", "@ada", "N/A", " "])  # NaN needs no call
-    handles.map(pd.Series(["Ada", "grace"], dtype="str"))  # a later chunk
-    assert calls[-1] == "grace" and len(calls) == 5
-
-
-def test_handle_map_keep_case_and_its_errors_follow_fold_case():
-    m = HandleMap(fold_case=False).map(pd.Series(["Ada", "ada", "@#NA"], dtype="str"))
-    assert list(m.handles[m.codes]) == ["Ada", "ada", None]
-    # "@#NA" is "#NA" as written (a missing-value string), but "#na" folded: the reason is
-    # the one for the case the job keeps
-    assert m.errors[m.codes][2] == "invalid handle: normalises to a missing-value string"
 
 
 def test_scan_counts_rows_and_keeps_distinct_handles_in_first_seen_order():
