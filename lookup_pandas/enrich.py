@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import take
 
 from . import credit_facts
 from .batch import jobs_tagged
@@ -363,5 +364,9 @@ def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind = PEOPLE) -> pd.Data
     if found < len(mapped.codes) or not mapped.valid.all():
         # Rows without a record get NaN: keep integers and flags integral, not float / object.
         flat = with_nullable_dtypes(flat)
-    per_value = with_fields(flat, kind.fields).reindex(pd.Index(mapped.handles, dtype=object))
-    return per_value.take(mapped.codes).reset_index(drop=True)
+    fields = with_fields(flat, kind.fields)
+    # Each row's position in ``fields`` (-1: no record), so the rows are taken in one pass,
+    # with no frame per distinct value in between (the memory benchmark's peak).
+    where = fields.index.get_indexer(pd.Index(mapped.handles, dtype=object))[mapped.codes]
+    columns = {name: take(fields[name].array, where, allow_fill=True) for name in fields.columns}
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(where)), copy=False)

@@ -15,10 +15,10 @@ Example::
 In Python: ``main(["enrich", "leads.csv", "-o", "out.csv"])`` -> the exit code.
 
 A long file is read, enriched and written in chunks (``--chunksize N`` rows; by default
-50,000-row chunks for an input of more rows than that,
-:data:`lookup_pandas.stream.AUTO_CHUNK_ROWS`; ``--chunksize 0`` never), with the same output,
-byte for byte; it is read twice, so it must be a regular file. A file written with ``-o``
-appears only when complete; to stdout, chunks are written as they are made. See
+10,000-row chunks for an input of more than 50,000 rows,
+:data:`lookup_pandas.stream.CHUNK_ROWS` and ``AUTO_CHUNK_ROWS``; ``--chunksize 0`` never), with
+the same output, byte for byte; it is read twice, so it must be a regular file. A file written
+with ``-o`` appears only when complete; to stdout, chunks are written as they are made. See
 :mod:`lookup_pandas.stream`.
 
 The key comes from ``LOOKUP_API_KEY`` only, never an option. Every failure the library raises

@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 _CHUNKSIZE_HELP = (
     "read, enrich and write N rows at a time, so that memory does not grow with the "
-    "file's length (default: 50000-row chunks for an input of more than 50000 rows, else "
+    "file's length (default: 10000-row chunks for an input of more than 50000 rows, else "
     "the whole file at once; 0: never). The output is the same; each distinct value is "
     "normalised once and each distinct handle fetched once, as one job (one budget, one "
     "estimate). The input is read twice, so it must be "

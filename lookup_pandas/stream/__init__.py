@@ -16,11 +16,11 @@ Example::
         part.commit()           # enriched.csv appears, complete, at once
 
 This is what ``lookup-pandas enrich --chunksize N`` does (and, unasked, in chunks of
-:data:`AUTO_CHUNK_ROWS` rows for an input with more rows than that). The output is the same,
-byte for byte, as enriching the whole file at once and writing it with ``to_csv``. The rooms:
-:mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each normalised
-once by :class:`lookup_pandas.distinct.HandleMap`), :mod:`.records` (records kept as text,
-their dtypes), :mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each
+:data:`CHUNK_ROWS` rows for an input of more than :data:`AUTO_CHUNK_ROWS` rows). The output is
+the same, byte for byte, as enriching the whole file at once and writing it with ``to_csv``.
+The rooms: :mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each
+normalised once by :class:`lookup_pandas.distinct.HandleMap`), :mod:`.records` (records kept
+as text, their dtypes), :mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each
 handle's cells, joined onto chunks), :mod:`.partfile` (the output appears only when complete).
 """
 
@@ -31,6 +31,7 @@ from .partfile import PartFile
 from .records import ColumnKinds, RecordStore
 from .scan import (
     AUTO_CHUNK_ROWS,
+    CHUNK_ROWS,
     HandleMap,
     InputChanged,
     Mapped,
@@ -43,6 +44,7 @@ from .table import BATCH_ROWS, TABLE_SLICE, EnrichedChunk, HandleTable, enrich_c
 __all__ = [
     "AUTO_CHUNK_ROWS",
     "BATCH_ROWS",
+    "CHUNK_ROWS",
     "TABLE_SLICE",
     "TERMINATOR",
     "ColumnKinds",

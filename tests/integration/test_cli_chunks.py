@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.handles import normalise_handle
-from lookup_pandas.stream import AUTO_CHUNK_ROWS
+from lookup_pandas.stream import AUTO_CHUNK_ROWS, CHUNK_ROWS
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from .cli_helpers import CliMain, Done
@@ -263,7 +263,7 @@ def test_a_file_of_more_rows_than_a_chunk_is_chunked_unasked_and_0_means_never(
 
     # (a file of fewer rows is not chunked: see the first test)
     chunked = _lines(_run(cli_main, fake_service, cache, str(leads), "-o", str(above)))
-    assert CHUNKS.search(chunked[1]).groups()[:2] == ("2", str(AUTO_CHUNK_ROWS))
+    assert CHUNKS.search(chunked[1]).groups()[:2] == (str(-(-rows // CHUNK_ROWS)), str(CHUNK_ROWS))
     assert chunked[1].startswith(f"enriched {rows} rows (")
     whole = _lines(
         _run(
@@ -294,7 +294,7 @@ def test_a_file_of_more_rows_than_a_chunk_is_chunked_unasked_and_0_means_never(
             str(threshold),
         )
     )
-    assert CHUNKS.search(over[1]).groups()[:2] == ("1", str(AUTO_CHUNK_ROWS))
+    assert CHUNKS.search(over[1]).groups()[1] == str(CHUNK_ROWS)
     assert threshold.read_bytes().decode() == at.stdout
 
 

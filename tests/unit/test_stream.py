@@ -32,6 +32,7 @@ from lookup_pandas.frames import (
 )
 from lookup_pandas.stream import (
     AUTO_CHUNK_ROWS,
+    CHUNK_ROWS,
     ColumnKinds,
     HandleMap,
     HandleTable,
@@ -58,10 +59,10 @@ TIER = envelope({"balance": 100, "current_tier": {"name": "t", "limit_per_minute
 def test_chunk_rows_asked_never_and_by_the_rows():
     assert chunk_rows(7, 10) == 7  # asked for, whatever the rows
     assert chunk_rows(0, 10 * AUTO_CHUNK_ROWS) is None  # 0: never
-    assert chunk_rows(None, AUTO_CHUNK_ROWS + 1) == AUTO_CHUNK_ROWS
+    assert chunk_rows(None, AUTO_CHUNK_ROWS + 1) == CHUNK_ROWS
     assert chunk_rows(None, AUTO_CHUNK_ROWS) is None  # one chunk's worth: read whole
     assert chunk_rows(None, None) is None  # not a regular file: rows unknown
-    assert chunk_rows(None, 2_000, threshold=1_000) == AUTO_CHUNK_ROWS
+    assert chunk_rows(None, 2_000, threshold=1_000) == CHUNK_ROWS
     assert chunk_rows(None, 500, threshold=1_000) is None
     with pytest.raises(ValueError):
         chunk_rows(-1, 10)
@@ -72,7 +73,7 @@ def test_the_cli_help_states_the_threshold_and_the_chunk_size():
 
     enrich = build_parser()._subparsers._group_actions[0].choices["enrich"]  # type: ignore[union-attr]
     text = " ".join(enrich.format_help().split())
-    assert f"{AUTO_CHUNK_ROWS}-row chunks for an input of more than {AUTO_CHUNK_ROWS} rows" in text
+    assert f"{CHUNK_ROWS}-row chunks for an input of more than {AUTO_CHUNK_ROWS} rows" in text
     assert "--chunk-threshold" not in text  # for tests only
 
 
