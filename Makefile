@@ -26,13 +26,15 @@ demo: venv
 bench: venv
 	$(PY) bench/run.py
 
-# ruff's rules and its formatter on everything, mypy --strict on the package and its plugin
+# ruff's rules and its formatter on everything, mypy --strict on the package and its plugin,
+# and the layers contract of pyproject.toml's [tool.importlinter] (a wrong-way import fails)
 LINTED := lookup_pandas tests bench pytest_lookup_pandas.py
 
 lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis .mypy_cache

@@ -38,8 +38,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .endpoints import BATCH_PATH
 from .errors import PaginationError, ResponseError
+from .service.endpoints import BATCH_PATH
 from .store import StoredJob
 
 __all__ = [

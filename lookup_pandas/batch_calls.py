@@ -19,8 +19,6 @@ from typing import Any
 
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from .endpoints import BATCH_PATH
-from .envelope import Envelope
 from .errors import (
     BatchUnavailableError,
     ConfigurationError,
@@ -32,6 +30,8 @@ from .http.answers import parsed_answer, profile_answer_from_batch
 from .http.contact import Requester
 from .http.sending import Wire
 from .kinds import PEOPLE, Kind
+from .service.endpoints import BATCH_PATH
+from .service.envelope import Envelope
 
 __all__ = ["BatchCalls", "no_batch"]
 

@@ -41,10 +41,10 @@ from typing import Any
 from .batch import BatchPage, Tracker, split, tagged
 from .client import Client
 from .credit_facts import balance, unless_failing
-from .envelope import Envelope
 from .errors import InsufficientCreditsError, NotFoundError
 from .kinds import PEOPLE, Kind
 from .pacing import check_cancel
+from .service.envelope import Envelope
 from .store import BUSY, RECHECK, StoredJob
 
 __all__ = ["Answer", "BatchRun"]

@@ -30,19 +30,19 @@ from requests.adapters import BaseAdapter
 
 from . import lookups
 from .cache import CacheInfo, Forgotten
-from .endpoints import (
+from .config.settings import SETTING_NAMES, Settings, keyword_help
+from .errors import BatchUnavailableError, ServiceError
+from .kinds import COMPANIES, PEOPLE, Kind
+from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
+from .rooms import Rooms
+from .service.endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
     PROFILE_PATH,
     SEARCH_PATH,
     TIER_PATH,
 )
-from .envelope import Envelope
-from .errors import BatchUnavailableError, ServiceError
-from .kinds import COMPANIES, PEOPLE, Kind
-from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
-from .rooms import Rooms
-from .settings import SETTING_NAMES, Settings, keyword_help
+from .service.envelope import Envelope
 from .stats import ClientStats
 
 #: A cached answer's (stored at, expired), or None: :meth:`Client.stored_at`.
@@ -74,7 +74,7 @@ class Client:
 
     Example: ``with lp.Client(cache="leads.sqlite") as client: client.profile("ada")`` (twice: free)
 
-    Keywords (the settings, listed once in :class:`~lookup_pandas.settings.Settings`):
+    Keywords (the settings, listed once in :class:`~lookup_pandas.config.settings.Settings`):
 
     {keywords}
     ``transport``

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .cache import CacheInfo, Forgotten, OpenCache, admin
-from .envelope import Envelope
 from .http.answers import parsed_answer
 from .http.sending import Wire
 from .kinds import PEOPLE, Kind
+from .service.envelope import Envelope
 from .stats import StatsCounter
 from .store import Store
 

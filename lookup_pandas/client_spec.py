@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .client import Client
+from .config.settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
 from .errors import ConfigurationError
-from .settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
 from .store import namespace
 
 __all__ = ["ClientSpec"]
@@ -31,7 +31,7 @@ __all__ = ["ClientSpec"]
 
 @dataclass(frozen=True)
 class ClientSpec:
-    """A Client's :class:`~lookup_pandas.settings.Settings`, without the key (and a Redis
+    """A Client's :class:`~lookup_pandas.config.settings.Settings`, without the key (and a Redis
     password)."""
 
     #: the settings with ``api_key=""`` (and the Redis URL without its password)

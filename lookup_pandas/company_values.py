@@ -19,7 +19,8 @@ company by its website with ``lp.search_companies(website=...)``.
 
 Every function that takes a company reads it through these rules: enrichment
 (:mod:`lookup_pandas.kinds`), ``client.company``, and the listings' company parameters
-(:data:`lookup_pandas.endpoints.CompanyParam`: ``company_employees``' slug, ``search_people``'
+(:data:`lookup_pandas.service.endpoints.CompanyParam`: ``company_employees``' slug,
+``search_people``'
 ``organization_slugs``, ``job_changes``' ``organization_ids``, the SearchPanel, the CLI).
 """
 

@@ -11,7 +11,7 @@ Each is a free panel call (``endpoints.is_panel``: never cached, never paced). A
 without one of these routes (404) gives the defaults: every route costs 1, no ladder (``()``),
 no balance (None). A public route is read only after the key is known to work
 (``client.check_key``): any key gets a public answer, which must never count as proof of it.
-:mod:`lookup_pandas.credits` is the pure part (parsing, tiers, how a job moves on them).
+:mod:`lookup_pandas.service.credits` is the pure part (parsing, tiers, how a job moves on them).
 """
 
 from __future__ import annotations
@@ -22,9 +22,16 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH, RouteCosts, Tier, parse_ladder
-from .envelope import finite_number
 from .errors import AuthenticationError, ConfigurationError, ResponseError, ServiceError
+from .service.credits import (
+    BALANCE_PATH,
+    ROUTE_COSTS_PATH,
+    TIERS_PATH,
+    RouteCosts,
+    Tier,
+    parse_ladder,
+)
+from .service.envelope import finite_number
 
 if TYPE_CHECKING:
     from .client import Client

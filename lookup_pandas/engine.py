@@ -32,8 +32,6 @@ from .calls import fetch_one, in_cache, not_cached_outcome, window_size
 from .claims import ClaimWindow
 from .client import Client, ClientStats
 from .credit_facts import kept_costs
-from .credits import RouteCosts
-from .envelope import Envelope
 from .errors import (
     AuthenticationError,
     BatchUnavailableError,
@@ -58,6 +56,8 @@ from .pacing import check_cancel
 from .plan import Options, Plan
 from .progress import Bar, Progress
 from .provenance import Source, arrived
+from .service.credits import RouteCosts
+from .service.envelope import Envelope
 from .stats import since
 
 if TYPE_CHECKING:

@@ -33,7 +33,6 @@ from .calls import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
 from .calls import cached_outcome
 from .client import Client
 from .credit_facts import unless_failing
-from .credits import RouteCosts
 from .distinct import HandleMap, Mapped
 from .engine import EnrichmentRun, run, stopped_run
 from .frames import RecordColumns, with_fields, with_nullable_dtypes
@@ -70,6 +69,7 @@ from .plan import (
 )
 from .plan import stored_batch_jobs_holding as _holding
 from .provenance import provenance_frame
+from .service.credits import RouteCosts
 
 if TYPE_CHECKING:
     from .jobs import Watch

@@ -10,7 +10,8 @@ Example::
 Production ignores a filter name it does not know (and bills every page of the unfiltered
 answer) and answers 400 for the rest of these: ``limit`` outside 1–50, free-text filters shorter
 than 3 characters. The names and which are free text are declared once per endpoint in
-:mod:`lookup_pandas.endpoints`. Pure: no I/O, no client. ``client.get`` and ``client.paginate``
+:mod:`lookup_pandas.service.endpoints`. Pure: no I/O, no client. ``client.get`` and
+``client.paginate``
 do not call it: they are the escape hatch for any parameter, checked by the service alone.
 """
 
@@ -22,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .company_values import checked_companies
-from .endpoints import Listing
 from .errors import UsageError
+from .service.endpoints import Listing
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
 

@@ -8,7 +8,8 @@ Example::
     COMPANIES.invalid_error("")         # "invalid company: empty"
 
 A Kind is what the engine (:mod:`lookup_pandas.enrich`, :mod:`lookup_pandas.engine`,
-:mod:`lookup_pandas.batch_run`) is generalised over: its :class:`~lookup_pandas.endpoints.Endpoint`
+:mod:`lookup_pandas.batch_run`) is generalised over: its
+:class:`~lookup_pandas.service.endpoints.Endpoint`
 (lookup path, id parameters, not-found code, batch path and results key), how values are
 normalised (:class:`~lookup_pandas.handles.Rules`), the columns every result has, and the words
 a progress bar and an error use.
@@ -21,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .company_values import COMPANY_RULES
-from .endpoints import ENDPOINTS, Endpoint
 from .frames import COMPANY_FIELDS, PERSON_FIELDS
 from .handles import PERSON_RULES, Rules, cleaned, invalid_reason, normalise_handle
+from .service.endpoints import ENDPOINTS, Endpoint
 
 __all__ = ["COMPANIES", "PEOPLE", "Kind"]
 

@@ -23,12 +23,12 @@ import pandas as pd
 
 from .client import Client, check_max_records, resolve_client
 from .company_values import checked_companies, is_company_id
-from .endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
 from .errors import ConfigurationError, ResponseError, UsageError
 from .filters import check_listing
 from .frames import records_to_frame
 from .kinds import COMPANIES
 from .lookups import fetched
+from .service.endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
 
 if TYPE_CHECKING:
     import polars as pl
@@ -228,7 +228,7 @@ def company_employees(
     website without ``/company/``), another filter name (the message suggests the closest,
     ``geo_contry_code`` -> ``geo_country_code``), ``limit`` outside 1–50, ``title`` or
     ``geo_city`` under 3 characters, a ``geo_country_code`` that is not two letters (see
-    :data:`lookup_pandas.endpoints.EMPLOYEES`).
+    :data:`lookup_pandas.service.endpoints.EMPLOYEES`).
     ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
@@ -287,7 +287,7 @@ def search_people(
     companies: slugs in any case, page URLs, or ``org_`` ids, each looked up once for its slug
     as in :func:`company_employees`), ``skills`` (with ``skills_match``), ``current_only`` and
     the rest of
-    :data:`lookup_pandas.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
+    :data:`lookup_pandas.service.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
     ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
     promised; ``lp.overview(frame)`` shows name, headline, company and city.
 

@@ -17,12 +17,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .endpoints import checked_data
-from .envelope import Envelope
 from .errors import NotFoundError
 from .handles import checked_handle
 from .http.contact import Requester
 from .kinds import Kind
+from .service.endpoints import checked_data
+from .service.envelope import Envelope
 
 __all__ = ["answer", "fetched", "record"]
 

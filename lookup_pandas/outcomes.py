@@ -78,7 +78,7 @@ class Estimate:
     sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
     unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
     ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
-    (:mod:`lookup_pandas.credits`). ``str(est)`` is one line of these facts, and a notebook
+    (:mod:`lookup_pandas.service.credits`). ``str(est)`` is one line of these facts, and a notebook
     shows a small table (:mod:`lookup_pandas.displays`); ``repr(est)`` stays the dataclass's.
     """
 

@@ -22,12 +22,12 @@ from requests.adapters import BaseAdapter
 from .batch_calls import BatchCalls
 from .claims import Claims
 from .client_cache import ClientCache
+from .config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from .http.contact import Contact
 from .http.sending import PacedAttempts, Sender, Wire
 from .http.session import build_session
 from .pacing import Pacer
-from .retry import RetryPolicy
-from .settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from .service.retry import RetryPolicy
 from .stats import StatsCounter
 from .store import Store, answers_namespace, namespace, open_store
 

@@ -11,7 +11,7 @@ Example::
                                                         # organization.* flattened
 
 Each is :func:`lookup_pandas.listings.listing_table` over its endpoint's one declaration
-(:data:`lookup_pandas.endpoints.ENDPOINTS`): the same paginator, cache and pace as
+(:data:`lookup_pandas.service.endpoints.ENDPOINTS`): the same paginator, cache and pace as
 ``search_people``, and the query checked before anything is sent (a misspelt filter is a
 UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
 Each returns a pandas DataFrame (``lookup_pandas.polars_frames.to_polars`` converts one).
@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .endpoints import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
 from .listings import DEFAULT_LIMIT, listing_table
+from .service.endpoints import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,7 +74,7 @@ def search_companies(
     ``name`` or ``website`` is required (3+ characters). Filters take production's names:
     ``staff_count_min``/``_max``, ``follower_count_min``/``_max``, ``industries``,
     ``industries_v2``, ``hq_city``, ``hq_country_code``, ``founded`` (see
-    :data:`lookup_pandas.endpoints.COMPANY_SEARCH`). Each row is a company record (``id``
+    :data:`lookup_pandas.service.endpoints.COMPANY_SEARCH`). Each row is a company record (``id``
     ``org_…``, ``slug``, ``name``...; ``hq.city`` flattened); ``df.lookup.enrich_companies``
     takes its ``slug`` column. Neither ``name`` nor ``website``, another filter name, text
     under 3 characters: a UsageError, nothing sent.
@@ -130,7 +130,7 @@ def institution_alumni(
     names: ``current_only``, ``degree``, ``field_of_study``, ``geo_city`` (3+ characters each
     where text), ``geo_country_code``, ``start_year_min``/``_max``, ``end_year_min``/``_max``,
     ``sort`` (``newest``, ``oldest``, ``recently_graduated``); see
-    :data:`lookup_pandas.endpoints.ALUMNI`. Another name: a UsageError, nothing sent.
+    :data:`lookup_pandas.service.endpoints.ALUMNI`. Another name: a UsageError, nothing sent.
     """
     return listing_table(
         ALUMNI,
@@ -185,7 +185,7 @@ def job_changes(
     ids; a slug or company page URL is first looked up once for its id, billed once and cached,
     see :func:`~lookup_pandas.listings.company_query`), ``geo_city``, ``geo_country_code``,
     ``title`` (3+ characters where text), ``days_ago`` (1–365); see
-    :data:`lookup_pandas.endpoints.JOB_CHANGES`. Another name: a UsageError, nothing sent.
+    :data:`lookup_pandas.service.endpoints.JOB_CHANGES`. Another name: a UsageError, nothing sent.
     """
     return listing_table(
         JOB_CHANGES,

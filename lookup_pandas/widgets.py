@@ -31,12 +31,12 @@ import pandas as pd
 
 from .client import Client, resolve_client
 from .company_values import checked_company, names_one_company, normalise_company
-from .endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .errors import UsageError
 from .filters import MIN_TEXT, check_listing
 from .frames import records_to_frame
 from .listings import company_query
 from .pagination import PagePlan
+from .service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .views import current_position, full_name, summary
 from .widgets_companies import (
     COMPANIES,

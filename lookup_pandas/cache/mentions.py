@@ -21,9 +21,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from ..endpoints import ENDPOINTS, PROFILE_PATH
 from ..errors import UsageError
 from ..handles import invalid_reason, normalise_handle
+from ..service.endpoints import ENDPOINTS, PROFILE_PATH
 
 __all__ = ["handles_in", "kind_of", "mentioned", "wanted_handles"]
 

@@ -30,10 +30,17 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
-from ..cache_urls import redis_namespace
+from ..config.cache_urls import redis_namespace
+from ..config.settings import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_CACHE,
+    Settings,
+    cache_setting,
+    redact_url,
+)
 from ..errors import ConfigurationError
 from ..private_files import sqlite_files
-from ..settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE, Settings, cache_setting, redact_url
 from ..store import (
     Store,
     answers_namespace,

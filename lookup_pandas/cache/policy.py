@@ -25,10 +25,10 @@ import requests
 from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
 
-from ..endpoints import is_batch, is_panel
-from ..envelope import NOT_FOUND_CODES, Envelope
 from ..errors import NotFoundError
 from ..http.answers import read_once
+from ..service.endpoints import is_batch, is_panel
+from ..service.envelope import NOT_FOUND_CODES, Envelope
 
 logger = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
+from ..config.settings import default_cache_path
 from ..private_files import prepare_sqlite_file, while_locked
-from ..settings import default_cache_path
 from . import requests_cache_internals as internals
 from .policy import PaidAnswersOnly
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from ..endpoints import (
+from ..service.endpoints import (
     ALUMNI,
     COMPANY_SEARCH,
     EMPLOYEES,

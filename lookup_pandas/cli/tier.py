@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..displays import credits_text, number
-from ..envelope import finite_number
+from ..service.envelope import finite_number
 from .options import TierOptions
 from .output import check_output, target, to_stdout, write_frame
 from .service import service_client

@@ -23,9 +23,9 @@ import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from ..endpoints import checked_data
-from ..envelope import Envelope, parse_envelope
 from ..errors import ServiceError
+from ..service.endpoints import checked_data
+from ..service.envelope import Envelope, parse_envelope
 
 __all__ = [
     "BATCH_NOT_FOUND_MESSAGE",

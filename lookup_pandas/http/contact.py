@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol
 
-from ..endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
-from ..envelope import Envelope
+from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     AuthenticationError,
     ConfigurationError,
@@ -29,7 +28,8 @@ from ..errors import (
     TransportError,
 )
 from ..pacing import Pacer, pause
-from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from ..service.endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
+from ..service.envelope import Envelope
 from ..store import Store
 from .decisions import proves_contact, proves_key, rate_from_tier, tier_action, tier_floor
 

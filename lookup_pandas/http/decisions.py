@@ -17,9 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from ..credits import ROUTE_COSTS_PATH, TIERS_PATH
-from ..endpoints import HEALTH_PATH
-from ..envelope import finite_number
+from ..config.settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
 from ..errors import (
     AuthenticationError,
     ConfigurationError,
@@ -27,8 +25,10 @@ from ..errors import (
     RateLimitError,
     ServiceError,
 )
-from ..retry import RetryPolicy, is_retryable
-from ..settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
+from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH
+from ..service.endpoints import HEALTH_PATH
+from ..service.envelope import finite_number
+from ..service.retry import RetryPolicy, is_retryable
 
 __all__ = [
     "FIRST_CONTACT_RETRY_DELAY",

@@ -27,8 +27,7 @@ from requests_cache import CachedSession, get_expiration_datetime
 
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
 from ..claims import Claims, claim_or_wait, fresh_lookup
-from ..endpoints import is_batch, is_panel
-from ..envelope import Envelope, finite_number
+from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     ConfigurationError,
     NotCachedError,
@@ -39,8 +38,9 @@ from ..errors import (
     UsageError,
 )
 from ..pacing import Pacer, pause
-from ..retry import RetryPolicy
-from ..settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from ..service.endpoints import is_batch, is_panel
+from ..service.envelope import Envelope, finite_number
+from ..service.retry import RetryPolicy
 from ..stats import StatsCounter
 from ..store import RECHECK
 from .answers import parsed_answer

@@ -27,7 +27,7 @@ from .._version import __version__
 from ..cache.keys import remembered_key
 from ..cache.policy import IGNORED_PARAMETERS
 from ..cache.sqlite import Entry, shared_backends
-from ..settings import Settings
+from ..config.settings import Settings
 from ..store import answers_namespace, namespace, require_redis
 
 __all__ = ["build_session"]

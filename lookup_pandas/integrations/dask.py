@@ -38,7 +38,6 @@ from .. import api, credit_facts
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from ..client import Client, resolve_client
 from ..client_spec import ClientSpec
-from ..credits import RouteCosts
 from ..distinct import HandleMap
 from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
@@ -46,6 +45,7 @@ from ..frames import prefixed_names
 from ..kinds import COMPANIES, PEOPLE, Kind
 from ..outcomes import Estimate
 from ..plan import check_credits, check_method, check_options
+from ..service.credits import RouteCosts
 
 __all__ = [
     "DaskLookupAccessor",

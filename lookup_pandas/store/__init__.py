@@ -39,7 +39,7 @@ from . import common
 from .common import *  # noqa: F403  the vocabulary every store shares is the package's too
 
 if TYPE_CHECKING:
-    from ..settings import Settings
+    from ..config.settings import Settings
 
 __all__ = [
     "MemoryStore",
@@ -180,7 +180,7 @@ def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None)
     """
     if cache is None:
         return MemoryStore()
-    from ..settings import is_redis_url
+    from ..config.settings import is_redis_url
 
     if isinstance(cache, str) and is_redis_url(cache):
         require_redis()

@@ -64,9 +64,9 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from ..cache_urls import without_namespace
+from ..config.cache_urls import without_namespace
+from ..config.settings import ENV_CACHE, redact_url
 from ..errors import ConfigurationError
-from ..settings import ENV_CACHE, redact_url
 from . import common
 from .holders import holder_name
 from .redis_scripts import (

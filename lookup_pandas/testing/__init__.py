@@ -11,7 +11,8 @@ Example::
         client.profile(data.person("ada")["id"])    # the same person, by her prsn_ id
         svc.count("/api/data/v1/people/profile")    # requests the emulator saw
 
-It serves the whole Data API of :data:`lookup_pandas.endpoints.ENDPOINTS`: people (by handle or
+It serves the whole Data API of :data:`lookup_pandas.service.endpoints.ENDPOINTS`: people (by
+handle or
 id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
 
 Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..endpoints import BATCH_PATH, COMPANY_BATCH_PATH, ENDPOINTS, Endpoint
+from ..service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH, ENDPOINTS, Endpoint
 from . import companies, data
 
 __all__ = ["BATCH", "COMPANIES_BATCH", "KINDS", "MAX_ITEMS", "BatchJob", "Kind"]

@@ -5,9 +5,10 @@ Example::
     reply = ROUTES_BY_NAME["company"](state, Request("GET", COMPANY_PATH, (("slug", "acme"),), {}))
     json.loads(reply.body)["data"]["employee_count"]        # 137; reply.billed is True
 
-Each route is named as its endpoint in :data:`lookup_pandas.endpoints.ENDPOINTS` (the route table
+Each route is named as its endpoint in :data:`lookup_pandas.service.endpoints.ENDPOINTS` (the route
+table
 in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
-:class:`~lookup_pandas.endpoints.Listing`: the required parameter, ``limit`` 1-50, free-text
+:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, free-text
 filters of 3+ characters (else 400), numbers and choices checked, unknown parameters ignored.
 Lookups take an id parameter (``id=org_…``) or the key (``slug=``); one that finds nothing is
 200 + success=false + the endpoint's not-found code, billed. Cursor lists (companies search)
@@ -24,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..endpoints import ENDPOINTS, Endpoint, Listing
+from ..service.endpoints import ENDPOINTS, Endpoint, Listing
 from . import catalog, companies, data
 from .batch import KINDS, MAX_ITEMS, BatchJob
 from .replies import (

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import Client, configure
-from ..settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
+from ..config.settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
 from .server import FakeService
 
 __all__ = ["ENV_EMULATOR_SPARSE", "notebook_client"]

@@ -10,7 +10,7 @@ All free; the tier and the balance read the panel key, the costs and the ladder 
 
 from __future__ import annotations
 
-from ..endpoints import ENDPOINTS, is_batch
+from ..service.endpoints import ENDPOINTS, is_batch
 from .replies import Reply, Request, ok
 from .state import ServiceState, route_key
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..endpoints import Listing
 from ..filters import MIN_TEXT
+from ..service.endpoints import Listing
 
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20
 

@@ -1,6 +1,7 @@
 """The emulator's routes: one request in, one reply out, exactly as the spec shapes them.
 
-The route table (``ROUTES``) is keyed by the paths of :data:`lookup_pandas.endpoints.ENDPOINTS`;
+The route table (``ROUTES``) is keyed by the paths of
+:data:`lookup_pandas.service.endpoints.ENDPOINTS`;
 people's profile (by ``handle`` or ``id``), search and employees are here, the other Data API
 routes in :mod:`.data_routes`, the panel's in :mod:`.panel_routes`.
 
@@ -28,7 +29,8 @@ endpoint does not know are ignored, as production does. Search: ``title`` (requi
 ``current_only`` (``false``). Employees: ``current_only`` (``true``), ``title``,
 ``geo_country_code``, ``geo_city``, ``start_year``, ``start_month``, ``sort`` (``newest`` |
 ``oldest`` | ``recently_left``). The names come from the one declaration per endpoint in
-:mod:`lookup_pandas.endpoints` (the client checks requests against it too); a declared filter
+:mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); a declared
+filter
 the data store does not model is ignored like an unknown one. A free-text filter given with
 fewer than 3 characters is a 400, as in production (a blank one filters nothing). A cursor is
 bound to every parameter that shapes its list.
@@ -44,9 +46,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
-from ..endpoints import EMPLOYEES as EMPLOYEES_LISTING
-from ..endpoints import (
+from ..service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
+from ..service.endpoints import EMPLOYEES as EMPLOYEES_LISTING
+from ..service.endpoints import (
     EMPLOYEES_PATH,
     ENDPOINTS,
     HEALTH_PATH,
@@ -55,7 +57,7 @@ from ..endpoints import (
     TIER_PATH,
     Listing,
 )
-from ..endpoints import SEARCH as SEARCH_LISTING
+from ..service.endpoints import SEARCH as SEARCH_LISTING
 from . import data, panel_routes
 from .data_routes import ROUTES_BY_NAME, insufficient_credits, lookup_param
 from .data_routes import shown as _shown
@@ -135,7 +137,7 @@ _TYPED = frozenset({"current_only", "start_year", "start_month", "sort", "skills
 
 
 def _passed_as_text(listing: Listing, store: Callable[..., Any]) -> tuple[str, ...]:
-    """The filters of ``listing`` (declared once, in lookup_pandas.endpoints) that the data
+    """The filters of ``listing`` (declared once, in lookup_pandas.service.endpoints) that the data
     store's ``store`` function models and that are passed to it as given: no second list.
     A declared filter the store does not model is ignored, as any unknown parameter is."""
     keywords = inspect.signature(store).parameters

@@ -35,7 +35,13 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from ..endpoints import COMPANY_PATH, HEALTH_PATH, PROFILE_PATH, SKILL_PATH, SKILL_SEARCH_PATH
+from ..service.endpoints import (
+    COMPANY_PATH,
+    HEALTH_PATH,
+    PROFILE_PATH,
+    SKILL_PATH,
+    SKILL_SEARCH_PATH,
+)
 from .batch import BATCH, COMPANIES_BATCH, BatchJob
 
 __all__ = [

@@ -12,7 +12,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import cli
-from lookup_pandas.settings import SAFE_DEFAULT_RATE_PER_MINUTE
+from lookup_pandas.config.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.testing.routes import HEALTH
 
 from .helpers import PROFILE, TIER, make_client, server_error

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.cli import EXIT_CONFIG
-from lookup_pandas.endpoints import ENDPOINTS
+from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.testing import catalog, companies
 
 from .cli_helpers import CliMain

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.config.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.errors import ConfigurationError, ResponseError, ServerError, TransportError
-from lookup_pandas.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.testing import BATCH
 
 from .helpers import (

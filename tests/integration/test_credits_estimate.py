@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from lookup_pandas import api
-from lookup_pandas.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from lookup_pandas.errors import BudgetExceededError, InsufficientCreditsError
+from lookup_pandas.service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from lookup_pandas.testing import FakeService
 
 from .cli_helpers import CliMain, Done

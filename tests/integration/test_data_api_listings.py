@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from lookup_pandas import UsageError
-from lookup_pandas.endpoints import ENDPOINTS
 from lookup_pandas.searches import (
     institution_alumni,
     job_changes,
@@ -19,6 +18,7 @@ from lookup_pandas.searches import (
     search_institutions,
     search_skills,
 )
+from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.testing import catalog, companies
 
 QUIET = {"progress": False}

@@ -2,7 +2,7 @@
 
 People by id, companies (lookup, search, batch), institutions and alumni, skills and job
 changes: each route answers as production's reference describes it, from the one endpoint
-table (``lookup_pandas.endpoints.ENDPOINTS``).
+table (``lookup_pandas.service.endpoints.ENDPOINTS``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 import pytest
 import requests
 
-from lookup_pandas.endpoints import ENDPOINTS
+from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.testing import catalog, companies, data, names
 
 PROFILE = ENDPOINTS["profile"].path

@@ -34,7 +34,7 @@ import json, os, sys
 args = json.loads(sys.argv[1])
 os.umask(args["umask"])
 import lookup_pandas as lp
-from lookup_pandas.settings import default_cache_path
+from lookup_pandas.config.settings import default_cache_path
 
 def client():
     return lp.Client(api_key=args["api_key"], base_url=args["base_url"], cache=args["cache"],

@@ -18,8 +18,8 @@ from lookup_pandas.batch import (
     split,
     use_batch,
 )
-from lookup_pandas.endpoints import BATCH_PATH
 from lookup_pandas.errors import PaginationError, ResponseError
+from lookup_pandas.service.endpoints import BATCH_PATH
 
 ADA = {"handle": "ada", "name": "Ada Lovelace"}
 GRACE = {"handle": "grace", "name": "Grace Hopper"}

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from lookup_pandas.cache.mentions import handles_in, kind_of, mentioned, wanted_handles
-from lookup_pandas.endpoints import PROFILE_PATH, SEARCH_PATH
 from lookup_pandas.errors import UsageError
+from lookup_pandas.service.endpoints import PROFILE_PATH, SEARCH_PATH
 from lookup_pandas.testing import envelope
 
 BASE = "http://service.test"

@@ -7,6 +7,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas.cache.opened import CacheLocation
+from lookup_pandas.config.settings import default_cache_path
 from lookup_pandas.store import namespace
 
 BASE = "http://service.test"
@@ -30,7 +31,7 @@ def test_location_from_the_environment_needs_no_key(no_lookup_env, tmp_path):
     env.setenv("LOOKUP_CACHE", "off")
     assert CacheLocation.from_environment().label == "off"
     env.delenv("LOOKUP_CACHE")
-    assert CacheLocation.from_environment().path == lp.settings.default_cache_path()
+    assert CacheLocation.from_environment().path == default_cache_path()
 
 
 def test_a_redis_location_is_every_namespace_unless_the_key_and_url_are_set(no_lookup_env):

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from lookup_pandas.cache.policy import should_cache
-from lookup_pandas.endpoints import is_panel
+from lookup_pandas.service.endpoints import is_panel
 
 DATA_URL = "http://127.0.0.1:8080/api/data/v1/people/profile?handle=ada"
 PANEL_URL = "http://127.0.0.1:8080/api/panel/credits/tier/k/"

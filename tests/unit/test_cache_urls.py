@@ -6,9 +6,9 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
-from lookup_pandas.cache_urls import refuse_unserved_url, url_scheme
 from lookup_pandas.cli import main
-from lookup_pandas.settings import Settings
+from lookup_pandas.config.cache_urls import refuse_unserved_url, url_scheme
+from lookup_pandas.config.settings import Settings
 
 UNSERVED = [
     "postgres://db.example/cache",

@@ -147,7 +147,7 @@ def test_companies_and_enrich_companies():
 def test_every_listing_command_is_a_row_of_the_table():
     from lookup_pandas import api, searches
     from lookup_pandas.cli.list_commands import LIST_COMMANDS
-    from lookup_pandas.endpoints import LISTINGS
+    from lookup_pandas.service.endpoints import LISTINGS
 
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(LIST_COMMANDS) <= set(commands)

@@ -11,17 +11,6 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import api, credit_facts
-from lookup_pandas.credits import (
-    BALANCE_PATH,
-    ROUTE_COSTS_PATH,
-    TIERS_PATH,
-    RouteCosts,
-    Tier,
-    parse_ladder,
-    tier_change,
-    tier_for,
-)
-from lookup_pandas.endpoints import PROFILE_PATH, is_panel
 from lookup_pandas.enrich import estimate_values
 from lookup_pandas.errors import (
     BudgetExceededError,
@@ -31,6 +20,17 @@ from lookup_pandas.errors import (
     UsageError,
 )
 from lookup_pandas.plan import check_balance, check_credits, check_options, job_credits
+from lookup_pandas.service.credits import (
+    BALANCE_PATH,
+    ROUTE_COSTS_PATH,
+    TIERS_PATH,
+    RouteCosts,
+    Tier,
+    parse_ladder,
+    tier_change,
+    tier_for,
+)
+from lookup_pandas.service.endpoints import PROFILE_PATH, is_panel
 from lookup_pandas.testing import MockTransport, envelope
 
 PRODUCTION = [
@@ -310,7 +310,7 @@ def test_one_credit_is_singular():
 
 
 def test_paced_seconds_follows_the_tier_down():
-    from lookup_pandas.credits import Tier, paced_seconds
+    from lookup_pandas.service.credits import Tier, paced_seconds
 
     ladder = (Tier("Low", 0, 99, 120), Tier("High", 100, None, 1200))
     assert paced_seconds(60, 60.0) == 60.0  # no balance: the pace alone
@@ -325,9 +325,9 @@ def test_paced_seconds_follows_the_tier_down():
 
 
 def test_route_costs_tell_whether_the_service_lists_its_batch_routes():
-    from lookup_pandas.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
     from lookup_pandas.kinds import COMPANIES, PEOPLE
     from lookup_pandas.plan import batch_told
+    from lookup_pandas.service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
 
     listed = RouteCosts({BATCH_PATH.strip("/"): 0.0})
     assert listed.lists(BATCH_PATH) and not listed.lists(COMPANY_BATCH_PATH)

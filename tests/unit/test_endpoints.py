@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.endpoints: the one table of paths, which surface each is on, and
+"""Unit tests for lookup_pandas.service.endpoints: the one table of paths, which surface each is
+on, and
 the data each answers with (``Listing`` declarations are checked in test_filters.py)."""
 
 from __future__ import annotations
@@ -7,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from lookup_pandas import endpoints
-from lookup_pandas.endpoints import (
+from lookup_pandas.errors import ResponseError
+from lookup_pandas.service import endpoints
+from lookup_pandas.service.endpoints import (
     BATCH_PATH,
     EMPLOYEES,
     EMPLOYEES_PATH,
@@ -24,8 +26,7 @@ from lookup_pandas.endpoints import (
     expected_data,
     is_panel,
 )
-from lookup_pandas.envelope import Envelope
-from lookup_pandas.errors import ResponseError
+from lookup_pandas.service.envelope import Envelope
 
 DATA_PATHS = [PROFILE_PATH, EMPLOYEES_PATH, SEARCH_PATH, HEALTH_PATH, BATCH_PATH]
 
@@ -188,7 +189,7 @@ def test_the_table_covers_production_s_data_api():
 
 
 def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():
-    from lookup_pandas.endpoints import (
+    from lookup_pandas.service.endpoints import (
         BATCH_PATH,
         COMPANY_BATCH_PATH,
         COMPANY_PATH,

@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.envelope.parse_envelope: an Envelope or a ServiceError only."""
+"""Unit tests for lookup_pandas.service.envelope.parse_envelope: an Envelope or a ServiceError
+only."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
-from lookup_pandas.envelope import NOT_FOUND_CODES, Envelope, forbidden_kind, parse_envelope
 from lookup_pandas.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -22,6 +22,7 @@ from lookup_pandas.errors import (
     ServiceError,
     ValidationError,
 )
+from lookup_pandas.service.envelope import NOT_FOUND_CODES, Envelope, forbidden_kind, parse_envelope
 
 STATUSES = [200, 400, 401, 403, 404, 429, 500, 502, 503]
 HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lookup_pandas.endpoints import (
+from lookup_pandas.errors import UsageError
+from lookup_pandas.filters import MAX_LIMIT, MIN_TEXT, check_limit, check_listing, unknown_filter
+from lookup_pandas.service.endpoints import (
     EMPLOYEES,
     EMPLOYEES_PATH,
     ENDPOINTS,
@@ -18,8 +20,6 @@ from lookup_pandas.endpoints import (
     SEARCH,
     SEARCH_PATH,
 )
-from lookup_pandas.errors import UsageError
-from lookup_pandas.filters import MAX_LIMIT, MIN_TEXT, check_limit, check_listing, unknown_filter
 from lookup_pandas.testing import data, routes
 
 
@@ -276,7 +276,7 @@ def test_usage_error_is_a_value_error():
 
 
 def test_companies_search_needs_a_name_or_a_website():
-    from lookup_pandas.endpoints import COMPANY_SEARCH
+    from lookup_pandas.service.endpoints import COMPANY_SEARCH
 
     check_listing(COMPANY_SEARCH, {"name": "acme", "limit": 50})
     check_listing(COMPANY_SEARCH, {"name": None, "website": "acme.example", "limit": 50})
@@ -290,7 +290,7 @@ def test_companies_search_needs_a_name_or_a_website():
 
 
 def test_job_changes_need_no_parameter_and_check_their_filters():
-    from lookup_pandas.endpoints import JOB_CHANGES
+    from lookup_pandas.service.endpoints import JOB_CHANGES
 
     check_listing(JOB_CHANGES, {})
     check_listing(JOB_CHANGES, {"limit": 50, "event_type": "joined", "days_ago": 30})
@@ -301,7 +301,7 @@ def test_job_changes_need_no_parameter_and_check_their_filters():
 
 
 def test_alumni_institutions_and_skills_require_their_name():
-    from lookup_pandas.endpoints import ALUMNI, INSTITUTION_SEARCH, SKILL_SEARCH
+    from lookup_pandas.service.endpoints import ALUMNI, INSTITUTION_SEARCH, SKILL_SEARCH
 
     check_listing(ALUMNI, {"normalized_name": "mit", "degree": "msc", "sort": "newest"})
     for params in ({}, {"normalized_name": " "}, {"normalized_name": 3}):

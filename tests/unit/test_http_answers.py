@@ -9,7 +9,6 @@ import pytest
 import requests
 
 from lookup_pandas.cache.policy import should_cache
-from lookup_pandas.endpoints import PROFILE_PATH
 from lookup_pandas.errors import NotFoundError, ServiceError
 from lookup_pandas.http import answers
 from lookup_pandas.http.answers import (
@@ -17,6 +16,7 @@ from lookup_pandas.http.answers import (
     parsed_answer,
     profile_answer_from_batch,
 )
+from lookup_pandas.service.endpoints import PROFILE_PATH
 
 URL = f"http://127.0.0.1:8080/api/data/v1{PROFILE_PATH}?handle=ada"
 

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from lookup_pandas.endpoints import HEALTH_PATH, PROFILE_PATH, TIER_PATH
-from lookup_pandas.envelope import Envelope
+from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import (
     AuthenticationError,
     ConfigurationError,
@@ -35,8 +34,9 @@ from lookup_pandas.http.decisions import (
     tier_action,
     tier_floor,
 )
-from lookup_pandas.retry import RetryPolicy
-from lookup_pandas.settings import Settings
+from lookup_pandas.service.endpoints import HEALTH_PATH, PROFILE_PATH, TIER_PATH
+from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.retry import RetryPolicy
 
 SETTINGS = Settings.build(api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False)
 ENV = Envelope(data={"id": "prsn_1"}, message="ok", pagination=None, request_id=None, body={})

@@ -14,9 +14,9 @@ from requests_cache import CachedSession
 from lookup_pandas._version import __version__
 from lookup_pandas.cache.policy import IGNORED_PARAMETERS
 from lookup_pandas.cache.sqlite import PaidAnswersCache, shared_backends
+from lookup_pandas.config.settings import Settings
 from lookup_pandas.http import session as session_module
 from lookup_pandas.http.session import build_session
-from lookup_pandas.settings import Settings
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

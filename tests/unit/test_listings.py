@@ -6,9 +6,9 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import api, listings
-from lookup_pandas.endpoints import EMPLOYEES, JOB_CHANGES, SEARCH
 from lookup_pandas.errors import UsageError
 from lookup_pandas.listings import company_query, query_value
+from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES, SEARCH
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
-from lookup_pandas.cache_urls import redis_namespace, without_namespace
-from lookup_pandas.settings import Settings
+from lookup_pandas.config.cache_urls import redis_namespace, without_namespace
+from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import answers_namespace, named_namespace, namespace
 from lookup_pandas.store.redis import connect, key_prefix
 

@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.retry: Retry-After parsing, back-off delays, retryable errors."""
+"""Unit tests for lookup_pandas.service.retry: Retry-After parsing, back-off delays, retryable
+errors."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from lookup_pandas.errors import (
     TransportError,
     ValidationError,
 )
-from lookup_pandas.retry import RetryPolicy, is_retryable, parse_retry_after
+from lookup_pandas.service.retry import RetryPolicy, is_retryable, parse_retry_after
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 

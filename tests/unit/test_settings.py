@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.settings.Settings.build: kwargs, environment, validation, repr."""
+"""Unit tests for lookup_pandas.config.settings.Settings.build: kwargs, environment, validation,
+repr."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.errors import ConfigurationError
-from lookup_pandas.settings import (
+from lookup_pandas.config.settings import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
@@ -20,6 +20,7 @@ from lookup_pandas.settings import (
     Settings,
     default_cache_path,
 )
+from lookup_pandas.errors import ConfigurationError
 
 KEY = "lk_live_SECRET_0123456789abcdef"
 URL = "http://127.0.0.1:8080"
@@ -284,7 +285,7 @@ def test_help_of_client_lists_every_keyword_with_its_own_help():
     from dataclasses import fields
 
     import lookup_pandas as lp
-    from lookup_pandas.settings import Settings
+    from lookup_pandas.config.settings import Settings
 
     doc = inspect.getdoc(lp.Client) or ""
     assert "{keywords}" not in doc

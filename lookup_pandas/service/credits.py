@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ResponseError
+from ..errors import ResponseError
 
 __all__ = [
     "BALANCE_PATH",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ResponseError
+from ..errors import ResponseError
 
 if TYPE_CHECKING:
     from .envelope import Envelope

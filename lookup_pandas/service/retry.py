@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from .errors import RateLimitError, ServerError, ServiceError, TransportError
+from ..errors import RateLimitError, ServerError, ServiceError, TransportError
 
 __all__ = ["RetryPolicy", "is_retryable", "parse_retry_after"]
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
-from .errors import (
+from ..errors import (
     AuthenticationError,
     ConfigurationError,
     InsufficientCreditsError,

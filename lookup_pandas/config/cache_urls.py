@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = [
     "REDIS_SCHEMES",

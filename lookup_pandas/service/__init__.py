@@ -1,0 +1,1 @@
+"""The service's contract, pure: its endpoints, the answer envelope, retries and credits."""
