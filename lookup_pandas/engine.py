@@ -88,22 +88,12 @@ def run(
     """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
 
     Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
-    ``missed_at``: when the cache was read ahead for ``plan.to_fetch`` (``time.monotonic()``);
-    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``); ``watch``: a
-    background job's (:class:`~lookup_pandas.jobs.Watch`): its view instead of a bar, and its
-    cancel event, which stops the run as Ctrl-C does (raising Cancelled).
+    ``missed_at``: when the cache was read ahead for ``plan.to_fetch``; ``kind``: whose lookups;
+    ``watch``: a background job's (:class:`~lookup_pandas.jobs.Watch`): its view instead of a
+    bar, and its cancel event, which stops the run as Ctrl-C does (raising Cancelled).
     """
-    batch = None
-    if plan.batch_run:
-        batch = BatchRun(
-            client,
-            plan.to_fetch,
-            submit=plan.batch,
-            stored=plan.stored_batch_jobs,
-            resume=not options.refresh,
-            kind=kind,
-            cancel=watch.cancel if watch else None,
-        )
+    cancel = watch.cancel if watch else None
+    batch = _batch_run(plan, client, options, kind, cancel)
     total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
     shown = Progress if watch is None else watch.progress
     with shown(progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
@@ -116,7 +106,7 @@ def run(
             on_record=on_record,
             kind=kind,
             sources={} if options.provenance else None,
-            cancel=watch.cancel if watch else None,
+            cancel=cancel,
         )
         if watch is not None:
             watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
@@ -130,25 +120,34 @@ def run(
             if batch is not None and batch.unaffordable:
                 batch.finish()  # the jobs it could pay for are collected
                 raise out_of_credits(batch.unaffordable, batch.refusal, kind)
-        except (InsufficientCreditsError, AuthenticationError) as exc:
-            kept = sum(in_cache((o, False)) for o in state.outcomes.values()) + state.landed
-            refused = sum(o.status == FORBIDDEN for o in state.outcomes.values())
-            billable = total - refused  # an opted-out person is never billed
-            fix = "topping up" if isinstance(exc, InsufficientCreditsError) else "fixing the key"
-            told = (
-                f"{kept} of this job's {billable} billable answers are kept in the cache; after "
-                f"{fix}, a re-run buys only the other {billable - kept}"
-            )
-            exc.hint = f"{exc.hint}. {told}" if exc.hint else told  # a key's: where it came from
-            stopped(exc, state)
-            raise
-        except BaseException as exc:  # Ctrl-C, a cancel, an outage...
+        except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
+            if isinstance(exc, InsufficientCreditsError | AuthenticationError):
+                fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
+                told = state.kept_text(total, fix)  # a key's hint says where the key came from
+                exc.hint = f"{exc.hint}. {told}" if exc.hint else told
             stopped(exc, state)
             raise
         if batch is not None:
             batch.finish()
             state.batch_jobs = batch.batch_jobs
     return state
+
+
+def _batch_run(
+    plan: Plan, client: Client, options: Options, kind: Kind, cancel: threading.Event | None
+) -> BatchRun | None:
+    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one."""
+    if not plan.batch_run:
+        return None
+    return BatchRun(
+        client,
+        plan.to_fetch,
+        submit=plan.batch,
+        stored=plan.stored_batch_jobs,
+        resume=not options.refresh,
+        kind=kind,
+        cancel=cancel,
+    )
 
 
 def out_of_credits(
@@ -257,6 +256,21 @@ class EnrichmentRun:
             singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * self._cost)
             items = min(items, self.batch_recorded)
         return singles + items
+
+    def kept_text(self, total: int, fix: str) -> str:
+        """What a run stopped for want of credits or a key says it keeps, of ``total`` values:
+        billable ones only (an opted-out person is never billed); ``fix``: what to do first.
+
+        Example: ``state.kept_text(235, "topping up")`` -> ``"100 of this job's 230 billable
+        answers are kept in the cache; after topping up, a re-run buys only the other 130"``
+        """
+        outcomes = self.outcomes.values()
+        kept = sum(in_cache((o, False)) for o in outcomes) + self.landed
+        billable = total - sum(o.status == FORBIDDEN for o in outcomes)
+        return (
+            f"{kept} of this job's {billable} billable answers are kept in the cache; after "
+            f"{fix}, a re-run buys only the other {billable - kept}"
+        )
 
     def traffic(self) -> ClientStats:
         """What this run sent and spent: its own tally when its thread keeps one (another run

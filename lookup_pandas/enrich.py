@@ -219,17 +219,24 @@ def lookup_values(
             kind=kind,
             watch=watch,
         )
-    except BaseException as exc:  # what it did up to the stop, on the exception
-        stopped = stopped_run(exc)
-        if stopped is not None and not hasattr(exc, "summary"):
-            exc.summary = _partial_summary(  # type: ignore[attr-defined]
-                mapped, stopped, seconds=time.perf_counter() - started
-            )
+    except BaseException as exc:
+        _summarise_stop(exc, mapped, started)
         raise
-    seconds = time.perf_counter() - started
-    result = _result(mapped, state, kept, kind, seconds=seconds)
-    if state.sources is None:
-        return result
+    result = _result(mapped, state, kept, kind, seconds=time.perf_counter() - started)
+    return result if state.sources is None else _with_provenance(result, state, client, kind)
+
+
+def _summarise_stop(exc: BaseException, mapped: Mapped, started: float) -> None:
+    """Leave on ``exc`` what the run it stopped did up to there (``exc.summary``)."""
+    stopped = stopped_run(exc)
+    if stopped is not None and not hasattr(exc, "summary"):
+        seconds = time.perf_counter() - started
+        exc.summary = _partial_summary(mapped, stopped, seconds=seconds)  # type: ignore[attr-defined]
+
+
+def _with_provenance(result: Lookup, state: EnrichmentRun, client: Client, kind: Kind) -> Lookup:
+    """``result`` with each row's source and time (``provenance=True``)."""
+    assert state.sources is not None
     path = kind.endpoint.path
     where = provenance_frame(
         result.handles,
