@@ -34,7 +34,7 @@ from common import emulator_process, goal, run_child, spellings
 from requests_cache import CachedSession, SQLiteCache
 
 import lookup_pandas as lp
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import PROFILE
 
 ROWS, PEOPLE, REPEATS = 500_000, 5_000, 3

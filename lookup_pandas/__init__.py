@@ -54,10 +54,10 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .frames.overview import overview
 from .integrations import register_when_imported as _register_when_imported
 from .jobs import EnrichmentJob
 from .outcomes import Estimate, JobSummary
-from .views import overview
 
 _register_when_imported()
 

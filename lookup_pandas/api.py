@@ -26,8 +26,8 @@ from .client import Client, resolve_client
 from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
 from .enrich import estimate_values
 from .errors import ConfigurationError
+from .identifiers.kinds import COMPANIES, PEOPLE
 from .joins import enrich_or_start, enriched, get_frame
-from .kinds import COMPANIES, PEOPLE
 from .listings import company_employees, credits_tier, query_value, search_people
 from .outcomes import Errors, Estimate, JobSummary, Method
 from .searches import (
@@ -89,7 +89,7 @@ def get_profiles(
         # 3  NaN       unknown-x ... not_found     Profile not found
 
     ``handle`` is the normalised handle that was looked up (see ``enrich_profiles`` for the
-    rules, ``fold_case`` and ``method`` included; :mod:`lookup_pandas.handles` for the
+    rules, ``fold_case`` and ``method`` included; :mod:`lookup_pandas.identifiers.handles` for the
     grammar). A value that cannot be a handle (an e-mail address, ``"0"``, markup, a path...)
     is an ``invalid`` row with the reason, never sent. A single string is one value, not its
     characters: ``lp.get_profiles("https://www.example.com/in/ada/")`` is one row (handle
@@ -98,7 +98,7 @@ def get_profiles(
     once; cached answers cost nothing. ``errors="raise"`` raises on the first failure;
     ``max_credits`` refuses, before anything billable is sent, a job that would spend more
     (see ``enrich_profiles``). The
-    columns are always those of :data:`lookup_pandas.frames.PERSON_FIELDS`, then any other
+    columns are always those of :data:`lookup_pandas.frames.records.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
     return get_frame(locals(), PEOPLE)
@@ -182,7 +182,7 @@ def enrich_profiles(
         job as a live view (see :mod:`lookup_pandas.jobs`). ``progress`` is then its view's.
 
     Returns the input columns untouched, then the profile columns (always those of
-    :data:`lookup_pandas.frames.PERSON_FIELDS`, empty where a record lacks the field, then
+    :data:`lookup_pandas.frames.records.PERSON_FIELDS`, empty where a record lacks the field, then
     any other field the records carry), then ``lookup_status`` (``ok``, ``not_found``,
     ``invalid`` or ``error``) and ``lookup_error`` (the reason, else missing).
 
@@ -221,7 +221,7 @@ def get_companies(
     the slug looked up (a record's own for an id). A not-found (1020) is billed once, cached,
     and a ``not_found`` row. Everything else as :func:`get_profiles`: ``errors``, ``method``
     (batch jobs through ``companies/batch/enrich``), ``max_credits``, the cache. The columns
-    are those of :data:`lookup_pandas.frames.COMPANY_FIELDS`, then any other field, then
+    are those of :data:`lookup_pandas.frames.records.COMPANY_FIELDS`, then any other field, then
     ``lookup_status`` and ``lookup_error``.
     """
     return get_frame(locals(), COMPANIES)
@@ -257,7 +257,8 @@ def enrich_companies(
     not-found (1020) too; a re-run is free, an interrupted one resumes. The keywords are
     :func:`enrich_profiles`' (``max_calls``, ``max_credits``, ``refresh``, ``method``: batch
     jobs through ``companies/batch/enrich`` when more than 20 are to buy, ``progress``...).
-    The columns added: :data:`lookup_pandas.frames.COMPANY_FIELDS` prefixed, any other field,
+    The columns added: :data:`lookup_pandas.frames.records.COMPANY_FIELDS` prefixed, any other
+    field,
     then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
     """
     return enrich_or_start(locals(), COMPANIES)

@@ -29,7 +29,7 @@ from .errors import (
 from .http.answers import parsed_answer, profile_answer_from_batch
 from .http.contact import Requester
 from .http.sending import Wire
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .service.endpoints import BATCH_PATH
 from .service.envelope import Envelope
 

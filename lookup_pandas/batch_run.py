@@ -42,7 +42,7 @@ from .batch import BatchPage, Tracker, split, tagged
 from .client import Client
 from .credit_facts import balance, unless_failing
 from .errors import InsufficientCreditsError, NotFoundError
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .pacing import check_cancel
 from .service.envelope import Envelope
 from .store import BUSY, RECHECK, StoredJob

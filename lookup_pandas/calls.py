@@ -24,7 +24,7 @@ from .errors import (
     PermissionDeniedError,
     ServiceError,
 )
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 from .pacing import Cancelled
 from .store import DONE_SECONDS

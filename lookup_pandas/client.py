@@ -32,7 +32,7 @@ from . import lookups
 from .cache import CacheInfo, Forgotten
 from .config.settings import SETTING_NAMES, Settings, keyword_help
 from .errors import BatchUnavailableError, ServiceError
-from .kinds import COMPANIES, PEOPLE, Kind
+from .identifiers.kinds import COMPANIES, PEOPLE, Kind
 from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
 from .rooms import Rooms
 from .service.endpoints import (

@@ -19,7 +19,7 @@ from typing import Any
 from .cache import CacheInfo, Forgotten, OpenCache, admin
 from .http.answers import parsed_answer
 from .http.sending import Wire
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .service.envelope import Envelope
 from .stats import StatsCounter
 from .store import Store
@@ -78,7 +78,8 @@ class ClientCache:
         """Each handle's profile answer's name among the processes sharing the store (its
         cache key); empty without a cache, where there is nothing to share or claim.
         ``ahead``: each request is kept for the call that will send it (prepared once).
-        ``kind``: whose lookups (:data:`~lookup_pandas.kinds.COMPANIES`: each company's).
+        ``kind``: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: each
+        company's).
 
         Example: ``client.profile_keys(["ada"])  # {"ada": "5f3c..."}``
         """

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from .errors import ColumnError, UsageError
-from .kinds import Kind
+from .identifiers.kinds import Kind
 from .outcomes import Lookup
 from .provenance import PROVENANCE_COLUMNS
 

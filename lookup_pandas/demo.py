@@ -26,9 +26,9 @@ import pandas as pd
 
 from . import api
 from .client import Client
-from .frames import to_csv_cells
+from .frames.overview import overview
+from .frames.records import to_csv_cells
 from .outcomes import RARE_STATUSES, STATUSES
-from .views import overview
 
 if TYPE_CHECKING:
     from .testing import FakeService

@@ -32,6 +32,7 @@ from .calls import fetch_one, in_cache, not_cached_outcome, window_size
 from .claims import ClaimWindow
 from .client import Client, ClientStats
 from .credit_facts import kept_costs
+from .display.progress import Bar, Progress
 from .errors import (
     AuthenticationError,
     BatchUnavailableError,
@@ -40,7 +41,7 @@ from .errors import (
     ServiceError,
     TransportError,
 )
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import (
     ERROR,
     FORBIDDEN,
@@ -54,7 +55,6 @@ from .outcomes import (
 )
 from .pacing import check_cancel
 from .plan import Options, Plan
-from .progress import Bar, Progress
 from .provenance import Source, arrived
 from .service.credits import RouteCosts
 from .service.envelope import Envelope

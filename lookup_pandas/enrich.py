@@ -6,7 +6,8 @@ Example::
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
 
-Flow: each distinct value normalised once (:mod:`lookup_pandas.distinct`) -> distinct valid
+Flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`) -> distinct
+valid
 handles -> :func:`lookup_pandas.plan.plan` (what is cached, what to buy, batch or single, the
 budget; pure) -> the credits it needs against ``max_credits`` and the balance
 (:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run` (batch jobs and/or a pool of
@@ -33,10 +34,10 @@ from .calls import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
 from .calls import cached_outcome
 from .client import Client
 from .credit_facts import unless_failing
-from .distinct import HandleMap, Mapped
 from .engine import EnrichmentRun, run, stopped_run
-from .frames import RecordColumns, with_fields, with_nullable_dtypes
-from .kinds import PEOPLE, Kind
+from .frames.records import RecordColumns, with_fields, with_nullable_dtypes
+from .identifiers.distinct import HandleMap, Mapped
+from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import ERROR as ERROR
 from .outcomes import (
     INVALID,
@@ -89,7 +90,7 @@ _handed = handed  # tests reach for it here (its home is outcomes)
 
 
 def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
-    """Each distinct raw value normalised once (:mod:`lookup_pandas.distinct`)."""
+    """Each distinct raw value normalised once (:mod:`lookup_pandas.identifiers.distinct`)."""
     return HandleMap(fold_case=fold_case, kind=kind).map(values)
 
 
@@ -110,7 +111,7 @@ def estimate_values(
     When anything is to fetch (and ``credits``), free panel calls read the balance (now) and
     the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.credit_facts`.
     Nothing billable is sent; a fully cached input sends nothing at all. ``kind``: whose
-    lookups (:data:`~lookup_pandas.kinds.PEOPLE`, ``COMPANIES``).
+    lookups (:data:`~lookup_pandas.identifiers.kinds.PEOPLE`, ``COMPANIES``).
     """
     check_method(method)
     mapped = _normalise(values, fold_case, kind)
@@ -184,7 +185,8 @@ def lookup_values(
     distinct handle (a cached one possibly before the budget is checked), and not kept: the job
     then holds statuses and errors only, never every record at once, and the result's
     ``fields`` has no columns (:mod:`lookup_pandas.stream` keeps the records as text).
-    ``kind``: whose lookups (:data:`~lookup_pandas.kinds.COMPANIES`: slugs and ``org_`` ids).
+    ``kind``: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and ``org_``
+    ids).
     """
     check_options(errors, max_calls, max_credits)
     check_method(method)

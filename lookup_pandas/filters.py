@@ -22,8 +22,8 @@ import numbers
 from collections.abc import Mapping
 from typing import Any
 
-from .company_values import checked_companies
 from .errors import UsageError
+from .identifiers.companies import checked_companies
 from .service.endpoints import Listing
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
@@ -79,7 +79,8 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     that is not 1–50, a name the endpoint does not take (with the closest names), a free-text
     filter under 3 characters (stripped; blank too), a country code that is not two letters, a
     company parameter (``listing.companies``) holding what is no company slug, page URL or
-    ``org_`` id (:func:`~lookup_pandas.company_values.checked_companies`). A filter set to None
+    ``org_`` id (:func:`~lookup_pandas.identifiers.companies.checked_companies`). A filter set to
+    None
     is not sent, so only its name is checked. A listing with no required
     parameter (job changes) takes a query of filters alone, or none.
     """

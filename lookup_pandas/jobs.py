@@ -87,7 +87,7 @@ class Watch:
 
 
 class _WatchBar:
-    """:class:`~lookup_pandas.progress.Progress`'s interface, recording into a Watch."""
+    """:class:`~lookup_pandas.display.progress.Progress`'s interface, recording into a Watch."""
 
     def __init__(self, watch: Watch) -> None:
         self._watch = watch
@@ -215,7 +215,7 @@ class EnrichmentJob:
     def line(self) -> str:
         """One line: ``running: 120/500 profiles; fetched=100, credits=100, cached=20,
         failed=0; 0 answered 429; about 35 s left``."""
-        from .jobs_view import job_line
+        from .display.job_view import job_line
 
         return job_line(self)
 
@@ -231,7 +231,7 @@ class EnrichmentJob:
 
     def _ipython_display_(self) -> None:
         """In a kernel with ipywidgets: a live widget; else the text line."""
-        from .jobs_view import display_job
+        from .display.job_view import display_job
 
         view = display_job(self)
         if view is not None:
@@ -245,7 +245,7 @@ class EnrichmentJob:
         if not force and now - self._drawn < REDRAW_SECONDS:
             return
         self._drawn = now
-        from .jobs_view import redraw
+        from .display.job_view import redraw
 
         for view in list(self._views):
             redraw(self, view)

@@ -14,10 +14,10 @@ from .client import resolve_client
 from .columns import check_columns, looked_up, with_status
 from .enrich import lookup_values
 from .errors import UsageError
-from .frames import prefixed_names
-from .handles import checked_handle
+from .frames.records import prefixed_names
+from .identifiers.handles import checked_handle
+from .identifiers.kinds import PEOPLE, Kind
 from .jobs import EnrichmentJob, Watch
-from .kinds import PEOPLE, Kind
 from .outcomes import JobSummary
 
 __all__ = ["SUMMARY_ATTR", "enrich_or_start", "enriched", "get_frame", "with_summary"]

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import pandas as pd
 
 from .client import Client, check_max_records, resolve_client
-from .company_values import checked_companies, is_company_id
 from .errors import ConfigurationError, ResponseError, UsageError
 from .filters import check_listing
-from .frames import records_to_frame
-from .kinds import COMPANIES
+from .frames.records import records_to_frame
+from .identifiers.companies import checked_companies, is_company_id
+from .identifiers.kinds import COMPANIES
 from .lookups import fetched
 from .service.endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
 
@@ -70,7 +70,7 @@ def listing_frame(
     out = listing_table(listing, params, max_records=max_records, client=client, progress=progress)
     if frame == "pandas":
         return out
-    from .polars_frames import to_polars
+    from .frames.polars import to_polars
 
     return to_polars(out)
 
@@ -116,7 +116,8 @@ def company_query(
     Example: ``company_query(EMPLOYEES, {"slug": " https://www.linkedin.com/company/Acme/ "},
     None)`` -> ``{"slug": "acme"}``; ``organization_slugs=["ACME", "globex"]`` -> ``"acme,globex"``
 
-    Each value is read by the company rule (:func:`~lookup_pandas.company_values.checked_companies`:
+    Each value is read by the company rule
+    (:func:`~lookup_pandas.identifiers.companies.checked_companies`:
     slugs in any case, page URLs, ``org_`` ids; anything else a UsageError, nothing sent). Where
     the endpoint takes the other form (an ``org_`` id for employees, which take only ``slug``; a
     slug for job changes, which take only ``organization_ids``), the company is looked up for it
@@ -161,7 +162,7 @@ def _check_frame(frame: str) -> None:
                 "frame='polars' needs polars, which is not installed: "
                 "pip install 'lookup-pandas[polars]'."
             ) from exc
-        from .polars_frames import require_pyarrow
+        from .frames.polars import require_pyarrow
 
         require_pyarrow()
 
@@ -232,7 +233,7 @@ def company_employees(
     ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
+    :func:`lookup_pandas.frames.records.polars.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
     return listing_frame(
@@ -298,7 +299,7 @@ def search_people(
     letters. ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.polars_frames.to_polars`); it needs the extra,
+    :func:`lookup_pandas.frames.records.polars.to_polars`); it needs the extra,
     ``pip install 'lookup-pandas[polars]'``.
     """
     return listing_frame(

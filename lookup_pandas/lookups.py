@@ -6,7 +6,8 @@ Example::
     record(client.lookup_answer, "https://www.linkedin.com/company/Acme/", COMPANIES)
     # {"id": "org_...", "slug": "acme", ...}; None when the service does not know it
 
-The value is normalised by its kind's rules (:class:`~lookup_pandas.kinds.Kind`) and sent as
+The value is normalised by its kind's rules (:class:`~lookup_pandas.identifiers.kinds.Kind`) and
+sent as
 its Endpoint's parameter for it (``param_for``: an id prefix's, else the key); anything else is
 a UsageError and nothing is sent. A not-found (1010, 1020) is billed and cached like a record.
 """
@@ -18,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import NotFoundError
-from .handles import checked_handle
 from .http.contact import Requester
-from .kinds import Kind
+from .identifiers.handles import checked_handle
+from .identifiers.kinds import Kind
 from .service.endpoints import checked_data
 from .service.envelope import Envelope
 

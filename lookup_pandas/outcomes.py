@@ -20,7 +20,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from .errors import NotFoundError, ServiceError
-from .handles import invalid_reason
+from .identifiers.handles import invalid_reason
 
 __all__ = [
     "ERROR",
@@ -79,7 +79,7 @@ class Estimate:
     unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
     ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
     (:mod:`lookup_pandas.service.credits`). ``str(est)`` is one line of these facts, and a notebook
-    shows a small table (:mod:`lookup_pandas.displays`); ``repr(est)`` stays the dataclass's.
+    shows a small table (:mod:`lookup_pandas.display.facts`); ``repr(est)`` stays the dataclass's.
     """
 
     rows: int
@@ -105,13 +105,13 @@ class Estimate:
     tier_change: str | None = None
 
     def __str__(self) -> str:
-        from .displays import estimate_line  # displays.py: the decisions, no I/O
+        from .display.facts import estimate_line  # display/facts.py: the decisions, no I/O
 
         return estimate_line(self)
 
     def _repr_html_(self) -> str:
         """The estimate as a small table, in a notebook: ``display(est)``."""
-        from .displays import estimate_html
+        from .display.facts import estimate_html
 
         return estimate_html(self)
 
@@ -183,7 +183,7 @@ class JobSummary:
 
     def _repr_html_(self) -> str:
         """The summary as a small table, in a notebook: ``display(summary)``."""
-        from .displays import summary_html
+        from .display.facts import summary_html
 
         return summary_html(self, self._shown_statuses())
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
+from .display.progress import Progress
 from .errors import PaginationError, UsageError
-from .progress import Progress
 from .service.endpoints import checked_data
 from .service.envelope import Envelope
 

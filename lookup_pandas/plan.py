@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from .batch import MAX_JOB_ITEMS, METHODS, use_batch
 from .credit_facts import kept_costs, kept_ladder
 from .errors import BudgetExceededError, InsufficientCreditsError, UsageError
-from .kinds import PEOPLE, Kind
+from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import Errors, Estimate, Method, Outcome
 from .service.credits import RouteCosts, paced_seconds, tier_change
 from .store import StoredJob

@@ -14,7 +14,7 @@ Each is :func:`lookup_pandas.listings.listing_table` over its endpoint's one dec
 (:data:`lookup_pandas.service.endpoints.ENDPOINTS`): the same paginator, cache and pace as
 ``search_people``, and the query checked before anything is sent (a misspelt filter is a
 UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
-Each returns a pandas DataFrame (``lookup_pandas.polars_frames.to_polars`` converts one).
+Each returns a pandas DataFrame (``lookup_pandas.frames.records.polars.to_polars`` converts one).
 """
 
 from __future__ import annotations

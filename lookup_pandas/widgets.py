@@ -13,7 +13,7 @@ employee count, HQ), and "Load employees" replaces the results with
 ``lp.company_employees(slug)``'s, page by page (Load more continues). A company page URL or an
 ``org_`` id in the box opens that one company (one lookup, as ``client.company``);
 ``panel.load_employees("ACME")`` loads any company's employees. Companies are read by the one
-company rule (:mod:`lookup_pandas.company_values`).
+company rule (:mod:`lookup_pandas.identifiers.companies`).
 
 There is deliberately no API-key box: a key typed into a widget is saved in the notebook's
 widget state. The client lives in Python only, never in a synced trait, and every message the
@@ -30,14 +30,14 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .client import Client, resolve_client
-from .company_values import checked_company, names_one_company, normalise_company
 from .errors import UsageError
 from .filters import MIN_TEXT, check_listing
-from .frames import records_to_frame
+from .frames.overview import current_position, full_name, summary
+from .frames.records import records_to_frame
+from .identifiers.companies import checked_company, names_one_company, normalise_company
 from .listings import company_query
 from .pagination import PagePlan
 from .service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
-from .views import current_position, full_name, summary
 from .widgets_companies import (
     COMPANIES,
     COMPANY_COLUMNS,

@@ -42,7 +42,7 @@ from pathlib import Path
 from requests_cache.models.response import CachedResponse
 
 from ..errors import IncompleteErasureWarning
-from ..handles import normalise_handle
+from ..identifiers.handles import normalise_handle
 from .mentions import kind_of, mentioned, wanted_handles
 from .opened import Answers, CacheLocation, OpenCache
 from .reports import CacheInfo, Forgotten, Removed, summarise

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import UsageError
-from ..handles import invalid_reason, normalise_handle
+from ..identifiers.handles import invalid_reason, normalise_handle
 from ..service.endpoints import ENDPOINTS, PROFILE_PATH
 
 __all__ = ["handles_in", "kind_of", "mentioned", "wanted_handles"]

@@ -116,7 +116,7 @@ def handles_to_forget(options: CacheOptions) -> list[str]:
     """The handles of ``cache forget``: its arguments (each must be a handle or profile URL),
     and the cells of ``--from-csv FILE -c COLUMN`` (those that are no handle, such as blanks,
     are skipped, as enrichment skips them, and counted on stderr): each distinct cell once."""
-    from ..distinct import HandleMap
+    from ..identifiers.distinct import HandleMap
 
     o = options
     if not o.handles and o.from_csv is None:

@@ -146,7 +146,7 @@ def _write_chunks(
 ) -> tuple[int, Counter[str]]:
     """Pass 2: read the file again and write each chunk with its new cells (the header
     first); the number of chunks and the rows' statuses."""
-    from ..progress import Progress
+    from ..display.progress import Progress
 
     o = options
     statuses: Counter[str] = Counter()

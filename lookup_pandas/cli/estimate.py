@@ -12,7 +12,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..displays import about, credits_text, fetching, number
+from ..display.facts import about, credits_text, fetching, number
 from .options import EnrichOptions
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ..kinds import Kind
+    from ..identifiers.kinds import Kind
 
 __all__ = [
     "STDIN",
@@ -63,7 +63,7 @@ class EnrichOptions:
     @property
     def kind(self) -> Kind:
         """Whose values the column holds: ``COMPANIES`` with ``--companies``, else ``PEOPLE``."""
-        from ..kinds import COMPANIES, PEOPLE
+        from ..identifiers.kinds import COMPANIES, PEOPLE
 
         return COMPANIES if self.companies else PEOPLE
 

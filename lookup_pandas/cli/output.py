@@ -82,7 +82,7 @@ def _same_file(source: str, output: str) -> bool:
 
 def write_frame(frame: pd.DataFrame, output: str | None) -> None:
     """``frame`` as CSV (lists and dicts as JSON text) to ``output`` or stdout."""
-    from ..frames import to_csv_cells
+    from ..frames.records import to_csv_cells
 
     cells = to_csv_cells(frame)
     if output is None or to_stdout(output):

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ..displays import credits_text, number
+from ..display.facts import credits_text, number
 from ..service.envelope import finite_number
 from .options import TierOptions
 from .output import check_output, target, to_stdout, write_frame
@@ -24,7 +24,7 @@ __all__ = ["tier", "tier_line"]
 def tier(options: TierOptions) -> int:
     """The tier's line on stdout; with ``-o FILE``, its one-row CSV there and the line on
     stderr."""
-    from ..frames import records_to_frame
+    from ..frames.records import records_to_frame
 
     check_output(options.output)
     with service_client(options.offline) as client:

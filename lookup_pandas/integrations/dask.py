@@ -38,11 +38,11 @@ from .. import api, credit_facts
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from ..client import Client, resolve_client
 from ..client_spec import ClientSpec
-from ..distinct import HandleMap
 from ..enrich import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
-from ..frames import prefixed_names
-from ..kinds import COMPANIES, PEOPLE, Kind
+from ..frames.records import prefixed_names
+from ..identifiers.distinct import HandleMap
+from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
 from ..outcomes import Estimate
 from ..plan import check_credits, check_method, check_options
 from ..service.credits import RouteCosts
@@ -61,7 +61,7 @@ def output_columns(
     fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE
 ) -> dict[str, str]:
     """The columns enrichment adds, each with its dtype: the profile ``fields`` (default: every
-    field of :data:`lookup_pandas.frames.PERSON_FIELDS`, in that order), prefixed, then
+    field of :data:`lookup_pandas.frames.records.PERSON_FIELDS`, in that order), prefixed, then
     ``lookup_status`` and ``lookup_error``.
 
     Example: ``output_columns(["first_name", "geo.city"], "profile_")`` ->
@@ -69,7 +69,7 @@ def output_columns(
     "lookup_error": "str"}``. A field not in PERSON_FIELDS (``"geo.region"``) is ``object``:
     its values are whatever JSON the records carry. Fields the records carry beyond these are
     left out: a partition cannot add columns the others lack. ``kind``: whose fields
-    (:data:`~lookup_pandas.kinds.COMPANIES`: COMPANY_FIELDS).
+    (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: COMPANY_FIELDS).
     """
     known = kind.fields
     chosen = list(known) if fields is None else _checked_fields(fields)

@@ -32,8 +32,8 @@ import polars as pl
 from .. import api
 from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to
 from ..errors import UsageError
+from ..frames.polars import require_pyarrow, to_polars
 from ..outcomes import Estimate
-from ..polars_frames import require_pyarrow, to_polars
 
 __all__ = [
     "LookupNamespace",

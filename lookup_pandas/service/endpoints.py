@@ -86,7 +86,8 @@ class CompanyParam:
 
     Example: ``CompanyParam("organization_ids", "id", many=True)``: job changes take
     comma-separated ``org_`` ids; ``CompanyParam("slug", "slug")``: employees take one slug.
-    Callers may give any company value (:mod:`lookup_pandas.company_values`); one of the other
+    Callers may give any company value (:mod:`lookup_pandas.identifiers.companies`); one of the
+    other
     form is looked up for this field (:func:`lookup_pandas.listings.company_query`).
     """
 

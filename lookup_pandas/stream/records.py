@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..frames import flatten, records_to_frame, with_nullable_dtypes
+from ..frames.records import flatten, records_to_frame, with_nullable_dtypes
 
 #: A flattened record's fields, each with the type of its value (None: missing).
 _Layout = tuple[tuple[str, type | None], ...]
@@ -111,7 +111,7 @@ class ColumnKinds:
         return list(self._firsts)
 
     def add(self, flat: dict[str, Any]) -> None:
-        """Take a flattened record (:func:`lookup_pandas.frames.flatten`)."""
+        """Take a flattened record (:func:`lookup_pandas.frames.records.flatten`)."""
         for name, value in flat.items():
             firsts = self._firsts.setdefault(name, {})
             if not _missing(value):

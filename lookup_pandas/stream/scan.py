@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..distinct import HandleMap as HandleMap
-from ..distinct import Mapped as Mapped
+from ..identifiers.distinct import HandleMap as HandleMap
+from ..identifiers.distinct import Mapped as Mapped
 
 #: Rows per chunk when chunking was not asked for; a file with more rows than this is read in
 #: chunks unasked. A chunk's own memory, and a file's count of rows, do not depend on how many

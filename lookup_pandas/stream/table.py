@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..api import ERROR_COLUMN, STATUS_COLUMN
-from ..frames import PERSON_FIELDS, prefixed_names, to_csv_cells
+from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
 from ..outcomes import INVALID, OK, Lookup
 from .csvtext import TERMINATOR, csv_header, csv_parts
 from .records import ColumnKinds, RecordStore

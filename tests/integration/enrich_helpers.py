@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import FakeService, data
 from lookup_pandas.testing.routes import Reply, Request
 

@@ -20,8 +20,8 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.calls import window_size
 from lookup_pandas.client import Client
+from lookup_pandas.display.progress import Progress
 from lookup_pandas.engine import EnrichmentRun
-from lookup_pandas.progress import Progress
 from lookup_pandas.store import BUSY, MINE, RECHECK, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 

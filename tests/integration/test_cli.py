@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.frames import PERSON_FIELDS
+from lookup_pandas.frames.records import PERSON_FIELDS
 
 from .cli_helpers import CliMain
 

@@ -20,7 +20,7 @@ from lookup_pandas import (
     NotFoundError,
     ServiceError,
 )
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import data
 
 from .enrich_helpers import (

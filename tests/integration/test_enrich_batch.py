@@ -32,7 +32,7 @@ from lookup_pandas import (
     NotFoundError,
     api,
 )
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from .enrich_helpers import AfterN, expected_status, lead_frame, person_id, spellings

@@ -23,7 +23,7 @@ from lookup_pandas.errors import (
     ColumnError,
     UsageError,
 )
-from lookup_pandas.frames import PERSON_FIELDS
+from lookup_pandas.frames.records import PERSON_FIELDS
 from lookup_pandas.testing import envelope
 
 from .helpers import PROFILE, SEARCH, cache_reads, make_client
@@ -42,7 +42,7 @@ class RecordingBar(tqdm.std.tqdm):
         RecordingBar.made.append(self)
 
     def set_postfix_str(self, s="", refresh=True):
-        # lookup_pandas.progress fits "name=value, ..." to the terminal (all of it here)
+        # lookup_pandas.display.progress fits "name=value, ..." to the terminal (all of it here)
         self.postfixes.append(dict(part.split("=", 1) for part in s.split(", ") if part))
         super().set_postfix_str(s, refresh=refresh)
 
@@ -60,7 +60,8 @@ def bars(monkeypatch):
 
 
 def _production_record(handle: str) -> dict:
-    """A record with exactly production's documented fields (lookup_pandas.frames.PERSON_FIELDS)."""
+    """A record with exactly production's documented fields
+    (lookup_pandas.frames.records.PERSON_FIELDS)."""
     return {
         "id": f"prsn_{handle}",
         "handle": handle,

@@ -28,7 +28,7 @@ import pytest
 from nbclient import NotebookClient
 
 from lookup_pandas.demo import sample_leads_path
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import data as emulator_data
 

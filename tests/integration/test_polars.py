@@ -28,7 +28,7 @@ from lookup_pandas import (
     NotFoundError,
     UsageError,
 )
-from lookup_pandas.handles import normalise_handle
+from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.polars import to_polars
 from lookup_pandas.testing import BATCH, EMPLOYEES, PROFILE, SEARCH, data
 

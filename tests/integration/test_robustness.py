@@ -624,7 +624,8 @@ def warm_client(fake_service):
 
 def _sent_raw(client: Client, handle: str) -> dict[str, Any] | None:
     """GET the profile path with ``handle`` as it is. ``client.profile`` refuses values that
-    cannot be a public handle (issue 21, :mod:`lookup_pandas.handles`) and normalises the rest;
+    cannot be a public handle (issue 21, :mod:`lookup_pandas.identifiers.handles`) and normalises
+    the rest;
     the escape hatch ``client.get`` sends anything, so these tests reach the wire itself."""
     try:
         return dict(client.get(PROFILE, {"handle": handle})["data"])

@@ -214,7 +214,7 @@ def test_the_key_is_in_no_artefact_of_any_entry_point(
 
     import lookup_pandas as lp
     from lookup_pandas.demo import sample_leads, sample_leads_path
-    from lookup_pandas.frames import to_csv_cells
+    from lookup_pandas.frames.records import to_csv_cells
 
     for name in LOGGERS:
         caplog.set_level(logging.DEBUG, logger=name or None)

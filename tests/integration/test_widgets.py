@@ -20,12 +20,12 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.frames.overview import full_name
 from lookup_pandas.service.endpoints import COMPANY_PATH
 from lookup_pandas.service.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import companies as emulator_companies
 from lookup_pandas.testing import data as emulator_data
-from lookup_pandas.views import full_name
 
 from .helpers import (
     DROP,

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from lookup_pandas.company_values import (
+from lookup_pandas.errors import UsageError
+from lookup_pandas.identifiers.companies import (
     checked_companies,
     checked_company,
     company_invalid_reason,
@@ -14,8 +15,7 @@ from lookup_pandas.company_values import (
     names_one_company,
     normalise_company,
 )
-from lookup_pandas.errors import UsageError
-from lookup_pandas.handles import looks_like_url, normalise_handle
+from lookup_pandas.identifiers.handles import looks_like_url, normalise_handle
 
 
 @pytest.mark.parametrize(

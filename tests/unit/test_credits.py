@@ -325,7 +325,7 @@ def test_paced_seconds_follows_the_tier_down():
 
 
 def test_route_costs_tell_whether_the_service_lists_its_batch_routes():
-    from lookup_pandas.kinds import COMPANIES, PEOPLE
+    from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
     from lookup_pandas.plan import batch_told
     from lookup_pandas.service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
 

@@ -1,4 +1,5 @@
-"""lookup_pandas.displays: an Estimate's line, and the HTML and IPython reprs of both shapes."""
+"""lookup_pandas.display.facts: an Estimate's line, and the HTML and IPython reprs of both
+shapes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 import pytest
 
-from lookup_pandas.displays import estimate_html, estimate_line, summary_html
+from lookup_pandas.display.facts import estimate_html, estimate_line, summary_html
 from lookup_pandas.outcomes import Estimate, JobSummary
 
 EST = Estimate(
@@ -223,7 +224,7 @@ def test_repr_stays_the_dataclass_repr(obj):
 
 
 def test_an_estimate_says_how_long_without_about_under_a_second():
-    from lookup_pandas.displays import about
+    from lookup_pandas.display.facts import about
 
     assert about(0.4) == "under a second"
     assert about(6.2) == "about 6 s"

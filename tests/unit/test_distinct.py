@@ -1,4 +1,4 @@
-"""Raw values to handles, each distinct value normalised once: lookup_pandas.distinct.
+"""Raw values to handles, each distinct value normalised once: lookup_pandas.identifiers.distinct.
 
 What is tested: the mapping gives every row exactly what normalising it alone gives (its handle
 and its lookup_error), for strings, missing values of every kind (None, NaN, pd.NA, NaT, a
@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
-from lookup_pandas import kinds
-from lookup_pandas.distinct import HandleMap
 from lookup_pandas.enrich import estimate_values, lookup_values
-from lookup_pandas.kinds import COMPANIES, PEOPLE, Kind
+from lookup_pandas.identifiers import kinds
+from lookup_pandas.identifiers.distinct import HandleMap
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
 from lookup_pandas.outcomes import NOT_CACHED, STATUSES
 from lookup_pandas.testing import MockTransport, envelope
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.frames import RecordColumns, flatten, records_to_frame, to_csv_cells
+from lookup_pandas.frames.records import RecordColumns, flatten, records_to_frame, to_csv_cells
 
 
 def _records():
@@ -251,7 +251,7 @@ def test_index_of_the_wrong_length_is_refused(bad_index):
 
 
 def test_prefixed_names_never_repeat_the_prefix():
-    from lookup_pandas.frames import prefixed_names
+    from lookup_pandas.frames.records import prefixed_names
 
     assert prefixed_names(["id", "profile_url", "geo.city"], "profile_") == {
         "id": "profile_id",
@@ -261,7 +261,7 @@ def test_prefixed_names_never_repeat_the_prefix():
 
 
 def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
-    from lookup_pandas.frames import prefixed_names
+    from lookup_pandas.frames.records import prefixed_names
 
     names = prefixed_names(["url", "profile_url"], "profile_")
     assert names == {"url": "profile_url", "profile_url": "profile_profile_url"}
@@ -269,7 +269,7 @@ def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
 
 
 def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest():
-    from lookup_pandas.frames import PERSON_FIELDS, with_person_fields
+    from lookup_pandas.frames.records import PERSON_FIELDS, with_person_fields
 
     frame = records_to_frame(
         [{"id": "prsn_1", "handle": "ada", "extra": 1, "geo": {"city": "Berlin"}}]
@@ -283,7 +283,7 @@ def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest(
 
 
 def test_with_person_fields_of_no_records_has_typed_empty_columns():
-    from lookup_pandas.frames import PERSON_FIELDS, with_person_fields
+    from lookup_pandas.frames.records import PERSON_FIELDS, with_person_fields
 
     out = with_person_fields(records_to_frame([]))
     assert list(out.columns) == list(PERSON_FIELDS) and out.empty

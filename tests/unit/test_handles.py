@@ -13,7 +13,12 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from lookup_pandas.errors import UsageError
-from lookup_pandas.handles import NA_STRINGS, checked_handle, invalid_reason, normalise_handle
+from lookup_pandas.identifiers.handles import (
+    NA_STRINGS,
+    checked_handle,
+    invalid_reason,
+    normalise_handle,
+)
 
 # -- examples ------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import pytest
 
 import lookup_pandas  # noqa: F401  registers pl_df.lookup (polars is imported above)
 from lookup_pandas import ConfigurationError
-from lookup_pandas.frames import PERSON_FIELDS, records_to_frame, with_person_fields
+from lookup_pandas.frames.records import PERSON_FIELDS, records_to_frame, with_person_fields
 from lookup_pandas.integrations.polars import LookupNamespace, to_polars
 from lookup_pandas.testing import data
 

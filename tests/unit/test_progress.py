@@ -1,11 +1,12 @@
-"""Unit tests for lookup_pandas.progress.Progress: optional, never a reason for a call to fail."""
+"""Unit tests for lookup_pandas.display.progress.Progress: optional, never a reason for a call to
+fail."""
 
 from __future__ import annotations
 
 import pytest
 import tqdm.auto
 
-from lookup_pandas.progress import Progress
+from lookup_pandas.display.progress import Progress
 
 
 class RecordingBar:
@@ -160,7 +161,7 @@ def test_constructor_failure_never_propagates(monkeypatch):
 
 
 def test_fit_postfix_keeps_the_most_important_counts_that_fit():
-    from lookup_pandas.progress import fit_postfix
+    from lookup_pandas.display.progress import fit_postfix
 
     fields = {"fetched": 48, "credits": 48, "jobs": "1/1", "failed": 0}
     assert fit_postfix(fields, None) == "fetched=48, credits=48, jobs=1/1, failed=0"
@@ -174,7 +175,7 @@ def test_fit_postfix_never_cuts_a_field_in_half():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from lookup_pandas.progress import fit_postfix
+    from lookup_pandas.display.progress import fit_postfix
 
     @given(
         st.dictionaries(st.sampled_from(["fetched", "credits", "cached"]), st.integers(0, 10**6)),

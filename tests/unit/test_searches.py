@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lookup_pandas import UsageError
-from lookup_pandas.frames import records_to_frame
+from lookup_pandas.frames.records import records_to_frame
 from lookup_pandas.searches import alumnus_row, job_changes, search_companies
 
 

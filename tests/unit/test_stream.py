@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import lookup_pandas as lp
 from lookup_pandas import api, enrich
 from lookup_pandas.enrich import lookup_values
-from lookup_pandas.frames import (
+from lookup_pandas.frames.records import (
     flatten,
     records_to_frame,
     to_csv_cells,

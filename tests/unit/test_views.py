@@ -1,4 +1,5 @@
-"""lookup_pandas.views: name, headline, company, city and handle, from whatever a record has."""
+"""lookup_pandas.frames.overview: name, headline, company, city and handle, from whatever a record
+has."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.frames import records_to_frame
-from lookup_pandas.views import (
+from lookup_pandas.frames.overview import (
     OVERVIEW_COLUMNS,
     current_position,
     full_name,
     overview,
     summary,
 )
+from lookup_pandas.frames.records import records_to_frame
 
 ADA = {
     "id": "prsn_1",

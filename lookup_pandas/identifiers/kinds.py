@@ -11,7 +11,8 @@ A Kind is what the engine (:mod:`lookup_pandas.enrich`, :mod:`lookup_pandas.engi
 :mod:`lookup_pandas.batch_run`) is generalised over: its
 :class:`~lookup_pandas.service.endpoints.Endpoint`
 (lookup path, id parameters, not-found code, batch path and results key), how values are
-normalised (:class:`~lookup_pandas.handles.Rules`), the columns every result has, and the words
+normalised (:class:`~lookup_pandas.identifiers.handles.Rules`), the columns every result has, and
+the words
 a progress bar and an error use.
 """
 
@@ -21,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .company_values import COMPANY_RULES
-from .frames import COMPANY_FIELDS, PERSON_FIELDS
+from ..frames.records import COMPANY_FIELDS, PERSON_FIELDS
+from ..service.endpoints import ENDPOINTS, Endpoint
+from .companies import COMPANY_RULES
 from .handles import PERSON_RULES, Rules, cleaned, invalid_reason, normalise_handle
-from .service.endpoints import ENDPOINTS, Endpoint
 
 __all__ = ["COMPANIES", "PEOPLE", "Kind"]
 

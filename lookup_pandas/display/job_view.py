@@ -17,7 +17,7 @@ import html
 import logging
 from typing import Any, Protocol
 
-from .displays import about
+from .facts import about
 
 
 class ShownJob(Protocol):

@@ -70,7 +70,7 @@ would send a different handle. ``fold_case=False`` keeps case as written. A pers
 (``prsn_...``, sent as ``id=``) is opaque: kept exactly as written, never folded.
 
 The same cleaning serves other kinds of value through :class:`Rules` (companies:
-:mod:`lookup_pandas.company_values`).
+:mod:`lookup_pandas.identifiers.companies`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from .errors import UsageError
+from ..errors import UsageError
 
 __all__ = [
     "MAX_LENGTH",
@@ -145,7 +145,7 @@ class Rules:
     case-folded: ``prsn_AbC`` stays ``prsn_AbC``), and how a refusal names it.
 
     Example: ``Rules(segment="company", min_length=2, ids=("org_",), what="a company slug,
-    id or page URL")`` (:mod:`lookup_pandas.company_values`).
+    id or page URL")`` (:mod:`lookup_pandas.identifiers.companies`).
     """
 
     segment: str = "in"

@@ -11,7 +11,8 @@ Example::
                              #  "invalid handle: missing", None]
 
 This is the one place where a column of raw values meets the normaliser
-(:func:`lookup_pandas.handles.normalise_handle`, through :meth:`~lookup_pandas.kinds.Kind.clean`):
+(:func:`lookup_pandas.identifiers.handles.normalise_handle`, through
+:meth:`~lookup_pandas.identifiers.kinds.Kind.clean`):
 ``lookup_values``, ``estimate_values``, the CLI's chunks and the Dask partitions all map their
 values here, so a value written 100,000 times is normalised once.
 
@@ -87,7 +88,8 @@ class HandleMap:
     """Raw values to handles, normalising each distinct raw value once, over every ``map``
     (the chunks of one file).
 
-    The rules are the kind's (:meth:`lookup_pandas.kinds.Kind.clean`), with ``fold_case``; the
+    The rules are the kind's (:meth:`lookup_pandas.identifiers.kinds.Kind.clean`), with
+    ``fold_case``; the
     errors are what ``enrich_profiles`` writes. Memory grows with the distinct raw values.
     """
 

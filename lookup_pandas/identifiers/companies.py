@@ -11,14 +11,15 @@ Example::
     is_company_id("org_9F3a")                               # True: sent as an id
     names_one_company("https://www.linkedin.com/company/acme")  # True; "acme labs": False
 
-The rules are :mod:`lookup_pandas.handles`' (missing values, whitespace, percent-encoding,
+The rules are :mod:`lookup_pandas.identifiers.handles`' (missing values, whitespace,
+percent-encoding,
 trailing slashes, the grammar), with a company page URL (``.../company/<slug>``) in place of a
 profile URL, slugs of 2 characters or more (``hp``), and ``org_`` ids kept exactly as written
 (ids are opaque; slugs fold case unless ``fold_case=False``). A website is not a slug: find a
 company by its website with ``lp.search_companies(website=...)``.
 
 Every function that takes a company reads it through these rules: enrichment
-(:mod:`lookup_pandas.kinds`), ``client.company``, and the listings' company parameters
+(:mod:`lookup_pandas.identifiers.kinds`), ``client.company``, and the listings' company parameters
 (:data:`lookup_pandas.service.endpoints.CompanyParam`: ``company_employees``' slug,
 ``search_people``'
 ``organization_slugs``, ``job_changes``' ``organization_ids``, the SearchPanel, the CLI).
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .errors import UsageError
+from ..errors import UsageError
 from .handles import Rules, checked_handle, invalid_reason, looks_like_url, normalise_handle
 
 __all__ = [

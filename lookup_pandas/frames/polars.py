@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["INSTALL", "require_pyarrow", "to_polars"]
 
@@ -48,7 +48,8 @@ def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
                                      "skills": ["sql"], "follower_count": 3}]))
         # shape: (1, 4)  id: str, handle: str, skills: list[str], follower_count: i64
 
-    The frames of :mod:`lookup_pandas.frames` convert column by column: ``str`` -> ``String``,
+    The frames of :mod:`lookup_pandas.frames.records` convert column by column: ``str`` ->
+    ``String``,
     ``Int64`` / ``int64`` -> ``Int64``, ``boolean`` / ``bool`` -> ``Boolean``, ``float64`` ->
     ``Float64``, every missing value (NaN, pd.NA, None) -> null; an object column of lists ->
     ``List``, its type inferred from every value (lists of objects -> ``List(Struct)`` with

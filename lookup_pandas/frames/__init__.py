@@ -1,0 +1,1 @@
+"""Records as frames, pure: flattening records into columns, polars frames, the overview."""
