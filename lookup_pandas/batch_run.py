@@ -43,9 +43,9 @@ from .client import Client
 from .credit_facts import balance, unless_failing
 from .errors import InsufficientCreditsError, NotFoundError
 from .identifiers.kinds import PEOPLE, Kind
-from .pacing import check_cancel
 from .service.envelope import Envelope
 from .store import BUSY, RECHECK, StoredJob
+from .store.pacing import check_cancel
 
 __all__ = ["Answer", "BatchRun"]
 

@@ -26,8 +26,8 @@ from .errors import (
 )
 from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
-from .pacing import Cancelled
 from .store import DONE_SECONDS
+from .store.pacing import Cancelled
 
 __all__ = [
     "FRESH_MISS_SECONDS",

@@ -9,7 +9,7 @@ The answers read ahead are recorded first; then the batch jobs (:mod:`lookup_pan
 for what the plan submits or resumes, their results cached exactly as single answers; then a
 thread pool of ``Client.profile_answer`` for whatever is left: each call reads the cache once,
 or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
-ahead in one store call and let go in batches (:class:`~lookup_pandas.claims.ClaimWindow`).
+ahead in one store call and let go in batches (:class:`~lookup_pandas.store.claims.ClaimWindow`).
 
 It stops, raising, at once on an AuthenticationError, a ConfigurationError or an
 InsufficientCreditsError (the first and last saying how many answers are kept), and after
@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from .batch_run import BatchRun
 from .calls import fetch_one, in_cache, not_cached_outcome, window_size
-from .claims import ClaimWindow
 from .client import Client, ClientStats
 from .credit_facts import kept_costs
 from .display.progress import Bar, Progress
@@ -53,12 +52,13 @@ from .outcomes import (
     handed,
     row_error,
 )
-from .pacing import check_cancel
 from .plan import Options, Plan
 from .provenance import Source, arrived
 from .service.credits import RouteCosts
 from .service.envelope import Envelope
 from .stats import since
+from .store.claims import ClaimWindow
+from .store.pacing import check_cancel
 
 if TYPE_CHECKING:
     from .jobs import Watch

@@ -28,7 +28,8 @@ Hierarchy::
         └── ColumnError              a column that is missing or would be overwritten
 
     InsecureCacheWarning             a UserWarning, not an error: a cache file or directory
-                                     that other users can read (see lookup_pandas.private_files)
+                                     that other users can read (see
+                                     lookup_pandas.store.private_files)
     IncompleteErasureWarning         a UserWarning: erased, but an old copy may remain in a
                                      SQLite write-ahead log (see lookup_pandas.cache)
 

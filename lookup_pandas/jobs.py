@@ -28,7 +28,7 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .pacing import Cancelled
+from .store.pacing import Cancelled
 
 if TYPE_CHECKING:
     import pandas as pd

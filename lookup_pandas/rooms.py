@@ -20,16 +20,16 @@ import requests
 from requests.adapters import BaseAdapter
 
 from .batch_calls import BatchCalls
-from .claims import Claims
 from .client_cache import ClientCache
 from .config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from .http.contact import Contact
 from .http.sending import PacedAttempts, Sender, Wire
 from .http.session import build_session
-from .pacing import Pacer
 from .service.retry import RetryPolicy
 from .stats import StatsCounter
 from .store import Store, answers_namespace, namespace, open_store
+from .store.claims import Claims
+from .store.pacing import Pacer
 
 __all__ = ["Rooms"]
 
@@ -44,7 +44,7 @@ class Rooms:
     wire: Wire
     #: What the processes using this key and cache share: the pace, claims, batch jobs.
     store: Store
-    #: Claims on answers being bought, kept alive while held (see lookup_pandas.claims).
+    #: Claims on answers being bought, kept alive while held (see lookup_pandas.store.claims).
     claims: Claims
     pacer: Pacer
     counter: StatsCounter

@@ -40,7 +40,6 @@ from ..config.settings import (
     redact_url,
 )
 from ..errors import ConfigurationError
-from ..private_files import sqlite_files
 from ..store import (
     Store,
     answers_namespace,
@@ -49,6 +48,7 @@ from ..store import (
     require_redis,
     store_path,
 )
+from ..store.private_files import sqlite_files
 from .requests_cache_internals import redis_connection
 from .sqlite import SQLiteAnswers, rewrite_file, shared_backends, sqlite_cache_file
 

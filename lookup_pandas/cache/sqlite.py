@@ -9,7 +9,7 @@ Example::
         answers.delete(keys)
     answers.rewrite()                        # VACUUM, then the write-ahead log emptied
 
-Files are made private before SQLite opens them (:mod:`lookup_pandas.private_files`). Erasure
+Files are made private before SQLite opens them (:mod:`lookup_pandas.store.private_files`). Erasure
 that erases: deletes run with ``PRAGMA secure_delete=ON``, then the file is rewritten
 (``VACUUM``) and its write-ahead log emptied (``PRAGMA wal_checkpoint(TRUNCATE)``), tried
 :data:`CHECKPOINT_ATTEMPTS` times while another process reads it.
@@ -31,7 +31,7 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.settings import default_cache_path
-from ..private_files import prepare_sqlite_file, while_locked
+from ..store.private_files import prepare_sqlite_file, while_locked
 from . import requests_cache_internals as internals
 from .policy import PaidAnswersOnly
 

@@ -27,10 +27,10 @@ from ..errors import (
     ServiceError,
     TransportError,
 )
-from ..pacing import Pacer, pause
 from ..service.endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
 from ..service.envelope import Envelope
 from ..store import Store
+from ..store.pacing import Pacer, pause
 from .decisions import proves_contact, proves_key, rate_from_tier, tier_action, tier_floor
 
 __all__ = ["KEY_GOOD_SECONDS", "Contact", "Requester"]

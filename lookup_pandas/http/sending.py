@@ -26,7 +26,6 @@ import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
-from ..claims import Claims, claim_or_wait, fresh_lookup
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     ConfigurationError,
@@ -37,12 +36,13 @@ from ..errors import (
     TransportError,
     UsageError,
 )
-from ..pacing import Pacer, pause
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy
 from ..stats import StatsCounter
 from ..store import RECHECK
+from ..store.claims import Claims, claim_or_wait, fresh_lookup
+from ..store.pacing import Pacer, pause
 from .answers import parsed_answer
 from .contact import Contact
 from .decisions import Attempts, Situation, next_step, slowdown
@@ -374,7 +374,8 @@ class Sender:
         self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
     ) -> tuple[str | None, requests.Response | None]:
         """(the claim to release, None), or (None, the answer another process bought
-        meanwhile); (None, None) without a cache. See :func:`lookup_pandas.claims.claim_or_wait`."""
+        meanwhile); (None, None) without a cache. See
+        :func:`lookup_pandas.store.claims.claim_or_wait`."""
         if not self.wire.cache_on:
             return None, None
         return claim_or_wait(
@@ -388,5 +389,6 @@ class Sender:
     def fresh_lookup(
         self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
     ) -> requests.Response | None:
-        """The lookup after another holder let go (:func:`lookup_pandas.claims.fresh_lookup`)."""
+        """The lookup after another holder let go
+        (:func:`lookup_pandas.store.claims.fresh_lookup`)."""
         return fresh_lookup(lambda: self.wire.lookup(path, prepared), cancel)

@@ -13,7 +13,7 @@ pids, so the holder's start time (``/proc/<pid>/stat``, field 22, in clock ticks
 part of the name, and a live process with another start time is not the holder; a zombie (killed,
 not yet reaped by its parent) holds nothing either. A holder on
 another machine, or a name of another shape, is never judged gone here: its claims end by
-expiry (they are short and renewed while the holder works; see :mod:`lookup_pandas.claims`).
+expiry (they are short and renewed while the holder works; see :mod:`lookup_pandas.store.claims`).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..private_files import prepare_sqlite_file, while_locked
 from . import common
 from .holders import holder_gone, holder_name
+from .private_files import prepare_sqlite_file, while_locked
 
 __all__ = ["LocalStore"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lookup_pandas.claims import Claims, ClaimWindow
 from lookup_pandas.store import BUSY, MINE, RECHECK, MemoryStore
+from lookup_pandas.store.claims import Claims, ClaimWindow
 from lookup_pandas.store.holders import holder_gone, holder_name, process_start
 from lookup_pandas.store.local import LocalStore
 
@@ -322,7 +322,7 @@ def test_a_window_of_a_killed_process_does_not_block_the_next_run(tmp_path: Path
     code = (
         "import time\n"
         "from pathlib import Path\n"
-        "from lookup_pandas.claims import Claims, ClaimWindow\n"
+        "from lookup_pandas.store.claims import Claims, ClaimWindow\n"
         "from lookup_pandas.store.local import LocalStore\n"
         f"s = LocalStore(Path({str(path)!r}), {NS!r})\n"
         "w = ClaimWindow(Claims(s), size=16)\n"

@@ -15,7 +15,7 @@ import requests
 
 import lookup_pandas as lp
 from lookup_pandas.config.settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE
-from lookup_pandas.pacing import Cancelled
+from lookup_pandas.store.pacing import Cancelled
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

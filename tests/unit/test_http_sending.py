@@ -1,4 +1,5 @@
-"""The send chain's claim step (lookup_pandas.claims.claim_or_wait), and a call whose claim its
+"""The send chain's claim step (lookup_pandas.store.claims.claim_or_wait), and a call whose claim
+its
 caller holds (enrichment's claim window), no server."""
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from collections import Counter
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.claims import Claims, claim_or_wait, fresh_lookup
-from lookup_pandas.pacing import Cancelled
 from lookup_pandas.store import BUSY, MINE, RECHECK, MemoryStore
+from lookup_pandas.store.claims import Claims, claim_or_wait, fresh_lookup
+from lookup_pandas.store.pacing import Cancelled
 from lookup_pandas.testing import MockTransport, envelope
 
 
@@ -44,7 +45,7 @@ def looks(*answers: str | None):
 
 @pytest.fixture(autouse=True)
 def no_sleeping(monkeypatch):
-    monkeypatch.setattr("lookup_pandas.claims.pause", lambda s, cancel=None: None)
+    monkeypatch.setattr("lookup_pandas.store.claims.pause", lambda s, cancel=None: None)
 
 
 def test_a_claim_of_ones_own_is_bought_without_looking():

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from lookup_pandas.pacing import Cancelled, Pacer
 from lookup_pandas.store import (
     BUSY,
     DONE_SECONDS,
@@ -28,6 +27,7 @@ from lookup_pandas.store import (
     namespace,
 )
 from lookup_pandas.store.local import LocalStore
+from lookup_pandas.store.pacing import Cancelled, Pacer
 
 NS = namespace("lk_live_UnitTestKeyForTheLocalStore", "https://api.example.com")
 OTHER_NS = namespace("lk_live_AnotherKeyForTheLocalStore", "https://api.example.com")

@@ -1,4 +1,4 @@
-"""Unit tests for lookup_pandas.pacing.Pacer, driven by a fake clock and a fake sleep."""
+"""Unit tests for lookup_pandas.store.pacing.Pacer, driven by a fake clock and a fake sleep."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from lookup_pandas.pacing import UNPACED_LOOK_SECONDS, Pacer
+from lookup_pandas.store.pacing import UNPACED_LOOK_SECONDS, Pacer
 
 
 class FakeTime:

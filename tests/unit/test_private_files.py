@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.private_files: the decisions (is a mode open, which chmod fixes
+"""Unit tests for lookup_pandas.store.private_files: the decisions (is a mode open, which chmod
+fixes
 it, what the warning says), then the file system without a server: directories made 0700 and
 files 0600 whatever the umask (in a subprocess: the umask is process-wide), what exists left as
 it is, and one warning per path per process."""
@@ -17,7 +18,7 @@ import pytest
 
 from lookup_pandas.cache.sqlite import sqlite_cache_file
 from lookup_pandas.errors import InsecureCacheWarning
-from lookup_pandas.private_files import (
+from lookup_pandas.store.private_files import (
     chmod_command,
     insecure_message,
     make_private_file,
@@ -124,7 +125,7 @@ UMASKS = [0o022, 0o002, 0o000, 0o277]
 _UNDER_UMASKS = """
 import json, os, sqlite3, sys, tempfile
 from pathlib import Path
-from lookup_pandas.private_files import prepare_sqlite_file
+from lookup_pandas.store.private_files import prepare_sqlite_file
 runs = {}
 with tempfile.TemporaryDirectory() as tmp:
     cases = {f"{u:03o}": (u, "a/b/leads.sqlite") for u in json.loads(sys.argv[1])}
@@ -272,7 +273,7 @@ def test_the_warning_is_a_user_warning_and_not_a_service_error():
 
 
 def test_while_locked_tries_again_only_while_the_file_is_locked(monkeypatch):
-    import lookup_pandas.private_files as private_files
+    import lookup_pandas.store.private_files as private_files
 
     monkeypatch.setattr(private_files.time, "sleep", lambda s: None)
     failures = [sqlite3.OperationalError("database is locked")] * 2

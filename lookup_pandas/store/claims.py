@@ -30,8 +30,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+from . import BUSY, MINE, RECHECK, Store
 from .pacing import pause
-from .store import BUSY, MINE, RECHECK, Store
 
 __all__ = [
     "CLAIM_TTL_SECONDS",

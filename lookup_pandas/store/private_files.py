@@ -37,7 +37,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TypeVar
 
-from .errors import InsecureCacheWarning
+from ..errors import InsecureCacheWarning
 
 __all__ = [
     "PRIVATE_DIR_MODE",
@@ -60,7 +60,7 @@ PRIVATE_FILE_MODE = 0o600
 _OTHERS = stat.S_IRWXG | stat.S_IRWXO
 #: POSIX modes mean nothing on Windows: there, files are made as before and nothing is checked.
 _POSIX = os.name == "posix"
-_PACKAGE_DIR = str(Path(__file__).resolve().parent) + os.sep
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1]) + os.sep  # lookup_pandas/
 
 _warned: set[str] = set()  # paths already named in a warning by this process
 _warned_lock = threading.Lock()

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .store import Store
+    from . import Store
 
 __all__ = ["Cancelled", "Pacer", "pause"]
 
