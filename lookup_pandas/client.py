@@ -32,6 +32,7 @@ from . import lookups
 from .cache import CacheInfo, Forgotten
 from .config.settings import SETTING_NAMES, Settings, keyword_help
 from .errors import BatchUnavailableError, ServiceError
+from .http.stats import ClientStats
 from .identifiers.kinds import COMPANIES, PEOPLE, Kind
 from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
 from .rooms import Rooms
@@ -43,7 +44,6 @@ from .service.endpoints import (
     TIER_PATH,
 )
 from .service.envelope import Envelope
-from .stats import ClientStats
 
 #: A cached answer's (stored at, expired), or None: :meth:`Client.stored_at`.
 StoredTime = tuple[datetime, bool] | None

@@ -19,9 +19,9 @@ from typing import Any
 from .cache import CacheInfo, Forgotten, OpenCache, admin
 from .http.answers import parsed_answer
 from .http.sending import Wire
+from .http.stats import StatsCounter
 from .identifiers.kinds import PEOPLE, Kind
 from .service.envelope import Envelope
-from .stats import StatsCounter
 from .store import Store
 
 __all__ = ["ClientCache"]

@@ -40,6 +40,7 @@ from .errors import (
     ServiceError,
     TransportError,
 )
+from .http.stats import since
 from .identifiers.kinds import PEOPLE, Kind
 from .outcomes import (
     ERROR,
@@ -56,7 +57,6 @@ from .plan import Options, Plan
 from .provenance import Source, arrived
 from .service.credits import RouteCosts
 from .service.envelope import Envelope
-from .stats import since
 from .store.claims import ClaimWindow
 from .store.pacing import check_cancel
 

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .client import Client
+    from .http.stats import ClientStats
     from .outcomes import JobSummary
-    from .stats import ClientStats
 
 __all__ = ["EnrichmentJob", "Watch"]
 

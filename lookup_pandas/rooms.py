@@ -25,8 +25,8 @@ from .config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from .http.contact import Contact
 from .http.sending import PacedAttempts, Sender, Wire
 from .http.session import build_session
+from .http.stats import StatsCounter
 from .service.retry import RetryPolicy
-from .stats import StatsCounter
 from .store import Store, answers_namespace, namespace, open_store
 from .store.claims import Claims
 from .store.pacing import Pacer

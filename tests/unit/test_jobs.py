@@ -12,9 +12,9 @@ import pytest
 
 from lookup_pandas.display.job_view import display_job, job_line
 from lookup_pandas.errors import AuthenticationError
+from lookup_pandas.http.stats import ClientStats
 from lookup_pandas.jobs import EnrichmentJob, Watch
 from lookup_pandas.outcomes import JobSummary
-from lookup_pandas.stats import ClientStats
 from lookup_pandas.store.pacing import Cancelled, check_cancel
 
 SUMMARY = JobSummary(

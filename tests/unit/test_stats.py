@@ -1,4 +1,4 @@
-"""lookup_pandas.stats: the Client's counters, and a run's own tally beside them."""
+"""lookup_pandas.http.stats: the Client's counters, and a run's own tally beside them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from lookup_pandas.stats import ClientStats, StatsCounter, since
+from lookup_pandas.http.stats import ClientStats, StatsCounter, since
 
 
 def answer(status: int = 200, consumed: str | None = "1") -> requests.Response:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import requests
 
-from .service.envelope import finite_number
+from ..service.envelope import finite_number
 
 __all__ = ["ClientStats", "StatsCounter", "since"]
 
