@@ -7,7 +7,7 @@ Example::
     for rec in client.paginate("/api/data/v1/people/search", {"title": "engineer", "limit": 50}):
         ...
 
-It wires the rooms and decides nothing of its own; each method is a room's, in a line or two:
+It wires the parts and decides nothing of its own; each method is a part's, in a line or two:
 requests go through :mod:`lookup_pandas.http.sending` (cache lookup -> claim -> paced attempts
 -> one attempt, with :mod:`~lookup_pandas.http.decisions`), first contact and the pace through
 :mod:`~lookup_pandas.http.contact`, batch jobs through :mod:`lookup_pandas.batch_calls`, pages
@@ -30,12 +30,12 @@ from requests.adapters import BaseAdapter
 
 from . import lookups
 from .cache import CacheInfo, Forgotten
+from .client_parts import ClientParts
 from .config.settings import SETTING_NAMES, Settings, keyword_help
 from .errors import BatchUnavailableError, ServiceError
 from .http.stats import ClientStats
 from .identifiers.kinds import COMPANIES, PEOPLE, Kind
 from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
-from .rooms import Rooms
 from .service.endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
@@ -102,12 +102,12 @@ class Client:
     ) -> None:
         given = locals()
         self.settings = Settings.build(**{name: given[name] for name in SETTING_NAMES})
-        self._rooms = rooms = Rooms.build(self.settings, transport)
-        # The rooms other modules and tests reach for (each documented on Rooms), bound once.
-        self.retry_policy, self.pacer = rooms.retry_policy, rooms.pacer
-        self.store, self.claims, self.counter = rooms.store, rooms.claims, rooms.counter
-        self._sender, self._request = rooms.sender, rooms.sender.request
-        self._prepare, self._send = rooms.wire.prepare, rooms.wire.send
+        self._parts = parts = ClientParts.build(self.settings, transport)
+        # The parts other modules and tests reach for (each documented on ClientParts), bound once.
+        self.retry_policy, self.pacer = parts.retry_policy, parts.pacer
+        self.store, self.claims, self.counter = parts.store, parts.claims, parts.counter
+        self._sender, self._request = parts.sender, parts.sender.request
+        self._prepare, self._send = parts.wire.prepare, parts.wire.send
 
     def __repr__(self) -> str:
         # cache_label: the path, the Redis URL without its password, or "off"
@@ -119,7 +119,7 @@ class Client:
 
     def close(self) -> None:
         """``client.close()``: close the HTTP connections and let go of the cache."""
-        self._rooms.close()
+        self._parts.close()
 
     def __enter__(self) -> Client:
         return self
@@ -135,7 +135,7 @@ class Client:
     @property
     def session(self) -> requests.Session:
         """``client.session.get_adapter(url)``: the underlying (cached) requests session."""
-        return self._rooms.session
+        return self._parts.session
 
     @property
     def max_workers(self) -> int:
@@ -145,7 +145,7 @@ class Client:
     @property
     def stats(self) -> ClientStats:
         """``client.stats.sent``: a copy of the counters (sent, cache hits, retries, credits)."""
-        return self._rooms.counter.snapshot()
+        return self._parts.counter.snapshot()
 
     @property
     def credits_consumed(self) -> float:
@@ -165,12 +165,12 @@ class Client:
     @property
     def pace_known(self) -> bool:
         """``client.pace_known``: whether the pace was learned (the credits tier, or a 429)."""
-        return self._rooms.contact.rate_known
+        return self._parts.contact.rate_known
 
     @property
     def waiting(self) -> int:
         """``client.waiting  # 3``: calls waiting for an answer another process is buying."""
-        return self._rooms.counter.waiting
+        return self._parts.counter.waiting
 
     @property
     def claim_ttl(self) -> float:
@@ -218,15 +218,15 @@ class Client:
     def credits_tier(self) -> dict[str, Any]:
         """``client.credits_tier()["balance"]  # 988``: the panel's credits tier, never cached
         (``balance``, ``current_tier``, ``next_tier``); reading it teaches the Client its pace."""
-        return self._rooms.contact.credits_tier()
+        return self._parts.contact.credits_tier()
 
     def check_key(self) -> None:
         """``client.check_key()``: raise AuthenticationError for a bad key, asking once per key."""
-        self._rooms.contact.check_key()
+        self._parts.contact.check_key()
 
     def learn_pace(self) -> float | None:
         """``client.learn_pace()  # 57.0``: the pace, learned now (None: unpaced)."""
-        return self._rooms.contact.learn_pace()
+        return self._parts.contact.learn_pace()
 
     def page(
         self, path: str, params: Mapping[str, Any], plan: PagePlan, *, refresh: bool = False
@@ -260,63 +260,63 @@ class Client:
     @property
     def batch_supported(self) -> bool | None:
         """``client.batch_supported  # None``: has the service batch jobs (None: not told yet)?"""
-        return self._rooms.batch.supported
+        return self._parts.batch.supported
 
     def batch_supported_for(self, kind: Kind) -> bool | None:
         """``client.batch_supported_for(COMPANIES)``: :attr:`batch_supported`, for a kind."""
-        return self._rooms.batch.supported_for(kind)
+        return self._parts.batch.supported_for(kind)
 
     def submit_batch(self, handles: Sequence[str], **options: Any) -> str:
         """``job_id = client.submit_batch(["ada", "prsn_1"])``: :meth:`BatchCalls.submit`."""
-        return self._rooms.batch.submit(handles, **options)
+        return self._parts.batch.submit(handles, **options)
 
     def batch_status(self, job_id: str, after: int = 0, **options: Any) -> dict[str, Any]:
         """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
-        return self._rooms.batch.status(job_id, after, **options)
+        return self._parts.batch.status(job_id, after, **options)
 
     def batch_result(
         self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
     ) -> Envelope:
         """``client.batch_result("ada", record, job_id)``: see :meth:`BatchCalls.result`."""
-        return self._rooms.batch.result(handle, record, job_id, kind)
+        return self._parts.batch.result(handle, record, job_id, kind)
 
     def no_batch(
         self, exc: ServiceError | None = None, kind: Kind = PEOPLE
     ) -> BatchUnavailableError:
         """``raise client.no_batch()``: the error saying this service has no batch jobs."""
-        return self._rooms.batch.no_batch(exc, kind)
+        return self._parts.batch.no_batch(exc, kind)
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """``client.is_cached(PROFILE_PATH, {"handle": "ada"})``: would a GET be a cache hit?"""
-        return self._rooms.cache.is_cached(path, params)
+        return self._parts.cache.is_cached(path, params)
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """``client.cached(PROFILE_PATH, {"handle": "ada"})``: the cached answer, or None."""
-        return self._rooms.cache.cached(path, params)
+        return self._parts.cache.cached(path, params)
 
     def stored_at(self, path: str, params: Mapping[str, Any] | None = None) -> StoredTime:
         """``client.stored_at(PROFILE_PATH, {"handle": "ada"})``: (when stored, expired) or None."""
-        return self._rooms.cache.stored_at(path, params)
+        return self._parts.cache.stored_at(path, params)
 
     def profile_keys(self, handles: Iterable[str], **options: Any) -> dict[str, str]:
         """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
-        return self._rooms.cache.profile_keys(handles, **options)
+        return self._parts.cache.profile_keys(handles, **options)
 
     def cache_info(self) -> CacheInfo:
         """``print(client.cache_info())``: what the cache holds; sends nothing."""
-        return self._rooms.cache.info()
+        return self._parts.cache.info()
 
     def prune(self) -> int:
         """``client.prune()  # 12``: remove the expired answers; sends nothing."""
-        return self._rooms.cache.prune()
+        return self._parts.cache.prune()
 
     def clear(self) -> int:
         """``client.clear()  # 1234``: remove every answer, batch job and claim; sends nothing."""
-        return self._rooms.cache.clear()
+        return self._parts.cache.clear()
 
     def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
         """``client.forget(["ada"])``: erase every stored answer about them (ClientCache.forget)."""
-        return self._rooms.cache.forget(handles, fold_case=fold_case)
+        return self._parts.cache.forget(handles, fold_case=fold_case)
 
 
 Client.__doc__ = (Client.__doc__ or "").replace("    {keywords}\n", keyword_help() + "\n")

@@ -6,7 +6,7 @@ Example::
     client.cache_info().entries                          # 1234
     client.forget(["ada-lovelace"])                      # Forgotten(profiles=1, pages=2, ...)
 
-The Client's cache methods are this room's, in one line each. :mod:`lookup_pandas.cache.admin`
+The Client's cache methods are this part's, in one line each. :mod:`lookup_pandas.cache.admin`
 does the admin work on any cache (also without a Client: ``lookup-pandas cache ...``).
 """
 

@@ -32,7 +32,7 @@ authentication, 4 budget, 1 any other service error, 130 interrupted, 141 stdout
 terminal; without one, only ``--yes`` does it), and exits 1 when not confirmed; a removal
 that another process kept from being complete on disk exits 5.
 
-The rooms: :mod:`.parser` (arguments -> the typed options of :mod:`.options`), :mod:`.enrich`
+The modules: :mod:`.parser` (arguments -> the typed options of :mod:`.options`), :mod:`.enrich`
 (the CSV pipeline), :mod:`.listings` (the commands of :mod:`.list_commands`), :mod:`.tier`,
 :mod:`.companies`, :mod:`.cache`, :mod:`.serve` (serve and demo), and the
 shared :mod:`.reading`, :mod:`.output`, :mod:`.exits`.

@@ -18,7 +18,7 @@ Example::
 This is what ``lookup-pandas enrich --chunksize N`` does (and, unasked, in chunks of
 :data:`CHUNK_ROWS` rows for an input of more than :data:`AUTO_CHUNK_ROWS` rows). The output is
 the same, byte for byte, as enriching the whole file at once and writing it with ``to_csv``.
-The rooms: :mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each
+The modules: :mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each
 normalised once by :class:`lookup_pandas.identifiers.distinct.HandleMap`), :mod:`.records` (records
 kept
 as text, their dtypes), :mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each

@@ -1,12 +1,12 @@
-"""The rooms one Client is made of, built from its settings and wired together.
+"""The parts one Client is made of, built from its settings and wired together.
 
 Example::
 
-    rooms = Rooms.build(Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080"))
-    rooms.sender.request(PROFILE_PATH, {"handle": "ada"}).data["id"]     # "prsn_..."
-    rooms.batch.submit(["ada", "grace"])                                 # "job_..."
+    parts = ClientParts.build(Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080"))
+    parts.sender.request(PROFILE_PATH, {"handle": "ada"}).data["id"]     # "prsn_..."
+    parts.batch.submit(["ada", "grace"])                                 # "job_..."
 
-The :class:`~lookup_pandas.client.Client` is the façade over them and holds one ``Rooms``.
+The :class:`~lookup_pandas.client.Client` is the façade over them and holds one ``ClientParts``.
 The send chain (:class:`~lookup_pandas.http.sending.Sender`) needs the contact to pace and
 note first contact, and the contact sends through the chain (the credits tier, the health
 probe): the contact is given the chain lazily, so neither is built before the other.
@@ -31,12 +31,12 @@ from .store import Store, answers_namespace, namespace, open_store
 from .store.claims import Claims
 from .store.pacing import Pacer
 
-__all__ = ["Rooms"]
+__all__ = ["ClientParts"]
 
 
 @dataclass(frozen=True, eq=False)
-class Rooms:
-    """One Client's rooms: the wire, what processes share, the pace, the send chain's fronts."""
+class ClientParts:
+    """One Client's parts: the wire, what processes share, the pace, the send chain's fronts."""
 
     settings: Settings
     retry_policy: RetryPolicy
@@ -55,11 +55,11 @@ class Rooms:
     cache: ClientCache
 
     @classmethod
-    def build(cls, s: Settings, transport: BaseAdapter | None = None) -> Rooms:
-        """Every room of a Client with settings ``s``; ``transport`` answers instead of the
+    def build(cls, s: Settings, transport: BaseAdapter | None = None) -> ClientParts:
+        """Every part of a Client with settings ``s``; ``transport`` answers instead of the
         network (tests). Sends nothing: the first request makes first contact.
 
-        Example: ``Rooms.build(settings).cache.is_cached(PROFILE_PATH, {"handle": "ada"})``
+        Example: ``ClientParts.build(settings).cache.is_cached(PROFILE_PATH, {"handle": "ada"})``
         """
         retry_policy = RetryPolicy(s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max)
         session = build_session(s, transport)
@@ -105,7 +105,7 @@ class Rooms:
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user).
 
-        Example: ``rooms.close()`` (what ``Client.close`` and ``with Client(...)`` do)
+        Example: ``parts.close()`` (what ``Client.close`` and ``with Client(...)`` do)
         """
         self.session.close()
         self.claims.close()
