@@ -89,7 +89,7 @@ class BatchRun:
         #: refused for want of credits), and that refusal: the run stops with it at the end.
         self.unaffordable: list[str] = []
         self.refusal: InsufficientCreditsError | None = None
-        self._polled: list[Tracker] = []  # every job this run polled: what it saw billed
+        self._mine: list[Tracker] = []  # the jobs this run submitted
         self.batch_jobs_done = 0
         self.submitted = 0  # batch jobs this run submitted (the service accepted)
         self._resumed: list[Tracker] = []
@@ -119,7 +119,7 @@ class BatchRun:
     def billed(self) -> int:
         """Items of the batch jobs this run polled that resolved while it ran (each billed as
         it resolved): a stored job's items resolved before this run are an earlier run's."""
-        return sum(job.billed for job in self._polled)
+        return sum(job.billed for job in (*self._resumed, *self._mine))  # unpolled: 0
 
     @property
     def batch_jobs(self) -> int:
@@ -231,12 +231,12 @@ class BatchRun:
             if job_id is not None:
                 self.submitted += 1
                 interval = self.client.settings.batch_poll_interval
-                self._active.append(Tracker(job_id, mine, time.monotonic(), interval))
+                tracker = Tracker(job_id, mine, time.monotonic(), interval)
+                self._mine.append(tracker)
+                self._active.append(tracker)
             return
         job = what
         self._polling.discard(job.job_id)
-        if job not in self._polled:
-            self._polled.append(job)
         try:
             page = future.result()
         except NotFoundError:

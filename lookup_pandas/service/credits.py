@@ -78,8 +78,7 @@ class RouteCosts:
 
         Example: ``RouteCosts({"a/b": 0}).lists("/a/b/")`` -> ``True``
         """
-        wanted = _route(path)
-        return any(r == wanted or (r and wanted.endswith("/" + r)) for r in self.costs)
+        return self._listed(path) is not None
 
     def cost_of(self, path: str) -> float:
         """Credits one call of ``path`` costs: its listed cost, else 1.
@@ -90,13 +89,15 @@ class RouteCosts:
         Example: ``RouteCosts({"companies/company": 2}).cost_of("/api/data/v1/companies/company")``
         -> 2.0
         """
+        route = self._listed(path)
+        return 1.0 if route is None else self.costs[route]
+
+    def _listed(self, path: str) -> str | None:
+        """The listed route ``path`` matches: the whole path, else its end; None if none."""
         wanted = _route(path)
         if wanted in self.costs:
-            return self.costs[wanted]
-        for route, cost in self.costs.items():
-            if route and wanted.endswith("/" + route):
-                return cost
-        return 1.0
+            return wanted
+        return next((r for r in self.costs if r and wanted.endswith("/" + r)), None)
 
 
 @dataclass(frozen=True)
