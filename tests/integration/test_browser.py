@@ -156,6 +156,22 @@ def _run_all_until(page, target, attempts: int = 3) -> None:
                 raise
 
 
+def _text_matching(locator, pattern: re.Pattern[str], seconds: float = 60) -> str:
+    """The locator's text once it matches ``pattern``, read in the same look.
+
+    ``expect(...).to_have_text`` then ``inner_text()`` is two looks: a widget redrawn between
+    them (its HTML replaced from the job's thread) can read as "" in the second.
+    """
+    deadline = time.monotonic() + seconds
+    text = ""
+    while time.monotonic() < deadline:
+        text = locator.inner_text()
+        if pattern.search(text):
+            return text
+        time.sleep(0.05)
+    raise AssertionError(f"{pattern.pattern!r} not seen in {seconds} s; last text: {text!r}")
+
+
 @contextlib.contextmanager
 def _notebook_page(url: str, token: str, notebook: Path, tmp_path: Path) -> Iterator[Any]:
     """Headless Chromium on ``notebook`` in the JupyterLab at ``url``, its cells shown; a
@@ -254,29 +270,27 @@ def test_background_job_view_updates_in_jupyterlab(jupyterlab, fake_service, tmp
         expect(code).to_have_count(1)
 
         # Running, with the total known: some N of 190 profiles.
-        expect(code).to_have_text(re.compile(r"^running: \d+/190 profiles"))
-        seen.append(code.inner_text())
+        seen.append(_text_matching(code, re.compile(r"^running: \d+/190 profiles")))
         first = int(re.match(r"running: (\d+)/", seen[0]).group(1))  # type: ignore[union-attr]
         bar = page.locator(f"{view} .widget-hprogress")  # IntProgress (ipywidgets 8)
         expect(bar).to_have_count(1)
         expect(bar).to_contain_text("profiles")  # its description
 
         # Redrawn by the job, the cell not run again: a larger count, or the end.
-        expect(code).not_to_have_text(re.compile(rf"^running: {first}/190 profiles"))
-        seen.append(code.inner_text())
+        seen.append(_text_matching(code, re.compile(rf"^(?!running: {first}/)(running|done): \d+")))
         later = re.match(r"(running|done): (\d+)", seen[1])
         assert later, seen
         assert later.group(1) == "done" or int(later.group(2)) > first, seen
 
-        expect(code).to_have_text(re.compile(r"^done: 250 rows "))
-        seen.append(code.inner_text())
+        seen.append(_text_matching(code, re.compile(r"^done: 250 rows ")))
         # The next cell waited for the job and printed the same summary.
         printed = page.locator(
             ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']",
             has_text=re.compile(r"^done: 250 rows "),
         )
         expect(printed).to_have_count(1)
-        assert printed.inner_text().strip() == seen[-1].strip()
+        said = _text_matching(printed, re.compile(r"^done: 250 rows "))
+        assert said.strip() == seen[-1].strip()
         expect(bar).to_have_count(1)
 
         news = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news prompt
