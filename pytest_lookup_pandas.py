@@ -77,7 +77,7 @@ def isolated_default_client() -> Iterator[None]:
     """No default client while the test starts: ``lp.configure(...)`` or the LOOKUP_*
     variables make one. Whatever the test made the default is closed afterwards, and the
     default from before the test is put back."""
-    from lookup_pandas import client as module
+    from lookup_pandas.client import client as module
 
     with module._default_lock:
         previous, module._default = module._default, None

@@ -17,7 +17,7 @@ import pandas as pd
 from common import goal
 
 import lookup_pandas as lp
-from lookup_pandas import api
+from lookup_pandas.api import functions as api
 from lookup_pandas.testing import BATCH, FakeService
 
 KNOWN, UNKNOWN, LIMIT, RESOLVE_RATE = 4800, 200, 60, 300.0

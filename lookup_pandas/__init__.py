@@ -17,7 +17,7 @@ from typing import Any as _Any
 from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
-from .api import (
+from .api.functions import (
     balance,
     company_employees,
     credits_tier,
@@ -32,7 +32,9 @@ from .api import (
     search_skills,
     tiers,
 )
-from .client import Client, ClientStats, configure, default_client
+from .client.client import Client, ClientStats, configure, default_client
+from .enrichment.background import EnrichmentJob
+from .enrichment.results import Estimate, JobSummary
 from .errors import (
     AuthenticationError,
     BatchUnavailableError,
@@ -56,14 +58,12 @@ from .errors import (
 )
 from .frames.overview import overview
 from .integrations import register_when_imported as _register_when_imported
-from .jobs import EnrichmentJob
-from .outcomes import Estimate, JobSummary
 
 _register_when_imported()
 
 if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
     from . import testing as testing
-    from .widgets import SearchPanel as SearchPanel
+    from .widgets.panel import SearchPanel as SearchPanel
 
 __all__ = [
     "AuthenticationError",
@@ -114,7 +114,7 @@ __all__ = [
 
 #: Names loaded on first use: ipywidgets and the emulator cost more to import than the rest of
 #: the package, and a script or a Dask worker needs neither.
-_LAZY = {"SearchPanel": (".widgets", "SearchPanel"), "testing": (".testing", None)}
+_LAZY = {"SearchPanel": (".widgets.panel", "SearchPanel"), "testing": (".testing", None)}
 
 
 def __getattr__(name: str) -> _Any:

@@ -6,16 +6,16 @@ Example::
     leads.lookup.estimate_profiles("handle")      # Estimate(rows=..., to_fetch=...)
     enriched = leads.lookup.enrich_profiles("handle", max_calls=500)
 
-Each method is :mod:`lookup_pandas.api`'s function of the same name, made by
-:class:`~lookup_pandas.adapters.FrameMethod`: its signature and docstring are api's.
+Each method is :mod:`lookup_pandas.api.functions`'s function of the same name, made by
+:class:`~lookup_pandas.api.adapters.FrameMethod`: its signature and docstring are api's.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from . import api
-from .adapters import FrameAccessor, FrameMethod
+from .api import functions as api
+from .api.adapters import FrameAccessor, FrameMethod
 
 __all__ = ["LookupAccessor"]
 

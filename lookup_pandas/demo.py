@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from . import api
-from .client import Client
+from .api import functions as api
+from .client.client import Client
+from .enrichment.results import RARE_STATUSES, STATUSES
 from .frames.overview import overview
 from .frames.records import to_csv_cells
-from .outcomes import RARE_STATUSES, STATUSES
 
 if TYPE_CHECKING:
     from .testing import FakeService

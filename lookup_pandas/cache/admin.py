@@ -19,7 +19,8 @@ other answer) holding them, whole: the others on it are fetched again when next 
 Answers that cannot be read at all are removed too: they could hold anyone, and the Client
 cannot use them either.
 The handles are also erased from the stored batch jobs, and a job never caches a result that
-its stored inputs no longer hold (:mod:`lookup_pandas.batch_run`), so resuming it cannot bring
+its stored inputs no longer hold (:mod:`lookup_pandas.enrichment.batch_run`), so resuming it cannot
+bring
 the person back. Handles are normalised as enrichment normalises them (profile URLs accepted,
 lower case unless ``fold_case=False``). What asks for the person again (an enrichment, one
 running at the time included) fetches and caches them again.

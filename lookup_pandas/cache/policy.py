@@ -7,7 +7,7 @@ Example::
     CachedSession(..., ignored_parameters=IGNORED_PARAMETERS)   # the key headers: out of keys
 
 What is cached: the answers the Client would accept, as
-:func:`lookup_pandas.http.answers.parsed_answer` reads them (a success whose ``data`` is of the
+:func:`lookup_pandas.service.answers.parsed_answer` reads them (a success whose ``data`` is of the
 endpoint's kind), and billed not-founds (200 + success=false + a not-found error_code); never
 errors, 429s, 5xx, the panel endpoint or a batch job's poll. The policy is applied where
 responses are saved (:class:`PaidAnswersOnly`), not as requests-cache's ``filter_fn``. The key
@@ -26,7 +26,7 @@ from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
 
 from ..errors import NotFoundError
-from ..http.answers import read_once
+from ..service.answers import read_once
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import NOT_FOUND_CODES, Envelope
 

@@ -22,7 +22,7 @@ __all__ = ["companies"]
 
 def companies(options: CompaniesOptions) -> int:
     """``lp.get_companies(values)`` as CSV: one row per value, in order, with its status."""
-    from .. import api
+    from ..api import functions as api
 
     o = options
     check_output(o.output)
@@ -42,7 +42,7 @@ def companies(options: CompaniesOptions) -> int:
 
 def _statuses(frame: pd.DataFrame) -> str:
     """``3 ok, 1 not_found``: the rows' lookup statuses, most common first."""
-    from ..columns import STATUS_COLUMN
+    from ..api.columns import STATUS_COLUMN
 
     counts = frame[STATUS_COLUMN].value_counts()
     return ", ".join(f"{n} {status}" for status, n in counts.items()) or "none"

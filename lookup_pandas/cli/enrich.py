@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 def enrich(options: EnrichOptions) -> int:
     """Enrich the whole file at once, or in chunks when asked or when it has more rows than a
     chunk (stream.AUTO_CHUNK_ROWS); people, or companies with ``--companies``."""
-    from .. import api
-    from ..enrich import estimate_values
+    from ..api import functions as api
+    from ..enrichment.values import estimate_values
 
     threshold = options.chunk_threshold or stream.AUTO_CHUNK_ROWS
     counted = None if options.chunksize is not None else count_rows(options.input, threshold)
@@ -79,8 +79,8 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     pass 2 reads it again and writes chunk by chunk, to a part file renamed onto ``-o`` when
     complete, or to stdout.
     """
-    from .. import api
-    from ..enrich import estimate_values, lookup_values
+    from ..api import functions as api
+    from ..enrichment.values import estimate_values, lookup_values
 
     o = options
     started = time.perf_counter()

@@ -16,8 +16,8 @@ from ..display.facts import about, credits_text, fetching, number
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
-    from ..client import Client
-    from ..outcomes import Estimate
+    from ..client.client import Client
+    from ..enrichment.results import Estimate
 
 
 def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> None:
@@ -29,8 +29,8 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
     panel calls); a fully cached run still sends nothing, and a job that ``--max-calls``,
     ``--max-credits`` or the balance refuses prints only its refusal.
     """
-    from ..enrich import read_credit_facts
-    from ..plan import planned
+    from ..enrichment.plan import planned
+    from ..enrichment.values import read_credit_facts
 
     if options.refresh:  # every value is fetched anew
         est = dataclasses.replace(est, cached=0, to_fetch=est.unique)

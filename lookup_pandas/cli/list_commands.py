@@ -37,7 +37,7 @@ class ListCommand:
     name: str
     listing: Listing
     argument: str | None  # the query parameter the positional argument is; None: there is none
-    function: str  # its name in lookup_pandas.api
+    function: str  # its name in lookup_pandas.api.functions
     helptext: str
     metavar: str = ""
 

@@ -28,8 +28,8 @@ _OWN_KEYWORDS = {"limit", "max_records", "client", "progress", "frame"}
 
 def listing(options: ListingOptions) -> int:
     """Every record of the listing, written as CSV; ``N records`` on stderr."""
-    from ..client import check_max_records
-    from ..filters import check_listing
+    from ..client.client import check_max_records
+    from ..identifiers.queries import check_listing
 
     o = options
     command = LIST_COMMANDS[o.command]
@@ -59,8 +59,10 @@ def listing(options: ListingOptions) -> int:
 
 
 def _function(name: str) -> Callable[..., pd.DataFrame]:
-    """The DataFrame function of that name: lookup_pandas.api's, else lookup_pandas.searches'."""
-    from .. import api, searches
+    """The DataFrame function of that name: lookup_pandas.api.functions's, else
+    lookup_pandas.api.searches'."""
+    from ..api import functions as api
+    from ..api import searches
 
     function: Callable[..., pd.DataFrame] = getattr(api, name, None) or getattr(searches, name)
     return function
@@ -70,7 +72,7 @@ def pair(text: str, *own: str) -> tuple[str, str]:
     """``KEY=VALUE`` as a pair; a KEY the command sets itself (its argument, ``own``) is refused.
 
     Example: ``pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")``; whether
-    KEY is a filter of the endpoint is the API function's check (lookup_pandas.filters).
+    KEY is a filter of the endpoint is the API function's check (lookup_pandas.identifiers.queries).
     """
     key, sep, value = text.partition("=")
     if not sep or not key:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..client.client import Client
 
 
 @contextmanager
@@ -19,7 +19,7 @@ def service_client(offline: bool = False) -> Iterator[Client]:
     done; on a failure or Ctrl-C it is left open, as a process ending would leave it (workers
     may still hold it). ``offline`` (``--offline``): answers from the cache only; else
     ``LOOKUP_OFFLINE`` decides."""
-    from ..client import Client
+    from ..client.client import Client
 
     client = Client(offline=True if offline else None)
     yield client

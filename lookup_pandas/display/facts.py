@@ -7,7 +7,8 @@ Example::
     summary_html(summary) # the same, captioned "Enrichment summary"
 
 Decisions only: strings built from the fields, nothing printed. The objects are read through
-the protocols below, so this module does not import :mod:`lookup_pandas.outcomes` (which calls
+the protocols below, so this module does not import :mod:`lookup_pandas.enrichment.results` (which
+calls
 it from ``__str__``, ``_repr_html_`` and ``_repr_pretty_``).
 """
 

@@ -21,7 +21,7 @@ from .facts import about
 
 
 class ShownJob(Protocol):
-    """What is shown of a :class:`lookup_pandas.jobs.EnrichmentJob`."""
+    """What is shown of a :class:`lookup_pandas.enrichment.background.EnrichmentJob`."""
 
     watch: Any
 

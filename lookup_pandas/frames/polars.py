@@ -5,7 +5,7 @@ Example::
     to_polars(records_to_frame([{"id": "prsn_1", "handle": "ada", "skills": ["sql"]}]))
     # shape: (1, 3)  id: str, handle: str, skills: list[str]
 
-Used by :mod:`lookup_pandas.listings` and :mod:`lookup_pandas.integrations.polars`; it imports
+Used by :mod:`lookup_pandas.api.listings` and :mod:`lookup_pandas.integrations.polars`; it imports
 polars, so it is imported only where polars is wanted.
 """
 

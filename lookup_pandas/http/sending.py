@@ -36,13 +36,13 @@ from ..errors import (
     TransportError,
     UsageError,
 )
+from ..service.answers import parsed_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy
 from ..store import RECHECK
 from ..store.claims import Claims, claim_or_wait, fresh_lookup
 from ..store.pacing import Pacer, pause
-from .answers import parsed_answer
 from .contact import Contact
 from .decisions import Attempts, Situation, next_step, slowdown
 from .stats import StatsCounter

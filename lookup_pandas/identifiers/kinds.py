@@ -7,8 +7,9 @@ Example::
     COMPANIES.normalise("https://www.linkedin.com/company/Acme/")   # "acme"
     COMPANIES.invalid_error("")         # "invalid company: empty"
 
-A Kind is what the engine (:mod:`lookup_pandas.enrich`, :mod:`lookup_pandas.engine`,
-:mod:`lookup_pandas.batch_run`) is generalised over: its
+A Kind is what the engine (:mod:`lookup_pandas.enrichment.values`,
+:mod:`lookup_pandas.enrichment.run`,
+:mod:`lookup_pandas.enrichment.batch_run`) is generalised over: its
 :class:`~lookup_pandas.service.endpoints.Endpoint`
 (lookup path, id parameters, not-found code, batch path and results key), how values are
 normalised (:class:`~lookup_pandas.identifiers.handles.Rules`), the columns every result has, and
@@ -54,7 +55,7 @@ class Kind:
     @property
     def tag(self) -> str:
         """What the job store puts before this kind's batch inputs: ``""`` for people (as
-        ever), ``"company:"`` for companies (:func:`lookup_pandas.batch.tagged`)."""
+        ever), ``"company:"`` for companies (:func:`lookup_pandas.enrichment.batch_plan.tagged`)."""
         return "" if self.endpoint.kind == "person" else f"{self.endpoint.kind}:"
 
     def params(self, value: str) -> dict[str, str]:

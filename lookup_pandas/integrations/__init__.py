@@ -6,7 +6,8 @@ Example::
     import polars as pl
     pl.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle")
 
-Each adapter is a thin layer over the same enrichment engine (:mod:`lookup_pandas.enrich`).
+Each adapter is a thin layer over the same enrichment engine
+(:mod:`lookup_pandas.enrichment.values`).
 Neither library is imported by ``import lookup_pandas``: a post-import hook (wrapt's) registers
 the namespace the moment the library itself is imported, or at once if it already is. A
 library that is not installed is never imported and costs nothing.

@@ -19,7 +19,7 @@ partition joined from the fetched table, reindexed to the fixed output columns a
 
 The Client's cache must be one every worker reaches: the default file on one machine, or
 ``cache="redis://..."`` across machines. The key is never in the graph: workers build their
-Client from a :class:`~lookup_pandas.client_spec.ClientSpec` and read ``LOOKUP_API_KEY`` from
+Client from a :class:`~lookup_pandas.client.spec.ClientSpec` and read ``LOOKUP_API_KEY`` from
 their own environment (a ConfigurationError from ``compute()`` says so when it is missing).
 """
 
@@ -34,17 +34,18 @@ import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
-from .. import api, credit_facts
-from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
-from ..client import Client, resolve_client
-from ..client_spec import ClientSpec
-from ..enrich import lookup_values
+from ..api import functions as api
+from ..api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
+from ..client import credits as credit_facts
+from ..client.client import Client, resolve_client
+from ..client.spec import ClientSpec
+from ..enrichment.plan import check_credits, check_method, check_options
+from ..enrichment.results import Estimate
+from ..enrichment.values import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames.records import prefixed_names
 from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
-from ..outcomes import Estimate
-from ..plan import check_credits, check_method, check_options
 from ..service.credits import RouteCosts
 
 __all__ = [

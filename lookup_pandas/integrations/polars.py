@@ -12,7 +12,8 @@ Example::
 
     lp.search_people("engineer", frame="polars")    # the listing functions convert with to_polars
 
-Each method is pandas' (:mod:`lookup_pandas.api`, the same keywords and engine) on the column's
+Each method is pandas' (:mod:`lookup_pandas.api.functions`, the same keywords and engine) on the
+column's
 values, its added columns converted with :func:`to_polars`: the same requests, column names
 (nested objects flattened with ".": ``profile_geo.city``) and values as a pandas run. Text is
 ``String``, whole numbers ``Int64``, flags ``Boolean``, lists ``List`` (``List(Struct)`` for
@@ -29,11 +30,11 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from .. import api
-from ..adapters import FrameAccessor, FrameMethod, arguments, delegates_to
+from ..api import functions as api
+from ..api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to
+from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.polars import require_pyarrow, to_polars
-from ..outcomes import Estimate
 
 __all__ = [
     "LookupNamespace",

@@ -9,7 +9,8 @@ Example::
 
 The one table of endpoint paths: the Client, the cache policy and the emulator's tests read it.
 Each list endpoint's query is declared once here (:data:`SEARCH`, :data:`EMPLOYEES`: production's
-filter names, which of them are free text): :mod:`lookup_pandas.filters` checks a request
+filter names, which of them are free text): :mod:`lookup_pandas.identifiers.queries` checks a
+request
 against it before anything is sent, and the emulator's routes parse by it.
 """
 
@@ -88,7 +89,7 @@ class CompanyParam:
     comma-separated ``org_`` ids; ``CompanyParam("slug", "slug")``: employees take one slug.
     Callers may give any company value (:mod:`lookup_pandas.identifiers.companies`); one of the
     other
-    form is looked up for this field (:func:`lookup_pandas.listings.company_query`).
+    form is looked up for this field (:func:`lookup_pandas.api.listings.company_query`).
     """
 
     name: str

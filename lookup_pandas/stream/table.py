@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..api import ERROR_COLUMN, STATUS_COLUMN
+from ..api.functions import ERROR_COLUMN, STATUS_COLUMN
+from ..enrichment.results import INVALID, OK, Lookup
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
-from ..outcomes import INVALID, OK, Lookup
 from .csvtext import TERMINATOR, csv_header, csv_parts
 from .records import ColumnKinds, RecordStore
 from .scan import HandleMap, InputChanged, Mapped
@@ -38,7 +38,7 @@ class HandleTable:
                              table, HandleMap())
         chunk.statuses     # {"ok": 1, "invalid": 1, "not_found": 1}
 
-    ``result`` is :func:`lookup_pandas.enrich.lookup_values` over ``distinct`` (one value
+    ``result`` is :func:`lookup_pandas.enrichment.values.lookup_values` over ``distinct`` (one value
     each, in first-seen order), which handed its records to ``records``; the table takes them
     out of it (``records`` is left empty). The cells are what ``enrich_profiles`` (or
     ``enrich_companies``) over the whole file would give: ``fields`` (PERSON_FIELDS, or

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..client import Client, configure
+from ..client.client import Client, configure
 from ..config.settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
 from .server import FakeService
 

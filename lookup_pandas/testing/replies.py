@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..filters import MIN_TEXT
+from ..identifiers.queries import MIN_TEXT
 from ..service.endpoints import Listing
 
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
-from lookup_pandas.api import enrich_companies_with_summary, enrich_with_summary
+from lookup_pandas.api.functions import enrich_companies_with_summary, enrich_with_summary
 from lookup_pandas.cli import describe_estimate
-from lookup_pandas.enrich import lookup_values
+from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.testing import BATCH, PROFILE, MockTransport, envelope
 

@@ -27,8 +27,8 @@ from collections import Counter
 import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
-from lookup_pandas import api
-from lookup_pandas.batch_run import BatchRun
+from lookup_pandas.api import functions as api
+from lookup_pandas.enrichment.batch_run import BatchRun
 from lookup_pandas.store import StoredJob, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.testing import BATCH, PROFILE, FakeService

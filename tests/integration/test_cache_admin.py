@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.batch_run import BatchRun
 from lookup_pandas.cache import sqlite
+from lookup_pandas.enrichment.batch_run import BatchRun
 from lookup_pandas.errors import IncompleteErasureWarning
 from lookup_pandas.store import StoredJob, store_path
 from lookup_pandas.testing import BATCH, FakeService, catalog, data

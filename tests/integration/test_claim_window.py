@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
-from lookup_pandas.calls import window_size
-from lookup_pandas.client import Client
+from lookup_pandas.client.client import Client
 from lookup_pandas.display.progress import Progress
-from lookup_pandas.engine import EnrichmentRun
+from lookup_pandas.enrichment.run import EnrichmentRun
+from lookup_pandas.enrichment.single import window_size
 from lookup_pandas.store import BUSY, MINE, RECHECK, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 

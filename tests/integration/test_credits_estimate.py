@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lookup_pandas import api
+from lookup_pandas.api import functions as api
 from lookup_pandas.errors import BudgetExceededError, InsufficientCreditsError
 from lookup_pandas.service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from lookup_pandas.testing import FakeService

@@ -26,7 +26,7 @@ from distributed import Client as DaskClient
 from distributed import LocalCluster
 
 import lookup_pandas as lp
-from lookup_pandas.client_spec import ClientSpec
+from lookup_pandas.client.spec import ClientSpec
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.dask import output_columns
 from lookup_pandas.testing import BATCH, PROFILE, FakeService

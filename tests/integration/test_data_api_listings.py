@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from lookup_pandas import UsageError
-from lookup_pandas.searches import (
+from lookup_pandas.api.searches import (
     institution_alumni,
     job_changes,
     search_companies,

@@ -30,8 +30,8 @@ from lookup_pandas import (
     BudgetExceededError,
     ConfigurationError,
     NotFoundError,
-    api,
 )
+from lookup_pandas.api import functions as api
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 

@@ -15,8 +15,8 @@ import tqdm.auto
 import tqdm.std
 
 import lookup_pandas as lp
-from lookup_pandas import api
 from lookup_pandas.accessor import LookupAccessor
+from lookup_pandas.api import functions as api
 from lookup_pandas.errors import (
     AuthenticationError,
     BudgetExceededError,

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import api
+from lookup_pandas.api import functions as api
 from lookup_pandas.testing import FakeService
 
 from .enrich_helpers import FailHandles, lead_frame

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.api import enrich_with_summary
+from lookup_pandas.api.functions import enrich_with_summary
 from lookup_pandas.testing import BATCH, PROFILE
 
 from .cli_helpers import CliMain

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 import lookup_pandas  # noqa: F401  registers the accessors
-from lookup_pandas import api
 from lookup_pandas.accessor import LookupAccessor
-from lookup_pandas.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
+from lookup_pandas.api import functions as api
+from lookup_pandas.api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
 from lookup_pandas.integrations import dask as dask_adapter
 from lookup_pandas.integrations import polars as polars_adapter
 

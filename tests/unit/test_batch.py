@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.batch: when to use batch jobs, splitting, polls and scheduling."""
+"""Unit tests for lookup_pandas.enrichment.batch_plan: when to use batch jobs, splitting, polls and
+scheduling."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lookup_pandas.batch import (
+from lookup_pandas.enrichment.batch_plan import (
     AUTO_THRESHOLD,
     MAX_JOB_ITEMS,
     MAX_POLL_INTERVAL,

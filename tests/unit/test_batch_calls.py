@@ -1,11 +1,11 @@
-"""The batch-job protocol (lookup_pandas.batch_calls), against a MockTransport: no server."""
+"""The batch-job protocol (lookup_pandas.client.batch_jobs), against a MockTransport: no server."""
 
 from __future__ import annotations
 
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.batch_calls import no_batch
+from lookup_pandas.client.batch_jobs import no_batch
 from lookup_pandas.errors import BatchUnavailableError, NotFoundError, ResponseError, ServiceError
 from lookup_pandas.testing import MockTransport, envelope
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.client_spec import ClientSpec
+from lookup_pandas.client.spec import ClientSpec
 
 KEY = "lk_spec_secret_0123456789"
 URL = "http://127.0.0.1:9"

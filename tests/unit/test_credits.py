@@ -1,5 +1,6 @@
 """Credits, pure: route costs, the tier ladder, where a balance sits and how a job moves on it;
-the job's credit checks (lookup_pandas.plan); the facts read through a Client (MockTransport:
+the job's credit checks (lookup_pandas.enrichment.plan); the facts read through a Client
+(MockTransport:
 a service without the credits routes)."""
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import api, credit_facts
-from lookup_pandas.enrich import estimate_values
+from lookup_pandas.api import functions as api
+from lookup_pandas.client import credits as credit_facts
+from lookup_pandas.enrichment.plan import check_balance, check_credits, check_options, job_credits
+from lookup_pandas.enrichment.values import estimate_values
 from lookup_pandas.errors import (
     BudgetExceededError,
     ConfigurationError,
@@ -19,7 +22,6 @@ from lookup_pandas.errors import (
     ResponseError,
     UsageError,
 )
-from lookup_pandas.plan import check_balance, check_credits, check_options, job_credits
 from lookup_pandas.service.credits import (
     BALANCE_PATH,
     ROUTE_COSTS_PATH,
@@ -325,8 +327,8 @@ def test_paced_seconds_follows_the_tier_down():
 
 
 def test_route_costs_tell_whether_the_service_lists_its_batch_routes():
+    from lookup_pandas.enrichment.plan import batch_told
     from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-    from lookup_pandas.plan import batch_told
     from lookup_pandas.service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
 
     listed = RouteCosts({BATCH_PATH.strip("/"): 0.0})

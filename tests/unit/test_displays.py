@@ -9,7 +9,7 @@ import re
 import pytest
 
 from lookup_pandas.display.facts import estimate_html, estimate_line, summary_html
-from lookup_pandas.outcomes import Estimate, JobSummary
+from lookup_pandas.enrichment.results import Estimate, JobSummary
 
 EST = Estimate(
     rows=250,

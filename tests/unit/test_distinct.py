@@ -22,11 +22,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
-from lookup_pandas.enrich import estimate_values, lookup_values
+from lookup_pandas.enrichment.results import NOT_CACHED, STATUSES
+from lookup_pandas.enrichment.values import estimate_values, lookup_values
 from lookup_pandas.identifiers import kinds
 from lookup_pandas.identifiers.distinct import HandleMap
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
-from lookup_pandas.outcomes import NOT_CACHED, STATUSES
 from lookup_pandas.testing import MockTransport, envelope
 
 #: Values a column can hold that are not plain handles, each meaning something of its own.

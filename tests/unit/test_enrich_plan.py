@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.plan: the enrichment's decisions, with no server and no Client."""
+"""Unit tests for lookup_pandas.enrichment.plan: the enrichment's decisions, with no server and no
+Client."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from lookup_pandas.batch import AUTO_THRESHOLD
-from lookup_pandas.errors import BudgetExceededError, NotFoundError, UsageError
-from lookup_pandas.outcomes import NOT_FOUND, OK, Outcome
-from lookup_pandas.plan import (
+from lookup_pandas.enrichment.batch_plan import AUTO_THRESHOLD
+from lookup_pandas.enrichment.plan import (
     Options,
     Plan,
     check_budget,
@@ -18,6 +17,8 @@ from lookup_pandas.plan import (
     plan,
     stored_batch_jobs_holding,
 )
+from lookup_pandas.enrichment.results import NOT_FOUND, OK, Outcome
+from lookup_pandas.errors import BudgetExceededError, NotFoundError, UsageError
 from lookup_pandas.store import StoredJob
 
 ADA = Outcome(OK, {"id": "prsn_1", "handle": "ada"})

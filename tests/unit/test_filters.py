@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lookup_pandas.errors import UsageError
-from lookup_pandas.filters import MAX_LIMIT, MIN_TEXT, check_limit, check_listing, unknown_filter
+from lookup_pandas.identifiers.queries import (
+    MAX_LIMIT,
+    MIN_TEXT,
+    check_limit,
+    check_listing,
+    unknown_filter,
+)
 from lookup_pandas.service.endpoints import (
     EMPLOYEES,
     EMPLOYEES_PATH,

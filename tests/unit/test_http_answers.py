@@ -10,8 +10,8 @@ import requests
 
 from lookup_pandas.cache.policy import should_cache
 from lookup_pandas.errors import NotFoundError, ServiceError
-from lookup_pandas.http import answers
-from lookup_pandas.http.answers import (
+from lookup_pandas.service import answers
+from lookup_pandas.service.answers import (
     BATCH_NOT_FOUND_MESSAGE,
     parsed_answer,
     profile_answer_from_batch,

@@ -7,7 +7,7 @@ import json
 
 import lookup_pandas as lp
 
-HEAVY = ("ipywidgets", "tqdm.notebook", "lookup_pandas.widgets", "lookup_pandas.testing")
+HEAVY = ("ipywidgets", "tqdm.notebook", "lookup_pandas.widgets.panel", "lookup_pandas.testing")
 
 
 #: Fresh interpreters, run early beside the other tests (the ``fresh_runs`` fixture,
@@ -28,7 +28,7 @@ def test_importing_the_package_loads_no_widget_toolkit_and_no_emulator(fresh_imp
 
 def test_the_panel_and_the_emulator_load_on_first_use(fresh_import):
     loaded = fresh_import.after_first_use
-    assert {"ipywidgets", "lookup_pandas.widgets", "lookup_pandas.testing"} <= loaded
+    assert {"ipywidgets", "lookup_pandas.widgets.panel", "lookup_pandas.testing"} <= loaded
 
 
 def test_lazy_names_are_listed_and_exported():

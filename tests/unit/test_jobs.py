@@ -1,4 +1,5 @@
-"""lookup_pandas.jobs: an EnrichmentJob's life (running, done, failed, cancelled) and its line,
+"""lookup_pandas.enrichment.background: an EnrichmentJob's life (running, done, failed, cancelled)
+and its line,
 with a stand-in for the engine (the loopback runs are tests/integration/test_background.py)."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.display.job_view import display_job, job_line
+from lookup_pandas.enrichment.background import EnrichmentJob, Watch
+from lookup_pandas.enrichment.results import JobSummary
 from lookup_pandas.errors import AuthenticationError
 from lookup_pandas.http.stats import ClientStats
-from lookup_pandas.jobs import EnrichmentJob, Watch
-from lookup_pandas.outcomes import JobSummary
 from lookup_pandas.store.pacing import Cancelled, check_cancel
 
 SUMMARY = JobSummary(
@@ -133,8 +134,15 @@ def test_time_left_follows_the_pace_since_the_first_progress():
 def test_refused_answers_are_counted_apart_from_fetched_ones():
     import dataclasses
 
-    from lookup_pandas.engine import fetched_as
-    from lookup_pandas.outcomes import ERROR, FORBIDDEN, NOT_FOUND, OK, JobSummary, Outcome
+    from lookup_pandas.enrichment.results import (
+        ERROR,
+        FORBIDDEN,
+        NOT_FOUND,
+        OK,
+        JobSummary,
+        Outcome,
+    )
+    from lookup_pandas.enrichment.run import fetched_as
 
     assert [fetched_as(Outcome(s)) for s in (OK, NOT_FOUND, FORBIDDEN, ERROR)] == [
         "fetched",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lookup_pandas.batch import BatchPage, jobs_tagged, tagged
-from lookup_pandas.columns import looked_up
+from lookup_pandas.api.columns import looked_up
+from lookup_pandas.enrichment.batch_plan import BatchPage, jobs_tagged, tagged
+from lookup_pandas.enrichment.results import JobSummary, Lookup
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.outcomes import JobSummary, Lookup
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.store import StoredJob
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import api, listings
+from lookup_pandas.api import functions as api
+from lookup_pandas.api import listings
+from lookup_pandas.api.listings import company_query, query_value
 from lookup_pandas.errors import UsageError
-from lookup_pandas.listings import company_query, query_value
 from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES, SEARCH
 
 

@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.pagination.PagePlan: page, cursor and offset walks, loop guards."""
+"""Unit tests for lookup_pandas.client.pagination.PagePlan: page, cursor and offset walks, loop
+guards."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lookup_pandas.client.pagination import PagePlan, check_max_records, walk
 from lookup_pandas.errors import PaginationError, UsageError
-from lookup_pandas.pagination import PagePlan, check_max_records, walk
 
 # ---------------------------------------------------------------------------------------------
 # page style

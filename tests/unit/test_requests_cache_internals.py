@@ -21,7 +21,7 @@ from requests_cache.backends.redis import RedisCache
 from requests_cache.backends.sqlite import SQLiteCache
 
 from lookup_pandas.cache import requests_cache_internals as internals
-from lookup_pandas.http.answers import profile_answer_from_batch
+from lookup_pandas.service.answers import profile_answer_from_batch
 
 URL = "http://service.test/api/data/v1/people/profile?handle="
 

@@ -1,12 +1,12 @@
-"""The Data API's other lists (lookup_pandas.searches): rows shaped, queries refused unsent."""
+"""The Data API's other lists (lookup_pandas.api.searches): rows shaped, queries refused unsent."""
 
 from __future__ import annotations
 
 import pytest
 
 from lookup_pandas import UsageError
+from lookup_pandas.api.searches import alumnus_row, job_changes, search_companies
 from lookup_pandas.frames.records import records_to_frame
-from lookup_pandas.searches import alumnus_row, job_changes, search_companies
 
 
 def test_an_alumnus_is_one_row_with_the_linking_education_flattened():

@@ -22,8 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
-from lookup_pandas import api, enrich
-from lookup_pandas.enrich import lookup_values
+from lookup_pandas.api import functions as api
+from lookup_pandas.enrichment import values as enrich
+from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.frames.records import (
     flatten,
     records_to_frame,

@@ -10,7 +10,7 @@ Example::
     lp.job_changes(event_type="joined", days_ago=30)    # one row per event, person.* and
                                                         # organization.* flattened
 
-Each is :func:`lookup_pandas.listings.listing_table` over its endpoint's one declaration
+Each is :func:`lookup_pandas.api.listings.listing_table` over its endpoint's one declaration
 (:data:`lookup_pandas.service.endpoints.ENDPOINTS`): the same paginator, cache and pace as
 ``search_people``, and the query checked before anything is sent (a misspelt filter is a
 UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
@@ -22,13 +22,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..service.endpoints import (
+    ALUMNI,
+    COMPANY_SEARCH,
+    INSTITUTION_SEARCH,
+    JOB_CHANGES,
+    SKILL_SEARCH,
+)
 from .listings import DEFAULT_LIMIT, listing_table
-from .service.endpoints import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .client import Client
+    from ..client.client import Client
 
 __all__ = [
     "alumnus_row",
@@ -183,7 +189,7 @@ def job_changes(
     caps what is bought). Filters take production's names: ``event_type`` (``joined``,
     ``left``, ``title_change``), ``organization_ids`` (a list, or comma-separated ``org_…``
     ids; a slug or company page URL is first looked up once for its id, billed once and cached,
-    see :func:`~lookup_pandas.listings.company_query`), ``geo_city``, ``geo_country_code``,
+    see :func:`~lookup_pandas.api.listings.company_query`), ``geo_city``, ``geo_country_code``,
     ``title`` (3+ characters where text), ``days_ago`` (1–365); see
     :data:`lookup_pandas.service.endpoints.JOB_CHANGES`. Another name: a UsageError, nothing sent.
     """

@@ -18,12 +18,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .errors import NotFoundError
-from .http.contact import Requester
-from .identifiers.handles import checked_handle
-from .identifiers.kinds import Kind
-from .service.endpoints import checked_data
-from .service.envelope import Envelope
+from ..errors import NotFoundError
+from ..http.contact import Requester
+from ..identifiers.handles import checked_handle
+from ..identifiers.kinds import Kind
+from ..service.endpoints import checked_data
+from ..service.envelope import Envelope
 
 __all__ = ["answer", "fetched", "record"]
 

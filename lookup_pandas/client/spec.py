@@ -21,10 +21,10 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..config.settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
+from ..errors import ConfigurationError
+from ..store import namespace
 from .client import Client
-from .config.settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
-from .errors import ConfigurationError
-from .store import namespace
 
 __all__ = ["ClientSpec"]
 

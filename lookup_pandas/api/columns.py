@@ -6,7 +6,8 @@ Example::
     with_status(frame, result)                   # + lookup_status, lookup_error
     looked_up(result, COMPANIES)                 # the fields, with each row's slug / id
 
-Shared by the pandas functions (:mod:`lookup_pandas.api`) and the polars and Dask adapters.
+Shared by the pandas functions (:mod:`lookup_pandas.api.functions`) and the polars and Dask
+adapters.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from .errors import ColumnError, UsageError
-from .identifiers.kinds import Kind
-from .outcomes import Lookup
-from .provenance import PROVENANCE_COLUMNS
+from ..enrichment.provenance import PROVENANCE_COLUMNS
+from ..enrichment.results import Lookup
+from ..errors import ColumnError, UsageError
+from ..identifiers.kinds import Kind
 
 __all__ = [
     "ERROR_COLUMN",

@@ -8,8 +8,8 @@ Example::
 
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
 The listing functions (``company_employees``, ``search_people``, ``credits_tier`` in
-:mod:`lookup_pandas.listings`; ``search_companies``, ``institution_alumni``... in
-:mod:`lookup_pandas.searches`) are importable from here too; the credits facts
+:mod:`lookup_pandas.api.listings`; ``search_companies``, ``institution_alumni``... in
+:mod:`lookup_pandas.api.searches`) are importable from here too; the credits facts
 (``balance``, ``tiers``, ``route_costs``) are here.
 """
 
@@ -20,16 +20,16 @@ from typing import Any
 
 import pandas as pd
 
-from . import credit_facts
+from ..client import credits as credit_facts
+from ..client.client import Client, resolve_client
+from ..enrichment.results import Errors, Estimate, JobSummary, Method
+from ..enrichment.values import estimate_values
+from ..errors import ConfigurationError
+from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import arguments, delegates_to
-from .client import Client, resolve_client
 from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
-from .enrich import estimate_values
-from .errors import ConfigurationError
-from .identifiers.kinds import COMPANIES, PEOPLE
-from .joins import enrich_or_start, enriched, get_frame
+from .frames import enrich_or_start, enriched, get_frame
 from .listings import company_employees, credits_tier, query_value, search_people
-from .outcomes import Errors, Estimate, JobSummary, Method
 from .searches import (
     institution_alumni,
     job_changes,
@@ -163,7 +163,8 @@ def enrich_profiles(
         (and paid for) once, sent in lower case. ``False`` keeps case as written.
     ``method``
         ``"auto"`` (default) fetches through the service's batch jobs when more than 20
-        handles (``lookup_pandas.batch.AUTO_THRESHOLD``) must be fetched and the service has
+        handles (``lookup_pandas.enrichment.batch_plan.AUTO_THRESHOLD``) must be fetched and the
+        service has
         them, else by single calls; ``"batch"`` insists on batch jobs (BatchUnavailableError,
         a ConfigurationError, if the service has none); ``"single"`` makes one call per
         handle. Jobs take up to 1,000 handles each; every result is cached exactly as a
@@ -175,11 +176,12 @@ def enrich_profiles(
         ``True`` adds ``lookup_source`` (``cache``, ``single`` or ``batch``),
         ``lookup_fetched_at`` (the UTC time the answer was bought, from its cache entry) and
         ``lookup_expired`` (used offline past its keep time): see
-        :mod:`lookup_pandas.provenance`.
+        :mod:`lookup_pandas.enrichment.provenance`.
     ``background``
         ``True`` returns an :class:`lookup_pandas.EnrichmentJob` at once and runs the job in a
         background thread: ``job.result()`` is this frame; the last line of a cell shows the
-        job as a live view (see :mod:`lookup_pandas.jobs`). ``progress`` is then its view's.
+        job as a live view (see :mod:`lookup_pandas.enrichment.background`). ``progress`` is then
+        its view's.
 
     Returns the input columns untouched, then the profile columns (always those of
     :data:`lookup_pandas.frames.records.PERSON_FIELDS`, empty where a record lacks the field, then
@@ -190,7 +192,7 @@ def enrich_profiles(
     Refused before anything is sent (ColumnError): a missing ``column``, and any existing
     column that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``.
     An AuthenticationError or ConfigurationError (no service at the base URL) always raises
-    at once; so many transport failures in a row stop the job (see lookup_pandas.enrich).
+    at once; so many transport failures in a row stop the job (see lookup_pandas.enrichment.values).
     """
     return enrich_or_start(locals(), PEOPLE)  # every argument by name: the keywords stand once
 

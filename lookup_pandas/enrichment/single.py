@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 import time
 
-from .client import Client
-from .errors import (
+from ..client.client import Client
+from ..errors import (
     AuthenticationError,
     ConfigurationError,
     InsufficientCreditsError,
@@ -24,10 +24,10 @@ from .errors import (
     PermissionDeniedError,
     ServiceError,
 )
-from .identifiers.kinds import PEOPLE, Kind
-from .outcomes import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
-from .store import DONE_SECONDS
-from .store.pacing import Cancelled
+from ..identifiers.kinds import PEOPLE, Kind
+from ..store import DONE_SECONDS
+from ..store.pacing import Cancelled
+from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 
 __all__ = [
     "FRESH_MISS_SECONDS",

@@ -10,9 +10,9 @@ Example::
 It wires the parts and decides nothing of its own; each method is a part's, in a line or two:
 requests go through :mod:`lookup_pandas.http.sending` (cache lookup -> claim -> paced attempts
 -> one attempt, with :mod:`~lookup_pandas.http.decisions`), first contact and the pace through
-:mod:`~lookup_pandas.http.contact`, batch jobs through :mod:`lookup_pandas.batch_calls`, pages
-through :mod:`lookup_pandas.pagination`, reading and managing the cache through
-:mod:`lookup_pandas.client_cache`. The API key is kept in the settings and only ever put in a
+:mod:`~lookup_pandas.http.contact`, batch jobs through :mod:`lookup_pandas.client.batch_jobs`, pages
+through :mod:`lookup_pandas.client.pagination`, reading and managing the cache through
+:mod:`lookup_pandas.client.cache`. The API key is kept in the settings and only ever put in a
 request header; it is not in ``repr``, log lines or exception messages.
 """
 
@@ -28,22 +28,22 @@ from typing import Any
 import requests
 from requests.adapters import BaseAdapter
 
-from . import lookups
-from .cache import CacheInfo, Forgotten
-from .client_parts import ClientParts
-from .config.settings import SETTING_NAMES, Settings, keyword_help
-from .errors import BatchUnavailableError, ServiceError
-from .http.stats import ClientStats
-from .identifiers.kinds import COMPANIES, PEOPLE, Kind
-from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
-from .service.endpoints import (
+from ..cache import CacheInfo, Forgotten
+from ..config.settings import SETTING_NAMES, Settings, keyword_help
+from ..errors import BatchUnavailableError, ServiceError
+from ..http.stats import ClientStats
+from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..service.endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
     PROFILE_PATH,
     SEARCH_PATH,
     TIER_PATH,
 )
-from .service.envelope import Envelope
+from ..service.envelope import Envelope
+from . import fetching as lookups
+from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
+from .parts import ClientParts
 
 #: A cached answer's (stored at, expired), or None: :meth:`Client.stored_at`.
 StoredTime = tuple[datetime, bool] | None
@@ -64,7 +64,7 @@ __all__ = [
 #: Why a Client cannot be pickled, and what to pickle instead.
 _NOT_PICKLABLE = (
     "A Client holds the API key, a session and a cache connection: it is not picklable. To "
-    "rebuild it in another process, pickle lookup_pandas.client_spec.ClientSpec.from_client("
+    "rebuild it in another process, pickle lookup_pandas.client.spec.ClientSpec.from_client("
     "client): the settings without the key, which that process reads from LOOKUP_API_KEY."
 )
 

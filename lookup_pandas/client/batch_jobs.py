@@ -7,7 +7,8 @@ Example::
     page = calls.status(job_id, after=0)        # {"status": "processing", "profiles": {...}}
     calls.result("ada", page["profiles"]["ada"], job_id).data["id"]
 
-:mod:`lookup_pandas.batch` plans the jobs and :mod:`lookup_pandas.batch_run` runs them; this
+:mod:`lookup_pandas.enrichment.batch_plan` plans the jobs and
+:mod:`lookup_pandas.enrichment.batch_run` runs them; this
 module only speaks the protocol, through the Client's send chain.
 """
 
@@ -19,19 +20,19 @@ from typing import Any
 
 from requests_cache.policy.expiration import get_expiration_datetime
 
-from .errors import (
+from ..errors import (
     BatchUnavailableError,
     ConfigurationError,
     NotFoundError,
     ResponseError,
     ServiceError,
 )
-from .http.answers import parsed_answer, profile_answer_from_batch
-from .http.contact import Requester
-from .http.sending import Wire
-from .identifiers.kinds import PEOPLE, Kind
-from .service.endpoints import BATCH_PATH
-from .service.envelope import Envelope
+from ..http.contact import Requester
+from ..http.sending import Wire
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.answers import parsed_answer, profile_answer_from_batch
+from ..service.endpoints import BATCH_PATH
+from ..service.envelope import Envelope
 
 __all__ = ["BatchCalls", "no_batch"]
 

@@ -38,14 +38,14 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from .batch import BatchPage, Tracker, split, tagged
-from .client import Client
-from .credit_facts import balance, unless_failing
-from .errors import InsufficientCreditsError, NotFoundError
-from .identifiers.kinds import PEOPLE, Kind
-from .service.envelope import Envelope
-from .store import BUSY, RECHECK, StoredJob
-from .store.pacing import check_cancel
+from ..client.client import Client
+from ..client.credits import balance, unless_failing
+from ..errors import InsufficientCreditsError, NotFoundError
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.envelope import Envelope
+from ..store import BUSY, RECHECK, StoredJob
+from ..store.pacing import check_cancel
+from .batch_plan import BatchPage, Tracker, split, tagged
 
 __all__ = ["Answer", "BatchRun"]
 

@@ -22,9 +22,9 @@ import numbers
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import UsageError
-from .identifiers.companies import checked_companies
-from .service.endpoints import Listing
+from ..errors import UsageError
+from ..service.endpoints import Listing
+from .companies import checked_companies
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
 

@@ -9,7 +9,9 @@ Example::
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame:
 nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as lists. An empty
 answer is an empty frame. Keyword filters take production's names and are checked before
-anything is sent (:mod:`lookup_pandas.filters`: a misspelt name, a ``limit`` outside 1–50, a text
+anything is sent (:mod:`lookup_pandas.identifiers.queries`: a misspelt name, a ``limit`` outside
+1–50,
+a text
 filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
 A company is taken in any form enrichment takes (:func:`company_query`).
 """
@@ -21,14 +23,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
 
-from .client import Client, check_max_records, resolve_client
-from .errors import ConfigurationError, ResponseError, UsageError
-from .filters import check_listing
-from .frames.records import records_to_frame
-from .identifiers.companies import checked_companies, is_company_id
-from .identifiers.kinds import COMPANIES
-from .lookups import fetched
-from .service.endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
+from ..client.client import Client, check_max_records, resolve_client
+from ..client.fetching import fetched
+from ..errors import ConfigurationError, ResponseError, UsageError
+from ..frames.records import records_to_frame
+from ..identifiers.companies import checked_companies, is_company_id
+from ..identifiers.kinds import COMPANIES
+from ..identifiers.queries import check_listing
+from ..service.endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
 
 if TYPE_CHECKING:
     import polars as pl
@@ -70,7 +72,7 @@ def listing_frame(
     out = listing_table(listing, params, max_records=max_records, client=client, progress=progress)
     if frame == "pandas":
         return out
-    from .frames.polars import to_polars
+    from ..frames.polars import to_polars
 
     return to_polars(out)
 
@@ -162,7 +164,7 @@ def _check_frame(frame: str) -> None:
                 "frame='polars' needs polars, which is not installed: "
                 "pip install 'lookup-pandas[polars]'."
             ) from exc
-        from .frames.polars import require_pyarrow
+        from ..frames.polars import require_pyarrow
 
         require_pyarrow()
 

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from .outcomes import NOT_FOUND, OK
+from .results import NOT_FOUND, OK
 
 __all__ = [
     "EXPIRED_COLUMN",

@@ -1,11 +1,13 @@
-"""The enrichment's run: a :class:`~lookup_pandas.plan.Plan` carried out, with its counts.
+"""The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, with its
+counts.
 
 Example::
 
     state = run(the_plan, client, options=Options(), progress=False, before=client.stats)
     state.outcomes["ada"].status, state.counts["fetched"], state.credits()
 
-The answers read ahead are recorded first; then the batch jobs (:mod:`lookup_pandas.batch_run`)
+The answers read ahead are recorded first; then the batch jobs
+(:mod:`lookup_pandas.enrichment.batch_run`)
 for what the plan submits or resumes, their results cached exactly as single answers; then a
 thread pool of ``Client.profile_answer`` for whatever is left: each call reads the cache once,
 or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
@@ -27,12 +29,10 @@ from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .batch_run import BatchRun
-from .calls import fetch_one, in_cache, not_cached_outcome, window_size
-from .client import Client, ClientStats
-from .credit_facts import kept_costs
-from .display.progress import Bar, Progress
-from .errors import (
+from ..client.client import Client, ClientStats
+from ..client.credits import kept_costs
+from ..display.progress import Bar, Progress
+from ..errors import (
     AuthenticationError,
     BatchUnavailableError,
     InsufficientCreditsError,
@@ -40,9 +40,16 @@ from .errors import (
     ServiceError,
     TransportError,
 )
-from .http.stats import since
-from .identifiers.kinds import PEOPLE, Kind
-from .outcomes import (
+from ..http.stats import since
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.credits import RouteCosts
+from ..service.envelope import Envelope
+from ..store.claims import ClaimWindow
+from ..store.pacing import check_cancel
+from .batch_run import BatchRun
+from .plan import Options, Plan
+from .provenance import Source, arrived
+from .results import (
     ERROR,
     FORBIDDEN,
     NOT_FOUND,
@@ -53,15 +60,10 @@ from .outcomes import (
     handed,
     row_error,
 )
-from .plan import Options, Plan
-from .provenance import Source, arrived
-from .service.credits import RouteCosts
-from .service.envelope import Envelope
-from .store.claims import ClaimWindow
-from .store.pacing import check_cancel
+from .single import fetch_one, in_cache, not_cached_outcome, window_size
 
 if TYPE_CHECKING:
-    from .jobs import Watch
+    from .background import Watch
 
 __all__ = ["EnrichmentRun", "fetched_as", "run", "stopped_run"]
 
@@ -89,7 +91,8 @@ def run(
 
     Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
     ``missed_at``: when the cache was read ahead for ``plan.to_fetch``; ``kind``: whose lookups;
-    ``watch``: a background job's (:class:`~lookup_pandas.jobs.Watch`): its view instead of a
+    ``watch``: a background job's (:class:`~lookup_pandas.enrichment.background.Watch`): its view
+    instead of a
     bar, and its cancel event, which stops the run as Ctrl-C does (raising Cancelled).
     """
     cancel = watch.cancel if watch else None
@@ -212,7 +215,8 @@ class EnrichmentRun:
     before: ClientStats  # the client's stats when the run began
     on_record: OnRecord | None = None
     kind: Kind = PEOPLE
-    #: With provenance: how each value's answer came (lookup_pandas.provenance); else None.
+    #: With provenance: how each value's answer came (lookup_pandas.enrichment.provenance); else
+    #: None.
     sources: dict[str, Source] | None = None
     #: A background job's cancel event: once set, the run stops as on Ctrl-C.
     cancel: threading.Event | None = None

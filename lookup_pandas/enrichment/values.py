@@ -8,9 +8,10 @@ Example::
 
 Flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`) -> distinct
 valid
-handles -> :func:`lookup_pandas.plan.plan` (what is cached, what to buy, batch or single, the
+handles -> :func:`lookup_pandas.enrichment.plan.plan` (what is cached, what to buy, batch or
+single, the
 budget; pure) -> the credits it needs against ``max_credits`` and the balance
-(:func:`check_job_credits`) -> :func:`lookup_pandas.engine.run` (batch jobs and/or a pool of
+(:func:`check_job_credits`) -> :func:`lookup_pandas.enrichment.run.run` (batch jobs and/or a pool of
 ``Client.profile_answer``) -> records flattened once per handle -> statuses, errors and records
 made per distinct value, then taken onto the rows by position. Nothing here mutates its input.
 """
@@ -28,32 +29,14 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import take
 
-from . import credit_facts
-from .batch import jobs_tagged
-from .calls import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
-from .calls import cached_outcome
-from .client import Client
-from .credit_facts import unless_failing
-from .engine import EnrichmentRun, run, stopped_run
-from .frames.records import RecordColumns, with_fields, with_nullable_dtypes
-from .identifiers.distinct import HandleMap, Mapped
-from .identifiers.kinds import PEOPLE, Kind
-from .outcomes import ERROR as ERROR
-from .outcomes import (
-    INVALID,
-    NOT_CACHED,
-    STATUSES,
-    Errors,
-    Estimate,
-    JobSummary,
-    Lookup,
-    Method,
-    OnRecord,
-    handed,
-)
-from .outcomes import NOT_FOUND as NOT_FOUND
-from .outcomes import OK as OK
-from .outcomes import Outcome as _Outcome  # (tests reach for it here too)
+from ..client import credits as credit_facts
+from ..client.client import Client
+from ..client.credits import unless_failing
+from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
+from ..identifiers.distinct import HandleMap, Mapped
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.credits import RouteCosts
+from .batch_plan import jobs_tagged
 from .plan import ASSUMED_PAGE as ASSUMED_PAGE
 from .plan import (
     Options,
@@ -70,10 +53,28 @@ from .plan import (
 )
 from .plan import stored_batch_jobs_holding as _holding
 from .provenance import provenance_frame
-from .service.credits import RouteCosts
+from .results import ERROR as ERROR
+from .results import (
+    INVALID,
+    NOT_CACHED,
+    STATUSES,
+    Errors,
+    Estimate,
+    JobSummary,
+    Lookup,
+    Method,
+    OnRecord,
+    handed,
+)
+from .results import NOT_FOUND as NOT_FOUND
+from .results import OK as OK
+from .results import Outcome as _Outcome  # (tests reach for it here too)
+from .run import EnrichmentRun, run, stopped_run
+from .single import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
+from .single import cached_outcome
 
 if TYPE_CHECKING:
-    from .jobs import Watch
+    from .background import Watch
 
 # The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
 # importable from here, where they used to be.
@@ -109,7 +110,7 @@ def estimate_values(
     Example: ``estimate_values(["ada", "ada", ""], client=client).unique`` -> ``1``.
 
     When anything is to fetch (and ``credits``), free panel calls read the balance (now) and
-    the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.credit_facts`.
+    the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.client.credits`.
     Nothing billable is sent; a fully cached input sends nothing at all. ``kind``: whose
     lookups (:data:`~lookup_pandas.identifiers.kinds.PEOPLE`, ``COMPANIES``).
     """
@@ -252,7 +253,8 @@ def _with_provenance(result: Lookup, state: EnrichmentRun, client: Client, kind:
 def _plan(
     distinct: list[str], client: Client, options: Options, kind: Kind, sink: OnRecord | None
 ) -> Plan:
-    """The job's plan (see :func:`~lookup_pandas.plan.plan`); offline, the cache's answers and
+    """The job's plan (see :func:`~lookup_pandas.enrichment.plan.plan`); offline, the cache's
+    answers and
     ``not_cached`` for the rest: nothing sent, nothing paid."""
 
     def cached(h: str) -> _Outcome | None:
@@ -320,7 +322,8 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
 
 def read_credit_facts(client: Client) -> float | None:
     """The balance now, with the route costs and the ladder read (once per Client) for
-    :func:`~lookup_pandas.plan.planned`; the key-bearing read first, so that the public ones
+    :func:`~lookup_pandas.enrichment.plan.planned`; the key-bearing read first, so that the public
+    ones
     never stand for a key check."""
     balance = unless_failing(credit_facts.balance, client, None)
     unless_failing(credit_facts.route_costs, client, RouteCosts())

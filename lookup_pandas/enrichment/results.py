@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .errors import NotFoundError, ServiceError
-from .identifiers.handles import invalid_reason
+from ..errors import NotFoundError, ServiceError
+from ..identifiers.handles import invalid_reason
 
 __all__ = [
     "ERROR",
@@ -105,13 +105,13 @@ class Estimate:
     tier_change: str | None = None
 
     def __str__(self) -> str:
-        from .display.facts import estimate_line  # display/facts.py: the decisions, no I/O
+        from ..display.facts import estimate_line  # display/facts.py: the decisions, no I/O
 
         return estimate_line(self)
 
     def _repr_html_(self) -> str:
         """The estimate as a small table, in a notebook: ``display(est)``."""
-        from .display.facts import estimate_html
+        from ..display.facts import estimate_html
 
         return estimate_html(self)
 
@@ -183,7 +183,7 @@ class JobSummary:
 
     def _repr_html_(self) -> str:
         """The summary as a small table, in a notebook: ``display(summary)``."""
-        from .display.facts import summary_html
+        from ..display.facts import summary_html
 
         return summary_html(self, self._shown_statuses())
 

@@ -1,7 +1,7 @@
 """The SearchPanel's companies side: the company picker, the chosen company's card, and the
 button that loads its employees.
 
-Example (what :class:`lookup_pandas.widgets.SearchPanel` does with it)::
+Example (what :class:`lookup_pandas.widgets.panel.SearchPanel` does with it)::
 
     side = CompanyControls()
     side.set_records(records)        # a companies search's records (raw, as the service sends)

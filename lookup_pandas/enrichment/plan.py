@@ -19,16 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .batch import MAX_JOB_ITEMS, METHODS, use_batch
-from .credit_facts import kept_costs, kept_ladder
-from .errors import BudgetExceededError, InsufficientCreditsError, UsageError
-from .identifiers.kinds import PEOPLE, Kind
-from .outcomes import Errors, Estimate, Method, Outcome
-from .service.credits import RouteCosts, paced_seconds, tier_change
-from .store import StoredJob
+from ..client.credits import kept_costs, kept_ladder
+from ..errors import BudgetExceededError, InsufficientCreditsError, UsageError
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.credits import RouteCosts, paced_seconds, tier_change
+from ..store import StoredJob
+from .batch_plan import MAX_JOB_ITEMS, METHODS, use_batch
+from .results import Errors, Estimate, Method, Outcome
 
 if TYPE_CHECKING:
-    from .client import Client
+    from ..client.client import Client
 
 __all__ = [
     "ASSUMED_PAGE",
@@ -60,7 +60,9 @@ class Options:
     errors: Errors = "coerce"
     method: Method = "auto"
     max_credits: float | None = None
-    provenance: bool = False  # keep each value's source and time (lookup_pandas.provenance)
+    provenance: bool = (
+        False  # keep each value's source and time (lookup_pandas.enrichment.provenance)
+    )
 
 
 @dataclass(frozen=True)

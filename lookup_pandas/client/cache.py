@@ -16,13 +16,13 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from .cache import CacheInfo, Forgotten, OpenCache, admin
-from .http.answers import parsed_answer
-from .http.sending import Wire
-from .http.stats import StatsCounter
-from .identifiers.kinds import PEOPLE, Kind
-from .service.envelope import Envelope
-from .store import Store
+from ..cache import CacheInfo, Forgotten, OpenCache, admin
+from ..http.sending import Wire
+from ..http.stats import StatsCounter
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.answers import parsed_answer
+from ..service.envelope import Envelope
+from ..store import Store
 
 __all__ = ["ClientCache"]
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
-from .display.progress import Progress
-from .errors import PaginationError, UsageError
-from .service.endpoints import checked_data
-from .service.envelope import Envelope
+from ..display.progress import Progress
+from ..errors import PaginationError, UsageError
+from ..service.endpoints import checked_data
+from ..service.envelope import Envelope
 
 __all__ = ["PagePlan", "Style", "check_max_records", "read_page", "walk"]
 

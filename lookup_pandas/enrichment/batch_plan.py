@@ -11,7 +11,7 @@ Example::
                                                          # to fetch one by one afterwards
 
 Pure: no HTTP, no clock of its own (``now`` is passed in), so every rule is tested without a
-server. :mod:`lookup_pandas.batch_run` drives it with the Client.
+server. :mod:`lookup_pandas.enrichment.batch_run` drives it with the Client.
 
 The protocol (production's reference and SDK): ``POST`` 1 to 1,000 handles, then ``GET`` with
 ``job_id`` and ``after`` (an integer cursor from 0), walking ``after = next_cursor`` while it
@@ -38,9 +38,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import PaginationError, ResponseError
-from .service.endpoints import BATCH_PATH
-from .store import StoredJob
+from ..errors import PaginationError, ResponseError
+from ..service.endpoints import BATCH_PATH
+from ..store import StoredJob
 
 __all__ = [
     "AUTO_THRESHOLD",

@@ -28,14 +28,14 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .store.pacing import Cancelled
+from ..store.pacing import Cancelled
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .client import Client
-    from .http.stats import ClientStats
-    from .outcomes import JobSummary
+    from ..client.client import Client
+    from ..http.stats import ClientStats
+    from .results import JobSummary
 
 __all__ = ["EnrichmentJob", "Watch"]
 
@@ -50,7 +50,7 @@ _RUNNING: weakref.WeakSet[EnrichmentJob] = weakref.WeakSet()
 @dataclass(eq=False)
 class Watch:
     """What a background run reports and obeys: its counts as its bar would show them, and the
-    cancel event the engine checks (see :func:`lookup_pandas.engine.run`).
+    cancel event the engine checks (see :func:`lookup_pandas.enrichment.run.run`).
 
     Example: ``watch.progress(None, total=3, desc="profiles", unit=" handle")`` is the bar the
     engine draws on; ``watch.done, watch.total, watch.counts`` are what it last showed.
@@ -215,7 +215,7 @@ class EnrichmentJob:
     def line(self) -> str:
         """One line: ``running: 120/500 profiles; fetched=100, credits=100, cached=20,
         failed=0; 0 answered 429; about 35 s left``."""
-        from .display.job_view import job_line
+        from ..display.job_view import job_line
 
         return job_line(self)
 
@@ -231,7 +231,7 @@ class EnrichmentJob:
 
     def _ipython_display_(self) -> None:
         """In a kernel with ipywidgets: a live widget; else the text line."""
-        from .display.job_view import display_job
+        from ..display.job_view import display_job
 
         view = display_job(self)
         if view is not None:
@@ -245,7 +245,7 @@ class EnrichmentJob:
         if not force and now - self._drawn < REDRAW_SECONDS:
             return
         self._drawn = now
-        from .display.job_view import redraw
+        from ..display.job_view import redraw
 
         for view in list(self._views):
             redraw(self, view)

@@ -10,15 +10,15 @@ from typing import Any
 
 import pandas as pd
 
-from .client import resolve_client
+from ..client.client import resolve_client
+from ..enrichment.background import EnrichmentJob, Watch
+from ..enrichment.results import JobSummary
+from ..enrichment.values import lookup_values
+from ..errors import UsageError
+from ..frames.records import prefixed_names
+from ..identifiers.handles import checked_handle
+from ..identifiers.kinds import PEOPLE, Kind
 from .columns import check_columns, looked_up, with_status
-from .enrich import lookup_values
-from .errors import UsageError
-from .frames.records import prefixed_names
-from .identifiers.handles import checked_handle
-from .identifiers.kinds import PEOPLE, Kind
-from .jobs import EnrichmentJob, Watch
-from .outcomes import JobSummary
 
 __all__ = ["SUMMARY_ATTR", "enrich_or_start", "enriched", "get_frame", "with_summary"]
 

@@ -6,7 +6,8 @@ Example::
     parts.sender.request(PROFILE_PATH, {"handle": "ada"}).data["id"]     # "prsn_..."
     parts.batch.submit(["ada", "grace"])                                 # "job_..."
 
-The :class:`~lookup_pandas.client.Client` is the façade over them and holds one ``ClientParts``.
+The :class:`~lookup_pandas.client.client.Client` is the façade over them and holds one
+``ClientParts``.
 The send chain (:class:`~lookup_pandas.http.sending.Sender`) needs the contact to pace and
 note first contact, and the contact sends through the chain (the credits tier, the health
 probe): the contact is given the chain lazily, so neither is built before the other.
@@ -19,17 +20,17 @@ from dataclasses import dataclass
 import requests
 from requests.adapters import BaseAdapter
 
-from .batch_calls import BatchCalls
-from .client_cache import ClientCache
-from .config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
-from .http.contact import Contact
-from .http.sending import PacedAttempts, Sender, Wire
-from .http.session import build_session
-from .http.stats import StatsCounter
-from .service.retry import RetryPolicy
-from .store import Store, answers_namespace, namespace, open_store
-from .store.claims import Claims
-from .store.pacing import Pacer
+from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
+from ..http.contact import Contact
+from ..http.sending import PacedAttempts, Sender, Wire
+from ..http.session import build_session
+from ..http.stats import StatsCounter
+from ..service.retry import RetryPolicy
+from ..store import Store, answers_namespace, namespace, open_store
+from ..store.claims import Claims
+from ..store.pacing import Pacer
+from .batch_jobs import BatchCalls
+from .cache import ClientCache
 
 __all__ = ["ClientParts"]
 

@@ -29,16 +29,16 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from .client import Client, resolve_client
-from .errors import UsageError
-from .filters import MIN_TEXT, check_listing
-from .frames.overview import current_position, full_name, summary
-from .frames.records import records_to_frame
-from .identifiers.companies import checked_company, names_one_company, normalise_company
-from .listings import company_query
-from .pagination import PagePlan
-from .service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
-from .widgets_companies import (
+from ..api.listings import company_query
+from ..client.client import Client, resolve_client
+from ..client.pagination import PagePlan
+from ..errors import UsageError
+from ..frames.overview import current_position, full_name, summary
+from ..frames.records import records_to_frame
+from ..identifiers.companies import checked_company, names_one_company, normalise_company
+from ..identifiers.queries import MIN_TEXT, check_listing
+from ..service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
+from .company_controls import (
     COMPANIES,
     COMPANY_COLUMNS,
     CompanyControls,
@@ -50,7 +50,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["SearchPanel"]
 
-MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.filters)
+MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.identifiers.queries)
 #: (key of views.summary, label) of the results table: built from what each record has.
 TABLE_COLUMNS = [
     ("name", "Name"),

@@ -24,8 +24,8 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from ..errors import ServiceError
-from ..service.endpoints import checked_data
-from ..service.envelope import Envelope, parse_envelope
+from .endpoints import checked_data
+from .envelope import Envelope, parse_envelope
 
 __all__ = [
     "BATCH_NOT_FOUND_MESSAGE",

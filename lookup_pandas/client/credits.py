@@ -22,8 +22,8 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import AuthenticationError, ConfigurationError, ResponseError, ServiceError
-from .service.credits import (
+from ..errors import AuthenticationError, ConfigurationError, ResponseError, ServiceError
+from ..service.credits import (
     BALANCE_PATH,
     ROUTE_COSTS_PATH,
     TIERS_PATH,
@@ -31,7 +31,7 @@ from .service.credits import (
     Tier,
     parse_ladder,
 )
-from .service.envelope import finite_number
+from ..service.envelope import finite_number
 
 if TYPE_CHECKING:
     from .client import Client

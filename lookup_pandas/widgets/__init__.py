@@ -1,0 +1,1 @@
+"""Notebook widgets: the SearchPanel (people and companies)."""
