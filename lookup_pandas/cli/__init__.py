@@ -16,10 +16,10 @@ In Python: ``main(["enrich", "leads.csv", "-o", "out.csv"])`` -> the exit code.
 
 A long file is read, enriched and written in chunks (``--chunksize N`` rows; by default
 10,000-row chunks for an input of more than 50,000 rows,
-:data:`lookup_pandas.stream.CHUNK_ROWS` and ``AUTO_CHUNK_ROWS``; ``--chunksize 0`` never), with
+:data:`lookup_pandas.csv_chunks.CHUNK_ROWS` and ``AUTO_CHUNK_ROWS``; ``--chunksize 0`` never), with
 the same output, byte for byte; it is read twice, so it must be a regular file. A file written
 with ``-o`` appears only when complete; to stdout, chunks are written as they are made. See
-:mod:`lookup_pandas.stream`.
+:mod:`lookup_pandas.csv_chunks`.
 
 The key comes from ``LOOKUP_API_KEY`` only, never an option. Every failure the library raises
 on purpose ends the program with a one-line reason on stderr and a non-zero exit code, never a
@@ -32,14 +32,16 @@ authentication, 4 budget, 1 any other service error, 130 interrupted, 141 stdout
 terminal; without one, only ``--yes`` does it), and exits 1 when not confirmed; a removal
 that another process kept from being complete on disk exits 5.
 
-The modules: :mod:`.parser` (arguments -> the typed options of :mod:`.options`), :mod:`.enrich`
-(the CSV pipeline), :mod:`.listings` (the commands of :mod:`.list_commands`), :mod:`.tier`,
-:mod:`.companies`, :mod:`.cache`, :mod:`.serve` (serve and demo), and the
-shared :mod:`.reading`, :mod:`.output`, :mod:`.exits`.
+The modules: :mod:`.parser` (arguments -> the typed options of :mod:`.options`, built from
+:mod:`.arguments`), one per command (:mod:`.enrich`, :mod:`.listing_commands`, :mod:`.tier`,
+:mod:`.companies_command`, :mod:`.cache_commands`, :mod:`.serve`), and the shared
+:mod:`.reading`, :mod:`.output`, :mod:`.exits`, :mod:`.service_client`.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -86,32 +88,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(command(options))
 
 
+#: Each command's options, and the module and function that run them (imported when used).
+_COMMANDS: dict[type[_options.Options], tuple[str, str]] = {
+    _options.EnrichOptions: (".enrich", "enrich"),
+    _options.CompaniesOptions: (".companies_command", "companies"),
+    _options.ListingOptions: (".listing_commands", "listing"),
+    _options.TierOptions: (".tier", "tier"),
+    _options.ServeOptions: (".serve", "serve"),
+    _options.DemoOptions: (".serve", "demo"),
+    _options.CacheOptions: (".cache_commands", "cache"),
+}
+
+
 def command(options: _options.Options) -> Callable[[], int]:
-    """The command ``options`` are for, ready to run (each imported only when used)."""
-    if isinstance(options, _options.EnrichOptions):
-        from .enrich import enrich
+    """The command ``options`` are for, ready to run (its module imported only now).
 
-        return lambda: enrich(options)
-    if isinstance(options, _options.CompaniesOptions):
-        from .companies import companies
-
-        return lambda: companies(options)
-    if isinstance(options, _options.ListingOptions):
-        from .listings import listing
-
-        return lambda: listing(options)
-    if isinstance(options, _options.TierOptions):
-        from .tier import tier
-
-        return lambda: tier(options)
-    if isinstance(options, _options.ServeOptions):
-        from .serve import serve
-
-        return lambda: serve(options)
-    if isinstance(options, _options.DemoOptions):
-        from .serve import demo
-
-        return lambda: demo(options)
-    from .cache import cache
-
-    return lambda: cache(options)
+    >>> command(TierOptions()).func.__name__
+    'tier'
+    """
+    module, name = _COMMANDS[type(options)]
+    run_command: Callable[[_options.Options], int] = getattr(
+        importlib.import_module(module, __name__), name
+    )
+    return functools.partial(run_command, options)

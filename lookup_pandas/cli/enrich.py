@@ -16,13 +16,24 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
-from .. import stream
+from ..csv_chunks import (
+    AUTO_CHUNK_ROWS,
+    EnrichedChunk,
+    HandleMap,
+    HandleTable,
+    InputChanged,
+    PartFile,
+    RecordStore,
+    chunk_rows,
+    enrich_chunk,
+    scan_handles,
+)
 from .estimate import print_estimate
 from .exits import InputError
 from .options import STDIN, EnrichOptions
 from .output import check_output, open_output, target, unwritable, write_frame, write_text
 from .reading import count_rows, csv_chunks, file_size, read_csv
-from .service import service_client
+from .service_client import service_client
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,13 +41,13 @@ if TYPE_CHECKING:
 
 def enrich(options: EnrichOptions) -> int:
     """Enrich the whole file at once, or in chunks when asked or when it has more rows than a
-    chunk (stream.AUTO_CHUNK_ROWS); people, or companies with ``--companies``."""
+    chunk (AUTO_CHUNK_ROWS); people, or companies with ``--companies``."""
     from ..api import functions as api
     from ..enrichment.values import estimate_values
 
-    threshold = options.chunk_threshold or stream.AUTO_CHUNK_ROWS
+    threshold = options.chunk_threshold or AUTO_CHUNK_ROWS
     counted = None if options.chunksize is not None else count_rows(options.input, threshold)
-    rows = stream.chunk_rows(options.chunksize, counted, threshold)
+    rows = chunk_rows(options.chunksize, counted, threshold)
     if rows is not None:
         return enrich_in_chunks(options, rows)
     o = options
@@ -72,7 +83,7 @@ def _check_chunkable(path: str) -> None:
 
 
 def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
-    """``enrich`` reading and writing ``rows`` rows at a time (see lookup_pandas.stream).
+    """``enrich`` reading and writing ``rows`` rows at a time (see lookup_pandas.csv_chunks).
 
     Pass 1 reads the whole file (so that a bad byte or a malformed line anywhere stops the job
     before anything is paid for) and keeps its distinct handles; they are enriched as one job;
@@ -91,9 +102,9 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     with service_client(
         o.offline
     ) as client:  # its settings checked before the file is read through
-        handles = stream.HandleMap(fold_case=o.fold_case, kind=o.kind)
+        handles = HandleMap(fold_case=o.fold_case, kind=o.kind)
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
-        scan = stream.scan_handles(chunks, handles)
+        scan = scan_handles(chunks, handles)
         with open_output(o.output) as out:
             est = estimate_values(
                 scan.distinct,
@@ -104,14 +115,12 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 kind=o.kind,
             )
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
-            records = stream.RecordStore()  # the job keeps no record: they are kept as text here
+            records = RecordStore()  # the job keeps no record: they are kept as text here
             result = lookup_values(
                 scan.distinct, client=client, on_record=records.add, kind=o.kind, **o.job
             )
             summary = result.summary
-            table = stream.HandleTable(
-                scan.distinct, result, o.prefix, records, fields=o.kind.fields
-            )
+            table = HandleTable(scan.distinct, result, o.prefix, records, fields=o.kind.fields)
             del result, records  # the table holds what is written
             parts, statuses = _write_chunks(o, rows, table, handles, out, total=scan.rows)
             written = sum(statuses.values())
@@ -126,9 +135,9 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     return 0
 
 
-def _commit(out: TextIO | stream.PartFile, output: str | None) -> None:
+def _commit(out: TextIO | PartFile, output: str | None) -> None:
     """Put a complete part file in place of ``-o`` (stdout has nothing to commit)."""
-    if isinstance(out, stream.PartFile):
+    if isinstance(out, PartFile):
         try:
             out.commit()
         except OSError as exc:
@@ -138,9 +147,9 @@ def _commit(out: TextIO | stream.PartFile, output: str | None) -> None:
 def _write_chunks(
     options: EnrichOptions,
     rows: int,
-    table: stream.HandleTable,
-    handles: stream.HandleMap,
-    out: TextIO | stream.PartFile,
+    table: HandleTable,
+    handles: HandleMap,
+    out: TextIO | PartFile,
     *,
     total: int,
 ) -> tuple[int, Counter[str]]:
@@ -165,11 +174,14 @@ def _write_chunks(
 
 
 def _enrich_chunk(
-    chunk: pd.DataFrame, o: EnrichOptions, table: stream.HandleTable, handles: stream.HandleMap
-) -> stream.EnrichedChunk:
+    chunk: pd.DataFrame,
+    o: EnrichOptions,
+    table: HandleTable,
+    handles: HandleMap,
+) -> EnrichedChunk:
     try:
-        return stream.enrich_chunk(chunk, o.column, table, handles)
-    except stream.InputChanged as exc:
+        return enrich_chunk(chunk, o.column, table, handles)
+    except InputChanged as exc:
         raise InputError(_changed(o.input, str(exc))) from None
 
 

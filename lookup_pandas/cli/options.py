@@ -85,7 +85,7 @@ class EnrichOptions:
 @dataclass(frozen=True)
 class ListingOptions:
     """``employees SLUG`` / ``search TITLE`` / ``alumni NAME`` / ``job-changes`` ...: a
-    listing written as CSV (the commands: :data:`lookup_pandas.cli.list_commands.LIST_COMMANDS`)."""
+    listing written as CSV (the commands: :data:`.listing_commands.LIST_COMMANDS`)."""
 
     command: ListingCommand
     query: str | None = None  # the command's argument (slug, title, name); None: none given

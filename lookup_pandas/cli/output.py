@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..stream import PartFile
+from ..csv_chunks import PartFile
 from .exits import InputError
 from .options import STDIN
 

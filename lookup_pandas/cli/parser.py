@@ -15,8 +15,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._version import __version__
-from .argtypes import page_size, rate, rows
-from .list_commands import add_companies, add_listings
+from .arguments import ENVIRONMENT, page_size, rate, rows
+from .arguments import Sub as _Sub
+from .arguments import add_common as _add_common
+from .arguments import add_errors as _add_errors
+from .arguments import command as _command
+from .arguments import progress as _progress
+from .arguments import service_command as _service_command
+from .listing_commands import add_companies, add_listings
 from .options import (
     CacheOptions,
     DemoOptions,
@@ -25,13 +31,6 @@ from .options import (
     ServeOptions,
     TierOptions,
 )
-from .parsing import ENVIRONMENT
-from .parsing import Sub as _Sub
-from .parsing import add_common as _add_common
-from .parsing import add_errors as _add_errors
-from .parsing import command as _command
-from .parsing import progress as _progress
-from .parsing import service_command as _service_command
 
 _Copied = TypeVar("_Copied", EnrichOptions, ServeOptions)
 

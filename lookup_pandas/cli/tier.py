@@ -16,7 +16,7 @@ from ..display.facts import credits_text, number
 from ..service.envelope import finite_number
 from .options import TierOptions
 from .output import check_output, target, to_stdout, write_frame
-from .service import service_client
+from .service_client import service_client
 
 __all__ = ["tier", "tier_line"]
 

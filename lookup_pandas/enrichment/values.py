@@ -185,7 +185,7 @@ def lookup_values(
     ``on_record``: each record found is handed to it, ``on_record(handle, record)``, once per
     distinct handle (a cached one possibly before the budget is checked), and not kept: the job
     then holds statuses and errors only, never every record at once, and the result's
-    ``fields`` has no columns (:mod:`lookup_pandas.stream` keeps the records as text).
+    ``fields`` has no columns (:mod:`lookup_pandas.csv_chunks` keeps the records as text).
     ``kind``: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and ``org_``
     ids).
     """

@@ -24,7 +24,8 @@ job changes), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, count
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
-from . import catalog, companies, data, names
+from . import catalog, data, names
+from . import company_records as companies
 from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope
 from .notebook import notebook_client

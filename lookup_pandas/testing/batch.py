@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH, ENDPOINTS, Endpoint
-from . import companies, data
+from . import company_records as companies
+from . import data
 
 __all__ = ["BATCH", "COMPANIES_BATCH", "KINDS", "MAX_ITEMS", "BatchJob", "Kind"]
 

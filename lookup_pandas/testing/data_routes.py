@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..service.endpoints import ENDPOINTS, Endpoint, Listing
-from . import catalog, companies, data
+from . import catalog, data
+from . import company_records as companies
 from .batch import KINDS, MAX_ITEMS, BatchJob
 from .replies import (
     DEFAULT_LIMIT,

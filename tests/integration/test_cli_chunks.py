@@ -27,8 +27,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from lookup_pandas.csv_chunks import AUTO_CHUNK_ROWS, CHUNK_ROWS
 from lookup_pandas.identifiers.handles import normalise_handle
-from lookup_pandas.stream import AUTO_CHUNK_ROWS, CHUNK_ROWS
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from .cli_helpers import CliMain, Done

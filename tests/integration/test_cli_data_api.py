@@ -15,7 +15,8 @@ import pytest
 
 from lookup_pandas.cli import EXIT_CONFIG
 from lookup_pandas.service.endpoints import ENDPOINTS
-from lookup_pandas.testing import catalog, companies
+from lookup_pandas.testing import catalog
+from lookup_pandas.testing import company_records as companies
 
 from .cli_helpers import CliMain
 

@@ -18,7 +18,8 @@ import lookup_pandas as lp
 from lookup_pandas.cli import EXIT_CONFIG
 from lookup_pandas.errors import NotFoundError, UsageError
 from lookup_pandas.service.endpoints import COMPANY_PATH, JOB_CHANGES_PATH
-from lookup_pandas.testing import catalog, companies, data
+from lookup_pandas.testing import catalog, data
+from lookup_pandas.testing import company_records as companies
 
 from .cli_helpers import CliMain
 from .helpers import EMPLOYEES, SEARCH

@@ -19,7 +19,8 @@ from lookup_pandas.api.searches import (
     search_skills,
 )
 from lookup_pandas.service.endpoints import ENDPOINTS
-from lookup_pandas.testing import catalog, companies
+from lookup_pandas.testing import catalog
+from lookup_pandas.testing import company_records as companies
 
 QUIET = {"progress": False}
 

@@ -13,7 +13,8 @@ import pytest
 import requests
 
 from lookup_pandas.service.endpoints import ENDPOINTS
-from lookup_pandas.testing import catalog, companies, data, names
+from lookup_pandas.testing import catalog, data, names
+from lookup_pandas.testing import company_records as companies
 
 PROFILE = ENDPOINTS["profile"].path
 PEOPLE_SEARCH = ENDPOINTS["people_search"].path

@@ -24,7 +24,7 @@ from lookup_pandas.frames.overview import full_name
 from lookup_pandas.service.endpoints import COMPANY_PATH
 from lookup_pandas.service.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
 from lookup_pandas.testing import FakeService
-from lookup_pandas.testing import companies as emulator_companies
+from lookup_pandas.testing import company_records as emulator_companies
 from lookup_pandas.testing import data as emulator_data
 
 from .helpers import (

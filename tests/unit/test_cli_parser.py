@@ -33,9 +33,9 @@ from lookup_pandas.cli import (
     describe_estimate,
     parse_args,
 )
-from lookup_pandas.cli.argtypes import page_size, rate, rows
+from lookup_pandas.cli.arguments import page_size, rate, rows
 from lookup_pandas.cli.exits import run
-from lookup_pandas.cli.listings import pair
+from lookup_pandas.cli.listing_commands import pair
 from lookup_pandas.enrichment.results import Estimate
 
 # -- arguments -> options ------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def test_companies_and_enrich_companies():
 def test_every_listing_command_is_a_row_of_the_table():
     from lookup_pandas.api import functions as api
     from lookup_pandas.api import searches
-    from lookup_pandas.cli.list_commands import LIST_COMMANDS
+    from lookup_pandas.cli.listing_commands import LIST_COMMANDS
     from lookup_pandas.service.endpoints import LISTINGS
 
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""Streaming enrichment's pure parts, without a socket: lookup_pandas.stream.
+"""Streaming enrichment's pure parts, without a socket: lookup_pandas.csv_chunks.
 
 What is tested: when a file is chunked; CSV text split into records and rows into parts exactly
 as pandas writes them (checked against ``to_csv`` itself, with hypothesis); each distinct raw
@@ -23,15 +23,7 @@ from hypothesis import strategies as st
 
 import lookup_pandas as lp
 from lookup_pandas.api import functions as api
-from lookup_pandas.enrichment import values as enrich
-from lookup_pandas.enrichment.values import lookup_values
-from lookup_pandas.frames.records import (
-    flatten,
-    records_to_frame,
-    to_csv_cells,
-    with_nullable_dtypes,
-)
-from lookup_pandas.stream import (
+from lookup_pandas.csv_chunks import (
     AUTO_CHUNK_ROWS,
     CHUNK_ROWS,
     ColumnKinds,
@@ -48,7 +40,15 @@ from lookup_pandas.stream import (
     scan_handles,
     split_records,
 )
-from lookup_pandas.stream import table as stream_table
+from lookup_pandas.csv_chunks import table as stream_table
+from lookup_pandas.enrichment import values as enrich
+from lookup_pandas.enrichment.values import lookup_values
+from lookup_pandas.frames.records import (
+    flatten,
+    records_to_frame,
+    to_csv_cells,
+    with_nullable_dtypes,
+)
 from lookup_pandas.testing import MockTransport, data, envelope
 
 BASE = "http://service.test"

@@ -1,7 +1,7 @@
-"""The pieces every command's parser is built of: a command, its help, the shared options.
+"""What every command's parser is built of: argument types, shared options, a command's help.
 
-Example: ``p = service_command(sub, "tier", "the credits tier"); add_common(p)`` -> ``tier``
-with ``-o`` and ``--no-progress``, its help listing the environment it reads.
+Example: ``rows("7") == 7``; ``p = service_command(sub, "tier", "the credits tier")`` then
+``add_common(p)`` gives ``tier`` with ``-o`` and ``--no-progress``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ __all__ = [
     "add_common",
     "add_errors",
     "command",
+    "page_size",
     "progress",
+    "rate",
+    "rows",
     "service_command",
 ]
 
@@ -70,3 +73,33 @@ def add_errors(p: argparse.ArgumentParser) -> None:
 def progress(ns: argparse.Namespace) -> bool | None:
     """``--no-progress``: False; otherwise None (a bar when on a terminal)."""
     return False if ns.no_progress else None
+
+
+def rows(text: str) -> int:
+    """A whole number >= 0, for argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def rate(text: str) -> float:
+    """A number >= 0, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def page_size(text: str) -> int:
+    """A whole number >= 1, for argparse."""
+    value = rows(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value

@@ -27,9 +27,9 @@ handle's cells, joined onto chunks), :mod:`.partfile` (the output appears only w
 
 from __future__ import annotations
 
-from .csvtext import TERMINATOR, csv_header, csv_parts, split_records
-from .partfile import PartFile
-from .records import ColumnKinds, RecordStore
+from .csv_text import TERMINATOR, csv_header, csv_parts, split_records
+from .json_records import ColumnKinds, RecordStore
+from .part_file import PartFile
 from .scan import (
     AUTO_CHUNK_ROWS,
     CHUNK_ROWS,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .options import CompaniesOptions
 from .output import check_output, target, write_frame
-from .service import service_client
+from .service_client import service_client
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -12,8 +12,8 @@ import pandas as pd
 from ..api.functions import ERROR_COLUMN, STATUS_COLUMN
 from ..enrichment.results import INVALID, OK, Lookup
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
-from .csvtext import TERMINATOR, csv_header, csv_parts
-from .records import ColumnKinds, RecordStore
+from .csv_text import TERMINATOR, csv_header, csv_parts
+from .json_records import ColumnKinds, RecordStore
 from .scan import HandleMap, InputChanged, Mapped
 
 #: Rows joined into one string before it is written (about a MiB of text for rich records:
