@@ -30,14 +30,13 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
-from ..config.cache_urls import redis_namespace
+from ..config.cache_urls import redact_url, redis_namespace
 from ..config.settings import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_CACHE,
     Settings,
     cache_setting,
-    redact_url,
 )
 from ..errors import ConfigurationError
 from ..store import (

@@ -25,7 +25,7 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.redis import RedisCache
 from requests_cache.models.response import CachedResponse
 
-from ..config.settings import redact_url
+from ..config.cache_urls import redact_url
 from ..store.redis import Adoption, connect, key_prefix, redis_error, translated
 from .policy import PaidAnswersOnly
 

@@ -21,7 +21,8 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..config.settings import ENV_API_KEY, ENV_CACHE, Settings, redact_url
+from ..config.cache_urls import redact_url
+from ..config.settings import ENV_API_KEY, ENV_CACHE, Settings
 from ..errors import ConfigurationError
 from ..store import namespace
 from .client import Client

@@ -29,10 +29,13 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from ..errors import ConfigurationError
-from .cache_urls import REDIS_SCHEMES as REDIS_SCHEMES
-from .cache_urls import checked_redis_url, redis_namespace, refuse_unserved_url
-from .cache_urls import is_redis_url as is_redis_url
-from .cache_urls import redact_url as redact_url
+from .cache_urls import (
+    checked_redis_url,
+    is_redis_url,
+    redact_url,
+    redis_namespace,
+    refuse_unserved_url,
+)
 
 ENV_API_KEY = "LOOKUP_API_KEY"
 ENV_BASE_URL = "LOOKUP_BASE_URL"

@@ -180,7 +180,7 @@ def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None)
     """
     if cache is None:
         return MemoryStore()
-    from ..config.settings import is_redis_url
+    from ..config.cache_urls import is_redis_url
 
     if isinstance(cache, str) and is_redis_url(cache):
         require_redis()

@@ -64,8 +64,8 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from ..config.cache_urls import without_namespace
-from ..config.settings import ENV_CACHE, redact_url
+from ..config.cache_urls import redact_url, without_namespace
+from ..config.settings import ENV_CACHE
 from ..errors import ConfigurationError
 from . import common
 from .holders import holder_name

@@ -18,7 +18,8 @@ from lookup_pandas.cache.policy import (
 )
 from lookup_pandas.cache.redis import RedisAnswersCache
 from lookup_pandas.cache.sqlite import PaidAnswersCache
-from lookup_pandas.config.settings import Settings, is_redis_url, redact_url
+from lookup_pandas.config.cache_urls import is_redis_url, redact_url
+from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import MemoryStore, namespace, open_store
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.store.redis import RedisStore, key_prefix, redis_error
