@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 __all__ = [
+    "PublicFacts",
     "balance",
     "balance_for_job",
     "kept_costs",
@@ -56,9 +56,39 @@ logger = logging.getLogger(__name__)
 #: base URL.
 _MISSING = frozenset({404})
 
-_lock = threading.Lock()
-#: Each Client's public answers: path -> data (None: the service has no such route).
-_kept: weakref.WeakKeyDictionary[Client, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+class PublicFacts:
+    """The public credits facts one Client has read (route costs, the tier ladder), kept for
+    its life on its :class:`~lookup_pandas.client.parts.ClientParts`: path -> the answer's
+    ``data`` (None: the service has no such route).
+
+    Example: ``facts.keep(TIERS_PATH, data)`` once; then ``facts.has(TIERS_PATH)`` and
+    ``facts.get(TIERS_PATH)`` read it back, from any thread.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[str, Any] = {}
+
+    def has(self, path: str) -> bool:
+        """Whether ``path`` was read."""
+        with self._lock:
+            return path in self._data
+
+    def get(self, path: str) -> Any:
+        """What ``path`` answered (KeyError when it was not read)."""
+        with self._lock:
+            return self._data[path]
+
+    def keep(self, path: str, data: Any) -> Any:
+        """Keep what ``path`` answered; the first answer kept wins (two threads may read it)."""
+        with self._lock:
+            return self._data.setdefault(path, data)
+
+
+def _facts(client: Client) -> PublicFacts:
+    """The public facts ``client`` has read (on its parts)."""
+    return client._parts.public_facts
 
 
 def _read(client: Client, path: str) -> Any:
@@ -73,14 +103,11 @@ def _read(client: Client, path: str) -> Any:
 
 def _public(client: Client, path: str) -> Any:
     """The ``data`` of a public route, read once per Client (after the key is checked)."""
-    with _lock:
-        kept = _kept.setdefault(client, {})
-        if path in kept:
-            return kept[path]
+    facts = _facts(client)
+    if facts.has(path):
+        return facts.get(path)
     client.check_key()  # a public answer proves nothing about the key: ask it first
-    data = _read(client, path)
-    with _lock:
-        return _kept[client].setdefault(path, data)
+    return facts.keep(path, _read(client, path))
 
 
 def route_costs(client: Client) -> RouteCosts:
@@ -123,11 +150,10 @@ def _kept_read(
 ) -> T | None:
     """What this Client has read from ``path``, parsed; ``empty()`` when the service has none
     or it did not parse (said when it was read); None when it has not been read. Sends nothing."""
-    with _lock:
-        kept = _kept.get(client, {})
-        if path not in kept:
-            return None
-        data = kept[path]
+    facts = _facts(client)
+    if not facts.has(path):
+        return None
+    data = facts.get(path)
     try:
         return empty() if data is None else parse(data)
     except ResponseError:
@@ -140,8 +166,7 @@ def route_cost_rows(client: Client) -> list[dict[str, Any]]:
     Example: ``route_cost_rows(client)[0]["credits_cost"]`` -> ``2``
     """
     route_costs(client)  # read, and checked
-    with _lock:
-        data = _kept[client][ROUTE_COSTS_PATH]
+    data = _facts(client).get(ROUTE_COSTS_PATH)
     return [] if data is None else [dict(r) for r in data["routes"] if isinstance(r, Mapping)]
 
 
@@ -151,8 +176,7 @@ def ladder_rows(client: Client) -> list[dict[str, Any]]:
     Example: ``ladder_rows(client)[0]["limit_per_minute"]`` -> ``7``
     """
     ladder(client)  # read, and checked
-    with _lock:
-        data = _kept[client][TIERS_PATH]
+    data = _facts(client).get(TIERS_PATH)
     rows = [] if data is None else [dict(r) for r in data["results"]]
     return sorted(rows, key=lambda r: float(r["min_credits"]))
 

@@ -15,7 +15,7 @@ probe): the contact is given the chain lazily, so neither is built before the ot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import requests
 from requests.adapters import BaseAdapter
@@ -31,6 +31,7 @@ from ..store.claims import Claims
 from ..store.pacing import Pacer
 from .batch_jobs import BatchCalls
 from .cache import ClientCache
+from .credits import PublicFacts
 
 __all__ = ["ClientParts"]
 
@@ -54,6 +55,8 @@ class ClientParts:
     sender: Sender
     batch: BatchCalls
     cache: ClientCache
+    #: The route costs and tier ladder, read once (see lookup_pandas.client.credits).
+    public_facts: PublicFacts = field(default_factory=PublicFacts)
 
     @classmethod
     def build(cls, s: Settings, transport: BaseAdapter | None = None) -> ClientParts:
