@@ -29,8 +29,7 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
     panel calls); a fully cached run still sends nothing, and a job that ``--max-calls``,
     ``--max-credits`` or the balance refuses prints only its refusal.
     """
-    from ..enrichment.plan import planned
-    from ..enrichment.values import read_credit_facts
+    from ..enrichment.values import planned, read_credit_facts
 
     if options.refresh:  # every value is fetched anew
         est = dataclasses.replace(est, cached=0, to_fetch=est.unique)

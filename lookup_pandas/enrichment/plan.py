@@ -1,48 +1,42 @@
 """The enrichment's plan, pure: what is cached, what to buy, batch or single, the budget.
 
-Example::
+>>> ada = Outcome("ok", {"id": "prsn_1", "handle": "ada"})
+>>> p = plan(["ada", "grace"], cached={"ada": ada}.get, stored=[],
+...          options=Options(max_calls=5), batch_supported=None)
+>>> p.to_fetch, p.batch, p.read_ahead
+(('grace',), False, True)
 
-    p = plan(["ada", "grace"], cached={"ada": Outcome(OK, {...})}.get, stored=[],
-             options=Options(max_calls=5), batch_supported=None)
-    p.read_ahead, p.to_fetch, p.batch     # True, ("grace",), False: below AUTO_THRESHOLD
-    planned(estimate, client)             # an Estimate with its method, polls and seconds
-
-Nothing here sends anything or reads a clock: the cache is a callable handed in (called only
-when the plan needs the answers ahead of the run), the stored batch jobs a list.
+Nothing here sends anything or reads a clock: the cache is a callable handed in, the stored
+batch jobs a list. :mod:`lookup_pandas.enrichment.estimate` times a plan with a Client's facts.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from ..client.credits import kept_costs, kept_ladder
 from ..errors import BudgetExceededError, InsufficientCreditsError, UsageError
 from ..identifiers.kinds import PEOPLE, Kind
-from ..service.credits import RouteCosts, paced_seconds, tier_change
+from ..service.credits import RouteCosts
 from ..store import StoredJob
-from .batch_plan import MAX_JOB_ITEMS, METHODS, use_batch
-from .results import Errors, Estimate, Method, Outcome
-
-if TYPE_CHECKING:
-    from ..client.client import Client
+from .batch_plan import METHODS, use_batch
+from .results import Errors, Method, Outcome
 
 __all__ = [
     "ASSUMED_PAGE",
     "Options",
     "Plan",
+    "batch_told",
     "check_balance",
     "check_budget",
     "check_credits",
     "check_method",
+    "check_offline",
     "check_options",
     "job_credits",
-    "batch_told",
+    "offline_plan",
     "plan",
-    "planned",
     "stored_batch_jobs_holding",
 ]
 
@@ -53,30 +47,32 @@ ASSUMED_PAGE = 100
 
 @dataclass(frozen=True)
 class Options:
-    """The job's options that shape its plan. Example: ``Options(refresh=True, max_calls=10)``."""
+    """The job's options that shape its plan.
+
+    >>> Options(max_calls=10).method
+    'auto'
+    """
 
     refresh: bool = False
     max_calls: int | None = None
     errors: Errors = "coerce"
     method: Method = "auto"
     max_credits: float | None = None
-    provenance: bool = (
-        False  # keep each value's source and time (lookup_pandas.enrichment.provenance)
-    )
+    #: Keep each value's source and time (:mod:`lookup_pandas.enrichment.provenance`).
+    provenance: bool = False
 
 
 @dataclass(frozen=True)
 class Plan:
     """What one enrichment does before it pays for anything.
 
-    Example: ``Plan(cached={}, to_fetch=("ada",), batch=False)`` is the fast path: one pool
-    of single calls, each reading the cache itself.
+    ``cached`` holds the answers read ahead (empty unless ``read_ahead``), ``to_fetch`` the
+    rest, to buy or (on the fast path) to look up call by call. ``batch``: submit batch jobs
+    for them. ``stored_batch_jobs`` hold some distinct value: polled when ``resume``, else
+    forgotten once their inputs are cached.
 
-    ``cached``: the answers read ahead (empty unless ``read_ahead``); ``to_fetch``: the rest,
-    to buy (or, on the fast path, to look up call by call); ``batch``: submit batch jobs for
-    them; ``stored_batch_jobs``: stored batch jobs that hold some distinct handle (polled when
-    ``resume``, else only forgotten once their inputs are cached); ``check_key``: answers
-    were read ahead, so a key never seen to work is checked (free) before they are used.
+    >>> Plan(to_fetch=("ada",)).batch_run  # the fast path: a pool of single calls
+    False
     """
 
     cached: Mapping[str, Outcome] = field(default_factory=dict)
@@ -91,28 +87,43 @@ class Plan:
 
     @property
     def check_key(self) -> bool:
-        """Answers read ahead are about to be used: the key must be known to work (online;
-        offline nothing is sent, the key's check neither)."""
+        """Whether a key never seen to work is checked (free) before answers read ahead are
+        used; offline nothing is sent, so no.
+
+        >>> ada = Outcome("ok", {"handle": "ada"})
+        >>> Plan(cached={"ada": ada}).check_key, Plan(cached={"ada": ada}, offline=True).check_key
+        (True, False)
+        """
         return bool(self.cached) and not self.offline
 
     @property
     def batch_run(self) -> bool:
-        """Batch jobs are submitted or stored ones looked at: a BatchRun is needed."""
+        """Whether batch jobs are submitted or stored ones looked at.
+
+        >>> Plan(stored_batch_jobs=(StoredJob("job_1", ("ada",), 0.0),)).batch_run
+        True
+        """
         return self.batch or bool(self.stored_batch_jobs)
 
 
 def check_offline(options: Options) -> None:
-    """Offline, what cannot be done is refused before anything: ``refresh=True``."""
+    """Refuse, offline, what needs the network: ``refresh=True``.
+
+    >>> check_offline(Options(refresh=True))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: refresh=True buys every answer again: ...
+    """
     if options.refresh:
         raise UsageError("refresh=True buys every answer again: it needs the network, not offline.")
 
 
 def offline_plan(distinct: Sequence[str], *, cached: Callable[[str], Outcome | None]) -> Plan:
-    """Offline: each value's stored answer (an expired one too), the rest ``not_cached``;
-    nothing to fetch, so nothing to budget or pay for.
+    """Offline: each value's stored answer (an expired one too), the rest ``not_cached``.
 
-    Example: ``offline_plan(["ada", "grace"], cached={"ada": ok}.get)`` -> ``Plan(cached={"ada":
-    ok}, not_cached=("grace",), read_ahead=True, offline=True)``
+    >>> ada = Outcome("ok", {"handle": "ada"})
+    >>> p = offline_plan(["ada", "grace"], cached={"ada": ada}.get)
+    >>> list(p.cached), p.not_cached, p.to_fetch
+    (['ada'], ('grace',), ())
     """
     found = {h: o for h in distinct if (o := cached(h)) is not None}
     rest = tuple(h for h in distinct if h not in found)
@@ -129,17 +140,22 @@ def plan(
     balance_seen: bool = True,
     nouns: str = "handles",
 ) -> Plan:
-    """The plan for ``distinct`` handles, or BudgetExceededError (nothing sent).
+    """The plan for ``distinct`` values, or BudgetExceededError (nothing sent).
 
-    Example: ``plan(["ada"], cached={}.get, stored=[], options=Options(),
-    batch_supported=None)`` -> ``Plan(to_fetch=("ada",))``, ``cached`` never called.
+    Args:
+        cached: a value's stored answer, or None; called only when the plan must know ahead
+            (see docs/decisions.md, *The plan*).
+        stored: every stored batch job; those holding none of ``distinct`` are left alone.
+        balance_seen: whether the Client has seen its balance (else what is to buy is counted
+            ahead, for the balance to be checked against).
 
-    ``cached(handle)``: the stored answer, or None when it must be fetched; it is called only
-    when the plan needs to know ahead: a budget must count what is to pay, ``errors="raise"``
-    meets a cached failure before paying, and batch jobs (new or stored) are for what the cache
-    does not hold, and a Client that has not seen its balance must know what is to buy before
-    it can tell whether the balance pays for it (``balance_seen=False``). ``stored``: every
-    stored batch job; those holding none of ``distinct`` are left alone.
+    >>> p = plan(["ada"], cached={}.get, stored=[], options=Options(), batch_supported=None)
+    >>> p.to_fetch, p.read_ahead  # the fast path: each call reads the cache itself
+    (('ada',), False)
+    >>> plan(["ada", "grace"], cached={}.get, stored=[], options=Options(max_calls=1),
+    ...      batch_supported=None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.BudgetExceededError: This enrichment needs 2 billable calls ...
     """
     jobs = tuple(stored_batch_jobs_holding(stored, distinct))
     resume = bool(jobs) and not options.refresh
@@ -177,9 +193,12 @@ def plan(
 def check_budget(
     needed: int, cached: int, distinct: int, max_calls: int | None, nouns: str = "handles"
 ) -> None:
-    """BudgetExceededError when ``needed`` billable calls are more than ``max_calls``.
+    """Raise BudgetExceededError when ``needed`` billable calls are more than ``max_calls``.
 
-    Example: ``check_budget(3, 1, 4, max_calls=2)`` raises; ``max_calls=None`` never does.
+    >>> check_budget(3, 1, 4, max_calls=None)  # no budget: never
+    >>> check_budget(3, 1, 4, max_calls=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.BudgetExceededError: This enrichment needs 3 billable calls (1 of 4 ...
     """
     if max_calls is not None and needed > max_calls:
         raise BudgetExceededError(
@@ -193,16 +212,20 @@ def check_budget(
 def job_credits(items: int, *, batch: bool, cost: float) -> float:
     """Credits ``items`` billable items cost: batch items 1 each, single calls ``cost`` each.
 
-    Example: ``job_credits(50, batch=False, cost=2.0)`` -> ``100.0``
+    >>> job_credits(50, batch=False, cost=2.0), job_credits(50, batch=True, cost=2.0)
+    (100.0, 50.0)
     """
     return float(items) if batch else items * cost
 
 
 def check_credits(credits: float, items: int, max_credits: float | None) -> None:
-    """BudgetExceededError when ``credits`` (for ``items`` billable items) are more than
+    """Raise BudgetExceededError when ``credits`` (for ``items`` billable items) are more than
     ``max_credits``.
 
-    Example: ``check_credits(50, 50, max_credits=20)`` raises; ``max_credits=None`` never does.
+    >>> check_credits(50, 50, max_credits=None)  # no budget: never
+    >>> check_credits(50, 50, max_credits=20)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.BudgetExceededError: This enrichment needs 50 credits (50 billable ...
     """
     if max_credits is not None and credits > max_credits:
         raise BudgetExceededError(
@@ -214,11 +237,18 @@ def check_credits(credits: float, items: int, max_credits: float | None) -> None
 
 
 def check_balance(credits: float, items: int, balance: float | None) -> None:
-    """InsufficientCreditsError when the balance cannot pay ``credits`` (for ``items``
-    billable items), naming both and how to go on; an unknown balance (None) passes.
+    """Raise InsufficientCreditsError when the balance cannot pay ``credits``, naming both and
+    a subset it can pay; an unknown balance (None) passes.
 
-    Example: ``check_balance(50, 50, 20)`` raises "... needs 50 credits ..., the balance is
-    20 ... e.g. df.head(20) ..."
+    >>> check_balance(50, 50, None)
+    >>> check_balance(50, 50, 20)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.InsufficientCreditsError: This enrichment needs 50 credits ...
+    >>> try:
+    ...     check_balance(50, 50, 20)
+    ... except InsufficientCreditsError as exc:
+    ...     print(exc.needed, exc.balance, "df.head(20)" in str(exc))
+    50 20 True
     """
     if balance is None or credits <= balance:
         return
@@ -243,7 +273,9 @@ def stored_batch_jobs_holding(
 ) -> list[StoredJob]:
     """The stored batch jobs (of earlier, interrupted runs) that hold any of ``handles``.
 
-    Example: ``stored_batch_jobs_holding([StoredJob("j", ("ada",), 0.0)], ["bob"])`` -> ``[]``.
+    >>> jobs = [StoredJob("job_1", ("ada",), 0.0), StoredJob("job_2", ("bob",), 0.0)]
+    >>> [job.job_id for job in stored_batch_jobs_holding(jobs, ["bob", "eve"])]
+    ['job_2']
     """
     if not stored:
         return []
@@ -252,19 +284,24 @@ def stored_batch_jobs_holding(
 
 
 def check_method(method: str) -> None:
-    """``method`` is one of auto / batch / single, else a UsageError (nothing is sent).
+    """Raise UsageError unless ``method`` is one of auto, batch or single.
 
-    Example: ``check_method("bulk")`` raises UsageError.
+    >>> check_method("batch")
+    >>> check_method("bulk")
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: method must be one of 'auto', 'batch', 'single', not 'bulk'
     """
     if method not in METHODS:
         raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
 
 
 def check_options(errors: str, max_calls: int | None, max_credits: float | None = None) -> None:
-    """The job's options, checked before anything is read or sent (UsageError).
+    """Raise UsageError for an ``errors``, ``max_calls`` or ``max_credits`` a job cannot take.
 
-    Example: ``check_options("ignore", None)``, ``check_options("raise", -1)`` and
-    ``check_options("coerce", None, max_credits=-5)`` raise.
+    >>> check_options("raise", 10, max_credits=2.5)
+    >>> check_options("coerce", None, max_credits=-5)
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: max_credits must be a number >= 0 or None, not -5
     """
     if errors not in ("coerce", "raise"):
         raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
@@ -281,96 +318,14 @@ def check_options(errors: str, max_calls: int | None, max_credits: float | None 
         raise UsageError(f"max_credits must be a number >= 0 or None, not {max_credits!r}")
 
 
-def planned(
-    est: Estimate, client: Client, method: Method = "auto", kind: Kind = PEOPLE
-) -> Estimate:
-    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
-    pace as it stands (call again after ``client.learn_pace()`` to time it).
-
-    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)
-    .method`` -> ``"single"``. ``kind``: whose lookups (their route's cost, their batch jobs).
-    """
-    rest = est.to_fetch - est.stored_items  # what no stored batch job holds
-    supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
-    batch = use_batch(method, rest, supported)
-    jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
-    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
-    if est.stored_jobs:  # collected whatever the method
-        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
-    by_batch = batch or (est.stored_jobs and rest == 0)
-    credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
-    ladder = kept_ladder(client)
-    # Batch speed is promised only by a service known to have batch jobs: until then, the
-    # time is that of single calls (what the run falls back to), never the faster one.
-    singles = rest if not batch or (supported is None and method == "auto") else 0
-    return dataclasses.replace(
-        est,
-        method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
-        jobs=jobs,
-        polls=polls,
-        seconds=_expected_seconds(
-            client,
-            singles,
-            jobs if not singles else 0,
-            polls if not singles else 0,
-            cost=_cost(client, kind.endpoint.path),
-            balance=est.balance,
-        ),
-        credits=credits,
-        tier_change=(
-            tier_change(ladder, est.balance, credits)
-            if ladder and est.balance is not None
-            else None
-        ),
-    )
-
-
 def batch_told(known: bool | None, costs: RouteCosts | None, kind: Kind = PEOPLE) -> bool | None:
     """Whether the service has ``kind``'s batch jobs, as far as is known without sending
-    anything: what a submit told the Client (``known``), else what the route costs tell
-    (production lists its batch routes, at 0 credits), else None.
+    anything: what a submit told (``known``), else whether the route costs list the batch
+    route (production lists it, at 0 credits), else None.
 
-    Example: ``batch_told(None, RouteCosts({}))`` -> ``False``;
-    ``batch_told(None, None)`` -> ``None``
+    >>> batch_told(None, RouteCosts({})), batch_told(None, None), batch_told(True, None)
+    (False, None, True)
     """
     if known is not None or costs is None or kind.endpoint.batch is None:
         return known
     return costs.lists(kind.endpoint.batch)
-
-
-def _cost(client: Client, path: str) -> float:
-    """A single call's credits at the route costs the Client has read (else 1)."""
-    costs = kept_costs(client)
-    return costs.cost_of(path) if costs is not None else 1.0
-
-
-def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
-    """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
-    jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
-    return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
-
-
-def _expected_seconds(
-    client: Client,
-    to_fetch: int,
-    jobs: int,
-    polls: int,
-    *,
-    cost: float = 1.0,
-    balance: float | None = None,
-) -> float | None:
-    """How long fetching takes at the Client's pace: a slot per single call (slower once their
-    credits drop the key's tier, when the balance and ladder are known), or per submit and
-    poll plus one poll interval for batch; None when the pace is unknown or there is none."""
-    per_minute = (
-        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
-    )
-    if to_fetch == 0 and polls == 0:
-        return 0.0
-    if not per_minute:
-        return None
-    ladder = kept_ladder(client) or ()
-    seconds = paced_seconds(to_fetch, per_minute, cost=cost, balance=balance, ladder=ladder)
-    if polls:
-        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
-    return seconds

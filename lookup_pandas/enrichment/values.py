@@ -1,19 +1,18 @@
-"""Profile enrichment: the engine behind ``df.lookup.enrich_profiles`` and ``lp.get_profiles``.
+"""Enrichment by value: the engine behind ``enrich_*`` and ``get_*``, and its estimate.
 
 Example::
 
     result = lookup_values(["ada", " https://www.example.com/in/ada/ ", "", "unknown-x"],
                            client=client)
     result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
+    estimate_values(["ada", "grace"], client=client).to_fetch    # what a job would buy
 
-Flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`) -> distinct
-valid
-handles -> :func:`lookup_pandas.enrichment.plan.plan` (what is cached, what to buy, batch or
-single, the
+Flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`) ->
+:func:`lookup_pandas.enrichment.plan.plan` (what is cached, what to buy, batch or single, the
 budget; pure) -> the credits it needs against ``max_credits`` and the balance
-(:func:`check_job_credits`) -> :func:`lookup_pandas.enrichment.run.run` (batch jobs and/or a pool of
-``Client.profile_answer``) -> records flattened once per handle -> statuses, errors and records
-made per distinct value, then taken onto the rows by position. Nothing here mutates its input.
+(:func:`check_job_credits`) -> :func:`lookup_pandas.enrichment.run.run` (batch jobs and/or a
+pool of single calls) -> records flattened once per value -> statuses, errors and records made
+per distinct value, then taken onto the rows by position. Nothing here mutates its input.
 """
 
 from __future__ import annotations
@@ -31,16 +30,17 @@ from pandas.api.extensions import take
 
 from ..client import credits as credit_facts
 from ..client.client import Client
-from ..client.credits import unless_failing
+from ..client.credits import kept_costs, kept_ladder, unless_failing
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
-from ..service.credits import RouteCosts
-from .batch_plan import jobs_tagged
-from .plan import ASSUMED_PAGE as ASSUMED_PAGE
+from ..service.credits import RouteCosts, paced_seconds, tier_change
+from .batch_plan import MAX_JOB_ITEMS, jobs_tagged, use_batch
 from .plan import (
+    ASSUMED_PAGE,
     Options,
     Plan,
+    batch_told,
     check_balance,
     check_credits,
     check_method,
@@ -49,11 +49,9 @@ from .plan import (
     job_credits,
     offline_plan,
     plan,
-    planned,
 )
 from .plan import stored_batch_jobs_holding as _holding
 from .provenance import provenance_frame
-from .results import ERROR as ERROR
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -66,22 +64,18 @@ from .results import (
     OnRecord,
     handed,
 )
-from .results import NOT_FOUND as NOT_FOUND
-from .results import OK as OK
 from .results import Outcome as _Outcome  # (tests reach for it here too)
 from .run import EnrichmentRun, run, stopped_run
-from .single import FRESH_MISS_SECONDS as FRESH_MISS_SECONDS
 from .single import cached_outcome
 
 if TYPE_CHECKING:
     from .background import Watch
 
-# The outcome names (OK, Estimate, ...) live in outcomes and the plan's in plan; they stay
-# importable from here, where they used to be.
 __all__ = [
     "check_job_credits",
     "estimate_values",
     "lookup_values",
+    "planned",
     "read_credit_facts",
 ]
 
@@ -322,13 +316,94 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
 
 def read_credit_facts(client: Client) -> float | None:
     """The balance now, with the route costs and the ladder read (once per Client) for
-    :func:`~lookup_pandas.enrichment.plan.planned`; the key-bearing read first, so that the public
-    ones
-    never stand for a key check."""
+    :func:`planned`; the key-bearing read first, so that the public ones never stand for a key
+    check."""
     balance = unless_failing(credit_facts.balance, client, None)
     unless_failing(credit_facts.route_costs, client, RouteCosts())
     unless_failing(credit_facts.ladder, client, None)
     return balance
+
+
+def planned(
+    est: Estimate, client: Client, method: Method = "auto", kind: Kind = PEOPLE
+) -> Estimate:
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
+    pace as it stands (call again after ``client.learn_pace()`` to time it).
+
+    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)
+    .method`` -> ``"single"``. ``kind``: whose lookups (their route's cost, their batch jobs).
+    """
+    rest = est.to_fetch - est.stored_items  # what no stored batch job holds
+    supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
+    batch = use_batch(method, rest, supported)
+    jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
+    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
+    if est.stored_jobs:  # collected whatever the method
+        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
+    by_batch = batch or (est.stored_jobs and rest == 0)
+    credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
+    ladder = kept_ladder(client)
+    # Batch speed is promised only by a service known to have batch jobs: until then, the
+    # time is that of single calls (what the run falls back to), never the faster one.
+    singles = rest if not batch or (supported is None and method == "auto") else 0
+    return dataclasses.replace(
+        est,
+        method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
+        jobs=jobs,
+        polls=polls,
+        seconds=_expected_seconds(
+            client,
+            singles,
+            jobs if not singles else 0,
+            polls if not singles else 0,
+            cost=_cost(client, kind.endpoint.path),
+            balance=est.balance,
+        ),
+        credits=credits,
+        tier_change=(
+            tier_change(ladder, est.balance, credits)
+            if ladder and est.balance is not None
+            else None
+        ),
+    )
+
+
+def _cost(client: Client, path: str) -> float:
+    """A single call's credits at the route costs the Client has read (else 1)."""
+    costs = kept_costs(client)
+    return costs.cost_of(path) if costs is not None else 1.0
+
+
+def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
+    """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
+    jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
+    return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
+
+
+def _expected_seconds(
+    client: Client,
+    to_fetch: int,
+    jobs: int,
+    polls: int,
+    *,
+    cost: float = 1.0,
+    balance: float | None = None,
+) -> float | None:
+    """How long fetching takes at the Client's pace: a slot per single call (slower once their
+    credits drop the key's tier, when the balance and ladder are known), or per submit and
+    poll plus one poll interval for batch; None when the pace is unknown or there is none."""
+    per_minute = (
+        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
+    )
+    if to_fetch == 0 and polls == 0:
+        return 0.0
+    if not per_minute:
+        return None
+    ladder = kept_ladder(client) or ()
+    seconds = paced_seconds(to_fetch, per_minute, cost=cost, balance=balance, ladder=ladder)
+    if polls:
+        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
+    return seconds
 
 
 def check_job_credits(
