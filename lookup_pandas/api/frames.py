@@ -1,73 +1,102 @@
 """A lookup's result as frames: the work behind ``get_*`` and ``enrich_*`` (and ``background``).
 
-Example: ``get_frame({"handles": ["ada"], "client": None, ...}, PEOPLE)``; each takes a public
-function's arguments by name (``locals()`` there), so its keywords stand once, in :mod:`.api`.
+Example::
+
+    get_frame(["ada", ""], client=None, kind=PEOPLE, options=Options())   # one row per value
+    request = EnrichRequest(leads, column="handle", prefix="profile_", client=None,
+                            kind=PEOPLE, options=Options(max_calls=500))
+    enrich_or_start(request, background=False)    # leads with the profile columns joined on
+
+The public functions in :mod:`lookup_pandas.api.functions` build these from their keywords,
+each once; everything here reads them by attribute.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from ..client.client import resolve_client
+from ..client.client import Client, resolve_client
 from ..enrichment.background import EnrichmentJob, Watch
+from ..enrichment.plan import Options
 from ..enrichment.results import JobSummary
 from ..enrichment.values import lookup_values
-from ..errors import UsageError
 from ..frames.records import prefixed_names
 from ..identifiers.handles import checked_handle
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from .columns import check_columns, looked_up, with_status
 
-__all__ = ["SUMMARY_ATTR", "enrich_or_start", "enriched", "get_frame", "with_summary"]
+__all__ = [
+    "SUMMARY_ATTR",
+    "EnrichRequest",
+    "enrich_or_start",
+    "enriched",
+    "get_frame",
+    "with_summary",
+]
 
 #: Where an enriched frame keeps its run's JobSummary: ``out.attrs["lookup_summary"]``.
 SUMMARY_ATTR = "lookup_summary"
 
 
-def get_frame(given: dict[str, Any], kind: Kind) -> pd.DataFrame:
-    """``get_profiles`` / ``get_companies`` of their arguments by name."""
-    options = dict(given)
-    values = options.pop("handles" if kind is PEOPLE else "values")
-    client = options.pop("client")
+@dataclass(frozen=True)
+class EnrichRequest:
+    """What an ``enrich_*`` call asks: the frame and its column of values, the prefix of the
+    columns added, the Client (None: the default one), whose records, and the job's options."""
+
+    frame: pd.DataFrame
+    column: str
+    prefix: str
+    client: Client | None
+    kind: Kind
+    options: Options
+
+    def check(self) -> None:
+        """Refuse, before anything is sent, what the frame cannot take (ColumnError)."""
+        check_columns(self.frame, self.column, self.prefix, self.options.provenance)
+
+
+def get_frame(
+    values: Iterable[Any] | str, *, client: Client | None, kind: Kind, options: Options
+) -> pd.DataFrame:
+    """``get_profiles`` / ``get_companies``: one row per value (a Series keeps its index)."""
     index = values.index if isinstance(values, pd.Series) else None
     if isinstance(values, str):  # one value; a UsageError when it is none
-        checked_handle(values, fold_case=options["fold_case"], rules=kind.rules)
+        checked_handle(values, fold_case=options.fold_case, rules=kind.rules)
         values = [values]
-    result = lookup_values(list(values), client=resolve_client(client), kind=kind, **options)
+    result = lookup_values(list(values), client=resolve_client(client), options=options, kind=kind)
     frame = with_status(looked_up(result, kind), result)
     if index is not None:
         frame.index = index
     return with_summary(frame, result.summary)
 
 
-def enrich_or_start(given: dict[str, Any], kind: Kind) -> pd.DataFrame | EnrichmentJob:
+def enrich_or_start(request: EnrichRequest, background: bool) -> pd.DataFrame | EnrichmentJob:
     """The enriched frame, or (``background=True``) the job that makes it, started: its
     arguments are checked here, before it returns."""
-    options = dict(given)
-    if not options.pop("background"):
-        return enriched(options, kind)[0]
-    options["client"] = client = resolve_client(options["client"])
-    check_columns(options["frame"], options["column"], options["prefix"], options["provenance"])
-    return EnrichmentJob(lambda watch: enriched(options, kind, watch), client)
+    if not background:
+        return enriched(request)[0]
+    client = resolve_client(request.client)
+    request.check()
+    started = dataclasses.replace(request, client=client)
+    return EnrichmentJob(lambda watch: enriched(started, watch), client)
 
 
-def enriched(
-    given: dict[str, Any], kind: Kind = PEOPLE, watch: Watch | None = None
-) -> tuple[pd.DataFrame, JobSummary]:
-    """``enrich_*`` of their arguments by name: the frame, and the run's JobSummary."""
-    options = dict(given)  # enrich_profiles' arguments by name
-    if options.pop("background", False):  # enrich_with_summary's: it returns the frame
-        raise UsageError("background=True is for enrich_profiles and enrich_companies.")
-    frame, column, prefix, client = (
-        options.pop(k) for k in ("frame", "column", "prefix", "client")
+def enriched(request: EnrichRequest, watch: Watch | None = None) -> tuple[pd.DataFrame, JobSummary]:
+    """``enrich_*`` of ``request``: the frame, and the run's JobSummary."""
+    request.check()
+    frame = request.frame
+    values = frame[request.column]  # a Series: each distinct value normalised once
+    client = resolve_client(request.client)
+    result = lookup_values(
+        values, client=client, options=request.options, kind=request.kind, watch=watch
     )
-    check_columns(frame, column, prefix, options["provenance"])
-    values = frame[column]  # a Series: each distinct value normalised once
-    result = lookup_values(values, client=resolve_client(client), kind=kind, watch=watch, **options)
     fields = result.fields
-    new = with_status(fields.rename(columns=prefixed_names(fields.columns, prefix)), result)
+    new = with_status(fields.rename(columns=prefixed_names(fields.columns, request.prefix)), result)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
     return with_summary(out, result.summary), result.summary

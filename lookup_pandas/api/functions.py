@@ -15,20 +15,22 @@ The listing functions (``company_employees``, ``search_people``, ``credits_tier`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pandas as pd
 
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
+from ..enrichment.background import EnrichmentJob
+from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Estimate, JobSummary, Method
 from ..enrichment.values import estimate_values
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
-from .adapters import arguments, delegates_to
+from .adapters import delegates_to
 from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
-from .frames import enrich_or_start, enriched, get_frame
+from .frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
 from .listings import company_employees, credits_tier, query_value, search_people
 from .searches import (
     institution_alumni,
@@ -101,7 +103,15 @@ def get_profiles(
     columns are always those of :data:`lookup_pandas.frames.records.PERSON_FIELDS`, then any other
     field the records carry, then ``lookup_status`` and ``lookup_error``.
     """
-    return get_frame(locals(), PEOPLE)
+    options = Options(
+        errors=errors,
+        max_credits=max_credits,
+        fold_case=fold_case,
+        method=method,
+        progress=progress,
+        provenance=provenance,
+    )
+    return get_frame(handles, client=client, kind=PEOPLE, options=options)
 
 
 def enrich_profiles(
@@ -119,7 +129,7 @@ def enrich_profiles(
     method: Method = "auto",
     provenance: bool = False,
     background: bool = False,
-) -> Any:  # a DataFrame; with background=True, an EnrichmentJob
+) -> pd.DataFrame | EnrichmentJob:
     """A new frame: each row's profile joined on. The input frame is not modified.
 
     Example::
@@ -194,7 +204,20 @@ def enrich_profiles(
     An AuthenticationError or ConfigurationError (no service at the base URL) always raises
     at once; so many transport failures in a row stop the job (see lookup_pandas.enrichment.values).
     """
-    return enrich_or_start(locals(), PEOPLE)  # every argument by name: the keywords stand once
+    options = Options(
+        errors=errors,
+        max_calls=max_calls,
+        max_credits=max_credits,
+        refresh=refresh,
+        fold_case=fold_case,
+        method=method,
+        progress=progress,
+        provenance=provenance,
+    )
+    request = EnrichRequest(
+        frame, column=column, prefix=prefix, client=client, kind=PEOPLE, options=options
+    )
+    return enrich_or_start(request, background)
 
 
 def get_companies(
@@ -226,7 +249,15 @@ def get_companies(
     are those of :data:`lookup_pandas.frames.records.COMPANY_FIELDS`, then any other field, then
     ``lookup_status`` and ``lookup_error``.
     """
-    return get_frame(locals(), COMPANIES)
+    options = Options(
+        errors=errors,
+        max_credits=max_credits,
+        fold_case=fold_case,
+        method=method,
+        progress=progress,
+        provenance=provenance,
+    )
+    return get_frame(values, client=client, kind=COMPANIES, options=options)
 
 
 def enrich_companies(
@@ -244,7 +275,7 @@ def enrich_companies(
     fold_case: bool = True,
     provenance: bool = False,
     background: bool = False,
-) -> Any:  # a DataFrame; with background=True, an EnrichmentJob
+) -> pd.DataFrame | EnrichmentJob:
     """A new frame: each row's company joined on. The input frame is not modified.
 
     Example::
@@ -263,7 +294,20 @@ def enrich_companies(
     field,
     then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
     """
-    return enrich_or_start(locals(), COMPANIES)
+    options = Options(
+        errors=errors,
+        max_calls=max_calls,
+        max_credits=max_credits,
+        refresh=refresh,
+        fold_case=fold_case,
+        method=method,
+        progress=progress,
+        provenance=provenance,
+    )
+    request = EnrichRequest(
+        frame, column=column, prefix=prefix, client=client, kind=COMPANIES, options=options
+    )
+    return enrich_or_start(request, background)
 
 
 def estimate_companies(
@@ -294,7 +338,7 @@ def enrich_with_summary(
 
     Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
     """
-    return enriched(arguments(enrich_profiles, frame, *args, **options))
+    return _summarised(enrich_profiles, frame, *args, **options)
 
 
 @delegates_to(enrich_companies)
@@ -305,7 +349,18 @@ def enrich_companies_with_summary(
 
     Example: ``enriched, summary = enrich_companies_with_summary(accounts, "slug")``
     """
-    return enriched(arguments(enrich_companies, frame, *args, **options), COMPANIES)
+    return _summarised(enrich_companies, frame, *args, **options)
+
+
+def _summarised(
+    enrich: Callable[..., pd.DataFrame | EnrichmentJob], *args: Any, **options: Any
+) -> tuple[pd.DataFrame, JobSummary]:
+    """``enrich(*args, **options)``'s frame and the JobSummary it keeps in its attrs."""
+    if options.get("background"):
+        raise UsageError("background=True is for enrich_profiles and enrich_companies.")
+    out = enrich(*args, **options)
+    assert isinstance(out, pd.DataFrame)
+    return out, out.attrs[SUMMARY_ATTR]
 
 
 def estimate_profiles(

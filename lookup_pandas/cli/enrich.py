@@ -91,6 +91,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     complete, or to stdout.
     """
     from ..api import functions as api
+    from ..enrichment.plan import Options
     from ..enrichment.values import estimate_values, lookup_values
 
     o = options
@@ -117,7 +118,11 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = RecordStore()  # the job keeps no record: they are kept as text here
             result = lookup_values(
-                scan.distinct, client=client, on_record=records.add, kind=o.kind, **o.job
+                scan.distinct,
+                client=client,
+                options=Options(**o.job),
+                kind=o.kind,
+                on_record=records.add,
             )
             summary = result.summary
             table = HandleTable(scan.distinct, result, o.prefix, records, fields=o.kind.fields)

@@ -47,7 +47,11 @@ ASSUMED_PAGE = 100
 
 @dataclass(frozen=True)
 class Options:
-    """The job's options that shape its plan.
+    """What a lookup job is asked, beside its values, its kind and its Client.
+
+    They are the keywords of ``get_*`` and ``enrich_*`` that reach the engine: the plan reads
+    the budget, ``errors``, ``method`` and ``refresh``; the run reads ``progress`` and
+    ``provenance``; the values are normalised with ``fold_case``.
 
     >>> Options(max_calls=10).method
     'auto'
@@ -60,6 +64,9 @@ class Options:
     max_credits: float | None = None
     #: Keep each value's source and time (:mod:`lookup_pandas.enrichment.provenance`).
     provenance: bool = False
+    fold_case: bool = True
+    #: ``False`` hides the progress bar; None: shown where a person is watching.
+    progress: bool | None = None
 
 
 @dataclass(frozen=True)

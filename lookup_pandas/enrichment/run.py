@@ -3,7 +3,7 @@ counts.
 
 Example::
 
-    state = run(the_plan, client, options=Options(), progress=False, before=client.stats)
+    state = run(the_plan, client, options=Options(progress=False), before=client.stats)
     state.outcomes["ada"].status, state.counts["fetched"], state.credits()
 
 The answers read ahead are recorded first; then the batch jobs
@@ -80,7 +80,6 @@ def run(
     client: Client,
     *,
     options: Options,
-    progress: bool | None,
     before: ClientStats,
     on_record: OnRecord | None = None,
     missed_at: float | None = None,
@@ -89,7 +88,7 @@ def run(
 ) -> EnrichmentRun:
     """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
 
-    Example: ``run(plan(...), client, options=Options(), progress=False, before=client.stats)``.
+    Example: ``run(plan(...), client, options=Options(progress=False), before=client.stats)``.
     ``missed_at``: when the cache was read ahead for ``plan.to_fetch``; ``kind``: whose lookups;
     ``watch``: a background job's (:class:`~lookup_pandas.enrichment.background.Watch`): its view
     instead of a
@@ -99,7 +98,7 @@ def run(
     batch = _batch_run(plan, client, options, kind, cancel)
     total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
     shown = Progress if watch is None else watch.progress
-    with shown(progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
+    with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
         state = EnrichmentRun(
             client,
             refresh=options.refresh,

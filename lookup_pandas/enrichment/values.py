@@ -56,7 +56,6 @@ from .results import (
     INVALID,
     NOT_CACHED,
     STATUSES,
-    Errors,
     Estimate,
     JobSummary,
     Lookup,
@@ -160,37 +159,31 @@ def lookup_values(
     values: Iterable[Any],
     *,
     client: Client,
-    errors: Errors = "coerce",
-    max_calls: int | None = None,
-    refresh: bool = False,
-    progress: bool | None = None,
-    fold_case: bool = True,
-    method: Method = "auto",
-    on_record: OnRecord | None = None,
-    max_credits: float | None = None,
+    options: Options | None = None,
     kind: Kind = PEOPLE,
-    provenance: bool = False,
+    on_record: OnRecord | None = None,
     watch: Watch | None = None,
 ) -> Lookup:
-    """Look up every value's profile, each distinct handle at most once; see the module doc.
+    """Look up every value's record, each distinct value at most once; see the module doc.
 
     Example: ``lookup_values(["ada", ""], client=client).status`` -> ``["ok", "invalid"]``.
 
-    ``on_record``: each record found is handed to it, ``on_record(handle, record)``, once per
-    distinct handle (a cached one possibly before the budget is checked), and not kept: the job
-    then holds statuses and errors only, never every record at once, and the result's
-    ``fields`` has no columns (:mod:`lookup_pandas.csv_chunks` keeps the records as text).
-    ``kind``: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and ``org_``
-    ids).
+    ``options``: what the job is asked (budgets, ``errors``, ``method``, ``refresh``,
+    ``fold_case``, ``progress``, ``provenance``; default ``Options()``). ``on_record``: each
+    record found is handed to it, ``on_record(handle, record)``, once per distinct handle (a
+    cached one possibly before the budget is checked), and not kept: the job then holds
+    statuses and errors only, never every record at once, and the result's ``fields`` has no
+    columns (:mod:`lookup_pandas.csv_chunks` keeps the records as text). ``kind``: whose
+    lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and ``org_`` ids).
     """
-    check_options(errors, max_calls, max_credits)
-    check_method(method)
-    if method == "batch" and client.batch_supported_for(kind) is False:
+    options = Options() if options is None else options
+    check_options(options.errors, options.max_calls, options.max_credits)
+    check_method(options.method)
+    if options.method == "batch" and client.batch_supported_for(kind) is False:
         raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
-    mapped = _normalise(values, fold_case, kind)
+    mapped = _normalise(values, options.fold_case, kind)
     distinct = mapped.distinct()
-    options = Options(refresh, max_calls, errors, method, max_credits, provenance)
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
@@ -209,7 +202,6 @@ def lookup_values(
             the_plan,
             client,
             options=options,
-            progress=progress,
             before=before,
             on_record=sink,
             missed_at=missed_at if the_plan.read_ahead else None,

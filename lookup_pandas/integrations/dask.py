@@ -39,7 +39,7 @@ from ..api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, 
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
-from ..enrichment.plan import check_credits, check_method, check_options
+from ..enrichment.plan import Options, check_credits, check_method, check_options
 from ..enrichment.results import Estimate
 from ..enrichment.values import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
@@ -161,7 +161,7 @@ def _enrich(
     profiles = distinct.map_partitions(
         _fetch,
         spec,
-        {k: given[k] for k in ("errors", "refresh", "method")},
+        _worker_options(given),
         prefix,
         (given["max_calls"], given["max_credits"]),
         needed,  # dask collections as arguments of their own: dask computes them first
@@ -245,10 +245,23 @@ def _billable(
     return pd.DataFrame({"needed": [needed], "distinct": [distinct]})
 
 
+def _worker_options(given: dict[str, Any]) -> Options:
+    """What each worker's lookup is asked: api's ``errors``, ``refresh`` and ``method``; no bar
+    (Dask's dashboard shows the tasks), and no case folding (the handles are normalised, and
+    folded if asked, by :func:`_distinct_handles`)."""
+    return Options(
+        errors=given["errors"],
+        refresh=given["refresh"],
+        method=given["method"],
+        progress=False,
+        fold_case=False,
+    )
+
+
 def _fetch(
     handles: pd.Series,
     spec: ClientSpec,
-    options: dict[str, Any],
+    options: Options,
     prefix: str,
     budgets: tuple[int | None, float | None],
     needed: int | None,
@@ -273,14 +286,7 @@ def _fetch(
             needed=int(needed),
             allowed=max_calls,
         )
-    result = lookup_values(
-        handles.tolist(),
-        client=client,
-        progress=False,
-        fold_case=False,  # already normalised (and folded, if asked) by _distinct_handles
-        kind=kind,
-        **options,
-    )
+    result = lookup_values(handles.tolist(), client=client, options=options, kind=kind)
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
     status = {
         api.STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),

@@ -12,6 +12,7 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.api.functions import enrich_companies_with_summary, enrich_with_summary
 from lookup_pandas.cli import describe_estimate
+from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.testing import BATCH, PROFILE, MockTransport, envelope
@@ -144,7 +145,10 @@ def test_batch_items_are_counted_once_whether_or_not_the_polls_report_them(kind)
         )
         with client:
             result = lookup_values(
-                HANDLES[:40], client=client, method="batch", progress=False, kind=kind
+                HANDLES[:40],
+                client=client,
+                options=Options(method="batch", progress=False),
+                kind=kind,
             )
         assert result.status == ["ok"] * 40
         assert result.summary.credits == 40, report

@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
+from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.results import NOT_CACHED, STATUSES
 from lookup_pandas.enrichment.values import estimate_values, lookup_values
 from lookup_pandas.identifiers import kinds
@@ -232,7 +233,9 @@ ROWS = ["ADA", None, math.nan, pd.NA, 7, 1.0, "", "@ada", ["ada"], "unknown-x", 
 def test_lookup_values_gives_each_row_the_status_and_error_of_the_per_row_rule(fold_case):
     handles, errors = _per_row(ROWS, PEOPLE, fold_case)
     with _client() as client:
-        result = lookup_values(ROWS, client=client, progress=False, fold_case=fold_case)
+        result = lookup_values(
+            ROWS, client=client, options=Options(progress=False, fold_case=fold_case)
+        )
     assert result.handles == handles
     found = {"ada": ("ok", None), "unknown-x": ("not_found", "Profile not found")}
     if not fold_case:
@@ -271,6 +274,6 @@ def test_estimate_values_counts_rows_valid_rows_and_distinct_handles():
 )
 def test_the_fields_keep_the_dtypes_they_had_when_each_row_was_reindexed(values, dtype):
     with _client() as client:
-        fields = lookup_values(values, client=client, progress=False).fields
+        fields = lookup_values(values, client=client, options=Options(progress=False)).fields
     assert str(fields["follower_count"].dtype) == dtype
     assert fields["handle"].tolist()[0] == "ada"

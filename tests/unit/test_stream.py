@@ -42,6 +42,7 @@ from lookup_pandas.csv_chunks import (
 )
 from lookup_pandas.csv_chunks import table as stream_table
 from lookup_pandas.enrichment import values as enrich
+from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.frames.records import (
     flatten,
@@ -204,10 +205,8 @@ def _chunked(
         result = lookup_values(
             scan.distinct,
             client=client,
-            progress=False,
-            method="single",
+            options=Options(progress=False, method="single", **kw),
             on_record=store.add,
-            **kw,
         )
     table = HandleTable(scan.distinct, result, prefix, store)
     assert len(store) == 0  # the table took every record out
@@ -319,7 +318,10 @@ def test_a_handle_pass_1_did_not_see_is_refused():
     store = RecordStore()
     with _client(records) as client:
         result = lookup_values(
-            scan.distinct, client=client, progress=False, method="single", on_record=store.add
+            scan.distinct,
+            client=client,
+            options=Options(progress=False, method="single"),
+            on_record=store.add,
         )
     table = HandleTable(scan.distinct, result, "profile_", store)
     with pytest.raises(InputChanged, match="'grace'"):
@@ -421,12 +423,13 @@ def test_the_job_hands_each_record_over_once_and_keeps_none():
     handed: list[tuple[str, dict[str, Any]]] = []
     values = ["ada", "unknown-x", "", "late", "ADA", "odd"]
     with _client(records) as client:
-        kept = lookup_values(values, client=client, progress=False, method="single")
+        kept = lookup_values(
+            values, client=client, options=Options(progress=False, method="single")
+        )
         result = lookup_values(
             values,
             client=client,
-            progress=False,
-            method="single",
+            options=Options(progress=False, method="single"),
             on_record=lambda h, r: handed.append((h, r)),
         )
     assert sorted(handed) == sorted((h, records[h]) for h in ("ada", "late", "odd"))
@@ -439,15 +442,16 @@ def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_jo
     records = _records()
     handed: list[str] = []
     with _client(records, cache=tmp_path / "c.sqlite") as client:
-        lookup_values(["ada", "odd"], client=client, progress=False, method="single")
+        lookup_values(
+            ["ada", "odd"], client=client, options=Options(progress=False, method="single")
+        )
         # a budget: the cache is read first (and the records handed over as it is), then the
         # one handle not cached is refused
         with pytest.raises(lp.BudgetExceededError):
             lookup_values(
                 ["ada", "odd", "late"],
                 client=client,
-                progress=False,
-                max_calls=0,
+                options=Options(progress=False, max_calls=0),
                 on_record=lambda h, r: handed.append(h),
             )
         assert handed == ["ada", "odd"]
@@ -455,8 +459,7 @@ def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_jo
         result = lookup_values(
             ["odd", "ada"],
             client=client,
-            progress=False,
-            max_calls=0,
+            options=Options(progress=False, max_calls=0),
             on_record=lambda h, r: handed.append(h),
         )
     assert handed == ["odd", "ada"] and result.summary.cached == 2
@@ -489,7 +492,9 @@ def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
     assert popped == record and list(popped) == list(record) and len(store) == 3
     assert store.pop("b")["g.x"] == "y" and "b" not in store
     with _client(_records()) as client:
-        result = lookup_values(["ada", "odd"], client=client, progress=False, method="single")
+        result = lookup_values(
+            ["ada", "odd"], client=client, options=Options(progress=False, method="single")
+        )
     short = RecordStore()
     short.add("ada", _records()["ada"])
     with pytest.raises(ValueError, match="every handle found"):
