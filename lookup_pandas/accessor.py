@@ -7,7 +7,7 @@ Example::
     enriched = leads.lookup.enrich_profiles("handle", max_calls=500)
 
 Each method is :mod:`lookup_pandas.api.functions`'s function of the same name, made by
-:class:`~lookup_pandas.api.adapters.FrameMethod`: its signature and docstring are api's.
+:func:`~lookup_pandas.api.adapters.frame_method`: its signature and docstring are api's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .api import functions as api
-from .api.adapters import FrameAccessor, FrameMethod
+from .api.adapters import FrameAccessor, frame_method
 
 __all__ = ["LookupAccessor"]
 
@@ -25,7 +25,7 @@ class LookupAccessor(FrameAccessor[pd.DataFrame]):
     """``df.lookup.enrich_profiles(...)``, ``df.lookup.enrich_companies(...)`` and their
     estimates."""
 
-    enrich_profiles = FrameMethod(api.enrich_profiles)
-    estimate_profiles = FrameMethod(api.estimate_profiles)
-    enrich_companies = FrameMethod(api.enrich_companies)
-    estimate_companies = FrameMethod(api.estimate_companies)
+    enrich_profiles = frame_method(api.enrich_profiles)
+    estimate_profiles = frame_method(api.estimate_profiles)
+    enrich_companies = frame_method(api.enrich_companies)
+    estimate_companies = frame_method(api.estimate_companies)

@@ -3,7 +3,7 @@
 Example::
 
     class LookupAccessor(FrameAccessor[pd.DataFrame]):
-        enrich_profiles = FrameMethod(api.enrich_profiles)  # df.lookup.enrich_profiles(...)
+        enrich_profiles = frame_method(api.enrich_profiles)  # df.lookup.enrich_profiles(...)
 
     @delegates_to(api.estimate_profiles)        # pl_df.lookup.estimate_profiles(...)
     def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate: ...
@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 from collections.abc import Callable
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
-__all__ = ["FrameAccessor", "FrameMethod", "arguments", "delegates_to", "extends"]
+__all__ = ["FrameAccessor", "arguments", "delegates_to", "extends", "frame_method"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -31,37 +30,42 @@ class FrameAccessor(Generic[F]):
     def __init__(self, frame: F) -> None:
         self._frame = frame
 
+    def __init_subclass__(cls) -> None:
+        """Name each frame method after the accessor that holds it (``help`` shows it)."""
+        super().__init_subclass__()
+        for name, value in vars(cls).items():
+            if getattr(value, _FRAME_METHOD, False):
+                value.__qualname__ = f"{cls.__qualname__}.{name}"
 
-class FrameMethod(Generic[P, R]):
-    """``FrameMethod(api.enrich_profiles)`` in a FrameAccessor: the method that calls it with
+
+#: Marks a function made by :func:`frame_method`.
+_FRAME_METHOD = "__lookup_frame_method__"
+
+
+def frame_method(
+    function: Callable[Concatenate[Any, P], R],
+) -> Callable[Concatenate[FrameAccessor[Any], P], R]:
+    """``frame_method(api.enrich_profiles)`` in a FrameAccessor: the method that calls it with
     the accessor's frame, with its signature (the frame as ``self``), name and docstring.
+
+    It is a plain function, which Python binds as any method. A type checker binds it the same
+    way, keeping the function's overloads: ``df.lookup.enrich_profiles("handle")`` is a
+    DataFrame, and with ``background=True`` an EnrichmentJob.
 
     Example: ``inspect.signature(df.lookup.enrich_profiles)`` -> ``(column='handle', *,
     prefix='profile_', ...)``, and ``help(df.lookup.enrich_profiles)`` is api's documentation.
     """
 
-    def __init__(self, function: Callable[Concatenate[Any, P], R]) -> None:
-        def method(accessor: FrameAccessor[Any], /, *args: Any, **kwargs: Any) -> Any:
-            return function(accessor._frame, *args, **kwargs)
+    def method(accessor: FrameAccessor[Any], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return function(accessor._frame, *args, **kwargs)
 
-        functools.update_wrapper(method, function)
-        signature = _signature(function)
-        frame, *rest = signature.parameters.values()
-        self_ = frame.replace(name="self", annotation=inspect.Parameter.empty)
-        _set_signature(method, signature.replace(parameters=[self_, *rest]))
-        self.function = method
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.function.__qualname__ = f"{owner.__qualname__}.{name}"
-
-    @overload
-    def __get__(self, accessor: None, owner: type | None = None) -> Callable[..., R]: ...
-    @overload
-    def __get__(self, accessor: object, owner: type | None = None) -> Callable[P, R]: ...
-    def __get__(self, accessor: object, owner: type | None = None) -> Callable[..., R]:
-        if accessor is None:
-            return self.function
-        return types.MethodType(self.function, accessor)
+    functools.update_wrapper(method, function)
+    signature = _signature(function)
+    frame, *rest = signature.parameters.values()
+    self_ = frame.replace(name="self", annotation=inspect.Parameter.empty)
+    _set_signature(method, signature.replace(parameters=[self_, *rest]))
+    setattr(method, _FRAME_METHOD, True)
+    return method
 
 
 def delegates_to(

@@ -16,7 +16,7 @@ The listing functions (``company_employees``, ``search_people``, ``credits_tier`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import pandas as pd
 
@@ -114,6 +114,57 @@ def get_profiles(
     return get_frame(handles, client=client, kind=PEOPLE, options=options)
 
 
+@overload
+def enrich_profiles(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    method: Method = ...,
+    provenance: bool = ...,
+    background: Literal[False] = ...,
+) -> pd.DataFrame: ...
+@overload
+def enrich_profiles(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    method: Method = ...,
+    provenance: bool = ...,
+    background: Literal[True],
+) -> EnrichmentJob: ...
+@overload
+def enrich_profiles(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    method: Method = ...,
+    provenance: bool = ...,
+    background: bool,
+) -> pd.DataFrame | EnrichmentJob: ...
 def enrich_profiles(
     frame: pd.DataFrame,
     column: str = "handle",
@@ -260,6 +311,57 @@ def get_companies(
     return get_frame(values, client=client, kind=COMPANIES, options=options)
 
 
+@overload
+def enrich_companies(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    method: Method = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    provenance: bool = ...,
+    background: Literal[False] = ...,
+) -> pd.DataFrame: ...
+@overload
+def enrich_companies(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    method: Method = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    provenance: bool = ...,
+    background: Literal[True],
+) -> EnrichmentJob: ...
+@overload
+def enrich_companies(
+    frame: pd.DataFrame,
+    column: str = ...,
+    *,
+    prefix: str = ...,
+    errors: Errors = ...,
+    max_calls: int | None = ...,
+    max_credits: float | None = ...,
+    refresh: bool = ...,
+    method: Method = ...,
+    client: Client | None = ...,
+    progress: bool | None = ...,
+    fold_case: bool = ...,
+    provenance: bool = ...,
+    background: bool,
+) -> pd.DataFrame | EnrichmentJob: ...
 def enrich_companies(
     frame: pd.DataFrame,
     column: str = "slug",

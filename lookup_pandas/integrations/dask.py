@@ -35,7 +35,7 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
 from ..api import functions as api
-from ..api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
+from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
@@ -206,10 +206,10 @@ def estimate_companies(frame: dd.DataFrame, *args: Any, **options: Any) -> Estim
 class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
     """``ddf.lookup.enrich_profiles(...)`` and ``ddf.lookup.estimate_profiles(...)``."""
 
-    enrich_profiles = FrameMethod(enrich_profiles)
-    estimate_profiles = FrameMethod(estimate_profiles)
-    enrich_companies = FrameMethod(enrich_companies)
-    estimate_companies = FrameMethod(estimate_companies)
+    enrich_profiles = frame_method(enrich_profiles)
+    estimate_profiles = frame_method(estimate_profiles)
+    enrich_companies = frame_method(enrich_companies)
+    estimate_companies = frame_method(estimate_companies)
 
 
 def _spec(client: Client) -> ClientSpec:

@@ -31,7 +31,7 @@ import pandas as pd
 import polars as pl
 
 from ..api import functions as api
-from ..api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to
+from ..api.adapters import FrameAccessor, arguments, delegates_to, frame_method
 from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.polars import require_pyarrow, to_polars
@@ -116,7 +116,7 @@ def _values(frame: pl.DataFrame, column: str) -> pd.DataFrame:
 class LookupNamespace(FrameAccessor[pl.DataFrame]):
     """``pl_df.lookup.enrich_profiles(...)`` and ``pl_df.lookup.estimate_profiles(...)``."""
 
-    enrich_profiles = FrameMethod(enrich_profiles)
-    estimate_profiles = FrameMethod(estimate_profiles)
-    enrich_companies = FrameMethod(enrich_companies)
-    estimate_companies = FrameMethod(estimate_companies)
+    enrich_profiles = frame_method(enrich_profiles)
+    estimate_profiles = frame_method(estimate_profiles)
+    enrich_companies = frame_method(enrich_companies)
+    estimate_companies = frame_method(estimate_companies)

@@ -14,7 +14,7 @@ import pytest
 import lookup_pandas  # noqa: F401  registers the accessors
 from lookup_pandas.accessor import LookupAccessor
 from lookup_pandas.api import functions as api
-from lookup_pandas.api.adapters import FrameAccessor, FrameMethod, arguments, delegates_to, extends
+from lookup_pandas.api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
 from lookup_pandas.integrations import dask as dask_adapter
 from lookup_pandas.integrations import polars as polars_adapter
 
@@ -101,7 +101,7 @@ def _scaled(frame: list[int], factor: int = 2, *, offset: int = 0) -> list[int]:
 
 
 class _Toy(FrameAccessor[list[int]]):
-    scaled = FrameMethod(_scaled)
+    scaled = frame_method(_scaled)
 
 
 def test_a_frame_method_calls_the_function_with_the_frame():
