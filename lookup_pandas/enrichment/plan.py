@@ -7,7 +7,8 @@
 (('grace',), False, True)
 
 Nothing here sends anything or reads a clock: the cache is a callable handed in, the stored
-batch jobs a list. :mod:`lookup_pandas.enrichment.estimate` times a plan with a Client's facts.
+batch jobs a list. :func:`lookup_pandas.enrichment.values.planned` times an estimate with a
+Client's facts.
 """
 
 from __future__ import annotations
