@@ -7,7 +7,10 @@ Example::
     enriched = leads.lookup.enrich_profiles("handle", max_calls=500)
 
 Each method is :mod:`lookup_pandas.api.functions`'s function of the same name, made by
-:func:`~lookup_pandas.api.adapters.frame_method`: its signature and docstring are api's.
+:func:`~lookup_pandas.api.adapters.frame_method`: its signature, docstring and types are api's.
+pandas-stubs types ``df.lookup`` as a column, so a type checker sees the methods' types through
+the class: ``LookupAccessor(leads).enrich_profiles("handle")`` is a DataFrame, and with
+``background=True`` an EnrichmentJob.
 """
 
 from __future__ import annotations
