@@ -1,4 +1,5 @@
-"""A Client's parts: the state one Client keeps is on its ClientParts, none in a module."""
+"""The credits facts read through a Client: each Client keeps its own on its parts
+(ClientParts.public_facts), no module keeps them (MockTransport, no server)."""
 
 from __future__ import annotations
 
