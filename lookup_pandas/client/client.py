@@ -31,6 +31,7 @@ from requests.adapters import BaseAdapter
 from ..cache import CacheInfo, Forgotten
 from ..config.settings import SETTING_NAMES, Settings, keyword_help
 from ..errors import BatchUnavailableError, ServiceError
+from ..http.decisions import Call
 from ..http.stats import ClientStats
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
 from ..service.endpoints import (
@@ -181,7 +182,7 @@ class Client:
         self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
     ) -> dict[str, Any]:
         """``client.get(PROFILE_PATH, {"handle": "ada"})["data"]``: GET any endpoint, checked."""
-        return dict(self._request(path, params, refresh=refresh).body)
+        return dict(self._request(Call(path, params, refresh=refresh)).body)
 
     def profile(
         self, handle: str, *, refresh: bool = False, fold_case: bool = True
@@ -232,7 +233,8 @@ class Client:
         self, path: str, params: Mapping[str, Any], plan: PagePlan, *, refresh: bool = False
     ) -> Page:
         """``records, pagination = client.page(SEARCH_PATH, plan.first(params), plan)``."""
-        return read_page(lambda p, q: self._request(p, q, refresh=refresh), path, params, plan)
+        request = self._request
+        return read_page(lambda p, q: request(Call(p, q, refresh=refresh)), path, params, plan)
 
     def paginate(
         self,

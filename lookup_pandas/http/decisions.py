@@ -13,8 +13,10 @@ sends; these functions only say what to do (requests-cache's ``CacheActions`` id
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, replace
+from datetime import timedelta
 from typing import Any, Literal
 
 from ..config.settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
@@ -24,15 +26,21 @@ from ..errors import (
     NotFoundError,
     RateLimitError,
     ServiceError,
+    UsageError,
 )
 from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH
-from ..service.endpoints import HEALTH_PATH
-from ..service.envelope import finite_number
+from ..service.endpoints import HEALTH_PATH, is_panel
+from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy, is_retryable
+from ..store import RECHECK
 
 __all__ = [
     "FIRST_CONTACT_RETRY_DELAY",
     "Attempts",
+    "Call",
+    "Read",
+    "Requester",
+    "SendActions",
     "Situation",
     "Slowdown",
     "Step",
@@ -50,6 +58,106 @@ __all__ = [
 
 #: Seconds before the one retry of a first contact that met no service.
 FIRST_CONTACT_RETRY_DELAY = 0.5
+_NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request as its caller asks for it; :class:`SendActions` decides the rest.
+
+    >>> Call("/api/panel/credits/tier/k/", cache=False, paced=False).method
+    'GET'
+    """
+
+    path: str
+    params: Mapping[str, Any] | None = None
+    _: KW_ONLY
+    method: str = "GET"
+    #: Sent as JSON.
+    body: Any = None
+    #: Buy the answer again, past the cache (it is stored anew).
+    refresh: bool = False
+    #: False: neither looked up nor stored (batch jobs).
+    cache: bool = True
+    #: The caller has just looked the cache up and missed.
+    known_miss: bool = False
+    #: The claim the caller holds (MINE, or RECHECK): the call neither claims nor lets go of it.
+    held: str | None = None
+    #: False: a free probe sent while the pace is being learned.
+    paced: bool = True
+    #: Statuses raised as they are: never retried, never taken for a wrong base URL.
+    final_statuses: frozenset[int] = frozenset()
+    #: Once set, a call still waiting for its slot or a back-off raises Cancelled.
+    cancel: threading.Event | None = None
+
+
+#: What sends a :class:`Call`: ``Sender.request``.
+Requester = Callable[[Call], Envelope]
+
+#: How a call reads the cache before it sends: not at all, once, or until the answer shows
+#: (the claim's last holder let go of it lately).
+Read = Literal["skip", "once", "afresh"]
+
+
+@dataclass(frozen=True, slots=True)
+class SendActions:
+    """What one call does, decided once before it is sent (requests-cache's ``CacheActions``).
+
+    >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9", offline=False)
+    >>> call = Call("/api/data/v1/people/profile", {"handle": "ada"})
+    >>> actions = SendActions.from_call(call, settings, cache_on=True)
+    >>> actions.read, actions.claim, actions.store, actions.paced
+    ('once', True, True, True)
+    """
+
+    #: The cache lookup before sending.
+    read: Read = "skip"
+    #: On a miss, claim the answer among the processes sharing the store.
+    claim: bool = False
+    #: On a miss, send (False offline: NotCachedError).
+    send: bool = True
+    #: Keep the answer that comes back in the cache.
+    store: bool = False
+    #: Take a pacing slot before each attempt.
+    paced: bool = True
+    #: Statuses raised as they are: never retried, never taken for a wrong base URL.
+    final_statuses: frozenset[int] = frozenset()
+    #: Raise this, sending nothing and reading nothing.
+    error: UsageError | None = None
+
+    @classmethod
+    def from_call(cls, call: Call, settings: Settings, *, cache_on: bool) -> SendActions:
+        """The actions for ``call`` on a Client with ``settings`` (``cache_on``: it has a cache).
+
+        >>> offline = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9", offline=True)
+        >>> actions = SendActions.from_call(Call("/api/x", {"q": 1}), offline, cache_on=True)
+        >>> actions.read, actions.send
+        ('once', False)
+        """
+        panel = is_panel(call.path)
+        cacheable = call.cache and call.method == "GET" and not panel
+        paced = call.paced and not panel
+        if settings.offline:
+            refused = "refresh=True buys answers again: it needs the network, not offline."
+            error = UsageError(refused) if call.refresh else None
+            read: Read = "once" if cacheable else "skip"
+            return cls(
+                read, send=False, paced=paced, final_statuses=call.final_statuses, error=error
+            )
+        looked = cacheable and cache_on and not call.refresh
+        if looked and call.held == RECHECK:
+            read = "afresh"
+        elif looked and not call.known_miss:
+            read = "once"
+        else:
+            read = "skip"
+        return cls(
+            read,
+            claim=looked and call.held is None,
+            store=cacheable and cache_on and settings.expire_after > _NO_TIME,
+            paced=paced,
+            final_statuses=call.final_statuses,
+        )
 
 
 @dataclass(frozen=True)
