@@ -65,7 +65,7 @@ _kept: weakref.WeakKeyDictionary[Client, dict[str, Any]] = weakref.WeakKeyDictio
 def _read(client: Client, path: str) -> Any:
     """The ``data`` of a panel route, read now; None when the service has no such route."""
     try:
-        return client._request(Call(path, final_statuses=_MISSING)).data
+        return client._parts.sender.request(Call(path, final_statuses=_MISSING)).data
     except ServiceError as exc:
         if exc.status_code == 404:  # an old service, or one without credits
             return None
