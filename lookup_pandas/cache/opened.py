@@ -5,7 +5,7 @@ Example::
     location = CacheLocation.from_environment()     # LOOKUP_CACHE, else the default file
     with OpenCache.open(location) as cache:         # closed afterwards; a missing file stays so
         cache.answers, cache.store, cache.size()
-    OpenCache.of_client(client.settings, client.session.cache, client.store)   # a Client's
+    OpenCache.of_client(client.settings, client.session.cache, client._parts.store)   # a Client's
 
 Scope: one SQLite cache file holds the answers of every key used with it, so it is acted on
 whole, and so are the stored jobs of every key in its store file. A Redis files everything per

@@ -2,7 +2,7 @@
 
 Example::
 
-    calls = BatchCalls(client._request, wire)
+    calls = BatchCalls(sender.request, wire)
     job_id = calls.submit(["ada", "grace"])
     page = calls.status(job_id, after=0)        # {"status": "processing", "profiles": {...}}
     calls.result("ada", page["profiles"]["ada"], job_id).data["id"]
@@ -27,7 +27,7 @@ from ..errors import (
     ResponseError,
     ServiceError,
 )
-from ..http.contact import Requester
+from ..http.decisions import Call, Requester
 from ..http.sending import Wire
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.answers import parsed_answer, profile_answer_from_batch
@@ -122,13 +122,14 @@ class BatchCalls:
         body = {"ids": ids, "handles": rest, "enrich_live": False}
         try:
             env = self._request(
-                path,
-                None,
-                method="POST",
-                body=body,
-                cache=False,
-                cancel=cancel,
-                final_statuses=frozenset({404, 405}),
+                Call(
+                    path,
+                    method="POST",
+                    body=body,
+                    cache=False,
+                    cancel=cancel,
+                    final_statuses=frozenset({404, 405}),
+                )
             )
         except ServiceError as exc:
             if exc.status_code in (404, 405):
@@ -163,11 +164,13 @@ class BatchCalls:
         """
         try:
             env = self._request(
-                _batch_path(kind),
-                {"job_id": job_id, "after": after},
-                cache=False,
-                cancel=cancel,
-                final_statuses=frozenset({404}),
+                Call(
+                    _batch_path(kind),
+                    {"job_id": job_id, "after": after},
+                    cache=False,
+                    cancel=cancel,
+                    final_statuses=frozenset({404}),
+                )
             )
         except ConfigurationError as exc:
             if exc.status_code != 404:

@@ -2,7 +2,7 @@
 
 Example::
 
-    answer(client._request, "prsn_1a2b", PEOPLE).data["handle"]   # sent as id=prsn_1a2b
+    answer(sender.request, "prsn_1a2b", PEOPLE).data["handle"]   # sent as id=prsn_1a2b
     record(client.lookup_answer, "https://www.linkedin.com/company/Acme/", COMPANIES)
     # {"id": "org_...", "slug": "acme", ...}; None when the service does not know it
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import NotFoundError
-from ..http.contact import Requester
+from ..http.decisions import Call, Requester
 from ..identifiers.handles import checked_handle
 from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
@@ -40,14 +40,15 @@ def answer(
 ) -> Envelope:
     """The whole answer to ``value``'s lookup, its case kept; NotFoundError if none.
 
-    Example: ``answer(client._request, "ada", PEOPLE).from_cache  # True the second time``.
-    ``cancel``, ``known_miss``, ``held``: ``Sender.request``'s.
+    Example: ``answer(sender.request, "ada", PEOPLE).from_cache  # True the second time``.
+    ``cancel``, ``known_miss``, ``held``: :class:`~lookup_pandas.http.decisions.Call`'s.
     """
     sent = checked_handle(value, fold_case=False, rules=kind.rules)
     path = kind.endpoint.path
-    env = request(
+    call = Call(
         path, kind.params(sent), refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
     )
+    env = request(call)
     checked_data(env, path)
     return env
 

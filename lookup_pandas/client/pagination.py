@@ -163,7 +163,7 @@ def read_page(
     """One page: its records and its pagination block, checked by ``plan`` (the page asked
     for, not another) before anyone uses its records.
 
-    Example: ``records, pagination = read_page(lambda p, q: client._request(p, q), path,
+    Example: ``records, pagination = read_page(lambda p, q: sender.request(Call(p, q)), path,
     params, plan)``
     """
     env = fetch(path, params)

@@ -96,7 +96,7 @@ def profile_answer_from_batch(
     cached (and read back) exactly as a single lookup's: the record with ``success: true``, or
     ``record=None``: the billed not-found (200, ``success: false``, ``error_code`` 1010).
 
-    Example: ``profile_answer_from_batch(client._prepare(PROFILE_PATH, {"handle": "ada"}),
+    Example: ``profile_answer_from_batch(wire.prepare(PROFILE_PATH, {"handle": "ada"}),
     {"id": "prsn_1", "handle": "ada"}, "job_1").status_code == 200``
 
     ``not_found``: the not-found's ``(error_code, message)`` (a company's: 1020).

@@ -124,9 +124,9 @@ def cached_client(tmp_path):
     )
     counted: Counter[str] = Counter()
     for name in ("claim_many", "release_many"):
-        original = getattr(client.store, name)
-        setattr(client.store, name, _counting(counted, name, original))
-    wire = client._sender.wire
+        original = getattr(client._parts.store, name)
+        setattr(client._parts.store, name, _counting(counted, name, original))
+    wire = client._parts.wire
     wire.lookup = _counting(counted, "lookup", wire.lookup)  # type: ignore[method-assign]
     client.counted = counted  # type: ignore[attr-defined]
     yield client
@@ -171,7 +171,7 @@ def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_
 
 
 def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
-    wire = cached_client._sender.wire
+    wire = cached_client._parts.wire
     prepared: list[str] = []
     session_prepare = wire.session.prepare_request
 
