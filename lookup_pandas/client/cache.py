@@ -40,7 +40,7 @@ class ClientCache:
 
         Example: ``client.is_cached(PROFILE_PATH, {"handle": "ada"})  # True``
         """
-        return self._wire.lookup(path, self._wire.prepare(path, params)) is not None
+        return self._wire.cached(path, self._wire.prepare(path, params)) is not None
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """The cached answer, checked, without touching the network; None when not cached.
@@ -48,7 +48,7 @@ class ClientCache:
         Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
         A cached not-found raises NotFoundError, exactly as the live answer did.
         """
-        response = self._wire.lookup(path, self._wire.prepare(path, params))
+        response = self._wire.cached(path, self._wire.prepare(path, params))
         if response is None:
             return None
         self._counter.count(cache_hits=1)
@@ -63,7 +63,7 @@ class ClientCache:
         Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(2026, 11,
         25, 7, 41, tzinfo=UTC), False)``
         """
-        response = self._wire.lookup(path, self._wire.prepare(path, params))
+        response = self._wire.cached(path, self._wire.prepare(path, params))
         if response is None:
             return None
         created = getattr(response, "created_at", None)

@@ -132,7 +132,7 @@ class Wire:
             )
         return response
 
-    def lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
+    def cached(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
         """The stored answer if it has not expired, read by its key (what requests-cache's
         ``only_if_cached`` does, without building a request's cache actions and a 504 for a
         miss); None on a miss, or when nothing is cached there. Offline, an expired answer is
@@ -324,9 +324,9 @@ class Sender:
         """The stored answer, read as ``read`` says (``"afresh"``: until it shows, for a claim
         let go of lately: :func:`lookup_pandas.store.claims.fresh_lookup`); None on a miss."""
         if read == "once":
-            return self.wire.lookup(path, prepared)
+            return self.wire.cached(path, prepared)
         if read == "afresh":
-            return fresh_lookup(lambda: self.wire.lookup(path, prepared), cancel)
+            return fresh_lookup(lambda: self.wire.cached(path, prepared), cancel)
         return None
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
@@ -346,7 +346,7 @@ class Sender:
         return claim_or_wait(
             self.claims,
             self.wire.cache_key(prepared),
-            lambda: self.wire.lookup(path, prepared),
+            lambda: self.wire.cached(path, prepared),
             cancel,
             self.stats.count_waiting,
         )
