@@ -52,7 +52,12 @@ _SNIPPET = 120
 
 @dataclass(frozen=True)
 class Envelope:
-    """A successful, checked answer."""
+    """A successful, checked answer.
+
+    >>> env = Envelope(data={"id": "p1"}, message="ok", pagination=None, request_id=None, body={})
+    >>> env.status_code, env.from_cache  # from_cache: nothing was sent or paid for
+    (200, False)
+    """
 
     data: Any
     message: str
