@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# 4 worker processes, each taking whole test files (module fixtures stay in one process);
-# `.venv/bin/python -m pytest` alone runs the same tests in one process
+# The docstrings' examples run first (`>>>`, one process, a few seconds: a wrong example stops
+# here), then the suite in 4 worker processes, each taking whole test files (module fixtures stay
+# in one process); `.venv/bin/python -m pytest` alone runs the same tests in one process
 test: venv
+	$(PY) -m pytest -q --doctest-modules lookup_pandas
 	$(PY) -m pytest -n 4 --dist loadfile
 
 demo: venv

@@ -1,18 +1,14 @@
 """The demo behind ``lookup-pandas demo`` and ``make demo``: a messy lead list, end to end.
 
-Example::
+It runs against the emulator in-process, so it needs no key and no network. The cache and
+the enriched CSV go to ``workdir``.
 
-    from lookup_pandas.demo import run_demo, sample_leads_path
-    run_demo(Path("lookup-demo"))     # enrich 250 leads against the emulator, then re-run free
+Example:
+    >>> leads = sample_leads()  # duplicates, blanks, URLs, unknown handles
+    >>> len(leads), int(leads["handle"].isna().sum()), OPTED_OUT in set(leads["handle"])
+    (250, 5, True)
 
-It starts the emulator in-process (3,000 calls/min, 20 ms latency, as a real network has), so
-it needs no key and no network, and it never prints the key. One lead has opted out of data
-sharing (:data:`OPTED_OUT`): its row is ``forbidden``, not billed, and the job goes on. The
-cache and the enriched CSV go to ``workdir``; the cache is emptied first so every run starts
-from nothing. ``sparse=True``
-runs it against records that carry only some fields (the emulator's sparse mode): what it shows
-is built from what each record has (:func:`lookup_pandas.overview`), as it must be against
-production, which promises only ``id`` and ``handle``.
+Example: ``run_demo(Path("lookup-demo"))`` enriches the 250 leads, then re-runs them for free.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ def sample_leads_path() -> Path:
 
 
 def sample_leads() -> pd.DataFrame:
-    """The bundled sample lead list as a frame (empty cells are missing, nothing else is)."""
+    """The bundled sample lead list as a frame. Empty cells are missing, and nothing else is."""
     return pd.read_csv(sample_leads_path(), dtype=str, keep_default_na=False, na_values=[""])
 
 
@@ -65,7 +61,13 @@ def run_demo(
     rate_limit_per_minute: int = 3000,
     sparse: bool = False,
 ) -> int:
-    """Run the demo; returns 0 (the exit code)."""
+    """Run the demo. Returns 0, the exit code.
+
+    The cache in ``workdir`` is emptied first, so every run starts from nothing. ``sparse=True``
+    runs it against records that carry only some fields.
+
+    Example: ``run_demo(Path("lookup-demo"), progress=False, sparse=True)`` -> ``0``
+    """
     from .testing import FakeService
 
     cache = _fresh_cache(workdir)
@@ -93,7 +95,7 @@ def run_demo(
 def _first_run(
     client: Client, leads: pd.DataFrame, workdir: Path, *, progress: bool
 ) -> pd.DataFrame:
-    """Estimate, enrich, show and write the lead list, then two listings; the enriched frame."""
+    """Estimate, enrich, show and write the lead list, then two listings. Returns the frame."""
     est = leads.lookup.estimate_profiles("handle", client=client)
     how = f"by {est.method}" + (f" ({est.jobs} job, ~{est.polls} polls)" * bool(est.jobs))
     change = f"; tier {est.tier_change}" if est.tier_change else ""
@@ -156,8 +158,11 @@ def _rerun(svc: FakeService, cache: Path, leads: pd.DataFrame, enriched: pd.Data
 
 
 def _offline_run(key: str, base_url: str, cache: Path, leads: pd.DataFrame) -> None:
-    """The lead list again with the emulator gone, offline: every row from the cache (the
-    forbidden lead, never cached, is not_cached), with where and when each answer was bought."""
+    """The lead list again, offline, with the emulator gone: every row from the cache.
+
+    The forbidden lead, never cached, is ``not_cached``. Each row says where and when its answer
+    was bought.
+    """
     with Client(api_key=key, base_url=base_url, cache=cache, offline=True) as offline:
         rows = leads.lookup.enrich_profiles("handle", client=offline, provenance=True)
         sent = offline.stats.sent

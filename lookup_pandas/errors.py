@@ -1,19 +1,20 @@
 """The exception tree of lookup_pandas: every failure the library raises on purpose.
 
-Example::
-
-    try:
-        client.profile("ada")
-    except lp.errors.AuthenticationError as exc:
-        print(exc.status_code, exc.message)   # 403 "Invalid API key"
+Example:
+    >>> error = AuthenticationError("Invalid API key", status_code=403, request_id="req_1")
+    >>> isinstance(error, ServiceError), str(error)
+    (True, 'Invalid API key (HTTP 403, request req_1)')
 
 Hierarchy::
 
     ServiceError                     base: status_code, message, request_id
     ├── AuthenticationError          401 missing key, 403 invalid / rotated / wrong-workspace key
+    ├── InsufficientCreditsError     402, code 1080, or a job the balance cannot pay
+    ├── PermissionDeniedError        403 about one record (opted out, premium-gated)
     ├── RateLimitError               429 after the retries ran out (retry_after, errors)
     ├── NotFoundError                the service's own not-found: its envelope on a 404, or 200
     │                                with success=false and error_code 1010 / 1020 / 1030
+    ├── NotCachedError               offline, and the cache holds no answer: nothing was sent
     ├── ValidationError              400 (errors: {field: reason})
     ├── ServerError                  5xx after the retries ran out
     ├── TransportError               connection dropped, refused or timed out, after the retries
@@ -27,18 +28,13 @@ Hierarchy::
     └── UsageError                   an argument the caller can fix (also a ValueError)
         └── ColumnError              a column that is missing or would be overwritten
 
-    InsecureCacheWarning             a UserWarning, not an error: a cache file or directory
-                                     that other users can read (see
-                                     lookup_pandas.store.private_files)
+    InsecureCacheWarning             a UserWarning: a cache file or directory others can read
     IncompleteErasureWarning         a UserWarning: erased, but an old copy may remain in a
-                                     SQLite write-ahead log (see lookup_pandas.cache)
+                                     SQLite write-ahead log
 
-None of them derives from the builtin ``LookupError``; every message is built from the
-server's text and our own, never from request headers, so the API key cannot appear in one.
-
-Errors the user can fix (a setting, a key, a budget, an argument, a rejected parameter) show as
-one line in a notebook cell, not a traceback (IPython's ``_render_traceback_`` hook); the
-traceback is still on the exception: ``traceback.print_exception(sys.last_value)`` prints it.
+None of them derives from the builtin ``LookupError``. No message holds the API key. Errors
+the user can fix show as one line in a notebook cell: ``traceback.print_exception(
+sys.last_value)`` prints the whole traceback.
 """
 
 from __future__ import annotations
@@ -75,13 +71,12 @@ __all__ = [
 class ServiceError(Exception):
     """Base of every error lookup_pandas raises.
 
-    Example::
-
-        str(ServiceError("boom", status_code=500, request_id="req_1"))
-        # -> "boom (HTTP 500, request req_1)"
-
     ``enveloped`` is False when the answer behind the error was not the service's envelope
     (HTML from a proxy or another web server): the service itself did not say it.
+
+    Example:
+        >>> str(ServiceError("boom", status_code=500, request_id="req_1"))
+        'boom (HTTP 500, request req_1)'
     """
 
     message: str
@@ -121,6 +116,10 @@ class ServiceError(Exception):
         """IPython's hook: one line for errors the user can fix, the usual traceback otherwise.
 
         A property, so that ``hasattr`` (which IPython asks) is False for the other errors.
+
+        Example:
+            >>> UsageError("max_records must be 0 or more")._render_traceback_()
+            ['UsageError: max_records must be 0 or more']
         """
         if not isinstance(self, _USER_FIXABLE):
             raise AttributeError("_render_traceback_")
@@ -143,12 +142,11 @@ class AuthenticationError(ServiceError):
 
 
 class InsufficientCreditsError(ServiceError):
-    """The balance cannot pay: a 402, error code ``1080``, or a 403 whose message is about
-    credits; or a job refused before sending because its credits exceed the balance.
+    """The balance cannot pay: a 402, error code ``1080``, or a 403 whose message is about credits.
 
-    A job stops at once, whatever ``errors=`` says: every answer paid for is in the cache, and
-    a re-run after topping up buys only the rest. ``needed`` and ``balance`` are set when the
-    job was refused before sending.
+    It is also raised for a job refused before sending because its credits exceed the balance.
+    ``needed`` and ``balance`` are set then. A job stops at once, whatever ``errors=`` says.
+    Every answer paid for is in the cache, so a re-run after topping up buys only the rest.
     """
 
     needed: float | None = None
@@ -156,9 +154,11 @@ class InsufficientCreditsError(ServiceError):
 
 
 class PermissionDeniedError(ServiceError):
-    """A 403 about one record, not the key or credits: the person opted out, or the record is
-    premium-gated. Not billed, not cached; in enrichment the row gets
-    ``lookup_status="forbidden"`` and the job goes on."""
+    """A 403 about one record, not the key or credits: the person opted out, or it is premium-gated.
+
+    It is not billed and not cached. In enrichment, the row gets ``lookup_status="forbidden"``
+    and the job goes on.
+    """
 
     #: True when the 403's message said nothing we could tell apart; the Client then asks the
     #: free tier endpoint whether the key still works (an AuthenticationError if not).
@@ -166,7 +166,12 @@ class PermissionDeniedError(ServiceError):
 
 
 class RateLimitError(ServiceError):
-    """429 that persisted through every retry; ``retry_after`` is the server's hint in seconds."""
+    """A 429 that persisted through every retry. ``retry_after`` is the server's hint in seconds.
+
+    Example:
+        >>> RateLimitError("Too many requests", retry_after=2.0).retry_after
+        2.0
+    """
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
@@ -174,26 +179,33 @@ class RateLimitError(ServiceError):
 
 
 class NotFoundError(ServiceError):
-    """The record does not exist, as the service says (its envelope on a 404, or a 200 with
-    error_code 1010 person / 1020 company / 1030 skill, which is billed)."""
+    """The record does not exist, as the service says it.
+
+    That is its envelope on a 404, or a 200 with error_code 1010 (person), 1020 (company) or 1030
+    (skill), which is billed.
+    """
 
 
 class NotCachedError(ServiceError):
-    """Offline (``Client(offline=True)``, ``LOOKUP_OFFLINE=1``), an answer the cache does not
-    hold, or a request that is never cached (the credits tier, a batch job): nothing was sent.
+    """Offline, and the cache holds no answer (or never caches it): nothing was sent.
 
-    Example: ``lp.search_people("engineer", client=offline)`` with page 2 never fetched ->
-    ``NotCachedError("Offline, and the cache holds no answer for GET /api/data/v1/people/search
-    ?title=engineer&limit=50&cursor=...: run it online once to buy it")``. In enrichment the
-    row gets ``lookup_status="not_cached"`` instead, and the job goes on.
+    Offline is ``Client(offline=True)`` or ``LOOKUP_OFFLINE=1``. Requests never cached are the
+    credits tier and batch jobs. In enrichment, the row gets ``lookup_status="not_cached"``, and
+    the job goes on.
+
+    Example: ``lp.search_people("engineer", client=offline)``, with page 2 never fetched.
     """
 
 
 class ValidationError(ServiceError):
-    """400: a parameter was rejected; ``errors`` maps each field to its reason.
+    """400: a parameter was rejected. ``errors`` maps each field to its reason.
 
-    Example: ``str(exc)`` -> ``"Validation failed: limit: must be an integer between 1 and 50
-    (HTTP 400, code VALIDATION_ERROR)"``; ``exc.message`` stays the server's own text.
+    ``exc.message`` stays the server's own text.
+
+    Example:
+        >>> str(ValidationError("Validation failed", status_code=400,
+        ...                     errors={"limit": "must be between 1 and 50"}))
+        'Validation failed: limit: must be between 1 and 50 (HTTP 400)'
     """
 
     def _headline(self) -> str:
@@ -204,7 +216,7 @@ class ValidationError(ServiceError):
 
 
 class ServerError(ServiceError):
-    """5xx that persisted through every retry."""
+    """A 5xx that persisted through every retry."""
 
 
 class TransportError(ServiceError):
@@ -230,7 +242,13 @@ class PaginationError(ServiceError):
 
 
 class BudgetExceededError(ServiceError):
-    """A job would make more billable calls than ``max_calls`` allows; nothing was sent."""
+    """A job would make more billable calls than ``max_calls`` allows. Nothing was sent.
+
+    Example:
+        >>> error = BudgetExceededError("130 calls needed", needed=130, allowed=100)
+        >>> error.needed, error.allowed
+        (130, 100)
+    """
 
     def __init__(self, message: str, *, needed: int, allowed: int, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
@@ -239,11 +257,15 @@ class BudgetExceededError(ServiceError):
 
 
 class ConfigurationError(ServiceError):
-    """A setting is missing or unusable; the message names the argument or variable to set.
+    """A setting is missing or unusable. The message names the argument or variable to set.
 
-    ``message`` speaks to Python callers (it names the keyword, e.g. ``api_key=``);
-    ``cli_message`` to the command line, which reads its settings from the environment only
-    (it names the variable, e.g. ``LOOKUP_API_KEY``). They are the same unless told apart.
+    ``message`` speaks to Python callers and names the keyword (``api_key=``). ``cli_message``
+    speaks to the command line, which reads its settings from the environment only, and names
+    the variable (``LOOKUP_API_KEY``). They are the same unless told apart.
+
+    Example:
+        >>> ConfigurationError("Set api_key=", cli_message="Set LOOKUP_API_KEY").cli_message
+        'Set LOOKUP_API_KEY'
     """
 
     #: The service's own words, when a 404 without a not-found code said "no such endpoint".
@@ -257,24 +279,25 @@ class ConfigurationError(ServiceError):
 class BatchUnavailableError(ConfigurationError):
     """The service answered 404 or 405 to a batch submit: it has no batch jobs.
 
-    Raised by ``method="batch"``; ``method="auto"`` falls back to single calls instead. The
+    ``method="batch"`` raises it, and ``method="auto"`` falls back to single calls instead. The
     Client remembers the answer, so at most one submit is wasted on such a service.
     """
 
 
 class UsageError(ServiceError, ValueError):
-    """An argument the caller can fix (a negative ``max_records``, an empty prefix...).
+    """An argument the caller can fix, raised before anything is sent. Also a ValueError.
 
-    Raised before anything is sent or paid for. Also a ValueError, as Python code expects.
+    Example:
+        >>> isinstance(UsageError("max_records must be 0 or more"), ValueError)
+        True
     """
 
 
 class ColumnError(UsageError):
-    """A column that is missing, or that enrichment would overwrite; nothing was sent.
+    """A column that is missing, or that enrichment would overwrite. Nothing was sent.
 
-    Not a KeyError: that is a builtin ``LookupError``, which no error of ours derives from.
-    ``cli_message`` names the command line's option (``--prefix``) where ``message`` names
-    the keyword (``prefix=``).
+    It is not a KeyError, which is a builtin ``LookupError``. ``cli_message`` names the command
+    line's option (``--prefix``) where ``message`` names the keyword (``prefix=``).
     """
 
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
@@ -283,19 +306,21 @@ class ColumnError(UsageError):
 
 
 class IncompleteErasureWarning(UserWarning):
-    """What was removed is out of the cache, but an old copy may remain in a SQLite file's
-    write-ahead log (``-wal``): another process was reading it. Run the call again when the
-    cache is idle. ``warnings.simplefilter("error", IncompleteErasureWarning)`` raises it."""
+    """Removed from the cache, but an old copy may remain in a SQLite file's write-ahead log.
+
+    Another process was reading the file. Run the call again when the cache is idle.
+
+    Example: ``warnings.simplefilter("error", IncompleteErasureWarning)`` raises it.
+    """
 
 
 class InsecureCacheWarning(UserWarning):
-    """A cache file (or the cache's own directory) that existed already and that other users
-    on the machine can read or change; the message names it and the ``chmod`` that fixes it.
+    """A cache file, or the cache's own directory, that other users on the machine can get into.
+
+    It existed already: lookup_pandas never changes the mode of what it did not create. The
+    message names the path and the ``chmod`` that fixes it, once per path per process.
 
     Example: ``warnings.simplefilter("error", lp.InsecureCacheWarning)`` makes it an error.
-
-    Shown once per path per process; lookup_pandas never changes the mode of what it did not
-    create.
     """
 
 

@@ -1,14 +1,12 @@
 """The answers paid for: what is worth keeping, the SQLite and Redis backends, and managing them.
 
-Example::
+The Redis backend (:mod:`.redis`) needs the ``[redis]`` extra.
 
-    should_cache(response)                             # the save policy (:mod:`.policy`)
-    backend, entry = shared_backends().acquire(path)   # the SQLite backend (:mod:`.sqlite`)
-    print(cache_info(CacheLocation.from_environment()))            # :mod:`.admin`
-    forget(CacheLocation.from_environment(), ["ada-lovelace"])     # Forgotten(profiles=1, ...)
-
-The Redis backend (:mod:`.redis`) needs the ``[redis]`` extra and is imported only when a Redis
-URL is configured.
+Example:
+    >>> print(cache_info(CacheLocation(None)))
+    cache:      off (nothing is cached)
+    >>> IGNORED_PARAMETERS[-2:]  # the key headers: left out of cache keys, redacted
+    ('X-service-apikey', 'X-AUTHAPI-Key')
 """
 
 from __future__ import annotations

@@ -1,36 +1,22 @@
 """Cache management: what the cache holds, and removing it (expired answers, all, or a person's).
 
-Example::
-
-    client.cache_info()       # CacheInfo(entries=1234, expired=12, bytes=5201152, ...)
-    client.prune()            # 12: the expired answers, removed
-    client.forget(["ada-lovelace", "https://www.example.com/in/grace-hopper/"])
-    # Forgotten(profiles=2, pages=1, jobs=1, ...): every stored answer about them, erased
-    client.clear()            # 1222: every answer, and the stored batch jobs and claims
-
-    # without a Client or an API key: the cache LOOKUP_CACHE names (``lookup-pandas cache ...``)
-    print(cache_info(CacheLocation.from_environment()))
-
-What :func:`forget` removes: every cached answer that mentions one of the handles, found by
-reading each answer (the request URL's ``handle`` parameter, and any JSON object in the body
-whose ``"handle"`` is one of them): their profile answers (single calls and batch results are
-both stored as ``GET /people/profile?handle=...``) and every search or employees page (or any
-other answer) holding them, whole: the others on it are fetched again when next needed.
-Answers that cannot be read at all are removed too: they could hold anyone, and the Client
-cannot use them either.
-The handles are also erased from the stored batch jobs, and a job never caches a result that
-its stored inputs no longer hold (:mod:`lookup_pandas.enrichment.batch_run`), so resuming it cannot
-bring
-the person back. Handles are normalised as enrichment normalises them (profile URLs accepted,
-lower case unless ``fold_case=False``). What asks for the person again (an enrichment, one
-running at the time included) fetches and caches them again.
-
-On SQLite, what is removed is erased from the files too (:mod:`.sqlite`: secure delete, then
-the files rewritten and their write-ahead logs emptied); when a log could not be emptied, the
-result says ``complete=False`` and an :class:`IncompleteErasureWarning` names the file (run
-again when the cache is idle). On Redis, keys are deleted (``DEL``); its own persistence (RDB
-snapshots, the AOF) can keep the old bytes on disk until the next ``BGSAVE`` /
-``BGREWRITEAOF``. What each operation acts on (a whole file, a namespace): :mod:`.opened`.
+Example:
+    >>> import tempfile
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "/api/panel/" in request.url:
+    ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+    ...     return 200, envelope({"id": "prsn_1", "handle": "ada-lovelace"})
+    >>> transport = MockTransport(answer)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with lp.Client(api_key="lk_example", base_url="http://service.test",
+    ...                    cache=Path(tmp, "leads.sqlite"), transport=transport) as client:
+    ...         _ = client.profile("ada-lovelace")
+    ...         info = client.cache_info()
+    ...         forgotten = client.forget(["https://www.example.com/in/ada-lovelace/"])
+    >>> info.entries, forgotten.profiles, forgotten.matched
+    (1, 1, ('ada-lovelace',))
 """
 
 from __future__ import annotations
@@ -90,10 +76,11 @@ def _warn_incomplete(failed: list[Path]) -> None:
 
 
 def cache_info(where: CacheLocation | OpenCache) -> CacheInfo:
-    """What the cache holds: see :class:`CacheInfo`. Reads every answer (for when each was
-    stored), changes nothing.
+    """What the cache holds (:class:`CacheInfo`). It reads every answer and changes nothing.
 
-    Example: ``print(cache_info(CacheLocation.from_environment()))``
+    Example:
+        >>> print(cache_info(CacheLocation(None)))
+        cache:      off (nothing is cached)
     """
     with _opened(where) as cache:
         entries, stored = 0, []
@@ -115,9 +102,9 @@ def cache_info(where: CacheLocation | OpenCache) -> CacheInfo:
 
 
 def prune(where: CacheLocation | OpenCache) -> Removed:
-    """Remove the expired answers (they are never used again); the rest stays.
+    """Remove the expired answers, which are never used again. The rest stays.
 
-    Example: ``prune(CacheLocation(Path("leads.sqlite"))).entries  # 12``
+    Example: ``prune(CacheLocation(Path("leads.sqlite"))).entries`` -> ``12``
     """
     with _opened(where) as cache:
         with cache.securely():
@@ -128,10 +115,9 @@ def prune(where: CacheLocation | OpenCache) -> Removed:
 
 
 def clear(where: CacheLocation | OpenCache) -> Removed:
-    """Remove every cached answer, and every stored batch job and claim (the jobs hold
-    handles). What was paid for is paid for again when it is needed again.
+    """Remove every cached answer, and every stored batch job and claim (the jobs hold handles).
 
-    Example: ``clear(CacheLocation.from_environment()).entries  # 1234``
+    Example: ``clear(CacheLocation.from_environment()).entries`` -> ``1234``
     """
     with _opened(where) as cache:
         with cache.securely():
@@ -151,10 +137,12 @@ def clear(where: CacheLocation | OpenCache) -> Removed:
 def forget(
     where: CacheLocation | OpenCache, handles: str | Iterable[object], *, fold_case: bool = True
 ) -> Forgotten:
-    """Erase every stored answer about ``handles`` (handles or profile URLs): see the module
-    doc. Nothing is sent to the service.
+    """Erase every stored answer about ``handles`` (handles, profile URLs or ids). Nothing is sent.
 
-    Example: ``forget(location, ["ada-lovelace"]).profiles  # 1``
+    It removes their profile answers, every page that lists them (whole), the answers that cannot
+    be read, and their handles in stored batch jobs.
+
+    Example: ``forget(location, ["ada-lovelace"]).profiles`` -> ``1``
     """
     wanted = wanted_handles(handles, fold_case=fold_case)
     if not wanted:

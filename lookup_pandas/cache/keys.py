@@ -1,15 +1,11 @@
 """Cache keys: requests-cache's own, worked out once per request instead of three times.
 
-Example::
-
-    CachedSession(..., key_fn=remembered_key)     # the same keys as requests-cache's default
-    remembered_key(request=prepared, ignored_parameters=IGNORED_PARAMETERS)  # -> 'a1b2c3d4e5f6a7b8'
-
-A miss asks for its key three times (the lookup, the claim among processes, the send that
-stores), and requests-cache's ``create_key`` normalises the URL (IDNA, percent-encoding) each
-time. The key of a prepared request is a function of its method, URL, body and the session's
-key settings, so it is remembered on exactly those; requests that match headers are not
-remembered (their headers are part of the key).
+Example:
+    >>> import requests
+    >>> from requests_cache import create_key
+    >>> request = requests.Request("GET", "https://api.example.com/p?handle=ada").prepare()
+    >>> remembered_key(request=request) == create_key(request=request)
+    True
 """
 
 from __future__ import annotations
@@ -40,7 +36,7 @@ def remembered_key(
 ) -> str:
     """requests-cache's :func:`~requests_cache.create_key`, remembered for prepared requests.
 
-    Example: ``remembered_key(request=s.prepare_request(r))`` == ``create_key(request=...)``
+    Example: ``CachedSession(..., key_fn=remembered_key)`` keeps requests-cache's keys.
     """
     options: dict[str, Any] = {
         "ignored_parameters": ignored_parameters,

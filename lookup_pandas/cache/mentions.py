@@ -1,17 +1,10 @@
 """Whom an erasure is about, and which stored answers mention them (decisions, no I/O).
 
-Example::
-
-    wanted_handles(["Ada", "https://www.example.com/in/ada/", "grace"])   # ("ada", "grace")
-    mentioned(["https://api/people/profile?handle=Ada"], b"{}", frozenset({"ada"}))  # {"ada"}
-    mentioned(["https://api/people/profile?id=prsn_1a"], b"{}", frozenset({"prsn_1a"}))
-    kind_of("https://api/people/profile?handle=ada")                       # "profile"
-
-A person is named by a handle (or profile URL) or by their ``prsn_`` id (issue 24: both are
-lookups of their own); an answer mentions them when a request asked for either, or when any JSON
-object in it has that ``"handle"`` or that ``"id"``. So forgetting a handle also erases the
-answer bought by the person's id (its record holds the handle), and forgetting an id the answers
-bought by handle.
+Example:
+    >>> wanted_handles(["Ada", "https://www.example.com/in/ada/", "grace"])
+    ('ada', 'grace')
+    >>> mentioned(["https://api/people/profile?id=prsn_1a"], b"{}", frozenset({"prsn_1a"}))
+    {'prsn_1a'}
 """
 
 from __future__ import annotations
@@ -32,13 +25,18 @@ PERSON_ID_PREFIXES = tuple(prefix for prefix, _ in ENDPOINTS["profile"].ids)
 
 
 def wanted_handles(values: str | Iterable[object], *, fold_case: bool = True) -> tuple[str, ...]:
-    """The people to forget (handles, profile URLs or ``prsn_`` ids), normalised as enrichment
-    normalises them, each once, in order.
+    """The people to forget, normalised as enrichment normalises them, each once, in order.
 
-    Example: ``wanted_handles(["Ada", "https://www.example.com/in/ada/", "grace"])`` ->
-    ``("ada", "grace")``. A single string is one handle. A value that is no handle (blank,
-    ``N/A``, a URL without ``/in/<handle>``) is a UsageError naming it, before anything is
-    erased: a typo must not pass for an erasure.
+    People are named by handle, profile URL or ``prsn_`` id. A single string is one handle. A value
+    that is no handle is a UsageError naming it, before anything is erased.
+
+    Example:
+        >>> wanted_handles(["Ada", "https://www.example.com/in/ada/", "grace"])
+        ('ada', 'grace')
+        >>> wanted_handles(["N/A"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.UsageError: Not a handle, person id or profile URL: 'N/A' ...
     """
     items: Iterable[object] = [values] if isinstance(values, str) else values
     handles: list[str] = []
@@ -59,11 +57,11 @@ def wanted_handles(values: str | Iterable[object], *, fold_case: bool = True) ->
 
 
 def handles_in(body: Any) -> Iterator[str]:
-    """Every ``"handle"`` string of every JSON object in ``body`` (a decoded JSON value), and
-    every ``"id"`` that is a person's (``prsn_…``).
+    """Every ``"handle"`` and every person's ``"id"`` of every object in a decoded JSON ``body``.
 
-    Example: ``list(handles_in({"data": [{"handle": "ada"}, {"handle": "grace"}]}))`` ->
-    ``["ada", "grace"]``; ``{"id": "prsn_1a", "handle": "ada"}`` gives both.
+    Example:
+        >>> sorted(handles_in({"data": [{"handle": "ada"}, {"id": "prsn_1a", "handle": "grace"}]}))
+        ['ada', 'grace', 'prsn_1a']
     """
     stack = [body]
     while stack:
@@ -82,12 +80,16 @@ def handles_in(body: Any) -> Iterator[str]:
 def mentioned(
     urls: Iterable[str], content: bytes, forgotten: frozenset[str], *, fold_case: bool = True
 ) -> set[str]:
-    """Which of ``forgotten`` (normalised handles and ids) an answer mentions: in a request
-    URL's ``handle`` or ``id`` parameter, or as the ``"handle"`` or person ``"id"`` of any
-    object in its JSON body.
+    """Which of ``forgotten`` (normalised handles and ids) an answer mentions.
 
-    Example: ``mentioned(["https://api/people/profile?handle=Ada"], b"{}", frozenset({"ada"}))``
-    -> ``{"ada"}``
+    It looks at the ``handle`` and ``id`` parameters of the request URLs, and at the ``"handle"``
+    and person ``"id"`` of every object in the JSON body.
+
+    Example:
+        >>> mentioned(["https://api/people/profile?handle=Ada"], b"{}", frozenset({"ada"}))
+        {'ada'}
+        >>> mentioned([], b'{"data": [{"handle": "grace"}]}', frozenset({"ada", "grace"}))
+        {'grace'}
     """
     found: set[str] = set()
 
@@ -111,5 +113,10 @@ def mentioned(
 
 
 def kind_of(url: str) -> Literal["profile", "page"]:
-    """A profile answer (``GET /people/profile``), or a page of a list."""
+    """A profile answer (``GET /people/profile``), or a page of a list.
+
+    Example:
+        >>> kind_of("https://api.example.com/api/data/v1/people/profile?handle=ada")
+        'profile'
+    """
     return "profile" if urlsplit(url).path.endswith(PROFILE_PATH) else "page"

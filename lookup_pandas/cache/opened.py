@@ -1,20 +1,14 @@
 """A cache opened for managing: where it is, its answers (one backend per namespace), its store.
 
-Example::
+A cache file is acted on whole. A Redis is acted on in one namespace, or in all of them.
 
-    location = CacheLocation.from_environment()     # LOOKUP_CACHE, else the default file
-    with OpenCache.open(location) as cache:         # closed afterwards; a missing file stays so
-        cache.answers, cache.store, cache.size()
-    OpenCache.of_client(client.settings, client.session.cache, client.store)   # a Client's
-
-Scope: one SQLite cache file holds the answers of every key used with it, so it is acted on
-whole, and so are the stored jobs of every key in its store file. A Redis files everything per
-key (``lookup_pandas:<namespace>:``): a Client acts on its own namespace; a
-:class:`CacheLocation` without a namespace (the CLI without both ``LOOKUP_API_KEY`` and
-``LOOKUP_BASE_URL``) on every namespace in that database. A Redis URL that names the team's
-namespace (``?namespace=acme-sales``) is acted on in that namespace, with the batch jobs of
-every key that used it; the CLI then needs ``LOOKUP_BASE_URL`` (a name is per service), not
-the key.
+Example:
+    >>> location = CacheLocation(None, "redis://:pw@redis.internal:6379/0", namespace="3f2a")
+    >>> location  # the password never shows
+    CacheLocation('redis://:***@redis.internal:6379/0', namespace='3f2a')
+    >>> with OpenCache.open(CacheLocation(None)) as cache:  # no cache
+    ...     cache.label, cache.answers
+    ('off', [])
 """
 
 from __future__ import annotations
@@ -58,12 +52,13 @@ __all__ = ["Answers", "CacheLocation", "OpenCache"]
 class CacheLocation:
     """Where a cache is, without a key or a service: what the cache commands work on.
 
-    Example: ``CacheLocation.from_environment()`` -> the file (or Redis) ``LOOKUP_CACHE``
-    names, else the default file in the user cache dir.
-
-    ``namespace``: the namespace acted on in a Redis: the key's, or the team's that the URL
-    names (None: every namespace there); ``name``: the team's namespace's name, when the URL
+    ``namespace`` is the namespace acted on in a Redis: the key's, or the team's that the URL
+    names (None: every namespace there). ``name`` is the team's namespace's name, when the URL
     names one. A SQLite cache is acted on whole, whatever they say.
+
+    Example:
+        >>> CacheLocation(Path("leads.sqlite")).label
+        'leads.sqlite'
     """
 
     path: Path | None
@@ -90,11 +85,15 @@ class CacheLocation:
 
     @classmethod
     def from_environment(cls) -> CacheLocation:
-        """``LOOKUP_CACHE`` (a path, a Redis URL, ``off``), else the default file. In a Redis,
-        the namespace the URL names, with ``LOOKUP_BASE_URL`` (a ConfigurationError without
-        it); else the namespace of ``LOOKUP_API_KEY`` and ``LOOKUP_BASE_URL`` when both are
-        set (the Client's), else every namespace. No key is needed for a SQLite file or a
-        named namespace."""
+        """The cache ``LOOKUP_CACHE`` names (a path, a Redis URL, ``off``), else the default file.
+
+        In a Redis, the namespace acted on is the one the URL names, with ``LOOKUP_BASE_URL``
+        (a ConfigurationError without it). Else it is the namespace of ``LOOKUP_API_KEY`` and
+        ``LOOKUP_BASE_URL`` when both are set, else every namespace. No key is needed for a
+        SQLite file or a named namespace.
+
+        Example: ``CacheLocation.from_environment()`` -> ``CacheLocation('/home/ana/.cache/...')``
+        """
         path, url = cache_setting(True)
         name = redis_namespace(url) if url is not None else None
         if name is not None:
@@ -118,8 +117,10 @@ def _set(name: str) -> bool:
 
 
 class Answers(Protocol):
-    """One requests-cache backend's answers, as cache management uses them
-    (:class:`.sqlite.SQLiteAnswers`, :class:`.redis.RedisAnswers`)."""
+    """One requests-cache backend's answers, as cache management uses them.
+
+    Example: :class:`.sqlite.SQLiteAnswers`, :class:`.redis.RedisAnswers`
+    """
 
     def keys(self) -> list[str]: ...
 
@@ -134,9 +135,13 @@ class Answers(Protocol):
 
 @dataclass(eq=False, repr=False)
 class OpenCache:
-    """A cache opened for managing: its answers (one backend per namespace), its store, and
-    how to measure and rewrite its files. Built from a Client (:meth:`of_client`) or a
-    :class:`CacheLocation` (:meth:`open`, which closes what it opened)."""
+    """A cache opened for managing: its answers, its store, how to measure and rewrite it.
+
+    It is built from a Client (:meth:`of_client`) or from a :class:`CacheLocation` (:meth:`open`,
+    which closes what it opened).
+
+    Example: ``with OpenCache.open(CacheLocation.from_environment()) as cache: cache.size()``
+    """
 
     label: str
     answers: list[Answers]
@@ -170,8 +175,7 @@ class OpenCache:
     @classmethod
     @contextlib.contextmanager
     def open(cls, location: CacheLocation) -> Iterator[OpenCache]:
-        """The cache at ``location``, closed afterwards. A SQLite file that does not exist is
-        not created."""
+        """The cache at ``location``, closed afterwards. A missing SQLite file is not created."""
         if location.url is not None:
             with _open_redis(location) as opened:
                 yield opened
@@ -191,8 +195,7 @@ class OpenCache:
             yield
 
     def rewrite(self) -> list[Path]:
-        """Rewrite the SQLite files and empty their write-ahead logs; the files where that
-        could not be finished (none on Redis, or without a cache)."""
+        """Rewrite the SQLite files, empty their write-ahead logs, and return those not done."""
         failed = []
         if self.sqlite is not None and not self.sqlite.rewrite():
             failed.append(self.sqlite.path)
@@ -265,8 +268,10 @@ def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
 
 
 def _measured(connection: Any, url: str, ns: str, name: str | None) -> list[str]:
-    """The namespaces whose keys a Redis cache's size counts: ``ns``, and for the team's named
-    one also those of the keys that used it (their pace, jobs and marks)."""
+    """The namespaces whose keys a Redis cache's size counts.
+
+    For the team's named namespace, that includes the keys that used it (their pace, jobs, marks).
+    """
     if name is None:
         return [ns]
     from ..store.redis import members

@@ -1,18 +1,12 @@
 """What an answer is worth keeping: the save policy of every backend, and what keys leave out.
 
-Example::
-
-    should_cache(response)          # True: a success of the endpoint's kind, or a billed not-found
-    class PaidAnswersCache(PaidAnswersOnly, SQLiteCache): ...   # a backend that applies it
-    CachedSession(..., ignored_parameters=IGNORED_PARAMETERS)   # the key headers: out of keys
-
-What is cached: the answers the Client would accept, as
-:func:`lookup_pandas.service.answers.parsed_answer` reads them (a success whose ``data`` is of the
-endpoint's kind), and billed not-founds (200 + success=false + a not-found error_code); never
-errors, 429s, 5xx, the panel endpoint or a batch job's poll. The policy is applied where
-responses are saved (:class:`PaidAnswersOnly`), not as requests-cache's ``filter_fn``. The key
-headers are named in :data:`IGNORED_PARAMETERS` with the exact casing we send, which is what
-makes requests-cache redact them from stored requests.
+Example:
+    >>> import requests
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> session = requests.Session()
+    >>> session.mount("http://", MockTransport(lambda request: (503, "busy")))
+    >>> should_cache(session.get("http://service.test/api/data/v1/people/profile?handle=ada"))
+    False
 """
 
 from __future__ import annotations
@@ -48,13 +42,20 @@ IGNORED_PARAMETERS = (*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER
 
 
 def should_cache(response: requests.Response) -> bool:
-    """Keep what was paid for and is worth reusing: what the Client would accept.
+    """Whether to keep an answer: what the Client would accept, and billed not-founds.
 
-    Example: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind ->
-    True; a 200 with ``error_code: "1010"`` (not found, billed) -> True; success=false for any
-    other reason, no ``data``, ``data`` of the wrong kind, a malformed ``pagination``, any
-    status but 200, the panel endpoint or a batch job's poll -> False (a poll's results are
-    cached one by one as profile answers).
+    Kept: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind, or a 200
+    not-found (``error_code: "1010"``), which is billed. Not kept: any other failure, data of the
+    wrong kind, a malformed ``pagination``, any other status, the panel endpoint, a batch poll.
+
+    Example:
+        >>> import requests
+        >>> from lookup_pandas.testing import MockTransport, envelope
+        >>> session = requests.Session()
+        >>> ada = envelope({"id": "prsn_1", "handle": "ada"})
+        >>> session.mount("http://", MockTransport(lambda request: (200, ada)))
+        >>> should_cache(session.get("http://service.test/api/data/v1/people/profile?handle=ada"))
+        True
     """
     path = urlsplit(response.url or "").path
     if response.status_code != 200 or is_panel(path) or is_batch(path):
@@ -66,8 +67,10 @@ def should_cache(response: requests.Response) -> bool:
 
 
 class PaidAnswersOnly(BaseCache):
-    """The save policy of every backend, mixed in before it: only what :func:`should_cache`
-    accepts is stored (``class PaidAnswersCache(PaidAnswersOnly, SQLiteCache)``)."""
+    """The save policy of every backend: only what :func:`should_cache` accepts is stored.
+
+    Example: ``class PaidAnswersCache(PaidAnswersOnly, SQLiteCache)``
+    """
 
     def save_response(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
         if should_cache(response):

@@ -1,18 +1,11 @@
 """The Redis backend: the answers of one namespace in a shared Redis, as JSON with their TTLs.
 
-Example::
+Example:
+    >>> backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", namespace="3f2a")
+    >>> backend.cache_name  # it connects at its first command
+    'lookup_pandas:3f2a:cache'
 
-    backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", namespace="3f2a...")
-    CachedSession(backend=backend, ...)      # answers under lookup_pandas:<ns>:cache:<key>
-    RedisAnswersCache(url, named_ns, key_namespace=key_ns)   # the team's: the key's answers
-                                             # move in before its first command
-    RedisAnswers(backend, url).keys()        # what cache management reads and deletes
-    memory_usage(connection, url, [ns])      # bytes the namespaces take (None: refused)
-
-Answers are stored with requests-cache's JSON serializer, never pickle (whoever can write to a
-shared Redis could otherwise run code in every reader), each with its own TTL. A failed command
-is :func:`lookup_pandas.store.redis.redis_error`'s ConfigurationError. This module imports
-``redis`` (the ``[redis]`` extra): it is imported only when a Redis URL is configured.
+Example: ``RedisAnswers(backend, url).keys()``: what cache management reads and deletes.
 """
 
 from __future__ import annotations
@@ -36,8 +29,7 @@ _MEMORY_CHUNK = 500
 
 
 def _translated_command(name: str) -> Callable[..., Any]:
-    """``RedisAnswersCache.<name>``: the inherited method (next in the MRO), within
-    :func:`~lookup_pandas.store.redis.translated`."""
+    """``RedisAnswersCache.<name>``: the inherited method, within :func:`translated`."""
 
     def command(self: RedisAnswersCache, *args: Any, **kwargs: Any) -> Any:
         self.adopted()
@@ -49,12 +41,13 @@ def _translated_command(name: str) -> Callable[..., Any]:
 
 
 class RedisAnswersCache(PaidAnswersOnly, RedisCache):
-    """requests-cache's Redis backend for the answers: JSON (never pickle), each entry with
-    its own TTL, under the namespace's prefix, storing only what
-    :func:`.policy.should_cache` accepts; a failed command is a ConfigurationError.
+    """requests-cache's Redis backend for the answers worth keeping, as JSON with their own TTLs.
 
-    ``key_namespace``: the key's own, when ``namespace`` is the team's named one: what the
-    key filed under its own moves in before the first command (:class:`Adoption`).
+    A failed command is a ConfigurationError. ``key_namespace`` is the key's own, when
+    ``namespace`` is the team's: what the key filed under its own moves in before the first
+    command (:class:`Adoption`).
+
+    Example: ``CachedSession(backend=RedisAnswersCache(url, ns))``
     """
 
     def __init__(
@@ -80,7 +73,7 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
         )
 
     def adopted(self) -> None:
-        """The key's answers moved into the named namespace (once; nothing without one)."""
+        """Move the key's answers into the named namespace, once (nothing without one)."""
         if self._adoption is not None:
             self._adoption()
 
@@ -95,10 +88,9 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
 
 
 class RedisAnswers:
-    """requests-cache's Redis backend of one namespace, as cache management reads and deletes
-    its answers.
+    """requests-cache's Redis backend of one namespace, as cache management reads and deletes it.
 
-    Example: ``RedisAnswers(RedisAnswersCache(url, ns), url).delete_expired()`` -> 3
+    Example: ``RedisAnswers(RedisAnswersCache(url, ns), url).delete_expired()`` -> ``3``
     """
 
     def __init__(self, cache: BaseCache, url: str) -> None:
@@ -116,7 +108,7 @@ class RedisAnswers:
             yield from self.cache.filter(valid=True, expired=True)
 
     def read(self, key: str) -> object:
-        """The answer stored under ``key`` (None: it cannot be deserialized); KeyError: gone."""
+        """The answer stored under ``key`` (None when unreadable). KeyError when it is gone."""
         with translated(self.url):
             return self.cache.responses[key]
 
@@ -133,9 +125,9 @@ class RedisAnswers:
 
 
 def memory_usage(connection: redis.Redis, url: str, names: list[str]) -> int | None:
-    """``MEMORY USAGE`` summed over every key of the namespaces; None when refused.
+    """``MEMORY USAGE`` summed over every key of the namespaces. None when the server refuses it.
 
-    Example: ``memory_usage(connect(url), url, [ns])`` -> 52_113
+    Example: ``memory_usage(connect(url), url, [ns])`` -> ``52113``
     """
     total = 0
     try:

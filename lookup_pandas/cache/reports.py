@@ -1,13 +1,10 @@
 """What cache management reports: what a cache holds, what was removed, what was forgotten.
 
-Example::
-
-    print(CacheInfo("/c.sqlite", entries=1234, expired=12, bytes=5201152))
-    # cache:      /c.sqlite
-    # answers:    1,234, 12 of them expired (lookup-pandas cache prune)
-    # size:       5.0 MiB
-    str(Forgotten(("ada",), ("ada",), profiles=1))  # "forgot 1 handle: removed 1 profile ..."
-    summarise(backend.filter())                     # (oldest, newest, expired) of the answers
+Example:
+    >>> print(CacheInfo("/c.sqlite", entries=1234, expired=12, bytes=5201152))
+    cache:      /c.sqlite
+    answers:    1,234, 12 of them expired (lookup-pandas cache prune)
+    size:       5.0 MiB
 """
 
 from __future__ import annotations
@@ -23,15 +20,20 @@ __all__ = ["CacheInfo", "Forgotten", "Removed", "summarise"]
 
 @dataclass(frozen=True)
 class CacheInfo:
-    """What a cache holds (a snapshot).
+    """What a cache holds, at one moment.
 
-    ``entries``: cached answers; ``expired``: those past their expiry (pruned by
-    :func:`.admin.prune`; never used again); ``bytes``: on SQLite the sizes of the cache file
-    and its store file, each with its ``-wal`` and ``-shm``; on Redis the sum of
-    ``MEMORY USAGE`` over the namespace's keys (None when the server refuses the command);
-    ``oldest`` and ``newest``: when the oldest and newest answers were stored (None when there
-    are none); ``jobs``: batch jobs stored and not yet collected; ``location``: the path, or
-    the Redis URL without its password (``"off"``: no cache).
+    Attributes:
+        entries: cached answers.
+        expired: those past their expiry (removed by :func:`.admin.prune`, never used again).
+        bytes: on SQLite, the cache file and the store file, each with its ``-wal`` and ``-shm``.
+            On Redis, ``MEMORY USAGE`` summed over the namespace's keys (None when refused).
+        oldest, newest: when the oldest and newest answers were stored (None without answers).
+        jobs: batch jobs stored and not yet collected.
+        location: the path, the Redis URL without its password, or ``"off"``.
+
+    Example:
+        >>> CacheInfo("off").entries
+        0
     """
 
     location: str
@@ -59,9 +61,14 @@ class CacheInfo:
 
 @dataclass(frozen=True)
 class Removed:
-    """What :func:`.admin.prune` or :func:`.admin.clear` removed: ``entries`` answers and
-    ``jobs`` stored batch jobs (their claims too). ``complete``: False when an old copy may
-    remain in a SQLite write-ahead log (see :class:`IncompleteErasureWarning`)."""
+    """What :func:`.admin.prune` or :func:`.admin.clear` removed: answers, jobs and their claims.
+
+    ``complete`` is False when an old copy may remain in a SQLite write-ahead log.
+
+    Example:
+        >>> Removed("/c.sqlite", entries=12).complete
+        True
+    """
 
     location: str
     entries: int = 0
@@ -73,12 +80,18 @@ class Removed:
 class Forgotten:
     """What :func:`.admin.forget` erased.
 
-    ``handles``: the handles asked for, normalised; ``matched``: those found in anything
-    removed; ``profiles``: profile answers removed (single calls and batch results);
-    ``pages``: search, employees and other pages removed (whole); ``unreadable``: answers that
-    could not be read, removed; ``jobs``: stored batch jobs that lost handles (a job left with
-    none is removed); ``complete``: False when an old copy may remain in a SQLite write-ahead
-    log (see :class:`IncompleteErasureWarning`).
+    Attributes:
+        handles: the handles asked for, normalised.
+        matched: those found in anything removed.
+        profiles: profile answers removed (single calls and batch results).
+        pages: search, employees and other pages removed, whole.
+        unreadable: answers that could not be read, removed.
+        jobs: stored batch jobs that lost handles (a job left with none is removed).
+        complete: False when an old copy may remain in a SQLite write-ahead log.
+
+    Example:
+        >>> print(Forgotten(("ada", "bob"), ("ada",), profiles=1))  # doctest: +ELLIPSIS
+        forgot 2 handles: removed 1 profile answer, ... nothing was stored about bob
     """
 
     handles: tuple[str, ...]
@@ -135,8 +148,12 @@ def _when(moment: datetime) -> str:
 def summarise(
     responses: Iterable[CachedResponse],
 ) -> tuple[datetime | None, datetime | None, int]:
-    """``(oldest, newest, expired)`` of cached answers: when the first and the last were
-    stored, and how many are past their expiry."""
+    """``(oldest, newest, expired)``: when the first and last answers were stored, how many expired.
+
+    Example:
+        >>> summarise([])
+        (None, None, 0)
+    """
     oldest = newest = None
     expired = 0
     for response in responses:

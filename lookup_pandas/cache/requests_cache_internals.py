@@ -1,15 +1,17 @@
-"""The one place that reaches below requests-cache's public API (its SQLite lock and schema).
+"""The one place that reaches below requests-cache's public API: its SQLite lock and schema.
 
-Example::
+``tests/unit/test_requests_cache_internals.py`` pins what each function relies on.
 
-    with write_lock(cache):                  # this process's writers to the file wait meanwhile
-        with connection(cache.responses) as conn:
-            conn.execute("PRAGMA secure_delete = ON")
-    delete_expired(cache, now=round(time.time()))   # 12: answers past their expiry, removed
-    redis_connection(redis_cache)            # the redis.Redis a RedisCache uses
-
-What each function relies on is pinned by ``tests/unit/test_requests_cache_internals.py``: a
-requests-cache upgrade that changes it fails there, not in an erasure.
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     cache = SQLiteCache(Path(tmp, "leads.sqlite"))
+    ...     with write_lock(cache):  # this process's other writers wait
+    ...         removed = delete_expired(cache, now=0)
+    ...     cache.close()
+    >>> removed
+    0
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ __all__ = ["connection", "delete_expired", "redis_connection", "write_lock"]
 
 
 def write_lock(cache: SQLiteCache) -> AbstractContextManager[Any]:
-    """The re-entrant lock every connection of ``cache`` (its responses and redirects tables)
-    is used under: held, this process's other threads cannot write to the file."""
+    """The re-entrant lock that every connection of ``cache`` is used under.
+
+    While it is held, this process's other threads cannot write to the file.
+    """
     lock: AbstractContextManager[Any] = cache.responses._lock
     return lock
 
@@ -34,15 +38,18 @@ def write_lock(cache: SQLiteCache) -> AbstractContextManager[Any]:
 def connection(
     table: SQLiteDict, *, commit: bool = False
 ) -> AbstractContextManager[sqlite3.Connection]:
-    """The connection of one of a cache's tables (``cache.responses`` or ``cache.redirects``),
-    taken under :func:`write_lock` (committed after when ``commit``)."""
+    """The connection of one of a cache's tables, taken under :func:`write_lock`.
+
+    ``table`` is ``cache.responses`` or ``cache.redirects``. ``commit``: commit afterwards.
+    """
     return table.connection(commit=commit)
 
 
 def delete_expired(cache: SQLiteCache, now: int) -> int:
-    """Delete the answers that expired by ``now`` (seconds since the epoch) and the redirects
-    that then lead nowhere; how many answers: the statement requests-cache's own
-    ``delete(expired=True)`` runs, which counts nothing."""
+    """Delete the answers expired by ``now``, and redirects left leading nowhere. Returns how many.
+
+    It runs the statement of requests-cache's own ``delete(expired=True)``, which counts nothing.
+    """
     responses = cache.responses
     with connection(responses, commit=True) as conn:
         cursor = conn.execute(f"DELETE FROM {responses.table_name} WHERE expires <= ?", (now,))

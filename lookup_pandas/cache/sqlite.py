@@ -1,18 +1,16 @@
 """The SQLite backend: one shared per cache file per process, and erasing from it for good.
 
-Example::
-
-    backend, entry = shared_backends().acquire(Path("leads.sqlite"))  # opened by its first user
-    shared_backends().release(entry)         # closed here when it was the last user
-    answers = SQLiteAnswers(backend)         # what cache management reads and deletes
-    with answers.securely():                 # deleted rows overwritten with zeros
-        answers.delete(keys)
-    answers.rewrite()                        # VACUUM, then the write-ahead log emptied
-
-Files are made private before SQLite opens them (:mod:`lookup_pandas.store.private_files`). Erasure
-that erases: deletes run with ``PRAGMA secure_delete=ON``, then the file is rewritten
-(``VACUUM``) and its write-ahead log emptied (``PRAGMA wal_checkpoint(TRUNCATE)``), tried
-:data:`CHECKPOINT_ATTEMPTS` times while another process reads it.
+Example:
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     backend, entry = shared_backends().acquire(Path(tmp, "leads.sqlite"))  # opened
+    ...     answers = SQLiteAnswers(backend)  # what cache management reads and deletes
+    ...     with answers.securely():  # deleted rows overwritten with zeros
+    ...         answers.delete(answers.keys())
+    ...     done = answers.rewrite()  # VACUUM, then the write-ahead log emptied
+    ...     shared_backends().release(entry)  # closed: it was the last user
+    >>> done
+    True
 """
 
 from __future__ import annotations
@@ -61,8 +59,12 @@ class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
 
 
 def sqlite_cache_file(path: Path) -> Path:
-    """The file the SQLite cache of ``path`` is in: requests-cache adds ``.sqlite`` to a name
-    without a suffix (``LOOKUP_CACHE=/tmp/leads`` -> ``/tmp/leads.sqlite``)."""
+    """The file the SQLite cache of ``path`` is in: requests-cache adds ``.sqlite`` to a bare name.
+
+    Example:
+        >>> sqlite_cache_file(Path("/tmp/leads")), sqlite_cache_file(Path("/tmp/leads.db"))
+        (PosixPath('/tmp/leads.sqlite'), PosixPath('/tmp/leads.db'))
+    """
     return path if path.suffix else path.with_name(f"{path.name}.sqlite")
 
 
@@ -83,26 +85,11 @@ class Entry:
 class _SharedBackends:
     """One SQLite backend (one connection) per cache file per process, shared by every Client.
 
-    Example::
+    The backend closes when its last Client closes or is garbage collected. Letting go never
+    waits for the lock, so a finaliser can do it (docs/decisions.md tells how).
 
-        backend, entry = shared_backends().acquire(path)   # opened by its first user
-        shared_backends().release(entry)                   # closed when it was the last user
-
-    The backend closes when the last Client using it closes (or is garbage collected), never
-    under another's feet. Letting go never waits for the lock:
-
-    - a finaliser only queues the entry (:meth:`release_later`: ``deque.append``, atomic, no
-      Python-level lock), and touches nothing else;
-    - the queue is worked off (:meth:`settle`: counts down, and closes a backend whose last
-      user is gone) by ordinary code: before and after every :meth:`acquire`, in every
-      :meth:`release` (``Client.close``), and at exit (:meth:`close_all`);
-    - :meth:`settle` only *tries* the lock; its holder works the queue off after letting go of
-      it. Single-threaded, a release is done when it returns;
-    - backends are closed outside the lock. A release for a backend :meth:`close_all` already
-      closed is ignored, so it never closes a newer backend of the same file.
-
-    The only wait for the lock is in :meth:`acquire` (and :meth:`close_all`, at exit), which
-    nothing calls from a finaliser.
+    Example: ``backend, entry = shared_backends().acquire(path)``, then
+    ``shared_backends().release(entry)``
     """
 
     def __init__(self) -> None:
@@ -124,17 +111,20 @@ class _SharedBackends:
         return entry.backend, entry
 
     def release(self, entry: Entry) -> None:
-        """Let go of ``entry`` from ordinary code (``Client.close``): its backend closes now if
-        this was the last user (or, when another thread holds the lock, as that one leaves)."""
+        """Let go of ``entry`` from ordinary code (``Client.close``).
+
+        The backend closes now if this was its last user, or as soon as another thread lets go of
+        the lock.
+        """
         self.release_later(entry)
         self.settle()
 
     def release_later(self, entry: Entry) -> None:
-        """Let go of ``entry`` from a finaliser: only queued (no lock), closed by a later call."""
+        """Let go of ``entry`` from a finaliser: only queued, without the lock."""
         self._released.append(entry)
 
     def settle(self) -> None:
-        """Count the queued releases and close the backends nobody uses any more; never waits."""
+        """Count the queued releases and close the backends nobody uses any more. Never waits."""
         while self._released:
             if not self._lock.acquire(blocking=False):
                 return  # its holder settles after letting go, and sees what is queued now
@@ -153,7 +143,7 @@ class _SharedBackends:
                 backend.close()  # type: ignore[no-untyped-call]
 
     def close_all(self) -> None:
-        """Close every backend, used or not (at exit; requests-cache reopens one used later)."""
+        """Close every backend, used or not, at exit. requests-cache reopens one used later."""
         with self._lock:
             self._released.clear()
             entries = list(self._entries.values())
@@ -173,8 +163,7 @@ class _SharedBackends:
 def _open_backend(path: Path) -> PaidAnswersCache:
     """The backend for ``path``, set up while other processes may be setting it up too.
 
-    The file is made private (0600, its directories 0700) before SQLite opens it, and one that
-    was there already is checked; so is the library's own default directory.
+    The file is made private before SQLite opens it (:func:`prepare_sqlite_file`).
     """
     path = sqlite_cache_file(path)
     prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
@@ -208,11 +197,12 @@ def checkpointed(
     pause: float,
     sleep: Callable[[float], None] = time.sleep,
 ) -> bool:
-    """Whether ``attempt()`` (one checkpoint) succeeded within ``attempts`` tries, ``pause``
-    seconds apart.
+    """Whether ``attempt()`` (one checkpoint) succeeded within ``attempts`` tries, ``pause`` apart.
 
-    Example: ``checkpointed(lambda: conn.execute(...).fetchone()[0] == 0, attempts=5,
-    pause=0.2)``
+    Example:
+        >>> tries = iter([False, True])
+        >>> checkpointed(lambda: next(tries), attempts=5, pause=0.2, sleep=lambda s: None)
+        True
     """
     for i in range(attempts):
         if attempt():
@@ -223,11 +213,15 @@ def checkpointed(
 
 
 def rewrite(conn: sqlite3.Connection, path: Path) -> bool:
-    """``VACUUM`` (a fresh copy: no free page keeps old rows), then empty the write-ahead log
-    (``wal_checkpoint(TRUNCATE)``), tried a few times while another process reads; whether
-    both were done.
+    """``VACUUM``, then empty the write-ahead log. Returns whether both were done.
 
-    Example: ``rewrite(sqlite3.connect(path, isolation_level=None), path)`` -> True
+    ``VACUUM`` makes a fresh copy, in which no free page keeps old rows.
+    ``wal_checkpoint(TRUNCATE)`` empties the log, once no other process reads it.
+
+    Example:
+        >>> import sqlite3
+        >>> rewrite(sqlite3.connect(":memory:", isolation_level=None), Path(":memory:"))
+        True
     """
     try:
         conn.execute("VACUUM")
@@ -283,7 +277,7 @@ class SQLiteAnswers:
         return self.cache.filter(valid=True, expired=True)
 
     def read(self, key: str) -> object:
-        """The answer stored under ``key`` (None: it cannot be deserialized); KeyError: gone."""
+        """The answer stored under ``key`` (None when unreadable). KeyError when it is gone."""
         return self.cache.responses[key]
 
     def delete(self, keys: Sequence[str]) -> None:
@@ -295,8 +289,7 @@ class SQLiteAnswers:
 
     @contextlib.contextmanager
     def securely(self) -> Iterator[None]:
-        """Its connections (``responses`` and ``redirects``: one each) delete with
-        ``secure_delete`` on, writers of this process waiting meanwhile; set back after."""
+        """Deletes with ``secure_delete`` on, this process's writers waiting meanwhile."""
         tables = (self.cache.responses, self.cache.redirects)
         with internals.write_lock(self.cache):
             before = []

@@ -1,7 +1,11 @@
 """What every command's parser is built of: argument types, shared options, a command's help.
 
-Example: ``rows("7") == 7``; ``p = service_command(sub, "tier", "the credits tier")`` then
-``add_common(p)`` gives ``tier`` with ``-o`` and ``--no-progress``.
+Example:
+    >>> parser = argparse.ArgumentParser(prog="lookup-pandas")
+    >>> tier = service_command(parser.add_subparsers(), "tier", "the credits tier")
+    >>> add_common(tier)
+    >>> tier.parse_args(["-o", "tier.csv", "--no-progress"]).output
+    'tier.csv'
 """
 
 from __future__ import annotations
@@ -34,8 +38,11 @@ ENVIRONMENT = """environment:
 def command(
     sub: Sub, name: str, helptext: str, description: str, epilog: str | None = None
 ) -> argparse.ArgumentParser:
-    """A command with its help line and description. With an ``epilog`` (the environment it
-    reads), the description and the epilog are shown as written; without, argparse wraps it."""
+    """A command with its help line and description.
+
+    With an ``epilog`` (the environment it reads), the description and the epilog are shown as
+    written. Without one, argparse wraps the description.
+    """
     if epilog is None:
         return sub.add_parser(name, help=helptext, description=description)
     return sub.add_parser(
@@ -71,12 +78,26 @@ def add_errors(p: argparse.ArgumentParser) -> None:
 
 
 def progress(ns: argparse.Namespace) -> bool | None:
-    """``--no-progress``: False; otherwise None (a bar when on a terminal)."""
+    """``--no-progress``: False. Otherwise None: a bar when on a terminal.
+
+    Example:
+        >>> progress(argparse.Namespace(no_progress=True))
+        False
+    """
     return False if ns.no_progress else None
 
 
 def rows(text: str) -> int:
-    """A whole number >= 0, for argparse."""
+    """A whole number >= 0, for argparse.
+
+    Example:
+        >>> rows("7")
+        7
+        >>> rows("-1")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 0 or more, not -1
+    """
     try:
         value = int(text)
     except ValueError:
@@ -87,7 +108,12 @@ def rows(text: str) -> int:
 
 
 def rate(text: str) -> float:
-    """A number >= 0, for argparse."""
+    """A number >= 0, for argparse.
+
+    Example:
+        >>> rate("2.5")
+        2.5
+    """
     try:
         value = float(text)
     except ValueError:
@@ -98,7 +124,12 @@ def rate(text: str) -> float:
 
 
 def page_size(text: str) -> int:
-    """A whole number >= 1, for argparse."""
+    """A whole number >= 1, for argparse.
+
+    Example:
+        >>> page_size("100")
+        100
+    """
     value = rows(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")

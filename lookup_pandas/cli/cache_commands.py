@@ -1,7 +1,9 @@
 """``lookup-pandas cache info | prune | clear | forget``: the cache, with no key and no service.
 
-Example: ``cache(CacheOptions(action="forget", handles=("ada",)))`` -> ``0``, after printing
-``forgot 1 handle in ...``. See lookup_pandas.cache for what each removes, and where.
+What each action removes, and where: :mod:`lookup_pandas.cache`.
+
+Example: ``cache(CacheOptions(action="forget", handles=("ada",)))`` prints
+``forgot 1 handle in ...`` and returns ``0``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,12 @@ if TYPE_CHECKING:
 
 
 def cache(options: CacheOptions) -> int:
-    """Run the cache action; 1 when ``clear`` was not confirmed, 5 when a reader kept a
-    removal from being complete on disk."""
+    """Run the cache action. Returns the exit code.
+
+    ``clear`` not confirmed: 1. A removal that a reader kept from being complete on disk: 5.
+
+    Example: ``cache(CacheOptions(action="prune"))`` -> ``0``
+    """
     from .. import cache as cache_admin
 
     handles = handles_to_forget(options) if options.action == "forget" else []
@@ -73,7 +79,7 @@ def _print_info(location: CacheLocation) -> None:
 
 
 def _scope(location: CacheLocation) -> str:
-    """Which namespaces of a Redis were acted on (a SQLite file is acted on whole)."""
+    """Which namespaces of a Redis were acted on. A SQLite file is acted on whole."""
     if location.url is None:
         return ""
     if location.namespace is None:
@@ -96,7 +102,7 @@ def _removed(action: str, removed: Removed) -> str:
 
 
 def _confirmed(label: str) -> bool:
-    """Ask y/N on the terminal; without one, refuse (InputError: pass --yes)."""
+    """Ask y/N on the terminal. Without one, refuse with an InputError that says to pass --yes."""
     if not sys.stdin or not sys.stdin.isatty():
         raise InputError(
             "cache clear removes every cached answer and stored batch job; stdin is not a "
@@ -113,9 +119,16 @@ def _confirmed(label: str) -> bool:
 
 
 def handles_to_forget(options: CacheOptions) -> list[str]:
-    """The handles of ``cache forget``: its arguments (each must be a handle or profile URL),
-    and the cells of ``--from-csv FILE -c COLUMN`` (those that are no handle, such as blanks,
-    are skipped, as enrichment skips them, and counted on stderr): each distinct cell once."""
+    """The handles of ``cache forget``, each distinct one once.
+
+    They are its arguments (each must be a handle, profile URL or id), then the cells of
+    ``--from-csv FILE -c COLUMN``. Cells that are no handle (blanks, ``N/A``) are skipped, as
+    enrichment skips them, and counted on stderr.
+
+    Example:
+        >>> handles_to_forget(CacheOptions("forget", handles=("ada", "https://x.com/in/grace/")))
+        ['ada', 'https://x.com/in/grace/']
+    """
     from ..identifiers.distinct import HandleMap
 
     o = options

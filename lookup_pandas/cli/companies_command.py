@@ -1,8 +1,8 @@
-"""``lookup-pandas companies SLUG_OR_ID...``: companies as CSV (``enrich --companies`` is
-:mod:`.enrich`'s, the same path as people's).
+"""``lookup-pandas companies SLUG_OR_ID...``: companies as CSV, one row per value.
 
-Example: ``companies(CompaniesOptions(("acme", "org_1a2b")))`` writes one row per value to
-stdout, with its status.
+``enrich --companies`` is :mod:`.enrich`'s, the same path as people's.
+
+Example: ``companies(CompaniesOptions(("acme", "org_1a2b")))`` writes two rows to stdout.
 """
 
 from __future__ import annotations
@@ -41,7 +41,13 @@ def companies(options: CompaniesOptions) -> int:
 
 
 def _statuses(frame: pd.DataFrame) -> str:
-    """``3 ok, 1 not_found``: the rows' lookup statuses, most common first."""
+    """The rows' lookup statuses, most common first.
+
+    Example:
+        >>> import pandas as pd
+        >>> _statuses(pd.DataFrame({"lookup_status": ["ok", "not_found", "ok"]}))
+        '2 ok, 1 not_found'
+    """
     from ..api.columns import STATUS_COLUMN
 
     counts = frame[STATUS_COLUMN].value_counts()

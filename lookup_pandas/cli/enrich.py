@@ -1,10 +1,9 @@
-"""``lookup-pandas enrich``: a CSV of handles (or, ``--companies``, of companies) enriched
-whole, or streamed in chunks.
+"""``lookup-pandas enrich``: a CSV of handles, or of companies, enriched whole or in chunks.
+
+People and companies take one path: the options' ``kind``.
 
 Example: ``enrich(EnrichOptions(input="leads.csv", output="out.csv"))`` -> ``0``, with the
-estimate before the job and the summary after it on stderr;
-``enrich(EnrichOptions("accounts.csv", column="slug", prefix="company_", companies=True))``
-the same for companies. People and companies take one path: the options' ``kind``.
+estimate before the job and the summary after it on stderr.
 """
 
 from __future__ import annotations
@@ -40,8 +39,12 @@ if TYPE_CHECKING:
 
 
 def enrich(options: EnrichOptions) -> int:
-    """Enrich the whole file at once, or in chunks when asked or when it has more rows than a
-    chunk (AUTO_CHUNK_ROWS); people, or companies with ``--companies``."""
+    """Enrich the whole file at once, or in chunks when asked or when it has many rows.
+
+    A file of more than :data:`~lookup_pandas.csv_chunks.AUTO_CHUNK_ROWS` rows is chunked unasked.
+
+    Example: ``enrich(EnrichOptions("accounts.csv", column="slug", companies=True))`` -> ``0``
+    """
     from ..api import functions as api
     from ..enrichment.values import estimate_values
 
@@ -72,8 +75,7 @@ def enrich(options: EnrichOptions) -> int:
 
 
 def _check_chunkable(path: str) -> None:
-    """Chunks read the file twice: standard input and pipes cannot be (no such file, or a
-    directory: the messages of reading it, as without chunks)."""
+    """Refuse standard input and pipes: chunks read the file twice."""
     exists = os.path.exists(path) and not os.path.isdir(path)
     if path == STDIN or (exists and file_size(path) is None):
         raise InputError(
@@ -83,12 +85,13 @@ def _check_chunkable(path: str) -> None:
 
 
 def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
-    """``enrich`` reading and writing ``rows`` rows at a time (see lookup_pandas.csv_chunks).
+    """``enrich``, reading and writing ``rows`` rows at a time (:mod:`lookup_pandas.csv_chunks`).
 
-    Pass 1 reads the whole file (so that a bad byte or a malformed line anywhere stops the job
-    before anything is paid for) and keeps its distinct handles; they are enriched as one job;
-    pass 2 reads it again and writes chunk by chunk, to a part file renamed onto ``-o`` when
+    Pass 1 reads the whole file and keeps its distinct values, which are enriched as one job.
+    Pass 2 reads it again and writes chunk by chunk, to a part file renamed onto ``-o`` when
     complete, or to stdout.
+
+    Example: ``enrich_in_chunks(EnrichOptions("leads.csv", output="out.csv"), 10_000)`` -> ``0``
     """
     from ..api import functions as api
     from ..enrichment.plan import Options
@@ -141,7 +144,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
 
 
 def _commit(out: TextIO | PartFile, output: str | None) -> None:
-    """Put a complete part file in place of ``-o`` (stdout has nothing to commit)."""
+    """Put a complete part file in place of ``-o``. stdout has nothing to commit."""
     if isinstance(out, PartFile):
         try:
             out.commit()
@@ -158,8 +161,10 @@ def _write_chunks(
     *,
     total: int,
 ) -> tuple[int, Counter[str]]:
-    """Pass 2: read the file again and write each chunk with its new cells (the header
-    first); the number of chunks and the rows' statuses."""
+    """Pass 2: write each chunk with its new cells, the header first.
+
+    Returns the number of chunks and the rows' statuses.
+    """
     from ..display.progress import Progress
 
     o = options

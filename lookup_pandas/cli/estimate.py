@@ -1,9 +1,11 @@
-"""The line ``enrich`` prints before the job: what it will fetch, how, about how long, and
-what it will spend.
+"""The line ``enrich`` prints before the job: what it will fetch, how, how long, what it spends.
 
-Example: ``describe_estimate(est, 57.0)`` -> ``250 rows, 190 distinct handles, 60 cached: 130
-to fetch by batch (1 job, ~3 polls), about 6 s at 57 calls/min; 130 credits, balance 10,050;
-tier Developer (70/min) -> Hobby (30/min) after 51 credits``.
+Example:
+    >>> from lookup_pandas.enrichment.results import Estimate
+    >>> est = Estimate(rows=250, valid=240, unique=190, cached=60, to_fetch=130,
+    ...                method="batch", jobs=1, polls=3, seconds=6.0, credits=130)
+    >>> print(describe_estimate(est, 57.0))  # doctest: +ELLIPSIS
+    250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job, ~3 polls), ...
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ if TYPE_CHECKING:
 
 
 def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> None:
-    """Before the job: what it will fetch, how, about how long it takes, and what it will
-    spend (stderr). ``est``: from ``estimate_values(..., credits=False)``.
+    """Print the estimate line on stderr before the job. ``est`` is from ``credits=False``.
 
-    The pace is learned first when anything must be fetched: the credits-tier look-up the job
-    would make first anyway (never billed), and the balance, route costs and ladder (free
-    panel calls); a fully cached run still sends nothing, and a job that ``--max-calls``,
-    ``--max-credits`` or the balance refuses prints only its refusal.
+    It learns the pace first when anything must be fetched (free panel calls). A fully cached
+    run sends nothing. A job that ``--max-calls``, ``--max-credits`` or the balance refuses prints
+    only its refusal.
+
+    Example: ``print_estimate(estimate_values(column, client=client, credits=False), o, client)``
     """
     from ..enrichment.values import planned, read_credit_facts
 
@@ -48,10 +50,14 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
 
 
 def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "handles") -> str:
-    """One line: ``250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job,
-    ~3 polls), about 6 s at 57 calls/min``; a resumed run says ``152 to fetch by batch
-    (collecting 1 stored job of 152, ~3 polls)``. ``nouns``: what the values are
-    (``"companies"``: ``190 distinct companies``)."""
+    """The estimate as one line. ``nouns`` names the values (``"companies"``).
+
+    Example:
+        >>> from lookup_pandas.enrichment.results import Estimate
+        >>> est = Estimate(rows=3, valid=2, unique=2, cached=2, to_fetch=0)
+        >>> describe_estimate(est, 60.0, "companies")
+        '3 rows, 2 distinct companies, 2 cached: nothing to fetch'
+    """
     line = f"{est.rows} rows, {est.unique} distinct {nouns}, {est.cached} cached: "
     if est.to_fetch == 0:
         return line + "nothing to fetch"
@@ -64,8 +70,7 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
 
 
 def _spending(est: Estimate) -> str:
-    """``; 130 credits, balance 988; tier Developer (70/min) -> Hobby (30/min) after 51
-    credits``: what the job spends, the balance when known, and any tier change."""
+    """The line's tail: what the job spends, the balance when known, and any tier change."""
     text = f"; {credits_text(est.credits)}"
     if est.balance is not None:
         text += f", balance {number(est.balance)}"

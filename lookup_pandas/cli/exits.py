@@ -1,7 +1,10 @@
 """Exit codes, and every failure the user can act on as one line on stderr and a code.
 
-Example: ``run(lambda: 0)`` -> ``0``; a ``BudgetExceededError`` raised inside -> one line
-``lookup-pandas: BudgetExceededError: ...`` and ``4``.
+Example:
+    >>> def missing():
+    ...     raise InputError("no such file: x.csv")
+    >>> run(lambda: 0), run(missing)  # the second prints one line on stderr
+    (0, 2)
 """
 
 from __future__ import annotations
@@ -24,7 +27,12 @@ class InputError(Exception):
 
 
 def run(command: Callable[[], int]) -> int:
-    """Run ``command``; each failure the user can act on is one line and an exit code."""
+    """Run ``command``. Each failure the user can act on is one line on stderr and an exit code.
+
+    Example:
+        >>> run(lambda: 0)
+        0
+    """
     try:
         return int(command() or 0)
     except KeyboardInterrupt:
@@ -47,7 +55,10 @@ def run(command: Callable[[], int]) -> int:
 
 
 def fail(exc: Exception, code: int) -> int:
-    """Print ``exc`` as one line (``lookup-pandas: KIND: text``); return ``code``."""
+    """Print ``exc`` as one line (``lookup-pandas: KIND: text``) on stderr, and return ``code``.
+
+    Example: ``fail(InputError("no such file: x.csv"), EXIT_CONFIG)`` -> ``2``
+    """
     kind = "error" if isinstance(exc, InputError) else type(exc).__name__
     # The CLI reads its settings from the environment: name the variable, not the keyword.
     text = getattr(exc, "cli_message", None) or str(exc)
@@ -63,6 +74,5 @@ def show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    """A warning as one line of the CLI's own (``lookup-pandas: warning: ...``), not Python's
-    ``file.py:123: InsecureCacheWarning: ...`` with a line of our source under it."""
+    """A warning as one line of the CLI's own (``lookup-pandas: warning: ...``), not Python's."""
     print(f"lookup-pandas: warning: {' '.join(str(message).split())}", file=file or sys.stderr)

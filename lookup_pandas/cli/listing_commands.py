@@ -1,8 +1,11 @@
 """The listing commands (``employees``, ``search``, ``alumni``, ...): one row each, and their run.
 
-Example: ``LIST_COMMANDS["alumni"].function == "institution_alumni"``; then
-``listing(ListingOptions("search", "engineer", filters=("geo_country_code=DE",)))`` writes the
-engineers in Germany to stdout as CSV.
+Example:
+    >>> LIST_COMMANDS["alumni"].function
+    'institution_alumni'
+
+Example: ``listing(ListingOptions("search", "engineer", filters=("geo_country_code=DE",)))``
+writes the engineers in Germany to stdout as CSV.
 """
 
 from __future__ import annotations
@@ -35,8 +38,12 @@ __all__ = ["LIST_COMMANDS", "ListCommand", "add_companies", "add_listings", "lis
 
 @dataclass(frozen=True)
 class ListCommand:
-    """One listing command: ``employees COMPANY`` is ``ListCommand("employees", EMPLOYEES,
-    "slug", "company_employees", ...)``."""
+    """One listing command: its name, endpoint, argument, DataFrame function and help.
+
+    Example:
+        >>> LIST_COMMANDS["employees"].argument, LIST_COMMANDS["employees"].metavar
+        ('slug', 'COMPANY')
+    """
 
     name: str
     listing: Listing
@@ -47,8 +54,10 @@ class ListCommand:
 
     @property
     def filters(self) -> tuple[str, ...]:
-        """The names ``--filter`` may set: the endpoint's, but the argument and ``one_of``
-        (the companies search's ``website`` is an option of its own)."""
+        """The names ``--filter`` may set: the endpoint's, but not the argument nor ``one_of``.
+
+        The companies search's ``website`` is an option of its own.
+        """
         own = {self.argument, *self.listing.one_of}
         return tuple(f for f in self.listing.filters if f not in own)
 
@@ -76,8 +85,10 @@ LIST_COMMANDS: dict[str, ListCommand] = {
 
 
 def add_listings(sub: Sub) -> None:
-    """One command per row of LIST_COMMANDS: its argument, the endpoint's other required one
-    as an option (search-companies --website), paging, and --filter where it has filters."""
+    """One command per row of LIST_COMMANDS: its argument, paging, and ``--filter``.
+
+    The endpoint's other required parameter is an option (``search-companies --website``).
+    """
     for c in LIST_COMMANDS.values():
         p = service_command(sub, c.name, c.helptext)
         if c.argument is not None:  # optional when another parameter may stand for it
@@ -147,7 +158,10 @@ _OWN_KEYWORDS = {"limit", "max_records", "client", "progress", "frame"}
 
 
 def listing(options: ListingOptions) -> int:
-    """Every record of the listing, written as CSV; ``N records`` on stderr."""
+    """Every record of the listing, written as CSV, and ``N records`` on stderr.
+
+    Filter names, the limit and their values are refused (exit 2) before a client is built.
+    """
     from ..client.client import check_max_records
     from ..identifiers.queries import check_listing
     from .output import check_output, write_frame
@@ -181,8 +195,7 @@ def listing(options: ListingOptions) -> int:
 
 
 def _function(name: str) -> Callable[..., pd.DataFrame]:
-    """The DataFrame function of that name: lookup_pandas.api.functions's, else
-    lookup_pandas.api.searches'."""
+    """The DataFrame function of that name, in ``api.functions`` or ``api.searches``."""
     from ..api import functions as api
     from ..api import searches
 
@@ -191,10 +204,13 @@ def _function(name: str) -> Callable[..., pd.DataFrame]:
 
 
 def pair(text: str, *own: str) -> tuple[str, str]:
-    """``KEY=VALUE`` as a pair; a KEY the command sets itself (its argument, ``own``) is refused.
+    """``KEY=VALUE`` as a pair. A KEY the command sets itself (``own``) is refused.
 
-    Example: ``pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")``; whether
-    KEY is a filter of the endpoint is the API function's check (lookup_pandas.identifiers.queries).
+    Whether KEY is a filter of the endpoint is checked by the API function.
+
+    Example:
+        >>> pair("geo_country_code=DE", "title")
+        ('geo_country_code', 'DE')
     """
     key, sep, value = text.partition("=")
     if not sep or not key:

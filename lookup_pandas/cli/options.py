@@ -1,6 +1,8 @@
 """What each command was asked to do: typed, frozen option objects the parser makes.
 
-Example: ``EnrichOptions(input="leads.csv", output="out.csv", method="batch")``.
+Example:
+    >>> EnrichOptions(input="leads.csv", output="out.csv", method="batch").job["method"]
+    'batch'
 """
 
 from __future__ import annotations
@@ -62,15 +64,22 @@ class EnrichOptions:
 
     @property
     def kind(self) -> Kind:
-        """Whose values the column holds: ``COMPANIES`` with ``--companies``, else ``PEOPLE``."""
+        """Whose values the column holds: ``COMPANIES`` with ``--companies``, else ``PEOPLE``.
+
+        Example:
+            >>> EnrichOptions("accounts.csv", companies=True).kind.desc
+            'companies'
+        """
         from ..identifiers.kinds import COMPANIES, PEOPLE
 
         return COMPANIES if self.companies else PEOPLE
 
     @property
     def job(self) -> dict[str, Any]:
-        """The enrichment's keywords as these options set them (all but the column, the
-        prefix and the client): ``api.enrich_companies(df, o.column, client=c, **o.job)``."""
+        """The enrichment's keywords as set here: all but the column, the prefix and the client.
+
+        Example: ``api.enrich_companies(df, o.column, client=c, **o.job)``
+        """
         return {
             "errors": self.errors,
             "max_calls": self.max_calls,
@@ -84,8 +93,10 @@ class EnrichOptions:
 
 @dataclass(frozen=True)
 class ListingOptions:
-    """``employees SLUG`` / ``search TITLE`` / ``alumni NAME`` / ``job-changes`` ...: a
-    listing written as CSV (the commands: :data:`.listing_commands.LIST_COMMANDS`)."""
+    """A listing written as CSV: ``employees SLUG``, ``search TITLE``, ``job-changes``...
+
+    The commands are in :data:`.listing_commands.LIST_COMMANDS`.
+    """
 
     command: ListingCommand
     query: str | None = None  # the command's argument (slug, title, name); None: none given

@@ -1,8 +1,11 @@
 """Where a command's CSV goes: stdout, or a file checked before anything is paid for.
 
-Example: ``check_output("out.csv", source="leads.csv")`` (before the job), then
-``write_frame(frame, "out.csv")``;
-chunk by chunk: ``with open_output("out.csv") as out: write_text(text, out)``.
+Example:
+    >>> to_stdout(None), to_stdout("-"), target("out.csv")
+    (True, True, ' -> out.csv')
+
+Example: ``check_output("out.csv", source="leads.csv")`` before the job, then
+``write_frame(frame, "out.csv")``.
 """
 
 from __future__ import annotations
@@ -40,12 +43,20 @@ def unwritable(output: str | None, exc: OSError) -> str:
 
 
 def check_output(output: str | None, *, source: str | None = None) -> None:
-    """Before anything is paid for: ``output`` can be written (a file, in a directory), and
-    is not ``source``, the command's input file, however either is written (``./in.csv``,
-    ``d/../in.csv``, an absolute path, a symlink or a hard link to it).
+    r"""Check, before anything is paid for, that ``output`` can be written and is not ``source``.
 
-    Example: ``check_output("in.csv", source="./in.csv")`` -> InputError (exit 2): writing
-    the output would destroy the input, and the next run would find its own columns in it.
+    ``source`` is the command's input file, however either is written (``./in.csv``, an absolute
+    path, a symbolic or hard link). Writing over it would destroy the input.
+
+    Example:
+        >>> import os, tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     source = os.path.join(tmp, "in.csv")
+        ...     _ = Path(source).write_text("handle\n")
+        ...     check_output(os.path.join(tmp, ".", "in.csv"), source=source)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.cli.exits.InputError: cannot write ...: it is the input file ...
     """
     if output is None or to_stdout(output):
         return
@@ -70,8 +81,10 @@ def check_output(output: str | None, *, source: str | None = None) -> None:
 
 
 def _same_file(source: str, output: str) -> bool:
-    """Whether both names lead to one file (``os.path.samefile``: the device and inode); a
-    name that does not exist yet, or standard input, is no file of the other's."""
+    """Whether both names lead to one file (device and inode).
+
+    A name that does not exist yet, or standard input, is no file of the other's.
+    """
     if source == STDIN:
         return False
     try:
@@ -81,7 +94,14 @@ def _same_file(source: str, output: str) -> bool:
 
 
 def write_frame(frame: pd.DataFrame, output: str | None) -> None:
-    """``frame`` as CSV (lists and dicts as JSON text) to ``output`` or stdout."""
+    """``frame`` as CSV (lists and dicts as JSON text) to ``output`` or stdout.
+
+    Example:
+        >>> import pandas as pd
+        >>> write_frame(pd.DataFrame({"handle": ["ada"], "skills": [["python"]]}), None)
+        handle,skills
+        ada,"[""python""]"
+    """
     from ..frames.records import to_csv_cells
 
     cells = to_csv_cells(frame)
@@ -96,8 +116,10 @@ def write_frame(frame: pd.DataFrame, output: str | None) -> None:
 
 @contextlib.contextmanager
 def open_output(output: str | None) -> Iterator[TextIO | PartFile]:
-    """stdout, or a part file beside ``output`` (made now: the directory must take it),
-    removed unless committed."""
+    """stdout, or a part file beside ``output``, removed unless committed.
+
+    The part file is made now, so a directory that cannot take it fails before the job.
+    """
     if output is None or to_stdout(output):
         yield sys.stdout
         return
@@ -110,7 +132,7 @@ def open_output(output: str | None) -> Iterator[TextIO | PartFile]:
 
 
 def write_text(text: str, out: TextIO | PartFile, output: str | None) -> None:
-    """Write to stdout, or to the part file (a failure: one line, exit 2)."""
+    """Write to stdout, or to the part file. A failure is one line, and exit 2."""
     if not isinstance(out, PartFile):
         out.write(text)
         return

@@ -1,8 +1,11 @@
 """The command line's parser, and the typed options it turns each command's arguments into.
 
-Example: ``parse_args(["enrich", "leads.csv", "-o", "out.csv"])`` ->
-``EnrichOptions(input="leads.csv", output="out.csv", ...)``. Nothing below this module sees
-an ``argparse.Namespace``.
+Nothing below this module sees an ``argparse.Namespace``.
+
+Example:
+    >>> parse_args(["cache", "forget", "ada", "--keep-case"])  # doctest: +NORMALIZE_WHITESPACE
+    CacheOptions(action='forget', yes=False, handles=('ada',), from_csv=None, column='handle',
+                 encoding='utf-8', keep_case=True)
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ _Copied = TypeVar("_Copied", EnrichOptions, ServeOptions)
 
 
 def _copied(cls: type[_Copied], ns: argparse.Namespace, **made: Any) -> _Copied:
-    """``cls`` with each field the argument of the same name (its ``dest``), but those ``made``
-    here: ``_copied(EnrichOptions, ns, progress=_progress(ns))``."""
+    """``cls`` with each field the argument of the same name, but those ``made`` here.
+
+    Example: ``_copied(EnrichOptions, ns, progress=_progress(ns))``
+    """
     given = {f.name: getattr(ns, f.name) for f in dataclasses.fields(cls) if f.name not in made}
     return cls(**given, **made)
 
@@ -57,14 +62,24 @@ old copy may remain in a -wal file (another process was reading the cache: run i
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
-    """The options of the command ``argv`` names (argparse exits 2 on a bad argument)."""
+    """The options of the command ``argv`` names. argparse exits 2 on a bad argument.
+
+    Example:
+        >>> parse_args(["enrich", "accounts.csv", "--companies"]).column
+        'slug'
+    """
     namespace = build_parser().parse_args(argv)
     make: Callable[[argparse.Namespace], Options] = namespace.options
     return make(namespace)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``lookup-pandas`` parser: each command's arguments, and the options it makes."""
+    """The ``lookup-pandas`` parser: each command's arguments, and the options it makes.
+
+    Example:
+        >>> build_parser().prog
+        'lookup-pandas'
+    """
     parser = argparse.ArgumentParser(
         prog="lookup-pandas",
         description="People and company data in pandas: cached, paced, resumable.",
@@ -142,7 +157,7 @@ def _add_enrich(sub: _Sub) -> None:
         "are case-insensitive, so Ada and ada are one person, paid once)",
     )
     p.add_argument("--chunksize", type=rows, default=None, metavar="N", help=_CHUNKSIZE_HELP)
-    # rows above which an input is chunked unasked (default stream.AUTO_CHUNK_ROWS); for tests
+    # rows above which an input is chunked unasked (default csv_chunks.AUTO_CHUNK_ROWS); for tests
     p.add_argument("--chunk-threshold", type=rows, default=None, help=argparse.SUPPRESS)
     _add_common(p)
     p.set_defaults(options=_enrich_options)
@@ -307,7 +322,7 @@ def _add_cache(sub: _Sub) -> None:
 
 
 def _cache_options(ns: argparse.Namespace) -> CacheOptions:
-    """Only ``clear`` has --yes and only ``forget`` its handles: the others take the defaults."""
+    """Only ``clear`` has --yes, and only ``forget`` its handles. The others take the defaults."""
     return CacheOptions(
         action=ns.cache_command,
         yes=getattr(ns, "yes", False),

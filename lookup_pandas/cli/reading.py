@@ -1,7 +1,15 @@
-"""Reading the command's CSV: every cell as written, and each failure as one InputError line.
+r"""Reading the command's CSV: every cell as written, and each failure as one InputError line.
 
-Example: ``read_csv("leads.csv", "utf-8")`` (a frame of text; only empty cells missing);
-``for chunk in csv_chunks("leads.csv", "utf-8", 10_000): ...``.
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = str(Path(tmp, "leads.csv"))
+    ...     _ = Path(path).write_text("handle,zip\nada,01234\n,N/A\n")
+    ...     frame = read_csv(path, "utf-8")
+    ...     rows = count_rows(path, 50_000)
+    >>> frame["zip"].tolist(), frame["handle"].isna().tolist(), rows
+    (['01234', 'N/A'], [False, True], 2)
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ _CSV_OPTIONS: dict[str, Any] = {"dtype": str, "keep_default_na": False, "na_valu
 
 @contextlib.contextmanager
 def _reading(path: str, encoding: str) -> Iterator[None]:
-    """Failures of reading ``path`` (at any chunk) as one-line InputErrors."""
+    """Failures of reading ``path``, at any chunk, as one-line InputErrors."""
     import pandas as pd
 
     try:
@@ -54,11 +62,13 @@ def _check_encoding(encoding: str) -> None:
 
 
 def read_csv(path: str, encoding: str, *, nrows: int | None = None) -> pd.DataFrame:
-    """The CSV with every cell as written; empty cells are missing.
+    """The CSV with every cell as written. Only empty cells are missing.
 
-    Handles then follow one rule, here and after a plain ``pd.read_csv``: blanks and pandas'
-    missing-value strings (``NA``, ``N/A``, ``null``...) are invalid handles, never sent.
-    Other columns are written back exactly as they were read.
+    Other columns are written back exactly as they were read. Handles follow one rule, here and
+    after a plain ``pd.read_csv``: blanks and pandas' missing-value strings (``NA``, ``N/A``,
+    ``null``...) are invalid handles, never sent.
+
+    Example: ``read_csv("leads.csv", "utf-8")``, or ``read_csv("-", "utf-8")`` for stdin.
     """
     import pandas as pd
 
@@ -70,8 +80,12 @@ def read_csv(path: str, encoding: str, *, nrows: int | None = None) -> pd.DataFr
 
 
 def csv_chunks(path: str, encoding: str, rows: int) -> Iterator[pd.DataFrame]:
-    """The CSV as ``read_csv`` reads it, ``rows`` rows at a time (the last chunk shorter; a
-    header-only file gives one empty chunk)."""
+    """The CSV as ``read_csv`` reads it, ``rows`` rows at a time.
+
+    The last chunk is shorter. A file with only a header gives one empty chunk.
+
+    Example: ``for chunk in csv_chunks("leads.csv", "utf-8", 10_000): ...``
+    """
     import pandas as pd
 
     _check_encoding(encoding)
@@ -87,13 +101,12 @@ def csv_chunks(path: str, encoding: str, rows: int) -> Iterator[pd.DataFrame]:
 
 
 def count_rows(path: str, enough: int) -> int | None:
-    """About how many rows a regular file holds (its lines, less the header), counted up to
-    ``enough + 1``; None when it is no regular file (standard input, a pipe, a directory).
+    """About how many rows a regular file holds, counted up to ``enough + 1``.
 
-    Example: ``count_rows("leads.csv", 50_000)`` -> ``250``; ``50_001`` for any longer file.
+    None when it is no regular file (standard input, a pipe, a directory). A line break inside
+    a quoted field counts as a row: only ever an over-count, which chunks.
 
-    A line break inside a quoted field counts as a row, and so may a byte 0x0A of a wide
-    encoding: only ever an over-count, which chunks (the output is the same either way).
+    Example: ``count_rows("leads.csv", 50_000)`` -> ``250``, or ``50_001`` for any longer file.
     """
     if path == STDIN or file_size(path) is None:
         return None
@@ -113,7 +126,12 @@ _BLOCK = 2**20
 
 
 def file_size(path: str) -> int | None:
-    """The size of a regular file, else None (a pipe, a directory, no such file)."""
+    """The size of a regular file, else None (a pipe, a directory, no such file).
+
+    Example:
+        >>> file_size("/dev/null") is None, file_size("/no/such/file") is None
+        (True, True)
+    """
     try:
         st = os.stat(path)
     except (OSError, ValueError):

@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 
 
 def serve(options: ServeOptions) -> int:
-    """Run the emulator until Ctrl-C, SIGTERM or ``--duration``; print what it billed then
-    (and on SIGUSR1, going on). ``GET /_emulator/stats`` answers the same numbers as JSON."""
+    """Run the emulator until Ctrl-C, SIGTERM or ``--duration``, then print what it billed.
+
+    SIGUSR1 prints the counts too, and it goes on. ``GET /_emulator/stats`` answers the same
+    numbers as JSON.
+    """
     from ..testing import FakeService
 
     o = options
@@ -77,11 +80,10 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
 def _serve_until_stopped(
     svc: FakeService, duration: float | None, ready: Callable[[], None] = lambda: None
 ) -> None:
-    """Call ``ready`` once the signals are handled, then wait for SIGINT / SIGTERM / the
-    duration's end; SIGUSR1 prints the counts and goes on.
+    """Call ``ready`` once the signals are handled, then wait for SIGINT, SIGTERM or the duration.
 
-    The handlers only set flags (printing or taking a lock inside one could deadlock); the
-    loop acts on them within a tenth of a second. Signals are handled in the main thread only.
+    SIGUSR1 prints the counts and goes on. The handlers only set flags, and the loop acts on them
+    within a tenth of a second. Signals are handled in the main thread only.
     """
     flags = {"stop": False, "report": False}
     wanted = {signal.SIGINT: "stop", signal.SIGTERM: "stop"}
@@ -113,7 +115,15 @@ def _serve_until_stopped(
 
 
 def _print_serve_stats(stats: dict[str, Any]) -> None:
-    """The counts block ``serve`` prints: on SIGUSR1 and when it stops."""
+    """The counts block ``serve`` prints: on SIGUSR1 and when it stops.
+
+    Example:
+        >>> _print_serve_stats({"requests": 6, "rate_limited": 0, "billed_calls": 1,
+        ...                     "billed_batch_items": 190, "credits": 191, "distinct_handles": 191})
+        emulator counts:
+          requests seen 6, 429s 0
+          billed calls 1, billed batch items 190, credits 191, distinct handles billed 191
+    """
     print(
         "emulator counts:\n"
         f"  requests seen {stats['requests']}, 429s {stats['rate_limited']}\n"
@@ -125,7 +135,7 @@ def _print_serve_stats(stats: dict[str, Any]) -> None:
 
 
 def demo(options: DemoOptions) -> int:
-    """The emulator and the bundled sample lead list, end to end (lookup_pandas.demo)."""
+    """The emulator and the bundled sample lead list, end to end (:mod:`lookup_pandas.demo`)."""
     from ..demo import run_demo
 
     return run_demo(options.workdir, progress=options.progress, sparse=options.sparse)

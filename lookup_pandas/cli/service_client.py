@@ -1,6 +1,6 @@
 """The Client a command talks to the service through: built from LOOKUP_*, one per run.
 
-Example: ``with service_client() as client: api.credits_tier(client=client)``.
+Example: ``with service_client() as client: api.credits_tier(client=client)``
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 
 @contextmanager
 def service_client(offline: bool = False) -> Iterator[Client]:
-    """A Client from the environment (its settings checked now), closed when the command is
-    done; on a failure or Ctrl-C it is left open, as a process ending would leave it (workers
-    may still hold it). ``offline`` (``--offline``): answers from the cache only; else
-    ``LOOKUP_OFFLINE`` decides."""
+    """A Client from the environment, its settings checked now, closed when the command is done.
+
+    On a failure or Ctrl-C it is left open, as a process ending would leave it: workers may still
+    hold it. ``offline`` (``--offline``): answers from the cache only. Else ``LOOKUP_OFFLINE``
+    decides.
+    """
     from ..client.client import Client
 
     client = Client(offline=True if offline else None)

@@ -1,9 +1,8 @@
 """``lookup-pandas tier``: the credits tier as one line a person reads (``-o FILE``: its CSV row).
 
-Example: ``tier_line({"balance": 1234, "current_tier": {"name": "Hobby", "limit_per_minute":
-30}, "next_tier": {"name": "Developer", "min_credits": 10000, "credits_needed": 8766}})`` ->
-``"tier Hobby: 30 calls/min, balance 1,234 credits; next: Developer at 10,000 credits (8,766
-more)"``.
+Example:
+    >>> tier_line({"balance": 1234, "current_tier": {"name": "Hobby", "limit_per_minute": 30}})
+    'tier Hobby: 30 calls/min, balance 1,234 credits'
 """
 
 from __future__ import annotations
@@ -22,8 +21,10 @@ __all__ = ["tier", "tier_line"]
 
 
 def tier(options: TierOptions) -> int:
-    """The tier's line on stdout; with ``-o FILE``, its one-row CSV there and the line on
-    stderr."""
+    """The tier's line on stdout, or with ``-o FILE`` its one-row CSV there.
+
+    With ``-o FILE``, the line goes to stderr.
+    """
     from ..frames.records import records_to_frame
 
     check_output(options.output)
@@ -39,12 +40,15 @@ def tier(options: TierOptions) -> int:
 
 
 def tier_line(payload: Mapping[str, Any]) -> str:
-    """One line from the credits-tier payload, whatever it leaves out (production promises
-    little): each figure it holds, nothing for one it lacks.
+    """One line from the credits-tier payload: each figure it holds, nothing for one it lacks.
 
-    Example: ``tier_line({"balance": 50})`` -> ``"tier: balance 50 credits"``;
-    ``tier_line({"current_tier": {"name": "Testing"}, "next_tier": None})`` ->
-    ``"tier Testing; the top tier"``.
+    Production promises little about the payload, so any field may be missing.
+
+    Example:
+        >>> tier_line({"balance": 50})
+        'tier: balance 50 credits'
+        >>> tier_line({})
+        'tier: not reported'
     """
     current = _mapping(payload.get("current_tier"))
     name = _text(current.get("name"))
@@ -66,7 +70,12 @@ def tier_line(payload: Mapping[str, Any]) -> str:
 
 
 def _next(next_tier: Any) -> str:
-    """``next: Developer (70 calls/min) at 10,000 credits (8,766 more)``, or the top tier."""
+    """The next tier, its limit and what it takes, or the top tier.
+
+    Example:
+        >>> _next({"name": "Developer", "limit_per_minute": 70, "min_credits": 10000})
+        'next: Developer (70 calls/min) at 10,000 credits'
+    """
     if next_tier is None:
         return "the top tier"
     up = _mapping(next_tier)
@@ -88,10 +97,10 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _text(value: Any) -> str:
-    """A name, on one line (its whitespace runs made one space); ``""`` for anything else."""
+    """A name, on one line (its whitespace runs made one space), or ``""`` for anything else."""
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
 def _number(value: Any) -> float | None:
-    """A figure of the payload as a float; None when missing, not a number, or a bool."""
+    """A figure of the payload as a float. None when missing, not a number, or a bool."""
     return None if isinstance(value, bool) else finite_number(value)

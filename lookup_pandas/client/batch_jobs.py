@@ -1,15 +1,30 @@
 """The batch-job protocol: submit, poll, store each result as the single call's answer.
 
-Example::
-
-    calls = BatchCalls(client._request, wire)
-    job_id = calls.submit(["ada", "grace"])
-    page = calls.status(job_id, after=0)        # {"status": "processing", "profiles": {...}}
-    calls.result("ada", page["profiles"]["ada"], job_id).data["id"]
-
 :mod:`lookup_pandas.enrichment.batch_plan` plans the jobs and
-:mod:`lookup_pandas.enrichment.batch_run` runs them; this
-module only speaks the protocol, through the Client's send chain.
+:mod:`lookup_pandas.enrichment.batch_run` runs them. This module only speaks the protocol,
+through the Client's send chain.
+
+Example:
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "/batch/enrich" in request.url and request.method == "POST":
+    ...         return 200, envelope({"job_id": "job_1"})
+    ...     if "/batch/enrich" in request.url:
+    ...         ada = {"id": "prsn_1", "handle": "ada"}
+    ...         return 200, envelope({"status": "completed", "profiles": {"ada": ada}})
+    ...     if "/credits/tier/" in request.url:
+    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
+    ...                    transport=MockTransport(answer))
+    >>> job_id = client.submit_batch(["ada"])  # BatchCalls.submit
+    >>> page = client.batch_status(job_id)  # one poll
+    >>> page["status"]
+    'completed'
+    >>> client.batch_result("ada", page["profiles"]["ada"], job_id).data  # as a single call's
+    {'id': 'prsn_1', 'handle': 'ada'}
+    >>> client.close()
 """
 
 from __future__ import annotations
@@ -27,7 +42,7 @@ from ..errors import (
     ResponseError,
     ServiceError,
 )
-from ..http.contact import Requester
+from ..http.decisions import Call, Requester
 from ..http.sending import Wire
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.answers import parsed_answer, profile_answer_from_batch
@@ -48,11 +63,13 @@ def no_batch(
     cli_advice: str = CLI_ADVICE,
     path: str = BATCH_PATH,
 ) -> BatchUnavailableError:
-    """The error that says this service has no batch jobs (``exc``: the answer that told).
+    """The error that says this service has no batch jobs. ``exc`` is the answer that told.
 
-    Example: ``str(no_batch("http://x"))`` -> "The service at http://x has no batch jobs;
-    use method='single' or 'auto'."; its ``cli_message`` gives the command line's
-    ``cli_advice`` instead.
+    Its ``cli_message`` gives the command line's ``cli_advice`` instead of Python's.
+
+    Example:
+        >>> print(no_batch("http://x"))  # doctest: +ELLIPSIS
+        The service at http://x has no batch jobs... use method='single' or 'auto'.
     """
     answer = f" (POST {path} answered {exc.status_code})" if exc is not None else ""
     told = f"The service at {base_url} has no batch jobs{answer};"
@@ -95,7 +112,7 @@ class BatchCalls:
     def no_batch(
         self, exc: ServiceError | None = None, kind: Kind = PEOPLE
     ) -> BatchUnavailableError:
-        """:func:`no_batch` for this Client's base URL (``exc``: the answer that told).
+        """:func:`no_batch` for this Client's base URL. ``exc`` is the answer that told.
 
         Example: ``raise client.no_batch()``
         """
@@ -104,15 +121,14 @@ class BatchCalls:
     def submit(
         self, handles: Sequence[str], *, cancel: threading.Event | None = None, kind: Kind = PEOPLE
     ) -> str:
-        """Submit one batch job of 1 to 1,000 handles; return its ``job_id``. Nothing is billed
-        yet: each item is billed when it resolves. A submit takes a pacing slot.
+        """Submit one batch job of 1 to 1,000 handles, and return its ``job_id``.
+
+        Nothing is billed yet: each item is billed when it resolves. A submit takes a pacing slot.
+        A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and no further
+        submit is sent. A submit whose answer was lost may have created a job, so its retry may pay
+        for those items twice.
 
         Example: ``job_id = client.submit_batch(["ada", "grace"])``
-
-        A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and the
-        Client remembers it (no further submit is sent). Transient failures are retried like
-        any call; a submit whose answer was lost after it was sent may have created a job
-        (the service offers no idempotency key), so a retry may pay for those items twice.
         """
         path = _batch_path(kind)
         if self.supported_for(kind) is False:
@@ -122,13 +138,14 @@ class BatchCalls:
         body = {"ids": ids, "handles": rest, "enrich_live": False}
         try:
             env = self._request(
-                path,
-                None,
-                method="POST",
-                body=body,
-                cache=False,
-                cancel=cancel,
-                final_statuses=frozenset({404, 405}),
+                Call(
+                    path,
+                    method="POST",
+                    body=body,
+                    cache=False,
+                    cancel=cancel,
+                    final_statuses=frozenset({404, 405}),
+                )
             )
         except ServiceError as exc:
             if exc.status_code in (404, 405):
@@ -154,20 +171,23 @@ class BatchCalls:
         cancel: threading.Event | None = None,
         kind: Kind = PEOPLE,
     ) -> dict[str, Any]:
-        """One poll of a batch job: the ``data`` of its answer (``status``, ``total``,
-        ``resolved``, ``errors``, ``next_cursor``, ``not_found``, ``profiles``) from result
-        ``after`` on. Never cached; takes a pacing slot. An unknown or expired job raises
-        NotFoundError (any 404).
+        """One poll of a batch job: the ``data`` of its answer, from result ``after`` on.
 
-        Example: ``client.batch_status(job_id, 0)["status"]  # "processing"``
+        That is ``status``, ``total``, ``resolved``, ``errors``, ``next_cursor``, ``not_found``
+        and ``profiles``. A poll is never cached and takes a pacing slot. An unknown or expired
+        job raises NotFoundError (any 404).
+
+        Example: ``client.batch_status(job_id, 0)["status"]`` -> ``"processing"``
         """
         try:
             env = self._request(
-                _batch_path(kind),
-                {"job_id": job_id, "after": after},
-                cache=False,
-                cancel=cancel,
-                final_statuses=frozenset({404}),
+                Call(
+                    _batch_path(kind),
+                    {"job_id": job_id, "after": after},
+                    cache=False,
+                    cancel=cancel,
+                    final_statuses=frozenset({404}),
+                )
             )
         except ConfigurationError as exc:
             if exc.status_code != 404:
@@ -182,10 +202,10 @@ class BatchCalls:
     def result(
         self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
     ) -> Envelope:
-        """One batch job result as the answer ``GET /people/profile?handle=...`` gives, cached
-        exactly as that answer would be: the record's Envelope, or (``record=None``) the billed
-        not-found, raised as the NotFoundError a single call raises. Afterwards
-        ``client.profile(handle)`` and a re-run are free cache hits.
+        """One batch job result as the single call's answer, cached exactly as that answer would be.
+
+        ``record=None`` is the billed not-found, raised as the NotFoundError a single call raises.
+        Afterwards ``client.profile(handle)`` and a re-run are free cache hits.
 
         Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
         """

@@ -1,13 +1,28 @@
 """One Client's cache: reading it without sending, what it holds, and removing it.
 
-Example::
+The Client's cache methods are this part's. :mod:`lookup_pandas.cache.admin` does the work,
+on any cache.
 
-    client.is_cached(PROFILE_PATH, {"handle": "ada"})   # True: a GET would be a free hit
-    client.cache_info().entries                          # 1234
-    client.forget(["ada-lovelace"])                      # Forgotten(profiles=1, pages=2, ...)
-
-The Client's cache methods are this part's, in one line each. :mod:`lookup_pandas.cache.admin`
-does the admin work on any cache (also without a Client: ``lookup-pandas cache ...``).
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "/credits/tier/" in request.url:
+    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+    ...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+    >>> profile = "/api/data/v1/people/profile"
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with lp.Client(api_key="lk_example", base_url="http://service.test",
+    ...                    cache=Path(tmp, "c.sqlite"), transport=MockTransport(answer)) as client:
+    ...         before = client.is_cached(profile, {"handle": "ada"})
+    ...         _ = client.profile("ada")
+    ...         after = client.is_cached(profile, {"handle": "ada"})
+    ...         expired = client.stored_at(profile, {"handle": "ada"})[1]
+    ...         entries, cleared = client.cache_info().entries, client.clear()
+    >>> before, after, expired, entries, cleared
+    (False, True, False, 1, 1)
 """
 
 from __future__ import annotations
@@ -36,19 +51,20 @@ class ClientCache:
         self._counter = counter
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
-        """True when a GET of ``path`` with ``params`` would be answered from the cache.
+        """Whether a GET of ``path`` with ``params`` would be answered from the cache.
 
-        Example: ``client.is_cached(PROFILE_PATH, {"handle": "ada"})  # True``
+        Example: ``client.is_cached(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
         """
-        return self._wire.lookup(path, self._wire.prepare(path, params)) is not None
+        return self._wire.cached(path, self._wire.prepare(path, params)) is not None
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
-        """The cached answer, checked, without touching the network; None when not cached.
+        """The cached answer, checked, without touching the network. None when it is not cached.
 
-        Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> Envelope or None.
         A cached not-found raises NotFoundError, exactly as the live answer did.
+
+        Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> an Envelope, or None
         """
-        response = self._wire.lookup(path, self._wire.prepare(path, params))
+        response = self._wire.cached(path, self._wire.prepare(path, params))
         if response is None:
             return None
         self._counter.count(cache_hits=1)
@@ -57,13 +73,13 @@ class ClientCache:
     def stored_at(
         self, path: str, params: Mapping[str, Any] | None = None
     ) -> tuple[datetime, bool] | None:
-        """When the cached answer was stored (UTC), and whether it has expired; None when the
-        cache does not hold it (an expired answer counts only offline, as for every read).
+        """When the cached answer was stored (UTC), and whether it expired. None if not cached.
 
-        Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(2026, 11,
-        25, 7, 41, tzinfo=UTC), False)``
+        An expired answer counts only offline, as for every read.
+
+        Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(...), False)``
         """
-        response = self._wire.lookup(path, self._wire.prepare(path, params))
+        response = self._wire.cached(path, self._wire.prepare(path, params))
         if response is None:
             return None
         created = getattr(response, "created_at", None)
@@ -75,13 +91,12 @@ class ClientCache:
     def profile_keys(
         self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
     ) -> dict[str, str]:
-        """Each handle's profile answer's name among the processes sharing the store (its
-        cache key); empty without a cache, where there is nothing to share or claim.
-        ``ahead``: each request is kept for the call that will send it (prepared once).
-        ``kind``: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: each
-        company's).
+        """Each handle's cache key: its name among the processes sharing the store.
 
-        Example: ``client.profile_keys(["ada"])  # {"ada": "5f3c..."}``
+        Empty without a cache, where there is nothing to share or claim. ``ahead``: each request is
+        kept for the call that will send it, prepared once. ``kind``: whose lookups.
+
+        Example: ``client.profile_keys(["ada"])`` -> ``{"ada": "5f3c..."}``
         """
         wire = self._wire
         if not wire.cache_on:
@@ -91,49 +106,44 @@ class ClientCache:
         return {h: wire.cache_key(prepare(path, kind.params(h))) for h in handles}
 
     def info(self) -> CacheInfo:
-        """What the cache holds: ``entries``, ``expired``, ``bytes``, ``oldest`` and ``newest``
-        (when stored), batch ``jobs``, ``location``. Sends nothing.
+        """What the cache holds (:class:`~lookup_pandas.cache.CacheInfo`). Sends nothing.
 
-        Example: ``print(client.cache_info())``; ``client.cache_info().entries  # 1234``
+        Without a cache (``cache=False``), it reports nothing cached.
 
-        Without a cache (``cache=False``) it reports nothing cached.
+        Example: ``print(client.cache_info())``
         """
         return admin.cache_info(self._open())
 
     def prune(self) -> int:
-        """Remove the expired answers (never used again); return how many. Sends nothing.
+        """Remove the expired answers, which are never used again. Returns how many. Sends nothing.
 
-        Example: ``client.prune()  # 12``
+        Example: ``client.prune()`` -> ``12``
         """
         return admin.prune(self._open()).entries
 
     def clear(self) -> int:
-        """Remove every cached answer, and the stored batch jobs and claims (the jobs hold
-        handles); return how many answers. What was paid for is paid for again when needed.
+        """Remove every cached answer, and the stored batch jobs and claims. Returns how many.
 
-        Example: ``client.clear()  # 1234``
+        The count is of answers. What was paid for is paid for again when needed. A SQLite
+        cache file is cleared whole. A Redis cache is cleared in this Client's namespace (a
+        named one with the stored jobs of every key that used it). Without a cache: 0, and the
+        jobs kept in memory are dropped.
 
-        A SQLite cache file is cleared whole (it holds the answers of every key used with it);
-        a Redis cache, this Client's namespace (a named one with the stored jobs of every key
-        that used it). Without a cache: 0 (the jobs kept in memory are dropped).
+        Example: ``client.clear()`` -> ``1234``
         """
         return admin.clear(self._open()).entries
 
     def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
-        """Erase every stored answer about these people: their profile answers (single calls
-        and batch results), every page of a list holding them (whole pages), and their
-        handles in stored batch jobs. Handles, profile URLs or ``prsn_`` ids (either name finds
-        the answers bought by the other), normalised as enrichment does (``fold_case``); a
-        value that is no handle is a UsageError and nothing is erased. Sends nothing; their
-        next lookup is fetched (and billed) again.
+        """Erase every stored answer about these people. Sends nothing.
 
-        Example: ``client.forget(["ada-lovelace"])  # Forgotten(profiles=1, pages=2, ...)``
+        Their profile answers go, every page of a list that holds them (whole), and their handles
+        in stored batch jobs. People are named by handle, profile URL or ``prsn_`` id, and either
+        name finds the answers bought by the other. A value that is no handle is a UsageError, and
+        nothing is erased. Their next lookup is fetched, and billed, again. On SQLite, no byte of
+        the cache's files keeps them afterwards, unless ``complete`` is False (another process was
+        reading). Without a cache, only the batch jobs kept in memory are edited.
 
-        On SQLite no byte of the cache's files keeps them afterwards (deleted with
-        ``secure_delete``, the files rewritten, their write-ahead logs emptied); when another
-        process was reading the cache, ``complete`` is False and an
-        ``IncompleteErasureWarning`` says so. See :mod:`lookup_pandas.cache`. Without a
-        cache, only the batch jobs kept in memory are edited.
+        Example: ``client.forget(["ada-lovelace"])`` -> ``Forgotten(profiles=1, pages=2, ...)``
         """
         return admin.forget(self._open(), handles, fold_case=fold_case)
 

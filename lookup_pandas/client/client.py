@@ -31,6 +31,7 @@ from requests.adapters import BaseAdapter
 from ..cache import CacheInfo, Forgotten
 from ..config.settings import SETTING_NAMES, Settings, keyword_help
 from ..errors import BatchUnavailableError, ServiceError
+from ..http.decisions import Call
 from ..http.stats import ClientStats
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
 from ..service.endpoints import (
@@ -102,12 +103,8 @@ class Client:
     ) -> None:
         given = locals()
         self.settings = Settings.build(**{name: given[name] for name in SETTING_NAMES})
-        self._parts = parts = ClientParts.build(self.settings, transport)
-        # The parts other modules and tests reach for (each documented on ClientParts), bound once.
-        self.retry_policy, self.pacer = parts.retry_policy, parts.pacer
-        self.store, self.claims, self.counter = parts.store, parts.claims, parts.counter
-        self._sender, self._request = parts.sender, parts.sender.request
-        self._prepare, self._send = parts.wire.prepare, parts.wire.send
+        #: The parts (the send chain, the store, the pace, ...): other modules use them here.
+        self._parts = ClientParts.build(self.settings, transport)
 
     def __repr__(self) -> str:
         # cache_label: the path, the Redis URL without its password, or "off"
@@ -160,7 +157,7 @@ class Client:
     @property
     def rate_limit_per_minute(self) -> float | None:
         """``client.rate_limit_per_minute  # 57.0``: the pace applied to network calls."""
-        return self.pacer.per_minute
+        return self._parts.pacer.per_minute
 
     @property
     def pace_known(self) -> bool:
@@ -175,13 +172,13 @@ class Client:
     @property
     def claim_ttl(self) -> float:
         """``client.claim_ttl  # 30.0``: seconds a claim holds unrenewed (:mod:`.claims`)."""
-        return self.claims.ttl
+        return self._parts.claims.ttl
 
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
     ) -> dict[str, Any]:
         """``client.get(PROFILE_PATH, {"handle": "ada"})["data"]``: GET any endpoint, checked."""
-        return dict(self._request(path, params, refresh=refresh).body)
+        return dict(self._parts.sender.request(Call(path, params, refresh=refresh)).body)
 
     def profile(
         self, handle: str, *, refresh: bool = False, fold_case: bool = True
@@ -208,12 +205,12 @@ class Client:
 
     def profile_answer(self, handle: str, **options: Any) -> Envelope:
         """``client.profile_answer("ada").from_cache``: :meth:`lookup_answer` for a person."""
-        return lookups.answer(self._request, handle, PEOPLE, **options)
+        return lookups.answer(self._parts.sender.request, handle, PEOPLE, **options)
 
     def lookup_answer(self, value: str, kind: Kind = PEOPLE, **options: Any) -> Envelope:
         """``client.lookup_answer("acme", COMPANIES).data``: one lookup's whole answer, case kept;
         NotFoundError if none. ``options``: ``refresh``, ``cancel``, ``known_miss``, ``held``."""
-        return lookups.answer(self._request, value, kind, **options)
+        return lookups.answer(self._parts.sender.request, value, kind, **options)
 
     def credits_tier(self) -> dict[str, Any]:
         """``client.credits_tier()["balance"]  # 988``: the panel's credits tier, never cached
@@ -232,7 +229,8 @@ class Client:
         self, path: str, params: Mapping[str, Any], plan: PagePlan, *, refresh: bool = False
     ) -> Page:
         """``records, pagination = client.page(SEARCH_PATH, plan.first(params), plan)``."""
-        return read_page(lambda p, q: self._request(p, q, refresh=refresh), path, params, plan)
+        request = self._parts.sender.request
+        return read_page(lambda p, q: request(Call(p, q, refresh=refresh)), path, params, plan)
 
     def paginate(
         self,

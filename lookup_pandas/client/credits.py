@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import AuthenticationError, ConfigurationError, ResponseError, ServiceError
+from ..http.decisions import Call
 from ..service.credits import (
     BALANCE_PATH,
     ROUTE_COSTS_PATH,
@@ -94,7 +95,7 @@ def _facts(client: Client) -> PublicFacts:
 def _read(client: Client, path: str) -> Any:
     """The ``data`` of a panel route, read now; None when the service has no such route."""
     try:
-        return client._request(path, None, final_statuses=_MISSING).data
+        return client._parts.sender.request(Call(path, final_statuses=_MISSING)).data
     except ServiceError as exc:
         if exc.status_code == 404:  # an old service, or one without credits
             return None

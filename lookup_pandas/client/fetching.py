@@ -1,15 +1,14 @@
 """One lookup by value (a person, a company) through the send chain: the Client's in a line.
 
-Example::
+The value is normalised by its kind's rules and sent as its endpoint's parameter for it (an
+id prefix's, else the key). Anything else is a UsageError, and nothing is sent.
 
-    answer(client._request, "prsn_1a2b", PEOPLE).data["handle"]   # sent as id=prsn_1a2b
-    record(client.lookup_answer, "https://www.linkedin.com/company/Acme/", COMPANIES)
-    # {"id": "org_...", "slug": "acme", ...}; None when the service does not know it
-
-The value is normalised by its kind's rules (:class:`~lookup_pandas.identifiers.kinds.Kind`) and
-sent as
-its Endpoint's parameter for it (``param_for``: an id prefix's, else the key); anything else is
-a UsageError and nothing is sent. A not-found (1010, 1020) is billed and cached like a record.
+Example:
+    >>> from lookup_pandas.identifiers.kinds import COMPANIES
+    >>> def lookup(value, kind, refresh=False):  # stands for Client.lookup_answer
+    ...     return Envelope({"id": "org_1", "slug": value}, "ok", None, None, {})
+    >>> record(lookup, "https://www.linkedin.com/company/Acme/", COMPANIES)
+    {'id': 'org_1', 'slug': 'acme'}
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import NotFoundError
-from ..http.contact import Requester
+from ..http.decisions import Call, Requester
 from ..identifiers.handles import checked_handle
 from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
@@ -38,16 +37,25 @@ def answer(
     known_miss: bool = False,
     held: str | None = None,
 ) -> Envelope:
-    """The whole answer to ``value``'s lookup, its case kept; NotFoundError if none.
+    """The whole answer to ``value``'s lookup, its case kept. NotFoundError if there is none.
 
-    Example: ``answer(client._request, "ada", PEOPLE).from_cache  # True the second time``.
-    ``cancel``, ``known_miss``, ``held``: ``Sender.request``'s.
+    ``cancel``, ``known_miss`` and ``held`` are :class:`~lookup_pandas.http.decisions.Call`'s.
+
+    Example:
+        >>> from lookup_pandas.identifiers.kinds import PEOPLE
+        >>> def request(call):  # stands for the Client's send chain
+        ...     print(call.path, dict(call.params))
+        ...     return Envelope({"id": "prsn_1a2b", "handle": "ada"}, "ok", None, None, {})
+        >>> answer(request, "prsn_1a2b", PEOPLE).data["handle"]
+        /api/data/v1/people/profile {'id': 'prsn_1a2b'}
+        'ada'
     """
     sent = checked_handle(value, fold_case=False, rules=kind.rules)
     path = kind.endpoint.path
-    env = request(
+    call = Call(
         path, kind.params(sent), refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
     )
+    env = request(call)
     checked_data(env, path)
     return env
 
@@ -60,10 +68,14 @@ def record(
     refresh: bool = False,
     fold_case: bool = True,
 ) -> dict[str, Any] | None:
-    """``value``'s record, normalised as enrichment does (``fold_case``; ids never folded);
-    None when not found.
+    """``value``'s record, normalised as enrichment does (ids never folded), or None if not found.
 
-    Example: ``record(client.lookup_answer, "ACME", COMPANIES)["slug"]  # "acme"``
+    Example:
+        >>> from lookup_pandas.identifiers.kinds import COMPANIES
+        >>> def lookup(value, kind, refresh=False):
+        ...     return Envelope({"id": "org_1", "slug": value}, "ok", None, None, {})
+        >>> record(lookup, "ACME", COMPANIES)["slug"]
+        'acme'
     """
     try:
         return fetched(lookup, value, kind, refresh=refresh, fold_case=fold_case)
@@ -79,6 +91,6 @@ def fetched(
     refresh: bool = False,
     fold_case: bool = True,
 ) -> dict[str, Any]:
-    """:func:`record`, raising NotFoundError (the server's message) instead of None."""
+    """:func:`record`, raising NotFoundError with the server's message instead of None."""
     sent = checked_handle(value, fold_case=fold_case, rules=kind.rules)
     return dict(lookup(sent, kind, refresh=refresh).data)

@@ -1,19 +1,15 @@
 """Pagination plans: given what a page answered, decide the next request or stop.
 
-Example::
+:class:`PagePlan` is pure logic. :func:`read_page` and :func:`walk` run the loop over a page
+reader. Every page is billed, so anything that could loop raises PaginationError.
 
-    plan = PagePlan(style=None)                  # detect page / cursor from the answer
-    params = plan.first({"slug": "acme", "limit": 50})
-    params = plan.next(params, {"page": 1, "limit": 50, "has_more": True}, n_records=50)
-    # -> {"slug": "acme", "limit": 50, "page": 2};  None once has_more is false
-
-:class:`PagePlan` is pure logic, no HTTP; :func:`read_page` and :func:`walk` run the loop over
-a page reader (``Client.page`` / ``Client.paginate`` are their delegates). The rules are the
-spec's: ``has_more`` is authoritative; page-based walks 1, 2, 3 ...; cursor-based passes
-``next_cursor`` back unchanged; offset-based (chosen by the caller) advances ``start`` by the
-records received. Every page is billed, so anything that could loop raises PaginationError:
-a cursor seen before, has_more with an empty page or no cursor, or a page number that does not
-match the one asked for.
+Example:
+    >>> plan = PagePlan(style=None)  # page- or cursor-based: told by the first answer
+    >>> params = plan.first({"slug": "acme", "limit": 50})
+    >>> plan.next(params, {"page": 1, "limit": 50, "has_more": True}, n_records=50)
+    {'slug': 'acme', 'limit': 50, 'page': 2}
+    >>> plan.next(params, {"page": 1, "limit": 50, "has_more": False}, n_records=50) is None
+    True
 """
 
 from __future__ import annotations
@@ -33,7 +29,22 @@ _STYLES = ("page", "cursor", "offset")
 
 
 class PagePlan:
-    """The state of one walk: its style (detected or chosen) and the cursors seen so far."""
+    """The state of one walk: its style (detected or chosen) and the cursors seen so far.
+
+    ``has_more`` is authoritative. Page-based walks count 1, 2, 3... Cursor-based passes
+    ``next_cursor`` back unchanged. Offset-based, which only the caller can choose, advances
+    ``start`` by the records received.
+
+    Example:
+        >>> plan = PagePlan()
+        >>> plan.next({}, {"limit": 2, "has_more": True, "next_cursor": "c1"}, n_records=2)
+        {'cursor': 'c1'}
+        >>> plan.next({"cursor": "c1"}, {"limit": 2, "has_more": True, "next_cursor": "c1"}, 2)
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.PaginationError: The service returned a cursor it had already ...
+    """
 
     def __init__(self, style: Style | None = None, *, offset_param: str = "start") -> None:
         if style is not None and style not in _STYLES:
@@ -47,7 +58,12 @@ class PagePlan:
         self._checked: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None
 
     def first(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Parameters of the first request (page 1, offset 0, or no cursor)."""
+        """Parameters of the first request: page 1, offset 0, or no cursor.
+
+        Example:
+            >>> PagePlan("offset").first({"limit": 50, "cursor": "old"})
+            {'limit': 50, 'start': 0}
+        """
         out = {k: v for k, v in params.items() if k != "cursor"}
         if self.style == "page":
             out.setdefault("page", 1)
@@ -88,10 +104,10 @@ class PagePlan:
         return {**base, self.offset_param: _as_int(sent.get(self.offset_param, 0)) + n_records}
 
     def check(self, sent: Mapping[str, Any], pagination: Mapping[str, Any] | None) -> Style | None:
-        """Is this page the one asked for? Call before using its records; returns the style.
+        """Whether this page is the one asked for: call it before using its records.
 
-        A page or offset echoed back that differs from the one sent raises PaginationError, so
-        records of a page that went back are never handed out twice.
+        Returns the style. A page or offset echoed back that differs from the one sent raises
+        PaginationError, so the records of a page that went back are never handed out twice.
         """
         if pagination is None:
             return self.style
@@ -160,11 +176,9 @@ def read_page(
     params: Mapping[str, Any],
     plan: PagePlan,
 ) -> Page:
-    """One page: its records and its pagination block, checked by ``plan`` (the page asked
-    for, not another) before anyone uses its records.
+    """One page: its records and its pagination block, checked by ``plan`` before anyone uses them.
 
-    Example: ``records, pagination = read_page(lambda p, q: client._request(p, q), path,
-    params, plan)``
+    Example: ``records, pagination = read_page(fetch, path, params, plan)``
     """
     env = fetch(path, params)
     records: list[dict[str, Any]] = checked_data(env, path, list)
@@ -183,11 +197,20 @@ def walk(
 ) -> Iterator[dict[str, Any]]:
     """Yield every record of a list endpoint, reading pages with ``page(params, plan)``.
 
-    Example: ``list(walk(lambda q, plan: client.page(path, q, plan), path, {"limit": 50}))``
+    ``new_plan()`` makes the walk's :class:`PagePlan` when the first record is asked for.
+    ``max_records`` stops without reading another page.
 
-    ``new_plan()`` makes the walk's :class:`PagePlan` when the first record is asked for
-    (``functools.partial(PagePlan, "offset")`` for an offset walk; the default detects the
-    style). ``max_records`` stops without reading another page (a bar shows progress if asked).
+    Example:
+        >>> pages = {None: ([{"id": 1}, {"id": 2}], {"has_more": True, "next_cursor": "c1"}),
+        ...          "c1": ([{"id": 3}], {"has_more": False, "next_cursor": None})}
+        >>> def page(params, plan):  # stands for Client.page
+        ...     records, pagination = pages[params.get("cursor")]
+        ...     plan.check(params, pagination)
+        ...     return records, pagination
+        >>> [r["id"] for r in walk(page, "/people/search", {"limit": 2}, progress=False)]
+        [1, 2, 3]
+        >>> [r["id"] for r in walk(page, "/people/search", max_records=1, progress=False)]
+        [1]
     """
     check_max_records(max_records)
     if max_records == 0:
@@ -210,9 +233,13 @@ def walk(
 
 
 def check_max_records(max_records: int | None) -> None:
-    """``max_records`` is None or a whole number >= 0, else a UsageError (nothing is sent).
+    """``max_records`` must be None or a whole number >= 0. Else a UsageError, and nothing is sent.
 
-    Example: ``check_max_records(-1)`` raises UsageError.
+    Example:
+        >>> check_max_records(-1)
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.UsageError: max_records must be a whole number >= 0 or None, not -1.
     """
     if max_records is None:
         return

@@ -3,8 +3,8 @@
 Example::
 
     parts = ClientParts.build(Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080"))
-    parts.sender.request(PROFILE_PATH, {"handle": "ada"}).data["id"]     # "prsn_..."
-    parts.batch.submit(["ada", "grace"])                                 # "job_..."
+    parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"})).data["id"]     # "prsn_..."
+    parts.batch.submit(["ada", "grace"])                                       # "job_..."
 
 The :class:`~lookup_pandas.client.client.Client` is the façade over them and holds one
 ``ClientParts``.
@@ -85,7 +85,7 @@ class ClientParts:
             pacer,
             store,
             cache_on=wire.cache_on,
-            request=lambda path, params, **options: sender.request(path, params, **options),
+            request=lambda call: sender.request(call),
         )
         attempts = PacedAttempts(wire, retry_policy, pacer, counter, contact)
         sender = Sender(wire, attempts, claims, counter, contact)

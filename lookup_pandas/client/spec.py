@@ -1,16 +1,20 @@
 """A Client's settings without its key: what another process needs to build the same Client.
 
-Example::
+Each worker reads ``LOOKUP_API_KEY`` from its own environment. A Redis password stays out too.
 
-    spec = ClientSpec.from_client(client)      # picklable; holds no key and no password
-    pickle.loads(pickle.dumps(spec)).client()  # in a Dask worker: LOOKUP_API_KEY from its env
+Example:
+    >>> import pickle
+    >>> import lookup_pandas as lp
+    >>> client = lp.Client(api_key="lk_example", base_url="https://api.example.com",
+    ...                    cache="redis://:pw@redis.internal:6379/0")
+    >>> spec = ClientSpec.from_client(client)  # picklable: no key, no password
+    >>> spec.settings.api_key, spec.cache, spec.cache_from_env
+    ('', 'redis://:***@redis.internal:6379/0', True)
+    >>> pickle.loads(pickle.dumps(spec)) == spec
+    True
+    >>> client.close()
 
-A Dask graph is pickled, shipped to workers and may be logged or shown, so the key never goes
-into it: each worker reads ``LOOKUP_API_KEY`` from its own environment and checks it is the
-driver's key (by the hash the shared store files entries under, never the key itself). A Redis
-URL with a password stays out of it too: the spec then holds the URL without its password, and
-the worker reads the full URL from its ``LOOKUP_CACHE``. A ``Client`` itself holds a session, a
-cache connection and locks: it is not picklable, and is built once per worker process.
+Example: ``spec.client()`` in a Dask worker builds its Client, the key from its environment.
 """
 
 from __future__ import annotations
@@ -32,8 +36,7 @@ __all__ = ["ClientSpec"]
 
 @dataclass(frozen=True)
 class ClientSpec:
-    """A Client's :class:`~lookup_pandas.config.settings.Settings`, without the key (and a Redis
-    password)."""
+    """A Client's :class:`Settings`, without the key or a Redis password."""
 
     #: the settings with ``api_key=""`` (and the Redis URL without its password)
     settings: Settings
@@ -44,7 +47,7 @@ class ClientSpec:
 
     @classmethod
     def from_client(cls, client: Client) -> ClientSpec:
-        """The spec of ``client`` (its settings; its key only as the store's hash)."""
+        """The spec of ``client``: its settings, and its key only as the store's hash."""
         s = client.settings
         secret = s.cache_url is not None and urlsplit(s.cache_url).password is not None
         cache = redact_url(s.cache_url) if secret and s.cache_url is not None else s.cache
@@ -60,16 +63,15 @@ class ClientSpec:
 
     @property
     def cache(self) -> str | None:
-        """The cache file, the Redis URL (without a password), or None when the cache is off."""
+        """The cache file, the Redis URL without a password, or None when the cache is off."""
         cache = self.settings.cache
         return None if cache is False or cache is None else os.fspath(cache)  # type: ignore[arg-type]
 
     def client(self) -> Client:
         """This process's Client for the spec: built on first use, then shared by its threads.
 
-        Raises ConfigurationError when ``LOOKUP_API_KEY`` is not set here, or is not the key
-        the spec was made with, or (a Redis cache with a password) ``LOOKUP_CACHE`` is not set
-        to that Redis.
+        Raises ConfigurationError when ``LOOKUP_API_KEY`` is not set here or is not the spec's key,
+        or when ``LOOKUP_CACHE`` is not set to the spec's Redis (a Redis with a password).
         """
         with _LOCK:
             client = _CLIENTS.get(self)

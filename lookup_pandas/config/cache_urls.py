@@ -1,8 +1,9 @@
 """Cache URLs: which name a Redis server, whether one can be used, and how to show one.
 
-Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
-``"redis://:***@cache.internal:6379/0"``; ``redis_namespace("redis://h/0?namespace=Acme-Sales")``
--> ``"acme-sales"``.
+>>> redact_url("redis://:s3cret@cache.internal:6379/0")
+'redis://:***@cache.internal:6379/0'
+>>> redis_namespace("redis://h/0?namespace=Acme-Sales")
+'acme-sales'
 """
 
 from __future__ import annotations
@@ -35,19 +36,26 @@ _URL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]+):/")
 def url_scheme(value: str) -> str | None:
     """The scheme of a cache setting that looks like a URL (lower case), else None (a path).
 
-    Example: ``url_scheme("Redis://h/0")`` -> ``"redis"``; ``url_scheme("redis:/h")`` ->
-    ``"redis"``; ``url_scheme("C:/cache.sqlite")`` and ``url_scheme("./c.sqlite")`` -> None
+    >>> url_scheme("Redis://h/0"), url_scheme("redis:/h")
+    ('redis', 'redis')
+    >>> url_scheme("C:/cache.sqlite"), url_scheme("./c.sqlite")  # a drive letter is a path
+    (None, None)
     """
     match = _URL.match(value)
     return match.group(1).lower() if match else None
 
 
 def refuse_unserved_url(value: str, where: str, env_var: str) -> None:
-    """A ConfigurationError for a cache setting that looks like a URL we do not serve (any
-    scheme but ``redis://`` and ``rediss://``, or one of those with a single slash), so that
-    it never becomes a folder of that name; nothing when it is a path or a Redis URL.
+    """A ConfigurationError for a cache setting that looks like a URL we do not serve.
 
-    Example: ``refuse_unserved_url("postgres://db/x", "cache=", "LOOKUP_CACHE")`` raises
+    A path or a Redis URL passes.
+
+    >>> refuse_unserved_url("~/cache.sqlite", "cache=", "LOOKUP_CACHE")
+    >>> refuse_unserved_url("postgres://db/x", "cache=", "LOOKUP_CACHE")
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.ConfigurationError: The cache setting postgres://db/x cannot be used:
+    postgres:// is not a cache lookup_pandas can use. Served: ...
     """
     scheme = url_scheme(value)
     if scheme is None or is_redis_url(value):
@@ -66,17 +74,24 @@ def refuse_unserved_url(value: str, where: str, env_var: str) -> None:
 
 
 def is_redis_url(value: str) -> bool:
-    """Whether a cache setting names a Redis server (``redis://`` or ``rediss://``)."""
+    """Whether a cache setting names a Redis server (``redis://`` or ``rediss://``).
+
+    >>> is_redis_url("rediss://h:6380/0"), is_redis_url("redis:/h"), is_redis_url("c.sqlite")
+    (True, False, False)
+    """
     scheme, sep, _ = value.strip().partition("://")
     return bool(sep) and scheme.lower() in REDIS_SCHEMES
 
 
 def redact_url(url: str) -> str:
-    """``url`` with its password (and any ``password=`` in the query) shown as ``***``.
+    """``url`` with its password, and any ``password=`` in the query, shown as ``***``.
 
-    Example: ``redact_url("redis://:s3cret@cache.internal:6379/0")`` ->
-    ``"redis://:***@cache.internal:6379/0"``; a user name is kept
-    (``redis://ana:***@host/0``); userinfo without a colon is hidden whole (``***@host``).
+    A user name is kept. Userinfo without a colon is hidden whole.
+
+    >>> redact_url("redis://ana:s3cret@host/0"), redact_url("redis://t0ken@host/0")
+    ('redis://ana:***@host/0', 'redis://***@host/0')
+    >>> redact_url("redis://host/0?password=s3cret&db=1")
+    'redis://host/0?password=***&db=1'
     """
     try:
         parts = urlsplit(url)
@@ -96,8 +111,16 @@ def redact_url(url: str) -> str:
 
 
 def checked_redis_url(url: str, where: str, env_var: str) -> str:
-    """``url`` if it names a Redis host (and a database number, if any), else a
-    ConfigurationError that shows it without its password and names ``where`` it was set."""
+    """``url`` if it names a Redis host (and a database number, if any), else a ConfigurationError.
+
+    >>> checked_redis_url("redis://:pw@h:6379/0", "cache=", "LOOKUP_CACHE")
+    'redis://:pw@h:6379/0'
+    >>> checked_redis_url("redis://:pw@h:6379/zero", "cache=", "LOOKUP_CACHE")
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.ConfigurationError: The Redis cache URL redis://:***@h:6379/zero cannot
+    be used: the database after the host must be a number, not 'zero' ...
+    """
     problem = _redis_url_problem(url)
     if problem is None:
         return url
@@ -143,19 +166,18 @@ def _namespace_values(query: str) -> list[str]:
 def redis_namespace(url: str) -> str | None:
     """The namespace a checked Redis URL names (``?namespace=``, case folded), else None.
 
-    Example: ``redis_namespace("redis://h:6379/0?namespace=Acme-Sales")`` -> ``"acme-sales"``;
-    ``redis_namespace("redis://h:6379/0")`` -> None
+    >>> redis_namespace("redis://h:6379/0?namespace=Acme-Sales"), redis_namespace("redis://h/0")
+    ('acme-sales', None)
     """
     names = _namespace_values(urlsplit(url).query)
     return names[0].strip().lower() if names else None
 
 
 def without_namespace(url: str) -> str:
-    """``url`` without its ``namespace=`` parameter: what redis-py connects to (it would pass
-    an unknown parameter on to its connection, which refuses it).
+    """``url`` without its ``namespace=`` parameter: what redis-py connects to.
 
-    Example: ``without_namespace("redis://h/0?namespace=acme&ssl_cert_reqs=none")`` ->
-    ``"redis://h/0?ssl_cert_reqs=none"``
+    >>> without_namespace("redis://h/0?namespace=acme&ssl_cert_reqs=none")
+    'redis://h/0?ssl_cert_reqs=none'
     """
     parts = urlsplit(url)
     if not _namespace_values(parts.query):

@@ -1,16 +1,9 @@
 """One settings object for a Client, built from keyword arguments, else the environment.
 
-Example::
-
-    s = Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080")
-    s.cache_path        # Path to the SQLite cache in the user cache dir, or None when off
-    Settings.build(..., cache="redis://:pw@redis.internal:6379/0").cache_url   # a team Redis
-
-Environment: ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, a
-``redis://`` or ``rediss://`` URL, or one of ``0 / off / false / no / none`` to turn the cache
-off), ``LOOKUP_OFFLINE`` (``1``: answer from the cache only, send nothing). A Redis URL's
-password is only ever used to connect: messages and reprs show
-:func:`redact_url`'s form of it (``redis://:***@host:6379/0``).
+>>> s = Settings.build(api_key="lk_test", base_url="http://127.0.0.1:8080/", cache=False)
+>>> s
+Settings(base_url='http://127.0.0.1:8080', cache_path=None, timeout=30.0, max_retries=5,
+rate_limit_per_minute=None, max_workers=4)
 """
 
 from __future__ import annotations
@@ -53,7 +46,11 @@ _OFF_WORDS = {"0", "off", "false", "no", "none", ""}
 
 
 def default_cache_path() -> Path:
-    """The platform's user cache dir, e.g. ``~/.cache/lookup_pandas/http_cache.sqlite``."""
+    """The cache file in the platform's user cache dir (``~/.cache/lookup_pandas/`` on Linux).
+
+    >>> default_cache_path().name
+    'http_cache.sqlite'
+    """
     return Path(platformdirs.user_cache_dir("lookup_pandas")) / "http_cache.sqlite"
 
 
@@ -62,7 +59,10 @@ def _cache_setting(
 ) -> tuple[Path | None, str | None]:
     """(the SQLite file, None), (None, a checked Redis URL), or (None, None): no cache.
 
-    ``True``/``None`` (the default): LOOKUP_CACHE decides, else the user cache dir.
+    ``True`` or ``None`` (the default): LOOKUP_CACHE decides, else the user cache dir.
+
+    >>> cache_setting("redis://h:6379/0"), cache_setting(False)
+    ((None, 'redis://h:6379/0'), (None, None))
     """
     if cache is False:
         return None, None
@@ -101,7 +101,11 @@ def _checked_number(
 
 
 def source(keyword: str, env_var: str, *, given: bool) -> str:
-    """How a message names where a setting came from: the keyword, else the variable."""
+    """How a message names where a setting came from: the keyword, else the variable.
+
+    >>> source("cache", "LOOKUP_CACHE", given=True), source("cache", "LOOKUP_CACHE", given=False)
+    ('cache=', 'the LOOKUP_CACHE environment variable')
+    """
     return f"{keyword}=" if given else f"the {env_var} environment variable"
 
 
@@ -111,13 +115,14 @@ _API_SURFACES = (("api", "data"), ("api", "panel"), ("api",))
 
 
 def service_root(url: str) -> str | None:
-    """The service's root when ``url`` goes on into a path the library adds itself (the Data
-    API's ``/api/data/v1/...``, the panel's ``/api/panel/...``, or ends in their ``/api``),
-    else None.
+    """The service's root when ``url`` goes on into a path the library adds itself, else None.
 
-    Example: ``service_root("http://127.0.0.1:8080/api/data/v1")`` -> ``"http://127.0.0.1:8080"``,
-    as for ``".../api"``; ``service_root("https://gw.example.com/lookup")`` -> None (a prefix
-    of one's own is fine).
+    Those paths are ``/api/data/v1/...``, ``/api/panel/...``, and ``/api`` at the end.
+
+    >>> service_root("http://127.0.0.1:8080/api/data/v1"), service_root("http://h:8080/x/api")
+    ('http://127.0.0.1:8080', 'http://h:8080/x')
+    >>> service_root("https://gw.example.com/lookup") is None  # a prefix of one's own
+    True
     """
     split = urlsplit(url)
     segments = split.path.rstrip("/").split("/")
@@ -130,9 +135,7 @@ def service_root(url: str) -> str | None:
 
 
 def _check_root(url: str, url_source: str) -> None:
-    """Refuse a base URL that holds a path the library adds itself: every call would go to
-    ``.../api/data/v1/api/data/v1/...``, which is no endpoint. Refused, not corrected: a
-    setting that is silently rewritten stays wrong wherever else it is used."""
+    """Refuse a base URL that holds a path the library adds itself (it would be doubled)."""
     root = service_root(url)
     if root is None:
         return
@@ -145,7 +148,8 @@ def _check_root(url: str, url_source: str) -> None:
 
 
 def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
-    """No value anywhere: Python callers may pass the keyword; the CLI reads the environment."""
+    """No value anywhere. Python callers may pass the keyword, and the CLI reads the
+    environment."""
     return ConfigurationError(
         f"No {what}: pass {keyword}=... or set the {env_var} environment variable.",
         cli_message=f"No {what}: set the {env_var} environment variable.",
@@ -182,7 +186,7 @@ def _optional(check: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
 
 
 def _offline(name: str, value: Any) -> bool:
-    """``offline``, or for None ``LOOKUP_OFFLINE`` (1/true/yes/on; 0/false/no/off/unset)."""
+    """``offline``, or for None ``LOOKUP_OFFLINE`` (1, true, yes, on, else 0, false, no, off)."""
     if value is not None:
         return bool(value)
     text = os.environ.get(ENV_OFFLINE, "").strip().lower()
@@ -197,13 +201,14 @@ def _duration(name: str, value: Any) -> timedelta:
 
 @dataclass(frozen=True, repr=False)
 class Settings:
-    """A Client's settings, checked: the one list of them (``Client``'s keywords are these
-    fields; a test keeps them the same). ``repr`` never shows the key.
+    """A Client's settings, checked: ``Client``'s keywords are these fields.
 
-    Example: ``Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080").timeout``
-    -> 30.0. Built by :meth:`build`: ``api_key``, ``base_url`` and ``cache`` fall back on
-    their environment variables; ``cache`` is then the SQLite file (a Path), the Redis URL,
-    or False.
+    Built by :meth:`build`. ``cache`` is then the SQLite file (a Path), the Redis URL, or
+    False. ``repr`` never shows the key.
+
+    >>> s = Settings.build(api_key="lk_test", base_url="http://127.0.0.1:8080", cache=False)
+    >>> s.timeout, s.cache, "lk_test" in repr(s)
+    (30.0, False, False)
     """
 
     api_key: str = _setting(
@@ -314,25 +319,44 @@ class Settings:
 
     @property
     def cache_path(self) -> Path | None:
-        """The SQLite cache file, or None (no cache, or a Redis one)."""
+        """The SQLite cache file, or None (no cache, or a Redis one).
+
+        >>> Settings.build(api_key="k", base_url="http://h", cache="/tmp/c.sqlite").cache_path.name
+        'c.sqlite'
+        """
         return self._cache_parts[0]
 
     @property
     def cache_url(self) -> str | None:
-        """``redis://...`` (password and all: only ever used to connect) when the cache, the
-        pace and the claims live in a Redis shared by every machine; else None."""
+        """The Redis URL, password and all, when the cache, pace and claims live in Redis.
+
+        None for a SQLite cache, or none. The password is only ever used to connect.
+
+        >>> Settings.build(api_key="k", base_url="http://h", cache="redis://:pw@h/0").cache_url
+        'redis://:pw@h/0'
+        """
         return self._cache_parts[1]
 
     @property
     def cache_namespace(self) -> str | None:
-        """The namespace a Redis cache URL names (``?namespace=acme-sales``), else None: the
-        answers are then filed under it rather than under the key."""
+        """The namespace a Redis cache URL names (``?namespace=acme-sales``), else None.
+
+        >>> url = "redis://h/0?namespace=Acme-Sales"
+        >>> Settings.build(api_key="k", base_url="http://h", cache=url).cache_namespace
+        'acme-sales'
+        """
         return redis_namespace(self.cache_url) if self.cache_url is not None else None
 
     @property
     def cache_label(self) -> str:
-        """Where the cache is, as messages and reprs show it: the path, the Redis URL without
-        its password, or ``"off"``."""
+        """Where the cache is, as messages and reprs show it.
+
+        >>> url = "redis://:s3cret@h:6379/0"
+        >>> Settings.build(api_key="k", base_url="http://h", cache=url).cache_label
+        'redis://:***@h:6379/0'
+        >>> Settings.build(api_key="k", base_url="http://h", cache=False).cache_label
+        'off'
+        """
         if self.cache_url is not None:
             return redact_url(self.cache_url)
         return str(self.cache_path) if self.cache_path is not None else "off"
@@ -341,11 +365,24 @@ class Settings:
     def build(
         cls, api_key: str | None = None, base_url: str | None = None, **options: Any
     ) -> Settings:
-        """Fill gaps from the environment and check every value; raise ConfigurationError.
+        """The settings, with gaps filled from the environment and every value checked.
 
-        Example: ``Settings.build(api_key="lk_...", base_url="http://x", timeout=5)``.
-        ``options`` are the other fields (a name that is none is a TypeError, as for a
-        function); ``None`` for ``api_key`` / ``base_url`` means the environment's.
+        A value that cannot be used is a ConfigurationError. The environment is
+        ``LOOKUP_API_KEY``, ``LOOKUP_BASE_URL``, ``LOOKUP_CACHE`` (a path, a Redis URL, or
+        ``0``, ``off``, ``false``, ``no``, ``none``: no cache) and ``LOOKUP_OFFLINE``.
+
+        Args:
+            api_key, base_url: None takes the environment's.
+            options: the other fields. An unknown name is a TypeError, as for a function.
+
+        >>> Settings.build(api_key="k", base_url="http://h", cache=False, timeout=5).timeout
+        5.0
+        >>> Settings.build(api_key="k", base_url="http://h:8080/api/data/v1", cache=False)
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.ConfigurationError: The base URL http://h:8080/api/data/v1 holds a
+        path the library adds itself (/api/data/v1): give the service's root instead,
+        http://h:8080 (check base_url=).
         """
         known = {f.name: f for f in fields(cls) if f.init}
         unknown = sorted(set(options) - set(known))
@@ -380,8 +417,12 @@ class Settings:
         return settings
 
     def keywords(self) -> dict[str, Any]:
-        """The fields as ``Client``'s keywords: ``Client(**settings.keywords())`` is the same
-        Client (``cache=False`` when off)."""
+        """The fields as ``Client``'s keywords: ``Client(**settings.keywords())`` is the same.
+
+        >>> s = Settings.build(api_key="k", base_url="http://h", cache=False)
+        >>> list(s.keywords())[:4], s.keywords()["cache"]
+        (['api_key', 'base_url', 'cache', 'expire_after'], False)
+        """
         return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     def __repr__(self) -> str:
@@ -403,7 +444,11 @@ cache_setting = _cache_setting  # public name for cache/admin
 def keyword_help() -> str:
     """The settings as ``help(lp.Client)`` lists them: each name, then its help, indented.
 
-    Example: ``"timeout" in keyword_help()`` -> True.
+    >>> lines = keyword_help().splitlines()
+    >>> lines[0]
+    '    ``api_key``'
+    >>> print(lines[1].strip())
+    The key, only ever sent in a request header. Default: ``LOOKUP_API_KEY``.
     """
     return "\n".join(
         f"    ``{f.name}``\n"

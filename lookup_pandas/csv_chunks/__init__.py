@@ -1,28 +1,33 @@
 """Enriching a CSV file chunk by chunk: memory that does not grow with the file's length.
 
-Example::
+Pass 1 (:mod:`.scan`) collects the distinct handles. They are looked up once, their records
+kept as JSON text (:mod:`.json_records`). Pass 2 (:mod:`.table`) joins each handle's cells
+onto each chunk, as CSV text (:mod:`.csv_text`), into a file that appears only when complete
+(:mod:`.part_file`).
 
-    handles = HandleMap(fold_case=True)
-    scan = scan_handles((c["handle"] for c in read_chunks()), handles)   # pass 1
-    records = RecordStore()
-    result = lookup_values(scan.distinct, client=client,    # every distinct handle, once
-                           on_record=records.add)           # its records kept as JSON text
-    table = HandleTable(scan.distinct, result, "profile_", records)
-    with PartFile("enriched.csv") as part:                    # pass 2
-        for i, chunk in enumerate(read_chunks()):
-            if i == 0:
-                part.handle.write(table.header(chunk.columns))
-            part.handle.writelines(enrich_chunk(chunk, "handle", table, handles).batches())
-        part.commit()           # enriched.csv appears, complete, at once
-
-This is what ``lookup-pandas enrich --chunksize N`` does (and, unasked, in chunks of
-:data:`CHUNK_ROWS` rows for an input of more than :data:`AUTO_CHUNK_ROWS` rows). The output is
-the same, byte for byte, as enriching the whole file at once and writing it with ``to_csv``.
-The modules: :mod:`.scan` (pass 1: when to chunk, the distinct handles of the raw values, each
-normalised once by :class:`lookup_pandas.identifiers.distinct.HandleMap`), :mod:`.records` (records
-kept
-as text, their dtypes), :mod:`.csvtext` (CSV text as pandas writes it), :mod:`.table` (pass 2: each
-handle's cells, joined onto chunks), :mod:`.partfile` (the output appears only when complete).
+Example:
+    >>> import pandas as pd
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.enrichment.values import lookup_values
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "/people/profile" in request.url:
+    ...         return 200, envelope({"id": "prsn_1", "handle": "ada"})
+    ...     if "/credits/tier/" in request.url:
+    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
+    ...                    transport=MockTransport(answer))
+    >>> chunks = [pd.DataFrame({"handle": ["ada", ""]}), pd.DataFrame({"handle": ["Ada"]})]
+    >>> handles = HandleMap()
+    >>> scan = scan_handles((chunk["handle"] for chunk in chunks), handles)  # pass 1
+    >>> records = RecordStore()
+    >>> result = lookup_values(scan.distinct, client=client, on_record=records.add,
+    ...                        progress=False)  # each distinct handle once
+    >>> table = HandleTable(scan.distinct, result, "profile_", records)
+    >>> [enrich_chunk(chunk, "handle", table, handles).statuses for chunk in chunks]  # pass 2
+    [{'ok': 1, 'invalid': 1}, {'ok': 1}]
+    >>> client.close()
 """
 
 from __future__ import annotations

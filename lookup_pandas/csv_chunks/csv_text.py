@@ -1,4 +1,9 @@
-"""CSV text exactly as ``DataFrame.to_csv`` writes it: records, row parts, the header."""
+"""CSV text exactly as ``DataFrame.to_csv`` writes it: records, row parts, the header.
+
+Example:
+    >>> csv_parts(pd.DataFrame({"a": ["x", None], "b": ["y,z", "w"]}))
+    ['x,"y,z"', ',w']
+"""
 
 from __future__ import annotations
 
@@ -13,14 +18,14 @@ TERMINATOR = os.linesep
 
 
 def split_records(text: str, terminator: str = TERMINATOR) -> list[str]:
-    r"""The records of CSV text that the csv module wrote (as pandas does: minimal quoting,
-    quotes doubled), without their line ends.
+    r"""The records of CSV text that the csv module wrote, without their line ends.
 
-    Example: ``split_records('a,"x\ny"\nb,c\n', "\n")`` -> ``['a,"x\ny"', 'b,c']``
+    The csv module quotes every field that holds a line end, and doubles a quote inside a quoted
+    field. So a line end ends its record when the record has an even number of quotes before it.
 
-    The csv module quotes every field holding a character of the line end, and doubles a
-    quote inside a quoted field; so a line end with an even number of quotes before it, in
-    its record, ends the record, and any other is inside a quoted field.
+    Example:
+        >>> split_records('a,"x\ny"\nb,c\n', "\n")
+        ['a,"x\ny"', 'b,c']
     """
     pieces = text.split(terminator)
     if pieces.pop() != "":
@@ -42,15 +47,14 @@ def split_records(text: str, terminator: str = TERMINATOR) -> list[str]:
 
 
 def csv_parts(frame: pd.DataFrame) -> list[str]:
-    """Each row of ``frame`` as ``frame.to_csv(index=False)`` writes its cells: quoted where
-    needed, joined by commas, no line end. Parts of one row join with "," into that row.
+    """Each row of ``frame`` as ``to_csv(index=False)`` writes its cells, without the line end.
 
-    Example: ``csv_parts(pd.DataFrame({"a": ["x", None], "b": ["y,z", "w"]}))`` ->
-    ``['x,"y,z"', ',w']``
+    Parts of one row join with "," into that row. A lone empty field is an empty part (the csv
+    module writes it as ``""``).
 
-    Pandas does every cell (missing values, numbers, flags, quoting); a lone empty field,
-    which the csv module writes as ``""`` (an empty line would be no row at all), is an empty
-    part: within a longer row it is written as nothing.
+    Example:
+        >>> csv_parts(pd.DataFrame({"a": ["x", None], "b": ["y,z", "w"]}))
+        ['x,"y,z"', ',w']
     """
     if frame.shape[1] == 0:
         return [""] * len(frame)
@@ -64,8 +68,10 @@ def csv_parts(frame: pd.DataFrame) -> list[str]:
 
 
 def csv_header(columns: Sequence[Any]) -> str:
-    r"""The header line ``to_csv`` writes for these columns, line end included.
+    """The header line ``to_csv`` writes for these columns, line end included.
 
-    Example: ``csv_header(["name", "a,b"])`` -> ``'name,"a,b"\n'``
+    Example:
+        >>> csv_header(["name", "a,b"]) == 'name,"a,b"' + TERMINATOR
+        True
     """
     return pd.DataFrame(columns=list(columns)).to_csv(index=False, lineterminator=TERMINATOR)

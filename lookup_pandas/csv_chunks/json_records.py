@@ -1,4 +1,11 @@
-"""Records kept as JSON text by handle, and the dtypes one frame of them all would have."""
+"""Records kept as JSON text by handle, and the dtypes one frame of them all would have.
+
+Example:
+    >>> store = RecordStore()
+    >>> store.add("ada", {"id": "prsn_1", "geo": {"city": "Oslo"}, "n": 3})
+    >>> store.pop("ada")
+    {'id': 'prsn_1', 'geo.city': 'Oslo', 'n': 3}
+"""
 
 from __future__ import annotations
 
@@ -14,22 +21,20 @@ _Layout = tuple[tuple[str, type | None], ...]
 
 
 class RecordStore:
-    """Records kept flattened, as JSON text, by handle: what ``lookup_values(on_record=
-    store.add)`` hands over; and their layouts, for :class:`ColumnKinds`.
+    """Records kept flattened, as JSON text, by handle, with their layouts for :class:`ColumnKinds`.
 
-    Example::
+    ``store.add`` is what ``lookup_values(on_record=...)`` hands each record to. A layout is a
+    record's fields and the type of each value. One record of each layout is enough to type the
+    columns, and a file's records share a few layouts.
 
-        store = RecordStore()
-        store.add("ada", {"id": "prsn_1", "handle": "ada", "geo": {"city": "Oslo"}, "n": 3})
-        store.add("bob", {"id": "prsn_2", "handle": "bob", "geo": {"city": "Rome"}, "n": 4})
-        list(store.examples(["ada", "bob"]))   # one record of each layout, in that order:
-                                               # [{"id": "prsn_1", ..., "n": 3}]
-        store.pop("ada")      # {"id": "prsn_1", "handle": "ada", "geo.city": "Oslo", "n": 3}
-
-    JSON keeps every value as it came (keys in order, 3 not 3.0) in about a tenth of the memory
-    of the record as Python objects. A record's layout is its fields and the type of each value
-    (missing or not): records of one layout type a column alike, so one of each is enough for
-    :class:`ColumnKinds`, and a file's records share a few layouts.
+    Example:
+        >>> store = RecordStore()
+        >>> store.add("ada", {"id": "prsn_1", "n": 3})
+        >>> store.add("bob", {"id": "prsn_2", "n": 4})  # the same layout as ada's
+        >>> list(store.examples(["ada", "bob"]))  # one record of each layout
+        [{'id': 'prsn_1', 'n': 3}]
+        >>> "bob" in store, len(store)
+        (True, 2)
     """
 
     def __init__(self) -> None:
@@ -60,8 +65,10 @@ class RecordStore:
         return flat
 
     def examples(self, handles: Iterable[str]) -> Iterator[dict[str, Any]]:
-        """For each layout, in the order of ``handles``' records, a flattened record of it (a
-        value of each field's type, or None)."""
+        """For each layout, in the order of ``handles``' records, a flattened record of it.
+
+        Each field holds a value of its type, or None.
+        """
         seen: set[_Layout] = set()
         for handle in handles:
             layout = self._layout[handle]
@@ -82,25 +89,21 @@ def _missing(value: Any) -> bool:
 
 
 class ColumnKinds:
-    """The columns of flattened records, in first-seen order, and the dtype each would have
-    in one frame of them all, seen a record at a time.
+    """The columns of flattened records, in first-seen order, and the dtype each has in one frame.
 
-    Example::
+    It sees one record at a time. The dtypes are the nullable ones (``Int64``, ``boolean``), since
+    rows without a record take missing values. pandas writes them as it writes ``int64`` and
+    ``bool``.
 
-        kinds = ColumnKinds()
-        kinds.add({"id": "p1", "n": 3})
-        kinds.add({"id": "p2", "n": 3.5, "x": None})
-        kinds.columns          # ["id", "n", "x"]
-        kinds.dtypes()         # {"id": "str", "n": "float64"}: x holds no value
-
-    ``records_to_frame`` infers a column's dtype from the types of its values (pandas'
-    ``infer_dtype``: the first value's type, and which types there are), not from the values
-    themselves; so the first value of each type, in the order the records give them, types a
-    small frame exactly as the whole column (and a record whose fields and types of values were
-    seen before adds nothing: :meth:`RecordStore.examples`). The dtypes are the nullable ones
-    (``Int64``, ``boolean``: rows without a record take missing values); pandas writes them as
-    it writes
-    ``int64`` and ``bool``.
+    Example:
+        >>> kinds = ColumnKinds()
+        >>> kinds.add({"id": "p1", "n": 3})
+        >>> kinds.add({"id": "p2", "n": 3.5, "x": None})
+        >>> kinds.columns
+        ['id', 'n', 'x']
+        >>> dtypes = kinds.dtypes()
+        >>> str(dtypes["n"]), "x" in dtypes  # x holds no value
+        ('float64', False)
     """
 
     def __init__(self) -> None:

@@ -1,4 +1,16 @@
-"""A text file that appears under its name only when complete (``.<name>.<random>.part``)."""
+r"""A text file that appears under its name only when complete (``.<name>.<random>.part``).
+
+Example:
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with PartFile(Path(tmp, "out.csv")) as part:
+    ...         _ = part.handle.write("a,b\n")
+    ...         before = Path(tmp, "out.csv").exists()
+    ...         part.commit()  # renamed onto out.csv at once (os.replace)
+    ...     after = Path(tmp, "out.csv").read_text()
+    >>> before, after
+    (False, 'a,b\n')
+"""
 
 from __future__ import annotations
 
@@ -13,17 +25,14 @@ from typing import TextIO
 class PartFile:
     """A text file that appears under its name only when complete.
 
-    Example::
+    Leaving the block without ``commit()`` (an error, Ctrl-C) removes the part file, and the
+    target stays as it was. The file is UTF-8 without newline translation: the bytes
+    ``DataFrame.to_csv(path)`` would write.
 
-        with PartFile("out.csv") as part:   # writes .out.csv.<random>.part beside it
-            part.handle.write("a,b\\n")
-            part.commit()                    # renamed onto out.csv (os.replace: atomic)
+    It is made beside the real target (a symbolic link is followed), and takes the mode of the
+    file it replaces, or the mode a new file gets.
 
-    Leaving the block without ``commit()`` (an error, Ctrl-C) removes the part file, and
-    ``out.csv`` is as it was. The part file is made in the real target's directory (a
-    symbolic link is followed, as writing through it would), with the mode a new file gets
-    (the umask applies), or the mode of the file it replaces. UTF-8, no newline translation:
-    the bytes ``DataFrame.to_csv(path)`` would write.
+    Example: ``with PartFile("out.csv") as part:``, write to ``part.handle``, then ``part.commit()``
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

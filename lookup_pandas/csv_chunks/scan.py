@@ -1,4 +1,9 @@
-"""Pass 1 of a chunked CSV: when to chunk, and the distinct handles of the raw values."""
+"""Pass 1 of a chunked CSV: when to chunk, and the distinct handles of the raw values.
+
+Example:
+    >>> chunk_rows(None, rows=500_000)  # more rows than AUTO_CHUNK_ROWS: chunks of 10,000
+    10000
+"""
 
 from __future__ import annotations
 
@@ -23,13 +28,15 @@ CHUNK_ROWS = 10_000
 def chunk_rows(requested: int | None, rows: int | None, threshold: int | None = None) -> int | None:
     """Rows per chunk, or None to read the file whole.
 
-    Example: ``chunk_rows(None, 500_000)`` -> ``10_000`` (more rows than AUTO_CHUNK_ROWS: chunks);
-    ``chunk_rows(None, 10_000)`` -> ``None``; ``chunk_rows(0, 500_000)`` -> ``None``
-    (0: never); ``chunk_rows(500, 10)`` -> ``500`` (asked for).
+    ``requested`` is what the user asked for (0: never chunk). ``rows`` is how many rows the input
+    has, at least (None when unknown, as for standard input). ``threshold`` is the row count above
+    which it is chunked unasked (default :data:`AUTO_CHUNK_ROWS`).
 
-    ``rows`` is how many rows the input has (at least: it may be counted only up to the
-    threshold; None when unknown, as for standard input: not chunked unless asked);
-    ``threshold`` the row count above which it is chunked unasked (default AUTO_CHUNK_ROWS).
+    Example:
+        >>> chunk_rows(None, 500_000), chunk_rows(None, 10_000), chunk_rows(None, None)
+        (10000, None, None)
+        >>> chunk_rows(0, 500_000), chunk_rows(500, 10)
+        (None, 500)
     """
     if requested is not None:
         if requested < 0:
@@ -46,8 +53,14 @@ class InputChanged(Exception):
 
 @dataclass(frozen=True)
 class Scan:
-    """Pass 1's findings: ``rows``, the ``valid`` rows, and the ``distinct`` handles in
-    first-seen order (the order enrichment takes its records in)."""
+    """Pass 1's findings: ``rows``, the ``valid`` rows, and the ``distinct`` handles.
+
+    The handles are in first-seen order, the order enrichment takes its records in.
+
+    Example:
+        >>> Scan(rows=4, valid=3, distinct=["ada", "grace"]).distinct
+        ['ada', 'grace']
+    """
 
     rows: int
     valid: int
@@ -57,8 +70,9 @@ class Scan:
 def scan_handles(columns: Iterable[pd.Series], handles: HandleMap) -> Scan:
     """Pass 1: count rows and valid rows and collect the distinct handles, chunk by chunk.
 
-    Example: ``scan_handles([pd.Series(["ada", ""]), pd.Series(["grace", "Ada"])],
-    HandleMap())`` -> ``Scan(rows=4, valid=3, distinct=["ada", "grace"])``
+    Example:
+        >>> scan_handles([pd.Series(["ada", ""]), pd.Series(["grace", "Ada"])], HandleMap())
+        Scan(rows=4, valid=3, distinct=['ada', 'grace'])
     """
     rows = valid = 0
     distinct: dict[str, None] = {}

@@ -1,4 +1,8 @@
-"""Pass 2 of a chunked CSV: each distinct handle's new cells as CSV once; chunks pick theirs."""
+"""Pass 2 of a chunked CSV: each distinct handle's new cells as CSV once, chunks pick theirs.
+
+Example: ``enrich_chunk(chunk, "handle", table, handles).batches()`` (the package's doctest
+runs both passes).
+"""
 
 from __future__ import annotations
 
@@ -25,31 +29,15 @@ TABLE_SLICE = 500
 
 
 class HandleTable:
-    """The new cells of every distinct handle, written as CSV once; rows pick theirs.
+    """The new cells of every distinct handle, written as CSV once. Rows pick theirs.
 
-    Example::
+    ``result`` is :func:`~lookup_pandas.enrichment.values.lookup_values` over ``distinct``, which
+    handed its records to ``records``. The table takes them out, so ``records`` ends empty. The
+    columns are ``fields``, then the other fields in first-seen order, then the status and the
+    error: what ``enrich_profiles`` over the whole file gives, with the same dtypes.
 
-        records = RecordStore()
-        result = lookup_values(["ada", "unknown-x"], client=client, on_record=records.add)
-        table = HandleTable(["ada", "unknown-x"], result, "profile_", records)
-        table.columns      # ["profile_id", "profile_handle", ..., "lookup_status",
-                           #  "lookup_error"]
-        chunk = enrich_chunk(pd.DataFrame({"handle": ["ADA", "", "unknown-x"]}), "handle",
-                             table, HandleMap())
-        chunk.statuses     # {"ok": 1, "invalid": 1, "not_found": 1}
-
-    ``result`` is :func:`lookup_pandas.enrichment.values.lookup_values` over ``distinct`` (one value
-    each, in first-seen order), which handed its records to ``records``; the table takes them
-    out of it (``records`` is left empty). The cells are what ``enrich_profiles`` (or
-    ``enrich_companies``) over the whole file would give: ``fields`` (PERSON_FIELDS, or
-    ``COMPANIES.fields``), then the other fields in first-seen order over all the records,
-    each column with the dtype it would have over them all (:class:`ColumnKinds`, from one
-    record of each layout); then the records are read back, TABLE_SLICE values at a time,
-    typed so, and written. Lists and dicts become JSON text (``to_csv_cells``), and
-    pandas writes each handle's cells, status and error as CSV once: a row's new cells are then
-    that text, not a frame to format again (so no row is ever reindexed into a frame: 3 cannot
-    become 3.0). A row without a handle gets empty cells, status ``invalid`` and its reason,
-    written once per reason.
+    Example: ``HandleTable(scan.distinct, result, "profile_", records).columns`` ->
+    ``["profile_id", "profile_handle", ..., "lookup_status", "lookup_error"]``
     """
 
     def __init__(
@@ -143,10 +131,10 @@ class HandleTable:
 
 @dataclass(frozen=True)
 class EnrichedChunk:
-    """A chunk with its new cells joined on, as CSV text (no header), and its rows' statuses.
+    """A chunk with its new cells joined on, as CSV text without a header, and its rows' statuses.
 
-    ``batches()`` yields the text a few thousand rows at a time, so that the rows of a large
-    chunk are never all in memory as text at once.
+    ``batches()`` yields the text :data:`BATCH_ROWS` rows at a time, so a large chunk's rows are
+    never all in memory as text at once.
     """
 
     rows: int
@@ -164,12 +152,12 @@ class EnrichedChunk:
 def enrich_chunk(
     chunk: pd.DataFrame, column: str, table: HandleTable, handles: HandleMap
 ) -> EnrichedChunk:
-    """``chunk`` (its columns untouched) with the table's cells for each row joined on.
+    """``chunk`` with the table's cells for each row joined on. ``chunk`` is not modified.
 
-    Example: ``"".join(enrich_chunk(chunk, "handle", table, handles).batches())`` is, byte for
-    byte, ``to_csv_cells(chunk.lookup.enrich_profiles("handle")).to_csv(index=False,
-    header=False)`` when ``table`` was built from the handles of ``chunk`` alone, and a row of
-    the whole file's output when built from the whole file's. ``chunk`` is not modified.
+    The text is, byte for byte, these rows of ``enrich_profiles`` over the whole file, as
+    ``to_csv`` writes them.
+
+    Example: ``"".join(enrich_chunk(chunk, "handle", table, handles).batches())``
     """
     mapped = handles.map(chunk[column])
     tails, statuses = table.tails(mapped)

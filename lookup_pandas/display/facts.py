@@ -1,15 +1,12 @@
 """How an Estimate and a JobSummary show themselves: one line of text, or a small HTML table.
 
-Example::
-
-    estimate_line(est)    # "Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by ..."
-    estimate_html(est)    # '<table class="lookup-pandas-display"><caption>Estimate</caption>...'
-    summary_html(summary) # the same, captioned "Enrichment summary"
-
-Decisions only: strings built from the fields, nothing printed. The objects are read through
-the protocols below, so this module does not import :mod:`lookup_pandas.enrichment.results` (which
-calls
-it from ``__str__``, ``_repr_html_`` and ``_repr_pretty_``).
+>>> from types import SimpleNamespace
+>>> est = SimpleNamespace(rows=250, unique=190, cached=60, to_fetch=130, method="batch", jobs=1,
+...                       polls=3, seconds=6.0, stored_jobs=0, stored_items=0, credits=130.0,
+...                       balance=10_050.0, tier_change=None)
+>>> print(estimate_line(est))
+Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3 polls), about 6 s;
+130 credits, balance 10,050
 """
 
 from __future__ import annotations
@@ -96,10 +93,17 @@ class SummaryFacts(Protocol):
 def estimate_line(est: EstimateFacts) -> str:
     """One line: what the enrichment would fetch, how, about how long, and what it would spend.
 
-    Example: ``Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3
-    polls), about 6 s; 130 credits, balance 10,050; tier Developer (70/min) -> Hobby (30/min)
-    after 51 credits``. What is not known (``seconds``, ``balance``, ``tier_change`` None) is
-    left out; with nothing to fetch the line ends ``nothing to fetch``.
+    What is not known (None) is left out.
+
+    >>> from types import SimpleNamespace
+    >>> print(estimate_line(SimpleNamespace(rows=5, unique=4, cached=4, to_fetch=0)))
+    Estimate: 5 rows, 4 distinct, 4 cached, nothing to fetch
+    >>> est = SimpleNamespace(rows=5, unique=4, cached=0, to_fetch=4, method="single", jobs=0,
+    ...                       polls=0, stored_jobs=0, seconds=None, credits=4.0, balance=None,
+    ...                       tier_change="Developer (70/min) -> Hobby (30/min) after 3 credits")
+    >>> print(estimate_line(est))
+    Estimate: 5 rows, 4 distinct, 0 cached, 4 to fetch by single; 4 credits;
+    tier Developer (70/min) -> Hobby (30/min) after 3 credits
     """
     line = f"Estimate: {est.rows} rows, {est.unique} distinct, {est.cached} cached, "
     if est.to_fetch == 0:
@@ -118,8 +122,15 @@ def estimate_line(est: EstimateFacts) -> str:
 def estimate_html(est: EstimateFacts) -> str:
     """The facts of :func:`estimate_line` as a two-column HTML table captioned "Estimate".
 
-    Example: ``estimate_html(est)`` -> ``'<table ...><caption>Estimate</caption><tbody><tr>
-    <th ...>Rows</th><td ...>250</td></tr>...'``; unknown facts have no row.
+    Unknown facts have no row.
+
+    >>> from types import SimpleNamespace
+    >>> est = SimpleNamespace(rows=5, unique=4, cached=4, to_fetch=0)
+    >>> estimate_html(est)
+    '<table class="lookup-pandas-display"><caption>Estimate</caption><tbody><tr><th ...'
+    >>> import re
+    >>> re.findall("<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", estimate_html(est))
+    [('Rows', '5'), ('Distinct', '4'), ('Cached', '4'), ('To fetch', 'nothing')]
     """
     facts: list[tuple[str, str]] = [
         ("Rows", str(est.rows)),
@@ -146,10 +157,16 @@ def estimate_html(est: EstimateFacts) -> str:
 def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -> str:
     """What one enrichment did, as a two-column HTML table captioned "Enrichment summary".
 
-    Example: ``summary_html(summary, ["ok", "not_found", "invalid", "error"])`` -> a row per
-    status (its rows), then the time, cached / fetched / failed handles, the traffic and the
-    credits: the facts of ``str(summary)``. ``statuses``: those shown, in order (None: the
-    keys of ``summary.statuses``).
+    Args:
+        statuses: the statuses shown, in order. None shows the keys of ``summary.statuses``.
+
+    >>> from types import SimpleNamespace
+    >>> import re
+    >>> summary = SimpleNamespace(rows=3, statuses={"ok": 2, "not_found": 1}, cached=1, fetched=2,
+    ...                           refused=0, failed=0, credits=2.0, requests=2, rate_limited=0,
+    ...                           retries=0, seconds=1.25, jobs=0)
+    >>> re.findall("<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", summary_html(summary))[:4]
+    [('Rows', '3'), ('ok', '2'), ('not_found', '1'), ('Time', '1.2 s')]
     """
     shown = list(summary.statuses) if statuses is None else statuses
     n = summary.jobs
@@ -171,8 +188,7 @@ def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -
 
 
 def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
-    """A two-column table (what, value), every text escaped; no colours, so it reads in both
-    light and dark themes."""
+    """A two-column table (what, value), every text escaped, and without colours."""
     rows = "".join(
         f'<tr><th style="text-align: left">{html.escape(what)}</th>'
         f'<td style="text-align: left">{html.escape(value)}</td></tr>'
@@ -185,13 +201,24 @@ def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
 
 
 def fetching(est: EstimateFacts) -> str:
-    """``130 to fetch by batch (1 job, ~3 polls)``: what is to buy, how, and its batch calls."""
+    """What is to buy, how, and its batch calls.
+
+    >>> from types import SimpleNamespace
+    >>> print(fetching(SimpleNamespace(to_fetch=130, method="batch", stored_jobs=0, jobs=1,
+    ...                                polls=3)))
+    130 to fetch by batch (1 job, ~3 polls)
+    """
     batch = batch_calls(est)
     return f"{est.to_fetch} to fetch by {est.method}" + (f" ({batch})" if batch else "")
 
 
 def batch_calls(est: EstimateFacts) -> str:
-    """``collecting 1 stored job of 152, 1 new job, ~3 polls``; empty when no batch calls."""
+    """The batch calls of an estimate, or ``""`` when there are none.
+
+    >>> from types import SimpleNamespace
+    >>> batch_calls(SimpleNamespace(stored_jobs=1, stored_items=152, jobs=1, polls=3))
+    'collecting 1 stored job of 152, 1 new job, ~3 polls'
+    """
     parts = []
     if est.stored_jobs:
         stored = f"{est.stored_jobs} stored job{'s' * (est.stored_jobs != 1)}"
@@ -204,21 +231,38 @@ def batch_calls(est: EstimateFacts) -> str:
 
 
 def credits_text(value: float) -> str:
+    """A number of credits, in words.
+
+    >>> credits_text(1), credits_text(2.5)
+    ('1 credit', '2.50 credits')
+    """
     return f"{number(value)} credit{'s' * (value != 1)}"
 
 
 def number(value: float) -> str:
-    """``10,050``; ``0.25``: thousands separated, decimals only when there are any."""
+    """A number with thousands separated, and decimals only when there are any.
+
+    >>> number(10_050), number(0.25), number(3.0)
+    ('10,050', '0.25', '3')
+    """
     return f"{value:,.0f}" if value == int(value) else f"{value:,.2f}"
 
 
 def about(seconds: float) -> str:
-    """How long, as an estimate says it: ``under a second``, ``about 6 s``, ``about 4 min``."""
+    """How long, as an estimate says it.
+
+    >>> about(0.4), about(6), about(240)
+    ('under a second', 'about 6 s', 'about 4 min')
+    """
     return duration(seconds) if seconds < 1 else f"about {duration(seconds)}"
 
 
 def duration(seconds: float) -> str:
-    """``under a second``, ``6 s``, ``4 min``, ``1.5 h``."""
+    """How long, in the unit that reads best.
+
+    >>> duration(0.4), duration(6), duration(240), duration(5400)
+    ('under a second', '6 s', '4 min', '1.5 h')
+    """
     if seconds < 1:
         return "under a second"
     if seconds < 90:

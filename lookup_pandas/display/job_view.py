@@ -1,14 +1,11 @@
 """How a background job looks: one text line, or a live ipywidgets view in a notebook.
 
-Example::
-
-    job_line(job)   # "running: 120/500 profiles; fetched=100, credits=100, cached=20,
-                    #  failed=0; 0 answered 429; about 35 s left"
-    view = display_job(job)   # in Jupyter: a progress bar and that line, redrawn by the job
-
-The widget is redrawn from the job's thread (at most every ``REDRAW_SECONDS``, and once at
-the end with its summary); the kernel is never blocked. Without ipywidgets (or outside a
-kernel) the job shows as its text line.
+>>> from types import SimpleNamespace
+>>> watch = SimpleNamespace(total=500, done=120, desc="profiles", counts={"fetched": 100},
+...                         seconds_left=lambda: 35.0)
+>>> job = SimpleNamespace(status=lambda: "running", watch=watch, rate_limited=lambda: 0)
+>>> job_line(job)
+'running: 120/500 profiles; fetched=100; 0 answered 429; about 35 s left'
 """
 
 from __future__ import annotations
@@ -43,8 +40,16 @@ _STYLES = {"running": "info", "cancelling": "warning", "done": "success", "faile
 
 
 def job_line(job: ShownJob) -> str:
-    """The job in one line: its state, progress, counts, 429s and time left (or its summary,
-    or its error, once it ended)."""
+    """The job in one line: its state, progress, counts, 429s and time left.
+
+    A job that ended shows its summary, or its error.
+
+    >>> from types import SimpleNamespace
+    >>> job = SimpleNamespace(status=lambda: "failed", watch=None,
+    ...                       exception=lambda: KeyboardInterrupt("stopped by Ctrl-C"))
+    >>> job_line(job)
+    'failed: stopped by Ctrl-C'
+    """
     state, watch = job.status(), job.watch
     if state == "done" and job.summary is not None:
         return f"done: {job.summary}"
@@ -62,8 +67,17 @@ def job_line(job: ShownJob) -> str:
 
 
 def display_job(job: ShownJob) -> Any:
-    """Show ``job`` where the cell's output goes: a widget the job redraws (returned), or, with
-    no widgets, its text line (None returned)."""
+    """Show ``job`` where the cell's output goes, and return the widget the job redraws.
+
+    Without ipywidgets, or outside a kernel, the job shows as its text line (None returned).
+
+    >>> class Job:
+    ...     def __repr__(self):
+    ...         return "<EnrichmentJob running: 120/500 profiles>"
+    >>> display_job(Job()) is None
+    <EnrichmentJob running: 120/500 profiles>
+    True
+    """
     try:
         import ipywidgets as widgets
         from IPython import get_ipython
@@ -85,7 +99,16 @@ def display_job(job: ShownJob) -> Any:
 
 
 def redraw(job: ShownJob, view: Any) -> None:
-    """Bring the widget up to date with the job (from any thread; a failure is only logged)."""
+    """Bring the widget up to date with the job, from any thread. A failure is only logged.
+
+    >>> from types import SimpleNamespace
+    >>> job = SimpleNamespace(watch=SimpleNamespace(total=10, done=4), status=lambda: "running",
+    ...                       line=lambda: "running: 4/10 profiles")
+    >>> bar, text = SimpleNamespace(), SimpleNamespace()
+    >>> redraw(job, SimpleNamespace(children=(bar, text)))
+    >>> bar.value, bar.max, bar.bar_style, text.value
+    (4, 10, 'info', '<code>running: 4/10 profiles</code>')
+    """
     try:
         bar, text = view.children
         watch = job.watch

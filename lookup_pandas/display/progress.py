@@ -1,22 +1,11 @@
 """Progress bars for multi-call jobs: tqdm.auto, and never a reason for a call to fail.
 
-Example::
-
-    with Progress(progress=None, desc="employees", unit="rec") as bar:
-        bar.update(50, pages=1)          # postfix "pages=1"
-
-    fit_postfix({"fetched": 48, "credits": 48, "cached": 0}, room=20)   # "fetched=48, credits=48"
-
-``progress``: ``None`` or ``True`` shows a bar (a widget in Jupyter, text in a terminal),
-``False`` shows none. Every tqdm call is guarded: a broken display (a closed stderr, a
-front-end without widgets) is logged at DEBUG and the job goes on. A job that ends by an
-exception removes its bar (the exception says what happened; no half-full bar is left behind).
-
-In a terminal the line fits its width: the counts after the bar (its postfix) are given in
-order of importance, and those that do not fit are left out (:func:`fit_postfix`); below
-:data:`NARROW_COLUMNS` the rate and elapsed time are left out too, so an 80-column terminal
-shows the bar, the counts and the time left rather than a one-character bar and a cut word.
-A notebook's widget, or a log file, shows every count.
+>>> import io
+>>> out, shape = io.StringIO(), "{desc}: {n}/{total}{postfix}"  # a shape without times
+>>> with Progress(desc="employees", total=100, file=out, bar_format=shape) as bar:
+...     bar.update(100, pages=2)
+>>> out.getvalue().splitlines()[-1]
+'employees: 100/100, pages=2'
 """
 
 from __future__ import annotations
@@ -40,11 +29,12 @@ _MIN_BAR = 6
 
 
 def fit_postfix(fields: Mapping[str, Any], room: int | None) -> str:
-    """``fields`` as ``name=value`` pairs, most important first, as many as fit in ``room``
-    characters (all of them when ``room`` is None).
+    """``fields`` as ``name=value`` pairs, most important first, as many as fit in ``room``.
 
-    Example: ``fit_postfix({"fetched": 1, "credits": 1, "failed": 0}, room=22)`` ->
-    ``"fetched=1, credits=1"``
+    >>> fit_postfix({"fetched": 1, "credits": 1, "failed": 0}, room=22)
+    'fetched=1, credits=1'
+    >>> fit_postfix({"fetched": 1, "credits": 1, "failed": 0}, room=None)
+    'fetched=1, credits=1, failed=0'
     """
     text = ""
     for name, value in fields.items():
@@ -70,8 +60,10 @@ class _Stream:
 
 
 def _columns(bar: Any) -> int | None:
-    """The width of the terminal a text bar is drawn on; None for a notebook's widget or a
-    stream that is no terminal (a log file), where the line may be as long as it likes."""
+    """The width of the terminal a text bar is drawn on.
+
+    None for a notebook's widget or a stream that is no terminal (a log file).
+    """
     if hasattr(bar, "container"):  # tqdm.notebook
         return None
     fp = getattr(bar, "fp", None)
@@ -84,7 +76,16 @@ def _columns(bar: Any) -> int | None:
 
 
 class Progress:
-    """A guarded tqdm.auto bar."""
+    """A guarded tqdm.auto bar: a failure to draw it is logged at DEBUG, and the job goes on.
+
+    Args:
+        progress: None or True shows a bar (a widget in Jupyter, text in a terminal). False
+            shows none.
+        tqdm_kwargs: tqdm's own keywords.
+
+    >>> with Progress(progress=False) as bar:
+    ...     bar.update(50, pages=1)  # no bar, and nothing fails
+    """
 
     def __init__(self, progress: bool | None = None, **tqdm_kwargs: Any) -> None:
         self._bar: Any = None
@@ -115,8 +116,17 @@ class Progress:
             logger.debug("progress bar unavailable", exc_info=True)
 
     def update(self, n: int = 1, **postfix: Any) -> None:
-        """Advance by ``n`` and show ``postfix`` (most important first; the terminal's width
-        decides how many are shown)."""
+        """Advance by ``n`` and show ``postfix``, most important first.
+
+        The terminal's width decides how many of ``postfix`` are shown.
+
+        >>> import io
+        >>> out = io.StringIO()
+        >>> with Progress(total=2, file=out, bar_format="{n}/{total}{postfix}") as bar:
+        ...     bar.update(2, fetched=2, failed=0)
+        >>> out.getvalue().splitlines()[-1]
+        '2/2, fetched=2, failed=0'
+        """
         if self._bar is None:
             return
         try:
@@ -139,7 +149,16 @@ class Progress:
         return max(0, columns - len(bare) + 10 - _MIN_BAR - len(", "))
 
     def set_total(self, total: int | None) -> None:
-        """A new total, e.g. the real length of a list that ended early."""
+        """A new total: the real length of a list that ended early.
+
+        >>> import io
+        >>> out = io.StringIO()
+        >>> with Progress(total=100, file=out, bar_format="{n}/{total}") as bar:
+        ...     bar.update(40)
+        ...     bar.set_total(40)
+        >>> out.getvalue().splitlines()[-1]
+        '40/40'
+        """
         if self._bar is None:
             return
         try:
@@ -149,7 +168,16 @@ class Progress:
             logger.debug("progress update failed", exc_info=True)
 
     def close(self, *, failed: bool = False) -> None:
-        """Close the bar; ``failed`` removes it instead of leaving it on screen."""
+        """Close the bar. ``failed`` removes it instead of leaving it on screen.
+
+        >>> import io
+        >>> out = io.StringIO()
+        >>> bar = Progress(total=10, file=out, bar_format="{n}/{total}")
+        >>> bar.update(3)
+        >>> bar.close(failed=True)
+        >>> out.getvalue().splitlines()[-1].strip()  # blanked
+        ''
+        """
         if self._bar is None:
             return
         try:

@@ -2,7 +2,7 @@
 
 Example::
 
-    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client.store.jobs())
+    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client._parts.store.jobs())
     for handle, answer in run:   # answer: the Envelope a single call would give, or the
         ...                      # NotFoundError it would raise; each is cached as that call's
     run.fallback                 # handles to fetch one by one: errored in a job, or left out
@@ -59,7 +59,7 @@ _TICK = 1.0
 class BatchRun:
     """The batch part of one enrichment; see the module doc.
 
-    ``stored``: jobs of earlier runs (``client.store.jobs()``); those holding any of
+    ``stored``: jobs of earlier runs (``client._parts.store.jobs()``); those holding any of
     ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
     resumes them: handles no stored job covers go straight to :attr:`fallback`.
     ``resume=False`` (a ``refresh``) polls none; :meth:`finish` still forgets those whose every
@@ -138,12 +138,12 @@ class BatchRun:
         (job_id or None, what was submitted, their claim keys, what was left to others)."""
         client = self.client
         keys = client.profile_keys(chunk, kind=self.kind)
-        states = client.claims.take(list(keys.values()))
+        states = client._parts.claims.take(list(keys.values()))
         # BUSY: another process is buying it; RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
-        client.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
+        client._parts.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
         others = set(left)
         mine = tuple(h for h in chunk if h not in others)
         mine_keys = {h: keys[h] for h in mine if h in keys}
@@ -152,10 +152,10 @@ class BatchRun:
         try:
             job_id = client.submit_batch(mine, cancel=stop, kind=self.kind)
         except BaseException:
-            client.claims.release(list(mine_keys.values()), bought=False)  # none submitted
+            client._parts.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
-        client.store.remember(StoredJob(job_id, tagged(mine, self.kind.tag), time.time()))
+        client._parts.store.remember(StoredJob(job_id, tagged(mine, self.kind.tag), time.time()))
         return job_id, mine, mine_keys, left
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
@@ -167,7 +167,7 @@ class BatchRun:
 
     def __iter__(self) -> Iterator[Answer]:
         stop = threading.Event()
-        tally = self.client.counter  # its submits and polls count for the run's tally too
+        tally = self.client._parts.counter  # its submits and polls count for the run's tally too
         pool = ThreadPoolExecutor(self._most, "lookup-batch", tally.join, (tally.current(),))
         try:
             while self._queue or self._active or self._flight:
@@ -188,7 +188,7 @@ class BatchRun:
             pool.shutdown(wait=True, cancel_futures=True)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
-            self.client.claims.release(list(self._held.values()), bought=False)  # not cached
+            self.client._parts.claims.release(list(self._held.values()), bought=False)  # not cached
             self._held.clear()
 
     def _send(self, pool: ThreadPoolExecutor, stop: threading.Event) -> float:
@@ -263,8 +263,8 @@ class BatchRun:
                 )
             except NotFoundError as exc:
                 answers.append((handle, exc))
-        self.client.claims.release([held.pop(h) for h, _ in answers if h in held])
-        self.client.claims.release([held.pop(h) for h in erased if h in held], bought=False)
+        self.client._parts.claims.release([held.pop(h) for h, _ in answers if h in held])
+        self.client._parts.claims.release([held.pop(h) for h in erased if h in held], bought=False)
         self.fallback.extend(h for h in erased if self._wanted(h))
         for handle, answer in answers:
             if self._wanted(handle):
@@ -282,7 +282,7 @@ class BatchRun:
         when another process collected it)."""
         if not results:
             return results, []
-        stored = self.client.store.job(job.job_id)
+        stored = self.client._parts.store.job(job.job_id)
         tag = self.kind.tag
         inputs = {i[len(tag) :] for i in stored.inputs if i.startswith(tag)} if stored else set()
         kept = [(h, r) for h, r in results if h in inputs]
@@ -316,7 +316,7 @@ class BatchRun:
         (an earlier run's) is submitted anew; of a job this run submitted, and so saw expire
         faster than it was polled, fetched by single calls, which cannot expire: a run never
         pays for one handle in more than two jobs."""
-        self.client.store.forget(job.job_id)
+        self.client._parts.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
         self.batch_jobs_done += 1
@@ -335,8 +335,8 @@ class BatchRun:
         them anew). The others stay stored until they are, or expire.
         """
         for job in self._finished:
-            self.client.store.forget(job.job_id)
+            self.client._parts.store.forget(job.job_id)
         path, params = self.kind.endpoint.path, self.kind.params
         for idle in self._idle:
             if all(self.client.is_cached(path, params(h)) for h in idle.inputs):
-                self.client.store.forget(idle.job_id)
+                self.client._parts.store.forget(idle.job_id)

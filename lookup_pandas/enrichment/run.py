@@ -237,7 +237,7 @@ class EnrichmentRun:
     _outage: list[ServiceError] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        self._tally = self.client.counter.current()  # this run's own counts, if kept
+        self._tally = self.client._parts.counter.current()  # this run's own counts, if kept
         self._breaker_after = max(3, self.client.max_workers)
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
@@ -388,8 +388,9 @@ class EnrichmentRun:
         stop = threading.Event()
         workers = self.client.max_workers
         # the pool's threads count for this run's tally
-        pool = ThreadPoolExecutor(workers, "lookup", self.client.counter.join, (self._tally,))
-        window = None if self.refresh else ClaimWindow(self.client.claims, window_size(workers))
+        parts = self.client._parts
+        pool = ThreadPoolExecutor(workers, "lookup", parts.counter.join, (self._tally,))
+        window = None if self.refresh else ClaimWindow(parts.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:
             for handle, held in self._windows(handles, window):

@@ -120,7 +120,7 @@ def estimate_values(
             cached=len(distinct) - len(missing),
             to_fetch=0,
         )
-    stored = _holding(jobs_tagged(client.store.jobs(), kind.tag), missing)
+    stored = _holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
     return planned(
@@ -148,7 +148,7 @@ def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
     def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
         client = kwargs["client"]
         assert isinstance(client, Client)
-        with client.counter.tallied():
+        with client._parts.counter.tallied():
             return function(*args, **kwargs)
 
     return counted
@@ -252,7 +252,7 @@ def _plan(
     return plan(
         distinct,
         cached=cached,
-        stored=jobs_tagged(client.store.jobs(), kind.tag),
+        stored=jobs_tagged(client._parts.store.jobs(), kind.tag),
         options=options,
         batch_supported=client.batch_supported_for(kind),
         balance_seen=client.credits_balance is not None,

@@ -1,16 +1,13 @@
 """What people usually want to see of a person: name, headline, current company, city, handle.
 
-Example::
-
-    lp.overview(lp.search_people("data scientist"))
-    #            name                         headline  company    city          handle
-    # 0  Ada Lovelace  Data Scientist at Acme           Acme     Berlin  ada-lovelace-042
-    lp.overview(enriched, prefix="profile_")     # the same, from an enrichment's columns
-
-Production promises only ``id`` and ``handle`` on every record, so everything here is built
-from whatever a record has: a missing field gives a blank, never a KeyError. ``name`` joins
-``first_name`` and ``last_name``; ``company`` is the organization of the current position
-(the first one marked ``is_current``, else the first listed); ``city`` is ``geo.city``.
+>>> from lookup_pandas.frames.records import records_to_frame
+>>> ada = {"id": "prsn_1", "handle": "ada", "first_name": "Ada", "last_name": "Lovelace",
+...        "headline": "Data Scientist", "geo": {"city": "Berlin"},
+...        "positions": [{"organization": {"name": "Acme"}, "is_current": True}]}
+>>> overview(records_to_frame([ada, {"id": "prsn_2", "handle": "bob"}]))
+           name        headline company    city handle
+0  Ada Lovelace  Data Scientist    Acme  Berlin    ada
+1           NaN             NaN     NaN     NaN    bob
 """
 
 from __future__ import annotations
@@ -31,18 +28,20 @@ def _text(value: Any) -> str | None:
 
 
 def full_name(first: Any, last: Any) -> str | None:
-    """``"Ada Lovelace"`` from whichever of the two parts there is; None when neither.
+    """The full name from whichever of the two parts there is, or None when neither.
 
-    Example: ``full_name("Ada", None) == "Ada"``
+    >>> full_name("Ada", "Lovelace"), full_name("Ada", None), full_name(" ", float("nan"))
+    ('Ada Lovelace', 'Ada', None)
     """
     parts = [p for p in (_text(first), _text(last)) if p]
     return " ".join(parts) or None
 
 
 def current_position(positions: Any) -> Mapping[str, Any] | None:
-    """The position marked ``is_current`` (else the first listed); None when there is none.
+    """The position marked ``is_current``, else the first listed, or None when there is none.
 
-    Example: ``current_position([{"title": "CTO", "is_current": True}])["title"] == "CTO"``
+    >>> current_position([{"title": "Intern"}, {"title": "CTO", "is_current": True}])
+    {'title': 'CTO', 'is_current': True}
     """
     if not isinstance(positions, list):
         return None
@@ -57,10 +56,12 @@ def _company(positions: Any) -> str | None:
 
 
 def summary(record: Mapping[str, Any]) -> dict[str, str | None]:
-    """The overview of one (nested) record: ``{"name", "headline", "company", "city",
-    "handle"}``, None where the record has nothing.
+    """The overview of one nested record, None where the record has nothing.
 
-    Example: ``summary({"id": "prsn_1", "handle": "ada"})["name"] is None``
+    ``company`` is the organization of the current position. ``city`` is ``geo.city``.
+
+    >>> summary({"id": "prsn_1", "handle": "ada", "first_name": "Ada"})
+    {'name': 'Ada', 'headline': None, 'company': None, 'city': None, 'handle': 'ada'}
     """
     geo = record.get("geo")
     return {
@@ -75,9 +76,16 @@ def summary(record: Mapping[str, Any]) -> dict[str, str | None]:
 def overview(frame: pd.DataFrame, *, prefix: str = "") -> pd.DataFrame:
     """A new frame of OVERVIEW_COLUMNS (same index), from a frame of flattened records.
 
-    ``prefix`` is the enrichment prefix (``"profile_"`` for ``enrich_profiles``' output);
-    leave it empty for ``search_people``, ``company_employees`` and ``get_profiles``. Columns
-    the frame lacks give blanks (the default string dtype, NaN for missing).
+    Columns the frame lacks give blanks.
+
+    Args:
+        prefix: the enrichment prefix, ``"profile_"`` for ``enrich_profiles``' output. Leave
+            it empty for ``search_people``, ``company_employees`` and ``get_profiles``.
+
+    >>> enriched = pd.DataFrame({"lead": ["ada"], "profile_first_name": ["Ada"]}, index=[7])
+    >>> overview(enriched, prefix="profile_")
+      name headline company city handle
+    7  Ada      NaN     NaN  NaN    NaN
     """
 
     def column(name: str) -> pd.Series:

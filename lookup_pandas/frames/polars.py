@@ -1,23 +1,23 @@
 """pandas frames as polars frames: the converter behind ``frame="polars"`` and ``pl_df.lookup``.
 
-Example::
-
-    to_polars(records_to_frame([{"id": "prsn_1", "handle": "ada", "skills": ["sql"]}]))
-    # shape: (1, 3)  id: str, handle: str, skills: list[str]
-
-Used by :mod:`lookup_pandas.api.listings` and :mod:`lookup_pandas.integrations.polars`; it imports
-polars, so it is imported only where polars is wanted.
+>>> import polars as pl
+>>> from lookup_pandas.frames.records import records_to_frame
+>>> frame = to_polars(records_to_frame([{"id": "prsn_1", "handle": "ada", "skills": ["sql"]}]))
+>>> frame.columns, frame.dtypes == [pl.String, pl.String, pl.List(pl.String)]
+(['id', 'handle', 'skills'], True)
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import polars as pl
 
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["INSTALL", "require_pyarrow", "to_polars"]
 
@@ -27,8 +27,8 @@ INSTALL = "pip install 'lookup-pandas[polars]'"
 def require_pyarrow() -> Any:
     """The pyarrow module, or a ConfigurationError naming the install command.
 
-    Example: ``require_pyarrow()`` before anything is sent, so a run never pays for answers
-    it then cannot convert.
+    >>> require_pyarrow().__name__
+    'pyarrow'
     """
     try:
         return importlib.import_module("pyarrow")
@@ -42,25 +42,26 @@ def require_pyarrow() -> Any:
 def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
     """The pandas frame as a polars DataFrame: same columns, same order, the index dropped.
 
-    Example::
+    Each column keeps its type: ``str`` becomes ``String``, ``Int64`` and ``int64`` become
+    ``Int64``, ``boolean`` and ``bool`` become ``Boolean``, and every missing value becomes
+    null. A column of lists becomes a ``List``, its type inferred from every value. A column
+    without a value becomes ``Null``, and one whose values share no type ``Object``. The input
+    is not modified.
 
-        to_polars(records_to_frame([{"id": "prsn_1", "handle": "ada",
-                                     "skills": ["sql"], "follower_count": 3}]))
-        # shape: (1, 4)  id: str, handle: str, skills: list[str], follower_count: i64
-
-    The frames of :mod:`lookup_pandas.frames.records` convert column by column: ``str`` ->
-    ``String``,
-    ``Int64`` / ``int64`` -> ``Int64``, ``boolean`` / ``bool`` -> ``Boolean``, ``float64`` ->
-    ``Float64``, every missing value (NaN, pd.NA, None) -> null; an object column of lists ->
-    ``List``, its type inferred from every value (lists of objects -> ``List(Struct)`` with
-    every key any element has); an object column without a value -> ``Null``; one whose values
-    share no type -> ``Object``. The input is not modified.
+    >>> frame = pd.DataFrame({"n": pd.array([3, None], dtype="Int64"), "x": [None, None]})
+    >>> converted = to_polars(frame)
+    >>> converted["n"].to_list(), str(converted["n"].dtype), str(converted["x"].dtype)
+    ([3, None], 'Int64', 'Null')
     """
+    import polars as pl  # here, not at the top: importing polars imports the polars adapter
+
     pa = require_pyarrow()
     return pl.DataFrame([_column(str(name), col, pa) for name, col in frame.items()])
 
 
 def _column(name: str, column: pd.Series, pa: Any) -> pl.Series:
+    import polars as pl
+
     if column.dtype != object:
         return pl.from_pandas(column.rename(name))  # NaN -> null (nan_to_null)
     if not column.notna().any():

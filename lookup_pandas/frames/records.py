@@ -1,16 +1,9 @@
 """The only JSON -> DataFrame code: flattening, column order and dtypes.
 
-Example::
-
-    records_to_frame([{"id": "prsn_1", "handle": "ada", "geo": {"city": "Berlin"},
-                       "skills": ["python"]}])
-    #        id handle geo.city    skills
-    # 0  prsn_1    ada   Berlin  [python]
-
-Nested objects are flattened with "." (pandas' json_normalize convention); lists stay lists;
-``id`` and ``handle`` come first, then the fields in the order the records give them. Text is
-pandas' default string dtype (missing values are NaN); whole numbers with gaps become ``Int64``
-and flags with gaps ``boolean``, so a missing field never turns 3 into 3.0.
+>>> records_to_frame([{"id": "prsn_1", "handle": "ada", "geo": {"city": "Berlin"},
+...                    "skills": ["python"]}])
+       id handle geo.city    skills
+0  prsn_1    ada   Berlin  [python]
 """
 
 from __future__ import annotations
@@ -38,10 +31,9 @@ __all__ = [
 FIRST_COLUMNS = ("id", "handle")
 
 #: The person record's fields as production documents them, flattened, with the dtype a column
-#: has when no row holds the field. Enrichment and get_profiles always have these columns (in
-#: this order, then any other field the records carry), so a run whose rows are all invalid,
-#: not found or missing a field has the same columns as any other. Only ``id`` and ``handle``
-#: are promised on every record: any other column may be empty.
+#: has when no row holds the field. Enrichment and get_profiles always have these columns, in
+#: this order, then any other field the records carry. Only ``id`` and ``handle`` are promised
+#: on every record: any other column may be empty.
 PERSON_FIELDS: dict[str, str] = {
     "id": "str",
     "handle": "str",
@@ -64,8 +56,8 @@ PERSON_FIELDS: dict[str, str] = {
     "is_hiring": "boolean",
 }
 
-#: The company record's fields (production's firmographics), as PERSON_FIELDS is for people:
-#: company enrichment and ``get_companies`` always have these columns. ``funding`` (when known)
+#: The company record's fields (production's firmographics), as PERSON_FIELDS is for people.
+#: Company enrichment and ``get_companies`` always have these columns. ``funding`` (when known)
 #: and anything else the records carry follow them.
 COMPANY_FIELDS: dict[str, str] = {
     "id": "str",
@@ -93,11 +85,10 @@ def _order(columns: Iterable[str]) -> list[str]:
 
 
 def flatten(record: Mapping[str, Any], sep: str = ".", _prefix: str = "") -> dict[str, Any]:
-    """Nested objects become "a.b" keys (json_normalize's convention); lists are kept whole.
+    """Nested objects become "a.b" keys, as in ``pd.json_normalize``. Lists are kept whole.
 
-    Written here rather than taken from ``pd.json_normalize`` because that builds the frame
-    at once, and its inference turns an integer field with gaps into floats (3 -> 3.0)
-    before we can see the JSON types; pandas' own flattener is private API.
+    >>> flatten({"id": "p1", "geo": {"city": "Berlin", "country_code": "DE"}, "skills": ["sql"]})
+    {'id': 'p1', 'geo.city': 'Berlin', 'geo.country_code': 'DE', 'skills': ['sql']}
     """
     out: dict[str, Any] = {}
     for key, value in record.items():
@@ -134,8 +125,20 @@ def records_to_frame(
 ) -> pd.DataFrame:
     """One row per record, flattened with ".", ``id`` and ``handle`` first.
 
-    Example: ``records_to_frame([{"id": "p1", "geo": {"city": "Berlin"}}]).columns`` ->
-    ``["id", "geo.city"]``; ``index``: the row labels (ValueError when the lengths differ).
+    Then come the fields in the order the records give them. Text is pandas' default string
+    dtype. Whole numbers with gaps are ``Int64`` and flags with gaps ``boolean``, so a missing
+    field never turns 3 into 3.0.
+
+    Args:
+        index: the row labels (a ValueError when the lengths differ).
+
+    >>> frame = records_to_frame([{"handle": "ada", "id": "p1", "n": 3}, {"id": "p2", "ok": True}])
+    >>> frame
+       id handle     n    ok
+    0  p1    ada     3  <NA>
+    1  p2    NaN  <NA>  True
+    >>> frame["n"].dtype, frame["ok"].dtype
+    (Int64Dtype(), BooleanDtype)
     """
     columns = RecordColumns()
     for rank, record in enumerate(records):
@@ -155,16 +158,16 @@ _SHARED_LEN = 64
 class RecordColumns:
     """Records kept column by column as they come: each flattened at once, its dict let go.
 
-    Example::
+    The columns come in ``rank`` order, whatever order the records are added in. Short strings
+    and the keys inside list fields are shared between records. Input records are not mutated.
 
-        columns = RecordColumns()
-        columns.add("ada", {"id": "p1", "handle": "ada", "skills": ["sql"]})
-        columns.frame()    # one row, labelled "ada", as records_to_frame gives
-
-    The column order is the order ``records_to_frame`` gives the records sorted by ``rank``
-    (fields first seen first), whatever order they are added in. Short strings, and the keys of
-    objects inside list fields, are shared between records (JSON decoding gives every record
-    its own copies), which halves what the records hold. Input records are not mutated.
+    >>> columns = RecordColumns()
+    >>> columns.add("bob", {"id": "p2", "n": 1}, rank=1)
+    >>> columns.add("ada", {"id": "p1", "handle": "ada"}, rank=0)
+    >>> columns.frame()
+         id handle     n
+    bob  p2    NaN     1
+    ada  p1    ada  <NA>
     """
 
     def __init__(self) -> None:
@@ -177,8 +180,11 @@ class RecordColumns:
         return len(self.labels)
 
     def add(self, label: Any, record: Mapping[str, Any], rank: int | None = None) -> None:
-        """Take one record, its row labelled ``label``; ``rank``: its place in input order
-        (default: after every record added so far)."""
+        """Take one record, its row labelled ``label``.
+
+        Args:
+            rank: its place in input order (default: after every record added so far).
+        """
         n = len(self.labels)
         rank = n if rank is None else rank
         flat = flatten(record)
@@ -203,8 +209,10 @@ class RecordColumns:
         self.labels.append(label)
 
     def frame(self) -> pd.DataFrame:
-        """The records as a frame (see records_to_frame); the columns are let go of as they
-        are typed, so the records are not held twice."""
+        """The records as a frame, as :func:`records_to_frame` gives it.
+
+        Each column is let go of as it is typed, so the records are not held twice.
+        """
         if not self.labels:
             return pd.DataFrame({c: pd.Series(dtype="str") for c in FIRST_COLUMNS})
         # Fields first seen first, in rank order: the shapes by their lowest rank.
@@ -243,29 +251,32 @@ _NULLABLE = {"int64": "Int64", "bool": "boolean"}
 
 
 def with_nullable_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with whole numbers as ``Int64`` and flags as ``boolean``: ready for rows
-    without a record, which a reindex fills with missing values.
+    """A new frame with whole numbers as ``Int64`` and flags as ``boolean``, ready for gaps.
 
-    Example: ``with_nullable_dtypes(records_to_frame([{"id": "p", "n": 3}])).reindex([0, 1])``
-    has ``n`` = ``3, <NA>`` (``Int64``), not ``3.0, NaN``. Other columns are unchanged;
-    returns a new frame.
+    >>> frame = with_nullable_dtypes(records_to_frame([{"id": "p", "n": 3}]))
+    >>> frame.reindex([0, 1])["n"].tolist()  # not 3.0, NaN
+    [3, <NA>]
     """
     changes = {c: _NULLABLE[str(t)] for c, t in frame.dtypes.items() if str(t) in _NULLABLE}
     return frame.astype(changes) if changes else frame.copy(deep=False)  # copy-on-write
 
 
 def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every PERSON_FIELDS column (empty where absent), those first.
+    """A new frame with every PERSON_FIELDS column (empty where absent), those first.
 
-    Example: ``with_person_fields(records_to_frame([]))`` has columns ``id, handle, first_name,
-    ..., is_hiring``, all empty. Returns a new frame.
+    >>> list(with_person_fields(records_to_frame([])).columns) == list(PERSON_FIELDS)
+    True
     """
     return with_fields(frame, PERSON_FIELDS)
 
 
 def with_fields(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
-    """``frame`` with every column of ``fields`` (name -> dtype; empty where absent), those
-    first. Example: ``with_fields(records_to_frame([]), COMPANY_FIELDS)``."""
+    """A new frame with every column of ``fields`` (name: dtype, empty where absent), those first.
+
+    >>> frame = records_to_frame([{"id": "o1", "x": 1}])
+    >>> with_fields(frame, {"id": "str", "slug": "str"}).columns.tolist()
+    ['id', 'slug', 'x']
+    """
     missing = {
         name: pd.Series(
             pd.NA if dtype in ("Int64", "boolean") else math.nan, index=frame.index, dtype=dtype
@@ -281,10 +292,12 @@ def with_fields(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
 def prefixed_names(columns: Iterable[str], prefix: str) -> dict[str, str]:
     """The output name of each field: ``prefix + field``, but never the prefix twice.
 
-    Example: ``prefixed_names(["id", "profile_url"], "profile_")`` ->
-    ``{"id": "profile_id", "profile_url": "profile_url"}``. A field that already starts with
-    the prefix keeps its name, unless another field takes that name once prefixed
-    (``url`` -> ``profile_url``); then it is prefixed as usual (``profile_profile_url``).
+    A field that starts with the prefix keeps its name, unless another field takes that name.
+
+    >>> prefixed_names(["id", "profile_url"], "profile_")
+    {'id': 'profile_id', 'profile_url': 'profile_url'}
+    >>> prefixed_names(["url", "profile_url"], "profile_")
+    {'url': 'profile_url', 'profile_url': 'profile_profile_url'}
     """
     cols = list(columns)
     taken = {prefix + c for c in cols if not c.startswith(prefix)}
@@ -292,7 +305,11 @@ def prefixed_names(columns: Iterable[str], prefix: str) -> dict[str, str]:
 
 
 def to_csv_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy with list and dict cells as JSON text, for CSV output."""
+    """A copy with list and dict cells as JSON text, for CSV output.
+
+    >>> to_csv_cells(pd.DataFrame({"skills": [["sql", "python"]]}))["skills"][0]
+    '["sql", "python"]'
+    """
     import json
 
     out = frame.copy()

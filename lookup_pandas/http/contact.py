@@ -2,7 +2,7 @@
 
 Example::
 
-    contact = Contact(settings, pacer, store, cache_on=True, request=client._request)
+    contact = Contact(settings, pacer, store, cache_on=True, request=sender.request)
     contact.learn_pace()      # 57.0 on a 60/min tier: read once, never billed
     contact.check_key()       # sends nothing when the key has worked before
     contact.pace(cancel)      # before each paced send: learn the pace once, then take a slot
@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
@@ -28,39 +28,25 @@ from ..errors import (
     TransportError,
 )
 from ..service.endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
-from ..service.envelope import Envelope
 from ..store import Store
 from ..store.pacing import Pacer, pause
-from .decisions import proves_contact, proves_key, rate_from_tier, tier_action, tier_floor
+from .decisions import (
+    Call,
+    Requester,
+    proves_contact,
+    proves_key,
+    rate_from_tier,
+    tier_action,
+    tier_floor,
+)
 
-__all__ = ["KEY_GOOD_SECONDS", "Contact", "Requester"]
+__all__ = ["KEY_GOOD_SECONDS", "Contact"]
 
 #: After the tier endpoint accepted the key, ambiguous 403s this soon after are taken as about
 #: their record without asking again (a revoked key says so in its own 403s).
 KEY_GOOD_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
-
-
-class Requester(Protocol):
-    """The send chain, ``Sender.request`` (``Client._request``): what the contact, the batch
-    calls and a lookup by value send through."""
-
-    def __call__(
-        self,
-        path: str,
-        params: Mapping[str, Any] | None,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        method: str = "GET",
-        body: Any = None,
-        cache: bool = True,
-        final_statuses: frozenset[int] = frozenset(),
-        paced: bool = True,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope: ...
 
 
 @dataclass(eq=False, repr=False)
@@ -153,7 +139,7 @@ class Contact:
         if self._key_good_at is not None and now - self._key_good_at < KEY_GOOD_SECONDS:
             return exc
         try:
-            self.request(TIER_PATH, None, cache=False, paced=False)
+            self.request(Call(TIER_PATH, cache=False, paced=False))
         except AuthenticationError as rejected:
             return rejected
         except ServiceError:
@@ -195,7 +181,7 @@ class Contact:
         try:
             # Advisory: a 429 here (a limiter that counts the account routes) is not waited
             # out in the caller's thread; the pace stays as it is until the next read.
-            answer = self.request(TIER_PATH, None, final_statuses=frozenset({429}))
+            answer = self.request(Call(TIER_PATH, final_statuses=frozenset({429})))
             tier = checked_data(answer, TIER_PATH)
         except ServiceError as exc:
             self._tier_read_at = time.monotonic()  # try again later, pace unchanged
@@ -216,7 +202,7 @@ class Contact:
 
     def credits_tier(self) -> dict[str, Any]:
         """The credits-tier payload; reading it teaches the pace, if it was not known yet."""
-        tier: dict[str, Any] = checked_data(self.request(TIER_PATH, None), TIER_PATH)
+        tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
         self._note_tier(tier)
         if not self.rate_known:
             with self._rate_lock:
@@ -267,7 +253,7 @@ class Contact:
         first contact failed) is raised; a tier that cannot be read otherwise gives the
         configured pace, else the cheapest tier's 7/min, with a warning."""
         try:
-            tier = checked_data(self.request(TIER_PATH, None), TIER_PATH)
+            tier = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
@@ -290,7 +276,7 @@ class Contact:
         """Ask the Data API's free health probe (unpaced, no credits): a success proves the
         service; a 404 or an answer that is not the service's is a ConfigurationError (after
         one quick retry); the service's own error (a 503: it is down) is raised as it is."""
-        self.request(HEALTH_PATH, None, cache=False, paced=False)
+        self.request(Call(HEALTH_PATH, cache=False, paced=False))
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:
         """The tier's pace (:func:`rate_from_tier`), or the fallback with a warning."""

@@ -1,20 +1,18 @@
-"""The send chain's decisions as data: retry or not, first contact, the pace after a 429.
+"""The send chain's decisions as data: what one call does, retry or not, the pace after a 429.
 
-Example::
-
-    step = next_step(exc, Attempts(), Situation(contacted=True), policy, settings, path)
-    step.error          # None: retry after step.delay seconds; else raise it
-    slowdown(rate_limit_error, current_per_minute=60.0)   # Slowdown("set", 57.0)
-
-Pure: no socket, no clock, no lock. :mod:`lookup_pandas.http.sending` runs the loop, sleeps and
-sends; these functions only say what to do (requests-cache's ``CacheActions`` idea).
+>>> from lookup_pandas.service.endpoints import PROFILE_PATH
+>>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9", offline=False)
+>>> SendActions.from_call(Call(PROFILE_PATH, refresh=True), settings, cache_on=True).read
+'skip'
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, replace
+from datetime import timedelta
 from typing import Any, Literal
 
 from ..config.settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
@@ -24,15 +22,21 @@ from ..errors import (
     NotFoundError,
     RateLimitError,
     ServiceError,
+    UsageError,
 )
 from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH
-from ..service.endpoints import HEALTH_PATH
-from ..service.envelope import finite_number
+from ..service.endpoints import HEALTH_PATH, is_panel
+from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy, is_retryable
+from ..store import RECHECK
 
 __all__ = [
     "FIRST_CONTACT_RETRY_DELAY",
     "Attempts",
+    "Call",
+    "Read",
+    "Requester",
+    "SendActions",
     "Situation",
     "Slowdown",
     "Step",
@@ -50,12 +54,115 @@ __all__ = [
 
 #: Seconds before the one retry of a first contact that met no service.
 FIRST_CONTACT_RETRY_DELAY = 0.5
+_NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request as its caller asks for it; :class:`SendActions` decides the rest.
+
+    >>> Call("/api/panel/credits/tier/k/", cache=False, paced=False).method
+    'GET'
+    """
+
+    path: str
+    params: Mapping[str, Any] | None = None
+    _: KW_ONLY
+    method: str = "GET"
+    #: Sent as JSON.
+    body: Any = None
+    #: Buy the answer again, past the cache (it is stored anew).
+    refresh: bool = False
+    #: False: neither looked up nor stored (batch jobs).
+    cache: bool = True
+    #: The caller has just looked the cache up and missed.
+    known_miss: bool = False
+    #: The claim the caller holds (MINE, or RECHECK): the call neither claims nor lets go of it.
+    held: str | None = None
+    #: False: a free probe sent while the pace is being learned.
+    paced: bool = True
+    #: Statuses raised as they are: never retried, never taken for a wrong base URL.
+    final_statuses: frozenset[int] = frozenset()
+    #: Once set, a call still waiting for its slot or a back-off raises Cancelled.
+    cancel: threading.Event | None = None
+
+
+#: What sends a :class:`Call`: ``Sender.request``.
+Requester = Callable[[Call], Envelope]
+
+#: How a call reads the cache before it sends: not at all, once, or until the answer shows
+#: (the claim's last holder let go of it lately).
+Read = Literal["skip", "once", "afresh"]
+
+
+@dataclass(frozen=True, slots=True)
+class SendActions:
+    """What one call does, decided once before it is sent (requests-cache's ``CacheActions``).
+
+    >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9", offline=False)
+    >>> call = Call("/api/data/v1/people/profile", {"handle": "ada"})
+    >>> actions = SendActions.from_call(call, settings, cache_on=True)
+    >>> actions.read, actions.claim, actions.store, actions.paced
+    ('once', True, True, True)
+    """
+
+    #: The cache lookup before sending.
+    read: Read = "skip"
+    #: On a miss, claim the answer among the processes sharing the store.
+    claim: bool = False
+    #: On a miss, send (False offline: NotCachedError).
+    send: bool = True
+    #: Keep the answer that comes back in the cache.
+    store: bool = False
+    #: Take a pacing slot before each attempt.
+    paced: bool = True
+    #: Statuses raised as they are: never retried, never taken for a wrong base URL.
+    final_statuses: frozenset[int] = frozenset()
+    #: Raise this, sending nothing and reading nothing.
+    error: UsageError | None = None
+
+    @classmethod
+    def from_call(cls, call: Call, settings: Settings, *, cache_on: bool) -> SendActions:
+        """The actions for ``call`` on a Client with ``settings`` (``cache_on``: it has a cache).
+
+        >>> offline = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9", offline=True)
+        >>> actions = SendActions.from_call(Call("/api/x", {"q": 1}), offline, cache_on=True)
+        >>> actions.read, actions.send
+        ('once', False)
+        """
+        panel = is_panel(call.path)
+        cacheable = call.cache and call.method == "GET" and not panel
+        paced = call.paced and not panel
+        if settings.offline:
+            refused = "refresh=True buys answers again: it needs the network, not offline."
+            error = UsageError(refused) if call.refresh else None
+            read: Read = "once" if cacheable else "skip"
+            return cls(
+                read, send=False, paced=paced, final_statuses=call.final_statuses, error=error
+            )
+        looked = cacheable and cache_on and not call.refresh
+        if looked and call.held == RECHECK:
+            read = "afresh"
+        elif looked and not call.known_miss:
+            read = "once"
+        else:
+            read = "skip"
+        return cls(
+            read,
+            claim=looked and call.held is None,
+            store=cacheable and cache_on and settings.expire_after > _NO_TIME,
+            paced=paced,
+            final_statuses=call.final_statuses,
+        )
 
 
 @dataclass(frozen=True)
 class Attempts:
-    """Where one call's attempts stand: retries of transient failures so far, and whether
-    the one quick retry of a first contact that met no service was spent."""
+    """Where one call's attempts stand: retries so far, and the first contact's retry spent.
+
+    >>> Attempts(retries=1)
+    Attempts(retries=1, first_contact_retried=False)
+    """
 
     retries: int = 0
     first_contact_retried: bool = False
@@ -63,7 +170,11 @@ class Attempts:
 
 @dataclass(frozen=True)
 class Situation:
-    """What the Client knows when an attempt fails."""
+    """What the Client knows when an attempt fails.
+
+    >>> Situation(contacted=True, final_statuses=frozenset({404})).contacted
+    True
+    """
 
     contacted: bool = False  # has the base URL answered like the service yet?
     final_statuses: frozenset[int] = frozenset()  # raised as they are (a 404 to a submit)
@@ -71,7 +182,11 @@ class Situation:
 
 @dataclass(frozen=True)
 class Step:
-    """What to do after a failed attempt: raise ``error``, or wait ``delay`` s and retry."""
+    """What to do after a failed attempt: raise ``error``, or wait ``delay`` s and retry.
+
+    >>> Step(delay=1.5).error is None
+    True
+    """
 
     error: ServiceError | None = None
     delay: float = 0.0
@@ -89,15 +204,12 @@ def next_step(
 ) -> Step:
     """Retry or not, and how long to wait first.
 
-    Example: a 503 on the 1st attempt after contact -> ``Step(delay=policy.delay(0))``; a 400
-    -> ``Step(error=exc)``; a wrong base URL's second HTML answer ->
-    ``Step(error=ConfigurationError(...))``.
-
-    A rejected key gets a hint naming where it came from; an enveloped 404 that is no
-    endpoint names the base URL. Until the base URL has answered like the service, an
-    answer that is not the service's (or no connection) gets one quick retry that counts as
-    no retry, then a ConfigurationError. After that, 429, 5xx and transport failures are
-    retried ``max_retries`` times with the policy's back-off (a 429's Retry-After first).
+    >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9")
+    >>> limited = RateLimitError("Slow down", status_code=429, retry_after=3.0)
+    >>> contacted = Situation(contacted=True)
+    >>> step = next_step(limited, Attempts(), contacted, RetryPolicy(), settings, "/p")
+    >>> step.error, step.delay, step.attempts.retries, step.rate_limited
+    (None, 3.0, 1, True)
     """
     if isinstance(exc, AuthenticationError):
         exc.hint = f"Check {settings.api_key_source}"
@@ -127,10 +239,13 @@ def next_step(
 
 
 def not_the_service(exc: ServiceError) -> bool:
-    """Evidence that nothing at the base URL is the service: no connection, or no envelope.
+    """Whether a failure shows that nothing at the base URL is the service.
 
-    Example: an HTML 404 -> True; an enveloped 503 -> False; a 429 -> False (a gateway in
-    front of the service may send its own).
+    >>> from lookup_pandas.errors import ServerError
+    >>> html = ServerError("<html>Bad Gateway</html>", status_code=502)
+    >>> html.enveloped = False
+    >>> not_the_service(html), not_the_service(ServerError("Down", status_code=503))
+    (True, False)
     """
     if isinstance(exc, RateLimitError):
         return False
@@ -138,11 +253,11 @@ def not_the_service(exc: ServiceError) -> bool:
 
 
 def proves_contact(outcome: object, *, from_cache: bool) -> bool:
-    """Whether an answer proves the base URL is the service: only a success from the network,
-    or a billed not-found (200 with its code). An enveloped error, a 404 above all, may come
-    from a gateway or from a path that is no endpoint.
+    """Whether an answer proves that the base URL is the service.
 
-    Example: ``proves_contact(envelope, from_cache=False)`` -> True
+    >>> billed = NotFoundError("No such person", status_code=200)
+    >>> proves_contact(billed, from_cache=False), proves_contact(billed, from_cache=True)
+    (True, False)
     """
     if from_cache:
         return False
@@ -152,18 +267,24 @@ def proves_contact(outcome: object, *, from_cache: bool) -> bool:
 
 
 def proves_key(outcome: object, path: str, *, from_cache: bool) -> bool:
-    """Whether an answer proves the key works: a success from the network on a path that
-    takes a key (the health probe, the tier ladder and the route costs take none). Example:
-    ``proves_key(env, PROFILE_PATH, from_cache=False)`` -> True"""
+    """Whether an answer proves that the key works.
+
+    >>> proves_key(object(), "/api/data/v1/people/profile", from_cache=False)
+    True
+    >>> proves_key(object(), HEALTH_PATH, from_cache=False)
+    False
+    """
     keyless = path in _KEYLESS
     return not from_cache and not isinstance(outcome, BaseException) and not keyless
 
 
 def misconfigured(exc: ServiceError, path: str, settings: Settings) -> ConfigurationError:
-    """The first contact failed twice: name the base URL, what came back, and the setting.
+    """The error of a first contact that failed twice: the base URL, the answer, the setting.
 
-    Example: ``"The base URL http://x does not answer like the service (GET /p, tried twice):
-    ... Check base_url=."``
+    >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9")
+    >>> error = misconfigured(ServiceError("Bad Gateway"), "/p", settings)
+    >>> error.message.endswith("(GET /p, tried twice): Bad Gateway. Check base_url=.")
+    True
     """
     error = ConfigurationError(
         f"The base URL {settings.base_url} does not answer like the service (GET {path}, "
@@ -177,8 +298,14 @@ def misconfigured(exc: ServiceError, path: str, settings: Settings) -> Configura
 
 
 def no_endpoint(exc: ConfigurationError, path: str, settings: Settings) -> ConfigurationError:
-    """An enveloped 404 without a not-found code: the URL is no endpoint of the service (a
-    person or company not found is a 200 with a code), so name the URL and the setting."""
+    """The error of an enveloped 404 without a not-found code: the URL is no endpoint.
+
+    >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9")
+    >>> told = ConfigurationError("Not Found", status_code=404)
+    >>> told.server_message = "Cannot GET /x"
+    >>> no_endpoint(told, "/x", settings).message.startswith("No endpoint at http://127.0.0.1:9/x:")
+    True
+    """
     where = f"{settings.base_url}{path}"
     error = ConfigurationError(
         f"No endpoint at {where}: the service answered HTTP 404 without a not-found code "
@@ -197,17 +324,22 @@ def no_endpoint(exc: ConfigurationError, path: str, settings: Settings) -> Confi
 
 @dataclass(frozen=True)
 class Slowdown:
-    """How a 429 changes the pace: ``set`` it to ``per_minute``, ``keep`` it, or ``halve`` it."""
+    """How a 429 changes the pace: ``set`` it to ``per_minute``, ``keep`` it, or ``halve`` it.
+
+    >>> Slowdown("set", 57.0).per_minute
+    57.0
+    """
 
     action: Literal["set", "keep", "halve"]
     per_minute: float | None = None
 
 
 def slowdown(exc: RateLimitError, current_per_minute: float | None) -> Slowdown:
-    """A 429 always slows the pace: to 95% of the limit it names, else to half.
+    """How a 429 slows the pace: to 95% of the limit it names, else to half.
 
-    Example: a 429 naming ``current_limit: 60`` while pacing at 100/min -> ``Slowdown("set",
-    57.0)``; while pacing at 30/min -> ``Slowdown("keep")``; naming none -> ``Slowdown("halve")``.
+    >>> limited = RateLimitError("Slow down", status_code=429, errors={"current_limit": 60})
+    >>> slowdown(limited, 100.0), slowdown(limited, 30.0)
+    (Slowdown(action='set', per_minute=57.0), Slowdown(action='keep', per_minute=None))
     """
     errors = exc.errors if isinstance(exc.errors, dict) else {}
     limit = finite_number(errors.get("current_limit"))
@@ -220,11 +352,12 @@ def slowdown(exc: RateLimitError, current_per_minute: float | None) -> Slowdown:
 
 
 def rate_from_tier(tier: Mapping[str, Any], explicit: float | None) -> float | None:
-    """min(95% of the tier's limit, ``explicit``); ``math.inf``: unpaced; None: the payload
-    names no current tier (the caller falls back and says so).
+    """The pace a tier allows: min(95% of its limit, ``explicit``); None: it names no tier.
 
-    Example: ``rate_from_tier({"current_tier": {"limit_per_minute": 60}}, None)`` -> 57.0; a
-    tier with no limit (null or missing) is unmetered: ``math.inf`` unless ``explicit``.
+    >>> rate_from_tier({"current_tier": {"limit_per_minute": 60}}, None)
+    57.0
+    >>> rate_from_tier({"current_tier": {"limit_per_minute": None}}, None)
+    inf
     """
     current = tier.get("current_tier")
     if not isinstance(current, dict):
@@ -244,11 +377,10 @@ TIER_CROSSING_GAP_SECONDS = 5.0
 
 
 def tier_floor(tier: Mapping[str, Any]) -> float | None:
-    """The balance below which the key drops to a lower tier: the current tier's
-    ``min_credits`` (None when the payload does not say, or on the lowest tier: nothing below).
+    """The balance below which the key drops a tier; None on the lowest tier, or untold.
 
-    Example: ``tier_floor({"current_tier": {"min_credits": 10000}, "previous_tier": {...}})``
-    -> 10000.0
+    >>> tier_floor({"current_tier": {"min_credits": 10000}, "previous_tier": {"name": "Slow"}})
+    10000.0
     """
     current = tier.get("current_tier")
     if not isinstance(current, Mapping) or not isinstance(tier.get("previous_tier"), Mapping):
@@ -265,13 +397,12 @@ def tier_action(
     read_at: float | None,
     now: float,
 ) -> Literal["reread", "drop", None]:
-    """What a newly seen balance asks of the pace: ``"reread"`` the tier (the balance crossed
-    below the tier's floor, or the tier was read TIER_REREAD_SECONDS ago), ``"drop"`` to the
-    lower tier's pace now (fewer than ``margin`` credits are left above the floor: the calls
-    in flight would cross it at the faster pace and meet 429s), or None.
+    """What a newly seen balance asks of the pace: ``"reread"`` the tier, ``"drop"``, or None.
 
-    Example: ``tier_action(104, 100, margin=8, dropped_early=False, read_at=0, now=1)`` ->
-    ``"drop"``; ``tier_action(99, 100, ...)`` -> ``"reread"``
+    >>> tier_action(104, 100, margin=8, dropped_early=False, read_at=0, now=1)
+    'drop'
+    >>> tier_action(99, 100, margin=8, dropped_early=True, read_at=0, now=10)
+    'reread'
     """
     if read_at is not None and now - read_at >= TIER_REREAD_SECONDS:
         return "reread"

@@ -4,8 +4,9 @@ Example::
 
     wire = Wire(session, settings)
     sender = Sender(wire, attempts, claims, stats, contact)
-    sender.request(PROFILE_PATH, {"handle": "ada"}).data      # a cache hit sends nothing
+    sender.request(Call(PROFILE_PATH, {"handle": "ada"})).data      # a cache hit sends nothing
 
+What each call does is decided once (:class:`~lookup_pandas.http.decisions.SendActions`).
 Each request is prepared once; the cache is looked up once (requests-cache's
 ``only_if_cached``); on a miss the answer is claimed among the processes sharing the store,
 then sent in paced attempts, retried as :mod:`lookup_pandas.http.decisions` says, and stored by
@@ -19,7 +20,6 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import requests
@@ -34,17 +34,15 @@ from ..errors import (
     RateLimitError,
     ServiceError,
     TransportError,
-    UsageError,
 )
 from ..service.answers import parsed_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy
-from ..store import RECHECK
 from ..store.claims import Claims, claim_or_wait, fresh_lookup
 from ..store.pacing import Pacer, pause
 from .contact import Contact
-from .decisions import Attempts, Situation, next_step, slowdown
+from .decisions import Attempts, Call, Read, SendActions, Situation, next_step, slowdown
 from .stats import StatsCounter
 from .translate import translated_errors
 
@@ -54,7 +52,6 @@ logger = logging.getLogger(__name__)
 #: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
 #: take theirs).
 AHEAD_MAX = 4096
-_NO_TIME = timedelta(0)  # a cache that keeps answers for no time keeps none
 
 
 def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
@@ -112,8 +109,8 @@ class Wire:
     def send(self, prepared: requests.PreparedRequest, *, store: bool = False) -> requests.Response:
         """Send a copy of ``prepared`` over the network with requests' own send settings (what
         ``Session.request`` would do, without preparing again), past the cache: the lookup is
-        :meth:`lookup`'s. ``store``: keep the answer if the cache's policy says it is worth it,
-        for ``expire_after``. Offline, nothing is ever sent (NotCachedError)."""
+        :meth:`lookup`'s. ``store``: keep the answer for ``expire_after`` (as ``SendActions``
+        decided). Offline, nothing is ever sent (NotCachedError)."""
         if self.settings.offline:  # Sender.request answers offline; this is the last guard
             raise not_cached(prepared)
         s = self.session
@@ -127,7 +124,7 @@ class Wire:
             verify=s.verify,
             cert=s.cert,
         )
-        if store and self.cache_on and self.settings.expire_after > _NO_TIME:
+        if store:
             s.cache.save_response(  # type: ignore[attr-defined]
                 response,
                 cache_key=self.cache_key(prepared),
@@ -135,7 +132,7 @@ class Wire:
             )
         return response
 
-    def lookup(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
+    def cached(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
         """The stored answer if it has not expired, read by its key (what requests-cache's
         ``only_if_cached`` does, without building a request's cache actions and a 504 for a
         miss); None on a miss, or when nothing is cached there. Offline, an expired answer is
@@ -177,28 +174,21 @@ class PacedAttempts:
         self,
         prepared: requests.PreparedRequest,
         path: str,
-        *,
-        cache: bool,
+        actions: SendActions,
         cancel: threading.Event | None,
-        final_statuses: frozenset[int],
-        paced: bool = True,
     ) -> Envelope:
-        """Send until an answer, or a failure :func:`next_step` says to raise. ``paced=False``:
-        free probes sent while the pace is being learned (the panel endpoint is never paced:
-        it is how the pace is learned)."""
-        unpaced = is_panel(path) or not paced
-        # The lookup is done: send without a second one, and store the answer if it is worth
-        # keeping; the panel endpoint and batch jobs are never stored.
-        store = cache and not is_panel(path)
+        """Send until an answer, or a failure :func:`next_step` says to raise; the answer is
+        stored as ``actions.store`` says (the lookup is done: no second one)."""
+        unpaced = not actions.paced
         attempts = Attempts()
         while True:
             try:
                 if not unpaced:
                     self.contact.pace(cancel)
-                return self.attempt(prepared, path, store=store)
+                return self.attempt(prepared, path, store=actions.store)
             except ServiceError as failed:
                 exc = self.contact.resolve_forbidden(failed, path)
-                situation = Situation(self.contact.contacted, final_statuses)
+                situation = Situation(self.contact.contacted, actions.final_statuses)
                 step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
                 if step.error is not None:
                     raise step.error  # noqa: B904 - its cause is the decision's
@@ -289,57 +279,32 @@ class Sender:
     stats: StatsCounter
     contact: Contact
 
-    def request(
-        self,
-        path: str,
-        params: Mapping[str, Any] | None,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        method: str = "GET",
-        body: Any = None,
-        cache: bool = True,
-        final_statuses: frozenset[int] = frozenset(),
-        paced: bool = True,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope:
-        """The one place requests are sent (``Client._request``): one cache lookup, then
-        paced attempts.
+    def request(self, call: Call) -> Envelope:
+        """The one place requests are sent: the call's :class:`SendActions`, carried out.
 
-        ``cancel``: once set, a call still waiting for its pacing slot or a back-off raises
-        ``Cancelled`` instead of sending. ``cache=False``: neither looked up nor stored (batch
-        jobs). ``known_miss``: the lookup is skipped (the caller just made it). ``held``: the
-        claim the caller holds (MINE, or RECHECK: looked up afresh first); the call neither
-        claims nor lets go of it. ``final_statuses``: answers raised as they are, neither
-        retried nor taken for a wrong base URL (a 404 to a batch submit means "no batch").
+        Order of operations: decide the actions once; prepare the request; read the cache
+        (``actions.read``); on a miss, claim the answer among the processes sharing the store
+        (``actions.claim``); a stored answer is returned (the key checked once, online);
+        offline, a miss is NotCachedError; else paced attempts send it, and the claim is let go.
         """
-        prepared = self.wire.prepare(path, params, method=method, body=body)
-        cache = cache and method == "GET" and not is_panel(path)
-        if self.wire.settings.offline:
-            return self.offline_answer(path, prepared, cache=cache, refresh=refresh)
+        actions = SendActions.from_call(call, self.wire.settings, cache_on=self.wire.cache_on)
+        if actions.error is not None:
+            raise actions.error
+        path, cancel = call.path, call.cancel
+        prepared = self.wire.prepare(path, call.params, method=call.method, body=call.body)
+        stored = self.read(actions.read, path, prepared, cancel)
         claimed: str | None = None
-        if not refresh and cache:
-            if held == RECHECK:
-                stored = self.fresh_lookup(path, prepared, cancel)
-            else:
-                stored = None if known_miss else self.wire.lookup(path, prepared)
-            if stored is None and held is None:
-                claimed, stored = self.claim(path, prepared, cancel)
-            if stored is not None:
-                if not self.contact.key_proven:
-                    self.contact.check_key()
-                return self.from_cache(stored, path)
+        if stored is None and actions.claim:
+            claimed, stored = self.claim(path, prepared, cancel)
+        if stored is not None:
+            if actions.send and not self.contact.key_proven:
+                self.contact.check_key()
+            return self.from_cache(stored, path)
+        if not actions.send:  # offline: only a call that is never cached skips the read
+            raise not_cached(prepared, cached=actions.read != "skip")
         bought = False  # is the answer in the cache now (a record, or a billed not-found)?
         try:
-            env = self.attempts.run(
-                prepared,
-                path,
-                cache=cache,
-                cancel=cancel,
-                final_statuses=final_statuses,
-                paced=paced,
-            )
+            env = self.attempts.run(prepared, path, actions, cancel)
             bought = True
             return env
         except NotFoundError as exc:
@@ -349,17 +314,20 @@ class Sender:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
 
-    def offline_answer(
-        self, path: str, prepared: requests.PreparedRequest, *, cache: bool, refresh: bool
-    ) -> Envelope:
-        """Offline: the stored answer (expired or not), else NotCachedError; nothing is sent,
-        and no first contact is made."""
-        if refresh:
-            raise UsageError("refresh=True buys answers again: it needs the network, not offline.")
-        stored = self.wire.lookup(path, prepared) if cache else None
-        if stored is None:
-            raise not_cached(prepared, cached=cache)
-        return self.from_cache(stored, path)
+    def read(
+        self,
+        read: Read,
+        path: str,
+        prepared: requests.PreparedRequest,
+        cancel: threading.Event | None,
+    ) -> requests.Response | None:
+        """The stored answer, read as ``read`` says (``"afresh"``: until it shows, for a claim
+        let go of lately: :func:`lookup_pandas.store.claims.fresh_lookup`); None on a miss."""
+        if read == "once":
+            return self.wire.cached(path, prepared)
+        if read == "afresh":
+            return fresh_lookup(lambda: self.wire.cached(path, prepared), cancel)
+        return None
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
         """A stored answer, counted and parsed; a stored not-found raised, marked cached."""
@@ -374,21 +342,11 @@ class Sender:
         self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
     ) -> tuple[str | None, requests.Response | None]:
         """(the claim to release, None), or (None, the answer another process bought
-        meanwhile); (None, None) without a cache. See
-        :func:`lookup_pandas.store.claims.claim_or_wait`."""
-        if not self.wire.cache_on:
-            return None, None
+        meanwhile). See :func:`lookup_pandas.store.claims.claim_or_wait`."""
         return claim_or_wait(
             self.claims,
             self.wire.cache_key(prepared),
-            lambda: self.wire.lookup(path, prepared),
+            lambda: self.wire.cached(path, prepared),
             cancel,
             self.stats.count_waiting,
         )
-
-    def fresh_lookup(
-        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
-    ) -> requests.Response | None:
-        """The lookup after another holder let go
-        (:func:`lookup_pandas.store.claims.fresh_lookup`)."""
-        return fresh_lookup(lambda: self.wire.lookup(path, prepared), cancel)

@@ -1,28 +1,11 @@
 """Company values: turn what an account list holds into the slug or id the service wants.
 
-Example::
-
-    normalise_company("  https://www.linkedin.com/company/Acme/?trk=x ")   # "acme"
-    normalise_company("linkedin.com/company/acme")                         # "acme"
-    normalise_company("org_9F3a")                                          # "org_9F3a" (an id)
-    normalise_company("   ")                                               # None
-    company_invalid_reason("https://acme.com")              # "a URL without /company/<slug>"
-    checked_companies("ACME, linkedin.com/company/globex")  # ["acme", "globex"]
-    is_company_id("org_9F3a")                               # True: sent as an id
-    names_one_company("https://www.linkedin.com/company/acme")  # True; "acme labs": False
-
-The rules are :mod:`lookup_pandas.identifiers.handles`' (missing values, whitespace,
-percent-encoding,
-trailing slashes, the grammar), with a company page URL (``.../company/<slug>``) in place of a
-profile URL, slugs of 2 characters or more (``hp``), and ``org_`` ids kept exactly as written
-(ids are opaque; slugs fold case unless ``fold_case=False``). A website is not a slug: find a
-company by its website with ``lp.search_companies(website=...)``.
-
-Every function that takes a company reads it through these rules: enrichment
-(:mod:`lookup_pandas.identifiers.kinds`), ``client.company``, and the listings' company parameters
-(:data:`lookup_pandas.service.endpoints.CompanyParam`: ``company_employees``' slug,
-``search_people``'
-``organization_slugs``, ``job_changes``' ``organization_ids``, the SearchPanel, the CLI).
+>>> normalise_company("  https://www.linkedin.com/company/Acme/?trk=x ")
+'acme'
+>>> normalise_company("org_9F3a"), normalise_company("hp"), normalise_company("   ")
+('org_9F3a', 'hp', None)
+>>> company_invalid_reason("https://acme.com")
+'a URL without /company/<slug>'
 """
 
 from __future__ import annotations
@@ -53,39 +36,46 @@ COMPANY_RULES = Rules(
 
 
 def normalise_company(value: object, *, fold_case: bool = True) -> str | None:
-    """The slug or ``org_`` id to send for ``value``; None when it is neither.
+    """The slug or ``org_`` id to send for ``value``, or None when it is neither.
 
-    Example: ``normalise_company("https://www.linkedin.com/company/Acme/")`` -> ``"acme"``
+    >>> normalise_company("linkedin.com/company/Acme"), normalise_company("Acme", fold_case=False)
+    ('acme', 'Acme')
     """
     return normalise_handle(value, fold_case=fold_case, rules=COMPANY_RULES)
 
 
 def company_invalid_reason(value: object, *, fold_case: bool = True) -> str | None:
-    """Why ``value`` is no company slug, id or page URL; None when it is one.
+    """Why ``value`` is no company slug, id or page URL, or None when it is one.
 
-    Example: ``company_invalid_reason("")`` -> ``"empty"``
+    >>> company_invalid_reason(""), company_invalid_reason("acme")
+    ('empty', None)
     """
     return invalid_reason(value, fold_case=fold_case, rules=COMPANY_RULES)
 
 
 def checked_company(value: object, *, fold_case: bool = True) -> str:
-    """The slug or id to send for ``value``; a UsageError naming the reason otherwise, before
-    anything is sent.
+    """The slug or id to send for ``value``, else a UsageError that names the reason.
 
-    Example: ``checked_company("acme.com/about")`` raises UsageError.
+    >>> checked_company("acme.com/about")
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.UsageError: 'acme.com/about' is not a company slug, id or page URL: a
+    path. Nothing was sent.
     """
     return checked_handle(value, fold_case=fold_case, rules=COMPANY_RULES)
 
 
 def checked_companies(value: object, *, many: bool = True) -> list[str]:
-    """Each company in ``value`` as :func:`checked_company` gives it, duplicates dropped; a
-    UsageError for any that is no company, or for none at all, before anything is sent.
+    """Each company in ``value`` as :func:`checked_company` gives it, duplicates dropped.
 
-    ``value`` is one company, or with ``many`` a list of them or one string of comma-separated
-    ones (what production's list parameters take, ``organization_slugs=acme,globex``; blank
-    pieces between commas are skipped).
+    A UsageError for any that is no company, or for none at all.
 
-    Example: ``checked_companies(["ACME", " acme "])`` -> ``["acme"]``
+    Args:
+        value: one company, or with ``many`` a list of them or one string of comma-separated
+            ones (as ``organization_slugs=acme,globex``). Blank pieces are skipped.
+
+    >>> checked_companies("ACME, linkedin.com/company/globex"), checked_companies(["ACME", "acme"])
+    (['acme', 'globex'], ['acme'])
     """
     if not many:
         return [checked_company(value)]
@@ -109,16 +99,19 @@ def _items(value: object) -> Iterable[object]:
 def is_company_id(value: str) -> bool:
     """True for an ``org_`` id (as :func:`checked_company` gives it), False for a slug.
 
-    Example: ``is_company_id("org_9F3a")`` -> True; ``is_company_id("acme")`` -> False
+    >>> is_company_id("org_9F3a"), is_company_id("acme")
+    (True, False)
     """
     return value.startswith(COMPANY_RULES.ids)
 
 
 def names_one_company(text: str) -> bool:
-    """True when ``text`` is written as one company's address (a URL or an ``org_`` id) rather
-    than words to search for: a name and a bare slug look alike (``acme``), these do not.
+    """True when ``text`` is written as one company's address (a URL or an ``org_`` id).
 
-    Example: ``names_one_company(" org_9F3a")`` -> True; ``names_one_company("acme")`` -> False
+    >>> names_one_company(" org_9F3a"), names_one_company("https://www.linkedin.com/company/acme")
+    (True, True)
+    >>> names_one_company("acme")  # a name or a slug: words to search for
+    False
     """
     text = text.strip()
     return is_company_id(text) or looks_like_url(text, COMPANY_RULES.segment)

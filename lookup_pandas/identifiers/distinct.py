@@ -1,26 +1,12 @@
-"""Raw values to handles, each distinct raw value normalised once, then mapped onto the rows.
+"""Raw values to handles: each distinct raw value normalised once, then mapped onto the rows.
 
-Example::
-
-    handles = HandleMap()
-    m = handles.map(["Ada", "@ada", None, "ada", "N/A", "Ada"])
-    m.codes                  # [0, 1, 4, 2, 3, 0]: each row's distinct value
-    m.rows()                 # ["ada", "ada", None, "ada", None, "ada"]
-    m.distinct()             # ["ada"]: the valid handles in first-seen order
-    m.errors[m.codes]        # [None, None, "invalid handle: missing", None,
-                             #  "invalid handle: missing", None]
-
-This is the one place where a column of raw values meets the normaliser
-(:func:`lookup_pandas.identifiers.handles.normalise_handle`, through
-:meth:`~lookup_pandas.identifiers.kinds.Kind.clean`):
-``lookup_values``, ``estimate_values``, the CLI's chunks and the Dask partitions all map their
-values here, so a value written 100,000 times is normalised once.
-
-Each row gets exactly what normalising it alone would give. Strings are grouped by value
-(``pd.factorize``). Other values are grouped by type and value, so ``1``, ``1.0`` and ``True``
-stay apart (``"1"`` has no letters; a float is not text). A value pandas counts as missing (None,
-NaN, ``pd.NA``, ``NaT``, a ``Decimal`` NaN...) is grouped by its type: its reason depends on
-nothing else. An unhashable value (a list) is normalised on its own row.
+>>> m = HandleMap().map(["Ada", "@ada", None, "ada", "N/A", "Ada"])
+>>> m.rows()
+['ada', 'ada', None, 'ada', None, 'ada']
+>>> m.distinct()
+['ada']
+>>> m.errors[m.codes].tolist()
+[None, None, 'invalid handle: missing', None, 'invalid handle: missing', None]
 """
 
 from __future__ import annotations
@@ -47,8 +33,12 @@ _Objects = np.ndarray[Any, np.dtype[np.object_]]
 class Mapped:
     """A column of raw values, as distinct values and positions.
 
-    ``codes[i]`` is row i's position in ``handles`` / ``errors``: one entry per distinct raw
-    value. The entries of valid values come in first-seen order.
+    ``codes[i]`` is row i's position in ``handles`` and ``errors``, which hold one entry per
+    distinct raw value. The entries of valid values come in first-seen order.
+
+    >>> m = HandleMap().map(["Ada", None, "ada", "@ada"])
+    >>> m.codes.tolist(), m.handles.tolist()
+    ([0, 3, 1, 2], ['ada', 'ada', 'ada', None])
     """
 
     codes: _Codes
@@ -57,26 +47,44 @@ class Mapped:
 
     @property
     def valid(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        """For each distinct value: is it a handle."""
+        """For each distinct value, whether it is a handle.
+
+        >>> HandleMap().map(["ada", "", "ada"]).valid.tolist()
+        [True, False]
+        """
         return np.array([h is not None for h in self.handles], dtype=bool)
 
     def rows(self) -> list[str | None]:
-        """Each row's handle (None: invalid). Example: ``["ada", None, "ada"]``."""
+        """Each row's handle (None: invalid).
+
+        >>> HandleMap().map(["Ada", "", "@ada"]).rows()
+        ['ada', None, 'ada']
+        """
         rows: list[str | None] = self.handles[self.codes].tolist()
         return rows
 
     def valid_rows(self) -> int:
-        """How many rows hold a handle."""
+        """How many rows hold a handle.
+
+        >>> HandleMap().map(["Ada", "", "@ada"]).valid_rows()
+        2
+        """
         return int(np.count_nonzero(self.valid[self.codes]))
 
     def distinct(self) -> list[str]:
-        """The distinct handles, in the order of their first row."""
+        """The distinct handles, in the order of their first row.
+
+        >>> HandleMap().map(["Bob", "", "Ada", "bob"]).distinct()
+        ['bob', 'ada']
+        """
         return list(dict.fromkeys(h for h in self.handles.tolist() if h is not None))
 
     def spread(self, per_entry: Iterable[Any]) -> list[Any]:
         """One value per distinct value (as ``handles``), repeated onto the rows.
 
-        Example: ``m.spread(["ok" if h else "invalid" for h in m.handles])``
+        >>> m = HandleMap().map(["Ada", None, "ada"])
+        >>> m.spread(["ok" if h else "invalid" for h in m.handles])
+        ['ok', 'invalid', 'ok']
         """
         values = np.empty(len(self.handles), dtype=object)
         values[:] = list(per_entry)
@@ -85,12 +93,16 @@ class Mapped:
 
 
 class HandleMap:
-    """Raw values to handles, normalising each distinct raw value once, over every ``map``
-    (the chunks of one file).
+    """Raw values to handles, each distinct raw value normalised once over every ``map``.
 
-    The rules are the kind's (:meth:`lookup_pandas.identifiers.kinds.Kind.clean`), with
-    ``fold_case``; the
-    errors are what ``enrich_profiles`` writes. Memory grows with the distinct raw values.
+    The rules are the kind's (:meth:`~lookup_pandas.identifiers.kinds.Kind.clean`). The errors
+    are what ``enrich_profiles`` writes. Memory grows with the distinct raw values.
+
+    >>> handles = HandleMap()
+    >>> handles.map(["Ada", 1.0]).errors.tolist()  # one chunk of a file
+    [None, 'invalid handle: not text (float)']
+    >>> handles.map([1, True, "x1y"]).rows()  # the next: 1, 1.0 and True stay apart
+    [None, None, 'x1y']
     """
 
     def __init__(self, *, fold_case: bool = True, kind: Kind = PEOPLE) -> None:
@@ -109,6 +121,9 @@ class HandleMap:
         """The handle and error of every value, by position (see :class:`Mapped`).
 
         ``values``: a sequence, or a Series taken as its ``tolist()`` (Python scalars).
+
+        >>> HandleMap().map(pd.Series(["Ada", None], dtype="string")).rows()
+        ['ada', None]
         """
         if isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype):
             return self._text(values, values.dtype.na_value)
@@ -138,8 +153,8 @@ class HandleMap:
         return _mapped(codes, entries)
 
     def _present(self, values: _Objects, entries: list[_Entry]) -> _Codes:
-        """The codes of ``values``, none of them missing; each new distinct value's entry is
-        appended to ``entries``."""
+        """The codes of ``values``, none of them missing. A new distinct value's entry goes on
+        ``entries``."""
         if infer_dtype(values, skipna=False) in ("string", "empty"):
             found, uniques = pd.factorize(values)
             entries.extend(self._entry(s, s) for s in uniques.tolist())
@@ -154,8 +169,8 @@ class HandleMap:
         return entry
 
     def _by_type_and_value(self, values: list[Any], entries: list[_Entry]) -> list[int]:
-        """Codes of values of any type (none missing), grouped by type and value; each new
-        group's entry appended to ``entries``."""
+        """Codes of values of any type (none missing), grouped by type and value. A new group's
+        entry goes on ``entries``."""
         seen: dict[Any, int] = {}
         codes = []
         for value in values:

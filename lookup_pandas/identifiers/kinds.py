@@ -1,20 +1,9 @@
-"""The kinds of record the enrichment engine buys: people and companies, each declared once.
+"""The kinds of record the enrichment engine buys by value: people and companies.
 
-Example::
-
-    PEOPLE.params("prsn_1a2b")          # {"id": "prsn_1a2b"}: its Endpoint's param_for
-    COMPANIES.params("acme")            # {"slug": "acme"}
-    COMPANIES.normalise("https://www.linkedin.com/company/Acme/")   # "acme"
-    COMPANIES.invalid_error("")         # "invalid company: empty"
-
-A Kind is what the engine (:mod:`lookup_pandas.enrichment.values`,
-:mod:`lookup_pandas.enrichment.run`,
-:mod:`lookup_pandas.enrichment.batch_run`) is generalised over: its
-:class:`~lookup_pandas.service.endpoints.Endpoint`
-(lookup path, id parameters, not-found code, batch path and results key), how values are
-normalised (:class:`~lookup_pandas.identifiers.handles.Rules`), the columns every result has, and
-the words
-a progress bar and an error use.
+>>> PEOPLE.params("prsn_1a2b"), COMPANIES.params("acme")
+({'id': 'prsn_1a2b'}, {'slug': 'acme'})
+>>> COMPANIES.normalise("https://www.linkedin.com/company/Acme/"), COMPANIES.invalid_error("")
+('acme', 'invalid company: empty')
 """
 
 from __future__ import annotations
@@ -33,7 +22,11 @@ __all__ = ["COMPANIES", "PEOPLE", "Kind"]
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of record bought by value. Example: ``PEOPLE.endpoint.path``."""
+    """One kind of record bought by value: its endpoint, its rules, its columns and its words.
+
+    >>> PEOPLE.endpoint.path, PEOPLE.desc, list(COMPANIES.fields)[:3]
+    ('/api/data/v1/people/profile', 'profiles', ['id', 'slug', 'name'])
+    """
 
     endpoint: Endpoint
     rules: Rules
@@ -44,36 +37,61 @@ class Kind:
 
     @property
     def noun(self) -> str:
-        """How one value is named in messages: ``"handle"``, ``"company"``."""
+        """How one value is named in messages.
+
+        >>> PEOPLE.noun, COMPANIES.noun
+        ('handle', 'company')
+        """
         return self.rules.noun
 
     @property
     def nouns(self) -> str:
-        """The plural: ``"handles"``, ``"companies"``."""
+        """The plural of :attr:`noun`.
+
+        >>> PEOPLE.nouns, COMPANIES.nouns
+        ('handles', 'companies')
+        """
         return f"{self.noun[:-1]}ies" if self.noun.endswith("y") else f"{self.noun}s"
 
     @property
     def tag(self) -> str:
-        """What the job store puts before this kind's batch inputs: ``""`` for people (as
-        ever), ``"company:"`` for companies (:func:`lookup_pandas.enrichment.batch_plan.tagged`)."""
+        """What the job store puts before this kind's batch inputs (none for people).
+
+        >>> PEOPLE.tag, COMPANIES.tag
+        ('', 'company:')
+        """
         return "" if self.endpoint.kind == "person" else f"{self.endpoint.kind}:"
 
     def params(self, value: str) -> dict[str, str]:
-        """The query of ``value``'s lookup. Example: ``PEOPLE.params("ada")`` -> ``{"handle":
-        "ada"}``."""
+        """The query of ``value``'s lookup.
+
+        >>> PEOPLE.params("ada")
+        {'handle': 'ada'}
+        """
         return dict([self.endpoint.param_for(value)])
 
     def normalise(self, value: object, fold_case: bool = True) -> str | None:
-        """The value to send for ``value``, or None when it is not one."""
+        """The value to send for ``value``, or None when it is not one.
+
+        >>> PEOPLE.normalise("@Ada"), PEOPLE.normalise("N/A")
+        ('ada', None)
+        """
         return normalise_handle(value, fold_case=fold_case, rules=self.rules)
 
     def invalid_error(self, value: Any, fold_case: bool = True) -> str:
-        """The ``lookup_error`` of a row whose value is not one: ``"invalid handle: empty"``."""
+        """The ``lookup_error`` of a row whose value is not one.
+
+        >>> PEOPLE.invalid_error(" ")
+        'invalid handle: empty'
+        """
         return self._error(invalid_reason(value, fold_case=fold_case, rules=self.rules))
 
     def clean(self, value: object, fold_case: bool = True) -> tuple[str | None, str | None]:
-        """``(the value to send, None)``, or ``(None, the row's lookup_error)``, from one
-        cleaning. Example: ``PEOPLE.clean("")`` -> ``(None, "invalid handle: empty")``."""
+        """``(the value to send, None)``, or ``(None, the row's lookup_error)``.
+
+        >>> PEOPLE.clean("@Ada"), PEOPLE.clean("")
+        (('ada', None), (None, 'invalid handle: empty'))
+        """
         handle, reason = cleaned(value, fold_case=fold_case, rules=self.rules)
         return (handle, None) if handle is not None else (None, self._error(reason))
 

@@ -1,18 +1,12 @@
 """What production would refuse in a listing's query, decided before anything is sent or billed.
 
-Example::
-
-    check_listing(SEARCH, {"title": "engineer", "limit": 50, "geo_country_code": "DE"})  # fine
-    check_listing(SEARCH, {"title": "engineer", "limit": 50, "country": "DE"})
-    # UsageError: 'country' is not a filter of the people search; did you mean
-    # 'geo_country_code'? Nothing was sent. ...
-
-Production ignores a filter name it does not know (and bills every page of the unfiltered
-answer) and answers 400 for the rest of these: ``limit`` outside 1–50, free-text filters shorter
-than 3 characters. The names and which are free text are declared once per endpoint in
-:mod:`lookup_pandas.service.endpoints`. Pure: no I/O, no client. ``client.get`` and
-``client.paginate``
-do not call it: they are the escape hatch for any parameter, checked by the service alone.
+>>> from lookup_pandas.service.endpoints import SEARCH
+>>> check_listing(SEARCH, {"title": "engineer", "limit": 50, "geo_country_code": "DE"})
+>>> check_listing(SEARCH, {"title": "engineer", "limit": 50, "country": "DE"})
+Traceback (most recent call last):
+...
+lookup_pandas.errors.UsageError: 'country' is not a filter of the people search; did you mean
+'geo_country_code'? Nothing was sent.
 """
 
 from __future__ import annotations
@@ -38,8 +32,12 @@ _ESCAPE = "(A filter newer than this list: client.paginate(path, params) sends i
 def check_limit(limit: Any) -> None:
     """``limit`` is a whole number 1–50 (production's page sizes), else a UsageError.
 
-    Example: ``check_limit(50)`` passes; ``check_limit(0)``, ``check_limit(51)``,
-    ``check_limit(2.5)`` and ``check_limit(True)`` raise.
+    >>> check_limit(50)
+    >>> check_limit(True)
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.UsageError: limit must be a whole number from 1 to 50 (the service's
+    page sizes), not True. Nothing was sent.
     """
     if (
         isinstance(limit, bool)
@@ -53,11 +51,13 @@ def check_limit(limit: Any) -> None:
 
 
 def unknown_filter(listing: Listing, name: str) -> str:
-    """The message for a filter name ``listing`` does not take: the closest names production
-    has (:func:`difflib.get_close_matches`), else every name it accepts.
+    """The message for a filter name ``listing`` does not take, with the closest names it takes.
 
-    Example: ``unknown_filter(SEARCH, "country")`` -> ``"'country' is not a filter of the
-    people search; did you mean 'geo_country_code'? ..."``
+    >>> from lookup_pandas.service.endpoints import EMPLOYEES
+    >>> unknown_filter(EMPLOYEES, "titel")
+    "'titel' is not a filter of the company employees; did you mean 'title'? Nothing was sent."
+    >>> print(unknown_filter(EMPLOYEES, "zzz"))
+    'zzz' is not a filter of the company employees. It takes: current_only, title, ...
     """
     head = f"{name!r} is not a filter of the {listing.name}"
     close = difflib.get_close_matches(name, listing.filters, n=3)
@@ -71,18 +71,24 @@ def unknown_filter(listing: Listing, name: str) -> str:
 def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     """Refuse (UsageError) a query production would ignore in part or refuse outright.
 
-    Example: ``check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, "title": "engineer"})``.
+    ``params`` is the whole query but the paging. A filter set to None is not sent, so only its
+    name is checked. Refused:
 
-    ``params`` is the whole query but the paging: ``listing.required`` (``title`` / ``slug``),
-    ``limit`` and the filters. Refused: a missing or blank required parameter (none of
-    ``listing.one_of`` given, for the companies search's ``name`` or ``website``), a ``limit``
-    that is not 1–50, a name the endpoint does not take (with the closest names), a free-text
-    filter under 3 characters (stripped; blank too), a country code that is not two letters, a
-    company parameter (``listing.companies``) holding what is no company slug, page URL or
-    ``org_`` id (:func:`~lookup_pandas.identifiers.companies.checked_companies`). A filter set to
-    None
-    is not sent, so only its name is checked. A listing with no required
-    parameter (job changes) takes a query of filters alone, or none.
+    - a missing or blank required parameter, or none of ``listing.one_of``
+    - a ``limit`` that is not 1–50
+    - a name the endpoint does not take
+    - free text under 3 characters, once stripped
+    - a country code that is not two letters
+    - a company parameter that holds no company slug, page URL or ``org_`` id
+
+    >>> from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES
+    >>> check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, "title": "engineer"})
+    >>> check_listing(JOB_CHANGES, {})  # no required parameter
+    >>> check_listing(EMPLOYEES, {"slug": "acme", "geo_city": "Ro"})
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.UsageError: geo_city needs at least 3 characters (the service refuses
+    shorter text), not 'Ro'. Nothing was sent.
     """
     for name in params:
         if name not in (listing.required, "limit") and name not in listing.filters:

@@ -1,16 +1,12 @@
 """Adapters for other frame libraries: ``ddf.lookup`` on dask, ``pl_df.lookup`` on polars.
 
-Example::
+Each registers itself when its library is imported, before or after ``lookup_pandas``.
 
-    import lookup_pandas            # before or after dask / polars: either order works
-    import polars as pl
-    pl.DataFrame({"handle": ["ada"]}).lookup.enrich_profiles("handle")
-
-Each adapter is a thin layer over the same enrichment engine
-(:mod:`lookup_pandas.enrichment.values`).
-Neither library is imported by ``import lookup_pandas``: a post-import hook (wrapt's) registers
-the namespace the moment the library itself is imported, or at once if it already is. A
-library that is not installed is never imported and costs nothing.
+Example:
+    >>> import lookup_pandas
+    >>> import polars as pl
+    >>> hasattr(pl.DataFrame({"handle": ["ada"]}), "lookup")
+    True
 """
 
 from __future__ import annotations
@@ -38,6 +34,9 @@ def _register(adapter: str) -> Callable[[ModuleType], None]:
 
 
 def register_when_imported() -> None:
-    """Register each adapter when (or, if already, now that) its library is imported."""
+    """Register each adapter when its library is imported, or now if it already is.
+
+    Example: ``register_when_imported()``, once, from ``lookup_pandas/__init__.py``
+    """
     for library, adapter in ADAPTERS.items():
         wrapt.register_post_import_hook(_register(adapter), library)

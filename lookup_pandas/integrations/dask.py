@@ -1,26 +1,12 @@
 """``ddf.lookup.enrich_profiles(column, ...)`` on ``dask.dataframe``: lazy, one bill per handle.
 
-Example::
+The result keeps the input's columns, index, order and partitions, and adds the columns of
+:func:`output_columns`. The Client's cache must be one every worker reaches: a file on one
+machine, or ``cache="redis://..."`` across machines. Workers read ``LOOKUP_API_KEY`` from
+their own environment: the key is never in the graph.
 
-    import dask.dataframe as dd
-    import lookup_pandas  # noqa: F401  registers ddf.lookup (dask before or after: either order)
-
-    leads = dd.read_csv("crm-export-*.csv", dtype=str)
-    enriched = leads.lookup.enrich_profiles("linkedin_url", max_calls=50_000)  # nothing sent
-    enriched.to_parquet("enriched/")                                           # now it runs
-
-The result keeps the input's columns, index, order and partitions and adds the profile columns
-and ``lookup_status`` / ``lookup_error`` (:func:`output_columns`). ``compute()`` (or any write)
-runs, on any scheduler: (1) each partition's distinct valid handles, normalised as in pandas,
-deduplicated across partitions; (2) with ``max_calls``, their billable count from the cache,
-summed over the whole input, checked before any fetch; (3) the fetch, by the engine on the
-workers (cache, shared pace, claims, batch jobs), each handle paid once; (4) each input
-partition joined from the fetched table, reindexed to the fixed output columns and dtypes.
-
-The Client's cache must be one every worker reaches: the default file on one machine, or
-``cache="redis://..."`` across machines. The key is never in the graph: workers build their
-Client from a :class:`~lookup_pandas.client.spec.ClientSpec` and read ``LOOKUP_API_KEY`` from
-their own environment (a ConfigurationError from ``compute()`` says so when it is missing).
+Example: ``leads.lookup.enrich_profiles("linkedin_url", max_calls=50_000)`` sends nothing,
+then ``enriched.to_parquet("enriched/")`` runs it.
 """
 
 from __future__ import annotations
@@ -61,16 +47,15 @@ __all__ = [
 def output_columns(
     fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE
 ) -> dict[str, str]:
-    """The columns enrichment adds, each with its dtype: the profile ``fields`` (default: every
-    field of :data:`lookup_pandas.frames.records.PERSON_FIELDS`, in that order), prefixed, then
-    ``lookup_status`` and ``lookup_error``.
+    """The columns enrichment adds, with their dtypes: the ``fields``, prefixed, then the status.
 
-    Example: ``output_columns(["first_name", "geo.city"], "profile_")`` ->
-    ``{"profile_first_name": "str", "profile_geo.city": "str", "lookup_status": "str",
-    "lookup_error": "str"}``. A field not in PERSON_FIELDS (``"geo.region"``) is ``object``:
-    its values are whatever JSON the records carry. Fields the records carry beyond these are
-    left out: a partition cannot add columns the others lack. ``kind``: whose fields
-    (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: COMPANY_FIELDS).
+    ``fields`` defaults to every field of the kind's records. A field not among them is
+    ``object``. Fields beyond these are left out: a partition cannot add columns the others lack.
+
+    Example:
+        >>> output_columns(["first_name", "geo.region"], "p_")  # doctest: +NORMALIZE_WHITESPACE
+        {'p_first_name': 'str', 'p_geo.region': 'object', 'lookup_status': 'str',
+         'lookup_error': 'str'}
     """
     known = kind.fields
     chosen = list(known) if fields is None else _checked_fields(fields)
@@ -98,13 +83,12 @@ def enrich_profiles(
 ) -> dd.DataFrame:
     """On a dask DataFrame: a lazy dask DataFrame (see :mod:`lookup_pandas.integrations.dask`).
 
-    Example: ``ddf.lookup.enrich_profiles("handle", fields=["first_name", "headline"])``
-
-    ``fields``: the profile fields to add (flattened names such as ``"geo.city"``; default
-    every field of PERSON_FIELDS), fixed before anything runs. ``client`` gives the settings
-    workers build their own Client from; its key stays here. Workers draw no ``progress`` bar:
-    Dask's dashboard shows the tasks. ``max_calls`` and ``errors="raise"`` raise from
+    ``fields`` are the profile fields to add (flattened names such as ``"geo.city"``), fixed before
+    anything runs. ``client`` gives the settings workers build their own Client from: its key stays
+    here. Workers draw no ``progress`` bar. ``max_calls`` and ``errors="raise"`` raise from
     ``compute()``, ``max_calls`` before anything is sent.
+
+    Example: ``ddf.lookup.enrich_profiles("handle", fields=["first_name", "headline"])``
     """
     given = arguments(api.enrich_profiles, frame, *args, **options)
     return _enrich(frame, given, fields, PEOPLE)
@@ -181,8 +165,7 @@ def _enrich(
 
 @delegates_to(api.estimate_profiles)
 def estimate_profiles(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
-    """On a dask DataFrame: computes the column (reads the input; no billable request) and
-    reads the cache here.
+    """On a dask DataFrame: computes the column (nothing billable) and reads the cache here.
 
     Example: ``ddf.lookup.estimate_profiles("handle").to_fetch``
     """
@@ -213,7 +196,7 @@ class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
 
 
 def _spec(client: Client) -> ClientSpec:
-    """The Client's spec for workers; refused when its answers cannot be shared."""
+    """The Client's spec for workers. Refused when its answers cannot be shared."""
     if client.settings.cache_path is None and client.settings.cache_url is None:
         raise ConfigurationError(
             "Dask workers share what they fetch through the cache, and this Client has none "
@@ -233,8 +216,10 @@ def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -
 def _billable(
     handles: pd.Series, spec: ClientSpec, refresh: bool, kind: Kind = PEOPLE
 ) -> pd.DataFrame:
-    """How many of these distinct handles must be paid for: all with refresh, else those the
-    cache does not hold (read without the network)."""
+    """How many of these distinct handles must be paid for: all with refresh, else those not cached.
+
+    The cache is read without the network.
+    """
     distinct = len(handles)
     if refresh:
         needed = distinct
@@ -269,10 +254,12 @@ def _fetch(
     columns: dict[str, str],
     kind: Kind = PEOPLE,
 ) -> pd.DataFrame:
-    """Fetch (or read) one partition of the distinct handles on a worker, once the whole
-    input's billable count is known to fit ``budgets`` (max_calls, max_credits; the credits
-    at the profile route's cost, as if by single calls); one row per handle, indexed by it,
-    with the output columns (fixed, typed) and its status."""
+    """Fetch, or read, one partition of the distinct handles on a worker.
+
+    It runs once the whole input's billable count is known to fit ``budgets`` (max_calls,
+    max_credits, the credits at the profile route's cost). Returns one row per handle, indexed
+    by it, with the fixed, typed output columns and its status.
+    """
     max_calls, max_credits = budgets
     client = spec.client()
     if max_credits is not None and needed is not None:
@@ -305,8 +292,10 @@ def _join(
     how: tuple[bool, Kind],
     columns: list[str],
 ) -> pd.DataFrame:
-    """One input partition with each row's columns from ``table`` (every distinct handle's,
-    once every fetch is done); an invalid value gets ``invalid`` and its reason, as in pandas."""
+    """One input partition with each row's columns from ``table``, once every fetch is done.
+
+    An invalid value gets ``invalid`` and its reason, as in pandas.
+    """
     fold_case, kind = how  # as the values were normalised
     mapped = HandleMap(fold_case=fold_case, kind=kind).map(part[column])  # each raw value once
     handles, errors = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
@@ -320,7 +309,7 @@ def _join(
 
 
 def _as(values: pd.Series, dtype: str) -> pd.Series:
-    """``values`` in the output dtype; a column no record had is all missing, of that dtype."""
+    """``values`` in the output dtype. A column no record had is all missing, of that dtype."""
     if values.isna().all() and dtype == "object":
         return pd.Series(math.nan, index=values.index, dtype=object)
     typed: pd.Series = values.astype(dtype)  # type: ignore[call-overload]

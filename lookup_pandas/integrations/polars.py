@@ -1,26 +1,26 @@
-"""``pl_df.lookup``: profile enrichment on polars DataFrames; the pandas -> polars converter.
+"""``pl_df.lookup``: enrichment on polars DataFrames, through pandas' functions.
 
-Example::
+The requests, column names and values are those of a pandas run. Text is ``String``, whole
+numbers ``Int64``, flags ``Boolean``, lists ``List``, missing values null. pyarrow is needed.
 
-    import polars as pl
-    import lookup_pandas            # before or after polars: either order registers pl_df.lookup
-
-    leads = pl.read_csv("leads.csv")
-    leads.lookup.estimate_profiles("handle")        # Estimate(rows=..., to_fetch=...): free
-    enriched = leads.lookup.enrich_profiles("handle", max_calls=500)
-    enriched.filter(pl.col("lookup_status") == "ok").select("handle", "profile_geo.city")
-
-    lp.search_people("engineer", frame="polars")    # the listing functions convert with to_polars
-
-Each method is pandas' (:mod:`lookup_pandas.api.functions`, the same keywords and engine) on the
-column's
-values, its added columns converted with :func:`to_polars`: the same requests, column names
-(nested objects flattened with ".": ``profile_geo.city``) and values as a pandas run. Text is
-``String``, whole numbers ``Int64``, flags ``Boolean``, lists ``List`` (``List(Struct)`` for
-``positions``), missing values null; a column no row has a value for is ``Null``. pyarrow is
-needed (a ConfigurationError naming the extra before anything is sent).
-
-Imported by :mod:`lookup_pandas.integrations` the moment polars is, and by nothing else.
+Example:
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "handle=ada" in request.url:
+    ...         return 200, envelope({"id": "prsn_1", "handle": "ada", "geo": {"city": "Oslo"}})
+    ...     if "/credits/tier/" in request.url:
+    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
+    ...                    transport=MockTransport(answer))
+    >>> leads = pl.DataFrame({"handle": ["ada", None]})
+    >>> enriched = leads.lookup.enrich_profiles("handle", client=client, progress=False)
+    >>> enriched.select("handle", "profile_geo.city", "lookup_status").rows()
+    [('ada', 'Oslo', 'ok'), (None, None, 'invalid')]
+    >>> enriched.schema["profile_follower_count"]
+    Int64
+    >>> client.close()
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ __all__ = [
 
 @delegates_to(api.enrich_profiles)
 def enrich_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> pl.DataFrame:
-    """On a polars DataFrame: a new polars DataFrame, the input columns untouched (values,
-    dtypes, order), missing values null (dtypes: :mod:`lookup_pandas.integrations.polars`).
+    """On a polars DataFrame: a new polars DataFrame, the input columns untouched.
 
     Example: ``pl.DataFrame({"handle": ["ada", None]}).lookup.enrich_profiles("handle")``
     """
@@ -108,7 +107,7 @@ def _estimated(estimate: Any, frame: pl.DataFrame, *args: Any, **options: Any) -
 
 
 def _values(frame: pl.DataFrame, column: str) -> pd.DataFrame:
-    """The column as a one-column pandas frame, its values unchanged (null -> None)."""
+    """The column as a one-column pandas frame, its values unchanged (null becomes None)."""
     return pd.DataFrame({column: pd.Series(frame.get_column(column).to_list(), dtype=object)})
 
 

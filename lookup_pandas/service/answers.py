@@ -1,14 +1,10 @@
 """Reading an answer: its Envelope decoded and checked once, and a batch result as an answer.
 
-Example::
-
-    parsed_answer(session.get(url, ...), PROFILE_PATH).data   # the Envelope, or its error raised
-    profile_answer_from_batch(prepared, {"id": "prsn_1", "handle": "ada"}, "job_1")
-    # the response GET /people/profile gives for ada, as the cache stores it
-
-The cache policy (:func:`lookup_pandas.cache.policy.should_cache`) reads a fresh answer on its
-way into the cache with :func:`read_once`, which keeps its reading on the response; the Client
-takes it from there (:func:`parsed_answer`), so the body is decoded once.
+>>> from lookup_pandas.service.endpoints import PROFILE_PATH
+>>> request = requests.Request("GET", "http://service.test" + PROFILE_PATH).prepare()
+>>> answer = profile_answer_from_batch(request, {"id": "prsn_1", "handle": "ada"}, "job_1")
+>>> parsed_answer(answer, PROFILE_PATH).data
+{'id': 'prsn_1', 'handle': 'ada'}
 """
 
 from __future__ import annotations
@@ -41,8 +37,7 @@ BATCH_NOT_FOUND_MESSAGE = "Profile not found"
 
 
 def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope | ServiceError:
-    """The answer decoded and checked: its Envelope (data of the endpoint's kind), or the
-    ServiceError it means."""
+    """The answer decoded and checked: its Envelope, or the ServiceError it means."""
     try:
         env = parse_envelope(
             response.status_code,
@@ -58,9 +53,14 @@ def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope 
 
 
 def read_once(response: requests.Response, path: str) -> Envelope | ServiceError:
-    """A fresh answer's reading (:func:`_read`), kept on the response for :func:`parsed_answer`.
+    """A fresh answer's reading, kept on the response for :func:`parsed_answer`.
 
-    Example: ``isinstance(read_once(response, PROFILE_PATH), Envelope)``
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> session = requests.Session()
+    >>> session.mount("http://service.test", MockTransport(lambda r: (200, envelope([]))))
+    >>> response = session.get("http://service.test/api/data/v1/people/profile")
+    >>> read_once(response, "/api/data/v1/people/profile")
+    ResponseError("The answer's data for /api/data/v1/people/profile is list, not an object.")
     """
     outcome = _read(response, path, from_cache=False)
     # A response type that takes no new attribute is simply read again by parsed_answer.
@@ -72,10 +72,14 @@ def read_once(response: requests.Response, path: str) -> Envelope | ServiceError
 def parsed_answer(response: requests.Response, path: str, *, from_cache: bool = False) -> Envelope:
     """The checked Envelope of ``response``, or the ServiceError it means, raised.
 
-    Example: ``parsed_answer(session.get(url, ...), PROFILE_PATH).data``
+    A response :func:`read_once` read is not decoded again.
 
-    A response the cache policy already read (a fresh answer, on its way into the cache) is
-    not decoded again.
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> session = requests.Session()
+    >>> session.mount("http://service.test", MockTransport(lambda r: (200, envelope({"id": 1}))))
+    >>> path = "/api/data/v1/people/profile"
+    >>> parsed_answer(session.get("http://service.test" + path), path).data
+    {'id': 1}
     """
     outcome = getattr(response, _PARSED, None)
     if outcome is None:
@@ -92,16 +96,16 @@ def profile_answer_from_batch(
     *,
     not_found: tuple[str, str] = ("1010", BATCH_NOT_FOUND_MESSAGE),
 ) -> requests.Response:
-    """The answer ``GET /people/profile`` gives, made from one batch job result, so that it is
-    cached (and read back) exactly as a single lookup's: the record with ``success: true``, or
-    ``record=None``: the billed not-found (200, ``success: false``, ``error_code`` 1010).
+    """The answer a single lookup gives, made from one batch job's result.
 
-    Example: ``profile_answer_from_batch(client._prepare(PROFILE_PATH, {"handle": "ada"}),
-    {"id": "prsn_1", "handle": "ada"}, "job_1").status_code == 200``
+    Args:
+        record: the record, or None for the billed not-found (200, ``success: false``).
+        not_found: the not-found's ``(error_code, message)``. A company's code is 1020.
 
-    ``not_found``: the not-found's ``(error_code, message)`` (a company's: 1020).
-    ``X-Batch-Job-Id`` names the job it came from. It goes through requests' own
-    ``build_response``, so requests-cache stores it like any answer from the network.
+    >>> request = requests.Request("GET", "http://service.test/api/data/v1/people/profile")
+    >>> answer = profile_answer_from_batch(request.prepare(), None, "job_1")
+    >>> answer.status_code, answer.headers["X-Batch-Job-Id"], answer.json()["error_code"]
+    (200, 'job_1', '1010')
     """
     if record is None:
         body: dict[str, Any] = {

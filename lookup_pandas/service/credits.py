@@ -1,17 +1,13 @@
 """Credits: what each route costs, the tier ladder, and where a balance sits on it (pure).
 
-Example::
-
-    costs = RouteCosts.from_payload(client.get(ROUTE_COSTS_PATH).data)   # public, no key
-    costs.cost_of("/api/data/v1/companies/company")                      # 2.0 (unlisted: 1.0)
-    ladder = parse_ladder(client.get(TIERS_PATH).data)                    # public, no key
-    tier_for(10_000, ladder).name, tier_for(9_999, ladder).name           # 'Developer', 'Hobby'
-    tier_change(ladder, balance=10_050, spend=100)
-    # 'Developer (70/min) -> Hobby (30/min) after 51 credits'
-
-Production lists only the routes whose cost is not 1 (0 is free; batch endpoints show 0 and
-bill 1 per resolved item), and the tier of a key follows its balance, so a job that spends can
-drop its own tier and limit.
+>>> ladder = parse_ladder({"results": [
+...     {"name": "Hobby", "min_credits": 0, "max_credits": 9999, "limit_per_minute": 30},
+...     {"name": "Developer", "min_credits": 10000, "max_credits": None, "limit_per_minute": 70},
+... ]})
+>>> tier_for(10_000, ladder).name, tier_for(9_999, ladder).name
+('Developer', 'Hobby')
+>>> tier_change(ladder, balance=10_050, spend=100)
+'Developer (70/min) -> Hobby (30/min) after 51 credits'
 """
 
 from __future__ import annotations
@@ -50,7 +46,11 @@ def _route(path: str) -> str:
 
 @dataclass(frozen=True)
 class RouteCosts:
-    """Credits per call of each listed route; any route not listed costs 1."""
+    """Credits per call of each listed route. A route not listed costs 1.
+
+    >>> RouteCosts({"people/batch/enrich": 0.0}).cost_of("/people/batch/enrich/")
+    0.0
+    """
 
     costs: Mapping[str, float] = field(default_factory=dict)
 
@@ -58,7 +58,8 @@ class RouteCosts:
     def from_payload(cls, data: Any) -> RouteCosts:
         """From the costs endpoint's ``data``.
 
-        Example: ``RouteCosts.from_payload({"routes": [{"route": "/a/", "credits_cost": 2}]})``
+        >>> RouteCosts.from_payload({"routes": [{"route": "/a/", "credits_cost": 2}]})
+        RouteCosts(costs={'a': 2.0})
         """
         routes = data.get("routes") if isinstance(data, Mapping) else None
         if not isinstance(routes, list):
@@ -73,27 +74,27 @@ class RouteCosts:
         return cls(costs)
 
     def lists(self, path: str) -> bool:
-        """Whether the costs name ``path`` (as :meth:`cost_of` matches it). Production lists its
-        batch routes (cost 0), so a list without them tells of a service without batch jobs.
+        """Whether the costs name ``path``, matched as :meth:`cost_of` matches it.
 
-        Example: ``RouteCosts({"a/b": 0}).lists("/a/b/")`` -> ``True``
+        >>> RouteCosts({"a/b": 0}).lists("/a/b/"), RouteCosts({"a/b": 0}).lists("/a/c")
+        (True, False)
         """
         return self._listed(path) is not None
 
     def cost_of(self, path: str) -> float:
         """Credits one call of ``path`` costs: its listed cost, else 1.
 
-        A listed route matches the whole path or its end (production lists paths, some of them
-        short, such as ``organization/enrich``).
+        A listed route matches the whole path or its end, such as ``organization/enrich``.
 
-        Example: ``RouteCosts({"companies/company": 2}).cost_of("/api/data/v1/companies/company")``
-        -> 2.0
+        >>> costs = RouteCosts({"companies/company": 2.0})
+        >>> costs.cost_of("/api/data/v1/companies/company"), costs.cost_of("/people/profile")
+        (2.0, 1.0)
         """
         route = self._listed(path)
         return 1.0 if route is None else self.costs[route]
 
     def _listed(self, path: str) -> str | None:
-        """The listed route ``path`` matches: the whole path, else its end; None if none."""
+        """The listed route ``path`` matches (the whole path, else its end), or None."""
         wanted = _route(path)
         if wanted in self.costs:
             return wanted
@@ -102,7 +103,11 @@ class RouteCosts:
 
 @dataclass(frozen=True)
 class Tier:
-    """One rung of the ladder: ``min_credits`` to ``max_credits`` (None: no top)."""
+    """One rung of the ladder: ``min_credits`` to ``max_credits`` (None: no top).
+
+    >>> str(Tier("Hobby", 0, 9999, 30))
+    'Hobby (30/min)'
+    """
 
     name: str
     min_credits: float
@@ -116,8 +121,9 @@ class Tier:
 def parse_ladder(data: Any) -> tuple[Tier, ...]:
     """The tiers of the tiers endpoint's ``data``, lowest first.
 
-    Example: ``parse_ladder({"results": [{"name": "Testing", "min_credits": 0,
-    "max_credits": 99, "limit_per_minute": 7}]})[0].limit_per_minute`` -> 7.0
+    >>> tier = {"name": "Testing", "min_credits": 0, "max_credits": 99, "limit_per_minute": 7}
+    >>> parse_ladder({"results": [tier]})
+    (Tier(name='Testing', min_credits=0.0, max_credits=99.0, limit_per_minute=7.0),)
     """
     results = data.get("results") if isinstance(data, Mapping) else None
     if not isinstance(results, list):
@@ -140,10 +146,13 @@ def parse_ladder(data: Any) -> tuple[Tier, ...]:
 
 
 def tier_for(balance: float, ladder: Sequence[Tier]) -> Tier | None:
-    """The tier a balance sits on: the highest whose ``min_credits`` it reaches (None: no
-    ladder). A balance below every tier sits on the lowest.
+    """The tier a balance sits on: the highest whose ``min_credits`` it reaches.
 
-    Example: ``tier_for(9_999.5, ladder).name`` -> ``'Hobby'`` (the ladder counts whole credits)
+    A balance below every tier sits on the lowest. No ladder gives None.
+
+    >>> ladder = (Tier("Hobby", 0, 9999, 30), Tier("Developer", 10_000, None, 70))
+    >>> tier_for(9_999.5, ladder).name, tier_for(-5, ladder).name, tier_for(1, ())
+    ('Hobby', 'Hobby', None)
     """
     if not ladder:
         return None
@@ -152,11 +161,15 @@ def tier_for(balance: float, ladder: Sequence[Tier]) -> Tier | None:
 
 
 def tier_change(ladder: Sequence[Tier], balance: float, spend: float) -> str | None:
-    """None when spending ``spend`` from ``balance`` stays on one tier; else which tier the
-    job ends on, after how many credits, and the limit there.
+    """Which tier a job that spends ``spend`` ends on, and after how many credits.
 
-    Example: ``tier_change(ladder, 10_050, 100)`` ->
-    ``'Developer (70/min) -> Hobby (30/min) after 51 credits'``
+    None when the job stays on one tier.
+
+    >>> ladder = (Tier("Hobby", 0, 9999, 30), Tier("Developer", 10_000, None, 70))
+    >>> tier_change(ladder, 10_050, 100)
+    'Developer (70/min) -> Hobby (30/min) after 51 credits'
+    >>> tier_change(ladder, 10_050, 10) is None
+    True
     """
     start, end = tier_for(balance, ladder), tier_for(balance - spend, ladder)
     if start is None or end is None or start == end:
@@ -174,11 +187,16 @@ def paced_seconds(
     ladder: Sequence[Tier] = (),
     share: float = 0.95,
 ) -> float:
-    """Seconds ``calls`` paced calls take at ``per_minute``, slower once spending drops the key
-    to a lower tier (paced at ``share`` of its limit), when the balance and ladder are known.
+    """Seconds ``calls`` paced calls take at ``per_minute``.
 
-    Example: ``paced_seconds(60, 60.0)`` -> ``60.0``; from 10,050 credits on today's ladder,
-    100 calls go 51 at the Developer pace, then 49 at Hobby's (28.5/min).
+    With the balance and ladder known, calls spent on a lower tier go at ``share`` of its limit.
+
+    >>> paced_seconds(60, 60.0)
+    60.0
+    >>> ladder = (Tier("Hobby", 0, 9999, 30), Tier("Developer", 10_000, None, 70))
+    >>> seconds = paced_seconds(100, 66.5, balance=10_050, ladder=ladder)
+    >>> seconds == 51 * 60 / 66.5 + 49 * 60 / 28.5  # 51 calls on Developer, 49 on Hobby
+    True
     """
     if balance is None or not ladder or cost <= 0:
         return calls * 60.0 / per_minute

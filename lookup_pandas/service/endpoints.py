@@ -1,17 +1,11 @@
 """The service's endpoints: their paths, the surface each is on, and the data each answers with.
 
-Example::
-
-    is_panel(TIER_PATH)                  # True: the panel surface (its own key header, never
-                                         # cached, not paced: it is how the pace is learned)
-    expected_data(PROFILE_PATH)          # dict: a profile answers with one record
-    checked_data(env, SEARCH_PATH)       # env.data, or ResponseError if it is not a list
-
-The one table of endpoint paths: the Client, the cache policy and the emulator's tests read it.
-Each list endpoint's query is declared once here (:data:`SEARCH`, :data:`EMPLOYEES`: production's
-filter names, which of them are free text): :mod:`lookup_pandas.identifiers.queries` checks a
-request
-against it before anything is sent, and the emulator's routes parse by it.
+>>> is_panel(TIER_PATH)
+True
+>>> expected_data(PROFILE_PATH)
+<class 'dict'>
+>>> ENDPOINTS["company"].param_for("acme")
+('slug', 'acme')
 """
 
 from __future__ import annotations
@@ -65,9 +59,9 @@ PROFILE_PATH = f"{DATA_PREFIX}/people/profile"
 EMPLOYEES_PATH = f"{DATA_PREFIX}/companies/employees"
 SEARCH_PATH = f"{DATA_PREFIX}/people/search"
 TIER_PATH = "/api/panel/credits/tier/k/"
-#: The Data API's liveness probe: free, no key needed; proves a base URL when the tier cannot.
+#: The Data API's liveness probe. It is free and needs no key.
 HEALTH_PATH = f"{DATA_PREFIX}/health"
-#: Bulk enrichment: POST submits a job, GET with ``job_id`` and ``after`` tracks it.
+#: Bulk enrichment. POST submits a job, GET with ``job_id`` and ``after`` tracks it.
 BATCH_PATH = f"{DATA_PREFIX}/people/batch/enrich"
 PANEL_PREFIX = "/api/panel/"
 COMPANY_PATH = f"{DATA_PREFIX}/companies/company"
@@ -83,13 +77,12 @@ JOB_CHANGES_PATH = f"{DATA_PREFIX}/job-changes/search"
 
 @dataclass(frozen=True)
 class CompanyParam:
-    """A query parameter that names companies, and the field of a company record it is sent as.
+    """A query parameter that names companies, and the company field it is sent as.
 
-    Example: ``CompanyParam("organization_ids", "id", many=True)``: job changes take
-    comma-separated ``org_`` ids; ``CompanyParam("slug", "slug")``: employees take one slug.
-    Callers may give any company value (:mod:`lookup_pandas.identifiers.companies`); one of the
-    other
-    form is looked up for this field (:func:`lookup_pandas.api.listings.company_query`).
+    >>> EMPLOYEES.companies
+    (CompanyParam(name='slug', field='slug', many=False),)
+    >>> JOB_CHANGES.companies[0].many
+    True
     """
 
     name: str
@@ -101,22 +94,28 @@ class CompanyParam:
 class Listing:
     """The query one list endpoint takes: its required parameter and production's filters.
 
-    ``filters`` are every name production documents for the endpoint (the required one too when
-    it is also a filter); ``text`` those that are free text (production needs 3+ characters);
-    ``codes`` two-letter country codes; ``companies`` the parameters that name companies.
-    Paging parameters (``limit``, ``page``, ``cursor``,
-    ``start``) are the paginator's, not filters.
+    >>> SEARCH.required, SEARCH.codes
+    ('title', ('geo_country_code',))
+    >>> "limit" in SEARCH.filters
+    False
     """
 
     name: str  # as the user knows it: "people search"
     path: str
     required: str  # "" when none is (job changes), or when one of ``one_of`` is
+    #: Every name production documents, the required one too when it is also a filter.
+    #: Paging parameters (``limit``, ``page``, ``cursor``, ``start``) are not filters.
     filters: tuple[str, ...]
-    text: tuple[str, ...] = ()
-    codes: tuple[str, ...] = ()
+    text: tuple[str, ...] = ()  # free text: production needs 3 characters or more
+    codes: tuple[str, ...] = ()  # two-letter country codes
     #: At least one of these is required (companies search: ``name`` or ``website``).
     one_of: tuple[str, ...] = ()
-    companies: tuple[CompanyParam, ...] = ()
+    companies: tuple[CompanyParam, ...] = ()  # the parameters that name companies
+
+
+def _search_by_name(name: str, path: str) -> Listing:
+    """A search by partial match on a name: ``name`` is its one filter, and it is free text."""
+    return Listing(name=name, path=path, required="name", filters=("name",), text=("name",))
 
 
 #: ``GET /people/search`` (``renidly/renidly-skills``, ``data-api.md``).
@@ -179,7 +178,7 @@ EMPLOYEES = Listing(
     text=("title", "geo_city"),
     codes=("geo_country_code",),
 )
-#: ``GET /companies/search``: ``name`` or ``website`` (3+ characters); cursor pages.
+#: ``GET /companies/search``: ``name`` or ``website`` (3+ characters), cursor pages.
 COMPANY_SEARCH = Listing(
     name="companies search",
     path=COMPANY_SEARCH_PATH,
@@ -201,14 +200,8 @@ COMPANY_SEARCH = Listing(
     text=("name", "website", "hq_city"),
     codes=("hq_country_code",),
 )
-#: ``GET /institutions/search``: partial match on the name; page-based pages.
-INSTITUTION_SEARCH = Listing(
-    name="institutions search",
-    path=INSTITUTION_SEARCH_PATH,
-    required="name",
-    filters=("name",),
-    text=("name",),
-)
+#: ``GET /institutions/search``: partial match on the name, page-based pages.
+INSTITUTION_SEARCH = _search_by_name("institutions search", INSTITUTION_SEARCH_PATH)
 #: ``GET /institutions/alumni``: each record a person plus the education record linking them.
 ALUMNI = Listing(
     name="institution alumni",
@@ -229,15 +222,9 @@ ALUMNI = Listing(
     text=("degree", "field_of_study", "geo_city"),
     codes=("geo_country_code",),
 )
-#: ``GET /skills/search``: partial match on the skill's name; page-based pages.
-SKILL_SEARCH = Listing(
-    name="skills search",
-    path=SKILL_SEARCH_PATH,
-    required="name",
-    filters=("name",),
-    text=("name",),
-)
-#: ``GET /job-changes/search``: join / leave / title-change events; page-based pages.
+#: ``GET /skills/search``: partial match on the skill's name, page-based pages.
+SKILL_SEARCH = _search_by_name("skills search", SKILL_SEARCH_PATH)
+#: ``GET /job-changes/search``: join, leave and title-change events, page-based pages.
 JOB_CHANGES = Listing(
     name="job changes",
     path=JOB_CHANGES_PATH,
@@ -264,34 +251,34 @@ LISTINGS: dict[str, Listing] = {
 
 @dataclass(frozen=True)
 class Endpoint:
-    """One endpoint of the Data API, declared once: what the Client, the DataFrame functions,
-    the CLI and the emulator read.
+    """One endpoint of the Data API, declared once for the Client, the CLI and the emulator.
 
-    ``kind``: the record kind it answers (``person``, ``company``, ``institution``, ``skill``,
-    ``job_change``); ``data``: ``dict`` for one record, ``list`` for a page of them; ``ids``:
-    opaque id prefixes and the parameter each is sent as; ``key``: the parameter for any other
-    value; ``pages``: ``"cursor"`` or ``"page"`` for a list; ``not_found``: the error_code of
-    a billed not-found; ``listing``: a list endpoint's query; ``batch``: the batch path that
-    resolves this lookup's values in bulk, and ``results`` the key of its poll's results.
+    >>> profile = ENDPOINTS["profile"]
+    >>> profile.kind, profile.not_found, profile.results
+    ('person', '1010', 'profiles')
+    >>> ENDPOINTS["people_search"].pages
+    'cursor'
     """
 
     name: str
     path: str
-    kind: str
-    data: type | None = dict  # None: not checked (the health probe's)
-    ids: tuple[tuple[str, str], ...] = ()
-    key: str | None = None
-    pages: str | None = None
-    not_found: str | None = None
-    listing: Listing | None = None
-    batch: str | None = None
-    results: str | None = None
+    kind: str  # the record kind: person, company, institution, skill, job_change
+    data: type | None = dict  # dict: one record, list: a page of them, None: not checked
+    ids: tuple[tuple[str, str], ...] = ()  # opaque id prefixes and the parameter each goes as
+    key: str | None = None  # the parameter for any value that is no id
+    pages: str | None = None  # a list's paging: "cursor" or "page"
+    not_found: str | None = None  # the error_code of a billed not-found
+    listing: Listing | None = None  # a list endpoint's query
+    batch: str | None = None  # the batch path that resolves this lookup's values in bulk
+    results: str | None = None  # the key of the results in that batch job's poll
 
     def param_for(self, value: str) -> tuple[str, str]:
         """The parameter a value is sent as: its id prefix's, else ``key``.
 
-        Example: ``ENDPOINTS["profile"].param_for("prsn_1a2b")`` -> ``("id", "prsn_1a2b")``;
-        ``ENDPOINTS["profile"].param_for("ada")`` -> ``("handle", "ada")``
+        >>> ENDPOINTS["profile"].param_for("prsn_1a2b")
+        ('id', 'prsn_1a2b')
+        >>> ENDPOINTS["profile"].param_for("ada")
+        ('handle', 'ada')
         """
         for prefix, param in self.ids:
             if value.startswith(prefix):
@@ -341,22 +328,33 @@ _BATCH_PATHS = tuple(e.path.rstrip("/") for e in ENDPOINTS.values() if e.kind ==
 def is_batch(path: str) -> bool:
     """True for a batch job's path (any kind's submit or poll), wherever the base URL puts it.
 
-    Example: ``is_batch(COMPANY_BATCH_PATH)`` -> ``True``; ``is_batch(PROFILE_PATH)`` ->
-    ``False``; ``is_batch("/prefix" + BATCH_PATH + "/job_1")`` -> ``True``
+    >>> is_batch(COMPANY_BATCH_PATH), is_batch("/prefix" + BATCH_PATH + "/job_1")
+    (True, True)
+    >>> is_batch(PROFILE_PATH)
+    False
     """
     trimmed = path.rstrip("/")
     return any(trimmed.endswith(p) or p + "/" in trimmed for p in _BATCH_PATHS)
 
 
 def is_panel(path: str) -> bool:
-    """True for the panel surface (``/api/panel/...``), wherever the base URL puts it."""
+    """True for the panel surface (``/api/panel/...``), wherever the base URL puts it.
+
+    >>> is_panel("/prefix/api/panel/credits/tier/k/"), is_panel(PROFILE_PATH)
+    (True, False)
+    """
     return PANEL_PREFIX in path
 
 
 def expected_data(path: str) -> type | None:
-    """The type of ``data`` the endpoint at ``path`` answers with; None for one we do not know.
+    """The type of ``data`` the endpoint at ``path`` answers with, None for an unknown one.
 
-    ``path`` may carry the base URL's own path in front (a service behind a path prefix).
+    ``path`` may start with the base URL's own path (a service behind a path prefix).
+
+    >>> expected_data("/gateway" + SEARCH_PATH)
+    <class 'list'>
+    >>> expected_data("/api/data/v1/nothing") is None
+    True
     """
     trimmed = path.rstrip("/")
     return next(
@@ -365,7 +363,17 @@ def expected_data(path: str) -> type | None:
 
 
 def checked_data(env: Envelope, path: str, kind: type | None = None) -> Any:
-    """``env.data``, when it is of the kind the endpoint answers with, else a ResponseError."""
+    """``env.data`` when it is of the kind the endpoint answers with, else a ResponseError.
+
+    >>> from lookup_pandas.service.envelope import Envelope
+    >>> env = Envelope(data=[], message="ok", pagination=None, request_id=None, body={})
+    >>> checked_data(env, SEARCH_PATH)
+    []
+    >>> checked_data(env, PROFILE_PATH)
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.ResponseError: The answer's data for ... is list, not an object. (HTTP 200)
+    """
     kind = kind or expected_data(path)
     if kind is None or isinstance(env.data, kind):
         return env.data

@@ -1,21 +1,12 @@
-"""The response envelope: parse an answer and map every failure to lookup_pandas.errors.
+"""The response envelope: one answer checked, and every failure mapped to lookup_pandas.errors.
 
-Example::
-
-    env = parse_envelope(200, {"X-Request-Id": "req_1"}, b'{"success": true, "statusCode": 200,'
-                         b' "message": "ok", "errors": null, "data": {"id": "prsn_1"}}')
-    env.data        # {"id": "prsn_1"}
-
-Pure: takes a status, headers and body bytes, so every rule here is tested without a server.
-``success`` is authoritative; when it is false ``message`` carries the reason. A body that is
-not the JSON envelope is a ResponseError (or, on 5xx / 429 / 401 / 403, the error that status
-means), never a KeyError or JSONDecodeError. "Not found" is only what the service says: its
-envelope with a not-found ``error_code`` (1010 person, 1020 company, 1030 skill; a 404 with 1090
-is a batch job not found or expired). Production has no other 404: an enveloped 404 without one
-of those codes is "no such endpoint", a ConfigurationError (a wrong base URL), and a bare or
-HTML 404 (a web server that is not the service, a proxy) a ResponseError, so a wrong base URL
-never makes real people look nonexistent. Every error raised for an answer that is not the
-envelope has ``enveloped = False``.
+>>> env = parse_envelope(200, {"X-Request-Id": "req_1"}, b'{"success": true, "data": {"id": "p1"}}')
+>>> env.data, env.request_id
+({'id': 'p1'}, 'req_1')
+>>> parse_envelope(200, {}, b'{"success": false, "message": "Not found", "error_code": 1010}')
+Traceback (most recent call last):
+...
+lookup_pandas.errors.NotFoundError: Not found (HTTP 200, code 1010)
 """
 
 from __future__ import annotations
@@ -51,8 +42,8 @@ __all__ = [
     "parse_envelope",
 ]
 
-#: error_code values of a lookup that found nothing (200 + success=false, billed):
-#: 1010 a person, 1020 a company, 1030 a skill.
+#: error_code values of a billed lookup that found nothing (200, success false).
+#: 1010 is a person, 1020 a company, 1030 a skill.
 NOT_FOUND_CODES = frozenset({"1010", "1020", "1030"})
 #: error_code of production's only 404: a batch job not found or expired.
 JOB_NOT_FOUND_CODE = "1090"
@@ -61,7 +52,12 @@ _SNIPPET = 120
 
 @dataclass(frozen=True)
 class Envelope:
-    """A successful, checked answer."""
+    """A successful, checked answer.
+
+    >>> env = Envelope(data={"id": "p1"}, message="ok", pagination=None, request_id=None, body={})
+    >>> env.status_code, env.from_cache  # from_cache: nothing was sent or paid for
+    (200, False)
+    """
 
     data: Any
     message: str
@@ -75,7 +71,8 @@ class Envelope:
 def finite_number(value: Any) -> float | None:
     """``value`` as a finite float (a header's or a field's text), else None.
 
-    Example: ``finite_number("1.5") == 1.5``; ``finite_number("nan") is None``
+    >>> finite_number("1.5"), finite_number("nan"), finite_number(None)
+    (1.5, None, None)
     """
     try:
         n = float(value)
@@ -128,18 +125,16 @@ _RECORD_WORDS = (
 
 
 def forbidden_kind(message: str) -> str:
-    """What a 403 is about, from its message (production's 403 carries no error_code):
-    ``"credits"``, ``"rate"``, ``"key"``, ``"record"``, or ``"ambiguous"`` (say nothing we
-    can tell apart: the key is then checked with the free tier endpoint, never guessed).
+    """What a 403 is about, read from its message: credits, rate, key, record or ambiguous.
 
-    Example: ``forbidden_kind("API key has been revoked")`` -> ``"key"``;
-    ``forbidden_kind("This person has opted out")`` -> ``"record"``;
-    ``forbidden_kind("Premium profiles need an upgraded API key")`` -> ``"record"``;
-    ``forbidden_kind("Forbidden")`` -> ``"ambiguous"``
-
-    The key is blamed only when the message says what is wrong with it ("invalid", as the
-    official SDK requires, or revoked, rotated, expired, another workspace's): a 403 about one
-    record may mention a key too, and must never stop a job. A "key" with neither is ambiguous.
+    >>> forbidden_kind("API key has been revoked")
+    'key'
+    >>> forbidden_kind("This person has opted out")
+    'record'
+    >>> forbidden_kind("Premium profiles need an upgraded API key")
+    'record'
+    >>> forbidden_kind("Forbidden")
+    'ambiguous'
     """
     text = message.lower()
     if "credit" in text:
@@ -260,7 +255,17 @@ def parse_envelope(
     url: str | None = None,
     from_cache: bool = False,
 ) -> Envelope:
-    """Check one answer; return its Envelope or raise the matching ServiceError."""
+    """One answer checked: its Envelope, or the ServiceError it means, raised.
+
+    >>> parse_envelope(429, {"Retry-After": "3"}, b'{"success": false, "message": "Slow down"}')
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.RateLimitError: Slow down (HTTP 429)
+    >>> parse_envelope(404, {"Content-Type": "text/html"}, b"<html>Not Found</html>")
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.ResponseError: Not the service's answer: HTTP 404 (Not Found) ...
+    """
     request_id = headers.get("X-Request-Id") or None
     retry_after = parse_retry_after(headers.get("Retry-After"))
     body = _decode(content)

@@ -1,17 +1,10 @@
 """Retry decisions: which failures are worth another attempt, and how long to wait first.
 
-Example::
-
-    policy = RetryPolicy(max_retries=5, backoff_base=0.5, backoff_max=30, retry_after_max=60)
-    policy.delay(attempt=2, retry_after=None)   # 1.0 .. 2.0 s (exponential, with jitter)
-    policy.delay(attempt=0, retry_after=900)    # 60.0: Retry-After is honoured, but capped
-
-Pure logic, no I/O: :mod:`lookup_pandas.http.sending` runs the loop (with
-:mod:`lookup_pandas.http.decisions`), so every attempt goes back through the pacer
-(retries done inside urllib3's adapter would bypass it).
-
-Upper bound for one call: ``(max_retries + 1) * timeout`` waiting for answers, plus at most
-``max_retries * max(backoff_max, retry_after_max)`` of back-off.
+>>> policy = RetryPolicy(max_retries=5, backoff_base=0.5, backoff_max=30.0, retry_after_max=60.0)
+>>> 1.0 <= policy.delay(attempt=2) <= 2.0  # exponential, with jitter
+True
+>>> policy.delay(attempt=0, retry_after=900)  # Retry-After is honoured, but capped
+60.0
 """
 
 from __future__ import annotations
@@ -27,14 +20,23 @@ __all__ = ["RetryPolicy", "is_retryable", "parse_retry_after"]
 
 
 def is_retryable(exc: ServiceError) -> bool:
-    """429, 5xx, dropped connections and timeouts are transient; everything else is final."""
+    """True for a transient failure: a 429, a 5xx, a dropped connection or a timeout.
+
+    >>> from lookup_pandas.errors import RateLimitError, ValidationError
+    >>> is_retryable(RateLimitError("Slow down")), is_retryable(ValidationError("Bad title"))
+    (True, False)
+    """
     return isinstance(exc, RateLimitError | ServerError | TransportError)
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP-date); None when absent or bad.
+    """Seconds from a Retry-After header (delta-seconds or an HTTP-date), else None.
 
-    Example: ``parse_retry_after("3") == 3.0``
+    >>> parse_retry_after("3"), parse_retry_after("soon"), parse_retry_after(None)
+    (3.0, None, None)
+    >>> now = datetime(2015, 10, 21, 7, 28, tzinfo=UTC)
+    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=now)
+    30.0
     """
     if value is None:
         return None
@@ -56,7 +58,11 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How many attempts, and the wait before each retry."""
+    """How many attempts, and the wait before each retry.
+
+    >>> RetryPolicy(max_retries=0)
+    RetryPolicy(max_retries=0, backoff_base=0.5, backoff_max=30.0, retry_after_max=60.0)
+    """
 
     max_retries: int = 5
     backoff_base: float = 0.5
@@ -67,9 +73,14 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt + 1`` (``attempt`` counts from 0).
 
-        The server's Retry-After wins when given (capped at ``retry_after_max``); otherwise
-        exponential back-off with "equal jitter": half fixed, half random, so that threads
-        that failed together do not retry together.
+        A Retry-After wins, capped at ``retry_after_max``. Else the back-off doubles, half of
+        it fixed and half random.
+
+        >>> policy = RetryPolicy(backoff_base=0.5, backoff_max=30.0)
+        >>> 0.25 <= policy.delay(0) <= 0.5, 15.0 <= policy.delay(10) <= 30.0
+        (True, True)
+        >>> policy.delay(3, retry_after=2.5)
+        2.5
         """
         if retry_after is not None:
             return min(retry_after, self.retry_after_max)

@@ -1,26 +1,12 @@
-"""What processes using one key share: the pace, claims on answers being bought, batch jobs.
+"""What processes using one key share: the pace, the claims on answers being bought, batch jobs.
 
-Example::
-
-    store = open_store(Path("leads.sqlite"), namespace("lk_...", "https://api.example.com"))
-    store.reserve(1.05)                  # seconds until this caller's send slot (now reserved)
-    store.defer(2.0)                     # a 429 said Retry-After: 2 -> nobody sends for 2 s
-    store.claim_many(["key-of-ada"], ttl=540)   # {key: MINE}: fetch it; BUSY: another is;
-    store.release_many(["key-of-ada"])   # RECHECK: another just fetched it: read the cache
-    store.mark_key_seen()                # the key worked once: an all-cached run need not ask
-    store.remember(StoredJob("job_1", ("ada", "grace"), submitted=time.time()))
-    store.drop_inputs(lambda h: h == "ada")     # [("job_1", ("ada",))]: erased from the job
-
-With an on-disk cache, everything lives in a small SQLite file beside it (``leads.store.sqlite``,
-see :mod:`.local`), so every process on the machine using the same key and cache file shares
-one sequence of send slots and never buys one answer twice; with ``cache="redis://..."`` in
-Redis (:mod:`.redis`), shared by every machine pointing at it; without a cache, in memory for
-the Client's lifetime. Every entry is filed under :func:`namespace`, a hash of the API key and
-the base URL: the key itself is never stored. In a Redis whose URL names the team's namespace
-(``?namespace=acme-sales``), the answers and the claims on them are filed under
-:func:`named_namespace` instead (:func:`answers_namespace` picks), so a rotated key keeps them;
-the pace, the batch jobs and the mark that the key worked stay the key's. The Pacer and the
-Client ask the store; nothing above the Client knows which store is in use.
+Example:
+    >>> store = open_store(None, namespace("lk_example", "https://api.example.com"))
+    >>> store.claim_many(["key-of-ada"], ttl=30)
+    {'key-of-ada': 'mine'}
+    >>> store.remember(StoredJob("job_1", ("ada", "grace"), submitted=0.0))
+    >>> store.drop_inputs(lambda h: h == "ada")
+    [('job_1', ('ada',))]
 """
 
 from __future__ import annotations
@@ -54,9 +40,15 @@ __all__ += common.__all__
 
 
 class MemoryStore:
-    """The store of a Client without a cache: its own pace, claims and jobs, in memory.
+    """The store of a Client without a cache: its own claims and jobs, in memory.
 
-    The Client's Pacer already spaces its threads, so ``reserve`` only honours deferrals here.
+    Example:
+        >>> store = MemoryStore()
+        >>> store.reserve(0.5), store.key_seen()
+        (0.0, False)
+        >>> store.mark_key_seen()
+        >>> store.key_seen()
+        True
     """
 
     def __init__(self) -> None:
@@ -137,28 +129,36 @@ class MemoryStore:
 
 
 def namespace(api_key: str, base_url: str) -> str:
-    """The name entries are filed under: a hash of the key and the base URL, never the key."""
+    """The name entries are filed under: a hash of the key and the base URL, never the key.
+
+    Example:
+        >>> namespace("lk_example", "https://api.example.com")
+        '61d70fd691a22e770f408b0351ecb3b3'
+    """
     digest = hashlib.sha256(f"lookup_pandas\x1f{base_url}\x1f{api_key}".encode())
     return digest.hexdigest()[:32]
 
 
 def named_namespace(name: str, base_url: str) -> str:
-    """The name a team's namespace is filed under: a hash of its name and the base URL, so
-    one name used with two services (production, staging) never mixes their answers.
+    """The name a team's namespace is filed under: a hash of its name and the base URL.
 
-    Example: ``named_namespace("acme-sales", "https://api.example.com")`` -> ``"9c41..."``
-    (never equal to a key's :func:`namespace`)
+    Example:
+        >>> named_namespace("acme-sales", "https://api.example.com")
+        'c96ec0eccf2a0ea3a557a7fb43c5a66d'
     """
     digest = hashlib.sha256(f"lookup_pandas\x1fnamed\x1f{base_url}\x1f{name}".encode())
     return digest.hexdigest()[:32]
 
 
 def answers_namespace(settings: Settings) -> str:
-    """Where a Client's answers (and the claims on them) are filed: the namespace its Redis
-    URL names, else its key's.
+    """Where a Client's answers and claims are filed: its Redis URL's namespace, else its key's.
 
-    Example: ``answers_namespace(Settings.build(cache="redis://h/0?namespace=acme"))`` ->
-    ``named_namespace("acme", base_url)``
+    Example:
+        >>> from lookup_pandas.config.settings import Settings
+        >>> settings = Settings.build(api_key="lk_example", base_url="https://api.example.com",
+        ...                           cache="redis://localhost:6379/0?namespace=acme-sales")
+        >>> answers_namespace(settings) == named_namespace("acme-sales", "https://api.example.com")
+        True
     """
     name = settings.cache_namespace
     if name is None:
@@ -167,16 +167,26 @@ def answers_namespace(settings: Settings) -> str:
 
 
 def store_path(cache_path: Path) -> Path:
-    """The store's file beside the cache: ``leads.sqlite`` -> ``leads.store.sqlite``."""
+    """The store's file beside the cache.
+
+    Example:
+        >>> store_path(Path("leads.sqlite"))
+        PosixPath('leads.store.sqlite')
+    """
     return cache_path.with_name(f"{cache_path.stem}.store{cache_path.suffix or '.sqlite'}")
 
 
 def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None) -> common.Store:
-    """The store for a cache: beside its file, in the Redis a ``redis://`` URL names, or in
-    memory when there is no cache. ``ns``: the key's namespace; ``answers``: the namespace of
-    the answers and their claims in a Redis (:func:`answers_namespace`; default ``ns``).
+    """The store for a cache: beside its file, in the Redis its URL names, or in memory without one.
 
-    Example: ``open_store("redis://:pw@redis.internal:6379/0", ns)`` -> a RedisStore.
+    ``ns`` is the key's namespace. ``answers`` is the namespace of the answers and their claims in
+    a Redis (:func:`answers_namespace`). It defaults to ``ns``.
+
+    Example:
+        >>> type(open_store(None, "ns")).__name__
+        'MemoryStore'
+        >>> type(open_store(Path("leads.sqlite"), "ns")).__name__
+        'LocalStore'
     """
     if cache is None:
         return MemoryStore()
@@ -193,10 +203,10 @@ def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None)
 
 
 def require_redis() -> None:
-    """Nothing when the ``redis`` package is installed; else a ConfigurationError saying how to
-    install it (the ``[redis]`` extra), for a Redis URL set without it.
+    """Raise a ConfigurationError that says how to install ``redis`` when it is missing.
 
-    Example: ``require_redis(); from lookup_pandas.store.redis import RedisStore``
+    Example:
+        >>> require_redis()  # redis is installed: nothing happens
     """
     try:
         importlib.import_module("redis")

@@ -1,26 +1,12 @@
 """This process's claims on answers being bought: taken, kept alive while it works, let go.
 
-Example::
-
-    claims = Claims(store)
-    claims.take(["key-of-ada"])       # {"key-of-ada": MINE}: buy it (BUSY: another process is)
-    ...                               # a heartbeat renews every held claim while it is held
-    claims.release(["key-of-ada"])    # the next claimant is told RECHECK: read the cache
-
-A claim says "this answer is being bought: wait, then read the cache", so two processes sharing
-a cache never pay for one answer twice. A claim must not outlive its holder: one left by a
-process that was killed froze the next run for up to 9 minutes (issue 21). So a claim is short
-(:data:`CLAIM_TTL_SECONDS`) and renewed every :data:`HEARTBEAT_SECONDS` by one thread while this
-process holds any; a holder that stops (killed, frozen, its machine gone) loses its claims
-within ``CLAIM_TTL_SECONDS``. On the same machine, it loses them at once: the store sees that
-the process named on the claim no longer runs (:mod:`lookup_pandas.store.holders`).
-
-An enrichment takes its calls' claims a window ahead in one store call, and lets go of them in
-batches (:class:`ClaimWindow`): a miss nobody else claims costs no store call of its own.
-
-The heartbeat is a daemon thread, started with the first claim held and ending when none is
-held; a renewal that fails (a shared Redis that is briefly away) is logged and tried again at
-the next beat.
+Example:
+    >>> from lookup_pandas.store import MemoryStore
+    >>> claims = Claims(MemoryStore())
+    >>> claims.take(["key-of-ada"])  # buy it (BUSY: another holder is buying it)
+    {'key-of-ada': 'mine'}
+    >>> claims.release(["key-of-ada"])  # bought: the next claimant reads the cache first
+    >>> claims.close()
 """
 
 from __future__ import annotations
@@ -59,7 +45,18 @@ RECHECK_LOOKS, RECHECK_PAUSE_SECONDS = 5, 0.05
 
 
 class Claims:
-    """The claims one Client holds in its store, kept alive by a heartbeat while held."""
+    """The claims one Client holds in its store, kept alive by a heartbeat while held.
+
+    Example:
+        >>> from lookup_pandas.store import MemoryStore
+        >>> claims = Claims(MemoryStore())
+        >>> claims.take(["k1", "k2"]), claims.held
+        ({'k1': 'mine', 'k2': 'mine'}, 2)
+        >>> claims.take(["k1"])  # held by this Client already: another caller waits
+        {'k1': 'busy'}
+        >>> claims.release(["k1", "k2"])
+        >>> claims.close()
+    """
 
     def __init__(
         self,
@@ -83,14 +80,10 @@ class Claims:
             return len(self._held)
 
     def take(self, keys: list[str]) -> dict[str, str]:
-        """Claim each of ``keys``: MINE (buy it), BUSY (another holder is), or RECHECK (held
-        now, but another holder just let go: read the cache first). See ``Store.claim_many``.
+        """Claim each of ``keys``: MINE (buy it), BUSY (another holder is), or RECHECK (read first).
 
-        A key this Client holds already (another run on it: two background jobs, two threads'
-        ``profile`` calls) is BUSY without asking the store, which knows holders by process
-        and would say MINE again: the second taker waits and reads the cache, and the answer
-        is bought once. A key is marked held before the store is asked, so two takers at once
-        cannot both pass."""
+        A key this Client holds already is BUSY, without asking the store.
+        """
         with self._lock:
             ours = [k for k in keys if k in self._held]
             asked = [k for k in dict.fromkeys(keys) if k not in self._held]
@@ -109,9 +102,7 @@ class Claims:
         return states
 
     def release(self, keys: list[str], *, bought: bool = True) -> None:
-        """Let go of ``keys`` (those held). ``bought``: their answers are in the cache, so the
-        next claimants read it first; else (nothing was bought) the next claimant buys at once,
-        without looking at the cache again and again for an answer that is not coming."""
+        """Let go of ``keys``. ``bought``: their answers are in the cache now."""
         if not keys:
             return
         with self._lock:
@@ -140,17 +131,18 @@ class Claims:
 class ClaimWindow:
     """Claims taken ahead for a run of calls, one store call a window, let go in batches.
 
-    Example::
+    Only the keys taken MINE or RECHECK are held. Their calls neither claim nor release them.
+    Finished claims are let go when the next window is taken, when ``size`` wait
+    (:meth:`due`, then :meth:`flush`), and at :meth:`close`. Thread-safe.
 
-        window = ClaimWindow(claims, size=32)
-        window.take(["k1", "k2"])          # {"k1": MINE, "k2": BUSY}: one claim_many
-        window.finished("k1", bought=True)  # let go with the next batch, not one by one
-        window.close()                     # the rest let go (unfinished ones: bought=False)
-
-    Only the keys taken MINE or RECHECK are held; their calls must not claim nor let go of
-    them. What is finished is let go when the next window is taken, when ``size`` are
-    waiting (:meth:`due`, then :meth:`flush`), and at :meth:`close`: one ``release_many``
-    per bought-flag. Thread-safe: the calls report :meth:`finished` from their threads.
+    Example:
+        >>> from lookup_pandas.store import MemoryStore
+        >>> window = ClaimWindow(Claims(MemoryStore()), size=32)
+        >>> window.take(["k1", "k2"])
+        {'k1': 'mine', 'k2': 'mine'}
+        >>> window.finished("k1", bought=True)  # let go with the next batch
+        >>> window.close()  # the rest let go, unfinished ones as not bought
+        >>> window.claims.close()
     """
 
     def __init__(self, claims: Claims, size: int) -> None:
@@ -171,10 +163,17 @@ class ClaimWindow:
         return states
 
     def hold(self, keys: dict[str, str]) -> dict[str, tuple[str, str]]:
-        """Take the claims of ``keys`` (a name's key each); return the names now held, each
-        with its key and state (MINE or RECHECK), a key shared by names given to the first.
+        """Claim the key of each name in ``keys``. Returns the names held, with key and state.
 
-        Example: ``window.hold({"ada": "k1", "grace": "k2"})`` -> ``{"ada": ("k1", MINE)}``
+        A key shared by several names is given to the first.
+
+        Example:
+            >>> from lookup_pandas.store import MemoryStore
+            >>> window = ClaimWindow(Claims(MemoryStore()), size=32)
+            >>> window.hold({"ada": "k1", "ada-lovelace": "k1", "grace": "k2"})
+            {'ada': ('k1', 'mine'), 'grace': ('k2', 'mine')}
+            >>> window.close()
+            >>> window.claims.close()
         """
         states = self.take(list(keys.values()))
         held: dict[str, tuple[str, str]] = {}
@@ -186,7 +185,7 @@ class ClaimWindow:
         return held
 
     def finished(self, key: str, *, bought: bool) -> None:
-        """The call holding ``key`` is over; ``bought``: its answer is in the cache now."""
+        """The call holding ``key`` is over. ``bought``: its answer is in the cache now."""
         with self._lock:
             if key in self._holding:
                 self._holding.discard(key)
@@ -205,8 +204,7 @@ class ClaimWindow:
             self.claims.release(keys, bought=bought)
 
     def close(self) -> None:
-        """Let go of everything held: the finished as they ended, the others unbought (the
-        next claimant buys at once)."""
+        """Let go of everything held. Unfinished claims go as not bought: the next claimant buys."""
         with self._lock:
             for key in self._holding:
                 self._finished[False].append(key)
@@ -221,14 +219,19 @@ def claim_or_wait(
     cancel: threading.Event | None = None,
     on_wait: Callable[[int], None] = lambda n: None,
 ) -> tuple[str | None, T | None]:
-    """Claim ``key`` before buying its answer: (the claim to release, None), or (None, the
-    answer another process bought meanwhile, as ``lookup`` reads it from the cache).
+    """Claim ``key`` before buying its answer: ``(key, None)`` to buy, or ``(None, answer)``.
 
-    Example: ``held, stored = claim_or_wait(claims, key, lambda: cache_lookup(request))``
+    The answer is one another process bought meanwhile, as ``lookup`` reads it from the cache.
+    While another live process holds the claim, this waits. ``on_wait(1)`` and ``on_wait(-1)``
+    count the calls waiting.
 
-    While another process holds the claim, wait for it to let go (or to die: its claim is
-    then taken over) and read the cache; a claim let go of lately means "look first".
-    ``on_wait(1)`` / ``on_wait(-1)`` count the calls waiting meanwhile.
+    Example:
+        >>> from lookup_pandas.store import MemoryStore
+        >>> claims = Claims(MemoryStore())
+        >>> claim_or_wait(claims, "k1", lookup=lambda: None)
+        ('k1', None)
+        >>> claims.release(["k1"])
+        >>> claims.close()
     """
     waiting = False
     try:
@@ -255,12 +258,11 @@ def claim_or_wait(
 
 
 def fresh_lookup(lookup: Callable[[], T | None], cancel: threading.Event | None = None) -> T | None:
-    """The cache lookup after another holder let go of a claim: that holder stored the answer
-    first, but this process's reads can briefly see the file as it was (requests-cache reads
-    on its shared connection without a lock, inside another thread's write transaction when
-    there is one). A few quick looks before concluding it is not there.
+    """The cache lookup after another holder let go: a few quick looks before giving up.
 
-    Example: ``fresh_lookup(lambda: cache_lookup(request), cancel)`` -> the answer or None
+    Example:
+        >>> fresh_lookup(lambda: {"handle": "ada"})
+        {'handle': 'ada'}
     """
     for attempt in range(RECHECK_LOOKS):
         stored = lookup()

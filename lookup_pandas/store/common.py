@@ -1,10 +1,10 @@
 """What every store shares: claim outcomes, timings, a stored batch job, and the Store protocol.
 
-Example::
-
-    store.claim_many(["key-of-ada"], ttl=540)   # {"key-of-ada": MINE}
-    StoredJob("job_1", ("ada", "grace"), submitted=time.time())
-    split_inputs(("ada", "grace"), lambda h: h == "ada")   # (("grace",), ("ada",))
+Example:
+    >>> StoredJob("job_1", ("ada", "grace"), submitted=0.0).inputs
+    ('ada', 'grace')
+    >>> MINE, BUSY, RECHECK
+    ('mine', 'busy', 'recheck')
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ SHARED_SLOWDOWN_SECONDS = 600.0
 
 @dataclass(frozen=True)
 class StoredJob:
-    """A submitted batch job: its id, its inputs in submit order, and when it was submitted."""
+    """A submitted batch job: its id, its inputs in submit order, and when it was submitted.
+
+    Example:
+        >>> StoredJob("job_1", ("ada",), submitted=1700000000.0).job_id
+        'job_1'
+    """
 
     job_id: str
     inputs: tuple[str, ...]
@@ -47,11 +52,16 @@ class StoredJob:
 
 
 class Store(Protocol):
-    """The shared state of one key (see the module doc)."""
+    """The shared state of one key: its pace, its claims, its batch jobs.
+
+    Example: ``store.reserve(0.5)`` -> the seconds until this caller's send slot.
+    """
 
     def reserve(self, interval: float) -> float:
-        """Take the next send slot, ``interval`` after the previous one (or later: a deferral,
-        a slower pace a 429 set); return the seconds until it starts."""
+        """Take the next send slot, ``interval`` after the last one. Returns the seconds until it.
+
+        The slot comes later while a deferral, or a slower pace set after a 429, holds.
+        """
         ...
 
     def defer(self, seconds: float) -> None:
@@ -65,10 +75,10 @@ class Store(Protocol):
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         """Claim each answer of ``keys`` for ``ttl`` seconds: MINE, BUSY or RECHECK each.
 
-        A claim of this holder's own is MINE again (and renewed); one whose holder let go
-        within :data:`DONE_SECONDS` is RECHECK (claimed, but read the cache first); one held
-        by another holder and not expired is BUSY. An expired claim (its holder died) is
-        taken over."""
+        - MINE: this holder's claim (taken, renewed, or taken over from an expired one).
+        - RECHECK: claimed, but its last holder let go within :data:`DONE_SECONDS`. Read the cache.
+        - BUSY: another live holder has it.
+        """
         ...
 
     def renew(self, keys: list[str], ttl: float) -> None:
@@ -76,19 +86,19 @@ class Store(Protocol):
         ...
 
     def release_many(self, keys: list[str], *, bought: bool = True) -> None:
-        """Let go of this holder's claims. ``bought``: the answers are in the cache now, so the
-        next claimants are told RECHECK (read the cache first) for a while; else (a failure,
-        a submit refused) the claims are simply gone and the next claimant gets MINE."""
+        """Let go of this holder's claims on ``keys``.
+
+        ``bought=True``: the answers are in the cache. The next claimants get RECHECK for a while.
+        ``bought=False``: the claims are gone, and the next claimant gets MINE.
+        """
         ...
 
     def key_seen(self) -> bool:
-        """Whether this namespace's key (with its base URL) was seen to work within the last
-        :data:`KEY_SEEN_SECONDS`: an answer accepted it. A run that is all cache hits checks
-        a key not seen (a wrong key, or one revoked since)."""
+        """Whether this namespace's key worked within the last :data:`KEY_SEEN_SECONDS`."""
         ...
 
     def mark_key_seen(self) -> None:
-        """Remember that this namespace's key worked (no secret: the namespace is a hash)."""
+        """Remember that this namespace's key worked (the namespace is a hash: no secret)."""
         ...
 
     def remember(self, job: StoredJob) -> None: ...
@@ -96,26 +106,27 @@ class Store(Protocol):
     def jobs(self) -> list[StoredJob]: ...
 
     def drop_job(self, job_id: str) -> None:
-        """Drop the stored job ``job_id`` (collected, or given up); nothing when not stored."""
+        """Drop the stored job ``job_id``. Nothing happens when it is not stored."""
         ...
 
     def forget(self, job_id: str) -> None: ...  # the former name of drop_job
 
     def job(self, job_id: str) -> StoredJob | None:
-        """The stored job ``job_id`` as it is now (its inputs may have lost erased handles),
-        or None when it is not stored (collected, expired, cleared)."""
+        """The stored job ``job_id`` as it is now, or None when it is not stored."""
         ...
 
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
     ) -> list[tuple[str, tuple[str, ...]]]:
-        """Erase the inputs ``matches`` accepts from every stored job (a job left with none is
-        removed); return ``(job_id, inputs erased)`` for each job changed. ``every_namespace``:
-        the jobs of every key this store holds, not only this namespace's."""
+        """Erase the inputs ``matches`` accepts from the stored jobs. Returns ``(job_id, erased)``s.
+
+        A job left with no inputs is removed. ``every_namespace`` reaches the jobs of every key the
+        store holds.
+        """
         ...
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
-        """Remove every stored job and every claim; return how many jobs were removed."""
+        """Remove every stored job and every claim. Returns how many jobs were removed."""
         ...
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
@@ -130,7 +141,9 @@ def split_inputs(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(kept, dropped)``: a job's inputs, in order, split by ``matches``.
 
-    Example: ``split_inputs(("ada", "grace"), lambda h: h == "ada")`` -> ``(("grace",), ("ada",))``
+    Example:
+        >>> split_inputs(("ada", "grace"), lambda h: h == "ada")
+        (('grace',), ('ada',))
     """
     kept = tuple(h for h in inputs if not matches(h))
     dropped = tuple(h for h in inputs if matches(h))

@@ -1,19 +1,10 @@
 """Who holds a claim: this process's name on its claims, and whether a holder is gone.
 
-Example::
-
-    name = holder_name()          # "build-7|4242|98765|3f2a9c1d0b7e": host, pid, start, nonce
-    holder_gone(name)             # False: this process is alive
-    holder_gone("build-7|999999|1|x")   # True on build-7 when no process 999999 runs
-
-A claim names the process that took it, so another process on the same machine can tell at
-once that its holder was killed (``kill -9``, a closed terminal, a restarted kernel, the OOM
-killer) instead of waiting for the claim to expire. A pid alone is not enough: the system reuses
-pids, so the holder's start time (``/proc/<pid>/stat``, field 22, in clock ticks since boot) is
-part of the name, and a live process with another start time is not the holder; a zombie (killed,
-not yet reaped by its parent) holds nothing either. A holder on
-another machine, or a name of another shape, is never judged gone here: its claims end by
-expiry (they are short and renewed while the holder works; see :mod:`lookup_pandas.store.claims`).
+Example:
+    >>> holder_gone(holder_name())  # this process runs
+    False
+    >>> holder_gone("another-machine|999999|1|x")  # judged by expiry, not here
+    False
 """
 
 from __future__ import annotations
@@ -29,7 +20,7 @@ _SEP = "|"  # never in a host name
 
 
 def _stat(pid: int) -> list[str]:
-    """``/proc/<pid>/stat`` from field 3 (the state) on; empty where there is none."""
+    """``/proc/<pid>/stat`` from field 3 (the state) on, or empty where there is none."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -39,22 +30,40 @@ def _stat(pid: int) -> list[str]:
 
 
 def process_start(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot, as text); None where there is no
-    ``/proc`` or no such process."""
+    """When process ``pid`` started, in clock ticks since boot (None when unknown).
+
+    Example:
+        >>> import os
+        >>> process_start(os.getpid()).isdigit()
+        True
+    """
     fields = _stat(pid)
     return fields[19] if len(fields) > 19 else None
 
 
 def holder_name() -> str:
-    """A new name for a holder in this process: host, pid, the process's start, a nonce."""
+    """A new name for a holder in this process: host, pid, the process's start, a nonce.
+
+    Example:
+        >>> import os
+        >>> holder_name().split("|")[1] == str(os.getpid())
+        True
+    """
     pid = os.getpid()
     start = process_start(pid) or "-"
     return _SEP.join((socket.gethostname(), str(pid), start, uuid.uuid4().hex[:12]))
 
 
 def holder_gone(holder: str) -> bool:
-    """True when ``holder`` names a process of this machine that no longer runs (its pid is
-    free, or taken by a process that started at another time)."""
+    """Whether ``holder`` names a process of this machine that no longer runs.
+
+    A pid taken by a process that started at another time, or a zombie, counts as gone.
+
+    Example:
+        >>> import socket
+        >>> holder_gone(f"{socket.gethostname()}|{2**22 + 1}|1|x")  # above Linux's largest pid
+        True
+    """
     parts = holder.split(_SEP)
     if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False

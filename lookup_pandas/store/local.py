@@ -1,19 +1,14 @@
 """The store on one machine: a small SQLite file beside the cache, shared by every process.
 
-Example::
-
-    store = LocalStore(Path("leads.store.sqlite"), namespace="3f2a...")
-    store.reserve(1.05)          # one short BEGIN IMMEDIATE transaction: the next send slot
-    store.claim_many([key], ttl=540)    # {key: MINE | BUSY | RECHECK}
-
-Every process using the same key and cache file shares one row of pace (the next free slot,
-a deferral, a slower pace a 429 set), one claim per answer being bought, and the batch jobs
-not yet collected. Each operation is one short ``BEGIN IMMEDIATE`` transaction, so processes
-take turns; WAL and a busy timeout let them share the file, and ``synchronous=NORMAL`` keeps a
-slot from costing a disk flush. Times are the machine's wall clock (``time.time``), which every
-process on it shares. One connection per store object, used under a lock by its threads. The
-file is created by the first operation that writes, so a user who never sends a request never
-gets one.
+Example:
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     store = LocalStore(Path(tmp, "leads.store.sqlite"), "ns", clock=lambda: 100.0)
+    ...     waits = [store.reserve(0.5), store.reserve(0.5)]  # one slot every 0.5 s
+    ...     states = store.claim_many(["key-of-ada"], ttl=30)
+    ...     store.close()
+    >>> waits, states
+    ([0.0, 0.5], {'key-of-ada': 'mine'})
 """
 
 from __future__ import annotations
@@ -65,7 +60,10 @@ T = TypeVar("T")
 
 
 class LocalStore:
-    """The shared pace, claims and batch jobs of one namespace in ``path``."""
+    """The shared pace, claims and batch jobs of one namespace in the SQLite file ``path``.
+
+    The file is created by the first operation that writes.
+    """
 
     def __init__(
         self,
@@ -118,7 +116,7 @@ class LocalStore:
             return result
 
     def _read(self, query: str, args: tuple[Any, ...]) -> list[Any]:
-        """Rows of ``query``; none when the file does not exist yet (and none is created)."""
+        """Rows of ``query``, or none while the file does not exist (it is not created)."""
         with self._lock:
             if self._conn is None and not self.path.exists():
                 return []
@@ -282,9 +280,11 @@ class LocalStore:
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
     ) -> list[tuple[str, tuple[str, ...]]]:
-        """One transaction, with ``secure_delete`` on: the old text of each job is overwritten
-        with zeros in the file (``lookup_pandas.cache.admin`` then rewrites the file and empties
-        its write-ahead log)."""
+        """Erase inputs in one transaction, with ``secure_delete`` on.
+
+        The old text of each job is overwritten with zeros (:mod:`lookup_pandas.cache.admin` then
+        rewrites the file and empties its write-ahead log).
+        """
         if self._conn is None and not self.path.exists():
             return []
         where, args = _where(self._ns, every_namespace)
@@ -339,8 +339,10 @@ def _where(ns: str, every_namespace: bool) -> tuple[str, tuple[str, ...]]:
 def _drop_inputs(
     conn: sqlite3.Connection, where: str, args: tuple[str, ...], matches: Callable[[str], bool]
 ) -> list[tuple[str, tuple[str, ...]]]:
-    """Erase the inputs ``matches`` accepts from the jobs ``where`` selects (a job left with
-    none is removed); ``(job_id, inputs erased)`` for each job changed."""
+    """Erase the inputs ``matches`` accepts from the jobs ``where`` selects.
+
+    A job left with none is removed. Returns ``(job_id, inputs erased)`` for each job changed.
+    """
     changed = []
     rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
     for ns, job_id, inputs in rows.fetchall():
@@ -359,8 +361,7 @@ def _drop_inputs(
 
 
 def _securely(work: Work[T]) -> Work[T]:
-    """``work`` run with SQLite's ``secure_delete`` on (what it deletes is overwritten with
-    zeros, whatever the library's compiled-in default), then set back as it was."""
+    """``work`` run with SQLite's ``secure_delete`` on, then set back as it was."""
 
     def run(conn: sqlite3.Connection, now: float) -> T:
         (before,) = conn.execute("PRAGMA secure_delete").fetchone()

@@ -1,29 +1,11 @@
-"""Pacing: hands out evenly spaced send slots so a Client stays under the per-minute limit.
+"""Pacing: evenly spaced send slots, so a Client stays under the per-minute limit.
 
-Example::
-
-    pacer = Pacer(per_minute=120)      # one slot every 0.5 s, shared by every thread
-    pacer.wait(cancel)                 # blocks until this caller's slot (or cancel is set)
-    pacer.defer(2.0)                   # a 429 said Retry-After: 2 -> nobody sends for 2 s
-    pacer.slow_down(7)                 # a 429 named no limit: half the pace, never below 7/min
-
-Why this is written here rather than taken from requests-ratelimiter / pyrate-limiter: measured
-(requests-ratelimiter 0.10.0 with pyrate-limiter 4.5.1, one session shared by 4 threads) against
-a server that enforces its limit smoothly, that stack let calls out in bursts (8 of 20 calls got
-429 while pacing at 2.5/s), a ``per_minute`` rate let the whole minute go at once, and after a
-429 it stalled for the rest of its window. Production limits are per minute but enforced
-continuously, so what is needed is the simplest thing that cannot burst: each call gets the next
-free slot, ``interval`` after the previous one, and waits for it.
-
-The pacer only decides *when*; it knows nothing about HTTP. The Client asks it for a slot before
-each real send (after the cache lookup, so cache hits never take one; every retry takes one),
-passing its caller's cancel event explicitly.
-
-The limit belongs to the key, not the process: given a ``shared`` store (see
-:mod:`lookup_pandas.store`), the slots come from one schedule kept there for every process (and
-machine) using the key, a Retry-After defers all of them, and a pace slowed by a 429 is shared
-too. Threads of one process still take their slots one at a time under the pacer's lock, and
-wait for them here, so cancellation works as before.
+Example:
+    >>> pacer = Pacer(per_minute=120, clock=lambda: 0.0)  # one slot every 0.5 s
+    >>> [pacer.reserve() for _ in range(3)]  # seconds each caller waits for its slot
+    [0.0, 0.5, 1.0]
+    >>> pacer.slow_down(7)  # a 429 that names no limit: half the pace, never below 7/min
+    60.0
 """
 
 from __future__ import annotations
@@ -45,7 +27,12 @@ class Cancelled(Exception):
 
 
 def check_cancel(event: threading.Event | None, message: str) -> None:
-    """Raise Cancelled(``message``) once ``event`` is set (a background job's cancel)."""
+    """Raise Cancelled(``message``) once ``event`` is set (a background job's cancel).
+
+    Example:
+        >>> import threading
+        >>> check_cancel(threading.Event(), "stopped")  # not set: nothing happens
+    """
     if event is not None and event.is_set():
         raise Cancelled(message)
 
@@ -57,7 +44,14 @@ def pause(
 ) -> None:
     """Sleep ``seconds``, or raise Cancelled as soon as ``cancel`` is set (at once if it is).
 
-    Example: ``pause(2.0, stop)``: a back-off that a stopping job's thread leaves early.
+    Example:
+        >>> import threading
+        >>> stop = threading.Event()
+        >>> stop.set()
+        >>> pause(2.0, stop)
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.store.pacing.Cancelled
     """
     if cancel is None:
         if seconds > 0:
@@ -67,9 +61,18 @@ def pause(
 
 
 class Pacer:
-    """Thread-safe evenly spaced slots; ``per_minute=None`` means no pacing.
+    """Thread-safe, evenly spaced send slots. ``per_minute=None`` means no pacing.
 
-    It knows no HTTP and calls nothing back: the Client learns the rate and sets it.
+    It knows no HTTP: the Client learns the rate and sets it.
+
+    Example:
+        >>> now = [0.0]
+        >>> pacer = Pacer(per_minute=60, clock=lambda: now[0])
+        >>> pacer.reserve(), pacer.reserve()
+        (0.0, 1.0)
+        >>> pacer.defer(5.0)  # a 429 said Retry-After: 5
+        >>> pacer.reserve()
+        5.0
     """
 
     def __init__(
@@ -99,10 +102,16 @@ class Pacer:
         return None if self._interval == 0 else 60.0 / self._interval
 
     def set_rate(self, per_minute: float | None, *, share: bool = False) -> None:
-        """Change the rate; the next slot is re-based on the last one handed out.
+        """Change the rate. The next slot is re-based on the last one handed out.
 
-        ``share``: every process of the shared store keeps to it too (a 429 told it), for a
-        while (:data:`lookup_pandas.store.SHARED_SLOWDOWN_SECONDS`).
+        ``share``: every process of the shared store keeps to it too, for
+        :data:`~lookup_pandas.store.SHARED_SLOWDOWN_SECONDS`.
+
+        Example:
+            >>> pacer = Pacer(clock=lambda: 0.0)
+            >>> pacer.set_rate(30)
+            >>> pacer.per_minute
+            30.0
         """
         with self._lock:
             self._interval = _interval(per_minute)
@@ -114,7 +123,7 @@ class Pacer:
             self._shared.slow_to(interval)
 
     def reserve(self) -> float:
-        """Take the next slot; return how many seconds the caller must wait for it."""
+        """Take the next slot. Returns how many seconds the caller must wait for it."""
         with self._lock:
             now = self._clock()
             if self._shared is not None and (self._interval > 0 or now >= self._shared_due):
@@ -131,11 +140,15 @@ class Pacer:
             return slot - now
 
     def slow_down(self, floor_per_minute: float) -> float:
-        """Halve the pace (a 429 that names no limit); return the new rate per minute.
+        """Halve the pace after a 429 that names no limit. Returns the new rate per minute.
 
-        Unpaced, there is no pace to halve: half the rate the last slots went out at is taken
-        instead. Never below ``floor_per_minute``. Several 429s for calls sent before the last
-        slow-down (threads that were in flight together) slow it once, not once each.
+        Unpaced, half the rate of the last slots is taken. Never below ``floor_per_minute``.
+        Several 429s for calls sent before the last slow-down slow it once.
+
+        Example:
+            >>> pacer = Pacer(per_minute=120, clock=lambda: 0.0)
+            >>> pacer.slow_down(7), pacer.slow_down(7)  # no slot taken in between: once
+            (60.0, 60.0)
         """
         with self._lock:
             if self._slots == self._slots_at_slow_down:
@@ -153,7 +166,7 @@ class Pacer:
         return per_minute
 
     def wait(self, cancel: threading.Event | None = None) -> None:
-        """Block until this caller's slot; Cancelled (taking no slot) once ``cancel`` is set."""
+        """Block until this caller's slot. Once ``cancel`` is set: Cancelled, and no slot."""
         pause(0, cancel)  # a stopped job's thread takes no slot
         pause(self.reserve(), cancel, self._sleep)
 

@@ -1,25 +1,12 @@
 """Private by default: the directories and SQLite files the library creates are its user's alone.
 
-Example::
-
-    prepare_sqlite_file(Path("~/.cache/lookup_pandas/http_cache.sqlite").expanduser(),
-                        check_dir=True)
-    # missing directories made 0700, the file made 0600 (whatever the umask), then SQLite
-    # opens it; an existing one that others can read or write: one InsecureCacheWarning
-    open_to_others(0o644)                               # True
-    chmod_command(files=[Path("/tmp/leads.sqlite")])    # "chmod 600 /tmp/leads.sqlite"
-    conn = while_locked(lambda: sqlite3.connect(path))  # tried again while a new file is locked
-
-The cache and the store hold personal data. A directory is made ``0700`` and the file ``0600``
-with ``fchmod``, so neither the umask nor a race with another process can leave them open; the
-``-wal`` and ``-shm`` files SQLite makes beside a database take the database file's mode (SQLite
-copies it and chmods them to it, whatever the umask; measured on 3.40). The process's umask is
-never touched: it is process-wide.
-
-What exists already is left as it is: a file (or the library's own default directory) that
-other users can read or write is named in one :class:`~lookup_pandas.errors.InsecureCacheWarning`
-with the ``chmod`` that fixes it, once per path per process. A directory the user chose for the
-cache (``/tmp``, a team share) is their choice and is not checked.
+Example:
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "new", "leads.sqlite")
+    ...     prepare_sqlite_file(path)  # whatever the umask
+    ...     oct(path.parent.stat().st_mode & 0o777), oct(path.stat().st_mode & 0o777)
+    ('0o700', '0o600')
 """
 
 from __future__ import annotations
@@ -72,8 +59,9 @@ _warned_lock = threading.Lock()
 def open_to_others(mode: int) -> bool:
     """Whether a file or directory of ``mode`` lets its group or other users in at all.
 
-    Example: ``open_to_others(0o644)`` -> True; ``open_to_others(0o600)`` -> False;
-    ``open_to_others(0o100600)`` (an ``st_mode``, file-type bits and all) -> False.
+    Example:
+        >>> open_to_others(0o644), open_to_others(0o600), open_to_others(0o100600)
+        (True, False, False)
     """
     return bool(stat.S_IMODE(mode) & _OTHERS)
 
@@ -81,8 +69,9 @@ def open_to_others(mode: int) -> bool:
 def sqlite_files(path: Path) -> list[Path]:
     """A SQLite database and the files SQLite keeps beside it in WAL mode.
 
-    Example: ``sqlite_files(Path("/tmp/leads.sqlite"))`` -> ``[/tmp/leads.sqlite,
-    /tmp/leads.sqlite-wal, /tmp/leads.sqlite-shm]``
+    Example:
+        >>> [p.name for p in sqlite_files(Path("/tmp/leads.sqlite"))]
+        ['leads.sqlite', 'leads.sqlite-wal', 'leads.sqlite-shm']
     """
     return [path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")]
 
@@ -90,9 +79,10 @@ def sqlite_files(path: Path) -> list[Path]:
 def chmod_command(*, dirs: Iterable[Path] = (), files: Iterable[Path] = ()) -> str:
     """The shell command that makes ``dirs`` 0700 and ``files`` 0600, paths quoted.
 
-    Example: ``chmod_command(dirs=[Path("/home/ana/.cache/lookup_pandas")],
-    files=[Path("/tmp/my leads.sqlite")])`` ->
-    ``"chmod 700 /home/ana/.cache/lookup_pandas && chmod 600 '/tmp/my leads.sqlite'"``
+    Example:
+        >>> chmod_command(dirs=[Path("/home/ana/.cache/lookup_pandas")],
+        ...               files=[Path("/tmp/my leads.sqlite")])
+        "chmod 700 /home/ana/.cache/lookup_pandas && chmod 600 '/tmp/my leads.sqlite'"
     """
     parts = []
     for mode, paths in ((PRIVATE_DIR_MODE, list(dirs)), (PRIVATE_FILE_MODE, list(files))):
@@ -102,13 +92,13 @@ def chmod_command(*, dirs: Iterable[Path] = (), files: Iterable[Path] = ()) -> s
 
 
 def insecure_message(modes: dict[Path, int], dirs: Iterable[Path] = ()) -> str:
-    """What the warning says about ``modes`` (each path's ``st_mode``): the paths, their modes,
-    and the exact fix. ``dirs`` tells which of the paths are directories.
+    """What the warning says about ``modes`` (each path's ``st_mode``): paths, modes and the fix.
 
-    Example: ``insecure_message({Path("/tmp/leads.sqlite"): 0o100644})`` ->
-    ``"/tmp/leads.sqlite (mode 0644) can be read or changed by other users on this machine,
-    and the lookup_pandas cache holds personal data. lookup_pandas does not change the
-    permissions of what already exists; to make it private, run: chmod 600 /tmp/leads.sqlite"``
+    ``dirs`` tells which of the paths are directories.
+
+    Example:
+        >>> print(insecure_message({Path("/tmp/leads.sqlite"): 0o100644}))  # doctest: +ELLIPSIS
+        /tmp/leads.sqlite (mode 0644) can be read or changed by ... chmod 600 /tmp/leads.sqlite
     """
     dir_set = set(dirs)
     named = ", ".join(
@@ -129,11 +119,15 @@ def insecure_message(modes: dict[Path, int], dirs: Iterable[Path] = ()) -> str:
 
 
 def make_private_dirs(directory: Path) -> list[Path]:
-    """Create ``directory`` and its missing parents, each exactly 0700; return those created.
+    """Create ``directory`` and its missing parents, each exactly 0700, and return those created.
 
-    Example: ``make_private_dirs(tmp / "a" / "b")`` -> ``[tmp/a, tmp/a/b]``, both 0700.
+    A directory that already exists, or that another process creates first, is left as it is.
 
-    A directory that already exists (or that another process creates first) is left as it is.
+    Example:
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     [p.name for p in make_private_dirs(Path(tmp, "a", "b"))]
+        ['a', 'b']
     """
     if not _POSIX:
         directory.mkdir(parents=True, exist_ok=True)
@@ -157,11 +151,13 @@ def make_private_dirs(directory: Path) -> list[Path]:
 
 
 def make_private_file(path: Path) -> bool:
-    """Create ``path`` empty and exactly 0600 unless it exists; whether it was created.
+    """Create ``path`` empty and exactly 0600 unless it exists. True when it was created.
 
-    ``O_EXCL`` never opens an existing file (nor follows a symbolic link); ``fchmod`` sets the
-    mode the umask may have narrowed (a umask of 0o277 would leave it read-only). SQLite takes
-    an empty file for a new database.
+    Example:
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     make_private_file(Path(tmp, "a")), make_private_file(Path(tmp, "a"))
+        (True, False)
     """
     if not _POSIX:
         return False
@@ -177,13 +173,13 @@ def make_private_file(path: Path) -> bool:
 
 
 def prepare_sqlite_file(path: Path, *, check_dir: bool = False) -> None:
-    """Make ``path``'s missing directories 0700 and ``path`` itself 0600, for SQLite to open;
-    warn (once per path per process) about what already existed and others can get into.
+    """Make ``path``'s missing directories 0700 and ``path`` 0600, and warn about open ones.
+
+    The warning names what already existed and others can get into, once per path per process.
+    It checks the ``-wal`` and ``-shm`` files too. ``check_dir`` checks the directory as well
+    (for the library's own default directory).
 
     Example: ``prepare_sqlite_file(default_cache_path(), check_dir=True)``
-
-    The ``-wal`` and ``-shm`` files already there are checked with the database; ``check_dir``
-    checks its directory too (the library's own default directory; not one the user chose).
     """
     created_dirs = make_private_dirs(path.parent)
     if not _POSIX:
@@ -206,11 +202,9 @@ def prepare_sqlite_file(path: Path, *, check_dir: bool = False) -> None:
 def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
     """``open_()``, tried again while another connection holds a new SQLite file's lock.
 
-    Example: ``conn = while_locked(lambda: set_up(sqlite3.connect(path)))``
-
-    Setting up WAL on a new file takes a lock that SQLite's busy timeout does not wait for, so
-    two connections (threads or processes) starting on the same new file at once could fail
-    with "database is locked".
+    Example:
+        >>> while_locked(lambda: "connection")
+        'connection'
     """
     for attempt in range(attempts):
         try:
@@ -225,7 +219,7 @@ def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
 def _warn_once(modes: dict[Path, int], dirs: list[Path]) -> None:
     """One InsecureCacheWarning naming the paths of ``modes`` not named before.
 
-    A warning a filter turned into an error does not count: the next Client raises it again.
+    A warning that a filter turned into an error does not count: the next Client raises it again.
     """
     with _warned_lock:
         fresh = {p: m for p, m in modes.items() if str(p.resolve()) not in _warned}
@@ -245,8 +239,7 @@ def _warn_once(modes: dict[Path, int], dirs: list[Path]) -> None:
 
 
 def _caller_stacklevel() -> int:
-    """The ``stacklevel`` (for a ``warnings.warn`` in the function calling this one) of the
-    first frame outside lookup_pandas: the user's line that made the Client."""
+    """The ``stacklevel`` of the first frame outside the package: the user's line."""
     level = 1
     frame: FrameType | None = sys._getframe(1)  # the function calling warnings.warn: level 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):

@@ -1,53 +1,15 @@
 """The store shared by every machine: the pace, claims and batch jobs in one Redis.
 
-Example::
+It connects at its first command. The keys it writes are listed in docs/decisions.md.
 
-    store = RedisStore("redis://:pw@redis.internal:6379/0", namespace="3f2a...")
-    store.reserve(1.05)              # one Lua script, one round trip: the next send slot
-    store.claim_many(keys, ttl=540)  # {key: MINE | BUSY | RECHECK}, 1,000 keys a round trip
+Example:
+    >>> store = RedisStore("redis://:pw@redis.internal:6379/0", namespace="3f2a")
+    >>> store  # the password never shows
+    RedisStore('redis://:***@redis.internal:6379/0', namespace='lookup_pandas:3f2a')
+    >>> store.close()
 
-``lp.Client(cache="redis://...")`` (or ``LOOKUP_CACHE=redis://...``) puts everything here,
-under a prefix made from :func:`lookup_pandas.store.namespace` (a hash of the API key and the
-base URL; the key itself is never stored)::
-
-    lookup_pandas:<ns>:pace           hash: next, deferred, floor, floor_until (µs, Redis TIME)
-    lookup_pandas:<ns>:claim:<key>    the claim's holder, or "done" for a while after release
-    lookup_pandas:<ns>:jobs           hash: job_id -> JSON {"inputs": [...], "submitted": t}
-    lookup_pandas:<ns>:key-seen       "1" for an hour after the key (hashed into <ns>) worked
-    lookup_pandas:<ns>:cache:<key>    an answer paid for, as JSON (:mod:`lookup_pandas.cache.redis`)
-    lookup_pandas:<ns>:cache-redirects  hash: requests-cache's redirect aliases (cache keys)
-
-A URL that names the team's namespace (``redis://host:6379/0?namespace=acme-sales``) files the
-answers, their redirects and the claims on them under that namespace's own prefix
-(:func:`lookup_pandas.store.named_namespace`, a hash of the name and the base URL), which
-every key using the name shares, so a rotated key keeps every answer paid for. What belongs to
-one key stays under the key's: the pace (the per-minute limit is the key's), the mark that it
-worked, and its batch jobs (a job is polled with the key that submitted it). The namespace
-counts the keys that used it (their namespaces, never the keys)::
-
-    lookup_pandas:<named>:keys        set: the namespaces of the keys that used the name
-
-so that cache management (a job's handles erased, the jobs counted or cleared) reaches the
-jobs of every key that used the name. The first time a key uses a name, its answers filed
-under its own namespace move into the named one (:func:`adopt`), each with its TTL: naming
-the namespace buys nothing again either.
-
-Same meanings as :mod:`.local`, with Redis in place of a SQLite transaction: each pace
-operation is one small Lua script that reads Redis ``TIME``, so every machine takes its turn
-on the server's clock (first come, first served; no clock skew between machines) and the pace
-hash expires a few minutes after the last time it records. A claim is one key: ``SET key
-holder PX ttl`` where it is free (or was released), and ``"done"`` for ``DONE_SECONDS`` once
-released; scripts over up to 1,000 keys claim, renew and release many in one round trip.
-Scripts are redis-py's ``register_script`` objects, which load themselves again after a
-failover (NOSCRIPT). The answers are stored by :mod:`lookup_pandas.cache.redis` (JSON, never
-pickle, each with its own TTL). Nothing here lists keys with KEYS (which blocks the server); erasing
-(:mod:`lookup_pandas.cache.admin`: every claim, the jobs of every namespace) walks them with
-SCAN, a little at a time.
-
-A Redis that cannot be reached, or refuses a command, is a ConfigurationError naming the URL
-without its password, at the first call that needs it: never a quiet fall back to a private
-pace. This module imports ``redis`` (the ``[redis]`` extra): it is imported only when a Redis
-URL is configured.
+Example: ``store.claim_many(keys, ttl=30)`` -> ``{key: MINE | BUSY | RECHECK}``, 1,000 keys
+a round trip.
 """
 
 from __future__ import annotations
@@ -111,13 +73,25 @@ _CAS_ATTEMPTS = 5
 
 
 def key_prefix(namespace: str) -> str:
-    """Every key of one namespace starts with this: ``lookup_pandas:<namespace>``."""
+    """Every key of one namespace starts with this.
+
+    Example:
+        >>> key_prefix("3f2a")
+        'lookup_pandas:3f2a'
+    """
     return f"lookup_pandas:{namespace}"
 
 
 def connect(url: str) -> redis.Redis:
-    """A client for ``url`` (without its ``namespace=``, which is ours) with bounded waits and
-    a couple of quick retries; it connects at its first command, not here."""
+    """A client for ``url``, without its ``namespace=``, with bounded waits and quick retries.
+
+    It connects at its first command, not here.
+
+    Example:
+        >>> client = connect("redis://localhost:6379/2?namespace=acme")
+        >>> client.connection_pool.connection_kwargs["db"]
+        2
+    """
     return redis.Redis.from_url(
         without_namespace(url),
         socket_connect_timeout=CONNECT_TIMEOUT_S,
@@ -127,7 +101,14 @@ def connect(url: str) -> redis.Redis:
 
 
 def redis_error(url: str, exc: redis.exceptions.RedisError) -> ConfigurationError:
-    """What a failed Redis command means, naming the URL without its password."""
+    """What a failed Redis command means, naming the URL without its password.
+
+    Example:
+        >>> error = redis_error("redis://:pw@redis.internal:6379/0",
+        ...                     redis.exceptions.ConnectionError("Error 111"))
+        >>> print(error)  # doctest: +ELLIPSIS
+        The Redis at redis://:***@redis.internal:6379/0 cannot be reached (Error 111): ...
+    """
     shown = redact_url(url)
     detail = _scrubbed(str(exc).strip() or type(exc).__name__, url)
     text = str(exc).upper()
@@ -154,8 +135,10 @@ def redis_error(url: str, exc: redis.exceptions.RedisError) -> ConfigurationErro
 
 
 def _scrubbed(text: str, url: str) -> str:
-    """``text`` with any password of ``url`` masked (redis-py never puts it there, but a
-    message is no place to find out)."""
+    """``text`` with any password of ``url`` masked.
+
+    redis-py never puts it there, but a message is no place to find out.
+    """
     try:
         parts = urlsplit(url)
         secrets = [parts.password or ""]
@@ -169,7 +152,10 @@ def _scrubbed(text: str, url: str) -> str:
 
 @contextlib.contextmanager
 def translated(url: str) -> Iterator[None]:
-    """Redis failures become :func:`redis_error`'s ConfigurationError (no redis traceback)."""
+    """Redis failures become :func:`redis_error`'s ConfigurationError, without a redis traceback.
+
+    Example: ``with translated(url): connection.ping()``
+    """
     try:
         yield
     except redis.exceptions.RedisError as exc:
@@ -187,9 +173,9 @@ def _ms(seconds: float) -> str:
 class RedisStore:
     """The shared pace, claims and batch jobs of one key in the Redis at ``url``.
 
-    ``namespace``: the key's (its pace, jobs and the mark that it worked; ``""`` for cache
-    management without a key); ``answers``: the namespace of the answers and their claims,
-    when the URL names the team's (default: the key's).
+    ``namespace`` is the key's: its pace, its jobs and the mark that it worked (``""`` for cache
+    management without a key). ``answers`` is the namespace of the answers and their claims,
+    when the URL names the team's. It defaults to the key's.
     """
 
     def __init__(
@@ -310,15 +296,17 @@ class RedisStore:
         return None if raw is None else _job(job_id.encode(), raw, self._jobs_key)
 
     def _scan(self, suffix: str, every_namespace: bool) -> Iterator[bytes]:
-        """The keys ``<prefix>:<suffix>`` of the answers' namespace, or of every namespace
-        (SCAN, which walks the keyspace a little at a time, never KEYS)."""
+        """The keys ``<prefix>:<suffix>`` of the answers' namespace or of all, by SCAN."""
         prefix = f"{key_prefix('*')}:" if every_namespace else f"{self._answers_prefix}:"
         with translated(self.url):
             yield from self._redis.scan_iter(match=prefix + suffix, count=1000)
 
     def _jobs_keys(self, every_namespace: bool) -> list[bytes]:
-        """The jobs hashes cache management acts on: every namespace's; else the key's, and
-        in a named namespace those of every key that used it."""
+        """The jobs hashes cache management acts on.
+
+        Those of every namespace, or the key's own and, in a named namespace, those of every key
+        that used it.
+        """
         if every_namespace:
             return list(self._scan("jobs", True))
         own = [self._jobs_key] if self._prefix != key_prefix("") else []
@@ -330,8 +318,10 @@ class RedisStore:
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
     ) -> list[tuple[str, tuple[str, ...]]]:
-        """Each job is rewritten by a script that checks it is still what was read (a job
-        written meanwhile is read again)."""
+        """Erase inputs job by job, each rewritten only if it is still what was read.
+
+        A job written meanwhile is read again, up to five times.
+        """
         changed = []
         for key in self._jobs_keys(every_namespace):
             with translated(self.url):
@@ -385,7 +375,7 @@ class RedisStore:
 
 
 def _job(job_id: bytes, raw: bytes, where: str) -> common.StoredJob | None:
-    """A stored job's entry, read; None (with a warning) when it cannot be."""
+    """A stored job's entry, read. None, with a warning, when it cannot be read."""
     try:
         entry = json.loads(raw)
         return common.StoredJob(
@@ -397,7 +387,10 @@ def _job(job_id: bytes, raw: bytes, where: str) -> common.StoredJob | None:
 
 
 def namespaces(connection: redis.Redis, url: str) -> list[str]:
-    """Every namespace with anything in the Redis at ``url`` (``lookup_pandas:<ns>:...``)."""
+    """Every namespace with anything in the Redis at ``url`` (``lookup_pandas:<ns>:...``).
+
+    Example: ``namespaces(connect(url), url)`` -> ``["3f2a...", "9c41..."]``
+    """
     found: set[str] = set()
     with translated(url):
         for key in connection.scan_iter(match=f"{key_prefix('*')}:*", count=1000):
@@ -410,7 +403,7 @@ def namespaces(connection: redis.Redis, url: str) -> list[str]:
 def members(connection: redis.Redis, url: str, ns: str) -> list[str]:
     """The namespaces of the keys that used the named namespace ``ns`` (none for a key's own).
 
-    Example: ``members(connect(url), url, named_namespace("acme", base))`` -> ``["3f2a...", ...]``
+    Example: ``members(connect(url), url, named_namespace("acme", base))`` -> ``["3f2a..."]``
     """
     with translated(url):
         found: set[bytes] = connection.smembers(f"{key_prefix(ns)}:keys")  # type: ignore[assignment]
@@ -418,12 +411,13 @@ def members(connection: redis.Redis, url: str, ns: str) -> list[str]:
 
 
 def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
-    """Move the answers a key filed under its own namespace ``key_ns`` into the named namespace
-    ``ns`` (each with its TTL), then count the key among ``ns``'s; how many answers moved. Once
-    the key is counted: one round trip, nothing moved. An answer ``ns`` already holds wins.
+    """Move a key's answers into the named namespace ``ns``, and count the key among its own.
+
+    Each answer keeps its TTL. An answer that ``ns`` already holds wins. Returns how many moved.
+    Once the key is counted, this is one round trip that moves nothing.
 
     Example: ``adopt(connect(url), url, namespace(key, base), named_namespace("acme", base))``
-    -> 1234
+    -> ``1234``
     """
     keys_key = f"{key_prefix(ns)}:keys"
     old, new = f"{key_prefix(key_ns)}:cache".encode(), f"{key_prefix(ns)}:cache".encode()
@@ -443,10 +437,9 @@ def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
 
 
 class Adoption:
-    """:func:`adopt`, run once, before the first command that needs it, by whichever thread
-    gets there first.
+    """:func:`adopt`, run once, before the first command that needs it, by the first thread there.
 
-    Example: ``adoption = Adoption(connection, url, key_ns, ns); adoption()  # moves, once``
+    Example: ``adoption = Adoption(connection, url, key_ns, ns)``, then ``adoption()``
     """
 
     def __init__(self, connection: redis.Redis, url: str, key_ns: str, ns: str) -> None:

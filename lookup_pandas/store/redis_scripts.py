@@ -1,13 +1,7 @@
 """The Lua scripts of the Redis store: the pace on the server's clock, and claims many at a time.
 
-Example::
-
-    reserve = connection.register_script(RESERVE)
-    reserve(keys=["lookup_pandas:<ns>:pace"], args=["1050000"])   # b"0": the slot starts now
-    move(keys=[old_answer, new_answer, ...])                       # b"2": answers moved
-
-Each reads Redis ``TIME`` where it needs the time, so every machine takes its turn on the
-server's clock. State is kept in microseconds (integers below 2^53: exact in Lua's doubles).
+Example: ``connection.register_script(RESERVE)(keys=[pace_key], args=["1050000"])`` -> ``b"0"``:
+the slot starts now.
 """
 
 from __future__ import annotations

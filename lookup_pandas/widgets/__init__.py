@@ -1,1 +1,4 @@
-"""Notebook widgets: the SearchPanel (people and companies)."""
+"""Notebook widgets: the SearchPanel (people and companies).
+
+Example: ``lp.SearchPanel()``, as the last line of a cell.
+"""

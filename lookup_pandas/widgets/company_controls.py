@@ -1,16 +1,13 @@
-"""The SearchPanel's companies side: the company picker, the chosen company's card, and the
-button that loads its employees.
+"""The SearchPanel's companies side: the company picker, the chosen company's card, its button.
 
-Example (what :class:`lookup_pandas.widgets.panel.SearchPanel` does with it)::
+Picking a company sends nothing: the card is built from the record the search returned.
 
-    side = CompanyControls()
-    side.set_records(records)        # a companies search's records (raw, as the service sends)
-    side.picker.value = "blue-labs"  # the card shows name, industry, employee count, HQ...
-    side.chosen()                    # that company's record; None when nothing is picked
-
-Picking a company sends nothing: the card is built from the record the search returned, with
-whatever it has (a missing field is left out). The button belongs to the panel, which loads
-the employees into its results.
+Example:
+    >>> side = CompanyControls()
+    >>> side.set_records([{"name": "Blue Labs", "slug": "blue-labs", "industry": "Software"}])
+    >>> side.picker.value = "blue-labs"  # the card shows the company
+    >>> side.chosen()["name"], side.button.disabled
+    ('Blue Labs', False)
 """
 
 from __future__ import annotations
@@ -43,7 +40,7 @@ COMPANY_COLUMNS = [
 
 
 def kind_toggle() -> widgets.ToggleButtons:
-    """The panel's "People | Companies" switch (People first)."""
+    """The panel's "People | Companies" switch, People first."""
     return widgets.ToggleButtons(
         options=[PEOPLE, COMPANIES], value=PEOPLE, layout=widgets.Layout(width="auto")
     )
@@ -54,9 +51,16 @@ def _text(value: Any) -> str | None:
 
 
 def company_summary(record: Mapping[str, Any]) -> dict[str, str | None]:
-    """``{"name", "industry", "employees", "hq", "slug"}`` of a (nested) company record, None
-    where it has nothing. ``employees`` is the count, else the range (``"51-200"``); ``hq`` is
-    ``"Berlin, DE"``."""
+    """Name, industry, employees, HQ and slug of a nested company record (None where missing).
+
+    ``employees`` is the count, else the range.
+
+    Example:
+        >>> summary = company_summary({"name": "Blue Labs", "employee_count_range": "51-200",
+        ...                            "hq": {"city": "Berlin", "country_code": "DE"}})
+        >>> summary["employees"], summary["hq"], summary["slug"]
+        ('51-200', 'Berlin, DE', None)
+    """
     hq = record.get("hq")
     hq = hq if isinstance(hq, Mapping) else {}
     place = ", ".join(str(x) for x in (hq.get("city"), hq.get("country_code")) if x)
@@ -71,8 +75,10 @@ def company_summary(record: Mapping[str, Any]) -> dict[str, str | None]:
 
 
 def company_html(record: Mapping[str, Any]) -> str:
-    """The card of the chosen company: name, industry, employee count, HQ and what else the
-    record has (founded, website, tagline), then its slug and id."""
+    """The chosen company's card: what the record has (name, industry, HQ, founded...), slug and id.
+
+    A missing field is left out.
+    """
     esc = html.escape
     s = company_summary(record)
     facts = [
@@ -97,8 +103,11 @@ def company_html(record: Mapping[str, Any]) -> str:
 
 
 class CompanyControls:
-    """The picker (one option per company with a slug, plus the empty choice), the card of the
-    chosen company and the employees button, in ``box`` (hidden while searching people)."""
+    """The company picker, the chosen company's card and the employees button, in ``box``.
+
+    The picker has one option per company with a slug, and the empty choice. ``box`` is hidden
+    while the panel searches people.
+    """
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
@@ -122,7 +131,7 @@ class CompanyControls:
         return next((r for r in self.records if slug and r.get("slug") == slug), None)
 
     def set_records(self, records: list[dict[str, Any]]) -> None:
-        """The companies to pick from; the current choice stays when it is still among them."""
+        """The companies to pick from. The current choice stays when it is still among them."""
         self.records = list(records)
         options: list[tuple[str, str | None]] = [("", None)]
         for r in self.records:

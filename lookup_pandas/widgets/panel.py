@@ -1,23 +1,27 @@
-"""SearchPanel: search people by title, or companies by name, in a notebook, page by page;
-open a profile, or pick a company and load its employees.
+"""SearchPanel: search people by title, or companies by name, page by page, in a notebook.
 
-Example::
-
-    panel = lp.SearchPanel()       # the default client (LOOKUP_* variables or lp.configure)
-    panel                          # last line of a cell: type a title, Enter or Search
-    panel.results                  # a DataFrame of everything loaded so far
-
-With the toggle on "Companies" the box takes a company name: the results are
-``lp.search_companies(name=...)``'s, the picker shows the chosen company (name, industry,
-employee count, HQ), and "Load employees" replaces the results with
-``lp.company_employees(slug)``'s, page by page (Load more continues). A company page URL or an
-``org_`` id in the box opens that one company (one lookup, as ``client.company``);
-``panel.load_employees("ACME")`` loads any company's employees. Companies are read by the one
-company rule (:mod:`lookup_pandas.identifiers.companies`).
-
-There is deliberately no API-key box: a key typed into a widget is saved in the notebook's
-widget state. The client lives in Python only, never in a synced trait, and every message the
-panel shows is built from error texts that do not contain the key.
+Example:
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> def answer(request):
+    ...     if "/people/search" in request.url:
+    ...         people = [{"id": "prsn_1", "handle": "ada", "headline": "Engineer"}]
+    ...         page = {"limit": 50, "has_more": False, "next_cursor": None}
+    ...         return 200, envelope(people, pagination=page)
+    ...     if "/credits/tier/" in request.url:
+    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
+    ...                    transport=MockTransport(answer))
+    >>> panel = lp.SearchPanel(client)  # the last line of a cell shows it
+    >>> panel.title.value = "engineer"
+    >>> panel.search()  # what Enter and Search do
+    >>> panel.results[["handle", "headline"]]
+      handle  headline
+    0    ada  Engineer
+    >>> panel.has_more, panel.message.value
+    (False, '')
+    >>> client.close()
 """
 
 from __future__ import annotations
@@ -66,13 +70,13 @@ def _cell(value: Any) -> str:
 
 
 class SearchPanel(widgets.VBox):
-    """A search panel: People | Companies, text box, page size, Search, Load more, results,
-    profile view; for companies a picker, the chosen company's card and "Load employees".
+    """A search panel: People or Companies, a text box, Search, Load more, results, a detail view.
 
-    Load more is enabled only while the service says ``has_more``; each click loads exactly the
-    next page (cursors passed back unchanged). While a call runs the buttons are disabled and
-    a "loading" line shows. Every failure (authentication, rate limit, validation, network)
-    becomes a one-line message here, and the panel stays usable.
+    For companies it has a picker, the chosen company's card and "Load employees". Load more is
+    enabled only while the service says ``has_more``, and loads exactly the next page. Every
+    failure becomes a one-line message in the panel, which stays usable.
+
+    Example: ``lp.SearchPanel(page_size=20)``, as the last line of a cell.
     """
 
     def __init__(self, client: Client | None = None, *, page_size: int = 50) -> None:
@@ -139,9 +143,11 @@ class SearchPanel(widgets.VBox):
 
     @property
     def results(self) -> pd.DataFrame:
-        """Everything loaded so far: people with the same columns as ``lp.search_people``
-        (``lp.company_employees`` for a company's employees), or companies as
-        ``lp.search_companies``."""
+        """Everything loaded so far, with the columns of the listing function that loads it.
+
+        That is ``lp.search_people`` for people, ``lp.company_employees`` for a company's employees,
+        and ``lp.search_companies`` for companies.
+        """
         return records_to_frame(self._records)
 
     @property
@@ -149,9 +155,11 @@ class SearchPanel(widgets.VBox):
         return self._next is not None
 
     def search(self) -> None:
-        """Start a new search with the box's text (what Enter and Search do): people by job
-        title, or companies by name when the toggle says Companies (a company page URL or an
-        ``org_`` id there opens that company)."""
+        """Start a new search with the box's text: what Enter and Search do.
+
+        People by job title, or companies by name when the toggle says Companies. A company page URL
+        or an ``org_`` id there opens that one company.
+        """
         companies = self.kind.value == COMPANIES
         text = self.title.value.strip()
         if len(text) < MIN_TITLE:
@@ -166,9 +174,12 @@ class SearchPanel(widgets.VBox):
             self._start(SEARCH, {"title": text}, "")
 
     def load_employees(self, company: str | None = None) -> None:
-        """Replace the results with a company's employees (the first page; Load more
-        continues): the picked company's (what "Load employees" does), or ``company``'s, in
-        any form ``lp.company_employees`` takes (``"ACME"``, a company page URL, an ``org_`` id).
+        """Replace the results with a company's employees, page by page (Load more continues).
+
+        Without ``company``, the picked company's: what "Load employees" does. ``company`` takes any
+        form ``lp.company_employees`` takes (``"ACME"``, a company page URL, an ``org_`` id).
+
+        Example: ``panel.load_employees("ACME")``
         """
         if company is None:
             record = self.companies.chosen()
@@ -220,8 +231,10 @@ class SearchPanel(widgets.VBox):
         self._load_page()
 
     def _open_company(self, text: str) -> None:
-        """Show the one company ``text`` names (a page URL, an ``org_`` id) as the only result,
-        picked: its card, and "Load employees" ready. A not-found is said in one line."""
+        """Show the one company ``text`` names as the only result, picked, its employees ready.
+
+        A not-found is said in one line.
+        """
         try:
             value = checked_company(text)
         except UsageError as exc:
@@ -363,7 +376,12 @@ def _one_line(exc: Exception) -> str:
 
 
 def _when(date: Any) -> str:
-    """``2021-03`` from ``{"year": 2021, "month": 3}``; a bare year; "" when unknown."""
+    """A position's date as text: the year and month, a bare year, or "" when unknown.
+
+    Example:
+        >>> _when({"year": 2021, "month": 3}), _when({"year": 2021}), _when(None)
+        ('2021-03', '2021', '')
+    """
     if not isinstance(date, dict) or date.get("year") is None:
         return ""
     month = date.get("month")

@@ -115,7 +115,7 @@ def store_job(svc: FakeService, client: lp.Client, handles: Iterable[str]) -> st
     """What an interrupted run leaves: a job submitted, resolved (billed) and stored."""
     inputs = tuple(handles)
     job_id = client.submit_batch(inputs)
-    client.store.remember(StoredJob(job_id, inputs, time.time()))
+    client._parts.store.remember(StoredJob(job_id, inputs, time.time()))
     wait_resolved(svc, job_id)
     return job_id
 
@@ -159,7 +159,7 @@ def keep_deleted_bytes(client: lp.Client) -> None:
     for table in (cache.responses, cache.redirects):
         with table.connection() as conn:
             conn.execute("PRAGMA secure_delete = OFF")
-    client.store._connection().execute("PRAGMA secure_delete = OFF")
+    client._parts.store._connection().execute("PRAGMA secure_delete = OFF")
 
 
 # -- forget ---------------------------------------------------------------------------------------
@@ -200,11 +200,11 @@ def test_forget_leaves_no_byte_of_them_and_everyone_else_cached(fake_service, tm
         assert svc.count(PROFILE) == sent[PROFILE]
 
         # the stored job lost the handle; resuming it caches no answer of theirs
-        (stored,) = client.store.jobs()
+        (stored,) = client._parts.store.jobs()
         assert (stored.job_id, stored.inputs) == (job_id, JOB_REST)
         out = enrich(lead_frame(list(JOB_REST)), client, method="batch")
         assert (out[STATUS] == "ok").all()
-        assert svc.count(BATCH, method="POST") == posts and client.store.jobs() == []
+        assert svc.count(BATCH, method="POST") == posts and client._parts.store.jobs() == []
         assert not client.is_cached(PROFILE, {"handle": EMPLOYED})
 
         # the listings send only the two pages that were dropped (which, fetched again,
@@ -267,11 +267,11 @@ def test_resuming_a_job_after_forget_never_caches_the_erased_handle(
         if forgotten:
             result = client.forget([gone])
             assert (result.jobs, result.matched) == (1, (gone,))
-            assert client.store.jobs()[0].inputs == tuple(h for h in handles if h != gone)
+            assert client._parts.store.jobs()[0].inputs == tuple(h for h in handles if h != gone)
         rest = [h for h in handles if h != gone]
         out = enrich(lead_frame(rest), client, method="batch")
         assert (out[STATUS] == "ok").all()
-        assert client.store.jobs() == []
+        assert client._parts.store.jobs() == []
         # every result of a resumed job is cached (each was billed): but not an erased one
         assert client.is_cached(PROFILE, {"handle": gone}) is not forgotten
     assert svc.count(BATCH, method="POST") == 1  # the job was resumed, not submitted again
@@ -285,7 +285,7 @@ def test_a_handle_erased_while_its_job_is_collected_is_not_cached(fake_service, 
     fake_service.configure(batch_resolve_rate=100, batch_page_size=5)
     handles = [f"person-{i:05d}" for i in range(500, 530)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        run = BatchRun(client, handles, submit=True, stored=client.store.jobs())
+        run = BatchRun(client, handles, submit=True, stored=client._parts.store.jobs())
         results = iter(run)
         first, _ = next(results)
         waiting = [h for h in handles if not client.is_cached(PROFILE, {"handle": h})]
@@ -346,8 +346,8 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         started = datetime.now(UTC)
         enrich(lead_frame(handles), client, method="single")
         lp.search_people(TITLE, limit=10, max_records=20, client=client, progress=False)
-        client.store.remember(StoredJob("job_kept", ("ada",), time.time()))
-        client.store.claim_many(["a-claim"], 60)
+        client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
+        client._parts.store.claim_many(["a-claim"], 60)
         finished = datetime.now(UTC)
         info = client.cache_info()
         assert (info.entries, info.expired, info.jobs) == (7, 0, 1)

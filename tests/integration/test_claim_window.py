@@ -2,7 +2,7 @@
 transaction of its own (the claim and its release are shared by a window of calls), and a run
 that stops lets go of every claim it held.
 
-The store's methods are wrapped on the Client's own store object (``client.store``, which the
+The store's methods are wrapped on the Client's own store object (``client._parts.store``, which the
 claims and the shared pace use too), counting each call: one call is one store transaction.
 """
 
@@ -37,7 +37,7 @@ COUNTED = ("claim_many", "release_many", "renew", "reserve")
 def store_calls(client: Client) -> Iterator[Counter[str]]:
     """Calls of the client's store methods while the block runs, by name."""
     calls: Counter[str] = Counter()
-    store = client.store
+    store = client._parts.store
 
     def counting(name: str) -> Any:
         original = getattr(store, name)
@@ -80,7 +80,7 @@ def test_200_uncontended_misses_cost_a_claim_and_a_release_per_window_not_per_mi
             out = lead_frame(handles).lookup.enrich_profiles(
                 "handle", client=client, progress=False, method="single"
             )
-        assert client.claims.held == 0
+        assert client._parts.claims.held == 0
         keys = list(client.profile_keys(handles).values())
     windows = math.ceil(len(handles) / window_size(4))  # 25 windows of 8
     assert calls["claim_many"] == windows
@@ -119,7 +119,7 @@ def test_a_run_stopped_midway_lets_go_of_every_claim_it_held(fake_service, tmp_p
             lead_frame(handles).lookup.enrich_profiles(
                 "handle", client=client, progress=False, method="single"
             )
-        assert client.claims.held == 0
+        assert client._parts.claims.held == 0
         other = other_holder(fake_service, cache)
         try:
             states = other.claim_many(list(keys.values()), ttl=30.0)
@@ -159,7 +159,7 @@ def test_a_window_claim_let_go_of_lately_reads_the_cache_first(fake_service, tmp
                 state = singles(client, cached + gone)
         finally:
             other.close()
-        assert client.claims.held == 0
+        assert client._parts.claims.held == 0
     assert {h: state.outcomes[h].status for h in cached + gone} == dict.fromkeys(
         cached + gone, "ok"
     )
@@ -175,7 +175,7 @@ def test_a_window_claim_still_reads_the_cache_once_before_buying(fake_service, t
     with make_client(fake_service, cache=cache) as client:
         client.profile_answer("bought-before")
         keys = client.profile_keys(["bought-before"])
-        client.store.release_many(list(keys.values()), bought=False)  # the claim long gone
+        client._parts.store.release_many(list(keys.values()), bought=False)  # the claim long gone
         with store_calls(client) as calls:
             state = singles(client, ["bought-before", "not-yet-bought"])
     assert state.counts == {"cached": 1, "fetched": 1, "refused": 0, "failed": 0}
@@ -193,12 +193,12 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
         keys = client.profile_keys(handles)
         with make_client(fake_service, cache=cache) as buyer:
             held = [keys[h] for h in theirs]
-            assert set(buyer.claims.take(held).values()) == {MINE}
+            assert set(buyer._parts.claims.take(held).values()) == {MINE}
 
             def buy() -> None:  # bought while this run waits, then let go
                 for handle in theirs:
                     buyer.profile_answer(handle, held=MINE)
-                buyer.claims.release(held)
+                buyer._parts.claims.release(held)
 
             later = threading.Timer(0.5, buy)
             later.start()
@@ -206,6 +206,6 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
                 state = singles(client, handles)
             finally:
                 later.join()
-        assert client.claims.held == 0
+        assert client._parts.claims.held == 0
     assert state.counts == {"cached": 3, "fetched": 17, "refused": 0, "failed": 0}
     assert fake_service.billed_handles() == dict.fromkeys(handles, 1)

@@ -183,7 +183,7 @@ def test_a_stored_company_job_is_resumed_and_never_taken_for_a_people_job(
 ):
     slugs = [f"resumeco-{i:02d}" for i in range(25)]
     job_id = fake_client.submit_batch(slugs, kind=COMPANIES)  # a run stopped right after
-    fake_client.store.remember(StoredJob(job_id, tagged(slugs, COMPANIES.tag), time.time()))
+    fake_client._parts.store.remember(StoredJob(job_id, tagged(slugs, COMPANIES.tag), time.time()))
 
     people = pd.DataFrame({"handle": slugs}).lookup.enrich_profiles(
         "handle", client=fake_client, progress=False, method="single"
@@ -196,4 +196,4 @@ def test_a_stored_company_job_is_resumed_and_never_taken_for_a_people_job(
     assert out[STATUS].eq("ok").all()
     assert fake_service.count(COMPANY_BATCH_PATH, method="POST") == 1  # polled, not bought again
     assert fake_service.count(COMPANY_PATH) == 0
-    assert fake_client.store.jobs() == []  # collected, then forgotten
+    assert fake_client._parts.store.jobs() == []  # collected, then forgotten

@@ -152,7 +152,7 @@ def test_batch_and_single_give_equal_frames_for_any_list(fake_service, values, c
         sent_posts, sent_profiles = posts(fake_service), fake_service.count(PROFILE)
         with make_client(fake_service, cache=on_disk if cached else False) as client:
             batch = enrich(frame, client, method="batch")
-            assert client.store.jobs() == []
+            assert client._parts.store.jobs() == []
         assert posts(fake_service) - sent_posts == (1 if distinct else 0)
         assert fake_service.count(PROFILE) == sent_profiles
         with make_client(fake_service, cache=False if cached else on_disk) as client:
@@ -277,7 +277,7 @@ def test_items_in_errors_are_fetched_by_single_calls(fake_service, fake_client):
         h: int(h in errored) for h in handles
     }
     assert billed_per_handle(fake_service) == {h: 1 for h in handles}
-    assert fake_client.store.jobs() == []
+    assert fake_client._parts.store.jobs() == []
 
 
 # -- 7. a job that expires before it is collected ---------------------------------------------
@@ -290,7 +290,7 @@ def test_a_job_that_expires_before_it_is_polled_falls_back_to_single_calls(fake_
     handles = names("expire", 56, unknown=4)
     with make_client(fake_service, cache=tmp_path / "c.sqlite", batch_poll_interval=0.5) as c:
         out = enrich(lead_frame(handles), c)
-        assert c.store.jobs() == []  # the expired job is forgotten
+        assert c._parts.store.jobs() == []  # the expired job is forgotten
 
     assert_statuses(out, handles)
     assert fake_service.count(BATCH, method="GET", status=404) == 1
@@ -326,7 +326,7 @@ def test_a_key_revoked_mid_job_raises_and_stops(fake_service, fake_client):
     time.sleep(0.3)  # nothing is left running that would send more
     assert fake_service.count() == sent
     # The job stays stored: a re-run with a valid key polls it instead of paying again.
-    assert [j.inputs for j in fake_client.store.jobs()] == [tuple(names("revoked", 60))]
+    assert [j.inputs for j in fake_client._parts.store.jobs()] == [tuple(names("revoked", 60))]
 
 
 # -- 9. every batch result is a cache hit afterwards -----------------------------------------------
@@ -452,7 +452,7 @@ def test_the_api_key_is_in_no_file_beside_the_cache(fake_service, tmp_path):
     with make_client(fake_service, cache=stopped / "leads.sqlite") as client:
         with pytest.raises(AuthenticationError):
             enrich(lead_frame(names("secret2-", 60)), client)
-        (stored,) = client.store.jobs()
+        (stored,) = client._parts.store.jobs()
     files = files_bytes(stopped)
     assert "leads.store.sqlite" in files
     assert any(stored.job_id.encode() in content for content in files.values())

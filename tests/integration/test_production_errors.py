@@ -79,7 +79,7 @@ def test_an_ambiguous_403_is_decided_by_the_tier_endpoint(fake_service):
         assert svc.count(TIER) == tier_reads + 1
         svc.revoke_key()
         svc.override(PROFILE, lambda req: fail(403, "Forbidden"))
-        client._sender.contact._key_good_at = None  # the memory of a good key, past
+        client._parts.contact._key_good_at = None  # the memory of a good key, past
         with pytest.raises(AuthenticationError):
             client.profile("lead-003")  # the tier endpoint refuses the key: it is the key's
 

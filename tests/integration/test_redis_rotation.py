@@ -131,7 +131,7 @@ def test_the_pace_and_jobs_stay_the_keys_and_management_reaches_every_keys_jobs(
         job_id = store_job(svc, client, ("person-00600", "person-00601"))  # not collected
     new = svc.rotate_key()
     with make_client(svc, api_key=new, cache=cache) as client:
-        assert client.store.jobs() == []  # a job is polled with the key that submitted it
+        assert client._parts.store.jobs() == []  # a job is polled with the key that submitted it
         enrich(lead_frame(HANDLES[5:8]), client, method="single")
         assert client.cache_info().jobs == 1  # the old key's, still stored
         forgotten = client.forget(["person-00600"])

@@ -327,8 +327,8 @@ def fill(svc: FakeService, url: str) -> None:
         frame.lookup.enrich_profiles("handle", client=client, method="single", progress=False)
         more = pd.DataFrame({"handle": [f"batch{i}" for i in range(40)]})
         more.lookup.enrich_profiles("handle", client=client, method="batch", progress=False)
-        client.store.remember(StoredJob("job_kept", ("ada",), time.time()))
-        client.store.claim_many(["held-claim"], 60)
+        client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
+        client._parts.store.claim_many(["held-claim"], 60)
 
 
 def test_the_api_key_is_in_no_redis_key_or_value(fake_service, redis_url, redis_server):

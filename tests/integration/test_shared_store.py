@@ -71,7 +71,7 @@ CHILD = textwrap.dedent(
     if spec["mode"] == "claim":
         key = client.profile_keys(handles)[handles[0]]
         before = time.monotonic()
-        state = client.store.claim_many([key], ttl=spec["ttl"])[key]
+        state = client._parts.store.claim_many([key], ttl=spec["ttl"])[key]
         print("claimed " + json.dumps({"state": state, "before": before}), flush=True)
         time.sleep(120)  # holds the claim until killed
         sys.exit(3)

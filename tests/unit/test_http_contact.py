@@ -7,6 +7,7 @@ import pytest
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import AuthenticationError, PermissionDeniedError, RateLimitError
 from lookup_pandas.http.contact import Contact
+from lookup_pandas.http.decisions import Call
 from lookup_pandas.service.endpoints import TIER_PATH
 from lookup_pandas.service.envelope import Envelope
 from lookup_pandas.store.local import LocalStore
@@ -30,11 +31,11 @@ class TierEndpoint:
     def __init__(self, *payloads: dict | Exception) -> None:
         self.payloads = list(payloads)
         self.asked = 0
-        self.options: list[dict] = []
+        self.calls: list[Call] = []
 
-    def __call__(self, path, params, **options):
-        assert path == TIER_PATH
-        self.options.append(options)
+    def __call__(self, call: Call) -> Envelope:
+        assert call.path == TIER_PATH
+        self.calls.append(call)
         answer = self.payloads[min(self.asked, len(self.payloads) - 1)]
         self.asked += 1
         if isinstance(answer, Exception):
@@ -120,5 +121,5 @@ def test_a_reread_is_advisory_a_429_on_it_is_not_waited_out_and_leaves_the_pace(
     contact, pacer = contact_on(store, endpoint)
     contact.learn_pace()
     contact.reread_tier(after_429=True)
-    assert 429 in endpoint.options[-1]["final_statuses"]  # not retried in the caller's thread
+    assert 429 in endpoint.calls[-1].final_statuses  # not retried in the caller's thread
     assert pacer.per_minute == pytest.approx(1140) and endpoint.asked == 2

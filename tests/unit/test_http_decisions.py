@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -17,12 +18,15 @@ from lookup_pandas.errors import (
     ServerError,
     ServiceError,
     TransportError,
+    UsageError,
     ValidationError,
 )
 from lookup_pandas.http.decisions import (
     FIRST_CONTACT_RETRY_DELAY,
     TIER_REREAD_SECONDS,
     Attempts,
+    Call,
+    SendActions,
     Situation,
     Slowdown,
     next_step,
@@ -37,6 +41,7 @@ from lookup_pandas.http.decisions import (
 from lookup_pandas.service.endpoints import HEALTH_PATH, PROFILE_PATH, TIER_PATH
 from lookup_pandas.service.envelope import Envelope
 from lookup_pandas.service.retry import RetryPolicy
+from lookup_pandas.store import MINE, RECHECK
 
 SETTINGS = Settings.build(api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False)
 ENV = Envelope(data={"id": "prsn_1"}, message="ok", pagination=None, request_id=None, body={})
@@ -170,6 +175,67 @@ def test_a_rejected_key_gets_a_hint_naming_where_the_key_came_from():
 )
 def test_not_the_service(failure, expected):
     assert not_the_service(failure) is expected
+
+
+# -- what one call does, decided once before it is sent -----------------------------------------
+
+OFFLINE = Settings.build(
+    api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False, offline=True
+)
+KEEPS_NOTHING = Settings.build(
+    api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False, expire_after=0
+)
+ONLINE = Settings.build(
+    api_key="lk_decisions", base_url="http://127.0.0.1:9", cache=False, offline=False
+)
+PROFILE = Call(PROFILE_PATH, {"handle": "ada"})
+BATCH = "/api/data/v1/people/batch"
+
+# (case, call, settings, cache_on) -> (read, claim, send, store, paced)
+ACTIONS_TABLE = [
+    ("a lookup: read once, claim a miss, store it", PROFILE, ONLINE, True,
+     ("once", True, True, True, True)),
+    ("no cache: sent and kept nowhere", PROFILE, ONLINE, False,
+     ("skip", False, True, False, True)),
+    ("refresh: bought again, stored anew", replace(PROFILE, refresh=True), ONLINE, True,
+     ("skip", False, True, True, True)),
+    ("a miss the caller just read: claimed, not read", replace(PROFILE, known_miss=True),
+     ONLINE, True, ("skip", True, True, True, True)),
+    ("a claim the caller holds: read once, not claimed", replace(PROFILE, held=MINE), ONLINE,
+     True, ("once", False, True, True, True)),
+    ("a claim let go of lately: read afresh", replace(PROFILE, held=RECHECK, known_miss=True),
+     ONLINE, True, ("afresh", False, True, True, True)),
+    ("a batch poll: never cached", Call(BATCH, {"job_id": "j"}, cache=False), ONLINE, True,
+     ("skip", False, True, False, True)),
+    ("a POST: never cached", Call(BATCH, method="POST", body={}), ONLINE, True,
+     ("skip", False, True, False, True)),
+    ("the panel: neither cached nor paced", Call(TIER_PATH), ONLINE, True,
+     ("skip", False, True, False, False)),
+    ("a free probe: not paced", Call(HEALTH_PATH, cache=False, paced=False), ONLINE, True,
+     ("skip", False, True, False, False)),
+    ("a cache that keeps nothing: read, never stored", PROFILE, KEEPS_NOTHING, True,
+     ("once", True, True, False, True)),
+    ("offline: read, never sent", replace(PROFILE, held=RECHECK), OFFLINE, True,
+     ("once", False, False, False, True)),
+    ("offline, never cached: neither read nor sent", Call(TIER_PATH), OFFLINE, True,
+     ("skip", False, False, False, False)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "settings", "cache_on", "expected"),
+    [case[1:] for case in ACTIONS_TABLE],
+    ids=[case[0] for case in ACTIONS_TABLE],
+)
+def test_what_one_call_does(call, settings, cache_on, expected):
+    actions = SendActions.from_call(call, settings, cache_on=cache_on)
+    assert (actions.read, actions.claim, actions.send, actions.store, actions.paced) == expected
+    assert actions.final_statuses is call.final_statuses and actions.error is None
+
+
+def test_a_refresh_offline_is_refused_before_anything_is_read():
+    actions = SendActions.from_call(replace(PROFILE, refresh=True), OFFLINE, cache_on=True)
+    assert isinstance(actions.error, UsageError) and "needs the network" in actions.error.message
 
 
 # -- first contact: only a success, or a billed not-found ---------------------------------------

@@ -124,10 +124,10 @@ def cached_client(tmp_path):
     )
     counted: Counter[str] = Counter()
     for name in ("claim_many", "release_many"):
-        original = getattr(client.store, name)
-        setattr(client.store, name, _counting(counted, name, original))
-    wire = client._sender.wire
-    wire.lookup = _counting(counted, "lookup", wire.lookup)  # type: ignore[method-assign]
+        original = getattr(client._parts.store, name)
+        setattr(client._parts.store, name, _counting(counted, name, original))
+    wire = client._parts.wire
+    wire.cached = _counting(counted, "cached", wire.cached)  # type: ignore[method-assign]
     client.counted = counted  # type: ignore[attr-defined]
     yield client
     client.close()
@@ -148,7 +148,7 @@ def test_a_call_claims_and_lets_go_itself_unless_its_claim_is_held(cached_client
     counted.clear()
     assert not cached_client.profile_answer("grace", held=MINE).from_cache  # a miss: bought
     assert cached_client.profile_answer("grace", held=MINE).from_cache  # read once, not bought
-    assert counted == {"lookup": 2}  # neither claimed nor let go: the holder does that
+    assert counted == {"cached": 2}  # neither claimed nor let go: the holder does that
     sent = cached_client.session.get_adapter(BASE).count("/people/profile")
     assert sent == 2
 
@@ -158,20 +158,20 @@ def test_a_held_claim_still_reads_the_cache_once_unless_the_caller_just_did(cach
     cached_client.profile_answer("ada", held=MINE, known_miss=True)
     assert counted == {}  # a miss the caller just read: bought at once
     assert cached_client.profile_answer("ada", held=MINE).from_cache
-    assert counted == {"lookup": 1}
+    assert counted == {"cached": 1}
 
 
 def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_client):
     counted = cached_client.counted
     env = cached_client.profile_answer("ada", held=RECHECK, known_miss=True)
-    assert not env.from_cache and counted == {"lookup": 5}  # looked a few times, then bought
+    assert not env.from_cache and counted == {"cached": 5}  # looked a few times, then bought
     counted.clear()
     assert cached_client.profile_answer("ada", held=RECHECK, known_miss=True).from_cache
-    assert counted == {"lookup": 1}
+    assert counted == {"cached": 1}
 
 
 def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
-    wire = cached_client._sender.wire
+    wire = cached_client._parts.wire
     prepared: list[str] = []
     session_prepare = wire.session.prepare_request
 

@@ -121,7 +121,7 @@ def test_no_repr_shows_the_password():
     s = build(cache=URL)
     client = lp.Client(api_key="lk_test_key", base_url="http://127.0.0.1:8080", cache=URL)
     try:
-        texts = [repr(s), str(s), repr(client), str(client), repr(client.store)]
+        texts = [repr(s), str(s), repr(client), str(client), repr(client._parts.store)]
         texts += [repr(client.session), repr(client.session.cache)]
         for text in texts:
             assert PASSWORD not in text, text
@@ -138,8 +138,8 @@ def test_the_client_shares_cache_pace_and_claims_through_redis():
     key, base = "lk_test_key", "http://127.0.0.1:8080"
     with lp.Client(api_key=key, base_url=base, cache=URL) as client:
         ns = namespace(key, base)
-        assert isinstance(client.store, RedisStore)
-        assert client.pacer._shared is client.store
+        assert isinstance(client._parts.store, RedisStore)
+        assert client._parts.pacer._shared is client._parts.store
         backend = client.session.cache
         assert isinstance(backend, RedisAnswersCache)
         assert isinstance(backend, PaidAnswersOnly)  # the one save policy, shared with SQLite
@@ -157,7 +157,7 @@ def test_sqlite_keeps_its_backend_with_the_same_policy(tmp_path):
     assert issubclass(PaidAnswersCache, PaidAnswersOnly)
     with lp.Client(api_key="k", base_url="http://h", cache=tmp_path / "c.sqlite") as client:
         assert isinstance(client.session.cache, PaidAnswersCache)
-        assert isinstance(client.store, LocalStore)
+        assert isinstance(client._parts.store, LocalStore)
 
 
 def test_open_store_picks_the_store_by_its_setting(tmp_path):
