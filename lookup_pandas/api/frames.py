@@ -46,7 +46,16 @@ SUMMARY_ATTR = "lookup_summary"
 @dataclass(frozen=True)
 class EnrichRequest:
     """What an ``enrich_*`` call asks: the frame and its column of values, the prefix of the
-    columns added, the Client (None: the default one), whose records, and the job's options."""
+    columns added, the Client (None: the default one), whose records, and the job's options.
+
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
+    >>> leads = pd.DataFrame({"handle": ["ada"], "profile_id": ["x"]})
+    >>> request = EnrichRequest(leads, column="handle", prefix="profile_", client=None,
+    ...                         kind=PEOPLE, options=Options(max_calls=5))
+    >>> request.check()  # before anything is sent
+    Traceback (most recent call last):
+    lookup_pandas.errors.ColumnError: ...
+    """
 
     frame: pd.DataFrame
     column: str

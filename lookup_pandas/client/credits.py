@@ -63,8 +63,13 @@ class PublicFacts:
     its life on its :class:`~lookup_pandas.client.parts.ClientParts`: path -> the answer's
     ``data`` (None: the service has no such route).
 
-    Example: ``facts.keep(TIERS_PATH, data)`` once; then ``facts.has(TIERS_PATH)`` and
-    ``facts.get(TIERS_PATH)`` read it back, from any thread.
+    >>> facts = PublicFacts()
+    >>> facts.has(TIERS_PATH)
+    False
+    >>> facts.keep(TIERS_PATH, None), facts.keep(TIERS_PATH, {"results": []})  # the first wins
+    (None, None)
+    >>> facts.has(TIERS_PATH), facts.get(TIERS_PATH)
+    (True, None)
     """
 
     def __init__(self) -> None:

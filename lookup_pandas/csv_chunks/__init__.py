@@ -8,6 +8,7 @@ onto each chunk, as CSV text (:mod:`.csv_text`), into a file that appears only w
 Example:
     >>> import pandas as pd
     >>> import lookup_pandas as lp
+    >>> from lookup_pandas.enrichment.plan import Options
     >>> from lookup_pandas.enrichment.values import lookup_values
     >>> from lookup_pandas.testing import MockTransport, envelope
     >>> def answer(request):
@@ -23,7 +24,7 @@ Example:
     >>> scan = scan_handles((chunk["handle"] for chunk in chunks), handles)  # pass 1
     >>> records = RecordStore()
     >>> result = lookup_values(scan.distinct, client=client, on_record=records.add,
-    ...                        progress=False)  # each distinct handle once
+    ...                        options=Options(progress=False))  # each distinct handle once
     >>> table = HandleTable(scan.distinct, result, "profile_", records)
     >>> [enrich_chunk(chunk, "handle", table, handles).statuses for chunk in chunks]  # pass 2
     [{'ok': 1, 'invalid': 1}, {'ok': 1}]
