@@ -1,15 +1,13 @@
-"""Unit tests for cache.policy.should_cache (what is worth keeping) and endpoints.is_panel."""
+"""Unit tests for lookup_pandas.cache.policy.should_cache: what is worth keeping."""
 
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 import pytest
 import requests
 
 from lookup_pandas.cache.policy import should_cache
-from lookup_pandas.service.endpoints import is_panel
 
 DATA_URL = "http://127.0.0.1:8080/api/data/v1/people/profile?handle=ada"
 PANEL_URL = "http://127.0.0.1:8080/api/panel/credits/tier/k/"
@@ -120,17 +118,3 @@ def test_non_envelope_200_not_cached(content):
 def test_success_must_be_boolean_true(success):
     body = dict(SUCCESS, success=success)
     assert should_cache(response(200, body)) is False
-
-
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        (PANEL_URL, True),
-        ("http://127.0.0.1:8080/api/panel/", True),
-        ("http://127.0.0.1:8080/api/data/v1/people/profile", False),
-        ("http://127.0.0.1:8080/api/data/v1/people/search?q=/api/panel/", False),
-        ("", False),
-    ],
-)
-def test_is_panel(url, expected):
-    assert is_panel(urlsplit(url).path) is expected

@@ -16,7 +16,7 @@ from lookup_pandas.enrichment.background import EnrichmentJob, Watch
 from lookup_pandas.enrichment.results import JobSummary
 from lookup_pandas.errors import AuthenticationError
 from lookup_pandas.http.stats import ClientStats
-from lookup_pandas.store.pacing import Cancelled, check_cancel
+from lookup_pandas.store.pacing import check_cancel
 
 SUMMARY = JobSummary(
     rows=3,
@@ -109,15 +109,6 @@ def test_outside_a_kernel_the_job_shows_as_its_line(capsys):
     assert capsys.readouterr().out.strip() == repr(job)
 
 
-def test_check_cancel_raises_only_once_set():
-    event = threading.Event()
-    check_cancel(event, "x")
-    check_cancel(None, "x")
-    event.set()
-    with pytest.raises(Cancelled, match="x"):
-        check_cancel(event, "x")
-
-
 def test_time_left_follows_the_pace_since_the_first_progress():
     watch = Watch(total=10)
     bar = watch.progress(None, total=10, desc="profiles")
@@ -129,30 +120,3 @@ def test_time_left_follows_the_pace_since_the_first_progress():
     bar.update(3)  # 3 more in 10 s: 5 left take about 16.7 s
     left = watch.seconds_left()
     assert left is not None and 15.0 <= left <= 18.0
-
-
-def test_refused_answers_are_counted_apart_from_fetched_ones():
-    import dataclasses
-
-    from lookup_pandas.enrichment.results import (
-        ERROR,
-        FORBIDDEN,
-        NOT_FOUND,
-        OK,
-        JobSummary,
-        Outcome,
-    )
-    from lookup_pandas.enrichment.run import fetched_as
-
-    assert [fetched_as(Outcome(s)) for s in (OK, NOT_FOUND, FORBIDDEN, ERROR)] == [
-        "fetched",
-        "fetched",
-        "refused",
-        "failed",
-    ]
-    summary = JobSummary(
-        rows=3, statuses={"ok": 2, "forbidden": 1}, cached=0, fetched=2, failed=0, credits=2,
-        requests=3, rate_limited=0, retries=0, seconds=0.1, refused=1,
-    )  # fmt: skip
-    assert "2 fetched, 1 refused, 0 failed" in str(summary)
-    assert "refused" not in str(dataclasses.replace(summary, refused=0))

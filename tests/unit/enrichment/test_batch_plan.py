@@ -16,11 +16,15 @@ from lookup_pandas.enrichment.batch_plan import (
     MAX_POLL_INTERVAL,
     BatchPage,
     Tracker,
+    jobs_tagged,
     split,
+    tagged,
     use_batch,
 )
 from lookup_pandas.errors import PaginationError, ResponseError
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.service.endpoints import BATCH_PATH
+from lookup_pandas.store import StoredJob
 
 ADA = {"handle": "ada", "name": "Ada Lovelace"}
 GRACE = {"handle": "grace", "name": "Grace Hopper"}
@@ -563,3 +567,30 @@ def test_a_tracker_counts_the_items_that_resolved_while_it_was_polled():
     resumed.take(page(6, 0), now=0.0)  # 6 resolved before this run first asked
     resumed.take(page(10, 0), now=1.0)
     assert resumed.billed == 4
+
+
+# -- kinds: the store's tags and a company poll -------------------------------------------------
+
+
+def test_stored_jobs_of_one_kind_are_never_taken_for_anothers():
+    people = StoredJob("j1", ("acme", "ada"), 0.0)
+    companies = StoredJob("j2", tagged(["acme", "org_X"], COMPANIES.tag), 0.0)
+    assert companies.inputs == ("company:acme", "company:org_X")
+    assert jobs_tagged([people, companies], PEOPLE.tag) == [people]
+    assert jobs_tagged([people, companies], COMPANIES.tag) == [
+        StoredJob("j2", ("acme", "org_X"), 0.0)
+    ]
+
+
+def test_a_company_poll_reads_its_results_under_companies():
+    data = {
+        "status": "completed",
+        "total": 2,
+        "resolved": 2,
+        "next_cursor": 2,
+        "companies": {"acme": {"id": "org_1", "slug": "acme"}},
+        "not_found": ["unknown-co"],
+    }
+    page = BatchPage.parse(data, "companies")
+    assert page.profiles == {"acme": {"id": "org_1", "slug": "acme"}}
+    assert page.not_found == ["unknown-co"]

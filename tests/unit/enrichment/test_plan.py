@@ -11,14 +11,22 @@ from lookup_pandas.enrichment.batch_plan import AUTO_THRESHOLD
 from lookup_pandas.enrichment.plan import (
     Options,
     Plan,
+    check_balance,
     check_budget,
+    check_credits,
     check_method,
     check_options,
+    job_credits,
     plan,
     stored_batch_jobs_holding,
 )
 from lookup_pandas.enrichment.results import NOT_FOUND, OK, Outcome
-from lookup_pandas.errors import BudgetExceededError, NotFoundError, UsageError
+from lookup_pandas.errors import (
+    BudgetExceededError,
+    InsufficientCreditsError,
+    NotFoundError,
+    UsageError,
+)
 from lookup_pandas.store import StoredJob
 
 ADA = Outcome(OK, {"id": "prsn_1", "handle": "ada"})
@@ -294,3 +302,48 @@ def test_check_options_refuses_bad_options(errors, max_calls):
 @pytest.mark.parametrize(("errors", "max_calls"), [("coerce", None), ("raise", 0), ("raise", 7)])
 def test_check_options_accepts_good_options(errors, max_calls):
     check_options(errors, max_calls)
+
+
+# -- the job's checks ------------------------------------------------------------------------------
+
+
+def test_job_credits_by_route_cost_batch_items_at_one():
+    assert job_credits(50, batch=False, cost=2.0) == 100.0
+    assert job_credits(50, batch=True, cost=2.0) == 50.0
+    assert job_credits(0, batch=False, cost=2.0) == 0.0
+
+
+def test_max_credits_refuses_naming_both_numbers():
+    check_credits(20, 20, 20)  # exactly: fine
+    check_credits(20, 20, None)
+    with pytest.raises(BudgetExceededError) as caught:
+        check_credits(50, 50, 20)
+    assert "50 credits" in str(caught.value) and "max_credits=20" in str(caught.value)
+    assert (caught.value.needed, caught.value.allowed) == (50, 20)
+
+
+def test_a_balance_that_cannot_pay_refuses_naming_both_and_how_to_go_on():
+    check_balance(50, 50, None)  # unknown: go on
+    check_balance(50, 50, 50)
+    with pytest.raises(InsufficientCreditsError) as caught:
+        check_balance(50, 50, 20)
+    text = str(caught.value)
+    assert "50 credits" in text and "balance is 20" in text
+    assert "df.head(20)" in text and "max_credits" in text and "Top up" in text
+    assert (caught.value.needed, caught.value.balance) == (50, 20)
+    with pytest.raises(InsufficientCreditsError, match=r"df\.head\(10\)"):
+        check_balance(100, 50, 20)  # 2 credits each: 10 rows
+    with pytest.raises(InsufficientCreditsError) as nothing:
+        check_balance(5, 5, 0)
+    assert "df.head" not in str(nothing.value) and "max_credits" in str(nothing.value)
+
+
+@pytest.mark.parametrize("bad", [-1, -0.5, float("nan"), float("inf"), True, "10"])
+def test_max_credits_must_be_a_number_at_least_0(bad):
+    with pytest.raises(UsageError, match="max_credits"):
+        check_options("coerce", None, bad)
+
+
+def test_max_credits_may_be_0_or_fractional():
+    check_options("coerce", None, 0)
+    check_options("coerce", None, 2.5)

@@ -1,27 +1,13 @@
-"""Credits, pure: route costs, the tier ladder, where a balance sits and how a job moves on it;
-the job's credit checks (lookup_pandas.enrichment.plan); the facts read through a Client
-(MockTransport:
-a service without the credits routes)."""
+"""Unit tests for lookup_pandas.service.credits, pure: route costs, the tier ladder, where a
+balance sits and how a job moves on it, and the time a job takes as the tier drops."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import pytest
 
-import lookup_pandas as lp
-from lookup_pandas.api import functions as api
-from lookup_pandas.client import credits as credit_facts
-from lookup_pandas.enrichment.plan import check_balance, check_credits, check_options, job_credits
-from lookup_pandas.enrichment.values import estimate_values
-from lookup_pandas.errors import (
-    BudgetExceededError,
-    ConfigurationError,
-    InsufficientCreditsError,
-    ResponseError,
-    UsageError,
-)
+from lookup_pandas.errors import ResponseError
 from lookup_pandas.service.credits import (
     BALANCE_PATH,
     ROUTE_COSTS_PATH,
@@ -33,7 +19,6 @@ from lookup_pandas.service.credits import (
     tier_for,
 )
 from lookup_pandas.service.endpoints import PROFILE_PATH, is_panel
-from lookup_pandas.testing import MockTransport, envelope
 
 PRODUCTION = [
     ("Testing", 0, 99, 7),
@@ -167,141 +152,9 @@ def test_a_tier_prints_a_fractional_limit():
     assert str(Tier("Custom", 0, None, 7.5)) == "Custom (7.5/min)"
 
 
-# -- the job's checks ------------------------------------------------------------------------------
-
-
-def test_job_credits_by_route_cost_batch_items_at_one():
-    assert job_credits(50, batch=False, cost=2.0) == 100.0
-    assert job_credits(50, batch=True, cost=2.0) == 50.0
-    assert job_credits(0, batch=False, cost=2.0) == 0.0
-
-
-def test_max_credits_refuses_naming_both_numbers():
-    check_credits(20, 20, 20)  # exactly: fine
-    check_credits(20, 20, None)
-    with pytest.raises(BudgetExceededError) as caught:
-        check_credits(50, 50, 20)
-    assert "50 credits" in str(caught.value) and "max_credits=20" in str(caught.value)
-    assert (caught.value.needed, caught.value.allowed) == (50, 20)
-
-
-def test_a_balance_that_cannot_pay_refuses_naming_both_and_how_to_go_on():
-    check_balance(50, 50, None)  # unknown: go on
-    check_balance(50, 50, 50)
-    with pytest.raises(InsufficientCreditsError) as caught:
-        check_balance(50, 50, 20)
-    text = str(caught.value)
-    assert "50 credits" in text and "balance is 20" in text
-    assert "df.head(20)" in text and "max_credits" in text and "Top up" in text
-    assert (caught.value.needed, caught.value.balance) == (50, 20)
-    with pytest.raises(InsufficientCreditsError, match=r"df\.head\(10\)"):
-        check_balance(100, 50, 20)  # 2 credits each: 10 rows
-    with pytest.raises(InsufficientCreditsError) as nothing:
-        check_balance(5, 5, 0)
-    assert "df.head" not in str(nothing.value) and "max_credits" in str(nothing.value)
-
-
-@pytest.mark.parametrize("bad", [-1, -0.5, float("nan"), float("inf"), True, "10"])
-def test_max_credits_must_be_a_number_at_least_0(bad):
-    with pytest.raises(UsageError, match="max_credits"):
-        check_options("coerce", None, bad)
-
-
-def test_max_credits_may_be_0_or_fractional():
-    check_options("coerce", None, 0)
-    check_options("coerce", None, 2.5)
-
-
 def test_the_credits_routes_are_panel_routes():
     # never cached, never paced
     assert all(is_panel(p) for p in (ROUTE_COSTS_PATH, TIERS_PATH, BALANCE_PATH))
-
-
-# -- a service without the credits routes ---------------------------------------------------------
-
-
-def _client(handler: Any) -> lp.Client:
-    return lp.Client(
-        api_key="lk_test_unit",
-        base_url="http://service.test",
-        cache=False,
-        transport=MockTransport(handler),
-    )
-
-
-def _old_service(request: Any) -> tuple[int, dict[str, Any]]:
-    url = request.url or ""
-    if "/credits/tier/k/" in url:
-        return 200, envelope({"balance": 5, "current_tier": {"limit_per_minute": 6000}})
-    if "/api/panel/" in url:
-        return 404, envelope(None, success=False, message="Not found")
-    return 200, envelope({"id": "prsn_1", "handle": "ada"})
-
-
-def test_without_the_routes_costs_are_1_and_ladder_and_balance_unknown():
-    transport = MockTransport(_old_service)
-    client = lp.Client(
-        api_key="lk_test_unit", base_url="http://service.test", cache=False, transport=transport
-    )
-    with client:
-        est = estimate_values(["ada", "grace"], client=client)
-        assert (est.credits, est.balance, est.tier_change) == (2.0, None, None)
-        assert credit_facts.route_costs(client) == RouteCosts()
-        assert credit_facts.ladder(client) == ()
-        assert api.tiers(client=client).empty and list(api.tiers(client=client).columns) == [
-            "name",
-            "min_credits",
-            "max_credits",
-            "limit_per_minute",
-            "credits_per_dollar",
-        ]
-        assert api.route_costs(client=client).empty
-        with pytest.raises(ConfigurationError, match="balance"):
-            api.balance(client=client)
-        sent = [r.url for r in transport.requests]
-        assert sum(ROUTE_COSTS_PATH in (u or "") for u in sent) == 1  # kept: read once
-        assert sum(TIERS_PATH in (u or "") for u in sent) == 1
-
-
-def test_a_job_without_the_routes_goes_on():
-    def handler(request: Any) -> tuple[int, dict[str, Any]]:
-        url = request.url or ""
-        if "/credits/tier/k/" in url:  # no balance in the tier either: unknown
-            return 200, envelope({"current_tier": {"limit_per_minute": 6000}})
-        return _old_service(request)
-
-    with _client(handler) as client:
-        out = api.enrich_profiles(
-            pd.DataFrame({"handle": ["ada"]}), client=client, progress=False, max_credits=1
-        )
-    assert out["lookup_status"].tolist() == ["ok"]
-
-
-def test_the_tier_balance_refuses_a_job_before_its_first_billable_call():
-    transport = MockTransport(_old_service)  # the tier says 5 credits; no balance route
-    client = lp.Client(
-        api_key="lk_test_unit", base_url="http://service.test", cache=False, transport=transport
-    )
-    with client, pytest.raises(InsufficientCreditsError, match="balance is 5"):
-        api.get_profiles([f"person-{i}" for i in range(6)], client=client, progress=False)
-    assert not any(PROFILE_PATH in (r.url or "") for r in transport.requests)
-
-
-def test_a_malformed_credits_answer_is_warned_about_and_the_job_goes_on(caplog):
-    def handler(request: Any) -> tuple[int, dict[str, Any]]:
-        url = request.url or ""
-        if "/api/panel/" in url:  # every panel route answers the tier: no routes, no results
-            return 200, envelope({"current_tier": {"limit_per_minute": 6000}})
-        return _old_service(request)
-
-    with _client(handler) as client:
-        est = estimate_values(["ada"], client=client)
-        out = api.get_profiles(["ada"], client=client, progress=False)
-        with pytest.raises(ResponseError):
-            api.route_costs(client=client)  # asked for: raised
-    assert (est.credits, est.balance, est.tier_change) == (1.0, None, None)
-    assert out["lookup_status"].tolist() == ["ok"]
-    assert "Could not read a credits fact" in caplog.text
 
 
 def test_one_credit_is_singular():

@@ -5,6 +5,7 @@ the data each answers with (``Listing`` declarations are checked in test_filters
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -76,6 +77,20 @@ def test_each_listing_is_filed_under_its_own_path():
 )
 def test_is_panel_wherever_the_base_url_puts_it(path, panel):
     assert is_panel(path) is panel
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:8080/api/panel/credits/tier/k/", True),
+        ("http://127.0.0.1:8080/api/panel/", True),
+        ("http://127.0.0.1:8080/api/data/v1/people/profile", False),
+        ("http://127.0.0.1:8080/api/data/v1/people/search?q=/api/panel/", False),
+        ("", False),
+    ],
+)
+def test_is_panel_of_a_whole_url_path(url, expected):
+    assert is_panel(urlsplit(url).path) is expected
 
 
 # -- expected_data -------------------------------------------------------------------------------

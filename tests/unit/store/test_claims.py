@@ -1,5 +1,6 @@
 """Claims die with their holder: named by process, taken over at once when it is gone on this
-machine, kept alive by a heartbeat while held (issue 21, item 2)."""
+machine, kept alive by a heartbeat while held (issue 21, item 2); a busy claim waited for
+(claim_or_wait), a claim let go of looked up afresh (fresh_lookup)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from lookup_pandas.store import BUSY, MINE, RECHECK, MemoryStore
-from lookup_pandas.store.claims import Claims, ClaimWindow
+from lookup_pandas.store.claims import Claims, ClaimWindow, claim_or_wait, fresh_lookup
 from lookup_pandas.store.holders import holder_gone, holder_name, process_start
 from lookup_pandas.store.local import LocalStore
+from lookup_pandas.store.pacing import Cancelled
 
 NS = "ns-claims"
 
@@ -343,3 +345,96 @@ def test_a_window_of_a_killed_process_does_not_block_the_next_run(tmp_path: Path
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+# -- waiting for a claim: claim_or_wait, fresh_lookup -------------------------------------------
+
+
+class ScriptedStore(MemoryStore):
+    """A store whose claims answer as scripted, recording what was released."""
+
+    def __init__(self, *states: str) -> None:
+        super().__init__()
+        self.states = list(states)
+        self.released: list[tuple[list[str], bool]] = []
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        return dict.fromkeys(keys, self.states.pop(0))
+
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
+        self.released.append((keys, bought))
+
+
+def looks(*answers: str | None):
+    """A cache lookup answering in turn, counting its calls."""
+    queue = list(answers)
+    calls: list[None] = []
+
+    def lookup() -> str | None:
+        calls.append(None)
+        return queue.pop(0) if queue else None
+
+    return lookup, calls
+
+
+@pytest.fixture
+def no_sleeping(monkeypatch):
+    monkeypatch.setattr("lookup_pandas.store.claims.pause", lambda s, cancel=None: None)
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_a_claim_of_ones_own_is_bought_without_looking():
+    lookup, calls = looks("stored")
+    claims = Claims(ScriptedStore(MINE))
+    assert claim_or_wait(claims, "k", lookup) == ("k", None)
+    assert calls == []
+    claims.close()
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_a_claim_let_go_of_lately_reads_the_cache_first():
+    store = ScriptedStore(RECHECK)
+    lookup, _ = looks("stored")
+    assert claim_or_wait(Claims(store), "k", lookup) == (None, "stored")
+    assert store.released == [(["k"], True)]  # read, not bought: let go at once
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_a_claim_let_go_of_without_an_answer_is_bought_after_a_few_looks():
+    lookup, calls = looks()
+    assert claim_or_wait(Claims(ScriptedStore(RECHECK)), "k", lookup) == ("k", None)
+    assert len(calls) == 5
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_a_busy_claim_waits_and_is_counted_until_the_answer_shows():
+    waiting: list[int] = []
+    lookup, calls = looks(None, "stored")
+    store = ScriptedStore(BUSY, BUSY)
+    assert claim_or_wait(Claims(store), "k", lookup, None, waiting.append) == (None, "stored")
+    assert waiting == [1, -1] and len(calls) == 2
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_a_busy_claim_taken_over_is_bought():
+    waiting: list[int] = []
+    lookup, _ = looks(None)
+    result = claim_or_wait(Claims(ScriptedStore(BUSY, MINE)), "k", lookup, None, waiting.append)
+    assert result == ("k", None) and waiting == [1, -1]
+
+
+def test_a_cancelled_wait_stops_and_is_no_longer_counted():
+    # the real pause: a set cancel event raises at once
+    stop = threading.Event()
+    stop.set()
+    waiting: list[int] = []
+    lookup, _ = looks()
+    with pytest.raises(Cancelled):
+        claim_or_wait(Claims(ScriptedStore(BUSY)), "k", lookup, stop, waiting.append)
+    assert waiting == [1, -1]
+
+
+@pytest.mark.usefixtures("no_sleeping")
+def test_fresh_lookup_stops_at_the_first_answer():
+    lookup, calls = looks(None, None, "stored")
+    assert fresh_lookup(lookup) == "stored" and len(calls) == 3

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from lookup_pandas.store.pacing import UNPACED_LOOK_SECONDS, Pacer
+from lookup_pandas.store.pacing import UNPACED_LOOK_SECONDS, Cancelled, Pacer, check_cancel
 
 
 class FakeTime:
@@ -336,3 +336,12 @@ def test_paced_every_slot_comes_from_the_shared_schedule():
     for _ in range(5):
         pacer.reserve()
     assert shared.reserved == 5
+
+
+def test_check_cancel_raises_only_once_set():
+    event = threading.Event()
+    check_cancel(event, "x")
+    check_cancel(None, "x")
+    event.set()
+    with pytest.raises(Cancelled, match="x"):
+        check_cancel(event, "x")
