@@ -1,9 +1,8 @@
-"""cache="redis://..." without a server: the setting, its checks, passwords never shown, the
-store and backend it picks, its error messages, and redis staying optional."""
+"""Unit tests for lookup_pandas.store.redis, without a server: the store and backend a
+cache="redis://..." picks, the names its entries are filed under, its error messages, and redis
+staying optional (the URL's own checks: tests/unit/config/test_cache_urls.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 import redis
@@ -18,7 +17,6 @@ from lookup_pandas.cache.policy import (
 )
 from lookup_pandas.cache.redis import RedisAnswersCache
 from lookup_pandas.cache.sqlite import PaidAnswersCache
-from lookup_pandas.config.cache_urls import is_redis_url, redact_url
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import MemoryStore, namespace, open_store
 from lookup_pandas.store.local import LocalStore
@@ -38,97 +36,6 @@ def build(**kwargs):
 def _no_env(monkeypatch):
     for name in ("LOOKUP_API_KEY", "LOOKUP_BASE_URL", "LOOKUP_CACHE"):
         monkeypatch.delenv(name, raising=False)
-
-
-# -- the setting -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "redis://localhost:6379/0",
-        "redis://localhost",
-        "rediss://cache.internal:6380/2",
-        "REDIS://LOCALHOST:6379",
-        URL,
-        f"redis://analyst:{PASSWORD}@cache.internal:6379/1",
-    ],
-)
-def test_a_redis_url_is_the_cache_url_and_no_path(url):
-    s = build(cache=url)
-    scheme, rest = url.split("://", 1)
-    assert s.cache_url == f"{scheme.lower()}://{rest}"  # redis-py takes lower-case schemes only
-    assert s.cache_path is None
-
-
-def test_lookup_cache_may_name_a_redis(monkeypatch):
-    monkeypatch.setenv("LOOKUP_CACHE", f"  {URL} ")
-    s = build()
-    assert s.cache_url == URL and s.cache_path is None
-    assert build(cache=False).cache_url is None  # the keyword wins over the variable
-
-
-def test_paths_and_off_are_as_before(monkeypatch, tmp_path):
-    assert build(cache=tmp_path / "c.sqlite").cache_url is None
-    assert build(cache="redis.sqlite").cache_path == Path("redis.sqlite")
-    monkeypatch.setenv("LOOKUP_CACHE", "off")
-    assert build().cache_url is None and build().cache_path is None
-
-
-def test_is_redis_url():
-    assert is_redis_url("redis://h") and is_redis_url(" rediss://h:1/0")
-    assert not is_redis_url("redis.sqlite") and not is_redis_url("http://h")
-    assert not is_redis_url("/tmp/redis://x")
-
-
-@pytest.mark.parametrize(
-    ("url", "problem"),
-    [
-        (f"redis://:{PASSWORD}@/0", "names no host"),
-        (f"redis://:{PASSWORD}@host:notaport/0", "port"),
-        (f"redis://:{PASSWORD}@host:99999/0", "port"),
-        (f"redis://:{PASSWORD}@host:6379/zero", "database"),
-    ],
-)
-def test_an_unusable_redis_url_is_refused_without_showing_its_password(url, problem):
-    with pytest.raises(ConfigurationError) as caught:
-        build(cache=url)
-    assert problem in str(caught.value)
-    assert "cache=" in str(caught.value)
-    assert "LOOKUP_CACHE" in caught.value.cli_message
-    for text in (str(caught.value), caught.value.cli_message, repr(caught.value)):
-        assert PASSWORD not in text
-
-
-# -- passwords are never shown ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("url", "shown"),
-    [
-        (URL, "redis://:***@cache.internal:6379/0"),
-        ("redis://ana:pw@h:1/0", "redis://ana:***@h:1/0"),
-        ("redis://justapassword@h/0", "redis://***@h/0"),
-        ("rediss://h:6380/0", "rediss://h:6380/0"),
-        ("redis://h/0?password=pw&db=1", "redis://h/0?password=***&db=1"),
-    ],
-)
-def test_redact_url(url, shown):
-    assert redact_url(url) == shown
-
-
-def test_no_repr_shows_the_password():
-    s = build(cache=URL)
-    client = lp.Client(api_key="lk_test_key", base_url="http://127.0.0.1:8080", cache=URL)
-    try:
-        texts = [repr(s), str(s), repr(client), str(client), repr(client._parts.store)]
-        texts += [repr(client.session), repr(client.session.cache)]
-        for text in texts:
-            assert PASSWORD not in text, text
-        assert "redis://:***@cache.internal:6379/0" in repr(client)
-        assert s.cache_label == "redis://:***@cache.internal:6379/0"
-    finally:
-        client.close()
 
 
 # -- what the Client builds for a Redis URL (nothing connects until the first call) -------------

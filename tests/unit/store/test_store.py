@@ -1,4 +1,5 @@
-"""Unit tests for lookup_pandas.store: namespaces, the store's path, and the job stores.
+"""Unit tests for lookup_pandas.store: namespaces (a key's, a team's), the store's path, and the
+job stores.
 
 MemoryStore and LocalStore (a SQLite file under tmp_path) pass the same contract tests;
 LocalStore also: no file until the first job, namespaces kept apart, a later process (a
@@ -13,15 +14,20 @@ from pathlib import Path
 
 import pytest
 
+import lookup_pandas as lp
+from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import (
     MemoryStore,
     StoredJob,
+    answers_namespace,
+    named_namespace,
     namespace,
     open_store,
     split_inputs,
     store_path,
 )
 from lookup_pandas.store.local import LocalStore
+from lookup_pandas.store.redis import key_prefix
 
 KEY = "lk_live_Sup3rSecretKeyWithLotsOfLetters_XyZ"
 OTHER_KEY = "lk_live_AnotherSecretKeyEntirely_QwErTy"
@@ -32,6 +38,11 @@ NS = namespace(KEY, URL)
 JOB_A = StoredJob("job_a", ("ada", "grace"), submitted=1_700_000_010.5)
 JOB_B = StoredJob("job_b", ("linus",), submitted=1_700_000_020.25)
 JOB_C = StoredJob("job_c", ("ken", "dennis", "bjarne"), submitted=1_700_000_030.0)
+NAMED_URL = "redis://:pw-not-shown@cache.internal:6379/0?namespace=acme-sales"
+
+
+def settings(cache: object, key: str = KEY) -> Settings:
+    return Settings.build(api_key=key, base_url=URL, cache=cache)
 
 
 # -- namespace -----------------------------------------------------------------------------------
@@ -69,6 +80,46 @@ def test_namespace_does_not_contain_the_key(key):
     width = 6
     pieces = {key[i : i + width] for i in range(len(key) - width + 1)}
     assert not [p for p in pieces if p in ns]
+
+
+# -- a team's namespace: the names entries are filed under ----------------------------------------
+
+
+def test_a_named_namespace_is_per_name_and_per_service_and_never_a_keys():
+    ns = named_namespace("acme-sales", URL)
+    assert ns == named_namespace("acme-sales", URL)
+    assert len(ns) == 32 and set(ns) <= set(string.hexdigits)
+    assert ns != named_namespace("acme-sales", OTHER_URL)  # staging never mixes with production
+    assert ns != named_namespace("acme-support", URL)
+    assert ns != namespace("acme-sales", URL)  # a key that happens to be the name
+
+
+def test_answers_follow_the_name_and_otherwise_the_key():
+    named = named_namespace("acme-sales", URL)
+    assert (
+        answers_namespace(settings(NAMED_URL))
+        == answers_namespace(settings(NAMED_URL, OTHER_KEY))
+        == named
+    )
+    plain = NAMED_URL.partition("?")[0]
+    assert answers_namespace(settings(plain)) == namespace(KEY, URL)  # as before: per key
+    assert answers_namespace(settings(plain, OTHER_KEY)) == namespace(OTHER_KEY, URL)
+
+
+def test_two_keys_naming_one_namespace_share_answers_and_claims_not_their_pace():
+    clients = [lp.Client(api_key=k, base_url=URL, cache=NAMED_URL) for k in (KEY, OTHER_KEY)]
+    try:
+        named = key_prefix(named_namespace("acme-sales", URL))
+        backends = {c.session.cache.responses.namespace for c in clients}
+        assert backends == {f"{named}:cache"}
+        assert {c._parts.store._claim_key("k") for c in clients} == {f"{named}:claim:k"}
+        paces = [c._parts.store._pace_key for c in clients]
+        assert paces == [f"{key_prefix(namespace(k, URL))}:pace" for k in (KEY, OTHER_KEY)]
+        for c in clients:
+            assert "pw-not-shown" not in repr(c._parts.store) + repr(c.session.cache)
+    finally:
+        for c in clients:
+            c.close()
 
 
 # -- store_path ----------------------------------------------------------------------------------
