@@ -1,18 +1,11 @@
-"""Streaming enrichment's pure parts, without a socket: lookup_pandas.csv_chunks.
-
-What is tested: when a file is chunked; CSV text split into records and rows into parts exactly
-as pandas writes them (checked against ``to_csv`` itself, with hypothesis); each distinct raw
-value normalised once, with the statuses and errors enrichment gives; the distinct handles in
-first-seen order across chunks; the chunked output equal, byte for byte, to the whole frame
-enriched and written (through MockTransport answering from records of every shape: gaps,
-floats mixed with integers, nested and empty objects, text with commas, quotes and line
-breaks); a handle pass 1 did not see; and the part file that appears only when committed.
-"""
+"""Unit tests for lookup_pandas.csv_chunks.table, pass 2 of a chunked CSV, without a socket: the
+chunked output equal, byte for byte, to the whole frame enriched and written (through MockTransport
+answering from records of every shape: gaps, floats mixed with integers, nested and empty objects,
+text with commas, quotes and line breaks), the table written a slice of records at a time, a handle
+pass 1 did not see; and the records handed over by the enrichment as they are read."""
 
 from __future__ import annotations
 
-import os
-import stat
 from typing import Any
 
 import pandas as pd
@@ -23,127 +16,20 @@ from hypothesis import strategies as st
 
 import lookup_pandas as lp
 from lookup_pandas.api import functions as api
-from lookup_pandas.csv_chunks import (
-    AUTO_CHUNK_ROWS,
-    CHUNK_ROWS,
-    ColumnKinds,
-    HandleMap,
-    HandleTable,
-    InputChanged,
-    PartFile,
-    RecordStore,
-    Scan,
-    chunk_rows,
-    csv_header,
-    csv_parts,
-    enrich_chunk,
-    scan_handles,
-    split_records,
-)
-from lookup_pandas.csv_chunks import table as stream_table
+from lookup_pandas.csv_chunks import table as table_module
+from lookup_pandas.csv_chunks.json_records import RecordStore
+from lookup_pandas.csv_chunks.scan import InputChanged, scan_handles
+from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
 from lookup_pandas.enrichment import values as enrich
 from lookup_pandas.enrichment.values import lookup_values
-from lookup_pandas.frames.records import (
-    flatten,
-    records_to_frame,
-    to_csv_cells,
-    with_nullable_dtypes,
-)
+from lookup_pandas.frames.records import to_csv_cells
+from lookup_pandas.identifiers.distinct import HandleMap
 from lookup_pandas.testing import MockTransport, data, envelope
+
+from .test_json_records import JSON_VALUES, RECORD_FIELDS
 
 BASE = "http://service.test"
 TIER = envelope({"balance": 100, "current_tier": {"name": "t", "limit_per_minute": 60000}})
-
-# -- when to chunk -------------------------------------------------------------------------------
-
-
-def test_chunk_rows_asked_never_and_by_the_rows():
-    assert chunk_rows(7, 10) == 7  # asked for, whatever the rows
-    assert chunk_rows(0, 10 * AUTO_CHUNK_ROWS) is None  # 0: never
-    assert chunk_rows(None, AUTO_CHUNK_ROWS + 1) == CHUNK_ROWS
-    assert chunk_rows(None, AUTO_CHUNK_ROWS) is None  # one chunk's worth: read whole
-    assert chunk_rows(None, None) is None  # not a regular file: rows unknown
-    assert chunk_rows(None, 2_000, threshold=1_000) == CHUNK_ROWS
-    assert chunk_rows(None, 500, threshold=1_000) is None
-    with pytest.raises(ValueError):
-        chunk_rows(-1, 10)
-
-
-def test_the_cli_help_states_the_threshold_and_the_chunk_size():
-    from lookup_pandas.cli import build_parser
-
-    enrich = build_parser()._subparsers._group_actions[0].choices["enrich"]  # type: ignore[union-attr]
-    text = " ".join(enrich.format_help().split())
-    assert f"{CHUNK_ROWS}-row chunks for an input of more than {AUTO_CHUNK_ROWS} rows" in text
-    assert "--chunk-threshold" not in text  # for tests only
-
-
-# -- CSV records and parts, as pandas writes them -------------------------------------------------
-
-CELL = st.one_of(
-    st.none(),
-    st.text(alphabet=st.sampled_from(list("ab ,\"\n\r\t;é'")), max_size=6),
-)
-
-
-def _frame(columns: list[list[Any]]) -> pd.DataFrame:
-    return pd.DataFrame({f"c{i}": pd.Series(col, dtype="str") for i, col in enumerate(columns)})
-
-
-@settings(deadline=None)  # examples: the profile's, tests/conftest.py
-@given(st.integers(1, 3).flatmap(lambda n: st.lists(st.lists(CELL, min_size=n, max_size=n))))
-def test_csv_parts_are_the_rows_pandas_writes(rows):
-    width = len(rows[0]) if rows else 1
-    frame = _frame([[r[i] for r in rows] for i in range(width)])
-    parts = csv_parts(frame)
-    assert len(parts) == len(frame)
-    # a lone empty field is written "" on its own line, and as nothing within a longer row
-    lines = ['""' if width == 1 and part == "" else part for part in parts]
-    assert csv_header(frame.columns) + "".join(x + os.linesep for x in lines) == frame.to_csv(
-        index=False
-    )
-
-
-@settings(deadline=None)  # examples: the profile's, tests/conftest.py
-@given(st.lists(st.tuples(CELL, CELL, CELL)))
-def test_parts_joined_by_commas_are_the_row_of_the_joined_frame(rows):
-    left = _frame([[r[0] for r in rows]])  # one column: the lone-field case
-    right = _frame([[r[1] for r in rows], [r[2] for r in rows]])
-    right.columns = ["d0", "d1"]
-    joined = pd.concat([left, right], axis=1)
-    lines = [a + "," + b for a, b in zip(csv_parts(left), csv_parts(right), strict=True)]
-    assert csv_header(joined.columns) + "".join(x + os.linesep for x in lines) == joined.to_csv(
-        index=False
-    )
-
-
-def test_split_records_keeps_line_breaks_inside_quoted_fields():
-    assert split_records('a,"x\ny"\nb,"say ""hi"""\n', "\n") == ['a,"x\ny"', 'b,"say ""hi"""']
-    assert split_records("a\r\nb\r\n", "\r\n") == ["a", "b"]
-    assert split_records("", "\n") == []
-    with pytest.raises(ValueError):
-        split_records("a,b", "\n")  # no line end
-    with pytest.raises(ValueError):
-        split_records('a,"b\n', "\n")  # ends inside quotes
-
-
-def test_csv_header_is_pandas_header():
-    assert csv_header(["name", "a,b", 'q"']) == 'name,"a,b","q"""' + os.linesep
-
-
-# -- raw values to handles ----------------------------------------------------------------------
-
-
-def test_scan_counts_rows_and_keeps_distinct_handles_in_first_seen_order():
-    chunks = [
-        pd.Series(["bob", "", "Amy"], dtype="str"),
-        pd.Series(["amy", "https://www.example.com/in/cid/", None], dtype="str"),
-        pd.Series(["BOB", "dan"], dtype="str"),
-    ]
-    scan = scan_handles(chunks, HandleMap())
-    assert (scan.rows, scan.valid, scan.distinct) == (8, 6, ["bob", "amy", "cid", "dan"])
-    assert scan_handles([], HandleMap()) == Scan(0, 0, [])
-
 
 # -- the chunked output equals the whole frame's ---------------------------------------------------
 
@@ -256,7 +142,7 @@ def _leads(values: list[Any]) -> pd.DataFrame:
 
 @pytest.mark.parametrize("rows", [1, 2, 3, 7, 100])
 def test_chunks_of_any_size_write_the_bytes_the_whole_frame_does(rows, monkeypatch):
-    monkeypatch.setattr(stream_table, "TABLE_SLICE", 2)  # the table written a few handles at a time
+    monkeypatch.setattr(table_module, "TABLE_SLICE", 2)  # the table written a few handles at a time
     records = _records()
     frame = _leads(LEADS)
     whole = _whole(frame, records)
@@ -328,48 +214,12 @@ def test_a_handle_pass_1_did_not_see_is_refused():
 
 # -- the table a slice of records at a time: the whole file's columns and dtypes ----------------
 
-#: JSON values of every type, so that one column holds whole numbers in one slice and fractions,
-#: flags, text, lists or objects in another.
-JSON_VALUES = st.one_of(
-    st.none(),
-    st.integers(-(2**60), 2**60),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.booleans(),
-    st.text(alphabet=st.sampled_from(list('a1 ,"\n.')), max_size=4),
-    st.lists(st.integers(0, 3), max_size=2),
-    st.just({}),
-    st.fixed_dictionaries({"city": st.sampled_from(["x", "y,z"])}),
-)
-FIELD_NAMES = st.sampled_from(["n", "m", "follower_count", "is_hiring", "skills", "geo", "x.y"])
-RECORD_FIELDS = st.dictionaries(FIELD_NAMES, JSON_VALUES, max_size=4)
 #: Few fields, mostly numbers: one field typed differently from slice to slice, often.
 SLICED_FIELDS = st.dictionaries(
     st.sampled_from(["n", "skills"]),
     st.one_of(st.integers(-5, 5), st.floats(-5, 5), JSON_VALUES),
     max_size=2,
 )
-
-
-def test_column_kinds_follow_the_first_value_of_each_type_in_record_order():
-    kinds = ColumnKinds()
-    for flat in ({"id": "p1", "n": 3, "x": None}, {"n": 3.5, "b": True}, {"b": None, "s": "t"}):
-        kinds.add(flat)
-    assert kinds.columns == ["id", "n", "x", "b", "s"]
-    assert kinds.dtypes() == {"id": "str", "n": "float64", "b": "boolean", "s": "str"}
-    assert ColumnKinds().dtypes() == {}
-
-
-@settings(deadline=None)  # examples: the profile's, tests/conftest.py
-@given(st.lists(RECORD_FIELDS, min_size=1, max_size=8))
-def test_column_kinds_give_the_dtypes_of_one_frame_of_all_the_records(fields):
-    flats = [flatten({"id": f"p{i}", **f}) for i, f in enumerate(fields)]
-    kinds = ColumnKinds()
-    for flat in flats:
-        kinds.add(flat)
-    whole = with_nullable_dtypes(records_to_frame(flats))
-    assert kinds.columns == list(pd.DataFrame(flats).columns)
-    held = [c for c in whole.columns if whole[c].notna().any()]
-    assert kinds.dtypes() == {c: whole[c].dtype for c in held}
 
 
 @settings(deadline=None)  # examples: the profile's, tests/conftest.py
@@ -388,7 +238,7 @@ def test_records_of_any_fields_in_any_slices_write_the_bytes_of_the_whole_frame(
     handles = [*records, "unknown-q", ""]
     frame = _leads([handles[i % len(handles)] for i in picks] or ["handle0"])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(stream_table, "TABLE_SLICE", table_slice)
+        patch.setattr(table_module, "TABLE_SLICE", table_slice)
         assert _chunked(frame, records, 3)[0] == _whole(frame, records)
 
 
@@ -409,7 +259,7 @@ def test_records_of_any_fields_in_any_slices_write_the_bytes_of_the_whole_frame(
 def test_a_column_typed_differently_slice_by_slice_is_written_as_the_whole_frame_does(
     values, with_id, table_slice, monkeypatch
 ):
-    monkeypatch.setattr(stream_table, "TABLE_SLICE", table_slice)
+    monkeypatch.setattr(table_module, "TABLE_SLICE", table_slice)
     ids = (lambda i: {"id": f"p{i}"}) if with_id else (lambda i: {})
     records = {f"handle{i}": {**ids(i), "n": v} for i, v in enumerate(values)}
     frame = _leads([*records, "unknown-q", "handle0", ""])
@@ -496,50 +346,3 @@ def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
         HandleTable(["ada", "odd"], result, "profile_", short)
     with pytest.raises(ValueError, match="one value each"):
         HandleTable(["ada"], result, "profile_", short)
-
-
-# -- the part file -------------------------------------------------------------------------------
-
-
-def test_part_file_appears_only_when_committed(tmp_path):
-    target = tmp_path / "out.csv"
-    with PartFile(target) as part:
-        part.handle.write("a\n")
-        (made,) = tmp_path.glob(".out.csv.*.part")
-        assert not target.exists()
-        part.commit()
-    assert target.read_text() == "a\n" and not made.exists()
-    assert list(tmp_path.iterdir()) == [target]
-
-
-def test_part_file_is_removed_on_failure_and_the_old_file_kept(tmp_path):
-    target = tmp_path / "out.csv"
-    target.write_text("old\n")
-    for error in (RuntimeError, KeyboardInterrupt):
-        with pytest.raises(error), PartFile(target) as part:
-            part.handle.write("half")
-            raise error()
-        assert target.read_text() == "old\n"
-        assert list(tmp_path.iterdir()) == [target]
-
-
-def test_part_file_keeps_the_mode_of_the_file_it_replaces_and_follows_a_link(tmp_path):
-    real = tmp_path / "real.csv"
-    real.write_text("old\n")
-    real.chmod(0o640)
-    link = tmp_path / "link.csv"
-    link.symlink_to(real)
-    with PartFile(link) as part:
-        assert part.path.parent == tmp_path and part.path.name.startswith(".real.csv.")
-        part.handle.write("new\n")
-        part.commit()
-    assert link.is_symlink() and real.read_text() == "new\n"
-    assert stat.S_IMODE(real.stat().st_mode) == 0o640
-
-
-def test_part_file_writes_utf8_without_newline_translation(tmp_path):
-    target = tmp_path / "out.csv"
-    with PartFile(target) as part:
-        part.handle.write("é,\r\n")
-        part.commit()
-    assert target.read_bytes() == "é,\r\n".encode()
