@@ -1,42 +1,28 @@
-"""The command line's parser and the typed options it makes, without a socket or a process.
+"""Unit tests for lookup_pandas.cli.parser: the command line's parser and the typed options it
+makes, without a socket or a process.
 
-What is tested: each command's arguments become its frozen options object (defaults, every
-option, ``--no-progress``), bad numbers are refused by argparse (exit 2), the help of the
-service commands lists the environment; the argument types; ``--filter KEY=VALUE`` pairs; the
-estimate line; every failure as one line and its exit code.
+What is tested: each command's arguments become its frozen options object (defaults, every option,
+``--no-progress``), bad numbers are refused by argparse (exit 2), the help of the service commands
+lists the environment.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from pathlib import Path
 
 import pytest
 
-from lookup_pandas import errors
-from lookup_pandas.cli import (
-    EXIT_AUTH,
-    EXIT_BUDGET,
-    EXIT_CONFIG,
-    EXIT_INTERRUPTED,
-    EXIT_SERVICE,
+from lookup_pandas.cli.options import (
     CacheOptions,
     CompaniesOptions,
     DemoOptions,
     EnrichOptions,
-    InputError,
     ListingOptions,
     ServeOptions,
     TierOptions,
-    build_parser,
-    describe_estimate,
-    parse_args,
 )
-from lookup_pandas.cli.arguments import page_size, rate, rows
-from lookup_pandas.cli.exits import run
-from lookup_pandas.cli.listing_commands import pair
-from lookup_pandas.enrichment.results import Estimate
+from lookup_pandas.cli.parser import build_parser, parse_args
 
 # -- arguments -> options ------------------------------------------------------------------------
 
@@ -225,137 +211,8 @@ def test_the_help_of_service_commands_lists_the_environment():
     assert "--chunk-threshold" not in commands["enrich"].format_help()  # for tests only
 
 
-# -- argument types and filters -----------------------------------------------------------------
-
-
-def test_argument_types():
-    assert rows("0") == 0 and rows("7") == 7
-    assert rate("0") == 0.0 and rate("2.5") == 2.5
-    assert page_size("1") == 1
-    for parse, text in (
-        (rows, "-1"),
-        (rows, "x"),
-        (rate, "-0.5"),
-        (rate, "inf"),
-        (rate, "nan"),
-        (page_size, "0"),
-    ):
-        with pytest.raises(argparse.ArgumentTypeError):
-            parse(text)
-
-
-def test_a_filter_is_a_key_value_pair_that_is_no_keyword_of_the_command():
-    assert pair("geo_country_code=DE", "title") == ("geo_country_code", "DE")
-    assert pair("title=a=b", "slug") == ("title", "a=b")
-    with pytest.raises(InputError, match="KEY=VALUE"):
-        pair("nokey")
-    with pytest.raises(InputError, match="KEY=VALUE"):
-        pair("=x")
-    for key in ("limit", "max_records", "client", "progress", "frame", "title"):
-        with pytest.raises(InputError, match="is not a filter"):
-            pair(f"{key}=x", "title")
-    for key in ("name", "website"):  # search-companies' own argument and option
-        with pytest.raises(InputError, match="is not a filter"):
-            pair(f"{key}=x", "name", "website")
-
-
-# -- the estimate line ---------------------------------------------------------------------------
-
-
-def _estimate(**fields: object) -> Estimate:
-    base = {"rows": 250, "valid": 235, "unique": 190, "cached": 60, "to_fetch": 130}
-    return Estimate(**{**base, **fields})  # type: ignore[arg-type]
-
-
-def test_the_estimate_line():
-    est = _estimate(method="batch", jobs=1, polls=3, seconds=6.2, credits=130.0)
-    assert describe_estimate(est, 57.0) == (
-        "250 rows, 190 distinct handles, 60 cached: 130 to fetch by batch (1 job, ~3 polls), "
-        "about 6 s at 57 calls/min; 130 credits"
-    )
-    assert describe_estimate(_estimate(cached=190, to_fetch=0), 57.0).endswith(
-        "190 cached: nothing to fetch"
-    )
-    resumed = _estimate(method="batch", stored_jobs=1, stored_items=130, polls=3, seconds=0.5)
-    assert "(collecting 1 stored job of 130, ~3 polls), under a second at 57 calls/min" in (
-        describe_estimate(resumed, 57.0)
-    )
-    unpaced = describe_estimate(_estimate(method="single"), None)
-    assert unpaced.endswith("130 to fetch by single, unpaced (no rate limit); 0 credits")
-    assert describe_estimate(_estimate(method="single", seconds=7200.0), 30.0).endswith(
-        "about 2.0 h at 30 calls/min; 0 credits"
-    )
-
-
-def test_the_estimate_line_shows_credits_balance_and_a_tier_change():
-    est = _estimate(method="single", seconds=6.2, credits=130.0, balance=10_050.0)
-    assert describe_estimate(est, 57.0).endswith(
-        "130 to fetch by single, about 6 s at 57 calls/min; 130 credits, balance 10,050"
-    )
-    drop = "Developer (70/min) -> Hobby (30/min) after 51 credits"
-    dropping = dataclasses.replace(est, credits=1_300.5, tier_change=drop)
-    assert describe_estimate(dropping, 57.0).endswith(
-        f"; 1,300.50 credits, balance 10,050; tier {drop}"
-    )
-    one = _estimate(to_fetch=1, method="single", seconds=1.0, credits=1.0)
-    assert describe_estimate(one, 60.0).endswith("at 60 calls/min; 1 credit")
-    assert describe_estimate(_estimate(cached=190, to_fetch=0, balance=5.0), 57.0).endswith(
-        "nothing to fetch"
-    )
-
-
 @pytest.mark.parametrize("bad", ["-1", "lots", "inf"])
 def test_max_credits_is_a_number_at_least_0(bad, capsys):
     with pytest.raises(SystemExit) as caught:
         parse_args(["enrich", "leads.csv", "--max-credits", bad])
     assert caught.value.code == 2 and "--max-credits" in capsys.readouterr().err
-
-
-# -- failures: one line and an exit code ---------------------------------------------------------
-
-
-def _raises(exc: BaseException):
-    def command() -> int:
-        raise exc
-
-    return command
-
-
-@pytest.mark.parametrize(
-    ("exc", "code", "line"),
-    [
-        (
-            InputError("no such file: x.csv"),
-            EXIT_CONFIG,
-            "lookup-pandas: error: no such file: x.csv",
-        ),
-        (errors.UsageError("bad\n  limit"), EXIT_CONFIG, "lookup-pandas: UsageError: bad limit"),
-        (
-            errors.ConfigurationError("set api_key=", cli_message="set LOOKUP_API_KEY"),
-            EXIT_CONFIG,
-            "lookup-pandas: ConfigurationError: set LOOKUP_API_KEY",
-        ),
-        (errors.AuthenticationError("no"), EXIT_AUTH, "lookup-pandas: AuthenticationError: no"),
-        (
-            errors.BudgetExceededError("too many", needed=2, allowed=1),
-            EXIT_BUDGET,
-            "lookup-pandas: BudgetExceededError: too many",
-        ),
-        (errors.NotFoundError("gone"), EXIT_SERVICE, "lookup-pandas: NotFoundError: gone"),
-        (
-            KeyboardInterrupt(),
-            EXIT_INTERRUPTED,
-            "lookup-pandas: interrupted; what was fetched is in the cache",
-        ),
-    ],
-)
-def test_each_failure_is_one_line_and_its_exit_code(exc, code, line, capsys):
-    assert run(_raises(exc)) == code
-    out, err = capsys.readouterr()
-    assert out == "" and err.splitlines() == [line]
-
-
-def test_a_command_s_own_code_passes_through_and_other_errors_are_not_hidden():
-    assert run(lambda: 5) == 5
-    with pytest.raises(RuntimeError):
-        run(_raises(RuntimeError("a bug: a traceback, not one line")))
