@@ -131,7 +131,7 @@ def test_company_employees_limit_is_passed_through(fake_service, fake_client):
 
 
 def test_company_employees_filters_are_query_params(fake_service, fake_client):
-    # Only production's names: a misspelt one is refused (tests/integration/test_filter_checks.py)
+    # Only production's names: a misspelt one is refused (listings/test_filter_checks.py)
     lp.company_employees(
         "acme",
         max_records=10,

@@ -1,6 +1,6 @@
-"""lookup_pandas.enrichment.background: an EnrichmentJob's life (running, done, failed, cancelled)
-and its line,
-with a stand-in for the engine (the loopback runs are tests/integration/test_background.py)."""
+"""Unit tests for lookup_pandas.enrichment.background: an EnrichmentJob's life (running, done,
+failed, cancelled) and its line, with a stand-in for the engine (the loopback runs are in
+tests/integration/enrichment/test_background.py)."""
 
 from __future__ import annotations
 

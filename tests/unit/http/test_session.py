@@ -1,6 +1,6 @@
 """Unit tests for http.session: the session built for each cache setting (none, a SQLite file),
 its headers and adapter, the environment read once, and Cache-Control kept off the wire.
-(A Redis URL's session: test_redis_settings.py.)"""
+(A Redis URL's session: tests/unit/store/test_redis.py.)"""
 
 from __future__ import annotations
 

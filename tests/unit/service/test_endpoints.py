@@ -1,6 +1,6 @@
-"""Unit tests for lookup_pandas.service.endpoints: the one table of paths, which surface each is
-on, and
-the data each answers with (``Listing`` declarations are checked in test_filters.py)."""
+"""Unit tests for lookup_pandas.service.endpoints: the one table of paths, which surface each is on,
+and the data each answers with (``Listing`` declarations are checked in
+tests/unit/identifiers/test_queries.py)."""
 
 from __future__ import annotations
 
