@@ -20,7 +20,6 @@ from lookup_pandas.csv_chunks import table as table_module
 from lookup_pandas.csv_chunks.json_records import RecordStore
 from lookup_pandas.csv_chunks.scan import InputChanged, scan_handles
 from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
-from lookup_pandas.enrichment import values as enrich
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.frames.records import to_csv_cells
 from lookup_pandas.identifiers.distinct import HandleMap
@@ -264,61 +263,6 @@ def test_a_column_typed_differently_slice_by_slice_is_written_as_the_whole_frame
     records = {f"handle{i}": {**ids(i), "n": v} for i, v in enumerate(values)}
     frame = _leads([*records, "unknown-q", "handle0", ""])
     assert _chunked(frame, records, 2)[0] == _whole(frame, records)
-
-
-def test_the_job_hands_each_record_over_once_and_keeps_none():
-    records = _records()
-    handed: list[tuple[str, dict[str, Any]]] = []
-    values = ["ada", "unknown-x", "", "late", "ADA", "odd"]
-    with _client(records) as client:
-        kept = lookup_values(values, client=client, progress=False, method="single")
-        result = lookup_values(
-            values,
-            client=client,
-            progress=False,
-            method="single",
-            on_record=lambda h, r: handed.append((h, r)),
-        )
-    assert sorted(handed) == sorted((h, records[h]) for h in ("ada", "late", "odd"))
-    assert (result.handles, result.status, result.error) == (kept.handles, kept.status, kept.error)
-    assert result.fields.shape == (6, 0)
-    assert kept.fields.shape[1] > 0
-
-
-def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_job(tmp_path):
-    records = _records()
-    handed: list[str] = []
-    with _client(records, cache=tmp_path / "c.sqlite") as client:
-        lookup_values(["ada", "odd"], client=client, progress=False, method="single")
-        # a budget: the cache is read first (and the records handed over as it is), then the
-        # one handle not cached is refused
-        with pytest.raises(lp.BudgetExceededError):
-            lookup_values(
-                ["ada", "odd", "late"],
-                client=client,
-                progress=False,
-                max_calls=0,
-                on_record=lambda h, r: handed.append(h),
-            )
-        assert handed == ["ada", "odd"]
-        handed.clear()
-        result = lookup_values(
-            ["odd", "ada"],
-            client=client,
-            progress=False,
-            max_calls=0,
-            on_record=lambda h, r: handed.append(h),
-        )
-    assert handed == ["odd", "ada"] and result.summary.cached == 2
-
-
-def test_an_outcome_handed_over_keeps_no_record():
-    record = {"id": "p", "handle": "a"}
-    handed: list[tuple[str, Any]] = []
-    outcome = enrich._handed(lambda h, r: handed.append((h, r)), "a", enrich._Outcome("ok", record))
-    assert outcome == enrich._Outcome("ok") and handed == [("a", record)]
-    kept = enrich._Outcome("ok", record)
-    assert enrich._handed(None, "a", kept) is kept
 
 
 def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
