@@ -38,7 +38,8 @@ def main() -> None:
                 backoff_max=1.0,
                 max_workers=8,
             )
-            client.credits_tier()  # first contact, then the chaos (see test_reliability's chaos)
+            # first contact, then the chaos (tests/integration/reliability/test_under_load.py's)
+            client.credits_tier()
             svc.configure(fault_rate=0.2)
             started = time.perf_counter()
             out = frame.lookup.enrich_profiles(

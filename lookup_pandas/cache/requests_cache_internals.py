@@ -1,6 +1,6 @@
 """The one place that reaches below requests-cache's public API: its SQLite lock and schema.
 
-``tests/unit/test_requests_cache_internals.py`` pins what each function relies on.
+``tests/unit/cache/test_requests_cache_internals.py`` pins what each function relies on.
 
 Example:
     >>> import tempfile

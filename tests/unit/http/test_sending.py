@@ -1,0 +1,108 @@
+"""Unit tests for lookup_pandas.http.sending: a call whose claim its caller holds (enrichment's
+claim window), through MockTransport, no server."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+import lookup_pandas as lp
+from lookup_pandas.store import MINE, RECHECK
+from lookup_pandas.testing import MockTransport, envelope
+
+# -- a call whose claim its caller holds (enrichment's claim window) ------------------------------
+
+BASE = "http://service.test"
+
+
+def _profiles(request):
+    if "/api/panel/" in request.url:
+        return 200, envelope({"balance": 9, "current_tier": {"limit_per_minute": 60000}})
+    handle = request.url.split("handle=", 1)[1]
+    return 200, envelope({"id": f"prsn_{handle}", "handle": handle})
+
+
+@pytest.fixture
+def cached_client(tmp_path):
+    """A Client on a cache file whose store counts claims and releases, and whose wire counts
+    cache lookups (``client.counted``)."""
+    client = lp.Client(
+        api_key="lk_test_unit",
+        base_url=BASE,
+        transport=MockTransport(_profiles),
+        cache=tmp_path / "c.sqlite",
+    )
+    counted: Counter[str] = Counter()
+    for name in ("claim_many", "release_many"):
+        original = getattr(client._parts.store, name)
+        setattr(client._parts.store, name, _counting(counted, name, original))
+    wire = client._parts.wire
+    wire.cached = _counting(counted, "cached", wire.cached)  # type: ignore[method-assign]
+    client.counted = counted  # type: ignore[attr-defined]
+    yield client
+    client.close()
+
+
+def _counting(counted: Counter[str], name: str, original):
+    def call(*args, **kwargs):
+        counted[name] += 1
+        return original(*args, **kwargs)
+
+    return call
+
+
+def test_a_call_claims_and_lets_go_itself_unless_its_claim_is_held(cached_client):
+    counted = cached_client.counted
+    cached_client.profile_answer("ada")
+    assert (counted["claim_many"], counted["release_many"]) == (1, 1)
+    counted.clear()
+    assert not cached_client.profile_answer("grace", held=MINE).from_cache  # a miss: bought
+    assert cached_client.profile_answer("grace", held=MINE).from_cache  # read once, not bought
+    assert counted == {"cached": 2}  # neither claimed nor let go: the holder does that
+    sent = cached_client.session.get_adapter(BASE).count("/people/profile")
+    assert sent == 2
+
+
+def test_a_held_claim_still_reads_the_cache_once_unless_the_caller_just_did(cached_client):
+    counted = cached_client.counted
+    cached_client.profile_answer("ada", held=MINE, known_miss=True)
+    assert counted == {}  # a miss the caller just read: bought at once
+    assert cached_client.profile_answer("ada", held=MINE).from_cache
+    assert counted == {"cached": 1}
+
+
+def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_client):
+    counted = cached_client.counted
+    env = cached_client.profile_answer("ada", held=RECHECK, known_miss=True)
+    assert not env.from_cache and counted == {"cached": 5}  # looked a few times, then bought
+    counted.clear()
+    assert cached_client.profile_answer("ada", held=RECHECK, known_miss=True).from_cache
+    assert counted == {"cached": 1}
+
+
+def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
+    wire = cached_client._parts.wire
+    prepared: list[str] = []
+    session_prepare = wire.session.prepare_request
+
+    def counting(request):
+        if "handle" in request.params:  # not the tier read of first contact
+            prepared.append(request.params["handle"])
+        return session_prepare(request)
+
+    wire.session.prepare_request = counting
+    keys = cached_client.profile_keys(["ada", "grace"], ahead=True)
+    assert prepared == ["ada", "grace"]
+    for handle in ("ada", "grace"):
+        cached_client.profile_answer(handle, held=MINE)
+    assert prepared == ["ada", "grace"]  # the calls took the requests prepared ahead
+    assert cached_client.profile_answer("ada").from_cache  # the next call prepares its own
+    assert prepared == ["ada", "grace", "ada"]
+    # the keys are the cache's own names for those answers
+    stored = cached_client.session.cache.responses.keys()
+    assert set(keys.values()) <= set(stored)
+    # without ahead, nothing is kept for later
+    cached_client.profile_keys(["linus"])
+    cached_client.profile_answer("linus", held=MINE)
+    assert prepared.count("linus") == 2
