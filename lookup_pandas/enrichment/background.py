@@ -1,20 +1,22 @@
 """Background enrichment for notebooks: ``enrich_profiles(..., background=True)``.
 
-Example::
+>>> import pandas as pd
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(lambda request: (503, "unused")))
+>>> job = EnrichmentJob(lambda watch: (pd.DataFrame({"handle": ["ada"]}), "its summary"), client)
+>>> job.result()  # waits, as concurrent.futures.Future.result does
+  handle
+0    ada
+>>> job.status(), job.summary
+('done', 'its summary')
 
-    job = leads.lookup.enrich_profiles("handle", background=True)   # returns at once
-    job            # the last line of a cell: a live view (progress, fetched, cached, failed,
-                   # credits, 429s, time left), updated while the kernel stays free
-    job.done()     # False while it runs
-    job.cancel()   # sends nothing more; the calls in flight land in the cache
-    enriched = job.result()   # the frame the foreground call returns (or its error raised)
-    job.summary    # the JobSummary, once done
-
-The job runs the same engine in one background thread. Cancelling it stops it as Ctrl-C stops
-a foreground run: nothing more is sent, the answers of the calls in flight are cached, stored
-batch jobs are collected by the next run, so a re-run pays for nothing twice. An exception in
-the job is never lost: ``result()`` raises it and ``exception()`` returns it. The job holds its
-Client (never the key itself); two jobs on one Client share its pace and claims.
+``enrich_profiles(..., background=True)`` makes it. In a notebook, a job on a cell's last line
+is a live view, updated while the kernel stays free. ``job.cancel()`` stops it as Ctrl-C stops
+a foreground run, and a re-run pays for nothing twice. An exception in the job is never lost:
+``result()`` raises it. Two jobs on one Client share its pace and claims. See "Notebook-native
+(issue 25)" in docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -49,11 +51,13 @@ _RUNNING: weakref.WeakSet[EnrichmentJob] = weakref.WeakSet()
 
 @dataclass(eq=False)
 class Watch:
-    """What a background run reports and obeys: its counts as its bar would show them, and the
-    cancel event the engine checks (see :func:`lookup_pandas.enrichment.run.run`).
+    """What a background run reports and obeys: the counts its bar would show, and a cancel event.
 
-    Example: ``watch.progress(None, total=3, desc="profiles", unit=" handle")`` is the bar the
-    engine draws on; ``watch.done, watch.total, watch.counts`` are what it last showed.
+    >>> watch = Watch()
+    >>> with watch.progress(None, total=3, desc="profiles") as bar:
+    ...     bar.update(2, fetched=2)
+    >>> watch.done, watch.total, watch.counts
+    (2, 3, {'fetched': 2})
     """
 
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -64,8 +68,8 @@ class Watch:
     on_change: Callable[[], None] | None = None
     #: The run's own counters, kept up to date by the run, once it started.
     traffic: ClientStats | None = None
-    #: (when, done) at the first progress: the pace is measured from there, not from the
-    #: start (reading the cache ahead, or a batch job's first poll, is not the pace).
+    #: (when, done) at the first progress. The pace is measured from there, since reading the
+    #: cache ahead, or a batch job's first poll, is not the pace.
     mark: tuple[float, int] | None = None
 
     def progress(self, _shown: bool | None = None, **bar: Any) -> _WatchBar:
@@ -74,7 +78,7 @@ class Watch:
         return _WatchBar(self)
 
     def seconds_left(self) -> float | None:
-        """The time left at the pace since the first progress; None until it can be told."""
+        """The time left at the pace since the first progress, or None until it can be told."""
         if self.mark is None or self.total is None or self.done <= self.mark[1]:
             return None
         at, done = self.mark
@@ -114,11 +118,7 @@ class _WatchBar:
 
 
 class EnrichmentJob:
-    """An enrichment running in a background thread; see the module doc.
-
-    Example: ``job = EnrichmentJob(lambda watch: api_call(watch=watch), client)`` starts it;
-    ``job.result(timeout=60)`` waits for its frame. Made by ``background=True``.
-    """
+    """An enrichment running in a background thread: see the module's example."""
 
     def __init__(
         self,
@@ -163,9 +163,11 @@ class EnrichmentJob:
         return not self._future.done()
 
     def cancel(self) -> bool:
-        """Stop the job: nothing more is sent, the calls in flight land in the cache; a re-run
-        resumes there (as after Ctrl-C). False when it had already finished. ``result()`` then
-        raises ``concurrent.futures.CancelledError``."""
+        """Stop the job as Ctrl-C would. False when it had already finished.
+
+        Nothing more is sent, the calls in flight land in the cache, and a re-run resumes there.
+        ``result()`` then raises ``concurrent.futures.CancelledError``.
+        """
         if self._future.done():
             return False
         self.watch.cancel.set()
@@ -176,9 +178,10 @@ class EnrichmentJob:
         return self._future.done() and isinstance(self._future.exception(), CancelledError)
 
     def result(self, timeout: float | None = None) -> pd.DataFrame:
-        """The enriched frame (what the foreground call returns), waiting up to ``timeout``
-        seconds (None: as long as it takes); the job's exception raised if it failed;
-        ``TimeoutError`` when it is still running then."""
+        """The enriched frame, waiting up to ``timeout`` seconds (None: as long as it takes).
+
+        Raises the job's exception if it failed, and ``TimeoutError`` if it still runs then.
+        """
         return self._future.result(timeout)[0]
 
     def exception(self, timeout: float | None = None) -> BaseException | None:
@@ -186,15 +189,17 @@ class EnrichmentJob:
         return self._future.exception(timeout)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait until the job is done (or ``timeout`` seconds); True when done."""
+        """Wait until the job is done, or ``timeout`` seconds. True when done."""
         self._thread.join(timeout)
         return self.done()
 
     @property
     def summary(self) -> JobSummary | None:
-        """The run's JobSummary once it stopped: a finished job's, or what a cancelled or
-        failed one did up to the stop (its rows decided, its requests and credits); None while
-        it runs, or when it failed before its run began (a refused budget, say)."""
+        """The run's JobSummary once it stopped, or None while it runs.
+
+        A cancelled or failed job's tells what it did up to the stop. It is None too when the
+        job failed before its run began (a refused budget, say).
+        """
         if not self._future.done():
             return None
         if self._future.exception() is not None:
@@ -213,15 +218,13 @@ class EnrichmentJob:
         return "cancelled" if isinstance(exc, CancelledError) else "failed"
 
     def line(self) -> str:
-        """One line: ``running: 120/500 profiles; fetched=100, credits=100, cached=20,
-        failed=0; 0 answered 429; about 35 s left``."""
+        """The job in one line (:func:`lookup_pandas.display.job_view.job_line`)."""
         from ..display.job_view import job_line
 
         return job_line(self)
 
     def rate_limited(self) -> int:
-        """Answers 429 this job met (its run's own count; before the run starts, the
-        Client's since the job began)."""
+        """Answers 429 this job met: its run's own count, or the Client's since the job began."""
         if self.watch.traffic is not None:
             return self.watch.traffic.rate_limited
         return self._client.stats.rate_limited - self._rate_limited_before
@@ -230,7 +233,7 @@ class EnrichmentJob:
         return f"<EnrichmentJob {self.line()}>"
 
     def _ipython_display_(self) -> None:
-        """In a kernel with ipywidgets: a live widget; else the text line."""
+        """In a kernel with ipywidgets a live widget, else the text line."""
         from ..display.job_view import display_job
 
         view = display_job(self)

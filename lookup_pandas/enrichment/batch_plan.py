@@ -1,34 +1,20 @@
 """Batch jobs, the plan: when to use them, how to split a list, when to poll, what a poll says.
 
-Example::
+>>> use_batch("auto", to_fetch=5000, supported=None)  # more than AUTO_THRESHOLD
+True
+>>> [len(chunk) for chunk in split(["ada"] * 2500)]  # balanced, at most 1,000 each
+[834, 833, 833]
+>>> job = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5)
+>>> page = BatchPage.parse({"status": "completed", "total": 2, "resolved": 1, "next_cursor": 2,
+...                         "profiles": {"ada": {"id": "prsn_1"}}, "not_found": ["grace"]})
+>>> job.take(page, now=1.6)  # None is a not-found
+[('ada', {'id': 'prsn_1'}), ('grace', None)]
+>>> job.done, job.missing(), job.billed
+(True, [], 1)
 
-    use_batch("auto", to_fetch=5000, supported=None)     # True: more than AUTO_THRESHOLD
-    split(handles)                                       # balanced chunks of at most 1,000
-    job = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5)
-    new = job.take(BatchPage.parse(client.batch_status("job_1", job.after)), now=1.6)
-    # [("ada", {...record...}), ("grace", None)]: None is a not-found
-    job.done, job.due, job.missing()                     # finished? when to poll next? what
-                                                         # to fetch one by one afterwards
-
-Pure: no HTTP, no clock of its own (``now`` is passed in), so every rule is tested without a
-server. :mod:`lookup_pandas.enrichment.batch_run` drives it with the Client.
-
-The protocol (production's reference and SDK): ``POST`` 1 to 1,000 handles, then ``GET`` with
-``job_id`` and ``after`` (an integer cursor from 0), walking ``after = next_cursor`` while it
-advances; when it stops advancing and ``status`` is terminal (``completed`` or ``error``), the
-job is done. ``profiles`` maps each exact input to its record, ``not_found`` lists the inputs
-that resolved to nothing. Polling rules kept here:
-
-- a poll whose cursor moved by a full page (the largest step seen) may have more waiting: the
-  next poll is due at once;
-- otherwise the results have caught up with what the job resolved: the next poll waits
-  ``interval`` (1.5 s by default, as the SDK waits), growing by half, up to 30 s, while the
-  job's ``resolved`` + ``errors`` count does not move;
-- a terminal job is also done once every input is accounted for (collected, or counted in
-  ``errors``), without a last poll to see the cursor stand still.
-
-Inputs counted in ``errors``, or missing from both lists when the job ends, were not billed as
-resolved: :meth:`Tracker.missing` names them, and they are fetched by single calls.
+Pure: no HTTP, and ``now`` is passed in. :mod:`lookup_pandas.enrichment.batch_run` drives it
+with the Client. The protocol is in docs/decisions.md, the polling rules in
+docs/architecture.md ("Batch jobs").
 """
 
 from __future__ import annotations
@@ -57,7 +43,7 @@ __all__ = [
 
 #: The most items one job takes (production's limit).
 MAX_JOB_ITEMS = 1000
-#: ``method="auto"`` uses batch jobs when more than this many handles must be fetched: below
+#: ``method="auto"`` uses batch jobs when more than this many handles must be fetched. Below
 #: it, a submit and at least one poll (two pacing slots and a wait) save little or nothing.
 AUTO_THRESHOLD = 20
 #: The longest wait between two polls of a job that makes no progress.
@@ -71,9 +57,12 @@ _STATUSES = TERMINAL | {"processing"}
 def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
     """Whether an enrichment with ``to_fetch`` handles to fetch submits batch jobs.
 
-    ``"batch"`` always does (and fails if the service has none); ``"auto"`` when more than
-    :data:`AUTO_THRESHOLD` handles must be fetched and the service is not known to lack them;
-    ``"single"`` never.
+    ``"batch"`` always does, and fails if the service has none. ``"auto"`` does when more than
+    :data:`AUTO_THRESHOLD` handles must be fetched and the service is not known to lack them.
+    ``"single"`` never does.
+
+    >>> use_batch("auto", 20, None), use_batch("auto", 21, False), use_batch("batch", 1, None)
+    (False, False, True)
     """
     if method == "batch":
         return to_fetch > 0
@@ -85,7 +74,8 @@ def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
 def split(handles: Sequence[str], size: int = MAX_JOB_ITEMS) -> list[tuple[str, ...]]:
     """The fewest jobs of at most ``size`` items, of balanced sizes, in input order.
 
-    Example: 2,500 handles -> three jobs of 834, 833 and 833.
+    >>> split(["ada", "grace", "alan"], size=2)
+    [('ada', 'grace'), ('alan',)]
     """
     if not handles:
         return []
@@ -116,7 +106,14 @@ class BatchPage:
         cls, data: Mapping[str, Any], results: str = "profiles", path: str = BATCH_PATH
     ) -> BatchPage:
         """The poll's ``data``, or ResponseError naming what is missing or of the wrong type.
-        ``results``: the key of its results (a company job's: ``companies``)."""
+
+        ``results`` is the key of its results (a company job's is ``companies``).
+
+        >>> BatchPage.parse({"status": "sleeping", "total": 1, "next_cursor": 0})
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.ResponseError: Unknown batch job status 'sleeping'.
+        """
 
         def field_(name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
             value = data.get(name, default)
@@ -148,7 +145,10 @@ class BatchPage:
 
 @dataclass
 class Tracker:
-    """What is known of one job: its cursor, what was collected, and when to poll it next."""
+    """What is known of one job: its cursor, what was collected, and when to poll it next.
+
+    See the module's example.
+    """
 
     job_id: str
     inputs: tuple[str, ...]
@@ -164,8 +164,8 @@ class Tracker:
     _step: int = field(default=0, init=False)  # the largest cursor step seen (a full page)
     _stood_still: bool = field(default=False, init=False)
     _collected: set[str] = field(default_factory=set, init=False)
-    #: ``resolved`` at the first poll of a resumed job (billed before this run); 0 for a job
-    #: this run submitted; None until that poll.
+    #: ``resolved`` at the first poll of a resumed job (billed before this run). 0 for a job
+    #: this run submitted, None until that poll.
     _resolved_before: int | None = field(default=None, init=False)
     _resolved: int = field(default=0, init=False)  # ``resolved`` at the latest poll
 
@@ -185,11 +185,10 @@ class Tracker:
 
     @property
     def billed(self) -> int:
-        """Items this run saw resolve (each billed as it resolved): ``resolved`` now, less what
-        a resumed job had resolved when this run first polled it.
+        """Items this run saw resolve, each billed as it resolved.
 
-        Example: a job submitted by this run that resolved 230 of 235 items -> ``230``; a
-        stored job polled again after all of it resolved -> ``0``.
+        That is ``resolved`` now, less what a resumed job had resolved when this run first
+        polled it. A stored job polled again after all of it resolved gives 0.
         """
         return self._resolved - (self._resolved_before or 0)
 
@@ -198,7 +197,7 @@ class Tracker:
         return [h for h in self.inputs if h not in self._collected]
 
     def take(self, page: BatchPage, now: float) -> list[tuple[str, dict[str, Any] | None]]:
-        """Apply one poll's page; return the new results, ``(input, record or None)``."""
+        """Apply one poll's page. Returns the new results, ``(input, record or None)``."""
         if page.next_cursor < self.after:
             raise PaginationError(
                 f"Batch job {self.job_id}: the cursor went back from {self.after} to "
@@ -244,21 +243,24 @@ class Tracker:
 
 
 def tagged(inputs: Sequence[str], tag: str) -> tuple[str, ...]:
-    """A job's inputs as the store keeps them: each with its kind's ``tag`` in front
-    (people's is ``""``, a company's ``"company:"``), so one kind's stored jobs are never
+    """A job's inputs as the store keeps them, each with its kind's ``tag`` in front.
+
+    People's tag is ``""``, a company's ``"company:"``. So one kind's stored jobs are never
     taken for another's (``acme`` may be a handle and a slug).
 
-    Example: ``tagged(["acme"], "company:")`` -> ``("company:acme",)``
+    >>> tagged(["acme"], "company:")
+    ('company:acme',)
     """
     return tuple(tag + i for i in inputs)
 
 
 def jobs_tagged(jobs: Sequence[StoredJob], tag: str) -> list[StoredJob]:
-    """The stored jobs of one kind (every input carries ``tag``; with ``""``, none carries
-    another kind's ``:`` tag), their inputs as submitted.
+    """The stored jobs of one kind, their inputs as submitted.
 
-    Example: ``jobs_tagged([StoredJob("j", ("company:acme",), 0.0)], "company:")`` ->
-    ``[StoredJob("j", ("acme",), 0.0)]``
+    Every input carries ``tag``. With ``""``, no input carries another kind's ``:`` tag.
+
+    >>> jobs_tagged([StoredJob("j", ("company:acme",), 0.0)], "company:")[0].inputs
+    ('acme',)
     """
     if not tag:
         return [j for j in jobs if not any(":" in i for i in j.inputs)]

@@ -1,32 +1,27 @@
 """Running batch jobs for an enrichment: submit, poll, cache every result, resume stored jobs.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/batch/enrich" in request.url and request.method == "POST":
+...         return 200, envelope({"job_id": "job_1"})
+...     if "/batch/enrich" in request.url:
+...         ada = {"id": "prsn_1", "handle": "ada"}
+...         return 200, envelope({"status": "completed", "total": 2, "resolved": 1,
+...                               "next_cursor": 2, "profiles": {"ada": ada}, "not_found": []})
+...     return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer), batch_poll_interval=0.01)
+>>> run = BatchRun(client, ["ada", "grace"], submit=True)
+>>> [(handle, answer.data["id"]) for handle, answer in run]  # each cached as a single call's
+[('ada', 'prsn_1')]
+>>> run.fallback  # errored in the job, or left out: fetched one by one
+['grace']
+>>> run.finish()  # forget the finished jobs
+>>> client.close()
 
-    run = BatchRun(client, ["ada", "grace", ...], submit=True, stored=client._parts.store.jobs())
-    for handle, answer in run:   # answer: the Envelope a single call would give, or the
-        ...                      # NotFoundError it would raise; each is cached as that call's
-    run.fallback                 # handles to fetch one by one: errored in a job, or left out
-    run.finish()                 # forget the stored jobs whose every input is now cached
-
-The calling thread drives it, so Ctrl-C lands there; submits and polls run in a small thread
-pool, each taking a pacing slot. At most ``max(2, max_workers)`` jobs are under way at once,
-one poll in flight per job; while nobody knows whether the service has batch jobs, one submit
-is sent alone, so a service without them costs one wasted submit (the Client remembers it).
-
-Never paying twice: a job is written to the Client's job store (beside the cache, keyed by a
-hash of the key) by the thread that submitted it, before anyone waits on it, so it is there
-even if the run is interrupted while the answer comes back. A later run that needs any of its
-inputs polls it instead of submitting them again (from cursor 0: polls are not billed). A job
-that expired (a 404 when polled) is forgotten and its inputs still needed are submitted anew.
-Every result of a job is cached, needed by this run or not: each was billed when it resolved;
-but only while the stored job still holds that handle: one erased from it (``Client.forget``),
-or a job no longer stored, is never cached from the job (an erased person stays erased).
-
-Across processes sharing the store, handles are claimed before they are submitted (see
-:mod:`lookup_pandas.store`): a handle another process is buying, or bought a moment ago, is not
-submitted but left to the single-call path, which waits for that process and reads the cache.
-The claims of a job are renewed at each poll and let go of as its results are cached (or when
-the run ends, interrupted or not).
+The calling thread drives it, so Ctrl-C lands there. How jobs are stored, resumed, claimed and
+polled is in docs/architecture.md ("Batch jobs"), and why in docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -57,13 +52,14 @@ _TICK = 1.0
 
 
 class BatchRun:
-    """The batch part of one enrichment; see the module doc.
+    """The batch part of one enrichment: see the module's example.
 
-    ``stored``: jobs of earlier runs (``client._parts.store.jobs()``); those holding any of
-    ``handles`` are polled instead of submitting those handles again. ``submit=False`` only
-    resumes them: handles no stored job covers go straight to :attr:`fallback`.
-    ``resume=False`` (a ``refresh``) polls none; :meth:`finish` still forgets those whose every
-    input is cached by then. ``kind``: whose (``stored``: that kind's, untagged).
+    Args:
+        stored: jobs of earlier runs (``client._parts.store.jobs()``), of ``kind``, untagged.
+            Those holding any of ``handles`` are polled instead of submitting them again.
+        submit: False only resumes stored jobs. Handles none covers go to :attr:`fallback`.
+        resume: False (a ``refresh``) polls none. :meth:`finish` still forgets those whose
+            every input is cached by then.
     """
 
     def __init__(
@@ -85,8 +81,8 @@ class BatchRun:
         self._yielded: set[str] = set()
         self._finished: list[Tracker] = []
         self.fallback: list[str] = []
-        #: Handles no job was submitted for because the balance could not pay them (a submit
-        #: refused for want of credits), and that refusal: the run stops with it at the end.
+        #: Handles no job was submitted for because the balance could not pay them, and that
+        #: refusal. The run stops with it at the end.
         self.unaffordable: list[str] = []
         self.refusal: InsufficientCreditsError | None = None
         self._mine: list[Tracker] = []  # the jobs this run submitted
@@ -117,8 +113,10 @@ class BatchRun:
 
     @property
     def billed(self) -> int:
-        """Items of the batch jobs this run polled that resolved while it ran (each billed as
-        it resolved): a stored job's items resolved before this run are an earlier run's."""
+        """Items of the batch jobs this run polled that resolved while it ran.
+
+        Each was billed as it resolved. A stored job's items resolved earlier are not counted.
+        """
         return sum(job.billed for job in (*self._resumed, *self._mine))  # unpolled: 0
 
     @property
@@ -134,12 +132,14 @@ class BatchRun:
     def _submit(
         self, chunk: tuple[str, ...], stop: threading.Event
     ) -> tuple[str | None, tuple[str, ...], dict[str, str], list[str]]:
-        """Claim the chunk's handles, submit those this run may buy, store the job; return
-        (job_id or None, what was submitted, their claim keys, what was left to others)."""
+        """Claim the chunk's handles, submit those this run may buy, and store the job.
+
+        Returns (job_id or None, what was submitted, their claim keys, what was left to others).
+        """
         client = self.client
         keys = client.profile_keys(chunk, kind=self.kind)
         states = client._parts.claims.take(list(keys.values()))
-        # BUSY: another process is buying it; RECHECK: another just bought it, so it is
+        # BUSY: another process is buying it. RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
@@ -192,8 +192,7 @@ class BatchRun:
             self._held.clear()
 
     def _send(self, pool: ThreadPoolExecutor, stop: threading.Event) -> float:
-        """Submit what may be submitted, poll the batch jobs that are due; return how long to
-        wait for an answer before looking again."""
+        """Submit what may be submitted and poll the jobs that are due. Returns how long to wait."""
         # One submit alone until the service is known to have batch jobs.
         allowed = 1 if self.client.batch_supported_for(self.kind) is None else self._most
         while (
@@ -274,12 +273,11 @@ class BatchRun:
     def _still_stored(
         self, job: Tracker, results: list[tuple[str, Any]]
     ) -> tuple[list[tuple[str, Any]], list[str]]:
-        """``(results to cache, handles not to)``: only results for what the job's stored
-        inputs hold now are cached. A handle erased from the job (``Client.forget``) since the
-        job was read, or every handle of a job no longer stored (cleared, or collected and
-        forgotten by another process), is never cached from it, so resuming a job cannot bring
-        an erased person back; if this run needs one, the single calls fetch it (a cache hit
-        when another process collected it)."""
+        """``(results to cache, handles not to)``: only what the job's stored inputs hold now.
+
+        Why: see "Erased people stay erased" in docs/decisions.md. A handle not cached here,
+        if this run needs it, is fetched by the single calls.
+        """
         if not results:
             return results, []
         stored = self.client._parts.store.job(job.job_id)
@@ -289,10 +287,12 @@ class BatchRun:
         return kept, [h for h, _ in results if h not in inputs]
 
     def _refused(self, chunk: tuple[str, ...], exc: InsufficientCreditsError) -> None:
-        """A submit refused for want of credits (the service pre-checks the balance): buy what
-        the balance allows as a smaller job, first in line, and submit nothing more; the rest
-        is :attr:`unaffordable`. A balance that cannot be read leaves the chunk to single
-        calls, which buy until the service refuses one (and the run stops there)."""
+        """A submit refused for want of credits: buy what the balance allows, then stop.
+
+        What the balance allows goes first in line as a smaller job. Nothing more is submitted,
+        and the rest is :attr:`unaffordable`. A balance that cannot be read leaves the chunk to
+        single calls, which buy until the service refuses one.
+        """
         rest = list(chunk) + [h for queued in self._queue for h in queued]
         self.batch_jobs_total -= 1 + len(self._queue)
         self._queue.clear()
@@ -312,10 +312,11 @@ class BatchRun:
         return handle in self._needed and handle not in self._yielded
 
     def _expired(self, job: Tracker) -> None:
-        """A job the service no longer knows: forget it. What is still needed of a stored job
-        (an earlier run's) is submitted anew; of a job this run submitted, and so saw expire
-        faster than it was polled, fetched by single calls, which cannot expire: a run never
-        pays for one handle in more than two jobs."""
+        """A job the service no longer knows: forget it, and fetch what is still needed.
+
+        A stored job's needs are submitted anew. A job this run submitted goes to single calls
+        (see "An expired batch job" in docs/decisions.md).
+        """
         self.client._parts.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
@@ -328,11 +329,10 @@ class BatchRun:
         self.batch_jobs_total += len(chunks)
 
     def finish(self) -> None:
-        """Forget each finished job: its every item resolved (and was collected) or ended in
-        its ``errors`` (never billed; fetched singly meanwhile, or refused, as an opted-out
-        person is), so polling it again could only count its items twice. A stored job this
-        run did not poll is forgotten once its every input is cached (a ``refresh`` fetched
-        them anew). The others stay stored until they are, or expire.
+        """Forget each finished job, and each unpolled stored job whose inputs are all cached.
+
+        A finished job's items were all collected or ended in its ``errors``, so polling it
+        again could only count them twice. The other jobs stay stored until then, or expire.
         """
         for job in self._finished:
             self.client._parts.store.forget(job.job_id)

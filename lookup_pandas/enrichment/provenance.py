@@ -1,21 +1,22 @@
 """Where each enriched row's answer came from, and when it was bought: ``provenance=True``.
 
-Example::
+>>> from datetime import UTC, datetime
+>>> bought = datetime(2026, 11, 18, 9, 12, tzinfo=UTC)
+>>> frame = provenance_frame(
+...     ["ada", None], ["ok", "invalid"], {"ada": ("cache", None)}, lambda h: (bought, False)
+... )
+>>> frame
+  lookup_source         lookup_fetched_at  lookup_expired
+0         cache 2026-11-18 09:12:00+00:00           False
+1           NaN                       NaT            <NA>
 
-    enriched = leads.lookup.enrich_profiles("handle", provenance=True)
-    enriched[["lookup_source", "lookup_fetched_at", "lookup_expired"]]
-    #   lookup_source          lookup_fetched_at  lookup_expired
-    # 0        single  2026-11-25 07:41:02+00:00           False
-    # 1         cache  2026-11-18 09:12:40+00:00           False
-    # 2           NaN                        NaT            <NA>   (an invalid row)
+- ``lookup_source``: ``cache``, ``single`` (bought now by a single call) or ``batch``.
+- ``lookup_fetched_at``: when the answer was bought (UTC), read from its cache entry.
+  Without a cache, when it arrived.
+- ``lookup_expired``: True past the answer's keep time (``expire_after``). Only offline.
 
-``lookup_source`` is ``cache`` (the answer was in the cache), ``single`` (bought now by a
-single call) or ``batch`` (bought now through a batch job); ``lookup_fetched_at`` is the UTC
-time the answer was bought, read from its cache entry, so a cached row shows when it was really
-fetched and a second run shows the first run's times; ``lookup_expired`` is True for an answer
-past its keep time (``expire_after``), which only an offline Client uses. A row with no answer
-(invalid, not_cached) has missing values; a failed call (error, forbidden) has its source and
-no time (nothing was bought). Without a cache the time is when the answer arrived.
+A row with no answer (invalid, not_cached) has missing values. A failed call (error,
+forbidden) has its source and no time, since nothing was bought.
 """
 
 from __future__ import annotations
@@ -49,7 +50,11 @@ StoredAt = Callable[[str], tuple[datetime, bool] | None]
 
 
 def arrived(source: str) -> Source:
-    """``source`` now: ``arrived("single")`` -> ``("single", <now, UTC>)``."""
+    """``source``, arrived now (UTC).
+
+    >>> arrived("single")[0]
+    'single'
+    """
     return source, datetime.now(UTC)
 
 
@@ -59,14 +64,10 @@ def provenance_frame(
     sources: Mapping[str, Source],
     stored_at: StoredAt,
 ) -> pd.DataFrame:
-    """The three provenance columns, one row per input row (RangeIndex).
+    """The three provenance columns, one row per input row (RangeIndex): see the module's example.
 
-    Example: ``provenance_frame(["ada", None], ["ok", "invalid"], {"ada": ("cache", None)},
-    lambda h: (created, False))`` -> source ``["cache", NaN]``, fetched_at ``[created, NaT]``.
-
-    ``sources``: each distinct value's source, as the run recorded it; ``stored_at``: its cache
-    entry's time and expiry (read once per distinct value with an answer: ok or not_found).
-    Each distinct value's cells are made once, then taken onto its rows.
+    ``sources`` holds each distinct value's source, as the run recorded it. ``stored_at`` gives
+    its cache entry's time and expiry, read once per distinct value with an answer.
     """
     codes, distinct = pd.factorize(np.asarray(handles, dtype=object))  # None: -1
     _, first = np.unique(codes, return_index=True)  # each code's first row

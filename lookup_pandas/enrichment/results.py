@@ -1,12 +1,11 @@
 """What an enrichment gives back: each handle's outcome, the job's summary, the estimate.
 
-Example::
+Shapes only. Nothing here reads the cache or sends anything.
 
-    Outcome(OK, {"id": "prsn_1", "handle": "ada"})      # one distinct handle's answer
-    str(summary)   # "3 rows (2 ok, 0 not_found, 1 invalid, 0 error) in 0.1s: 0 cached, ..."
-    invalid_error("  ")                                  # "invalid handle: empty"
-
-Shapes only: nothing here reads the cache or sends anything.
+>>> Outcome(OK, {"id": "prsn_1", "handle": "ada"}).record["handle"]
+'ada'
+>>> invalid_error("  ")
+'invalid handle: empty'
 """
 
 from __future__ import annotations
@@ -62,24 +61,23 @@ OnRecord = Callable[[str, dict[str, Any]], None]
 class Estimate:
     """What an enrichment would do, told without sending anything.
 
-    Example: ``Estimate(rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single")``.
+    >>> est = Estimate(rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single")
+    >>> est.to_fetch, est.seconds is None
+    (1, True)
 
-    ``to_fetch`` is the number of billable items it would pay for (single calls or batch
-    items: the same count). ``method`` is how it would fetch them: ``"batch"``, ``"single"``
-    or ``"none"`` (nothing to fetch); with ``method="auto"`` a service whose batch support is
-    not known yet is taken to have it when the route costs it listed name the batch route (as
-    production's do), and then timed at batch speed; otherwise its time is that of single
-    calls (a 404 to the first submit falls back to them).
-    ``jobs`` and ``polls`` count the batch calls: new batch jobs, and polls (at ASSUMED_PAGE
-    results each, plus one a batch job) of the new and the stored ones. ``seconds`` is the
-    expected duration from the Client's pace: a slot per single call (at a lower tier's pace
-    once the job's credits drop the key to it), ``jobs + polls`` slots plus one poll interval
-    for batch; None when the pace is not known yet (nothing has been
-    sent; ``client.learn_pace()`` reads it from the credits tier, unbilled) or the key is
-    unmetered (then latency, not the pace, decides). ``credits``, ``balance`` and
-    ``tier_change`` say what it would spend and where that leaves the key on the tier ladder
-    (:mod:`lookup_pandas.service.credits`). ``str(est)`` is one line of these facts, and a notebook
-    shows a small table (:mod:`lookup_pandas.display.facts`); ``repr(est)`` stays the dataclass's.
+    - ``to_fetch``: the billable items it would pay for (single calls or batch items).
+    - ``method``: ``"batch"``, ``"single"`` or ``"none"`` (nothing to fetch). With
+      ``method="auto"`` and batch support not known yet, see docs/decisions.md.
+    - ``jobs`` and ``polls``: new batch jobs, and polls (ASSUMED_PAGE results each, plus one
+      per job) of the new and the stored ones.
+    - ``seconds``: the expected duration at the Client's pace. A single call takes a slot (at
+      a lower tier's pace once the credits drop the key to it). Batch takes ``jobs + polls``
+      slots plus one poll interval. None when the pace is not known yet
+      (``client.learn_pace()`` reads it, unbilled) or the key is unmetered.
+    - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
+      the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
+
+    ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).
     """
 
     rows: int
@@ -91,8 +89,8 @@ class Estimate:
     jobs: int = 0
     polls: int = 0
     seconds: float | None = None
-    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``: collected,
-    #: not submitted again; ``stored_items`` of ``to_fetch`` are in them.
+    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``. They are
+    #: collected, not submitted again. ``stored_items`` of ``to_fetch`` are in them.
     stored_jobs: int = 0
     stored_items: int = 0
     #: Credits the job would spend: single calls at the profile route's cost, batch items at
@@ -124,8 +122,10 @@ class Estimate:
 class Outcome:
     """One distinct handle's answer: its status, its record (ok) or the reason (else).
 
-    Example: ``Outcome(NOT_FOUND, error="Not found", exc=exc)``; ``exc`` is what
-    ``errors="raise"`` raises.
+    ``exc`` is what ``errors="raise"`` raises.
+
+    >>> Outcome(NOT_FOUND, error="Not found").record is None
+    True
     """
 
     status: str
@@ -136,13 +136,16 @@ class Outcome:
 
 @dataclass(frozen=True)
 class JobSummary:
-    """What one enrichment did: the same counts its progress bar showed, and the traffic.
+    """What one enrichment did: the counts its progress bar showed, and the traffic.
 
-    Example: ``str(summary)`` -> ``"250 rows (225 ok, 10 not_found, 15 invalid, 0 error) in
-    4.1s: 0 cached, 190 fetched, 0 failed; 191 requests sent, 0 answered 429, 0 retries;
-    190 credits"``. ``cached`` / ``fetched`` / ``failed`` count distinct handles: each is
-    looked up in the cache once, and a miss is fetched (and paid for) once. ``jobs`` (also
-    ``batch_jobs``) counts the batch jobs polled: submitted by this run, or resumed.
+    ``cached``, ``fetched`` and ``failed`` count distinct handles. ``jobs`` (also
+    ``batch_jobs``) counts the batch jobs polled, submitted by this run or resumed.
+
+    >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,
+    ...                      failed=0, credits=1.0, requests=2, rate_limited=0, retries=0,
+    ...                      seconds=0.1)
+    >>> print(summary)  # doctest: +ELLIPSIS
+    3 rows (2 ok, 0 not_found, 1 invalid, 0 error) in 0.1s: 1 cached, 1 fetched, 0 failed...
     """
 
     rows: int
@@ -157,7 +160,7 @@ class JobSummary:
     seconds: float
     jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
     #: Distinct values the service refused for that one record (403: opted out,
-    #: premium-gated): answered, not billed, not cached. Shown only when there are any.
+    #: premium-gated). Answered, not billed, not cached. Shown only when there are any.
     refused: int = 0
 
     @property
@@ -196,14 +199,14 @@ class JobSummary:
 class Lookup:
     """The result of an enrichment, one entry per input value, in input order.
 
-    Example: ``result.status`` -> ``["ok", "invalid"]``; ``result.fields`` has a row per value.
+    Example: ``result.status`` is ``["ok", "invalid"]`` and ``result.fields`` has a row per value.
     """
 
     handles: list[str | None]  # the normalised handle of each row (None: invalid)
     status: list[str]  # ok | not_found | forbidden | not_cached | invalid | error
     error: list[str | None]  # the reason, for every status but ok
-    fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none;
-    # no columns when the records went to ``on_record``)
+    fields: pd.DataFrame  # the flattened record of each row (RangeIndex, NaN where none).
+    # No columns when the records went to ``on_record``.
     summary: JobSummary
     #: With ``provenance=True``: lookup_source, lookup_fetched_at, lookup_expired (RangeIndex).
     provenance: pd.DataFrame | None = None
@@ -212,7 +215,9 @@ class Lookup:
 def handed(on_record: OnRecord | None, handle: str, outcome: Outcome) -> Outcome:
     """``outcome``, its record handed to ``on_record`` and not kept, when there are both.
 
-    Example: ``handed(None, "ada", o) is o``; with a callable, ``o.record`` goes to it.
+    >>> kept = []
+    >>> handed(lambda h, r: kept.append(h), "ada", Outcome(OK, {"id": "prsn_1"})).record, kept
+    (None, ['ada'])
     """
     if on_record is None or outcome.record is None:
         return outcome
@@ -223,8 +228,8 @@ def handed(on_record: OnRecord | None, handle: str, outcome: Outcome) -> Outcome
 def row_error(handle: str, outcome: Outcome, noun: str = "handle") -> ServiceError:
     """The failure as the exception it was (NotFoundError, ServerError, ...), naming the handle.
 
-    Example: ``row_error("ada", Outcome(NOT_FOUND, error="Not found"))`` -> ``NotFoundError(
-    "Not found (handle 'ada')")``.
+    >>> row_error("ada", Outcome(NOT_FOUND, error="Not found"))
+    NotFoundError("Not found (handle 'ada')")
     """
     exc = outcome.exc or NotFoundError(outcome.error or "Not found")
     named = copy.copy(exc)
@@ -236,7 +241,9 @@ def row_error(handle: str, outcome: Outcome, noun: str = "handle") -> ServiceErr
 def invalid_error(value: Any, fold_case: bool = True) -> str:
     """The ``lookup_error`` of a row whose value is not a handle (its status is ``invalid``).
 
-    Example: ``invalid_error("  ")`` -> ``"invalid handle: empty"``; ``fold_case`` as the job's
-    (it decides whether ``"@#NA"`` is a handle).
+    ``fold_case`` is the job's: it decides whether ``"@#NA"`` is a handle.
+
+    >>> invalid_error("  ")
+    'invalid handle: empty'
     """
     return f"invalid handle: {invalid_reason(value, fold_case=fold_case)}"

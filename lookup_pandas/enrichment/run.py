@@ -1,22 +1,31 @@
-"""The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, with its
-counts.
+"""The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, and its counts.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.enrichment.plan import plan
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/api/panel/" in request.url:
+...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> options = Options(progress=False)
+>>> the_plan = plan(["ada"], cached=lambda h: None, stored=[], options=options,
+...                 batch_supported=None)
+>>> state = run(the_plan, client, options=options, before=client.stats)
+>>> state.outcomes["ada"].status, state.counts["fetched"]
+('ok', 1)
+>>> state.kept_text(1, "topping up")  # doctest: +ELLIPSIS
+"1 of this job's 1 billable answers are kept in the cache..."
 
-    state = run(the_plan, client, options=Options(progress=False), before=client.stats)
-    state.outcomes["ada"].status, state.counts["fetched"], state.credits()
+The order: the answers read ahead, then the batch jobs
+(:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+With a cache, the calls' claims are taken a window ahead in one store call
+(:class:`~lookup_pandas.store.claims.ClaimWindow`).
 
-The answers read ahead are recorded first; then the batch jobs
-(:mod:`lookup_pandas.enrichment.batch_run`)
-for what the plan submits or resumes, their results cached exactly as single answers; then a
-thread pool of ``Client.profile_answer`` for whatever is left: each call reads the cache once,
-or waits for its pacing slot and fetches. With a cache, the calls' claims are taken a window
-ahead in one store call and let go in batches (:class:`~lookup_pandas.store.claims.ClaimWindow`).
-
-It stops, raising, at once on an AuthenticationError, a ConfigurationError or an
-InsufficientCreditsError (the first and last saying how many answers are kept), and after
-``max(3, max_workers)`` handles in a row failed at transport level or with a 5xx after all
-their retries (an outage). What was fetched before is in the cache; a re-run resumes there.
+It stops at once on an AuthenticationError, a ConfigurationError or an
+InsufficientCreditsError. It stops too after ``max(3, max_workers)`` handles in a row failed
+like an outage (docs/reference.md). What was fetched is in the cache, and a re-run resumes there.
 """
 
 from __future__ import annotations
@@ -88,11 +97,13 @@ def run(
 ) -> EnrichmentRun:
     """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
 
-    Example: ``run(plan(...), client, options=Options(progress=False), before=client.stats)``.
-    ``missed_at``: when the cache was read ahead for ``plan.to_fetch``; ``kind``: whose lookups;
-    ``watch``: a background job's (:class:`~lookup_pandas.enrichment.background.Watch`): its view
-    instead of a
-    bar, and its cancel event, which stops the run as Ctrl-C does (raising Cancelled).
+    See the module's example.
+
+    Args:
+        missed_at: when the cache was read ahead for ``plan.to_fetch``.
+        kind: whose lookups.
+        watch: a background job's :class:`~lookup_pandas.enrichment.background.Watch`. Its view
+            stands for the bar, and its cancel event stops the run as Ctrl-C does.
     """
     cancel = watch.cancel if watch else None
     batch = _batch_run(plan, client, options, kind, cancel)
@@ -169,27 +180,35 @@ def out_of_credits(
 
 
 def stopped(exc: BaseException, state: EnrichmentRun) -> None:
-    """Leave the run's state on the exception that stops it (``exc.lookup_run``), so that
-    its caller can tell what it did up to there (:func:`stopped_run`)."""
+    """Leave the run's state on the exception that stops it, for :func:`stopped_run`.
+
+    >>> exc = KeyboardInterrupt()
+    >>> stopped(exc, "the state")
+    >>> exc.lookup_run
+    'the state'
+    """
     with contextlib.suppress(AttributeError):  # an exception type with __slots__
         exc.lookup_run = state  # type: ignore[attr-defined]
 
 
 def stopped_run(exc: BaseException) -> EnrichmentRun | None:
-    """The state of the run ``exc`` stopped, if it stopped one, taken off the exception (it
-    holds the Client, which must not travel with it: Dask pickles a worker's exceptions).
+    """The state of the run ``exc`` stopped, if it stopped one, taken off the exception.
 
-    Example: ``stopped_run(KeyboardInterrupt())`` -> ``None``
+    The state holds the Client, which must not travel with the exception (Dask pickles a
+    worker's exceptions).
+
+    >>> stopped_run(KeyboardInterrupt()) is None
+    True
     """
     state = exc.__dict__.pop("lookup_run", None)
     return state if isinstance(state, EnrichmentRun) else None
 
 
 def fetched_as(outcome: Outcome) -> str:
-    """How a fetched answer is counted: ``failed`` (an error), ``refused`` (a 403 for that one
-    record: opted out, premium-gated; not billed) or ``fetched``.
+    """How a fetched answer is counted: ``failed``, ``refused`` (a 403, not billed) or ``fetched``.
 
-    Example: ``fetched_as(Outcome(FORBIDDEN, error="opted out"))`` -> ``"refused"``
+    >>> fetched_as(Outcome(FORBIDDEN, error="opted out")), fetched_as(Outcome(OK, {}))
+    ('refused', 'fetched')
     """
     if outcome.status == ERROR:
         return "failed"
@@ -200,10 +219,9 @@ def fetched_as(outcome: Outcome) -> str:
 class EnrichmentRun:
     """One enrichment's run state: its outcomes, counts and progress bar, and the single calls.
 
-    Example: ``EnrichmentRun(client, refresh=False, errors="coerce", bar=bar, before=stats)``.
-    The main thread hands the handles to the pool; each call reads the cache (free, no pacing)
-    or fetches. At most ``4 x max_workers`` calls wait in the pool's queue, which keeps
-    harvesting cheap and memory flat for long lists. Counts are touched by the main thread only.
+    :func:`run` makes it (see the module's example). The main thread hands the handles to the
+    pool, and only it touches the counts. At most ``4 x max_workers`` calls wait in the pool's
+    queue (see docs/decisions.md).
     """
 
     client: Client
@@ -214,8 +232,7 @@ class EnrichmentRun:
     before: ClientStats  # the client's stats when the run began
     on_record: OnRecord | None = None
     kind: Kind = PEOPLE
-    #: With provenance: how each value's answer came (lookup_pandas.enrichment.provenance); else
-    #: None.
+    #: With provenance, how each value's answer came (lookup_pandas.enrichment.provenance).
     sources: dict[str, Source] | None = None
     #: A background job's cancel event: once set, the run stops as on Ctrl-C.
     cancel: threading.Event | None = None
@@ -225,8 +242,7 @@ class EnrichmentRun:
         init=False,
     )
     batch_jobs: int = field(default=0, init=False)  # batch jobs polled: submitted, or resumed
-    #: Items of the batch jobs this run polled that resolved while it ran (billed as they
-    #: resolved; a stored job's items resolved before this run are not this run's).
+    #: Items of the batch jobs this run polled that resolved while it ran, each billed then.
     batch_billed: int = field(default=0, init=False)
     batch_recorded: int = field(default=0, init=False)  # handles recorded from those so far
     batch_shown: str = field(default="", init=False)  # "done/total" batch jobs, on the bar
@@ -244,13 +260,12 @@ class EnrichmentRun:
         self._cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
 
     def credits(self, *, shown: bool = False) -> float:
-        """Credits this run paid: what the answers said they consumed, plus one per item of
-        the batch jobs it polled that resolved while it ran (each billed when it resolved),
-        unless their answers reported them already, so an item is never counted twice.
+        """Credits this run paid: what the answers reported, plus one per batch item resolved.
 
-        Example: ``state.credits()`` -> ``190.0``. ``shown``: the bar's figure, which never
-        runs ahead of the handles recorded (each at most its route's cost there, a batch
-        item at most one credit).
+        A batch item reported by its answer is not counted twice. ``shown`` gives the bar's
+        figure, which never runs ahead of the handles recorded.
+
+        Example: ``state.credits()`` is ``190.0`` after 190 single calls at 1 credit.
         """
         traffic = self.traffic()
         consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
@@ -261,11 +276,10 @@ class EnrichmentRun:
         return singles + items
 
     def kept_text(self, total: int, fix: str) -> str:
-        """What a run stopped for want of credits or a key says it keeps, of ``total`` values:
-        billable ones only (an opted-out person is never billed); ``fix``: what to do first.
+        """What a run stopped for want of credits or a key keeps, of its ``total`` billable values.
 
-        Example: ``state.kept_text(235, "topping up")`` -> ``"100 of this job's 230 billable
-        answers are kept in the cache; after topping up, a re-run buys only the other 130"``
+        ``fix`` says what to do first. An opted-out person is never billed, so not counted.
+        See the module's example.
         """
         outcomes = self.outcomes.values()
         kept = sum(in_cache((o, False)) for o in outcomes) + self.landed
@@ -276,8 +290,10 @@ class EnrichmentRun:
         )
 
     def traffic(self) -> ClientStats:
-        """What this run sent and spent: its own tally when its thread keeps one (another run
-        on the Client is not counted), else the Client's counters since ``before``."""
+        """What this run sent and spent: its own tally, else the Client's counters since ``before``.
+
+        The tally leaves out another run on the same Client.
+        """
         return self._tally or since(self.before, self.client.stats)  # a tally is never falsy
 
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
@@ -299,8 +315,10 @@ class EnrichmentRun:
         )
 
     def record(self, handle: str, outcome: Outcome, kind: str, via: str = "single") -> None:
-        """Keep ``handle``'s outcome, count it as ``kind`` (cached / fetched / refused /
-        failed / not_cached); ``via``: how one not cached came (single, batch)."""
+        """Keep ``handle``'s outcome and count it as ``kind`` (cached, fetched, refused, ...).
+
+        ``via`` says how an answer not cached came: ``single`` or ``batch``.
+        """
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
         if self.sources is not None and kind != "not_cached":
@@ -312,8 +330,7 @@ class EnrichmentRun:
             self._watch_outage(outcome)
 
     def _show(self, n: int) -> None:
-        """Advance the bar by ``n`` handles and show the counts, most telling first (a narrow
-        terminal shows as many as fit)."""
+        """Advance the bar by ``n`` handles and show the counts, most telling first."""
         counts: dict[str, Any] = {
             "fetched": self.counts["fetched"],
             "credits": f"{self.credits(shown=True):g}",
@@ -331,8 +348,10 @@ class EnrichmentRun:
         self.bar.update(n, **counts)
 
     def tick(self) -> None:
-        """Between answers (every half second while none comes): redraw while calls wait for
-        another process, and once when they stop, so the bar says why it does not move."""
+        """Between answers, redraw while calls wait for another process, and once when they stop.
+
+        So the bar says why it does not move.
+        """
         if self.client.waiting or self._waiting:
             self._show(0)
 
@@ -356,11 +375,10 @@ class EnrichmentRun:
         raise stopped
 
     def run_batch_jobs(self, batch: BatchRun, method: str) -> list[str]:
-        """Record every result of ``batch``'s batch jobs; return the handles left for single
-        calls.
+        """Record every result of ``batch``'s jobs. Returns the handles left for single calls.
 
-        With ``method="auto"``, a service found to have no batch jobs leaves every handle not
-        yet answered to single calls; with ``"batch"`` that is a BatchUnavailableError.
+        A service found to have no batch jobs leaves every handle not yet answered to single
+        calls with ``method="auto"``. With ``"batch"`` it raises BatchUnavailableError.
         """
         try:
             for handle, answer in batch:
@@ -382,9 +400,11 @@ class EnrichmentRun:
         return batch.fallback
 
     def run_singles(self, handles: Iterable[str], missed_at: float | None = None) -> None:
-        """Fetch ``handles`` in the pool; ``missed_at``: when the cache was read for them ahead
-        of the run and held none of them (``time.monotonic()``), else None. With a cache,
-        their claims are taken a window ahead and let go in batches (:class:`ClaimWindow`)."""
+        """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache).
+
+        ``missed_at`` is when the cache was read ahead for them and held none
+        (``time.monotonic()``), else None.
+        """
         stop = threading.Event()
         workers = self.client.max_workers
         # the pool's threads count for this run's tally
@@ -402,8 +422,8 @@ class EnrichmentRun:
                 check_cancel(self.cancel, _CANCELLED)
                 self._harvest(pending, block=True, window=window)
         except BaseException:
-            # An error to raise, an authentication failure, or Ctrl-C: send nothing more, let
-            # the calls in flight finish (their answers are paid for and land in the cache).
+            # An error to raise, an authentication failure, or Ctrl-C: send nothing more. The
+            # calls in flight finish, since their answers are paid for and land in the cache.
             stop.set()
             pool.shutdown(wait=True, cancel_futures=True)
             self.landed = sum(
@@ -419,9 +439,11 @@ class EnrichmentRun:
     def _windows(
         self, handles: Iterable[str], window: ClaimWindow | None
     ) -> Iterator[tuple[str, tuple[str, str] | None]]:
-        """Each handle with its claim (key, state) held by ``window`` (None: the call claims
-        itself), a window claimed as it is reached; the held first, so that no held claim
-        waits behind a call waiting for another process's claim (which could wait for it)."""
+        """Each handle with its claim (key, state) held by ``window``, or None (the call claims).
+
+        A window is claimed as it is reached, and its held handles go first. Why: see "Claims
+        in windows" in docs/decisions.md.
+        """
         if window is None:
             yield from ((handle, None) for handle in handles)
             return

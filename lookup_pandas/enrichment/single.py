@@ -1,12 +1,23 @@
 """One handle's call in an enrichment: its cached answer, or its fetch, as an Outcome.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/api/panel/" in request.url:
+...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
+...                    transport=MockTransport(answer), cache=False)
+>>> cached_outcome(client, "ada") is None  # no cache: it must be fetched
+True
+>>> outcome, from_cache = fetch_one(client, "ada", False, threading.Event())
+>>> outcome.status, outcome.record["handle"], from_cache
+('ok', 'ada', False)
+>>> in_cache((outcome, from_cache))
+True
 
-    cached_outcome(client, "ada")                    # Outcome("ok", {...}) or None (no network)
-    fetch_one(client, "ada", False, threading.Event())   # (Outcome("ok", {...}), from_cache)
-
-A record that is forbidden (opted out, premium-gated) is its own outcome, not billed; a
-rejected key, a configuration that cannot work, or a balance that cannot pay ends the job.
+A forbidden record (opted out, premium-gated) is its own outcome, not billed. A rejected key,
+a configuration that cannot work, or a balance that cannot pay ends the job.
 """
 
 from __future__ import annotations
@@ -40,16 +51,15 @@ __all__ = [
 
 #: Errors that end an enrichment at once: every further call would fail the same way.
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
-#: How long a miss read ahead of the run spares the call its own cache lookup: well inside the
-#: time a claim let go of after a purchase says "read the cache first" (store.DONE_SECONDS).
+#: How long a miss read ahead of the run spares the call its own cache lookup. It is well
+#: inside the time a released claim says "read the cache first" (store.DONE_SECONDS).
 FRESH_MISS_SECONDS = DONE_SECONDS / 2
 
 
 def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome | None:
     """The stored answer for ``handle`` (no network), or None when it must be fetched.
 
-    Example: ``cached_outcome(client, "ada")`` -> ``Outcome("ok", {...})`` after a lookup;
-    ``cached_outcome(client, "acme", COMPANIES)`` reads a company's.
+    Example: ``cached_outcome(client, "acme", COMPANIES)`` reads a company's (see the module).
     """
     try:
         env = client.cached(kind.endpoint.path, kind.params(handle))
@@ -65,8 +75,9 @@ def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome 
 def not_cached_outcome() -> Outcome:
     """Offline, a value the cache does not hold: ``not_cached``, nothing sent.
 
-    Example: ``not_cached_outcome().error`` -> ``"not in the cache, and offline: nothing was
-    sent"``; ``errors="raise"`` raises its NotCachedError.
+    >>> outcome = not_cached_outcome()
+    >>> outcome.status, type(outcome.exc).__name__  # errors="raise" raises its exc
+    ('not_cached', 'NotCachedError')
     """
     message = "not in the cache, and offline: nothing was sent"
     return Outcome(NOT_CACHED, error=message, exc=NotCachedError(message))
@@ -81,17 +92,16 @@ def fetch_one(
     held: str | None = None,
     kind: Kind = PEOPLE,
 ) -> tuple[Outcome, bool] | None:
-    """One handle's answer in a pool thread: (outcome, from_cache); None when the run stopped
-    first (nothing sent). ``held``: the run's claim window holds its claim (MINE or RECHECK).
+    """One handle's answer in a pool thread: (outcome, from_cache), or None if the run stopped.
 
-    Example: ``fetch_one(client, "ada", False, threading.Event())`` -> ``(Outcome("ok", ...),
-    False)``. The call looks the cache up once, right before it waits for its slot and sends.
-    ``stop`` is the Client's cancel event: a thread still waiting for its slot or a back-off
-    when the run stops (Ctrl-C, an error to raise, a rejected key) sends nothing.
+    The call reads the cache once, right before it waits for its slot and sends. ``stop`` is
+    the Client's cancel event. A thread still waiting for its slot or a back-off when the run
+    stops sends nothing. ``held`` is the claim the run's window holds (MINE or RECHECK).
+    See the module's example.
     """
     # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
     # another process stored since then still shows in its claim (RECHECK), so nothing is
-    # bought twice; an older miss is looked up again.
+    # bought twice. An older miss is looked up again.
     known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
         env = client.lookup_answer(
@@ -113,17 +123,20 @@ def fetch_one(
 
 
 def window_size(workers: int) -> int:
-    """How many claims an enrichment takes at once: ``window_size(4)`` -> 8.
+    """How many claims an enrichment takes at once. Small on purpose: see docs/decisions.md.
 
-    Small: a window's requests are prepared and keyed in one go on the main thread, and a
-    lump of that work delays the workers' sends, which then reach the service in bursts (a
-    window of 32 drew twice the 429s under faults, and 20% more time, `bench_chaos`)."""
+    >>> window_size(4), window_size(16)
+    (8, 16)
+    """
     return max(8, workers)
 
 
 def in_cache(result: tuple[Outcome, bool] | None) -> bool:
-    """Whether a call's answer is in the cache now (found there, or bought: a record, or a
-    billed not-found). Example: ``in_cache((Outcome("ok", {...}), False))`` -> True."""
+    """Whether a call's answer is in the cache now: found there, or bought (a billed not-found too).
+
+    >>> in_cache(None), in_cache((Outcome("error", error="timeout"), False))
+    (False, False)
+    """
     if result is None:
         return False
     outcome, from_cache = result

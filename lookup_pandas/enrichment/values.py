@@ -1,18 +1,28 @@
 """Enrichment by value: the engine behind ``enrich_*`` and ``get_*``, and its estimate.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/credits/tier/" in request.url:
+...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
+...     if "/api/panel/" in request.url:
+...         return 404, envelope(None, success=False, message="no such route")
+...     if "handle=unknown" in request.url:
+...         return 200, envelope(None, success=False, message="Not found", error_code="1010")
+...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> values = ["ada", " https://www.example.com/in/ada/ ", "", "unknown-x"]
+>>> result = lookup_values(values, client=client, options=Options(progress=False))
+>>> result.status, result.summary.fetched  # "ada" was asked for once
+(['ok', 'ok', 'invalid', 'not_found'], 2)
+>>> estimate_values(["ada", "ada", ""], client=client).to_fetch  # what a job would buy
+1
 
-    result = lookup_values(["ada", " https://www.example.com/in/ada/ ", "", "unknown-x"],
-                           client=client)
-    result.status        # ["ok", "ok", "invalid", "not_found"]: "ada" was requested once
-    estimate_values(["ada", "grace"], client=client).to_fetch    # what a job would buy
-
-Flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`) ->
-:func:`lookup_pandas.enrichment.plan.plan` (what is cached, what to buy, batch or single, the
-budget; pure) -> the credits it needs against ``max_credits`` and the balance
-(:func:`check_job_credits`) -> :func:`lookup_pandas.enrichment.run.run` (batch jobs and/or a
-pool of single calls) -> records flattened once per value -> statuses, errors and records made
-per distinct value, then taken onto the rows by position. Nothing here mutates its input.
+The flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`),
+then :func:`~lookup_pandas.enrichment.plan.plan`, then :func:`check_job_credits`, then
+:func:`~lookup_pandas.enrichment.run.run`. Statuses, errors and records are made per distinct
+value, then taken onto the rows by position. Nothing here mutates its input.
 """
 
 from __future__ import annotations
@@ -97,15 +107,12 @@ def estimate_values(
     credits: bool = True,
     kind: Kind = PEOPLE,
 ) -> Estimate:
-    """How many rows, valid and distinct handles, cached answers and billable items; how they
-    would be fetched, how long that would take at the Client's pace, and what it would spend.
+    """What a job over ``values`` would fetch, how, how long it would take, and what it would cost.
 
-    Example: ``estimate_values(["ada", "ada", ""], client=client).unique`` -> ``1``.
-
-    When anything is to fetch (and ``credits``), free panel calls read the balance (now) and
-    the route costs and tier ladder (once per Client): see :mod:`lookup_pandas.client.credits`.
-    Nothing billable is sent; a fully cached input sends nothing at all. ``kind``: whose
-    lookups (:data:`~lookup_pandas.identifiers.kinds.PEOPLE`, ``COMPANIES``).
+    Nothing billable is sent, and a fully cached input sends nothing. When anything is to fetch
+    (and ``credits``), free panel calls read the balance, the route costs and the tier ladder
+    (:mod:`lookup_pandas.client.credits`). ``kind`` is whose lookups (``PEOPLE``, ``COMPANIES``).
+    See the module's example.
     """
     check_method(method)
     mapped = _normalise(values, fold_case, kind)
@@ -141,8 +148,10 @@ def estimate_values(
 
 
 def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
-    """Run ``function`` (given ``client=``) counting its traffic in a tally of its own, so
-    that its summary is its own when another run shares the Client (two background jobs)."""
+    """Run ``function`` (given ``client=``) counting its traffic in a tally of its own.
+
+    So its summary is its own when another run shares the Client (two background jobs).
+    """
 
     @functools.wraps(function)
     def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
@@ -164,17 +173,17 @@ def lookup_values(
     on_record: OnRecord | None = None,
     watch: Watch | None = None,
 ) -> Lookup:
-    """Look up every value's record, each distinct value at most once; see the module doc.
+    """Look up every value's record, each distinct value at most once: see the module's example.
 
-    Example: ``lookup_values(["ada", ""], client=client).status`` -> ``["ok", "invalid"]``.
-
-    ``options``: what the job is asked (budgets, ``errors``, ``method``, ``refresh``,
-    ``fold_case``, ``progress``, ``provenance``; default ``Options()``). ``on_record``: each
-    record found is handed to it, ``on_record(handle, record)``, once per distinct handle (a
-    cached one possibly before the budget is checked), and not kept: the job then holds
-    statuses and errors only, never every record at once, and the result's ``fields`` has no
-    columns (:mod:`lookup_pandas.csv_chunks` keeps the records as text). ``kind``: whose
-    lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and ``org_`` ids).
+    Args:
+        options: what the job is asked (budgets, ``errors``, ``method``, ``refresh``,
+            ``fold_case``, ``progress``, ``provenance``). Default ``Options()``.
+        kind: whose lookups (:data:`~lookup_pandas.identifiers.kinds.COMPANIES`: slugs and
+            ``org_`` ids).
+        on_record: takes each record found, ``on_record(handle, record)``, once per distinct
+            handle, a cached one possibly before the budget is checked. The records are then
+            not kept, and the result's ``fields`` has no columns (what
+            :mod:`lookup_pandas.csv_chunks` does).
     """
     options = Options() if options is None else options
     check_options(options.errors, options.max_calls, options.max_credits)
@@ -194,7 +203,7 @@ def lookup_values(
     the_plan = _plan(distinct, client, options, kind, sink)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
-        # they are used (on the fast path, each call's own cache hit checks it).
+        # they are used. On the fast path, each call's own cache hit checks it.
         client.check_key()
     check_job_credits(client, the_plan, options, kind)
     try:
@@ -239,9 +248,10 @@ def _with_provenance(result: Lookup, state: EnrichmentRun, client: Client, kind:
 def _plan(
     distinct: list[str], client: Client, options: Options, kind: Kind, sink: OnRecord | None
 ) -> Plan:
-    """The job's plan (see :func:`~lookup_pandas.enrichment.plan.plan`); offline, the cache's
-    answers and
-    ``not_cached`` for the rest: nothing sent, nothing paid."""
+    """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`), or offline the cache's.
+
+    Offline, what the cache does not hold is ``not_cached``: nothing is sent or paid.
+    """
 
     def cached(h: str) -> _Outcome | None:
         return (o := cached_outcome(client, h, kind)) and handed(sink, h, o)
@@ -263,8 +273,7 @@ def _plan(
 def _result(
     mapped: Mapped, state: EnrichmentRun, kept: RecordColumns | None, kind: Kind, *, seconds: float
 ) -> Lookup:
-    """The job's Lookup: each row's status and error (found once per distinct value, then
-    spread onto the rows), its summary, the records spread."""
+    """The job's Lookup: each row's status, error and record, and the summary."""
     outcomes = [None if h is None else state.outcomes[h] for h in mapped.handles.tolist()]
     statuses = [INVALID if o is None else o.status for o in outcomes]
     errors = [e if o is None else o.error for o, e in zip(outcomes, mapped.errors, strict=True)]
@@ -284,9 +293,10 @@ def _result(
 
 
 def _partial_summary(mapped: Mapped, state: EnrichmentRun, *, seconds: float) -> JobSummary:
-    """The JobSummary of a run stopped part-way (cancelled, interrupted, out of credits): the
-    rows decided by then (invalid ones, and those whose value was answered), and what the run
-    sent and spent."""
+    """The JobSummary of a run stopped part-way: the rows decided by then, and the traffic.
+
+    A row is decided when it is invalid or its value was answered.
+    """
     statuses = [
         INVALID if h is None else o.status if (o := state.outcomes.get(h)) else None
         for h in mapped.handles.tolist()
@@ -296,8 +306,10 @@ def _partial_summary(mapped: Mapped, state: EnrichmentRun, *, seconds: float) ->
 
 
 def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, int]:
-    """Rows per status, from each distinct value's status (None: not decided, not counted);
-    ``not_cached`` only when some row has it (offline)."""
+    """Rows per status, from each distinct value's status (None is not counted).
+
+    ``not_cached`` is there only when some row has it (offline).
+    """
     per_value = np.bincount(mapped.codes, minlength=len(statuses)).tolist()
     seen = Counter[str]()
     for status, n in zip(statuses, per_value, strict=True):
@@ -307,9 +319,10 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
 
 
 def read_credit_facts(client: Client) -> float | None:
-    """The balance now, with the route costs and the ladder read (once per Client) for
-    :func:`planned`; the key-bearing read first, so that the public ones never stand for a key
-    check."""
+    """The balance now, with the route costs and the ladder read for :func:`planned`.
+
+    The balance (read with the key) goes first, so the public reads never stand for a key check.
+    """
     balance = unless_failing(credit_facts.balance, client, None)
     unless_failing(credit_facts.route_costs, client, RouteCosts())
     unless_failing(credit_facts.ladder, client, None)
@@ -319,11 +332,13 @@ def read_credit_facts(client: Client) -> float | None:
 def planned(
     est: Estimate, client: Client, method: Method = "auto", kind: Kind = PEOPLE
 ) -> Estimate:
-    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's
-    pace as it stands (call again after ``client.learn_pace()`` to time it).
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace.
 
-    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)
-    .method`` -> ``"single"``. ``kind``: whose lookups (their route's cost, their batch jobs).
+    Call it again after ``client.learn_pace()`` to time it. ``kind`` gives the route's cost and
+    the batch jobs. Why batch speed waits for a service known to have them: docs/decisions.md.
+
+    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)``
+    has ``method="single"``.
     """
     rest = est.to_fetch - est.stored_items  # what no stored batch job holds
     supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
@@ -335,7 +350,7 @@ def planned(
     by_batch = batch or (est.stored_jobs and rest == 0)
     credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
     ladder = kept_ladder(client)
-    # Batch speed is promised only by a service known to have batch jobs: until then, the
+    # Batch speed is promised only by a service known to have batch jobs. Until then, the
     # time is that of single calls (what the run falls back to), never the faster one.
     singles = rest if not batch or (supported is None and method == "auto") else 0
     return dataclasses.replace(
@@ -367,8 +382,10 @@ def _cost(client: Client, path: str) -> float:
 
 
 def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
-    """Credits of ``rest`` items fetched by batch or single calls, plus the items stored batch
-    jobs hold (1 each), at the route costs the Client has read (else 1 each)."""
+    """Credits of ``rest`` items, plus the items stored batch jobs hold (1 each).
+
+    At the route costs the Client has read, else 1 each.
+    """
     return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
 
 
@@ -381,9 +398,11 @@ def _expected_seconds(
     cost: float = 1.0,
     balance: float | None = None,
 ) -> float | None:
-    """How long fetching takes at the Client's pace: a slot per single call (slower once their
-    credits drop the key's tier, when the balance and ladder are known), or per submit and
-    poll plus one poll interval for batch; None when the pace is unknown or there is none."""
+    """How long fetching takes at the Client's pace, or None when the pace is unknown or none.
+
+    A single call takes a slot, slower once its credits drop the key's tier (when the balance
+    and ladder are known). Batch takes a slot per submit and poll, plus one poll interval.
+    """
     per_minute = (
         client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
     )
@@ -401,15 +420,11 @@ def _expected_seconds(
 def check_job_credits(
     client: Client, the_plan: Plan, options: Options, kind: Kind = PEOPLE
 ) -> None:
-    """Before the first billable call: BudgetExceededError over ``max_credits``, and
-    InsufficientCreditsError when the balance (when known) cannot pay what is to fetch.
+    """Check the job's credits before the first billable call.
 
-    On the fast path (no ``max_credits``, a Client that has seen its balance) ``to_fetch`` is
-    every distinct handle, cached or not, each looked up in the cache once by its call: the
-    balance seen is checked against all of them (the costs read once per Client), and only if
-    it cannot pay for them all does the cache tell what is to buy. Otherwise the plan read
-    the cache ahead, and the balance is read (by the tier read a job makes first anyway) only
-    when something is to buy: a fully cached job sends nothing.
+    Raises BudgetExceededError over ``max_credits``, and InsufficientCreditsError when the
+    balance (when known) cannot pay what is to fetch. How it reads as little as it can: see
+    "Checking a job's credits" in docs/decisions.md.
     """
     to_fetch: Sequence[str] = the_plan.to_fetch
     if not to_fetch:
@@ -432,11 +447,10 @@ def check_job_credits(
 
 
 def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind = PEOPLE) -> pd.DataFrame:
-    """One flattened record per distinct handle, repeated onto every row holding it: a row per
-    distinct raw value, then taken onto the rows by position.
+    """One flattened record per distinct handle, taken onto every row holding it by position.
 
-    The columns are those of the records in input order, not in the order their answers
-    arrived (fields first seen first): the same on every run over the same input.
+    The columns come in input order (fields first seen first), not in the order the answers
+    arrived. So they are the same on every run over the same input.
     """
     found = len(kept)
     flat = kept.frame()
