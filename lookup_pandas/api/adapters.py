@@ -1,12 +1,15 @@
 """Accessor methods made from the api functions, so each signature and docstring is written once.
 
-Example::
-
-    class LookupAccessor(FrameAccessor[pd.DataFrame]):
-        enrich_profiles = frame_method(api.enrich_profiles)  # df.lookup.enrich_profiles(...)
-
-    @delegates_to(api.estimate_profiles)        # pl_df.lookup.estimate_profiles(...)
-    def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate: ...
+>>> import pandas as pd
+>>> def joined(frame, column="handle", *, sep=", "):
+...     "The column's values, joined."
+...     return sep.join(frame[column])
+>>> class Accessor(FrameAccessor[pd.DataFrame]):
+...     joined = frame_method(joined)  # as df.lookup.enrich_profiles is made
+>>> inspect.signature(Accessor.joined)
+<Signature (self, column='handle', *, sep=', ')>
+>>> Accessor(pd.DataFrame({"handle": ["ada", "grace"]})).joined(sep="+")
+'ada+grace'
 """
 
 from __future__ import annotations
@@ -45,15 +48,12 @@ _FRAME_METHOD = "__lookup_frame_method__"
 def frame_method(
     function: Callable[Concatenate[Any, P], R],
 ) -> Callable[Concatenate[FrameAccessor[Any], P], R]:
-    """``frame_method(api.enrich_profiles)`` in a FrameAccessor: the method that calls it with
-    the accessor's frame, with its signature (the frame as ``self``), name and docstring.
+    """The accessor method that calls ``function`` with the accessor's frame: see the module.
 
-    It is a plain function, which Python binds as any method. A type checker binds it the same
-    way, keeping the function's overloads: ``df.lookup.enrich_profiles("handle")`` is a
-    DataFrame, and with ``background=True`` an EnrichmentJob.
-
-    Example: ``inspect.signature(df.lookup.enrich_profiles)`` -> ``(column='handle', *,
-    prefix='profile_', ...)``, and ``help(df.lookup.enrich_profiles)`` is api's documentation.
+    It has ``function``'s signature (the frame as ``self``), name and docstring. It is a plain
+    function, so Python and a type checker bind it as any method, keeping the overloads:
+    ``df.lookup.enrich_profiles("handle")`` is a DataFrame, and with ``background=True`` an
+    EnrichmentJob.
     """
 
     def method(accessor: FrameAccessor[Any], /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -71,14 +71,19 @@ def frame_method(
 def delegates_to(
     function: Callable[Concatenate[Any, P], object],
 ) -> Callable[[Callable[Concatenate[F, ...], R]], Callable[Concatenate[F, P], R]]:
-    """A decorator: the adapter takes ``function``'s arguments (``*args, **options``), its frame
-    and return type its own; its docstring (what differs) is put before ``function``'s.
+    """A decorator: the adapter shows ``function``'s arguments, and keeps its frame and return type.
 
-    Example::
+    The adapter's docstring (what differs) is put before ``function``'s.
 
-        @delegates_to(api.estimate_profiles)
-        def estimate_profiles(frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate:
-            \"\"\"On a polars DataFrame.\"\"\"
+    >>> def joined(frame, column="handle", *, sep=", "):
+    ...     "The column's values, joined."
+    >>> @delegates_to(joined)
+    ... def joined_polars(frame, *args, **options):
+    ...     "On a polars DataFrame."
+    >>> inspect.signature(joined_polars)
+    <Signature (frame, column='handle', *, sep=', ')>
+    >>> joined_polars.__doc__.splitlines()
+    ['On a polars DataFrame.', '', "The column's values, joined."]
     """
 
     def adopt(adapter: Callable[Concatenate[F, ...], R]) -> Callable[Concatenate[F, P], R]:
@@ -88,11 +93,15 @@ def delegates_to(
 
 
 def extends(function: Callable[..., object]) -> Callable[[T], T]:
-    """``delegates_to`` for an adapter that adds keyword-only parameters of its own (shown
-    first among ``function``'s keywords); its type stays the adapter's.
+    """``delegates_to`` for an adapter that adds keyword-only parameters of its own.
 
-    Example: ``@extends(api.enrich_profiles)`` on ``def enrich_profiles(frame: dd.DataFrame,
-    *args: Any, fields: Sequence[str] | None = None, **options: Any) -> dd.DataFrame``.
+    They come first among ``function``'s keywords, and the type stays the adapter's.
+
+    >>> def joined(frame, column="handle", *, sep=", "): ...
+    >>> @extends(joined)
+    ... def joined_dask(frame, *args, fields=None, **options): ...
+    >>> inspect.signature(joined_dask)
+    <Signature (frame, column='handle', *, fields=None, sep=', ')>
     """
 
     def adopt(adapter: T) -> T:
@@ -118,8 +127,10 @@ def _adopt(adapter: Any, like: Callable[..., object]) -> Any:
 
 
 def _signature(function: Callable[..., object]) -> inspect.Signature:
-    """``function``'s signature, its annotations evaluated where they can be (they then read
-    the same from any module: a method made here may wrap a function of another)."""
+    """``function``'s signature, its annotations evaluated where they can be.
+
+    They then read the same from any module, since a method made here may wrap another's.
+    """
     try:
         return inspect.signature(function, eval_str=True)
     except NameError:  # a name imported only for type checkers
@@ -136,10 +147,13 @@ def _set_signature(function: Any, signature: inspect.Signature) -> None:
 
 
 def arguments(function: Callable[..., object], *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Every argument of a call to ``function`` by name, defaults filled in; a TypeError for
-    a keyword it does not take, as the call itself would raise.
+    """Every argument of a call to ``function`` by name, defaults filled in.
 
-    Example: ``arguments(api.estimate_profiles, frame)["column"] == "handle"``
+    A keyword ``function`` does not take is a TypeError, as the call itself would raise.
+
+    >>> def joined(frame, column="handle", *, sep=", "): ...
+    >>> arguments(joined, "a frame", sep="+")
+    {'frame': 'a frame', 'column': 'handle', 'sep': '+'}
     """
     bound = inspect.signature(function).bind(*args, **kwargs)
     bound.apply_defaults()

@@ -1,10 +1,9 @@
 """The columns enrichment adds, checked before anything is sent, and how each row is told.
 
-Example::
-
-    check_columns(leads, "handle", "profile_")   # ColumnError: no such column, or a clash
-    with_status(frame, result)                   # + lookup_status, lookup_error
-    looked_up(result, COMPANIES)                 # the fields, with each row's slug / id
+>>> import pandas as pd
+>>> check_columns(pd.DataFrame({"handle": ["ada"], "lookup_status": ["ok"]}), "handle", "p_")
+Traceback (most recent call last):
+lookup_pandas.errors.ColumnError: Enrichment would overwrite 1 existing column ('lookup_status')...
 
 Shared by the pandas functions (:mod:`lookup_pandas.api.functions`) and the polars and Dask
 adapters.
@@ -42,8 +41,10 @@ class HasColumns(Protocol):
 
 
 def with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
-    """``frame`` with each row's ``lookup_status`` and ``lookup_error`` (``result``'s), and its
-    provenance columns when the job kept them (``provenance=True``)."""
+    """``frame`` with each row's ``lookup_status`` and ``lookup_error``, and its provenance.
+
+    The provenance columns come when the job kept them (``provenance=True``).
+    """
     out = frame.assign(
         **{
             STATUS_COLUMN: pd.Series(result.status, dtype="str"),
@@ -61,9 +62,12 @@ def check_columns(
 ) -> None:
     """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
 
-    Example: ``check_columns(leads, "handle", "profile_")`` raises ColumnError when ``leads``
-    has no ``handle`` column, or has ``profile_headline`` or ``lookup_status`` already
-    (``provenance``: or ``lookup_source``...).
+    Those are the ``prefix``'s, ``lookup_status``, ``lookup_error``, and with ``provenance``
+    ``lookup_source``...
+
+    >>> check_columns(pd.DataFrame({"name": ["Ada"]}), "handle")
+    Traceback (most recent call last):
+    lookup_pandas.errors.ColumnError: No column 'handle' in the frame...
     """
     if column not in frame.columns:
         raise ColumnError(
@@ -89,11 +93,11 @@ def check_columns(
 
 
 def looked_up(result: Lookup, kind: Kind) -> pd.DataFrame:
-    """``result``'s fields, one row per input, with the value each row looked up: in the key's
-    column (``handle``, ``slug``) the value as sent (for an id, the record's), and in ``id`` the
-    id sent when the record does not give one (a not-found id).
+    """``result``'s fields, one row per input, with the value each row looked up.
 
-    Example: ``looked_up(result, PEOPLE)[["id", "handle"]]``
+    The key's column (``handle``, ``slug``) holds the value as sent (for an id, the record's).
+    ``id`` holds the id sent when the record does not give one (a not-found id).
+    See :mod:`lookup_pandas.api.frames` for an example.
     """
     frame = result.fields
     key = kind.endpoint.key or "id"

@@ -1,14 +1,32 @@
 """A lookup's result as frames: the work behind ``get_*`` and ``enrich_*`` (and ``background``).
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.identifiers.kinds import PEOPLE
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/credits/tier/" in request.url:
+...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
+...     if "/api/panel/" in request.url:
+...         return 404, envelope(None, success=False, message="no such route")
+...     return 200, envelope({"id": "prsn_1", "handle": "ada", "headline": "Engineer"})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> options = Options(progress=False)
+>>> get_frame(["ada", ""], client=client, kind=PEOPLE, options=options)[["id", "lookup_status"]]
+       id lookup_status
+0  prsn_1            ok
+1     NaN       invalid
+>>> leads = pd.DataFrame({"handle": ["ada"]})
+>>> request = EnrichRequest(leads, column="handle", prefix="profile_", client=client,
+...                         kind=PEOPLE, options=options)
+>>> enriched_leads = enrich_or_start(request, background=False)
+>>> enriched_leads[["handle", "profile_headline"]]
+  handle profile_headline
+0    ada         Engineer
+>>> enriched_leads.attrs["lookup_summary"].fetched
+1
 
-    get_frame(["ada", ""], client=None, kind=PEOPLE, options=Options())   # one row per value
-    request = EnrichRequest(leads, column="handle", prefix="profile_", client=None,
-                            kind=PEOPLE, options=Options(max_calls=500))
-    enrich_or_start(request, background=False)    # leads with the profile columns joined on
-
-The public functions in :mod:`lookup_pandas.api.functions` build these from their keywords,
-each once; everything here reads them by attribute.
+The public functions in :mod:`lookup_pandas.api.functions` build these from their keywords.
 """
 
 from __future__ import annotations
@@ -45,8 +63,9 @@ SUMMARY_ATTR = "lookup_summary"
 
 @dataclass(frozen=True)
 class EnrichRequest:
-    """What an ``enrich_*`` call asks: the frame and its column of values, the prefix of the
-    columns added, the Client (None: the default one), whose records, and the job's options.
+    """What an ``enrich_*`` call asks: the frame and column, the prefix, Client, kind and options.
+
+    ``client=None`` stands for the default Client.
 
     >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> leads = pd.DataFrame({"handle": ["ada"], "profile_id": ["x"]})
@@ -72,9 +91,9 @@ class EnrichRequest:
 def get_frame(
     values: Iterable[Any] | str, *, client: Client | None, kind: Kind, options: Options
 ) -> pd.DataFrame:
-    """``get_profiles`` / ``get_companies``: one row per value (a Series keeps its index)."""
+    """``get_profiles`` and ``get_companies``: one row per value (a Series keeps its index)."""
     index = values.index if isinstance(values, pd.Series) else None
-    if isinstance(values, str):  # one value; a UsageError when it is none
+    if isinstance(values, str):  # one value, a UsageError when it is none
         checked_handle(values, fold_case=options.fold_case, rules=kind.rules)
         values = [values]
     result = lookup_values(list(values), client=resolve_client(client), options=options, kind=kind)
@@ -85,8 +104,10 @@ def get_frame(
 
 
 def enrich_or_start(request: EnrichRequest, background: bool) -> pd.DataFrame | EnrichmentJob:
-    """The enriched frame, or (``background=True``) the job that makes it, started: its
-    arguments are checked here, before it returns."""
+    """The enriched frame, or with ``background=True`` the job that makes it, started.
+
+    A job's arguments are checked before it returns.
+    """
     if not background:
         return enriched(request)[0]
     client = resolve_client(request.client)
@@ -112,7 +133,6 @@ def enriched(request: EnrichRequest, watch: Watch | None = None) -> tuple[pd.Dat
 
 
 def with_summary(frame: pd.DataFrame, summary: JobSummary) -> pd.DataFrame:
-    """``frame`` (made here, never the caller's) with the run's summary in its attrs, under
-    ``"lookup_summary"``: ``out.attrs["lookup_summary"].credits``."""
+    """``frame`` (made here, never the caller's) with the summary in ``attrs["lookup_summary"]``."""
     frame.attrs = {**frame.attrs, SUMMARY_ATTR: summary}
     return frame

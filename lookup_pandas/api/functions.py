@@ -1,16 +1,11 @@
 """The lookup functions: ``get_profiles``, ``get_companies``, and the enrichment of ``df.lookup``.
 
-Example::
-
-    lp.get_profiles(["ada", "prsn_...", ""])              # one row per input, with statuses
-    leads.lookup.enrich_profiles("handle")                # = api.enrich_profiles(leads, "handle")
-    accounts.lookup.enrich_companies("slug")              # the same engine, for companies
-
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
-The listing functions (``company_employees``, ``search_people``, ``credits_tier`` in
-:mod:`lookup_pandas.api.listings`; ``search_companies``, ``institution_alumni``... in
-:mod:`lookup_pandas.api.searches`) are importable from here too; the credits facts
-(``balance``, ``tiers``, ``route_costs``) are here.
+The listings (:mod:`lookup_pandas.api.listings`), the searches
+(:mod:`lookup_pandas.api.searches`) and the credits facts (``balance``, ``tiers``,
+``route_costs``) are importable from here too. docs/reference.md has the rules in full.
+
+Example: ``lp.get_profiles(["ada", ""])`` or ``leads.lookup.enrich_profiles("handle")``.
 """
 
 from __future__ import annotations
@@ -79,29 +74,21 @@ def get_profiles(
     max_credits: float | None = None,
     provenance: bool = False,
 ) -> pd.DataFrame:
-    """One row per input handle (same order; a Series keeps its index), with the record's fields.
+    """One row per input handle (same order, a Series keeps its index), with the record's fields.
 
-    Example::
+    Example: ``lp.get_profiles(["ada", "https://www.example.com/in/grace/", "", "unknown-x"])``
+    gives the statuses ``ok``, ``ok``, ``invalid`` and ``not_found``.
 
-        lp.get_profiles(["ada", "https://www.example.com/in/grace/", "", "unknown-x"])
-        #    id        handle  ...  lookup_status  lookup_error
-        # 0  prsn_...  ada     ...  ok             NaN
-        # 1  prsn_...  grace   ...  ok             NaN
-        # 2  NaN       NaN     ...  invalid        invalid handle: empty
-        # 3  NaN       unknown-x ... not_found     Profile not found
-
-    ``handle`` is the normalised handle that was looked up (see ``enrich_profiles`` for the
-    rules, ``fold_case`` and ``method`` included; :mod:`lookup_pandas.identifiers.handles` for the
-    grammar). A value that cannot be a handle (an e-mail address, ``"0"``, markup, a path...)
-    is an ``invalid`` row with the reason, never sent. A single string is one value, not its
-    characters: ``lp.get_profiles("https://www.example.com/in/ada/")`` is one row (handle
-    ``ada``), and a single string that is no handle is a UsageError naming why, before
-    anything is sent, as ``client.profile`` does. Each distinct handle is requested at most
-    once; cached answers cost nothing. ``errors="raise"`` raises on the first failure;
-    ``max_credits`` refuses, before anything billable is sent, a job that would spend more
-    (see ``enrich_profiles``). The
-    columns are always those of :data:`lookup_pandas.frames.records.PERSON_FIELDS`, then any other
-    field the records carry, then ``lookup_status`` and ``lookup_error``.
+    ``handle`` is the normalised handle that was looked up. The normalisation, ``errors``,
+    ``method``, ``max_credits``, ``fold_case`` and ``provenance`` are those of
+    ``enrich_profiles``. A value that cannot be a handle (an e-mail address, ``"0"``, markup, a
+    path...) is an ``invalid`` row with the reason, never sent
+    (:mod:`lookup_pandas.identifiers.handles` has the grammar). A single string is one value, not
+    its characters. A single string that is no handle is a UsageError naming why, before anything
+    is sent, as ``client.profile`` does. Each distinct handle is requested at most once, and cached
+    answers cost nothing. The columns are those of
+    :data:`lookup_pandas.frames.records.PERSON_FIELDS`, then any other field the records carry,
+    then ``lookup_status`` and ``lookup_error``.
     """
     options = Options(
         errors=errors,
@@ -183,11 +170,7 @@ def enrich_profiles(
 ) -> pd.DataFrame | EnrichmentJob:
     """A new frame: each row's profile joined on. The input frame is not modified.
 
-    Example::
-
-        leads.lookup.enrich_profiles("handle", max_calls=500)
-        # the input columns, index and order, plus profile_id, profile_handle,
-        # profile_first_name, ..., profile_geo.city, ..., lookup_status, lookup_error
+    Example: ``leads.lookup.enrich_profiles("handle", max_calls=500)``
 
     Parameters:
 
@@ -197,25 +180,25 @@ def enrich_profiles(
         and a leading ``@`` go. Missing values, blanks and pandas' missing-value strings
         (``NA``, ``N/A``, ``null``...) are ``invalid`` and never sent.
     ``prefix``
-        Put before every profile field (``profile_`` + ``geo.city``); nested objects are
+        Put before every profile field (``profile_`` + ``geo.city``). Nested objects are
         flattened with ".". A field that already starts with the prefix is not prefixed
         again (``profile_url`` stays ``profile_url``). Must not be empty.
     ``errors``
-        ``"coerce"`` (default) records a failure in its row and goes on; ``"raise"`` raises
-        on the first failure met (NotFoundError for a not-found; invalid rows do not raise).
+        ``"coerce"`` (default) records a failure in its row and goes on. ``"raise"`` raises
+        on the first failure met (NotFoundError for a not-found). Invalid rows never raise.
     ``max_calls``
         Raise BudgetExceededError, before sending anything, when more billable calls than
-        this would be needed (cached answers are free; see ``estimate_profiles``).
+        this would be needed. Cached answers are free (see ``estimate_profiles``).
     ``max_credits``
         Raise BudgetExceededError, before anything billable is sent, when the job would spend
-        more credits than this (single calls at the profile route's cost, batch items at 1
-        each; ``estimate_profiles(...).credits``). Whatever it is, a job the balance cannot
-        pay is refused the same way with InsufficientCreditsError, naming both numbers (when
-        the service tells the balance).
+        more credits than this (``estimate_profiles(...).credits``). Single calls cost the
+        profile route's cost, batch items 1 each. Whatever it is, a job the balance cannot pay
+        is refused with InsufficientCreditsError, naming both numbers (when the service tells
+        the balance).
     ``refresh``
         Fetch every handle anew (each is billed) instead of reading the cache.
     ``client``
-        The Client to use; default ``lp.default_client()``.
+        The Client to use. Default ``lp.default_client()``.
     ``progress``
         ``False`` hides the progress bar (distinct handles, with cached / fetched / failed
         counts and credits).
@@ -223,37 +206,34 @@ def enrich_profiles(
         Public handles are case-insensitive: ``Ada`` and ``ada`` are one person, requested
         (and paid for) once, sent in lower case. ``False`` keeps case as written.
     ``method``
-        ``"auto"`` (default) fetches through the service's batch jobs when more than 20
-        handles (``lookup_pandas.enrichment.batch_plan.AUTO_THRESHOLD``) must be fetched and the
-        service has
-        them, else by single calls; ``"batch"`` insists on batch jobs (BatchUnavailableError,
-        a ConfigurationError, if the service has none); ``"single"`` makes one call per
-        handle. Jobs take up to 1,000 handles each; every result is cached exactly as a
-        single answer, so the cache, ``max_calls`` (billable items), the statuses and a
-        re-run work alike. A job is stored beside the cache when submitted: a run after
+        ``"auto"`` (default) uses the service's batch jobs when more than 20 handles
+        (``lookup_pandas.enrichment.batch_plan.AUTO_THRESHOLD``) must be fetched and the
+        service has them, else single calls. ``"batch"`` insists on batch jobs
+        (BatchUnavailableError, a ConfigurationError, if the service has none). ``"single"``
+        makes one call per handle. Jobs take up to 1,000 handles each, and every result is
+        cached as a single answer would be. A job is stored when submitted, so a run after
         Ctrl-C or a crash polls it instead of paying again. Handles a job could not resolve
         are fetched singly.
     ``provenance``
         ``True`` adds ``lookup_source`` (``cache``, ``single`` or ``batch``),
-        ``lookup_fetched_at`` (the UTC time the answer was bought, from its cache entry) and
-        ``lookup_expired`` (used offline past its keep time): see
-        :mod:`lookup_pandas.enrichment.provenance`.
+        ``lookup_fetched_at`` (the UTC time the answer was bought) and ``lookup_expired``
+        (used offline past its keep time). See :mod:`lookup_pandas.enrichment.provenance`.
     ``background``
         ``True`` returns an :class:`lookup_pandas.EnrichmentJob` at once and runs the job in a
-        background thread: ``job.result()`` is this frame; the last line of a cell shows the
-        job as a live view (see :mod:`lookup_pandas.enrichment.background`). ``progress`` is then
-        its view's.
+        background thread. ``job.result()`` is this frame, and a cell's last line shows the job
+        as a live view (:mod:`lookup_pandas.enrichment.background`). ``progress`` is then its
+        view's.
 
-    Returns the input columns untouched, then the profile columns (always those of
-    :data:`lookup_pandas.frames.records.PERSON_FIELDS`, empty where a record lacks the field, then
-    any other field the records carry), then ``lookup_status`` (``ok``, ``not_found``,
+    Returns the input columns untouched, then the profile columns (those of
+    :data:`lookup_pandas.frames.records.PERSON_FIELDS`, empty where a record lacks the field,
+    then any other field the records carry), then ``lookup_status`` (``ok``, ``not_found``,
     ``invalid`` or ``error``) and ``lookup_error`` (the reason, else missing).
 
     Each distinct handle is requested at most once and joined onto every row holding it.
-    Refused before anything is sent (ColumnError): a missing ``column``, and any existing
-    column that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``.
-    An AuthenticationError or ConfigurationError (no service at the base URL) always raises
-    at once; so many transport failures in a row stop the job (see lookup_pandas.enrichment.values).
+    Refused before anything is sent (ColumnError): a missing ``column``, and any existing column
+    that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``. An
+    AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
+    many transport failures in a row stop the job (docs/reference.md).
     """
     options = Options(
         errors=errors,
@@ -282,23 +262,17 @@ def get_companies(
     max_credits: float | None = None,
     provenance: bool = False,
 ) -> pd.DataFrame:
-    """One row per input company (same order; a Series keeps its index), with its firmographics.
+    """One row per input company (same order, a Series keeps its index), with its firmographics.
 
-    Example::
+    Example: ``lp.get_companies(["acme", "https://www.linkedin.com/company/Acme/", "org_1"])``
 
-        lp.get_companies(["acme", "https://www.linkedin.com/company/Acme/", "org_...", ""])
-        #    id      slug  name  ...  lookup_status  lookup_error
-        # 0  org_..  acme  Acme  ...  ok             NaN
-        # 1  org_..  acme  Acme  ...  ok             NaN      (the same company: bought once)
-        # 3  NaN     NaN   NaN   ...  invalid        invalid company: empty
-
-    Values are slugs, company page URLs (``.../company/<slug>``) or ``org_`` ids (sent as
-    ``id=``, kept exactly as written; slugs fold case unless ``fold_case=False``). ``slug`` is
-    the slug looked up (a record's own for an id). A not-found (1020) is billed once, cached,
-    and a ``not_found`` row. Everything else as :func:`get_profiles`: ``errors``, ``method``
-    (batch jobs through ``companies/batch/enrich``), ``max_credits``, the cache. The columns
-    are those of :data:`lookup_pandas.frames.records.COMPANY_FIELDS`, then any other field, then
-    ``lookup_status`` and ``lookup_error``.
+    Values are slugs, company page URLs (``.../company/<slug>``) or ``org_`` ids. An id is sent
+    as ``id=``, kept exactly as written. Slugs fold case unless ``fold_case=False``. ``slug`` is
+    the slug looked up (a record's own for an id). A not-found (1020) is billed once, cached, and
+    a ``not_found`` row. ``errors``, ``method`` (batch jobs through ``companies/batch/enrich``),
+    ``client``, ``progress``, ``max_credits`` and ``provenance`` are as in :func:`get_profiles`.
+    The columns are those of :data:`lookup_pandas.frames.records.COMPANY_FIELDS`, then any other
+    field, then ``lookup_status`` and ``lookup_error``.
     """
     options = Options(
         errors=errors,
@@ -380,21 +354,17 @@ def enrich_companies(
 ) -> pd.DataFrame | EnrichmentJob:
     """A new frame: each row's company joined on. The input frame is not modified.
 
-    Example::
+    Example: ``accounts.lookup.enrich_companies("slug", max_credits=500)``
 
-        accounts.lookup.enrich_companies("slug", max_credits=500)
-        # the input columns, index and order, plus company_id, company_slug, company_name,
-        # ..., company_hq.city, ..., lookup_status, lookup_error
-
-    ``column`` holds slugs, company page URLs or ``org_`` ids (see :func:`get_companies`);
-    blanks and missing values are ``invalid`` and never sent. Each distinct company is bought
+    ``column`` holds slugs, company page URLs or ``org_`` ids (see :func:`get_companies`).
+    Blanks and missing values are ``invalid`` and never sent. Each distinct company is bought
     once (single calls at the company route's cost, batch items at 1 each) and cached, a
-    not-found (1020) too; a re-run is free, an interrupted one resumes. The keywords are
-    :func:`enrich_profiles`' (``max_calls``, ``max_credits``, ``refresh``, ``method``: batch
-    jobs through ``companies/batch/enrich`` when more than 20 are to buy, ``progress``...).
-    The columns added: :data:`lookup_pandas.frames.records.COMPANY_FIELDS` prefixed, any other
-    field,
-    then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
+    not-found (1020) too. A re-run is free, and an interrupted one resumes. The other keywords are
+    :func:`enrich_profiles`' (``prefix``, ``errors``, ``max_calls``, ``max_credits``,
+    ``refresh``, ``client``, ``progress``, ``fold_case``, ``provenance``, ``background``).
+    ``method`` uses batch jobs through ``companies/batch/enrich`` when more than 20 are to buy.
+    The columns added are :data:`lookup_pandas.frames.records.COMPANY_FIELDS` prefixed, any other
+    field, then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
     """
     options = Options(
         errors=errors,
@@ -422,8 +392,10 @@ def estimate_companies(
 ) -> Estimate:
     """What ``enrich_companies`` would do and spend, without sending anything billable.
 
-    Example: ``accounts.lookup.estimate_companies("slug").credits  # 2 per company by single
-    calls`` (see :func:`estimate_profiles`: the same Estimate, at the company route's cost).
+    Example: ``accounts.lookup.estimate_companies("slug").credits``
+
+    The same Estimate as :func:`estimate_profiles`, at the company route's cost. ``column``,
+    ``method``, ``client`` and ``fold_case`` are as there.
     """
     check_columns(frame, column)
     values, client = frame[column], resolve_client(client)
@@ -438,7 +410,7 @@ def enrich_with_summary(
 ) -> tuple[pd.DataFrame, JobSummary]:
     """``enrich_profiles``, and the JobSummary of the run (what its progress bar counted).
 
-    Example: ``enriched, summary = enrich_with_summary(leads, "handle"); print(summary)``
+    Example: ``enriched, summary = enrich_with_summary(leads, "handle")``
     """
     return _summarised(enrich_profiles, frame, *args, **options)
 
@@ -475,20 +447,22 @@ def estimate_profiles(
 ) -> Estimate:
     """What ``enrich_profiles`` would do and spend, without sending anything billable.
 
-    Example: ``leads.lookup.estimate_profiles("handle")``
-    -> ``Estimate(rows=250, valid=231, unique=180, cached=60, to_fetch=120, method='batch',
-    jobs=1, polls=3, seconds=4.7, credits=120.0, balance=988.0, tier_change=None)``
+    Example: ``leads.lookup.estimate_profiles("handle").to_fetch``
 
-    ``to_fetch`` is the number of billable items ``enrich_profiles`` would pay for now;
-    ``method`` how it would fetch them (``"batch"``, ``"single"`` or ``"none"``), and
-    ``seconds`` about how long it would take at the Client's pace (None until the pace is
-    known: see :class:`lookup_pandas.Estimate`). The ``column`` of handles is normalised as
-    there, with the same ``fold_case``; ``client`` is the Client whose cache is read
-    (default ``lp.default_client()``). ``credits`` is what the job would spend, ``balance``
-    the balance now and ``tier_change`` None or the tier the job would drop to (e.g.
-    ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``): when anything is to fetch,
-    free panel calls read the balance, the route costs and the tier ladder (the last two once
-    per Client); a fully cached input sends nothing.
+    ``column`` is normalised as in ``enrich_profiles``, with the same ``fold_case``. ``client`` is
+    the Client whose cache is read (default ``lp.default_client()``). ``method`` is the method the
+    job would use. The :class:`lookup_pandas.Estimate` tells:
+
+    - ``to_fetch``: the billable items ``enrich_profiles`` would pay for now.
+    - ``method``: how it would fetch them (``"batch"``, ``"single"`` or ``"none"``).
+    - ``seconds``: about how long it would take at the Client's pace (None until the pace is
+      known).
+    - ``credits``: what the job would spend, ``balance``: the balance now.
+    - ``tier_change``: None, or the tier the job would drop to
+      (``"Developer (70/min) -> Hobby (30/min) after 51 credits"``).
+
+    When anything is to fetch, free panel calls read the balance, the route costs and the tier
+    ladder (the last two once per Client). A fully cached input sends nothing.
     """
     check_columns(frame, column)
     return estimate_values(
@@ -500,9 +474,9 @@ def estimate_profiles(
 
 
 def balance(*, client: Client | None = None) -> float:
-    """The balance in credits, read now (free; never cached).
+    """The balance in credits, read now (free, never cached).
 
-    Example: ``lp.balance()`` -> ``988.0``
+    Example: ``lp.balance()`` gives ``988.0``.
 
     A service that does not tell the balance is a ConfigurationError.
     """
@@ -513,26 +487,27 @@ def balance(*, client: Client | None = None) -> float:
 
 
 def tiers(*, client: Client | None = None) -> pd.DataFrame:
-    """The tier ladder, lowest first: ``name``, ``min_credits``, ``max_credits`` (missing on
-    the top tier), ``limit_per_minute``, ``credits_per_dollar``. Public; read once per Client.
+    """The tier ladder, lowest first. Public, read once per Client.
 
-    Example: ``lp.tiers().set_index("name").loc["Hobby", "limit_per_minute"]`` -> ``30``
+    Example: ``lp.tiers().set_index("name").loc["Hobby", "limit_per_minute"]`` gives ``30``.
 
-    The tier of a key follows its balance: a job that spends can drop its own tier and limit
-    (``estimate_profiles(...).tier_change`` says when). No ladder: an empty frame.
+    The columns: ``name``, ``min_credits``, ``max_credits`` (missing on the top tier),
+    ``limit_per_minute``, ``credits_per_dollar``. A key's tier follows its balance, so a job that
+    spends can drop its own tier and limit (``estimate_profiles(...).tier_change`` says when). No
+    ladder gives an empty frame.
     """
     rows = credit_facts.ladder_rows(resolve_client(client))
     return pd.DataFrame(rows, columns=list(_TIER_COLUMNS))
 
 
 def route_costs(*, client: Client | None = None) -> pd.DataFrame:
-    """What each listed route costs per call: ``route``, ``title``, ``description``,
-    ``credits_cost``. Public; read once per Client.
+    """What each listed route costs per call. Public, read once per Client.
 
     Example: ``lp.route_costs().set_index("route")["credits_cost"]``
 
-    Only routes whose cost is not 1 are listed: any other costs 1; 0 is free; batch routes
-    show 0 and bill 1 per resolved item.
+    The columns: ``route``, ``title``, ``description``, ``credits_cost``. Only routes whose cost
+    is not 1 are listed, so any other costs 1. 0 is free. Batch routes show 0 and bill 1 per
+    resolved item.
     """
     rows = credit_facts.route_cost_rows(resolve_client(client))
     return pd.DataFrame(rows, columns=list(_COST_COLUMNS))

@@ -1,19 +1,23 @@
 """The listing functions: a company's employees, people search, the credits tier.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/api/panel/" in request.url:
+...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+...     people = [{"id": "prsn_1", "handle": "ada", "geo": {"city": "London"}}]
+...     return 200, envelope(people, pagination={"page": 1, "has_more": False})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> listing_table(SEARCH, {"title": "engineer", "limit": 50}, max_records=None, client=client,
+...               progress=False)
+       id handle geo.city
+0  prsn_1    ada   London
 
-    lp.search_people("data scientist", max_records=100)   # one row per person, flattened
-    lp.company_employees("acme")                          # every employee, page by page
-    lp.credits_tier()                                     # one row: balance, tier
-
-Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame:
-nested objects flattened with ".", ``id`` and ``handle`` first, lists kept as lists. An empty
-answer is an empty frame. Keyword filters take production's names and are checked before
-anything is sent (:mod:`lookup_pandas.identifiers.queries`: a misspelt name, a ``limit`` outside
-1–50,
-a text
-filter under 3 characters are a UsageError); ``client.paginate`` is the unchecked escape hatch.
-A company is taken in any form enrichment takes (:func:`company_query`).
+Each public function takes ``client=None`` (the default client) and returns a new frame.
+Nested objects are flattened with ".", ``id`` and ``handle`` come first, lists stay lists.
+Filters are checked before anything is sent (:mod:`lookup_pandas.identifiers.queries`).
+``client.paginate`` is the unchecked escape hatch.
 """
 
 from __future__ import annotations
@@ -65,8 +69,8 @@ def listing_frame(
 ) -> pd.DataFrame | pl.DataFrame:
     """:func:`listing_table` as a pandas or a polars frame, ``frame`` checked first.
 
-    Example: ``listing_frame(SEARCH, {"title": "engineer", "limit": 50}, max_records=None,
-    client=None, progress=None, frame="polars")``
+    Example: ``listing_frame(SEARCH, params, max_records=None, client=None, progress=None,
+    frame="polars")``
     """
     _check_frame(frame)
     out = listing_table(listing, params, max_records=max_records, client=client, progress=progress)
@@ -88,12 +92,9 @@ def listing_table(
 ) -> pd.DataFrame:
     """Every record of ``listing`` for ``params`` as a pandas frame, the query checked first.
 
-    Example: ``listing_table(SKILL_SEARCH, {"name": "python", "limit": 50}, max_records=None,
-    client=None, progress=None)``
-
     A filter set to None is not sent. ``row`` shapes each record before it is flattened (an
-    alumnus's person and education record into one row). The one paginator reads the pages
-    (page- or cursor-based, detected from the answer).
+    alumnus's person and education record into one row). The pages are page- or cursor-based,
+    told by the answer. See the module's example.
     """
     check_max_records(max_records)  # before a client is even built
     asked = {k: query_value(v) for k, v in params.items()}
@@ -115,16 +116,14 @@ def company_query(
 ) -> dict[str, Any]:
     """``params`` with each company parameter of ``listing`` as its endpoint takes it.
 
-    Example: ``company_query(EMPLOYEES, {"slug": " https://www.linkedin.com/company/Acme/ "},
-    None)`` -> ``{"slug": "acme"}``; ``organization_slugs=["ACME", "globex"]`` -> ``"acme,globex"``
+    Each value is read by :func:`~lookup_pandas.identifiers.companies.checked_companies` (slugs in
+    any case, page URLs, ``org_`` ids, else a UsageError). Where the endpoint takes the other form
+    (an id where it takes a slug, or the reverse), the company is looked up first. That lookup is
+    billed once at its route's cost, then cached. An unknown company is a NotFoundError, and the
+    listing is not asked. ``client`` is built only then.
 
-    Each value is read by the company rule
-    (:func:`~lookup_pandas.identifiers.companies.checked_companies`:
-    slugs in any case, page URLs, ``org_`` ids; anything else a UsageError, nothing sent). Where
-    the endpoint takes the other form (an ``org_`` id for employees, which take only ``slug``; a
-    slug for job changes, which take only ``organization_ids``), the company is looked up for it
-    first (``/companies/company``: billed once at that route's cost, then cached; an unknown one
-    is a NotFoundError and the listing is not asked). ``client`` is built only then.
+    >>> company_query(EMPLOYEES, {"slug": " https://www.linkedin.com/company/Acme/ "}, None)
+    {'slug': 'acme'}
     """
     out = dict(params)
     for param in listing.companies:
@@ -152,8 +151,10 @@ def _looked_up(value: str, param: CompanyParam, client: Client | None) -> str:
 
 
 def _check_frame(frame: str) -> None:
-    """``frame`` is "pandas" or "polars" (UsageError), and polars can be used (else a
-    ConfigurationError naming the extra): checked before anything is sent."""
+    """Check, before anything is sent, that ``frame`` is "pandas" or "polars" and can be used.
+
+    A wrong name is a UsageError. Polars not installed is a ConfigurationError naming the extra.
+    """
     if frame not in FRAMES:
         raise UsageError(f"frame must be one of {', '.join(map(repr, FRAMES))}, not {frame!r}.")
     if frame == "polars":
@@ -170,10 +171,10 @@ def _check_frame(frame: str) -> None:
 
 
 def query_value(value: Any) -> Any:
-    """A Python filter value as the service reads it: ``True`` -> ``"true"``, a list of slugs
-    or skills -> ``"a,b"``; anything else unchanged.
+    """A Python filter value as the service reads it.
 
-    Example: ``query_value(["acme", "globex"]) == "acme,globex"``
+    >>> query_value(True), query_value(["acme", "globex"]), query_value(50)
+    ('true', 'acme,globex', 50)
     """
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -220,23 +221,24 @@ def company_employees(
     Example: ``lp.company_employees("https://www.linkedin.com/company/Acme/", title="engineer")``
 
     ``slug`` takes what ``enrich_companies`` takes: a slug in any case (sent lower-cased), a
-    company page URL or an ``org_`` id. The service's employees endpoint takes only a slug, so
-    an id is first looked up for its slug (one company lookup, billed once and cached: free
-    when enrichment bought it already). An unknown company raises NotFoundError; a company
-    with no employees gives an empty frame. Filters take production's names:
-    ``current_only``, ``title``, ``geo_country_code``, ``geo_city``, ``start_year``,
-    ``start_month`` and ``sort`` (``newest``, ``oldest``, ``recently_left``).
+    company page URL or an ``org_`` id. The endpoint takes only a slug, so an id is first looked
+    up for its slug (billed once and cached). An unknown company raises NotFoundError. A company
+    with no employees gives an empty frame.
+
+    ``filters`` take production's names: ``current_only``, ``title``, ``geo_country_code``,
+    ``geo_city``, ``start_year``, ``start_month`` and ``sort`` (``newest``, ``oldest``,
+    ``recently_left``). ``limit`` is the page size (1–50). ``max_records`` stops after that many
+    records. ``client`` is the Client (default ``lp.default_client()``), and ``progress=False``
+    hides the bar.
 
     Refused with a UsageError before anything is sent: a ``slug`` that is no company (blank, a
-    website without ``/company/``), another filter name (the message suggests the closest,
-    ``geo_contry_code`` -> ``geo_country_code``), ``limit`` outside 1–50, ``title`` or
-    ``geo_city`` under 3 characters, a ``geo_country_code`` that is not two letters (see
-    :data:`lookup_pandas.service.endpoints.EMPLOYEES`).
+    website without ``/company/``), another filter name (the message suggests the closest),
+    ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a ``geo_country_code``
+    that is not two letters (:data:`lookup_pandas.service.endpoints.EMPLOYEES`).
     ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
 
-    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.frames.records.polars.to_polars`); it needs the extra,
-    ``pip install 'lookup-pandas[polars]'``.
+    ``frame="polars"`` returns a polars DataFrame with the same columns and values. It needs the
+    extra, ``pip install 'lookup-pandas[polars]'``.
     """
     return listing_frame(
         EMPLOYEES,
@@ -282,27 +284,27 @@ def search_people(
 ) -> pd.DataFrame | pl.DataFrame:
     """People whose title matches ``title``, one row each, walking the cursor pages.
 
-    Example: ``lp.search_people("engineer", geo_country_code="DE", current_only=True,
-    max_records=200)``
+    Example: ``lp.search_people("engineer", geo_country_code="DE", max_records=200)``
 
-    Filters take production's names: ``first_name``, ``last_name``, ``headline``, ``summary``,
-    ``geo_city``, ``geo_country_code``, ``organization_slugs`` (a list or comma-separated
-    companies: slugs in any case, page URLs, or ``org_`` ids, each looked up once for its slug
-    as in :func:`company_employees`), ``skills`` (with ``skills_match``), ``current_only`` and
-    the rest of
+    ``filters`` take production's names: ``first_name``, ``last_name``, ``headline``,
+    ``summary``, ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
+    ``skills_match``), ``current_only`` and the rest of
     :data:`lookup_pandas.service.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
-    ``education_level``...). Each record is a person record: only ``id`` and ``handle`` are
-    promised; ``lp.overview(frame)`` shows name, headline, company and city.
+    ``education_level``...). ``organization_slugs`` is a list or comma-separated companies, in
+    any form :func:`company_employees` takes, each looked up once for its slug. ``limit``,
+    ``max_records``, ``client`` and ``progress`` are as in :func:`company_employees`.
 
-    Refused with a UsageError before anything is sent: another filter name
-    (the message suggests the closest, ``country`` -> ``geo_country_code``), ``limit`` outside
-    1–50, ``title``, ``first_name``, ``last_name``, ``headline``, ``summary`` or ``geo_city``
-    under 3 characters (stripped; an empty title too), a ``geo_country_code`` that is not two
-    letters. ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
+    Each row is a person record. Only ``id`` and ``handle`` are promised, and
+    ``lp.overview(frame)`` shows name, headline, company and city.
 
-    ``frame="polars"`` returns a polars DataFrame instead: the same columns and values (see
-    :func:`lookup_pandas.frames.records.polars.to_polars`); it needs the extra,
-    ``pip install 'lookup-pandas[polars]'``.
+    Refused with a UsageError before anything is sent: another filter name (the message suggests
+    the closest), ``limit`` outside 1–50, ``title``, ``first_name``, ``last_name``,
+    ``headline``, ``summary`` or ``geo_city`` under 3 characters (stripped), a
+    ``geo_country_code`` that is not two letters. ``client.paginate(SEARCH_PATH, params)`` sends
+    any parameter unchecked.
+
+    ``frame="polars"`` returns a polars DataFrame with the same columns and values. It needs the
+    extra, ``pip install 'lookup-pandas[polars]'``.
     """
     return listing_frame(
         SEARCH,
@@ -315,8 +317,10 @@ def search_people(
 
 
 def credits_tier(*, client: Client | None = None) -> pd.DataFrame:
-    """The credits tier as a one-row frame (``balance``, ``current_tier.name``, ...); not cached.
+    """The credits tier as a one-row frame (``balance``, ``current_tier.name``, ...), never cached.
 
     Example: ``lp.credits_tier()["current_tier.limit_per_minute"].item()``
+
+    ``client`` is the Client to ask (default ``lp.default_client()``).
     """
     return records_to_frame([resolve_client(client).credits_tier()])

@@ -1,20 +1,11 @@
-"""The Data API's other lists as DataFrames: companies, institutions and skills by name, an
-institution's alumni, and job changes.
+"""The Data API's other lists as DataFrames: companies, institutions, skills, alumni, job changes.
 
-Example::
+Example: ``lp.search_companies("acme", hq_country_code="DE")`` or ``lp.search_skills("python")``.
 
-    lp.search_companies("acme", hq_country_code="DE")   # one row per company (cursor pages)
-    lp.search_institutions("berlin")                    # find an institution's normalized_name
-    lp.institution_alumni("tu-berlin", degree="master") # a person + the education linking them
-    lp.search_skills("python")                          # skl_ ids and normalized names
-    lp.job_changes(event_type="joined", days_ago=30)    # one row per event, person.* and
-                                                        # organization.* flattened
-
-Each is :func:`lookup_pandas.api.listings.listing_table` over its endpoint's one declaration
-(:data:`lookup_pandas.service.endpoints.ENDPOINTS`): the same paginator, cache and pace as
-``search_people``, and the query checked before anything is sent (a misspelt filter is a
-UsageError that suggests the closest name; text filters need 3+ characters; ``limit`` is 1–50).
-Each returns a pandas DataFrame (``lookup_pandas.frames.records.polars.to_polars`` converts one).
+Each is :func:`lookup_pandas.api.listings.listing_table` over its endpoint's declaration
+(:data:`lookup_pandas.service.endpoints.ENDPOINTS`), with the same paginator, cache and pace
+as ``search_people``. The query is checked before anything is sent. Each returns a pandas
+DataFrame.
 """
 
 from __future__ import annotations
@@ -47,13 +38,14 @@ __all__ = [
 
 
 def alumnus_row(record: dict[str, Any]) -> dict[str, Any]:
-    """One alumni answer as one row: the person's fields, and the education record that links
-    them to the institution under ``education`` (flattened to ``education.degree``, ...).
+    """One alumni answer as one row: the person's fields, and the linking education record.
 
-    Example: ``alumnus_row({"person": {"id": "prsn_1"}, "education": {"degree": "MSc"}})`` ->
-    ``{"id": "prsn_1", "education": {"degree": "MSc"}}``. The emulator (and production) send the
-    person record with ``education`` replaced by the linking record: that is kept as it is; a
-    record holding the person under ``person`` is lifted to the same shape.
+    The emulator and production send the person record with ``education`` replaced by the
+    linking record, which is kept as it is. A record holding the person under ``person`` is
+    lifted to the same shape.
+
+    >>> alumnus_row({"person": {"id": "prsn_1"}, "education": {"degree": "MSc"}})
+    {'id': 'prsn_1', 'education': {'degree': 'MSc'}}
     """
     person = record.get("person")
     if not isinstance(person, Mapping):
@@ -72,18 +64,20 @@ def search_companies(
     progress: bool | None = None,
     **filters: Any,
 ) -> pd.DataFrame:
-    """Companies whose name (or website) matches, one row per company record, cursor pages.
+    """Companies whose name (or website) matches, one row per company record, walking cursor pages.
 
-    Example: ``lp.search_companies("acme", staff_count_min=50, hq_country_code="DE")``;
-    ``lp.search_companies(website="acme.example")``.
+    Example: ``lp.search_companies("acme", staff_count_min=50, hq_country_code="DE")``
 
-    ``name`` or ``website`` is required (3+ characters). Filters take production's names:
+    ``name`` or ``website`` is required (3+ characters). ``filters`` take production's names:
     ``staff_count_min``/``_max``, ``follower_count_min``/``_max``, ``industries``,
-    ``industries_v2``, ``hq_city``, ``hq_country_code``, ``founded`` (see
-    :data:`lookup_pandas.service.endpoints.COMPANY_SEARCH`). Each row is a company record (``id``
-    ``org_…``, ``slug``, ``name``...; ``hq.city`` flattened); ``df.lookup.enrich_companies``
-    takes its ``slug`` column. Neither ``name`` nor ``website``, another filter name, text
-    under 3 characters: a UsageError, nothing sent.
+    ``industries_v2``, ``hq_city``, ``hq_country_code``, ``founded``
+    (:data:`lookup_pandas.service.endpoints.COMPANY_SEARCH`). ``limit`` is the page size (1–50),
+    ``max_records`` stops after that many records, ``client`` is the Client (default
+    ``lp.default_client()``) and ``progress=False`` hides the bar.
+
+    Each row is a company record (``id``, ``slug``, ``name``..., ``hq.city`` flattened), and
+    ``df.lookup.enrich_companies`` takes its ``slug`` column. Neither ``name`` nor ``website``,
+    another filter name, or text under 3 characters is a UsageError, and nothing is sent.
     """
     params = {"name": name, "website": website, "limit": limit, **filters}
     return listing_table(
@@ -105,9 +99,11 @@ def search_institutions(
 ) -> pd.DataFrame:
     """Institutions whose name contains ``name`` (3+ characters), one row each, page by page.
 
-    Example: ``lp.search_institutions("berlin")[["id", "name", "normalized_name"]]``: the
-    ``normalized_name`` is what :func:`institution_alumni` takes, the ``inst_`` id what
-    ``search_people(..., institution_ids=...)`` does.
+    Example: ``lp.search_institutions("berlin")[["id", "name", "normalized_name"]]``
+
+    The ``normalized_name`` is what :func:`institution_alumni` takes, and the ``inst_`` id what
+    ``search_people(..., institution_ids=...)`` takes. ``limit``, ``max_records``, ``client`` and
+    ``progress`` are as in :func:`search_companies`.
     """
     return listing_table(
         INSTITUTION_SEARCH,
@@ -127,16 +123,18 @@ def institution_alumni(
     progress: bool | None = None,
     **filters: Any,
 ) -> pd.DataFrame:
-    """Alumni and students of an institution: one row per person, with the education record
-    that links them to it flattened beside the person (``education.degree``, ...).
+    """Alumni and students of an institution: one row per person, with the linking education record.
 
     Example: ``lp.institution_alumni("tu-berlin", degree="master", geo_country_code="DE")``
 
-    ``normalized_name`` as :func:`search_institutions` gives it. Filters take production's
-    names: ``current_only``, ``degree``, ``field_of_study``, ``geo_city`` (3+ characters each
-    where text), ``geo_country_code``, ``start_year_min``/``_max``, ``end_year_min``/``_max``,
-    ``sort`` (``newest``, ``oldest``, ``recently_graduated``); see
-    :data:`lookup_pandas.service.endpoints.ALUMNI`. Another name: a UsageError, nothing sent.
+    ``normalized_name`` is as :func:`search_institutions` gives it. The education record is
+    flattened beside the person (``education.degree``, ...). ``filters`` take production's names:
+    ``current_only``, ``degree``, ``field_of_study``, ``geo_city`` (3+ characters each where
+    text), ``geo_country_code``, ``start_year_min``/``_max``, ``end_year_min``/``_max`` and
+    ``sort`` (``newest``, ``oldest``, ``recently_graduated``), as
+    :data:`lookup_pandas.service.endpoints.ALUMNI` declares.
+    Another name is a UsageError, and nothing is sent. ``limit``, ``max_records``, ``client`` and
+    ``progress`` are as in :func:`search_companies`.
     """
     return listing_table(
         ALUMNI,
@@ -156,11 +154,13 @@ def search_skills(
     client: Client | None = None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    """Skills whose name contains ``name`` (3+ characters): ``id`` (``skl_…``), ``name``,
-    ``normalized_name``, one row each, page by page.
+    """Skills whose name contains ``name`` (3+ characters), one row each, page by page.
 
-    Example: ``lp.search_skills("python")["normalized_name"]``: what
-    ``search_people(..., skills=...)`` takes.
+    Example: ``lp.search_skills("python")["normalized_name"]``
+
+    The columns are ``id`` (``skl_…``), ``name`` and ``normalized_name``, which
+    ``search_people(..., skills=...)`` takes. ``limit``, ``max_records``, ``client`` and
+    ``progress`` are as in :func:`search_companies`.
     """
     return listing_table(
         SKILL_SEARCH,
@@ -179,19 +179,19 @@ def job_changes(
     progress: bool | None = None,
     **filters: Any,
 ) -> pd.DataFrame:
-    """Recent job-change events (joined, left, title change): one row per event, its person
-    and organization flattened (``person.handle``, ``organization.slug``, ...).
+    """Recent job-change events (joined, left, title change), one row per event.
 
-    Example: ``lp.job_changes(event_type="joined", organization_ids=["org_1", "org_2"],
-    days_ago=30)``
+    Example: ``lp.job_changes(event_type="joined", organization_ids=["org_1"], days_ago=30)``
 
-    No parameter is required; with none, every recent event, page by page (``max_records``
-    caps what is bought). Filters take production's names: ``event_type`` (``joined``,
-    ``left``, ``title_change``), ``organization_ids`` (a list, or comma-separated ``org_…``
-    ids; a slug or company page URL is first looked up once for its id, billed once and cached,
-    see :func:`~lookup_pandas.api.listings.company_query`), ``geo_city``, ``geo_country_code``,
-    ``title`` (3+ characters where text), ``days_ago`` (1–365); see
-    :data:`lookup_pandas.service.endpoints.JOB_CHANGES`. Another name: a UsageError, nothing sent.
+    The person and organization are flattened (``person.handle``, ``organization.slug``, ...). No
+    filter is required, and with none every recent event comes, page by page (``max_records``
+    caps what is bought). ``filters`` take production's names: ``event_type`` (``joined``,
+    ``left``, ``title_change``), ``organization_ids``, ``geo_city``, ``geo_country_code``,
+    ``title`` (3+ characters where text), ``days_ago`` (1–365)
+    (:data:`lookup_pandas.service.endpoints.JOB_CHANGES`). ``organization_ids`` is a list or
+    comma-separated ``org_`` ids. A slug or company page URL is first looked up once for its id
+    (:func:`~lookup_pandas.api.listings.company_query`). Another name is a UsageError, and nothing
+    is sent. ``limit``, ``client`` and ``progress`` are as in :func:`search_companies`.
     """
     return listing_table(
         JOB_CHANGES,
