@@ -15,7 +15,8 @@
 0  prsn_1    ada   London
 
 Each public function takes ``client=None`` (the default client) and returns a new frame.
-Nested objects are flattened with ".", ``id`` and ``handle`` come first, lists stay lists.
+Nested objects are flattened with ".", ``id`` and ``handle`` come first, lists stay lists. An
+empty answer is an empty frame.
 Filters are checked before anything is sent (:mod:`lookup_pandas.identifiers.queries`).
 ``client.paginate`` is the unchecked escape hatch.
 """
