@@ -1,2 +1,1 @@
-"""The Client: the session, the cache and the store wired together, and the calls made through
-them (records, pages, batch jobs, credits)."""
+"""The Client and what it is made of: its parts, its cache, records, pages, batch jobs, credits."""

@@ -1,19 +1,28 @@
 """The Client: the public façade over the send chain, the cache, batch jobs and pagination.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/credits/tier/" in request.url:
+...         return 200, envelope({"balance": 988, "current_tier": {"limit_per_minute": 600}})
+...     if "/people/search" in request.url:
+...         page = 2 if "page=2" in request.url else 1
+...         found = [{"id": f"prsn_{page}", "handle": f"person-{page}"}]
+...         return 200, envelope(found, pagination={"page": page, "has_more": page < 2})
+...     return 200, envelope({"id": "prsn_1", "handle": "ada-lovelace"})
+>>> with lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                transport=MockTransport(answer)) as client:
+...     record = client.profile("https://www.example.com/in/Ada-Lovelace/")
+...     found = [r["id"] for r in client.paginate(SEARCH_PATH, {"title": "engineer"},
+...                                               progress=False)]
+...     balance = client.credits_tier()["balance"]
+>>> record["handle"], found, balance
+('ada-lovelace', ['prsn_1', 'prsn_2'], 988)
 
-    client = lp.Client(api_key="lk_...", base_url="https://api.example.com")
-    client.profile("ada-lovelace")          # {"id": "prsn_...", "handle": "ada-lovelace", ...}
-    for rec in client.paginate("/api/data/v1/people/search", {"title": "engineer", "limit": 50}):
-        ...
-
-It wires the parts and decides nothing of its own; each method is a part's, in a line or two:
-requests go through :mod:`lookup_pandas.http.sending` (cache lookup -> claim -> paced attempts
--> one attempt, with :mod:`~lookup_pandas.http.decisions`), first contact and the pace through
-:mod:`~lookup_pandas.http.contact`, batch jobs through :mod:`lookup_pandas.client.batch_jobs`, pages
-through :mod:`lookup_pandas.client.pagination`, reading and managing the cache through
-:mod:`lookup_pandas.client.cache`. The API key is kept in the settings and only ever put in a
-request header; it is not in ``repr``, log lines or exception messages.
+It wires the parts (:mod:`lookup_pandas.client.parts`) and decides nothing of its own. Each
+method is a part's, in a line or two. docs/architecture.md follows a request through them. The
+API key is kept in the settings and only ever put in a request header. It is not in ``repr``,
+log lines or exception messages.
 """
 
 from __future__ import annotations
@@ -71,9 +80,10 @@ _NOT_PICKLABLE = (
 
 
 class Client:
-    """A connection to the service. Thread-safe; share one across a thread pool.
+    """A connection to the service. Thread-safe: share one across a thread pool.
 
-    Example: ``with lp.Client(cache="leads.sqlite") as client: client.profile("ada")`` (twice: free)
+    Example: ``with lp.Client(cache="leads.sqlite") as client: client.profile("ada")`` (the
+    second call is free). See the module's example.
 
     Keywords (the settings, listed once in :class:`~lookup_pandas.config.settings.Settings`):
 
@@ -183,9 +193,12 @@ class Client:
     def profile(
         self, handle: str, *, refresh: bool = False, fold_case: bool = True
     ) -> dict[str, Any] | None:
-        """``client.profile("https://www.example.com/in/Ada/")["id"]``: the person record for a
-        handle, profile URL or ``prsn_`` id (sent as ``id=``), normalised as enrichment does, or
-        None; no handle: UsageError, nothing sent. :meth:`fetch_profile` raises NotFoundError."""
+        """The person record for a handle, profile URL or ``prsn_`` id, normalised as enrichment.
+
+        None when not found. An id is sent as ``id=``. A value that cannot be a handle is a
+        UsageError, and nothing is sent. :meth:`fetch_profile` raises NotFoundError instead of None.
+        Example: ``client.profile("https://www.example.com/in/Ada/")["id"]``
+        """
         return lookups.record(
             self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
         )
@@ -197,8 +210,10 @@ class Client:
     def company(
         self, slug_or_id: str, *, refresh: bool = False, fold_case: bool = True
     ) -> dict[str, Any] | None:
-        """``client.company("https://www.linkedin.com/company/acme/")["name"]``: the record for a
-        slug, company page URL or ``org_`` id (sent as ``id=``); None when not found (1020)."""
+        """The record for a company slug, page URL or ``org_`` id (sent as ``id=``), or None (1020).
+
+        Example: ``client.company("https://www.linkedin.com/company/acme/")["name"]``
+        """
         return lookups.record(
             self.lookup_answer, slug_or_id, COMPANIES, refresh=refresh, fold_case=fold_case
         )
@@ -208,13 +223,19 @@ class Client:
         return lookups.answer(self._parts.sender.request, handle, PEOPLE, **options)
 
     def lookup_answer(self, value: str, kind: Kind = PEOPLE, **options: Any) -> Envelope:
-        """``client.lookup_answer("acme", COMPANIES).data``: one lookup's whole answer, case kept;
-        NotFoundError if none. ``options``: ``refresh``, ``cancel``, ``known_miss``, ``held``."""
+        """One lookup's whole answer, its case kept. NotFoundError if there is none.
+
+        ``options`` are ``refresh``, ``cancel``, ``known_miss`` and ``held``
+        (:func:`lookup_pandas.client.fetching.answer`).
+        Example: ``client.lookup_answer("acme", COMPANIES).data``
+        """
         return lookups.answer(self._parts.sender.request, value, kind, **options)
 
     def credits_tier(self) -> dict[str, Any]:
-        """``client.credits_tier()["balance"]  # 988``: the panel's credits tier, never cached
-        (``balance``, ``current_tier``, ``next_tier``); reading it teaches the Client its pace."""
+        """The panel's credits tier (``balance``, ``current_tier``, ``next_tier``), never cached.
+
+        Reading it teaches the Client its pace. Example: ``client.credits_tier()["balance"]``
+        """
         return self._parts.contact.credits_tier()
 
     def check_key(self) -> None:
@@ -243,13 +264,11 @@ class Client:
         progress: bool | None = None,
         refresh: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Yield every record of a list endpoint, page by page.
+        """Yield every record of a list endpoint, page by page. See the module's example.
 
-        Example: ``list(client.paginate(EMPLOYEES_PATH, {"slug": "acme"}, max_records=120))``
-
-        Page- or cursor-based paging is detected from the first answer (``style=None``);
-        ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops
-        without fetching another page. Raises PaginationError rather than looping.
+        Page- or cursor-based paging is told by the first answer (``style=None``).
+        ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops without
+        fetching another page. A loop is a PaginationError instead.
         """
         page = functools.partial(self.page, path, refresh=refresh)
         new_plan = functools.partial(PagePlan, style, offset_param=offset_param)
@@ -301,15 +320,18 @@ class Client:
         return self._parts.cache.profile_keys(handles, **options)
 
     def cache_info(self) -> CacheInfo:
-        """``print(client.cache_info())``: what the cache holds; sends nothing."""
+        """What the cache holds, sending nothing. Example: ``print(client.cache_info())``"""
         return self._parts.cache.info()
 
     def prune(self) -> int:
-        """``client.prune()  # 12``: remove the expired answers; sends nothing."""
+        """Remove the expired answers, sending nothing, and count them: ``client.prune()``."""
         return self._parts.cache.prune()
 
     def clear(self) -> int:
-        """``client.clear()  # 1234``: remove every answer, batch job and claim; sends nothing."""
+        """Remove every answer, batch job and claim, sending nothing. Returns how many answers.
+
+        Example: ``client.clear()``
+        """
         return self._parts.cache.clear()
 
     def forget(self, handles: str | Iterable[object], *, fold_case: bool = True) -> Forgotten:
@@ -327,16 +349,18 @@ _default_lock = threading.Lock()
 
 
 def configure(**kwargs: Any) -> Client:
-    """Build the default client used wherever ``client=None``; returns it.
+    """Build the default client used wherever ``client=None``, and return it.
 
     Example: ``lp.configure(api_key="lk_...", base_url="https://api.example.com", cache=False)``
+
+    The previous default is not closed, since other code (a panel, a running job) may still hold
+    it. It closes when collected.
     """
     global _default
     client = Client(**kwargs)
     with _default_lock:
         _default = client
-    # The previous default is not closed: other code (a panel, a running job) may still hold
-    # it, and closing a cache in use under another thread is unsafe. It closes when collected.
+    # Closing a cache in use under another thread is unsafe: the old default closes when collected.
     return client
 
 

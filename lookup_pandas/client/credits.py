@@ -1,17 +1,32 @@
-"""Reading the credits facts through a Client: route costs and the tier ladder (public, read
-once and kept for the Client's life) and the balance (with the key, read fresh each time).
+"""Reading the credits facts through a Client: the route costs, the tier ladder and the balance.
 
-Example::
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/routes/costs/" in request.url:
+...         costs = [{"route": "/api/data/v1/companies/company", "credits_cost": 2}]
+...         return 200, envelope({"routes": costs})
+...     if "/sub/tiers/" in request.url:
+...         tier = {"name": "Testing", "min_credits": 0, "max_credits": 99, "limit_per_minute": 7}
+...         return 200, envelope({"results": [tier]})
+...     if "/balance/" in request.url:
+...         return 200, envelope({"balance": 988})
+...     return 200, envelope({"balance": 988, "current_tier": {"limit_per_minute": 600}})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> kept_costs(client) is None  # nothing read yet
+True
+>>> route_costs(client).cost_of("/api/data/v1/companies/company")  # read once, then kept
+2.0
+>>> ladder(client)[0].name, balance(client)  # the balance is read each time
+('Testing', 988.0)
+>>> route_cost_rows(client)[0]["credits_cost"], ladder_rows(client)[0]["limit_per_minute"]
+(2, 7)
 
-    route_costs(client).cost_of(PROFILE_PATH)   # 1.0: read once; a route not listed costs 1
-    ladder(client)                              # (Tier('Testing', 0.0, 99.0, 7.0), ...)
-    balance(client)                             # 988.0: read now; None when unknown
-
-Each is a free panel call (``endpoints.is_panel``: never cached, never paced). A service
-without one of these routes (404) gives the defaults: every route costs 1, no ladder (``()``),
-no balance (None). A public route is read only after the key is known to work
-(``client.check_key``): any key gets a public answer, which must never count as proof of it.
-:mod:`lookup_pandas.service.credits` is the pure part (parsing, tiers, how a job moves on them).
+Each is a free panel call, never cached or paced. A service without one of these routes (404)
+gives the defaults: every route costs 1, no ladder (``()``), no balance (None). A public route
+is read only after the key is known to work, since any key gets a public answer.
+:mod:`lookup_pandas.service.credits` is the pure part.
 """
 
 from __future__ import annotations
@@ -59,9 +74,9 @@ _MISSING = frozenset({404})
 
 
 class PublicFacts:
-    """The public credits facts one Client has read (route costs, the tier ladder), kept for
-    its life on its :class:`~lookup_pandas.client.parts.ClientParts`: path -> the answer's
-    ``data`` (None: the service has no such route).
+    """The public credits facts one Client has read, kept on its parts for its life.
+
+    Each path maps to its answer's ``data`` (None: the service has no such route).
 
     >>> facts = PublicFacts()
     >>> facts.has(TIERS_PATH)
@@ -87,7 +102,7 @@ class PublicFacts:
             return self._data[path]
 
     def keep(self, path: str, data: Any) -> Any:
-        """Keep what ``path`` answered; the first answer kept wins (two threads may read it)."""
+        """Keep what ``path`` answered. The first answer kept wins, as two threads may read it."""
         with self._lock:
             return self._data.setdefault(path, data)
 
@@ -98,7 +113,7 @@ def _facts(client: Client) -> PublicFacts:
 
 
 def _read(client: Client, path: str) -> Any:
-    """The ``data`` of a panel route, read now; None when the service has no such route."""
+    """The ``data`` of a panel route, read now, or None when the service has no such route."""
     try:
         return client._parts.sender.request(Call(path, final_statuses=_MISSING)).data
     except ServiceError as exc:
@@ -117,36 +132,32 @@ def _public(client: Client, path: str) -> Any:
 
 
 def route_costs(client: Client) -> RouteCosts:
-    """What each route costs (read once per Client); every route 1 when the service has no
-    costs route.
+    """What each route costs, read once per Client. Every route costs 1 without a costs route.
 
-    Example: ``route_costs(client).cost_of("/api/data/v1/companies/company")`` -> ``2.0``
+    See the module's example.
     """
     data = _public(client, ROUTE_COSTS_PATH)
     return RouteCosts() if data is None else RouteCosts.from_payload(data)
 
 
 def ladder(client: Client) -> tuple[Tier, ...]:
-    """The tier ladder, lowest first (read once per Client); ``()`` when the service has none.
+    """The tier ladder, lowest first, read once per Client. ``()`` when the service has none.
 
-    Example: ``ladder(client)[0].name`` -> ``'Testing'``
+    See the module's example.
     """
     data = _public(client, TIERS_PATH)
     return () if data is None else parse_ladder(data)
 
 
 def kept_costs(client: Client) -> RouteCosts | None:
-    """The route costs this Client has read, if it has; sends nothing.
-
-    Example: ``kept_costs(client)`` -> None before ``route_costs(client)``
-    """
+    """The route costs this Client has read, or None. Sends nothing. See the module's example."""
     return _kept_read(client, ROUTE_COSTS_PATH, RouteCosts.from_payload, RouteCosts)
 
 
 def kept_ladder(client: Client) -> tuple[Tier, ...] | None:
-    """The ladder this Client has read, if it has (``()``: the service has none); sends nothing.
+    """The ladder this Client has read (``()``: the service has none), or None. Sends nothing.
 
-    Example: ``kept_ladder(client)`` -> None before ``ladder(client)``
+    Example: ``kept_ladder(client)`` is None before ``ladder(client)``.
     """
     return _kept_read(client, TIERS_PATH, parse_ladder, tuple[Tier, ...])
 
@@ -154,8 +165,11 @@ def kept_ladder(client: Client) -> tuple[Tier, ...] | None:
 def _kept_read(
     client: Client, path: str, parse: Callable[[Any], T], empty: Callable[[], T]
 ) -> T | None:
-    """What this Client has read from ``path``, parsed; ``empty()`` when the service has none
-    or it did not parse (said when it was read); None when it has not been read. Sends nothing."""
+    """What this Client has read from ``path``, parsed, or None when it has not read it.
+
+    ``empty()`` stands for a service without the route, or an answer that did not parse (said
+    when it was read). Sends nothing.
+    """
     facts = _facts(client)
     if not facts.has(path):
         return None
@@ -169,7 +183,7 @@ def _kept_read(
 def route_cost_rows(client: Client) -> list[dict[str, Any]]:
     """The costs route's ``routes`` as they came (route, title, description, credits_cost).
 
-    Example: ``route_cost_rows(client)[0]["credits_cost"]`` -> ``2``
+    See the module's example.
     """
     route_costs(client)  # read, and checked
     data = _facts(client).get(ROUTE_COSTS_PATH)
@@ -177,10 +191,7 @@ def route_cost_rows(client: Client) -> list[dict[str, Any]]:
 
 
 def ladder_rows(client: Client) -> list[dict[str, Any]]:
-    """The tiers route's ``results`` as they came, lowest first.
-
-    Example: ``ladder_rows(client)[0]["limit_per_minute"]`` -> ``7``
-    """
+    """The tiers route's ``results`` as they came, lowest first. See the module's example."""
     ladder(client)  # read, and checked
     data = _facts(client).get(TIERS_PATH)
     rows = [] if data is None else [dict(r) for r in data["results"]]
@@ -188,10 +199,9 @@ def ladder_rows(client: Client) -> list[dict[str, Any]]:
 
 
 def balance(client: Client) -> float | None:
-    """The balance in credits, read now (free, with the key); None when the service has no
-    balance route.
+    """The balance in credits, read now (free, with the key), or None without a balance route.
 
-    Example: ``balance(client)`` -> ``988.0``
+    See the module's example.
     """
     data = _read(client, BALANCE_PATH)
     if data is None:
@@ -203,9 +213,10 @@ def balance(client: Client) -> float | None:
 
 
 def unless_failing(read: Callable[[Client], T], client: Client, default: T) -> T:
-    """``read(client)``, or ``default`` with a warning when the service fails to tell (an
-    error, a malformed answer): a fact an estimate or a job's check can do without. A key the
-    service refuses, or no service at the base URL, is raised.
+    """``read(client)``, or ``default`` with a warning when the service fails to tell.
+
+    For a fact an estimate or a job's check can do without (an error, a malformed answer). A key
+    the service refuses, or no service at the base URL, is raised.
 
     Example: ``unless_failing(route_costs, client, RouteCosts())``
     """
@@ -219,12 +230,13 @@ def unless_failing(read: Callable[[Client], T], client: Client, default: T) -> T
 
 
 def balance_for_job(client: Client, credits: float) -> float | None:
-    """The balance a job that spends ``credits`` is checked against, read as cheaply as is
-    safe: the last ``X-Credits-Balance`` seen when it covers them (nothing sent); else read
-    now: the credits tier when the pace is still to learn (the read the job makes first
-    anyway), else the balance route. None: unknown (the job goes on).
+    """The balance a job that spends ``credits`` is checked against, read as cheaply as is safe.
 
-    Example: ``balance_for_job(client, 50)`` -> ``20.0`` (read now: 20 cannot pay 50)
+    The last ``X-Credits-Balance`` seen serves when it covers them (nothing sent). Else it is read
+    now: through the credits tier while the pace is still to learn (the read a job makes first
+    anyway), else through the balance route. None means unknown, and the job goes on.
+
+    Example: ``balance_for_job(client, 50)`` reads the balance when the last one seen was 20.
     """
     seen = client.credits_balance
     if seen is not None and seen >= credits:

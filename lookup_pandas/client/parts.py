@@ -1,16 +1,22 @@
 """The parts one Client is made of, built from its settings and wired together.
 
-Example::
-
-    parts = ClientParts.build(Settings.build(api_key="lk_...", base_url="http://127.0.0.1:8080"))
-    parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"})).data["id"]     # "prsn_..."
-    parts.batch.submit(["ada", "grace"])                                       # "job_..."
+>>> from lookup_pandas.config.settings import Settings
+>>> from lookup_pandas.http.decisions import Call
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/api/panel/" in request.url:
+...         return 200, envelope({"current_tier": {"limit_per_minute": 600}})
+...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> settings = Settings.build(api_key="lk_test", base_url="https://api.example.com", cache=False)
+>>> parts = ClientParts.build(settings, MockTransport(answer))
+>>> parts.sender.request(Call("/api/data/v1/people/profile", {"handle": "ada"})).data["id"]
+'prsn_1'
+>>> parts.close()
 
 The :class:`~lookup_pandas.client.client.Client` is the façade over them and holds one
-``ClientParts``.
-The send chain (:class:`~lookup_pandas.http.sending.Sender`) needs the contact to pace and
-note first contact, and the contact sends through the chain (the credits tier, the health
-probe): the contact is given the chain lazily, so neither is built before the other.
+``ClientParts``. The send chain needs the contact, and the contact sends through the chain,
+so the contact is given the chain lazily (see "The Client, a façade of one line per call" in
+docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -60,10 +66,10 @@ class ClientParts:
 
     @classmethod
     def build(cls, s: Settings, transport: BaseAdapter | None = None) -> ClientParts:
-        """Every part of a Client with settings ``s``; ``transport`` answers instead of the
-        network (tests). Sends nothing: the first request makes first contact.
+        """Every part of a Client with settings ``s``, sending nothing. See the module's example.
 
-        Example: ``ClientParts.build(settings).cache.is_cached(PROFILE_PATH, {"handle": "ada"})``
+        ``transport`` answers instead of the network (tests). The first request makes first
+        contact.
         """
         retry_policy = RetryPolicy(s.max_retries, s.backoff_base, s.backoff_max, s.retry_after_max)
         session = build_session(s, transport)
@@ -109,7 +115,7 @@ class ClientParts:
     def close(self) -> None:
         """Close the HTTP connections and let go of the cache (closed with its last user).
 
-        Example: ``parts.close()`` (what ``Client.close`` and ``with Client(...)`` do)
+        What ``Client.close`` and ``with Client(...)`` do.
         """
         self.session.close()
         self.claims.close()
