@@ -1,16 +1,31 @@
-"""``df.lookup``: enrichment as a DataFrame accessor (registered when lookup_pandas is imported).
+"""``df.lookup``: enrichment as a DataFrame accessor, registered when lookup_pandas is imported.
 
-Example::
+>>> import pandas as pd
+>>> import lookup_pandas as lp
+>>> from lookup_pandas.testing import MockTransport, envelope
+>>> def answer(request):
+...     if "/credits/tier/" in request.url:
+...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
+...     if "/api/panel/" in request.url:
+...         return 404, envelope(None, success=False, message="no such route")
+...     return 200, envelope({"id": "prsn_1", "handle": "ada", "headline": "Engineer"})
+>>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
+...                    transport=MockTransport(answer))
+>>> leads = pd.DataFrame({"handle": ["ada", "ADA", ""]})
+>>> leads.lookup.estimate_profiles("handle", client=client).to_fetch
+1
+>>> enriched = leads.lookup.enrich_profiles("handle", client=client, progress=False)
+>>> enriched[["handle", "profile_headline", "lookup_status"]]
+  handle profile_headline lookup_status
+0    ada         Engineer            ok
+1    ADA         Engineer            ok
+2                     NaN       invalid
 
-    import lookup_pandas  # noqa: F401  registers the accessor
-    leads.lookup.estimate_profiles("handle")      # Estimate(rows=..., to_fetch=...)
-    enriched = leads.lookup.enrich_profiles("handle", max_calls=500)
-
-Each method is :mod:`lookup_pandas.api.functions`'s function of the same name, made by
-:func:`~lookup_pandas.api.adapters.frame_method`: its signature, docstring and types are api's.
-pandas-stubs types ``df.lookup`` as a column, so a type checker sees the methods' types through
-the class: ``LookupAccessor(leads).enrich_profiles("handle")`` is a DataFrame, and with
-``background=True`` an EnrichmentJob.
+Each method is :mod:`lookup_pandas.api.functions`' function of the same name, made by
+:func:`~lookup_pandas.api.adapters.frame_method`, with its signature, docstring and types.
+pandas-stubs types ``df.lookup`` as a column, so a type checker sees the methods' types
+through the class: ``LookupAccessor(leads).enrich_profiles("handle")`` is a DataFrame, and
+with ``background=True`` an EnrichmentJob.
 """
 
 from __future__ import annotations
@@ -25,8 +40,7 @@ __all__ = ["LookupAccessor"]
 
 @pd.api.extensions.register_dataframe_accessor("lookup")
 class LookupAccessor(FrameAccessor[pd.DataFrame]):
-    """``df.lookup.enrich_profiles(...)``, ``df.lookup.enrich_companies(...)`` and their
-    estimates."""
+    """``df.lookup``: ``enrich_profiles``, ``enrich_companies`` and their estimates."""
 
     enrich_profiles = frame_method(api.enrich_profiles)
     estimate_profiles = frame_method(api.estimate_profiles)
