@@ -317,7 +317,7 @@ class Contact:
             self._set_rate(rate)
 
     def _set_rate(self, rate: float) -> None:
-        """Apply a learned pace (``math.inf``: unpaced); called with the rate lock held."""
+        """Apply a learned pace (``math.inf``: unpaced). The caller holds the rate lock."""
         self.pacer.set_rate(None if rate == math.inf else rate)
         self.rate_known = True
         logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
