@@ -130,11 +130,8 @@ class Contact:
             >>> import tempfile
             >>> from pathlib import Path
             >>> import lookup_pandas as lp
-            >>> from lookup_pandas.testing import MockTransport, envelope
-            >>> def answer(request):
-            ...     if "/credits/tier/" in request.url:
-            ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-            ...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+            >>> from lookup_pandas.testing import MockTransport, people_service
+            >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
             >>> transport, tier_reads = MockTransport(answer), []
             >>> with tempfile.TemporaryDirectory() as tmp:
             ...     for key in ["lk_example", "lk_example", "lk_rotated"]:

@@ -7,11 +7,8 @@ Example:
     >>> import tempfile
     >>> from pathlib import Path
     >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-    ...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
     >>> transport = MockTransport(answer)
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with lp.Client(api_key="lk_example", base_url="https://api.example.com",
