@@ -25,7 +25,7 @@ from ..errors import ConfigurationError, UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to
 from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
-from .frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
+from .enriched_frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
 from .listings import company_employees, credits_tier, query_value, search_people
 from .searches import (
     institution_alumni,

@@ -3,11 +3,8 @@
 Example:
     >>> import tempfile
     >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/api/panel/" in request.url:
-    ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-    ...     return 200, envelope({"id": "prsn_1", "handle": "ada-lovelace"})
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> answer = people_service({"id": "prsn_1", "handle": "ada-lovelace"})
     >>> transport = MockTransport(answer)
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with lp.Client(api_key="lk_example", base_url="http://service.test",

@@ -11,7 +11,8 @@ Example:
 from __future__ import annotations
 
 import argparse
-from typing import TypeAlias
+from collections.abc import Callable
+from typing import TypeAlias, TypeVar
 
 __all__ = [
     "ENVIRONMENT",
@@ -25,6 +26,8 @@ __all__ = [
     "rows",
     "service_command",
 ]
+
+N = TypeVar("N", int, float)
 
 Sub: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -98,10 +101,7 @@ def rows(text: str) -> int:
         ...
         argparse.ArgumentTypeError: must be 0 or more, not -1
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = _parsed(text, int, "a whole number")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
@@ -114,10 +114,7 @@ def rate(text: str) -> float:
         >>> rate("2.5")
         2.5
     """
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float, "a number")
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
@@ -134,3 +131,11 @@ def page_size(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
+
+
+def _parsed(text: str, parse: Callable[[str], N], what: str) -> N:
+    """``parse(text)``, or argparse's one-line error saying it is not ``what``."""
+    try:
+        return parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None

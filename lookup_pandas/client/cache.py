@@ -7,11 +7,10 @@ Example:
     >>> import tempfile
     >>> from pathlib import Path
     >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
-    ...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> answer = people_service(
+    ...     {"id": "prsn_1", "handle": "ada"}, limit_per_minute=600, balance=100
+    ... )
     >>> profile = "/api/data/v1/people/profile"
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with lp.Client(api_key="lk_example", base_url="http://service.test",

@@ -10,13 +10,10 @@ Example:
     >>> import lookup_pandas as lp
     >>> from lookup_pandas.enrichment.plan import Options
     >>> from lookup_pandas.enrichment.values import lookup_values
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/people/profile" in request.url:
-    ...         return 200, envelope({"id": "prsn_1", "handle": "ada"})
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
-    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> answer = people_service(
+    ...     {"id": "prsn_1", "handle": "ada"}, limit_per_minute=600, balance=100
+    ... )
     >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
     ...                    transport=MockTransport(answer))
     >>> chunks = [pd.DataFrame({"handle": ["ada", ""]}), pd.DataFrame({"handle": ["Ada"]})]

@@ -59,8 +59,8 @@ from .plan import (
     job_credits,
     offline_plan,
     plan,
+    stored_batch_jobs_holding,
 )
-from .plan import stored_batch_jobs_holding as _holding
 from .provenance import provenance_frame
 from .results import (
     INVALID,
@@ -71,9 +71,9 @@ from .results import (
     Lookup,
     Method,
     OnRecord,
+    Outcome,
     handed,
 )
-from .results import Outcome as _Outcome  # (tests reach for it here too)
 from .run import EnrichmentRun, run, stopped_run
 from .single import cached_outcome
 
@@ -89,8 +89,6 @@ __all__ = [
 ]
 
 P = ParamSpec("P")
-
-_handed = handed  # tests reach for it here (its home is outcomes)
 
 
 def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
@@ -127,7 +125,7 @@ def estimate_values(
             cached=len(distinct) - len(missing),
             to_fetch=0,
         )
-    stored = _holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
+    stored = stored_batch_jobs_holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
     return planned(
@@ -253,7 +251,7 @@ def _plan(
     Offline, what the cache does not hold is ``not_cached``: nothing is sent or paid.
     """
 
-    def cached(h: str) -> _Outcome | None:
+    def cached(h: str) -> Outcome | None:
         return (o := cached_outcome(client, h, kind)) and handed(sink, h, o)
 
     if client.settings.offline:

@@ -1,11 +1,18 @@
 """First contact with the base URL, the key check, and the pace learned from the credits tier.
 
-Example::
-
-    contact = Contact(settings, pacer, store, cache_on=True, request=sender.request)
-    contact.learn_pace()      # 57.0 on a 60/min tier: read once, never billed
-    contact.check_key()       # sends nothing when the key has worked before
-    contact.pace(cancel)      # before each paced send: learn the pace once, then take a slot
+Example:
+    >>> from lookup_pandas.service.envelope import Envelope
+    >>> from lookup_pandas.store import MemoryStore
+    >>> settings = Settings.build(api_key="lk_example", base_url="https://api.example.com")
+    >>> def request(call):  # stands for the Client's send chain
+    ...     print("GET", call.path)
+    ...     return Envelope({"current_tier": {"limit_per_minute": 60}}, "ok", None, None, {})
+    >>> contact = Contact(settings, Pacer(7), MemoryStore(), cache_on=False, request=request)
+    >>> contact.learn_pace()  # 95% of the tier's limit
+    GET /api/panel/credits/tier/k/
+    57.0
+    >>> contact.learn_pace()  # learned once
+    57.0
 """
 
 from __future__ import annotations
@@ -51,7 +58,22 @@ logger = logging.getLogger(__name__)
 
 @dataclass(eq=False, repr=False)
 class Contact:
-    """What one Client learned of the service: contacted yet, key proven, the pace."""
+    """What one Client learned of the service: contacted yet, key proven, the pace.
+
+    Example:
+        >>> from lookup_pandas.service.endpoints import PROFILE_PATH
+        >>> from lookup_pandas.service.envelope import Envelope
+        >>> from lookup_pandas.store import MemoryStore
+        >>> settings = Settings.build(api_key="lk_example", base_url="https://api.example.com")
+        >>> send = print  # stands for the send chain: nothing is sent here
+        >>> contact = Contact(settings, Pacer(7), MemoryStore(), cache_on=False, request=send)
+        >>> contact.contacted, contact.key_proven
+        (False, False)
+        >>> ada = Envelope({"id": "prsn_1"}, "ok", None, None, {})
+        >>> contact.note(ada, PROFILE_PATH, from_cache=False)  # a success from the network
+        >>> contact.contacted, contact.key_proven
+        (True, True)
+    """
 
     settings: Settings
     pacer: Pacer
@@ -81,8 +103,11 @@ class Contact:
     _tier_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
-        """An attempt's outcome (an Envelope or the ServiceError it meant): first contact? the
-        key proven? See :func:`~lookup_pandas.http.decisions.proves_contact`."""
+        """Note an attempt's outcome (an Envelope or its ServiceError): contact made, key proven.
+
+        :func:`~lookup_pandas.http.decisions.proves_contact` and
+        :func:`~lookup_pandas.http.decisions.proves_key` decide.
+        """
         if self.contacted and self.key_proven:  # both only ever turn True: the fast path
             return
         if proves_contact(outcome, from_cache=from_cache):
@@ -99,7 +124,24 @@ class Contact:
             logger.debug("could not remember that the key works", exc_info=True)
 
     def check_key(self) -> None:
-        """Make sure the key works, once per key and base URL (see ``Client.check_key``)."""
+        """Make sure the key works, once per key and base URL (see ``Client.check_key``).
+
+        Example:
+            >>> import tempfile
+            >>> from pathlib import Path
+            >>> import lookup_pandas as lp
+            >>> from lookup_pandas.testing import MockTransport, people_service
+            >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
+            >>> transport, tier_reads = MockTransport(answer), []
+            >>> with tempfile.TemporaryDirectory() as tmp:
+            ...     for key in ["lk_example", "lk_example", "lk_rotated"]:
+            ...         with lp.Client(api_key=key, base_url="https://api.example.com",
+            ...                        cache=Path(tmp, "c.sqlite"), transport=transport) as client:
+            ...             _ = client.profile("ada")  # bought once, then read from the cache
+            ...         tier_reads.append(transport.count("/credits/tier/"))
+            >>> tier_reads  # the store remembers a key that worked, a new key is checked once
+            [1, 1, 2]
+        """
         if self.key_proven or not self.cache_on:  # no cache: every answer is the key's
             return
         with self._key_lock:  # one tier read, however many threads meet their first cache hit
@@ -120,12 +162,24 @@ class Contact:
                 logger.warning("Could not check the API key (%s); answering from the cache.", exc)
 
     def resolve_forbidden(self, exc: ServiceError, path: str) -> ServiceError:
-        """A 403 told apart: about one record it stays a PermissionDeniedError; on a panel path
-        (no record there) it is the key's; an ambiguous one is decided by the free tier
-        endpoint, an AuthenticationError if the key no longer reads its tier.
+        """A 403 told apart: a PermissionDeniedError about one record, or an AuthenticationError.
 
-        Example: ``contact.resolve_forbidden(PermissionDeniedError("Forbidden",
-        status_code=403), PROFILE_PATH)`` -> the same error when the key still works.
+        A 403 on a panel path is the key's. An ambiguous one is decided by the free tier endpoint.
+
+        Example:
+            >>> from lookup_pandas.service.endpoints import PROFILE_PATH
+            >>> from lookup_pandas.store import MemoryStore
+            >>> settings = Settings.build(api_key="lk_example", base_url="https://api.example.com")
+            >>> def send(call):  # stands for the send chain: the tier reads, the key works
+            ...     print("GET", call.path)
+            >>> contact = Contact(settings, Pacer(7), MemoryStore(), cache_on=False, request=send)
+            >>> forbidden = PermissionDeniedError("Forbidden", status_code=403)
+            >>> forbidden.ambiguous = True
+            >>> contact.resolve_forbidden(forbidden, PROFILE_PATH) is forbidden
+            GET /api/panel/credits/tier/k/
+            True
+            >>> contact.resolve_forbidden(forbidden, TIER_PATH)
+            AuthenticationError('Forbidden')
         """
         if not isinstance(exc, PermissionDeniedError):
             return exc
@@ -148,9 +202,23 @@ class Contact:
         return exc
 
     def seen_balance(self, balance: float | None) -> None:
-        """After an answer from the network that named the balance: follow the tier down (see
-        :func:`~.decisions.tier_action`): the lower tier's pace just before the floor, the
-        tier read again once below it, and every TIER_REREAD_SECONDS."""
+        """Follow the tier down as the balance that answers name falls (:func:`.tier_action`).
+
+        Example:
+            >>> from lookup_pandas.service.envelope import Envelope
+            >>> from lookup_pandas.store import MemoryStore
+            >>> tier = {"current_tier": {"limit_per_minute": 600, "min_credits": 100},
+            ...         "previous_tier": {"limit_per_minute": 60}}
+            >>> def send(call):  # stands for the send chain
+            ...     return Envelope(tier, "ok", None, None, {})
+            >>> settings = Settings.build(api_key="lk_example", base_url="https://api.example.com")
+            >>> contact = Contact(settings, Pacer(7), MemoryStore(), cache_on=False, request=send)
+            >>> contact.learn_pace()
+            570.0
+            >>> contact.seen_balance(104)  # a few credits above the floor: the lower tier's pace
+            >>> contact.pacer.per_minute
+            57.0
+        """
         tier = self._tier
         if tier is None or not self.rate_known:
             return
@@ -174,8 +242,10 @@ class Contact:
             self.reread_tier()
 
     def reread_tier(self, *, after_429: bool = False) -> None:
-        """Read the tier again (free, unpaced) and pace by it: always slower when it says so;
-        faster only when no 429 asked (a 429's slow-down stands until the tier says less)."""
+        """Read the tier again (free, unpaced) and pace by it.
+
+        After a 429 (``after_429``) the pace only ever slows down.
+        """
         if not self.rate_known or not self._tier_lock.acquire(blocking=False):
             return  # another thread is reading it
         try:
@@ -201,7 +271,7 @@ class Contact:
         self._tier, self._tier_read_at, self._dropped_early = tier, time.monotonic(), False
 
     def credits_tier(self) -> dict[str, Any]:
-        """The credits-tier payload; reading it teaches the pace, if it was not known yet."""
+        """The credits-tier payload. Reading it teaches the pace, if it was not known yet."""
         tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
         self._note_tier(tier)
         if not self.rate_known:
@@ -223,9 +293,10 @@ class Contact:
         self.pacer.wait(cancel)
 
     def _learn_rate(self, cancel: threading.Event | None) -> None:
-        """Read the tier once; other threads wait for it. A failure is raised (every thread
-        that waited for that attempt gets a copy, sending nothing), and the next call tries
-        again: the key or the service may be fixed by then."""
+        """Read the tier once, while other threads wait for it.
+
+        A failure is raised in every thread that waited, and the next call tries again.
+        """
         pause(0, cancel)  # a stopped job's thread does not start it
         failures = self._rate_failures
         with self._rate_lock:
@@ -243,15 +314,17 @@ class Contact:
             self._set_rate(rate)
 
     def _set_rate(self, rate: float) -> None:
-        """Apply a learned pace (``math.inf``: unpaced); called with the rate lock held."""
+        """Apply a learned pace (``math.inf``: unpaced). The caller holds the rate lock."""
         self.pacer.set_rate(None if rate == math.inf else rate)
         self.rate_known = True
         logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
 
     def _discover_rate(self) -> float:
-        """The pace from the credits tier. An AuthenticationError or ConfigurationError (the
-        first contact failed) is raised; a tier that cannot be read otherwise gives the
-        configured pace, else the cheapest tier's 7/min, with a warning."""
+        """The pace from the credits tier.
+
+        An AuthenticationError or a ConfigurationError is raised. A tier that cannot be read
+        otherwise gives the configured pace, else the cheapest tier's 7/min, with a warning.
+        """
         try:
             tier = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
         except (AuthenticationError, ConfigurationError):
@@ -273,9 +346,7 @@ class Contact:
         return self._rate_from(tier)
 
     def _probe_health(self) -> None:
-        """Ask the Data API's free health probe (unpaced, no credits): a success proves the
-        service; a 404 or an answer that is not the service's is a ConfigurationError (after
-        one quick retry); the service's own error (a 503: it is down) is raised as it is."""
+        """Ask the Data API's free health probe (unpaced) whether the base URL is the service."""
         self.request(Call(HEALTH_PATH, cache=False, paced=False))
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:

@@ -1,16 +1,22 @@
 """The send chain: cache lookup -> claim -> paced attempts -> one attempt.
 
-Example::
+:class:`~lookup_pandas.http.decisions.SendActions` decides what each call does, once.
+docs/architecture.md (*One call*) walks through the steps.
 
-    wire = Wire(session, settings)
-    sender = Sender(wire, attempts, claims, stats, contact)
-    sender.request(Call(PROFILE_PATH, {"handle": "ada"})).data      # a cache hit sends nothing
-
-What each call does is decided once (:class:`~lookup_pandas.http.decisions.SendActions`).
-Each request is prepared once; the cache is looked up once (requests-cache's
-``only_if_cached``); on a miss the answer is claimed among the processes sharing the store,
-then sent in paced attempts, retried as :mod:`lookup_pandas.http.decisions` says, and stored by
-requests-cache without a second lookup. The panel endpoint is neither cached nor paced.
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import lookup_pandas as lp
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
+    >>> transport = MockTransport(answer)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+    ...                    cache=Path(tmp, "c.sqlite"), transport=transport) as client:
+    ...         first, again = client.profile("ada"), client.profile("ada")
+    ...         stats = client.stats
+    >>> first == again, transport.count("/people/profile"), stats.cache_hits  # a hit sends nothing
+    (True, 1, 1)
 """
 
 from __future__ import annotations
@@ -57,8 +63,12 @@ AHEAD_MAX = 4096
 def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
     """The error of a request offline: not in the cache, or (``cached=False``) never cached.
 
-    Example: ``str(not_cached(prepared))`` -> ``"Offline, and the cache holds no answer for GET
-    http://.../people/search?title=x&cursor=c2: run it online once to buy it"``
+    Example:
+        >>> url = "https://api.example.com/api/data/v1/people/search"
+        >>> prepared = requests.Request("GET", url, params={"title": "cto"}).prepare()
+        >>> print(not_cached(prepared))
+        Offline, and the cache holds no answer for GET
+        https://api.example.com/api/data/v1/people/search?title=cto: run it online once to buy it
     """
     what = f"{prepared.method} {prepared.url}"  # the key is in a header, never in the URL
     if not cached:
@@ -72,7 +82,22 @@ def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> No
 
 
 class Wire:
-    """One session: prepare a request once, send copies of it, look the cache up."""
+    """One session: prepare a request once, send copies of it, look the cache up.
+
+    Example:
+        >>> from lookup_pandas.testing import MockTransport, envelope
+        >>> session = requests.Session()
+        >>> session.mount("https://", MockTransport(lambda request: (200, envelope({"id": 1}))))
+        >>> settings = Settings.build(
+        ...     api_key="lk_example", base_url="https://api.example.com", cache=False, offline=False
+        ... )
+        >>> wire = Wire(session, settings)
+        >>> prepared = wire.prepare("/api/data/v1/people/profile", {"handle": "ada"})
+        >>> prepared.url
+        'https://api.example.com/api/data/v1/people/profile?handle=ada'
+        >>> wire.send(prepared).status_code, wire.cached("/api/data/v1/people/profile", prepared)
+        (200, None)
+    """
 
     def __init__(self, session: requests.Session, settings: Settings) -> None:
         self.session = session
@@ -82,6 +107,7 @@ class Wire:
         self._ahead: dict[tuple[str, tuple[tuple[str, Any], ...]], requests.PreparedRequest] = {}
 
     def url(self, path: str) -> str:
+        """The URL of ``path`` at the base URL. A full URL is a ConfigurationError."""
         if path.startswith(("http://", "https://")):
             raise ConfigurationError("Pass a path such as '/api/data/v1/...', not a full URL.")
         return self.settings.base_url + "/" + path.lstrip("/")
@@ -89,9 +115,10 @@ class Wire:
     def prepare(
         self, path: str, params: Mapping[str, Any] | None, *, method: str = "GET", body: Any = None
     ) -> requests.PreparedRequest:
-        """The request, prepared once by the session (its headers, hooks and cookies merged);
-        each send takes a copy, as requests-cache writes its options into the headers.
-        ``body`` is sent as JSON."""
+        """The request, prepared once by the session, its headers, hooks and cookies merged.
+
+        Each send takes a copy. ``body`` is sent as JSON.
+        """
         if self._ahead and method == "GET" and params:
             ahead = self._ahead.pop((path, tuple(sorted(params.items()))), None)
             if ahead is not None:
@@ -107,10 +134,11 @@ class Wire:
         return self.session.prepare_request(request)
 
     def send(self, prepared: requests.PreparedRequest, *, store: bool = False) -> requests.Response:
-        """Send a copy of ``prepared`` over the network with requests' own send settings (what
-        ``Session.request`` would do, without preparing again), past the cache: the lookup is
-        :meth:`lookup`'s. ``store``: keep the answer for ``expire_after`` (as ``SendActions``
-        decided). Offline, nothing is ever sent (NotCachedError)."""
+        """Send a copy of ``prepared`` over the network, past the cache.
+
+        ``store``: keep the answer for ``expire_after``. Offline, nothing is ever sent
+        (NotCachedError).
+        """
         if self.settings.offline:  # Sender.request answers offline; this is the last guard
             raise not_cached(prepared)
         s = self.session
@@ -133,10 +161,10 @@ class Wire:
         return response
 
     def cached(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
-        """The stored answer if it has not expired, read by its key (what requests-cache's
-        ``only_if_cached`` does, without building a request's cache actions and a 504 for a
-        miss); None on a miss, or when nothing is cached there. Offline, an expired answer is
-        used too (its ``is_expired`` tells)."""
+        """The stored answer if it has not expired, read by its key. None on a miss.
+
+        Offline, an expired answer is used too (its ``is_expired`` tells).
+        """
         if not self.cache_on or is_panel(path):
             return None
         cache = self.session.cache  # type: ignore[attr-defined]
@@ -162,7 +190,24 @@ class Wire:
 
 @dataclass(eq=False)
 class PacedAttempts:
-    """Paced attempts of one request, retried as :func:`~.decisions.next_step` says."""
+    """Paced attempts of one request, retried as :func:`~.decisions.next_step` says.
+
+    Example:
+        >>> import lookup_pandas as lp
+        >>> from lookup_pandas.testing import MockTransport, envelope
+        >>> statuses = iter([503, 200])
+        >>> def answer(request):
+        ...     if "/credits/tier/" in request.url:
+        ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+        ...     status = next(statuses)
+        ...     return status, envelope({"id": "prsn_1"}, success=status == 200)
+        >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com", cache=False,
+        ...                backoff_base=0, transport=MockTransport(answer)) as client:
+        ...     record = client.profile("ada")
+        ...     stats = client.stats
+        >>> record["id"], stats.retries
+        ('prsn_1', 1)
+    """
 
     wire: Wire
     policy: RetryPolicy
@@ -177,8 +222,10 @@ class PacedAttempts:
         actions: SendActions,
         cancel: threading.Event | None,
     ) -> Envelope:
-        """Send until an answer, or a failure :func:`next_step` says to raise; the answer is
-        stored as ``actions.store`` says (the lookup is done: no second one)."""
+        """Send until an answer, or until :func:`next_step` says to raise.
+
+        The answer is stored if ``actions.store`` says so, with no second lookup.
+        """
         unpaced = not actions.paced
         attempts = Attempts()
         while True:
@@ -282,10 +329,33 @@ class Sender:
     def request(self, call: Call) -> Envelope:
         """The one place requests are sent: the call's :class:`SendActions`, carried out.
 
-        Order of operations: decide the actions once; prepare the request; read the cache
-        (``actions.read``); on a miss, claim the answer among the processes sharing the store
-        (``actions.claim``); a stored answer is returned (the key checked once, online);
-        offline, a miss is NotCachedError; else paced attempts send it, and the claim is let go.
+        Order of operations:
+
+        1. Decide the actions once, and prepare the request.
+        2. Read the cache (``actions.read``).
+        3. On a miss, claim the answer among the processes sharing the store (``actions.claim``).
+        4. Return a stored answer. Online, a key never proven is checked once first.
+        5. Offline, a miss is a NotCachedError.
+        6. Send it in paced attempts, then let go of the claim.
+
+        Example:
+            >>> import tempfile
+            >>> from pathlib import Path
+            >>> import lookup_pandas as lp
+            >>> from lookup_pandas.testing import MockTransport
+            >>> transport = MockTransport(lambda request: (500, "never asked"))
+            >>> with tempfile.TemporaryDirectory() as tmp:
+            ...     with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+            ...                    cache=Path(tmp, "c.sqlite"), offline=True,
+            ...                    transport=transport) as client:
+            ...         client.profile("ada")
+            Traceback (most recent call last):
+            ...
+            lookup_pandas.errors.NotCachedError: Offline, and the cache holds no answer for GET
+            https://api.example.com/api/data/v1/people/profile?handle=ada: run it online once to
+            buy it
+            >>> len(transport.requests)
+            0
         """
         actions = SendActions.from_call(call, self.wire.settings, cache_on=self.wire.cache_on)
         if actions.error is not None:
@@ -321,8 +391,11 @@ class Sender:
         prepared: requests.PreparedRequest,
         cancel: threading.Event | None,
     ) -> requests.Response | None:
-        """The stored answer, read as ``read`` says (``"afresh"``: until it shows, for a claim
-        let go of lately: :func:`lookup_pandas.store.claims.fresh_lookup`); None on a miss."""
+        """The stored answer, read as ``read`` says, or None on a miss.
+
+        ``"afresh"`` reads until the answer shows, for a claim let go of lately
+        (:func:`lookup_pandas.store.claims.fresh_lookup`).
+        """
         if read == "once":
             return self.wire.cached(path, prepared)
         if read == "afresh":
@@ -330,7 +403,7 @@ class Sender:
         return None
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
-        """A stored answer, counted and parsed; a stored not-found raised, marked cached."""
+        """A stored answer, counted and parsed. A stored not-found is raised, marked cached."""
         self.stats.count(cache_hits=1)
         try:
             return parsed_answer(stored, path, from_cache=True)
@@ -341,8 +414,10 @@ class Sender:
     def claim(
         self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
     ) -> tuple[str | None, requests.Response | None]:
-        """(the claim to release, None), or (None, the answer another process bought
-        meanwhile). See :func:`lookup_pandas.store.claims.claim_or_wait`."""
+        """``(claim, None)`` to buy it, or ``(None, answer)`` another process bought meanwhile.
+
+        See :func:`lookup_pandas.store.claims.claim_or_wait`.
+        """
         return claim_or_wait(
             self.claims,
             self.wire.cache_key(prepared),

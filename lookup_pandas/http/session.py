@@ -1,14 +1,22 @@
 """The HTTP session: requests over urllib3, with requests-cache on SQLite or Redis in front.
 
-Example::
+Pacing and retries are the send chain's (:mod:`.sending`), above the session. What is stored
+is decided by :mod:`lookup_pandas.cache.policy`.
 
-    session = build_session(settings)           # or build_session(settings, MockTransport(...))
-    session.get(url, params=..., headers={DATA_KEY_HEADER: key}, timeout=30)
-    session.release_cache()                     # a SQLite cache: let go of the shared backend
-
-Pacing and retries are the Client's, above this: it looks the cache up once, then paces and
-sends with ``force_refresh`` so that requests-cache stores without a second lookup. What is
-stored is the cache's own policy (:mod:`lookup_pandas.cache.policy`).
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from requests_cache import CachedSession
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> transport = MockTransport(lambda request: (200, envelope({"status": "ok"})))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     settings = Settings.build(api_key="lk_example", base_url="https://api.example.com",
+    ...                               cache=Path(tmp, "answers.sqlite"))
+    ...     session = build_session(settings, transport)
+    ...     cached = isinstance(session, CachedSession)
+    ...     session.release_cache()  # let go of the shared SQLite backend
+    >>> cached
+    True
 """
 
 from __future__ import annotations
@@ -47,10 +55,21 @@ class _Adapter(HTTPAdapter):
 
 
 def build_session(settings: Settings, transport: BaseAdapter | None = None) -> requests.Session:
-    """A CachedSession (or a plain Session when the cache is off) over the network, or over
-    ``transport`` (a test's adapter) when one is given.
+    """A CachedSession over the network, or over ``transport`` (a test's adapter).
 
-    Example: ``build_session(Settings.build(api_key="k", cache=False))`` -> a requests.Session
+    When the cache is off, it is a plain requests.Session.
+
+    Example:
+        >>> from lookup_pandas.testing import MockTransport, envelope
+        >>> transport = MockTransport(lambda request: (200, envelope({"status": "ok"})))
+        >>> settings = Settings.build(
+        ...     api_key="lk_example", base_url="https://api.example.com", cache=False
+        ... )
+        >>> session = build_session(settings, transport)
+        >>> session.get("https://api.example.com/api/data/v1/health").json()["data"]
+        {'status': 'ok'}
+        >>> session.headers["User-Agent"].startswith("lookup-pandas/")
+        True
     """
     session: requests.Session
     if settings.cache_url is not None:
@@ -84,9 +103,7 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
 def _release_cache(session: requests.Session, entry: Entry) -> Callable[[], None]:
     """``session.release_cache``: let go of the shared backend now (``Client.close``), once.
 
-    A session garbage collected first lets go from its finaliser, which only queues the entry
-    (the GC may run while this thread opens a cache); the next call to the shared backends
-    closes what nobody uses any more, and ``close_all`` does at exit.
+    A session collected first lets go from its finaliser (docs/decisions.md says how).
     """
     backends = shared_backends()
     queued = weakref.finalize(session, backends.release_later, entry)
@@ -114,10 +131,13 @@ def _cached_session(backend: BaseCache, settings: Settings, *, autoclose: bool) 
 
 
 def _environment_once(session: requests.Session, base_url: str) -> None:
-    """Read proxy and CA-bundle settings from the environment now, not on every request
-    (with ``trust_env`` on, requests reads the whole environment on every request).
+    """Read the proxy and CA-bundle settings from the environment once, not on every request.
 
-    Example: ``_environment_once(session, "https://api.example.com")``
+    Example:
+        >>> session = requests.Session()
+        >>> _environment_once(session, "https://api.example.com")
+        >>> session.trust_env
+        False
     """
     session.proxies.update(requests.utils.get_environ_proxies(base_url))
     bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")

@@ -1,16 +1,12 @@
 """What a Client has done: requests sent, cache hits, retries, credits (counted thread-safely).
 
-Example::
-
-    counter = StatsCounter()
-    counter.count(cache_hits=1)
-    counter.account(response)          # sent, a 429, X-Credits-Consumed, X-Credits-Balance
-    counter.snapshot().credits_consumed
-    with counter.tallied() as mine:    # what this thread (and the threads that join it) counts
-        ...                            # mine.sent: this run's requests, not another run's
-
-A run's own tally is what its summary reports: two enrichments at once on one Client (two
-background jobs) each count their own requests and credits, not the Client's total.
+Example:
+    >>> counter = StatsCounter()
+    >>> counter.count(cache_hits=1)
+    >>> with counter.tallied() as mine:  # this run's own counts, besides the Client's
+    ...     counter.count(sent=2)
+    >>> mine.sent, mine.cache_hits, counter.snapshot().sent, counter.snapshot().cache_hits
+    (2, 0, 2, 1)
 """
 
 from __future__ import annotations
@@ -29,15 +25,31 @@ __all__ = ["ClientStats", "StatsCounter", "since"]
 
 @dataclass
 class ClientStats:
-    """What a Client has done so far (a snapshot; see :attr:`Client.stats`)."""
+    """What a Client has done so far: a snapshot, as :attr:`Client.stats` gives it.
+
+    Example:
+        >>> import lookup_pandas as lp
+        >>> from lookup_pandas.testing import MockTransport, envelope
+        >>> def answer(request):
+        ...     if "/credits/tier/" in request.url:
+        ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+        ...     billed = {"X-Credits-Consumed": "1", "X-Credits-Balance": "99"}
+        ...     return 200, envelope({"id": "prsn_1", "handle": "ada"}), billed
+        >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+        ...                transport=MockTransport(answer), cache=False) as client:
+        ...     _ = client.profile("ada")
+        ...     stats = client.stats
+        >>> stats.sent, stats.credits_consumed, stats.credits_balance  # the tier read is free
+        (2, 1.0, 99.0)
+    """
 
     sent: int = 0  # requests that went to the network (retries included)
     cache_hits: int = 0  # answers read from the on-disk cache (free)
     retries: int = 0  # attempts after a transient failure
     rate_limited: int = 0  # 429 answers received
     credits_consumed: float = 0.0  # sum of X-Credits-Consumed
-    #: the part of credits_consumed that batch-job answers reported (production bills batch
-    #: items as they resolve; whether a poll's header reports them is not documented)
+    #: The part of credits_consumed that batch-job answers reported. Production bills batch
+    #: items as they resolve, and does not document whether a poll's header reports them.
     batch_credits: float = 0.0
     credits_balance: float | None = None  # last X-Credits-Balance seen
 
@@ -45,7 +57,12 @@ class ClientStats:
 def since(before: ClientStats, now: ClientStats) -> ClientStats:
     """What was counted between two snapshots (the balance: the latest seen).
 
-    Example: ``since(before, client.stats).sent`` -> requests sent since ``before``.
+    Example:
+        >>> before = ClientStats(sent=3, credits_consumed=3.0, credits_balance=100)
+        >>> now = ClientStats(sent=5, credits_consumed=5.0, credits_balance=98)
+        >>> delta = since(before, now)
+        >>> delta.sent, delta.credits_consumed, delta.credits_balance
+        (2, 2.0, 98)
     """
     return ClientStats(
         sent=now.sent - before.sent,
@@ -59,7 +76,14 @@ def since(before: ClientStats, now: ClientStats) -> ClientStats:
 
 
 class StatsCounter:
-    """The counters of one Client, and the calls now waiting for another process's claim."""
+    """The counters of one Client, and the calls now waiting for another process's claim.
+
+    Example:
+        >>> counter = StatsCounter()
+        >>> counter.count(retries=1)
+        >>> counter.snapshot().retries
+        1
+    """
 
     def __init__(self) -> None:
         self._stats = ClientStats()
@@ -69,8 +93,16 @@ class StatsCounter:
 
     @contextmanager
     def tallied(self) -> Iterator[ClientStats]:
-        """A tally of what this thread counts from now on (besides the Client's counters),
-        until the block ends. Example: ``with counter.tallied() as mine: ...; mine.sent``"""
+        """A tally of what this thread counts until the block ends, besides the Client's.
+
+        Example:
+            >>> counter = StatsCounter()
+            >>> with counter.tallied() as mine:
+            ...     counter.count(sent=1)
+            >>> counter.count(sent=1)  # after the block: the Client's counters only
+            >>> mine.sent, counter.snapshot().sent
+            (1, 2)
+        """
         previous = self.current()
         tally = ClientStats()
         self.join(tally)
@@ -85,7 +117,22 @@ class StatsCounter:
         return tally
 
     def join(self, tally: ClientStats | None) -> None:
-        """Count this thread's work for ``tally`` too: a run's pool threads join its tally."""
+        """Count this thread's work for ``tally`` too: a run's pool threads join its tally.
+
+        Example:
+            >>> import threading
+            >>> counter = StatsCounter()
+            >>> with counter.tallied() as mine:
+            ...     run = counter.current()
+            ...     def work():
+            ...         counter.join(run)
+            ...         counter.count(sent=1)
+            ...     worker = threading.Thread(target=work)
+            ...     worker.start()
+            ...     worker.join()
+            >>> mine.sent
+            1
+        """
         self._local.tally = tally
 
     def _targets(self) -> tuple[ClientStats, ...]:
@@ -98,14 +145,32 @@ class StatsCounter:
             return ClientStats(**vars(self._stats))
 
     def count(self, **increments: int) -> None:
-        """Add to counters by name. Example: ``counter.count(cache_hits=1)``"""
+        """Add to counters by name.
+
+        Example:
+            >>> counter = StatsCounter()
+            >>> counter.count(cache_hits=2, retries=1)
+            >>> counter.snapshot().cache_hits
+            2
+        """
         with self._lock:
             for stats in self._targets():
                 for name, n in increments.items():
                     setattr(stats, name, getattr(stats, name) + n)
 
     def account(self, response: requests.Response, *, batch: bool = False) -> None:
-        """A response from the network: one more sent, a 429, the credits its headers report."""
+        """A response from the network: one more sent, a 429, the credits its headers report.
+
+        Example:
+            >>> response = requests.Response()
+            >>> response.status_code = 200
+            >>> response.headers.update({"X-Credits-Consumed": "1", "X-Credits-Balance": "41"})
+            >>> counter = StatsCounter()
+            >>> counter.account(response, batch=True)
+            >>> counter.snapshot()
+            ClientStats(sent=1, cache_hits=0, retries=0, rate_limited=0, credits_consumed=1.0,
+                        batch_credits=1.0, credits_balance=41.0)
+        """
         consumed = finite_number(response.headers.get("X-Credits-Consumed"))
         balance = finite_number(response.headers.get("X-Credits-Balance"))
         with self._lock:
@@ -121,7 +186,15 @@ class StatsCounter:
                     stats.credits_balance = balance
 
     def count_waiting(self, n: int) -> None:
-        """``n`` more (or fewer) calls waiting for an answer another process is buying."""
+        """``n`` more (or fewer) calls waiting for an answer another process is buying.
+
+        Example:
+            >>> counter = StatsCounter()
+            >>> counter.count_waiting(2)
+            >>> counter.count_waiting(-1)
+            >>> counter.waiting
+            1
+        """
         with self._lock:
             self._waiting += n
 

@@ -1,13 +1,16 @@
 """The one place requests' exceptions become ours (httpx's ``map_httpcore_exceptions``).
 
-Example::
+The error raised carries no ``__context__``, so the requests exception never travels with it
+(docs/decisions.md says why).
 
-    with translated_errors(url, path, timeout=30.0):
-        response = session.send(prepared)
-    # a refused connection -> TransportError("127.0.0.1:9 cannot be reached: connection refused")
-
-The error raised carries no ``__context__``: the requests exception (whose ``.request`` holds
-the key header) never travels with ours, not even when tblib pickles a traceback.
+Example:
+    >>> import requests
+    >>> with translated_errors("https://api.example.com/p", "/p", timeout=30.0):
+    ...     raise requests.exceptions.ChunkedEncodingError()
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.TransportError: Request to api.example.com for /p: the answer was cut
+    short (ChunkedEncodingError).
 """
 
 from __future__ import annotations
@@ -35,10 +38,18 @@ TRANSIENT_REQUEST_ERRORS = (
 def translate(exc: requests.RequestException, url: str, path: str, timeout: float) -> ServiceError:
     """Our error for ``exc``, raised while sending ``path`` to ``url``.
 
-    Example: ``translate(requests.ReadTimeout(), url, "/p", 30)`` -> RequestTimeoutError.
-    A connection never made is a TransportError with ``before_connecting``; a timeout (also a
-    stall while reading the body) a RequestTimeoutError; another transient failure a
-    TransportError; anything else a ServiceError ("could not be sent").
+    A connection never made is a TransportError with ``before_connecting`` set. A timeout, or a
+    stall while reading the body, is a RequestTimeoutError. Another transient failure is a
+    TransportError, and anything else a ServiceError.
+
+    Example:
+        >>> url = "https://api.example.com/p"
+        >>> print(translate(requests.ReadTimeout(), url, "/p", 30))
+        No answer from api.example.com within 30s (ReadTimeout) for /p.
+        >>> translate(requests.exceptions.ConnectTimeout(), url, "/p", 30).before_connecting
+        True
+        >>> print(translate(requests.exceptions.InvalidURL(), url, "/p", 30))
+        Request for /p could not be sent (InvalidURL).
     """
     if not isinstance(exc, TRANSIENT_REQUEST_ERRORS):
         return ServiceError(f"Request for {path} could not be sent ({type(exc).__name__}).")
@@ -64,7 +75,13 @@ def translate(exc: requests.RequestException, url: str, path: str, timeout: floa
 class translated_errors:  # noqa: N801 - used as a function, like contextlib's
     """Within it, a requests exception is raised as :func:`translate`'s error, without context.
 
-    Example: ``with translated_errors(url, path, timeout): response = session.send(prepared)``
+    Example:
+        >>> try:
+        ...     with translated_errors("https://api.example.com/p", "/p", timeout=30.0):
+        ...         raise requests.ReadTimeout()
+        ... except RequestTimeoutError as exc:
+        ...     print(exc.__context__)
+        None
     """
 
     def __init__(self, url: str, path: str, timeout: float) -> None:
@@ -96,7 +113,11 @@ def _wraps_read_timeout(exc: BaseException) -> bool:
 def connect_failure(exc: BaseException) -> str | None:
     """Why no connection was made at all (refused, unknown host, TLS, proxy), else None.
 
-    Example: ``connect_failure(requests.exceptions.SSLError())`` -> "the TLS handshake failed"
+    Example:
+        >>> connect_failure(requests.exceptions.SSLError())
+        'the TLS handshake failed'
+        >>> connect_failure(requests.ReadTimeout()) is None
+        True
     """
     if isinstance(exc, requests.exceptions.SSLError):
         return "the TLS handshake failed"

@@ -12,7 +12,7 @@ then ``enriched.to_parquet("enriched/")`` runs it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import dask.dataframe as dd
@@ -169,9 +169,7 @@ def estimate_profiles(frame: dd.DataFrame, *args: Any, **options: Any) -> Estima
 
     Example: ``ddf.lookup.estimate_profiles("handle").to_fetch``
     """
-    column = arguments(api.estimate_profiles, frame, *args, **options)["column"]
-    api.check_columns(frame._meta, column)
-    return api.estimate_profiles(frame[column].compute().to_frame(), *args, **options)
+    return _estimate(api.estimate_profiles, frame, *args, **options)
 
 
 @delegates_to(api.estimate_companies)
@@ -180,9 +178,16 @@ def estimate_companies(frame: dd.DataFrame, *args: Any, **options: Any) -> Estim
 
     Example: ``ddf.lookup.estimate_companies("slug").to_fetch``
     """
-    column = arguments(api.estimate_companies, frame, *args, **options)["column"]
+    return _estimate(api.estimate_companies, frame, *args, **options)
+
+
+def _estimate(
+    estimate: Callable[..., Estimate], frame: dd.DataFrame, *args: Any, **options: Any
+) -> Estimate:
+    """``estimate`` run here on the computed column alone (checked first on the meta)."""
+    column = arguments(estimate, frame, *args, **options)["column"]
     api.check_columns(frame._meta, column)
-    return api.estimate_companies(frame[column].compute().to_frame(), *args, **options)
+    return estimate(frame[column].compute().to_frame(), *args, **options)
 
 
 @register_dataframe_accessor("lookup")

@@ -5,13 +5,9 @@ numbers ``Int64``, flags ``Boolean``, lists ``List``, missing values null. pyarr
 
 Example:
     >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "handle=ada" in request.url:
-    ...         return 200, envelope({"id": "prsn_1", "handle": "ada", "geo": {"city": "Oslo"}})
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
-    ...     return 404, envelope(None, success=False, message="no such route")
+    >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> ada = {"id": "prsn_1", "handle": "ada", "geo": {"city": "Oslo"}}
+    >>> answer = people_service(ada, limit_per_minute=600, balance=100)
     >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
     ...                    transport=MockTransport(answer))
     >>> leads = pl.DataFrame({"handle": ["ada", None]})

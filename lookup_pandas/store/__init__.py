@@ -135,8 +135,7 @@ def namespace(api_key: str, base_url: str) -> str:
         >>> namespace("lk_example", "https://api.example.com")
         '61d70fd691a22e770f408b0351ecb3b3'
     """
-    digest = hashlib.sha256(f"lookup_pandas\x1f{base_url}\x1f{api_key}".encode())
-    return digest.hexdigest()[:32]
+    return _digest(base_url, api_key)
 
 
 def named_namespace(name: str, base_url: str) -> str:
@@ -146,8 +145,12 @@ def named_namespace(name: str, base_url: str) -> str:
         >>> named_namespace("acme-sales", "https://api.example.com")
         'c96ec0eccf2a0ea3a557a7fb43c5a66d'
     """
-    digest = hashlib.sha256(f"lookup_pandas\x1fnamed\x1f{base_url}\x1f{name}".encode())
-    return digest.hexdigest()[:32]
+    return _digest("named", base_url, name)
+
+
+def _digest(*parts: str) -> str:
+    """32 hex digits of the SHA-256 of ``parts``, joined as the namespaces always were."""
+    return hashlib.sha256("\x1f".join(("lookup_pandas", *parts)).encode()).hexdigest()[:32]
 
 
 def answers_namespace(settings: Settings) -> str:

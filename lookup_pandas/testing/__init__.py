@@ -27,7 +27,7 @@ top-level module ``pytest_lookup_pandas``, so that loading them costs other proj
 from . import catalog, data, names
 from . import company_records as companies
 from .batch import BATCH, COMPANIES_BATCH
-from .mock import MockTransport, envelope
+from .mock import MockTransport, envelope, people_service
 from .notebook import notebook_client
 from .routes import (
     BALANCE_PATH,
@@ -69,6 +69,7 @@ __all__ = [
     "companies",
     "data",
     "envelope",
+    "people_service",
     "names",
     "notebook_client",
 ]

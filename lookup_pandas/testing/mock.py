@@ -31,7 +31,7 @@ import urllib3
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
-__all__ = ["Handler", "MockTransport", "envelope"]
+__all__ = ["Handler", "MockTransport", "envelope", "people_service"]
 
 Handler = Callable[[requests.PreparedRequest], tuple[Any, ...]]
 
@@ -48,6 +48,40 @@ def envelope(
         body["statusCode"] = 200
     body.update(extra)
     return body
+
+
+def people_service(
+    *records: Mapping[str, Any], limit_per_minute: float = 60_000, balance: float | None = None
+) -> Handler:
+    """A handler that answers the credits tier and each person's profile by handle.
+
+    Any other handle is production's billed not-found (200, code 1010). Any other path is a 404.
+
+    Example:
+        >>> import lookup_pandas as lp
+        >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
+        >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+        ...                cache=False, transport=transport) as client:
+        ...     client.profile("ada")["id"], client.profile("grace")
+        ('prsn_1', None)
+    """
+    by_handle = {str(r["handle"]): dict(r) for r in records}
+    tier: dict[str, Any] = {"current_tier": {"limit_per_minute": limit_per_minute}}
+    if balance is not None:
+        tier["balance"] = balance
+
+    def answer(request: requests.PreparedRequest) -> tuple[Any, ...]:
+        url = request.url or ""
+        if "/credits/tier/" in url:
+            return 200, envelope(tier)
+        if "/people/profile" not in url:
+            return 404, envelope(None, success=False, message="Not found")
+        handle = url.partition("handle=")[2].partition("&")[0]
+        if handle in by_handle:
+            return 200, envelope(by_handle[handle])
+        return 200, envelope(None, success=False, message="Profile not found", error_code="1010")
+
+    return answer
 
 
 class MockTransport(BaseAdapter):

@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -25,6 +25,7 @@ __all__ = [
     "CompanyControls",
     "company_summary",
     "kind_toggle",
+    "replace_options",
 ]
 
 PEOPLE = "People"
@@ -44,6 +45,21 @@ def kind_toggle() -> widgets.ToggleButtons:
     return widgets.ToggleButtons(
         options=[PEOPLE, COMPANIES], value=PEOPLE, layout=widgets.Layout(width="auto")
     )
+
+
+def replace_options(dropdown: widgets.Dropdown, options: Sequence[tuple[str, Any]]) -> None:
+    """New options for ``dropdown``, its value kept when it is still among them.
+
+    Example:
+        >>> pick = widgets.Dropdown(options=[("Ada", "ada"), ("Grace", "grace")], value="grace")
+        >>> replace_options(pick, [("Grace", "grace"), ("Linus", "linus")])
+        >>> pick.value
+        'grace'
+    """
+    current = dropdown.value
+    dropdown.options = options
+    if current in {value for _, value in options}:
+        dropdown.value = current
 
 
 def _text(value: Any) -> str | None:
@@ -139,12 +155,9 @@ class CompanyControls:
             if s["slug"]:
                 label = " — ".join(x for x in (s["name"] or s["slug"], s["industry"]) if x)
                 options.append((label, s["slug"]))
-        current = self.picker.value
         self._rendering = True
         try:
-            self.picker.options = options
-            if current in {v for _, v in options}:
-                self.picker.value = current
+            replace_options(self.picker, options)
         finally:
             self._rendering = False
         self._show_chosen()

@@ -48,6 +48,7 @@ from .company_controls import (
     CompanyControls,
     company_summary,
     kind_toggle,
+    replace_options,
 )
 
 logger = logging.getLogger(__name__)
@@ -326,12 +327,9 @@ class SearchPanel(widgets.VBox):
             for s in shown
             if s["handle"]
         ]
-        current = self.person.value
         self._rendering = True  # replacing options resets the value: that is not a new choice
         try:
-            self.person.options = options
-            if current in {v for _, v in options}:
-                self.person.value = current
+            replace_options(self.person, options)
         finally:
             self._rendering = False
 
