@@ -97,7 +97,7 @@ def looked_up(result: Lookup, kind: Kind) -> pd.DataFrame:
 
     The key's column (``handle``, ``slug``) holds the value as sent (for an id, the record's).
     ``id`` holds the id sent when the record does not give one (a not-found id).
-    See :mod:`lookup_pandas.api.frames` for an example.
+    See :mod:`lookup_pandas.api.enriched_frames` for an example.
     """
     frame = result.fields
     key = kind.endpoint.key or "id"
