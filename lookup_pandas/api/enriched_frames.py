@@ -2,15 +2,10 @@
 
 >>> import lookup_pandas as lp
 >>> from lookup_pandas.identifiers.kinds import PEOPLE
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/credits/tier/" in request.url:
-...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
-...     if "/api/panel/" in request.url:
-...         return 404, envelope(None, success=False, message="no such route")
-...     return 200, envelope({"id": "prsn_1", "handle": "ada", "headline": "Engineer"})
+>>> from lookup_pandas.testing import MockTransport, people_service
+>>> ada = {"id": "prsn_1", "handle": "ada", "headline": "Engineer"}
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
-...                    transport=MockTransport(answer))
+...                    transport=MockTransport(people_service(ada, balance=100)))
 >>> options = Options(progress=False)
 >>> get_frame(["ada", ""], client=client, kind=PEOPLE, options=options)[["id", "lookup_status"]]
        id lookup_status

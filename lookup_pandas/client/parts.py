@@ -2,13 +2,10 @@
 
 >>> from lookup_pandas.config.settings import Settings
 >>> from lookup_pandas.http.decisions import Call
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/api/panel/" in request.url:
-...         return 200, envelope({"current_tier": {"limit_per_minute": 600}})
-...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> from lookup_pandas.testing import MockTransport, people_service
+>>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> settings = Settings.build(api_key="lk_test", base_url="https://api.example.com", cache=False)
->>> parts = ClientParts.build(settings, MockTransport(answer))
+>>> parts = ClientParts.build(settings, transport)
 >>> parts.sender.request(Call("/api/data/v1/people/profile", {"handle": "ada"})).data["id"]
 'prsn_1'
 >>> parts.close()

@@ -2,13 +2,10 @@
 
 >>> import lookup_pandas as lp
 >>> from lookup_pandas.enrichment.plan import plan
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/api/panel/" in request.url:
-...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> from lookup_pandas.testing import MockTransport, people_service
+>>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
-...                    transport=MockTransport(answer))
+...                    transport=transport)
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached=lambda h: None, stored=[], options=options,
 ...                 batch_supported=None)

@@ -1,13 +1,10 @@
 """One handle's call in an enrichment: its cached answer, or its fetch, as an Outcome.
 
 >>> import lookup_pandas as lp
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/api/panel/" in request.url:
-...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> from lookup_pandas.testing import MockTransport, people_service
+>>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
-...                    transport=MockTransport(answer), cache=False)
+...                    transport=transport, cache=False)
 >>> cached_outcome(client, "ada") is None  # no cache: it must be fetched
 True
 >>> outcome, from_cache = fetch_one(client, "ada", False, threading.Event())

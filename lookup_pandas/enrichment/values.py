@@ -1,17 +1,10 @@
 """Enrichment by value: the engine behind ``enrich_*`` and ``get_*``, and its estimate.
 
 >>> import lookup_pandas as lp
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/credits/tier/" in request.url:
-...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
-...     if "/api/panel/" in request.url:
-...         return 404, envelope(None, success=False, message="no such route")
-...     if "handle=unknown" in request.url:
-...         return 200, envelope(None, success=False, message="Not found", error_code="1010")
-...     return 200, envelope({"id": "prsn_1", "handle": "ada"})
+>>> from lookup_pandas.testing import MockTransport, people_service
+>>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}, balance=100))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
-...                    transport=MockTransport(answer))
+...                    transport=transport)
 >>> values = ["ada", " https://www.example.com/in/ada/ ", "", "unknown-x"]
 >>> result = lookup_values(values, client=client, options=Options(progress=False))
 >>> result.status, result.summary.fetched  # "ada" was asked for once
