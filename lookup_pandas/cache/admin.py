@@ -27,7 +27,7 @@ from requests_cache.models.response import CachedResponse
 
 from ..errors import IncompleteErasureWarning
 from ..identifiers.handles import normalise_handle
-from .mentions import kind_of, mentioned, wanted_handles
+from .erasure import kind_of, mentioned, wanted_handles
 from .opened import Answers, CacheLocation, OpenCache
 from .reports import CacheInfo, Forgotten, Removed, summarise
 

@@ -203,9 +203,13 @@ class Client:
             self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
         )
 
-    def fetch_profile(self, handle: str, **options: Any) -> dict[str, Any]:
+    def fetch_profile(
+        self, handle: str, *, refresh: bool = False, fold_case: bool = True
+    ) -> dict[str, Any]:
         """Alias of :meth:`profile` that raises NotFoundError (the server's message), not None."""
-        return lookups.fetched(self.lookup_answer, handle, PEOPLE, **options)
+        return lookups.fetched(
+            self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
+        )
 
     def company(
         self, slug_or_id: str, *, refresh: bool = False, fold_case: bool = True
@@ -218,18 +222,39 @@ class Client:
             self.lookup_answer, slug_or_id, COMPANIES, refresh=refresh, fold_case=fold_case
         )
 
-    def profile_answer(self, handle: str, **options: Any) -> Envelope:
+    def profile_answer(
+        self,
+        handle: str,
+        *,
+        refresh: bool = False,
+        cancel: threading.Event | None = None,
+        known_miss: bool = False,
+        held: str | None = None,
+    ) -> Envelope:
         """``client.profile_answer("ada").from_cache``: :meth:`lookup_answer` for a person."""
-        return lookups.answer(self._parts.sender.request, handle, PEOPLE, **options)
+        return self.lookup_answer(
+            handle, PEOPLE, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
+        )
 
-    def lookup_answer(self, value: str, kind: Kind = PEOPLE, **options: Any) -> Envelope:
+    def lookup_answer(
+        self,
+        value: str,
+        kind: Kind = PEOPLE,
+        *,
+        refresh: bool = False,
+        cancel: threading.Event | None = None,
+        known_miss: bool = False,
+        held: str | None = None,
+    ) -> Envelope:
         """One lookup's whole answer, its case kept. NotFoundError if there is none.
 
-        ``options`` are ``refresh``, ``cancel``, ``known_miss`` and ``held``
-        (:func:`lookup_pandas.client.fetching.answer`).
+        ``cancel``, ``known_miss`` and ``held`` are :class:`~lookup_pandas.http.decisions.Call`'s.
         Example: ``client.lookup_answer("acme", COMPANIES).data``
         """
-        return lookups.answer(self._parts.sender.request, value, kind, **options)
+        request = self._parts.sender.request
+        return lookups.answer(
+            request, value, kind, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
+        )
 
     def credits_tier(self) -> dict[str, Any]:
         """The panel's credits tier (``balance``, ``current_tier``, ``next_tier``), never cached.
@@ -283,13 +308,26 @@ class Client:
         """``client.batch_supported_for(COMPANIES)``: :attr:`batch_supported`, for a kind."""
         return self._parts.batch.supported_for(kind)
 
-    def submit_batch(self, handles: Sequence[str], **options: Any) -> str:
+    def submit_batch(
+        self,
+        handles: Sequence[str],
+        *,
+        cancel: threading.Event | None = None,
+        kind: Kind = PEOPLE,
+    ) -> str:
         """``job_id = client.submit_batch(["ada", "prsn_1"])``: :meth:`BatchCalls.submit`."""
-        return self._parts.batch.submit(handles, **options)
+        return self._parts.batch.submit(handles, cancel=cancel, kind=kind)
 
-    def batch_status(self, job_id: str, after: int = 0, **options: Any) -> dict[str, Any]:
+    def batch_status(
+        self,
+        job_id: str,
+        after: int = 0,
+        *,
+        cancel: threading.Event | None = None,
+        kind: Kind = PEOPLE,
+    ) -> dict[str, Any]:
         """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
-        return self._parts.batch.status(job_id, after, **options)
+        return self._parts.batch.status(job_id, after, cancel=cancel, kind=kind)
 
     def batch_result(
         self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
@@ -315,9 +353,11 @@ class Client:
         """``client.stored_at(PROFILE_PATH, {"handle": "ada"})``: (when stored, expired) or None."""
         return self._parts.cache.stored_at(path, params)
 
-    def profile_keys(self, handles: Iterable[str], **options: Any) -> dict[str, str]:
+    def profile_keys(
+        self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
+    ) -> dict[str, str]:
         """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
-        return self._parts.cache.profile_keys(handles, **options)
+        return self._parts.cache.profile_keys(handles, ahead=ahead, kind=kind)
 
     def cache_info(self) -> CacheInfo:
         """What the cache holds, sending nothing. Example: ``print(client.cache_info())``"""

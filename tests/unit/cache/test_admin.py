@@ -2,7 +2,7 @@
 SQLite cache filled through MockTransport (profile answers and pages that mention the person,
 unreadable rows, expired ones) and without a cache, and a location that does not exist.
 
-(The decisions are in test_mentions.py, the reports in test_reports.py, the checkpoint retries
+(The decisions are in test_erasure.py, the reports in test_reports.py, the checkpoint retries
 in test_sqlite.py, the stores' erasure in tests/unit/store/test_store.py.)
 """
 

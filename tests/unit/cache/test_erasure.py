@@ -1,4 +1,4 @@
-"""Unit tests for cache.mentions: which handles an erasure is about (normalised as enrichment
+"""Unit tests for cache.erasure: which handles an erasure is about (normalised as enrichment
 does; a value that is no handle stops everything) and which answers mention them (the URL's
 ``handle`` or any ``"handle"`` in the body)."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lookup_pandas.cache.mentions import handles_in, kind_of, mentioned, wanted_handles
+from lookup_pandas.cache.erasure import handles_in, kind_of, mentioned, wanted_handles
 from lookup_pandas.errors import UsageError
 from lookup_pandas.service.endpoints import PROFILE_PATH, SEARCH_PATH
 from lookup_pandas.testing import envelope
