@@ -17,20 +17,15 @@ from typing import Any as _Any
 from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
-from .api.functions import (
-    balance,
-    company_employees,
-    credits_tier,
-    get_companies,
-    get_profiles,
+from .api.account import balance, credits_tier, route_costs, tiers
+from .api.functions import get_companies, get_profiles
+from .api.listings import company_employees, search_people
+from .api.searches import (
     institution_alumni,
     job_changes,
-    route_costs,
     search_companies,
     search_institutions,
-    search_people,
     search_skills,
-    tiers,
 )
 from .client.client import Client, ClientStats, configure, default_client
 from .enrichment.background import EnrichmentJob

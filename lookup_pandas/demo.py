@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .api import functions as api
+from .api import listings
 from .client.client import Client
 from .enrichment.results import RARE_STATUSES, STATUSES
 from .frames.overview import overview
@@ -132,8 +133,10 @@ def _first_run(
     to_csv_cells(enriched).to_csv(out_csv, index=False)
     print(f"\nWrote {out_csv} ({len(enriched.columns)} columns).")
 
-    employees = api.company_employees("acme", client=client, progress=progress)
-    people = api.search_people("data scientist", max_records=100, client=client, progress=progress)
+    employees = listings.company_employees("acme", client=client, progress=progress)
+    people = listings.search_people(
+        "data scientist", max_records=100, client=client, progress=progress
+    )
     print(f"Employees of acme: {len(employees)} rows; search 'data scientist': {len(people)} rows.")
     return enriched
 
@@ -144,8 +147,8 @@ def _rerun(svc: FakeService, cache: Path, leads: pd.DataFrame, enriched: pd.Data
     with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as again:
         started = time.perf_counter()
         rerun = leads.lookup.enrich_profiles("handle", client=again, progress=False)
-        api.company_employees("acme", client=again, progress=False)
-        api.search_people("data scientist", max_records=100, client=again, progress=False)
+        listings.company_employees("acme", client=again, progress=False)
+        listings.search_people("data scientist", max_records=100, client=again, progress=False)
         elapsed = time.perf_counter() - started
         same = rerun.equals(enriched)
         print(

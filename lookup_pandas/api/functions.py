@@ -15,51 +15,26 @@ from typing import Any, Literal, overload
 
 import pandas as pd
 
-from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..enrichment.background import EnrichmentJob
 from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Estimate, JobSummary, Method
 from ..enrichment.values import estimate_values
-from ..errors import ConfigurationError, UsageError
+from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to
-from .columns import ERROR_COLUMN, STATUS_COLUMN, HasColumns, check_columns
+from .columns import check_columns
 from .enriched_frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
-from .listings import company_employees, credits_tier, query_value, search_people
-from .searches import (
-    institution_alumni,
-    job_changes,
-    search_companies,
-    search_institutions,
-    search_skills,
-)
 
 __all__ = [
-    "search_skills",
-    "search_institutions",
-    "search_companies",
-    "job_changes",
-    "institution_alumni",
-    "ERROR_COLUMN",
-    "STATUS_COLUMN",
-    "HasColumns",
-    "balance",
-    "company_employees",
-    "check_columns",
-    "credits_tier",
     "enrich_companies",
+    "enrich_companies_with_summary",
     "enrich_profiles",
     "enrich_with_summary",
-    "enrich_companies_with_summary",
     "estimate_companies",
     "estimate_profiles",
     "get_companies",
     "get_profiles",
-    "query_value",
-    "route_costs",
-    "search_people",
-    "tiers",
 ]
 
 
@@ -471,47 +446,3 @@ def estimate_profiles(
 
 
 # -- the credits facts -----------------------------------------------------------------------
-
-
-def balance(*, client: Client | None = None) -> float:
-    """The balance in credits, read now (free, never cached).
-
-    Example: ``lp.balance()`` gives ``988.0``.
-
-    A service that does not tell the balance is a ConfigurationError.
-    """
-    value = credit_facts.balance(resolve_client(client))
-    if value is None:
-        raise ConfigurationError("This service does not tell the balance (no balance endpoint).")
-    return value
-
-
-def tiers(*, client: Client | None = None) -> pd.DataFrame:
-    """The tier ladder, lowest first. Public, read once per Client.
-
-    Example: ``lp.tiers().set_index("name").loc["Hobby", "limit_per_minute"]`` gives ``30``.
-
-    The columns: ``name``, ``min_credits``, ``max_credits`` (missing on the top tier),
-    ``limit_per_minute``, ``credits_per_dollar``. A key's tier follows its balance, so a job that
-    spends can drop its own tier and limit (``estimate_profiles(...).tier_change`` says when). No
-    ladder gives an empty frame.
-    """
-    rows = credit_facts.ladder_rows(resolve_client(client))
-    return pd.DataFrame(rows, columns=list(_TIER_COLUMNS))
-
-
-def route_costs(*, client: Client | None = None) -> pd.DataFrame:
-    """What each listed route costs per call. Public, read once per Client.
-
-    Example: ``lp.route_costs().set_index("route")["credits_cost"]``
-
-    The columns: ``route``, ``title``, ``description``, ``credits_cost``. Only routes whose cost
-    is not 1 are listed, so any other costs 1. 0 is free. Batch routes show 0 and bill 1 per
-    resolved item.
-    """
-    rows = credit_facts.route_cost_rows(resolve_client(client))
-    return pd.DataFrame(rows, columns=list(_COST_COLUMNS))
-
-
-_TIER_COLUMNS = ("name", "min_credits", "max_credits", "limit_per_minute", "credits_per_dollar")
-_COST_COLUMNS = ("route", "title", "description", "credits_cost")

@@ -46,7 +46,6 @@ __all__ = [
     "Frame",
     "company_employees",
     "company_query",
-    "credits_tier",
     "listing_frame",
     "listing_table",
     "query_value",
@@ -315,13 +314,3 @@ def search_people(
         progress=progress,
         frame=frame,
     )
-
-
-def credits_tier(*, client: Client | None = None) -> pd.DataFrame:
-    """The credits tier as a one-row frame (``balance``, ``current_tier.name``, ...), never cached.
-
-    Example: ``lp.credits_tier()["current_tier.limit_per_minute"].item()``
-
-    ``client`` is the Client to ask (default ``lp.default_client()``).
-    """
-    return records_to_frame([resolve_client(client).credits_tier()])

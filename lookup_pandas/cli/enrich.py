@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
+from ..api.columns import check_columns
 from ..csv_chunks import (
     AUTO_CHUNK_ROWS,
     EnrichedChunk,
@@ -56,7 +57,7 @@ def enrich(options: EnrichOptions) -> int:
     o = options
     leads = read_csv(o.input, o.encoding)
     check_output(o.output, source=o.input)
-    api.check_columns(leads, o.column, o.prefix)
+    check_columns(leads, o.column, o.prefix)
     with service_client(o.offline) as client:
         est = estimate_values(  # the credits facts are read after --max-calls, if at all
             leads[o.column],
@@ -93,7 +94,6 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
 
     Example: ``enrich_in_chunks(EnrichOptions("leads.csv", output="out.csv"), 10_000)`` -> ``0``
     """
-    from ..api import functions as api
     from ..enrichment.plan import Options
     from ..enrichment.values import estimate_values, lookup_values
 
@@ -102,7 +102,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     _check_chunkable(o.input)
     header = read_csv(o.input, o.encoding, nrows=0)
     check_output(o.output, source=o.input)
-    api.check_columns(header, o.column, o.prefix)
+    check_columns(header, o.column, o.prefix)
     with service_client(
         o.offline
     ) as client:  # its settings checked before the file is read through

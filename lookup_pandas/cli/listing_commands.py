@@ -48,7 +48,7 @@ class ListCommand:
     name: str
     listing: Listing
     argument: str | None  # the query parameter the positional argument is; None: there is none
-    function: str  # its name in lookup_pandas.api.functions
+    function: str  # its name in lookup_pandas.api.listings or .searches
     helptext: str
     metavar: str = ""
 
@@ -195,11 +195,10 @@ def listing(options: ListingOptions) -> int:
 
 
 def _function(name: str) -> Callable[..., pd.DataFrame]:
-    """The DataFrame function of that name, in ``api.functions`` or ``api.searches``."""
-    from ..api import functions as api
-    from ..api import searches
+    """The DataFrame function of that name, in ``api.listings`` or ``api.searches``."""
+    from ..api import listings, searches
 
-    function: Callable[..., pd.DataFrame] = getattr(api, name, None) or getattr(searches, name)
+    function: Callable[..., pd.DataFrame] = getattr(listings, name, None) or getattr(searches, name)
     return function
 
 

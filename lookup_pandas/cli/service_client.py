@@ -1,6 +1,6 @@
 """The Client a command talks to the service through: built from LOOKUP_*, one per run.
 
-Example: ``with service_client() as client: api.credits_tier(client=client)``
+Example: ``with service_client() as client: lp.credits_tier(client=client)``
 """
 
 from __future__ import annotations

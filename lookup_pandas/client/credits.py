@@ -32,7 +32,6 @@ is read only after the key is known to work, since any key gets a public answer.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -50,11 +49,11 @@ from ..service.envelope import finite_number
 
 if TYPE_CHECKING:
     from .client import Client
+    from .parts import PublicFacts
 
 T = TypeVar("T")
 
 __all__ = [
-    "PublicFacts",
     "balance",
     "balance_for_job",
     "kept_costs",
@@ -71,40 +70,6 @@ logger = logging.getLogger(__name__)
 #: A 404 to a panel route is raised as it is (the route is missing), never taken for a wrong
 #: base URL.
 _MISSING = frozenset({404})
-
-
-class PublicFacts:
-    """The public credits facts one Client has read, kept on its parts for its life.
-
-    Each path maps to its answer's ``data`` (None: the service has no such route).
-
-    >>> facts = PublicFacts()
-    >>> facts.has(TIERS_PATH)
-    False
-    >>> facts.keep(TIERS_PATH, None), facts.keep(TIERS_PATH, {"results": []})  # the first wins
-    (None, None)
-    >>> facts.has(TIERS_PATH), facts.get(TIERS_PATH)
-    (True, None)
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._data: dict[str, Any] = {}
-
-    def has(self, path: str) -> bool:
-        """Whether ``path`` was read."""
-        with self._lock:
-            return path in self._data
-
-    def get(self, path: str) -> Any:
-        """What ``path`` answered (KeyError when it was not read)."""
-        with self._lock:
-            return self._data[path]
-
-    def keep(self, path: str, data: Any) -> Any:
-        """Keep what ``path`` answered. The first answer kept wins, as two threads may read it."""
-        with self._lock:
-            return self._data.setdefault(path, data)
 
 
 def _facts(client: Client) -> PublicFacts:

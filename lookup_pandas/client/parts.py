@@ -18,7 +18,9 @@ docs/decisions.md).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 from requests.adapters import BaseAdapter
@@ -34,9 +36,42 @@ from ..store.claims import Claims
 from ..store.pacing import Pacer
 from .batch_jobs import BatchCalls
 from .cache import ClientCache
-from .credits import PublicFacts
 
-__all__ = ["ClientParts"]
+__all__ = ["ClientParts", "PublicFacts"]
+
+
+class PublicFacts:
+    """The public credits facts one Client has read, kept on its parts for its life.
+
+    Each path maps to its answer's ``data`` (None: the service has no such route).
+
+    >>> facts = PublicFacts()
+    >>> facts.has("/tiers")
+    False
+    >>> facts.keep("/tiers", None), facts.keep("/tiers", {"results": []})  # the first wins
+    (None, None)
+    >>> facts.has("/tiers"), facts.get("/tiers")
+    (True, None)
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[str, Any] = {}
+
+    def has(self, path: str) -> bool:
+        """Whether ``path`` was read."""
+        with self._lock:
+            return path in self._data
+
+    def get(self, path: str) -> Any:
+        """What ``path`` answered (KeyError when it was not read)."""
+        with self._lock:
+            return self._data[path]
+
+    def keep(self, path: str, data: Any) -> Any:
+        """Keep what ``path`` answered. The first answer kept wins, as two threads may read it."""
+        with self._lock:
+            return self._data.setdefault(path, data)
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..api.functions import ERROR_COLUMN, STATUS_COLUMN
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN
 from ..enrichment.results import INVALID, OK, Lookup
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
 from .csv_text import TERMINATOR, csv_header, csv_parts

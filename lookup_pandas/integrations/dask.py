@@ -22,6 +22,7 @@ from dask.delayed import delayed
 
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
@@ -61,7 +62,7 @@ def output_columns(
     chosen = list(known) if fields is None else _checked_fields(fields)
     names = prefixed_names(chosen, prefix)
     columns = {names[f]: known.get(f, "object") for f in chosen}
-    return {**columns, api.STATUS_COLUMN: "str", api.ERROR_COLUMN: "str"}
+    return {**columns, STATUS_COLUMN: "str", ERROR_COLUMN: "str"}
 
 
 def _checked_fields(fields: Sequence[str]) -> list[str]:
@@ -121,7 +122,7 @@ def _enrich(
         )
     check_options(given["errors"], given["max_calls"])
     check_method(given["method"])
-    api.check_columns(frame._meta, column, prefix)
+    check_columns(frame._meta, column, prefix)
     spec = _spec(resolve_client(given["client"]))
     columns = output_columns(fields, prefix, kind)
 
@@ -186,7 +187,7 @@ def _estimate(
 ) -> Estimate:
     """``estimate`` run here on the computed column alone (checked first on the meta)."""
     column = arguments(estimate, frame, *args, **options)["column"]
-    api.check_columns(frame._meta, column)
+    check_columns(frame._meta, column)
     return estimate(frame[column].compute().to_frame(), *args, **options)
 
 
@@ -281,8 +282,8 @@ def _fetch(
     result = lookup_values(handles.tolist(), client=client, options=options, kind=kind)
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
     status = {
-        api.STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
-        api.ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
+        STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
+        ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
     }
     rows = fields.assign(**status)
     added = rows.reindex(columns=list(columns))
@@ -308,8 +309,8 @@ def _join(
     added.index = part.index
     invalid = pd.isna(handles)
     if invalid.any():
-        added.loc[invalid, api.STATUS_COLUMN] = "invalid"
-        added.loc[invalid, api.ERROR_COLUMN] = errors[invalid]
+        added.loc[invalid, STATUS_COLUMN] = "invalid"
+        added.loc[invalid, ERROR_COLUMN] = errors[invalid]
     return pd.concat([part, added[columns]], axis=1)
 
 

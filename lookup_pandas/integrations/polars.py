@@ -28,6 +28,7 @@ import polars as pl
 
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, frame_method
+from ..api.columns import check_columns
 from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.polars import require_pyarrow, to_polars
@@ -69,7 +70,7 @@ def _enriched(enrich: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> p
             "background=True is for pandas frames: run frame.to_pandas() through it, or "
             "lookup_pandas.integrations.polars.to_polars(job.result()) afterwards."
         )
-    api.check_columns(frame, given["column"], given["prefix"], given["provenance"])
+    check_columns(frame, given["column"], given["prefix"], given["provenance"])
     require_pyarrow()  # before anything is paid for
     enriched = enrich(_values(frame, given["column"]), *args, **options)
     added = to_polars(enriched.iloc[:, 1:])  # the column itself stays polars'
@@ -97,7 +98,7 @@ def estimate_companies(frame: pl.DataFrame, *args: Any, **options: Any) -> Estim
 def _estimated(estimate: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> Estimate:
     """``estimate`` (api's) on the column's values."""
     column = arguments(estimate, frame, *args, **options)["column"]
-    api.check_columns(frame, column)
+    check_columns(frame, column)
     result: Estimate = estimate(_values(frame, column), *args, **options)
     return result
 

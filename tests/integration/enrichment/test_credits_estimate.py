@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from lookup_pandas.api import account
 from lookup_pandas.api import functions as api
 from lookup_pandas.errors import BudgetExceededError, InsufficientCreditsError
 from lookup_pandas.service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
@@ -162,10 +163,10 @@ def test_the_estimate_reads_the_balance_fresh_and_the_public_facts_once(fake_ser
 def test_balance_tiers_and_route_costs(fake_service):
     fake_service.configure(balance=1234)
     with make_client(fake_service) as client:
-        assert api.balance(client=client) == 1234.0
-        tiers = api.tiers(client=client)
-        costs = api.route_costs(client=client)
-        api.tiers(client=client), api.route_costs(client=client)  # kept: not read again
+        assert account.balance(client=client) == 1234.0
+        tiers = account.tiers(client=client)
+        costs = account.route_costs(client=client)
+        account.tiers(client=client), account.route_costs(client=client)  # kept: not read again
     assert list(tiers.columns) == [
         "name",
         "min_credits",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.api import functions as api
 from lookup_pandas.api import listings
 from lookup_pandas.api.listings import company_query, query_value
 from lookup_pandas.errors import UsageError
@@ -39,12 +38,6 @@ def test_a_misspelt_filter_is_refused_before_a_client_is_built(monkeypatch):
     monkeypatch.setattr(listings, "resolve_client", pytest.fail)
     with pytest.raises(UsageError, match="geo_country_code"):
         lp.company_employees("acme", geo_contry_code="DE")
-
-
-def test_api_still_exports_the_listings():
-    for name in ("company_employees", "search_people", "credits_tier", "query_value"):
-        assert getattr(api, name) is getattr(listings, name)
-        assert name in api.__all__
 
 
 class _NoClient:

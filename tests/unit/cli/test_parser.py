@@ -131,8 +131,7 @@ def test_companies_and_enrich_companies():
 
 
 def test_every_listing_command_is_a_row_of_the_table():
-    from lookup_pandas.api import functions as api
-    from lookup_pandas.api import searches
+    from lookup_pandas.api import listings, searches
     from lookup_pandas.cli.listing_commands import LIST_COMMANDS
     from lookup_pandas.service.endpoints import LISTINGS
 
@@ -140,7 +139,7 @@ def test_every_listing_command_is_a_row_of_the_table():
     assert set(LIST_COMMANDS) <= set(commands)
     assert {c.listing for c in LIST_COMMANDS.values()} == set(LISTINGS.values())
     for c in LIST_COMMANDS.values():
-        assert callable(getattr(api, c.function, None) or getattr(searches, c.function))
+        assert callable(getattr(listings, c.function, None) or getattr(searches, c.function))
         assert c.argument is None or c.argument in (c.listing.required, *c.listing.one_of)
         text = commands[c.name].format_help()
         assert ("--filter" in text) == bool(c.filters), c.name

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.api import account
 from lookup_pandas.api import functions as api
 from lookup_pandas.client import credits as credit_facts
-from lookup_pandas.client.credits import PublicFacts
+from lookup_pandas.client.parts import PublicFacts
 from lookup_pandas.enrichment.values import estimate_values
 from lookup_pandas.errors import ConfigurationError, InsufficientCreditsError, ResponseError
 from lookup_pandas.service.credits import ROUTE_COSTS_PATH, TIERS_PATH, RouteCosts
@@ -51,16 +52,18 @@ def test_without_the_routes_costs_are_1_and_ladder_and_balance_unknown():
         assert (est.credits, est.balance, est.tier_change) == (2.0, None, None)
         assert credit_facts.route_costs(client) == RouteCosts()
         assert credit_facts.ladder(client) == ()
-        assert api.tiers(client=client).empty and list(api.tiers(client=client).columns) == [
+        assert account.tiers(client=client).empty and list(
+            account.tiers(client=client).columns
+        ) == [
             "name",
             "min_credits",
             "max_credits",
             "limit_per_minute",
             "credits_per_dollar",
         ]
-        assert api.route_costs(client=client).empty
+        assert account.route_costs(client=client).empty
         with pytest.raises(ConfigurationError, match="balance"):
-            api.balance(client=client)
+            account.balance(client=client)
         sent = [r.url for r in transport.requests]
         assert sum(ROUTE_COSTS_PATH in (u or "") for u in sent) == 1  # kept: read once
         assert sum(TIERS_PATH in (u or "") for u in sent) == 1
@@ -101,7 +104,7 @@ def test_a_malformed_credits_answer_is_warned_about_and_the_job_goes_on(caplog):
         est = estimate_values(["ada"], client=client)
         out = api.get_profiles(["ada"], client=client, progress=False)
         with pytest.raises(ResponseError):
-            api.route_costs(client=client)  # asked for: raised
+            account.route_costs(client=client)  # asked for: raised
     assert (est.credits, est.balance, est.tier_change) == (1.0, None, None)
     assert out["lookup_status"].tolist() == ["ok"]
     assert "Could not read a credits fact" in caplog.text
