@@ -25,6 +25,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import requests
 import urllib3
@@ -76,7 +77,7 @@ def people_service(
             return 200, envelope(tier)
         if "/people/profile" not in url:
             return 404, envelope(None, success=False, message="Not found")
-        handle = url.partition("handle=")[2].partition("&")[0]
+        handle = parse_qs(urlsplit(url).query).get("handle", [""])[0]
         if handle in by_handle:
             return 200, envelope(by_handle[handle])
         return 200, envelope(None, success=False, message="Profile not found", error_code="1010")
