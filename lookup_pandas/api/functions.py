@@ -11,7 +11,7 @@ Example: ``lp.get_profiles(["ada", ""])`` or ``leads.lookup.enrich_profiles("han
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypedDict, Unpack, overload
 
 import pandas as pd
 
@@ -36,6 +36,24 @@ __all__ = [
     "get_companies",
     "get_profiles",
 ]
+
+
+class EnrichKeywords(TypedDict, total=False):
+    """The keywords ``enrich_profiles`` and ``enrich_companies`` share, for their overloads.
+
+    Their implementations spell each keyword out, with its default and meaning.
+    """
+
+    prefix: str
+    errors: Errors
+    max_calls: int | None
+    max_credits: float | None
+    refresh: bool
+    client: Client | None
+    progress: bool | None
+    fold_case: bool
+    method: Method
+    provenance: bool
 
 
 def get_profiles(
@@ -81,51 +99,20 @@ def enrich_profiles(
     frame: pd.DataFrame,
     column: str = ...,
     *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    method: Method = ...,
-    provenance: bool = ...,
     background: Literal[False] = ...,
+    **options: Unpack[EnrichKeywords],
 ) -> pd.DataFrame: ...
 @overload
 def enrich_profiles(
     frame: pd.DataFrame,
     column: str = ...,
     *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    method: Method = ...,
-    provenance: bool = ...,
     background: Literal[True],
+    **options: Unpack[EnrichKeywords],
 ) -> EnrichmentJob: ...
 @overload
 def enrich_profiles(
-    frame: pd.DataFrame,
-    column: str = ...,
-    *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    method: Method = ...,
-    provenance: bool = ...,
-    background: bool,
+    frame: pd.DataFrame, column: str = ..., *, background: bool, **options: Unpack[EnrichKeywords]
 ) -> pd.DataFrame | EnrichmentJob: ...
 def enrich_profiles(
     frame: pd.DataFrame,
@@ -265,51 +252,20 @@ def enrich_companies(
     frame: pd.DataFrame,
     column: str = ...,
     *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    method: Method = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    provenance: bool = ...,
     background: Literal[False] = ...,
+    **options: Unpack[EnrichKeywords],
 ) -> pd.DataFrame: ...
 @overload
 def enrich_companies(
     frame: pd.DataFrame,
     column: str = ...,
     *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    method: Method = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    provenance: bool = ...,
     background: Literal[True],
+    **options: Unpack[EnrichKeywords],
 ) -> EnrichmentJob: ...
 @overload
 def enrich_companies(
-    frame: pd.DataFrame,
-    column: str = ...,
-    *,
-    prefix: str = ...,
-    errors: Errors = ...,
-    max_calls: int | None = ...,
-    max_credits: float | None = ...,
-    refresh: bool = ...,
-    method: Method = ...,
-    client: Client | None = ...,
-    progress: bool | None = ...,
-    fold_case: bool = ...,
-    provenance: bool = ...,
-    background: bool,
+    frame: pd.DataFrame, column: str = ..., *, background: bool, **options: Unpack[EnrichKeywords]
 ) -> pd.DataFrame | EnrichmentJob: ...
 def enrich_companies(
     frame: pd.DataFrame,

@@ -49,6 +49,7 @@ flag = bool(len(leads))
 enriched: pd.DataFrame = accessor.enrich_profiles("handle")
 job: EnrichmentJob = api.enrich_companies(leads, "slug", background=True)
 wrong: EnrichmentJob = api.enrich_profiles(leads, "handle")  # error: a DataFrame
+api.enrich_companies(leads, "slug", max_calls="ten")  # error: the overloads type the keywords
 {reveals}
 """
 
@@ -93,8 +94,10 @@ def test_the_overloads_and_the_accessor_give_a_frame_or_a_job(mypy_output):
     }, mypy_output
 
 
-def test_a_frame_is_not_taken_for_a_job(mypy_output):
+def test_a_frame_is_not_taken_for_a_job_nor_a_wrong_keyword(mypy_output):
     errors = _snippet_lines(mypy_output, "error")
     wrong = _line_of("wrong: EnrichmentJob")
-    assert list(errors) == [wrong], mypy_output  # the other lines type-check
+    typo = _line_of('api.enrich_companies(leads, "slug", max_calls="ten")')
+    assert list(errors) == [wrong, typo], mypy_output  # the other lines type-check
     assert 'expression has type "DataFrame"' in errors[wrong]
+    assert "No overload variant" in errors[typo] or '"max_calls"' in errors[typo], errors[typo]
