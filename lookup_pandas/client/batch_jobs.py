@@ -5,26 +5,15 @@
 through the Client's send chain.
 
 Example:
-    >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/batch/enrich" in request.url and request.method == "POST":
-    ...         return 200, envelope({"job_id": "job_1"})
-    ...     if "/batch/enrich" in request.url:
-    ...         ada = {"id": "prsn_1", "handle": "ada"}
-    ...         return 200, envelope({"status": "completed", "profiles": {"ada": ada}})
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
-    ...     return 404, envelope(None, success=False, message="no such route")
-    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
-    ...                    transport=MockTransport(answer))
-    >>> job_id = client.submit_batch(["ada"])  # BatchCalls.submit
-    >>> page = client.batch_status(job_id)  # one poll
-    >>> page["status"]
-    'completed'
-    >>> client.batch_result("ada", page["profiles"]["ada"], job_id).data  # as a single call's
-    {'id': 'prsn_1', 'handle': 'ada'}
-    >>> client.close()
+    >>> from lookup_pandas.testing import MockService
+    >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+    ...     with service.client() as client:
+    ...         job_id = client.submit_batch(["ada"])  # BatchCalls.submit
+    ...         page = client.batch_status(job_id)  # one poll
+    ...         stored = client.batch_result("ada", page["profiles"]["ada"], job_id)
+    ...         again = client.profile("ada")  # a cache hit, as after a single call
+    >>> page["status"], stored.data == again, service.count("/people/profile")
+    ('completed', True, 0)
 """
 
 from __future__ import annotations
