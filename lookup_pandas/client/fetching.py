@@ -33,19 +33,17 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class LookupFlags:
-    """What the caller of one lookup asks of its send: :class:`Call`'s flags, all in one.
+    """What the caller of one lookup asks of its send: the :class:`Call` flags it may set.
+
+    Each means what it means on :class:`Call`.
 
     >>> LookupFlags(refresh=True).call("/api/data/v1/people/profile", {"handle": "ada"}).refresh
     True
     """
 
-    #: Buy the answer again, past the cache.
     refresh: bool = False
-    #: Once set, a call still waiting for its slot or a back-off raises Cancelled.
     cancel: threading.Event | None = None
-    #: The caller has just looked the cache up and missed.
     known_miss: bool = False
-    #: The claim the caller holds (MINE, or RECHECK).
     held: str | None = None
 
     def call(self, path: str, params: Mapping[str, Any]) -> Call:
