@@ -1,14 +1,9 @@
 """Cache management: what the cache holds, and removing it (expired answers, all, or a person's).
 
 Example:
-    >>> import tempfile
-    >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, people_service
-    >>> answer = people_service({"id": "prsn_1", "handle": "ada-lovelace"})
-    >>> transport = MockTransport(answer)
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with lp.Client(api_key="lk_example", base_url="http://service.test",
-    ...                    cache=Path(tmp, "leads.sqlite"), transport=transport) as client:
+    >>> from lookup_pandas.testing import MockService
+    >>> with MockService({"id": "prsn_1", "handle": "ada-lovelace"}) as service:
+    ...     with service.client() as client:
     ...         _ = client.profile("ada-lovelace")
     ...         info = client.cache_info()
     ...         forgotten = client.forget(["https://www.example.com/in/ada-lovelace/"])

@@ -5,26 +5,15 @@
 through the Client's send chain.
 
 Example:
-    >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> def answer(request):
-    ...     if "/batch/enrich" in request.url and request.method == "POST":
-    ...         return 200, envelope({"job_id": "job_1"})
-    ...     if "/batch/enrich" in request.url:
-    ...         ada = {"id": "prsn_1", "handle": "ada"}
-    ...         return 200, envelope({"status": "completed", "profiles": {"ada": ada}})
-    ...     if "/credits/tier/" in request.url:
-    ...         return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 600}})
-    ...     return 404, envelope(None, success=False, message="no such route")
-    >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
-    ...                    transport=MockTransport(answer))
-    >>> job_id = client.submit_batch(["ada"])  # BatchCalls.submit
-    >>> page = client.batch_status(job_id)  # one poll
-    >>> page["status"]
-    'completed'
-    >>> client.batch_result("ada", page["profiles"]["ada"], job_id).data  # as a single call's
-    {'id': 'prsn_1', 'handle': 'ada'}
-    >>> client.close()
+    >>> from lookup_pandas.testing import MockService
+    >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+    ...     with service.client() as client:
+    ...         job_id = client.submit_batch(["ada"])  # BatchCalls.submit
+    ...         page = client.batch_status(job_id)  # one poll
+    ...         stored = client.batch_result("ada", page["profiles"]["ada"], job_id)
+    ...         again = client.profile("ada")  # a cache hit, as after a single call
+    >>> page["status"], stored.data == again, service.count("/people/profile")
+    ('completed', True, 0)
 """
 
 from __future__ import annotations
@@ -82,7 +71,10 @@ def no_batch(
 
 
 class BatchCalls:
-    """One Client's batch calls, and what the first submit told of the service."""
+    """One Client's batch calls, and what the first submit told of the service.
+
+    Each call takes every value, ``kind`` first: the defaults are the Client's.
+    """
 
     def __init__(self, request: Requester, wire: Wire) -> None:
         self._request = request
@@ -109,18 +101,14 @@ class BatchCalls:
         else:
             self._supported[_batch_path(kind)] = value
 
-    def no_batch(
-        self, exc: ServiceError | None = None, kind: Kind = PEOPLE
-    ) -> BatchUnavailableError:
+    def no_batch(self, kind: Kind, exc: ServiceError | None) -> BatchUnavailableError:
         """:func:`no_batch` for this Client's base URL. ``exc`` is the answer that told.
 
         Example: ``raise client.no_batch()``
         """
         return no_batch(self._wire.settings.base_url, exc, path=_batch_path(kind))
 
-    def submit(
-        self, handles: Sequence[str], *, cancel: threading.Event | None = None, kind: Kind = PEOPLE
-    ) -> str:
+    def submit(self, kind: Kind, handles: Sequence[str], cancel: threading.Event | None) -> str:
         """Submit one batch job of 1 to 1,000 handles, and return its ``job_id``.
 
         Nothing is billed yet: each item is billed when it resolves. A submit takes a pacing slot.
@@ -132,7 +120,7 @@ class BatchCalls:
         """
         path = _batch_path(kind)
         if self.supported_for(kind) is False:
-            raise self.no_batch(None, kind)
+            raise self.no_batch(kind, None)
         ids = [v for v in handles if kind.endpoint.param_for(v)[0] == "id"]
         rest = [v for v in handles if kind.endpoint.param_for(v)[0] != "id"]
         body = {"ids": ids, "handles": rest, "enrich_live": False}
@@ -150,7 +138,7 @@ class BatchCalls:
         except ServiceError as exc:
             if exc.status_code in (404, 405):
                 self._set_supported(kind, False)
-                raise self.no_batch(exc, kind) from exc
+                raise self.no_batch(kind, exc) from exc
             raise
         job_id = env.data.get("job_id")
         if not isinstance(job_id, str) or not job_id:
@@ -164,12 +152,7 @@ class BatchCalls:
         return job_id
 
     def status(
-        self,
-        job_id: str,
-        after: int = 0,
-        *,
-        cancel: threading.Event | None = None,
-        kind: Kind = PEOPLE,
+        self, kind: Kind, job_id: str, after: int, cancel: threading.Event | None
     ) -> dict[str, Any]:
         """One poll of a batch job: the ``data`` of its answer, from result ``after`` on.
 
@@ -200,7 +183,7 @@ class BatchCalls:
         return data
 
     def result(
-        self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
+        self, kind: Kind, handle: str, record: dict[str, Any] | None, job_id: str
     ) -> Envelope:
         """One batch job result as the single call's answer, cached exactly as that answer would be.
 

@@ -4,17 +4,10 @@ The Client's cache methods are this part's. :mod:`lookup_pandas.cache.admin` doe
 on any cache.
 
 Example:
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, people_service
-    >>> answer = people_service(
-    ...     {"id": "prsn_1", "handle": "ada"}, limit_per_minute=600, balance=100
-    ... )
+    >>> from lookup_pandas.testing import MockService
     >>> profile = "/api/data/v1/people/profile"
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with lp.Client(api_key="lk_example", base_url="http://service.test",
-    ...                    cache=Path(tmp, "c.sqlite"), transport=MockTransport(answer)) as client:
+    >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+    ...     with service.client() as client:
     ...         before = client.is_cached(profile, {"handle": "ada"})
     ...         _ = client.profile("ada")
     ...         after = client.is_cached(profile, {"handle": "ada"})

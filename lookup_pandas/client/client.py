@@ -52,6 +52,7 @@ from ..service.endpoints import (
 )
 from ..service.envelope import Envelope
 from . import fetching as lookups
+from .fetching import LookupFlags
 from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
 from .parts import ClientParts
 
@@ -248,13 +249,11 @@ class Client:
     ) -> Envelope:
         """One lookup's whole answer, its case kept. NotFoundError if there is none.
 
-        ``cancel``, ``known_miss`` and ``held`` are :class:`~lookup_pandas.http.decisions.Call`'s.
+        The keywords are :class:`~lookup_pandas.client.fetching.LookupFlags`'s.
         Example: ``client.lookup_answer("acme", COMPANIES).data``
         """
-        request = self._parts.sender.request
-        return lookups.answer(
-            request, value, kind, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
-        )
+        flags = LookupFlags(refresh=refresh, cancel=cancel, known_miss=known_miss, held=held)
+        return lookups.answer(self._parts.sender.request, value, kind, flags)
 
     def credits_tier(self) -> dict[str, Any]:
         """The panel's credits tier (``balance``, ``current_tier``, ``next_tier``), never cached.
@@ -316,7 +315,7 @@ class Client:
         kind: Kind = PEOPLE,
     ) -> str:
         """``job_id = client.submit_batch(["ada", "prsn_1"])``: :meth:`BatchCalls.submit`."""
-        return self._parts.batch.submit(handles, cancel=cancel, kind=kind)
+        return self._parts.batch.submit(kind, handles, cancel)
 
     def batch_status(
         self,
@@ -327,19 +326,19 @@ class Client:
         kind: Kind = PEOPLE,
     ) -> dict[str, Any]:
         """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
-        return self._parts.batch.status(job_id, after, cancel=cancel, kind=kind)
+        return self._parts.batch.status(kind, job_id, after, cancel)
 
     def batch_result(
         self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
     ) -> Envelope:
         """``client.batch_result("ada", record, job_id)``: see :meth:`BatchCalls.result`."""
-        return self._parts.batch.result(handle, record, job_id, kind)
+        return self._parts.batch.result(kind, handle, record, job_id)
 
     def no_batch(
         self, exc: ServiceError | None = None, kind: Kind = PEOPLE
     ) -> BatchUnavailableError:
         """``raise client.no_batch()``: the error saying this service has no batch jobs."""
-        return self._parts.batch.no_batch(exc, kind)
+        return self._parts.batch.no_batch(kind, exc)
 
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """``client.is_cached(PROFILE_PATH, {"handle": "ada"})``: would a GET be a cache hit?"""

@@ -1,24 +1,18 @@
 """Running batch jobs for an enrichment: submit, poll, cache every result, resume stored jobs.
 
->>> import lookup_pandas as lp
->>> from lookup_pandas.testing import MockTransport, envelope
->>> def answer(request):
-...     if "/batch/enrich" in request.url and request.method == "POST":
-...         return 200, envelope({"job_id": "job_1"})
-...     if "/batch/enrich" in request.url:
-...         ada = {"id": "prsn_1", "handle": "ada"}
-...         return 200, envelope({"status": "completed", "total": 2, "resolved": 1,
-...                               "next_cursor": 2, "profiles": {"ada": ada}, "not_found": []})
-...     return 200, envelope({"balance": 100, "current_tier": {"limit_per_minute": 60000}})
->>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
-...                    transport=MockTransport(answer), batch_poll_interval=0.01)
->>> run = BatchRun(client, ["ada", "grace"], submit=True)
->>> [(handle, answer.data["id"]) for handle, answer in run]  # each cached as a single call's
-[('ada', 'prsn_1')]
->>> run.fallback  # errored in the job, or left out: fetched one by one
-['grace']
->>> run.finish()  # forget the finished jobs
->>> client.close()
+>>> from lookup_pandas.testing import MockService
+>>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+...     with service.client() as client:
+...         run = BatchRun(client, ["ada", "grace"], submit=True)
+...         answers = dict(run)
+...         run.finish()  # forget the finished jobs
+...         ada, grace = client.profile("ada"), client.profile("grace")
+>>> answers["ada"].data == ada, answers["grace"].message, grace  # "grace": billed, not found
+(True, 'Profile not found', None)
+>>> service.count("/people/profile")  # each result was cached as a single call's answer
+0
+>>> run.fallback  # what errored in the job, or was left out: fetched one by one
+[]
 
 The calling thread drives it, so Ctrl-C lands there. How jobs are stored, resumed, claimed and
 polled is in docs/architecture.md ("Batch jobs"), and why in docs/decisions.md.

@@ -127,18 +127,13 @@ class Contact:
         """Make sure the key works, once per key and base URL (see ``Client.check_key``).
 
         Example:
-            >>> import tempfile
-            >>> from pathlib import Path
-            >>> import lookup_pandas as lp
-            >>> from lookup_pandas.testing import MockTransport, people_service
-            >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
-            >>> transport, tier_reads = MockTransport(answer), []
-            >>> with tempfile.TemporaryDirectory() as tmp:
+            >>> from lookup_pandas.testing import MockService
+            >>> tier_reads = []
+            >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
             ...     for key in ["lk_example", "lk_example", "lk_rotated"]:
-            ...         with lp.Client(api_key=key, base_url="https://api.example.com",
-            ...                        cache=Path(tmp, "c.sqlite"), transport=transport) as client:
+            ...         with service.client(key) as client:  # one cache for all three
             ...             _ = client.profile("ada")  # bought once, then read from the cache
-            ...         tier_reads.append(transport.count("/credits/tier/"))
+            ...         tier_reads.append(service.count("/credits/tier/"))
             >>> tier_reads  # the store remembers a key that worked, a new key is checked once
             [1, 1, 2]
         """

@@ -4,18 +4,12 @@
 docs/architecture.md (*One call*) walks through the steps.
 
 Example:
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import lookup_pandas as lp
-    >>> from lookup_pandas.testing import MockTransport, people_service
-    >>> answer = people_service({"id": "prsn_1", "handle": "ada"})
-    >>> transport = MockTransport(answer)
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with lp.Client(api_key="lk_example", base_url="https://api.example.com",
-    ...                    cache=Path(tmp, "c.sqlite"), transport=transport) as client:
+    >>> from lookup_pandas.testing import MockService
+    >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+    ...     with service.client() as client:
     ...         first, again = client.profile("ada"), client.profile("ada")
     ...         stats = client.stats
-    >>> first == again, transport.count("/people/profile"), stats.cache_hits  # a hit sends nothing
+    >>> first == again, service.count("/people/profile"), stats.cache_hits  # a hit sends nothing
     (True, 1, 1)
 """
 

@@ -12,14 +12,14 @@ Example::
         svc.count("/api/data/v1/people/profile")    # requests the emulator saw
 
 It serves the whole Data API of :data:`lookup_pandas.service.endpoints.ENDPOINTS`: people (by
-handle or
-id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
+handle or id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
 
 Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,
 job changes), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters), ``batch``
 (batch jobs, both kinds), ``replies`` / ``routes`` / ``data_routes`` / ``panel_routes``
 (request -> reply, pure; the route table is keyed by the endpoints' paths), ``server``
-(threaded loopback HTTP); the pytest fixtures
+(threaded loopback HTTP). Without sockets: ``mock`` (``MockTransport``, ``people_service``) and
+``mock_service`` (``MockService``, the set-up of the docstrings' examples). The pytest fixtures
 (``lookup_service``, ``fake_service``, ``fake_client``, ``isolated_default_client``) are in the
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
@@ -28,6 +28,7 @@ from . import catalog, data, names
 from . import company_records as companies
 from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope, people_service
+from .mock_service import MockService
 from .notebook import notebook_client
 from .routes import (
     BALANCE_PATH,
@@ -54,6 +55,7 @@ __all__ = [
     "HEALTH",
     "Knobs",
     "LadderTier",
+    "MockService",
     "MockTransport",
     "PRODUCTION_LADDER",
     "PROFILE",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import requests
 
-from lookup_pandas.client.fetching import answer, fetched, record
+from lookup_pandas.client.fetching import LookupFlags, answer, fetched, or_none, record
 from lookup_pandas.client.parts import ClientParts
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import NotFoundError, ResponseError, UsageError
@@ -73,7 +73,8 @@ def test_a_value_is_sent_as_its_kinds_parameter_with_its_case_kept(value, kind, 
 def test_the_callers_wishes_are_its_calls():
     request = Requests()
     stop = threading.Event()
-    answer(request, "ada", PEOPLE, refresh=True, cancel=stop, known_miss=True, held="mine")
+    flags = LookupFlags(refresh=True, cancel=stop, known_miss=True, held="mine")
+    answer(request, "ada", PEOPLE, flags)
     (call,) = request.sent
     assert (call.refresh, call.cancel, call.known_miss, call.held) == (True, stop, True, "mine")
     assert call.cache and call.paced  # a lookup is cached and paced
@@ -114,6 +115,14 @@ def test_a_record_not_found_is_none_and_fetched_raises_the_servers_error():
     assert record(lookup, "ghost", PEOPLE) is None
     with pytest.raises(NotFoundError, match="Profile not found"):
         fetched(lookup, "ghost", PEOPLE)
+
+
+def test_or_none_lets_any_other_error_through():
+    def fetch(value: str) -> str:
+        raise UsageError(f"{value!r} is no handle")
+
+    with pytest.raises(UsageError, match="is no handle"):
+        or_none(fetch)("ada@example.com")
 
 
 def test_the_record_is_a_copy_of_the_answers_data():
