@@ -244,7 +244,7 @@ def _open_sqlite(path: Path) -> Iterator[OpenCache]:
 @contextlib.contextmanager
 def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
     require_redis()  # a ConfigurationError saying how to install redis
-    from ..store.redis import RedisStore, connect, namespaces
+    from ..store.redis import Namespaces, RedisStore, connect, namespaces
     from .redis import RedisAnswers, RedisAnswersCache
 
     url = location.url
@@ -254,13 +254,14 @@ def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
         ns = location.namespace
         names = [ns] if ns is not None else namespaces(connection, url)
         answers: list[Answers] = [
-            RedisAnswers(RedisAnswersCache(url, n, connection=connection), url) for n in names
+            RedisAnswers(RedisAnswersCache(url, Namespaces("", n), connection=connection), url)
+            for n in names
         ]
         if location.name is not None and ns is not None:  # the team's: jobs of its keys
-            store = RedisStore(url, "", answers=ns, connection=connection)
+            store = RedisStore(url, Namespaces("", ns), connection=connection)
             names = _measured(connection, url, ns, location.name)
         else:
-            store = RedisStore(url, ns or "", connection=connection)
+            store = RedisStore(url, Namespaces(ns or "", ns or ""), connection=connection)
         redis = (connection, url, names)
         yield OpenCache(location.label, answers, store, every_namespace=ns is None, redis=redis)
     finally:

@@ -1,7 +1,8 @@
 """The Redis backend: the answers of one namespace in a shared Redis, as JSON with their TTLs.
 
 Example:
-    >>> backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", namespace="3f2a")
+    >>> spaces = Namespaces(key="", answers="3f2a")
+    >>> backend = RedisAnswersCache("redis://:pw@redis.internal:6379/0", spaces)
     >>> backend.cache_name  # it connects at its first command
     'lookup_pandas:3f2a:cache'
 
@@ -19,7 +20,7 @@ from requests_cache.backends.redis import RedisCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.cache_urls import redact_url
-from ..store.redis import Adoption, connect, key_prefix, redis_error, translated
+from ..store.redis import Namespaces, connect, key_prefix, redis_error, translated
 from .policy import PaidAnswersOnly
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
@@ -43,34 +44,25 @@ def _translated_command(name: str) -> Callable[..., Any]:
 class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     """requests-cache's Redis backend for the answers worth keeping, as JSON with their own TTLs.
 
-    A failed command is a ConfigurationError. ``key_namespace`` is the key's own, when
-    ``namespace`` is the team's: what the key filed under its own moves in before the first
-    command (:class:`Adoption`).
+    A failed command is a ConfigurationError. The answers are filed under ``spaces.answers``.
+    What the key filed under its own moves in before the first command
+    (:class:`~lookup_pandas.store.redis.Adoption`).
 
-    Example: ``CachedSession(backend=RedisAnswersCache(url, ns))``
+    Example: ``CachedSession(backend=RedisAnswersCache(url, Namespaces(key_ns, ns)))``
     """
 
     def __init__(
-        self,
-        url: str,
-        namespace: str,
-        *,
-        key_namespace: str | None = None,
-        connection: redis.Redis | None = None,
+        self, url: str, spaces: Namespaces, *, connection: redis.Redis | None = None
     ) -> None:
         self.url = url
         conn = connection if connection is not None else connect(url)
         super().__init__(
-            namespace=f"{key_prefix(namespace)}:cache",
+            namespace=f"{key_prefix(spaces.answers)}:cache",
             connection=conn,
             serializer="json",  # never pickle: see the module doc
             ttl=True,  # each entry expires through its own TTL
         )
-        self._adoption = (
-            Adoption(conn, url, key_namespace, namespace)
-            if key_namespace is not None and key_namespace != namespace
-            else None
-        )
+        self._adoption = spaces.adoption(conn, url)
 
     def adopted(self) -> None:
         """Move the key's answers into the named namespace, once (nothing without one)."""

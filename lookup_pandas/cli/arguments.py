@@ -101,10 +101,7 @@ def rows(text: str) -> int:
         ...
         argparse.ArgumentTypeError: must be 0 or more, not -1
     """
-    value = _parsed(text, int, "a whole number")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
+    return _at_least(0, text, int, "a whole number")
 
 
 def rate(text: str) -> float:
@@ -114,10 +111,7 @@ def rate(text: str) -> float:
         >>> rate("2.5")
         2.5
     """
-    value = _parsed(text, float, "a number")
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
+    return _at_least(0, text, float, "a number")
 
 
 def page_size(text: str) -> int:
@@ -127,15 +121,26 @@ def page_size(text: str) -> int:
         >>> page_size("100")
         100
     """
-    value = rows(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
+    return _at_least(1, text, int, "a whole number")
 
 
-def _parsed(text: str, parse: Callable[[str], N], what: str) -> N:
-    """``parse(text)``, or argparse's one-line error saying it is not ``what``."""
+def _at_least(least: int, text: str, parse: Callable[[str], N], what: str) -> N:
+    """``parse(text)`` when it is a finite number >= ``least``, else argparse's one-line error.
+
+    Example:
+        >>> _at_least(1, "0", int, "a whole number")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 1 or more, not 0
+        >>> _at_least(0, "inf", float, "a number")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 0 or more, not inf
+    """
     try:
-        return parse(text)
+        value = parse(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+    if not value >= least or value == float("inf"):  # NaN is not >= anything
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {text}")
+    return value

@@ -1,9 +1,7 @@
 """How an Estimate and a JobSummary show themselves: one line of text, or a small HTML table.
 
->>> from types import SimpleNamespace
->>> est = SimpleNamespace(rows=250, unique=190, cached=60, to_fetch=130, method="batch", jobs=1,
-...                       polls=3, seconds=6.0, stored_jobs=0, stored_items=0, credits=130.0,
-...                       balance=10_050.0, tier_change=None)
+>>> est = EstimateFacts(rows=250, valid=250, unique=190, cached=60, to_fetch=130, method="batch",
+...                     jobs=1, polls=3, seconds=6.0, credits=130.0, balance=10_050.0)
 >>> print(estimate_line(est))
 Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3 polls), about 6 s;
 130 credits, balance 10,050
@@ -12,8 +10,8 @@ Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3 po
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 __all__ = [
     "EstimateFacts",
@@ -30,64 +28,60 @@ __all__ = [
 ]
 
 
-class EstimateFacts(Protocol):
-    """What an estimate line or table reads: the fields of :class:`~lookup_pandas.Estimate`."""
+@dataclass(frozen=True)
+class EstimateFacts:
+    """The figures of an estimate, as its line and its table show them.
 
-    @property
-    def rows(self) -> int: ...
-    @property
-    def unique(self) -> int: ...
-    @property
-    def cached(self) -> int: ...
-    @property
-    def to_fetch(self) -> int: ...
-    @property
-    def method(self) -> str: ...
-    @property
-    def jobs(self) -> int: ...
-    @property
-    def polls(self) -> int: ...
-    @property
-    def seconds(self) -> float | None: ...
-    @property
-    def stored_jobs(self) -> int: ...
-    @property
-    def stored_items(self) -> int: ...
-    @property
-    def credits(self) -> float: ...
-    @property
-    def balance(self) -> float | None: ...
-    @property
-    def tier_change(self) -> str | None: ...
+    :class:`~lookup_pandas.Estimate` is these facts, filled by the enrichment, and its reprs.
+
+    >>> EstimateFacts(rows=5, valid=5, unique=4, cached=4, to_fetch=0).method
+    'none'
+    """
+
+    rows: int
+    valid: int
+    unique: int
+    cached: int
+    to_fetch: int
+    method: str = "none"
+    jobs: int = 0
+    polls: int = 0
+    seconds: float | None = None
+    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``. They are
+    #: collected, not submitted again. ``stored_items`` of ``to_fetch`` are in them.
+    stored_jobs: int = 0
+    stored_items: int = 0
+    #: Credits the job would spend: single calls at the profile route's cost, batch items at
+    #: 1 each (0 when nothing is to fetch).
+    credits: float = 0.0
+    #: The balance now (read when anything is to fetch); None: unknown.
+    balance: float | None = None
+    #: None, or the tier the job would end on, after how many credits, and its limit:
+    #: ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
+    tier_change: str | None = None
 
 
-class SummaryFacts(Protocol):
-    """What a summary table reads: the fields of :class:`~lookup_pandas.JobSummary`."""
+@dataclass(frozen=True)
+class SummaryFacts:
+    """The counts of one enrichment, as its summary table shows them.
 
-    @property
-    def rows(self) -> int: ...
-    @property
-    def statuses(self) -> Mapping[str, int]: ...
-    @property
-    def cached(self) -> int: ...
-    @property
-    def fetched(self) -> int: ...
-    @property
-    def refused(self) -> int: ...
-    @property
-    def failed(self) -> int: ...
-    @property
-    def credits(self) -> float: ...
-    @property
-    def requests(self) -> int: ...
-    @property
-    def rate_limited(self) -> int: ...
-    @property
-    def retries(self) -> int: ...
-    @property
-    def seconds(self) -> float: ...
-    @property
-    def jobs(self) -> int: ...
+    :class:`~lookup_pandas.JobSummary` is these facts, filled by the enrichment, and its reprs.
+    """
+
+    rows: int
+    statuses: dict[str, int]  # ok / not_found / invalid / error -> rows
+    cached: int
+    fetched: int
+    failed: int
+    credits: float
+    requests: int  # sent to the network, retries and the tier look-up included
+    rate_limited: int  # answers 429
+    retries: int
+    seconds: float
+    jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
+    #: Distinct values the service refused for that one record (403: opted out,
+    #: premium-gated). Answered, not billed, not cached. Shown only when there are any.
+    refused: int = 0
 
 
 def estimate_line(est: EstimateFacts) -> str:
@@ -95,12 +89,11 @@ def estimate_line(est: EstimateFacts) -> str:
 
     What is not known (None) is left out.
 
-    >>> from types import SimpleNamespace
-    >>> print(estimate_line(SimpleNamespace(rows=5, unique=4, cached=4, to_fetch=0)))
+    >>> print(estimate_line(EstimateFacts(rows=5, valid=5, unique=4, cached=4, to_fetch=0)))
     Estimate: 5 rows, 4 distinct, 4 cached, nothing to fetch
-    >>> est = SimpleNamespace(rows=5, unique=4, cached=0, to_fetch=4, method="single", jobs=0,
-    ...                       polls=0, stored_jobs=0, seconds=None, credits=4.0, balance=None,
-    ...                       tier_change="Developer (70/min) -> Hobby (30/min) after 3 credits")
+    >>> est = EstimateFacts(rows=5, valid=5, unique=4, cached=0, to_fetch=4, method="single",
+    ...                     credits=4.0,
+    ...                     tier_change="Developer (70/min) -> Hobby (30/min) after 3 credits")
     >>> print(estimate_line(est))
     Estimate: 5 rows, 4 distinct, 0 cached, 4 to fetch by single; 4 credits;
     tier Developer (70/min) -> Hobby (30/min) after 3 credits
@@ -124,8 +117,7 @@ def estimate_html(est: EstimateFacts) -> str:
 
     Unknown facts have no row.
 
-    >>> from types import SimpleNamespace
-    >>> est = SimpleNamespace(rows=5, unique=4, cached=4, to_fetch=0)
+    >>> est = EstimateFacts(rows=5, valid=5, unique=4, cached=4, to_fetch=0)
     >>> estimate_html(est)
     '<table class="lookup-pandas-display"><caption>Estimate</caption><tbody><tr><th ...'
     >>> import re
@@ -160,11 +152,10 @@ def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -
     Args:
         statuses: the statuses shown, in order. None shows the keys of ``summary.statuses``.
 
-    >>> from types import SimpleNamespace
     >>> import re
-    >>> summary = SimpleNamespace(rows=3, statuses={"ok": 2, "not_found": 1}, cached=1, fetched=2,
-    ...                           refused=0, failed=0, credits=2.0, requests=2, rate_limited=0,
-    ...                           retries=0, seconds=1.25, jobs=0)
+    >>> summary = SummaryFacts(rows=3, statuses={"ok": 2, "not_found": 1}, cached=1, fetched=2,
+    ...                        failed=0, credits=2.0, requests=2, rate_limited=0, retries=0,
+    ...                        seconds=1.25)
     >>> re.findall("<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", summary_html(summary))[:4]
     [('Rows', '3'), ('ok', '2'), ('not_found', '1'), ('Time', '1.2 s')]
     """
@@ -203,9 +194,8 @@ def _table(caption: str, facts: Iterable[tuple[str, str]]) -> str:
 def fetching(est: EstimateFacts) -> str:
     """What is to buy, how, and its batch calls.
 
-    >>> from types import SimpleNamespace
-    >>> print(fetching(SimpleNamespace(to_fetch=130, method="batch", stored_jobs=0, jobs=1,
-    ...                                polls=3)))
+    >>> print(fetching(EstimateFacts(rows=130, valid=130, unique=130, cached=0, to_fetch=130,
+    ...                              method="batch", jobs=1, polls=3)))
     130 to fetch by batch (1 job, ~3 polls)
     """
     batch = batch_calls(est)
@@ -215,8 +205,8 @@ def fetching(est: EstimateFacts) -> str:
 def batch_calls(est: EstimateFacts) -> str:
     """The batch calls of an estimate, or ``""`` when there are none.
 
-    >>> from types import SimpleNamespace
-    >>> batch_calls(SimpleNamespace(stored_jobs=1, stored_items=152, jobs=1, polls=3))
+    >>> batch_calls(EstimateFacts(rows=300, valid=300, unique=300, cached=0, to_fetch=300,
+    ...                           jobs=1, polls=3, stored_jobs=1, stored_items=152))
     'collecting 1 stored job of 152, 1 new job, ~3 polls'
     """
     parts = []

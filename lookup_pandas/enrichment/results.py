@@ -18,6 +18,13 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from ..display.facts import (
+    EstimateFacts,
+    SummaryFacts,
+    estimate_html,
+    estimate_line,
+    summary_html,
+)
 from ..errors import NotFoundError, ServiceError
 from ..identifiers.handles import invalid_reason
 
@@ -58,7 +65,7 @@ OnRecord = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Estimate(EstimateFacts):
     """What an enrichment would do, told without sending anything.
 
     >>> est = Estimate(rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single")
@@ -77,40 +84,15 @@ class Estimate:
     - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
       the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
 
+    The fields are declared once, in :class:`~lookup_pandas.display.facts.EstimateFacts`.
     ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).
     """
 
-    rows: int
-    valid: int
-    unique: int
-    cached: int
-    to_fetch: int
-    method: str = "none"
-    jobs: int = 0
-    polls: int = 0
-    seconds: float | None = None
-    #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``. They are
-    #: collected, not submitted again. ``stored_items`` of ``to_fetch`` are in them.
-    stored_jobs: int = 0
-    stored_items: int = 0
-    #: Credits the job would spend: single calls at the profile route's cost, batch items at
-    #: 1 each (0 when nothing is to fetch).
-    credits: float = 0.0
-    #: The balance now (read when anything is to fetch); None: unknown.
-    balance: float | None = None
-    #: None, or the tier the job would end on, after how many credits, and its limit:
-    #: ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
-    tier_change: str | None = None
-
     def __str__(self) -> str:
-        from ..display.facts import estimate_line  # display/facts.py: the decisions, no I/O
-
         return estimate_line(self)
 
     def _repr_html_(self) -> str:
         """The estimate as a small table, in a notebook: ``display(est)``."""
-        from ..display.facts import estimate_html
-
         return estimate_html(self)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -135,11 +117,12 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class JobSummary:
+class JobSummary(SummaryFacts):
     """What one enrichment did: the counts its progress bar showed, and the traffic.
 
     ``cached``, ``fetched`` and ``failed`` count distinct handles. ``jobs`` (also
     ``batch_jobs``) counts the batch jobs polled, submitted by this run or resumed.
+    The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,
     ...                      failed=0, credits=1.0, requests=2, rate_limited=0, retries=0,
@@ -147,21 +130,6 @@ class JobSummary:
     >>> print(summary)  # doctest: +ELLIPSIS
     3 rows (2 ok, 0 not_found, 1 invalid, 0 error) in 0.1s: 1 cached, 1 fetched, 0 failed...
     """
-
-    rows: int
-    statuses: dict[str, int]  # ok / not_found / invalid / error -> rows
-    cached: int
-    fetched: int
-    failed: int
-    credits: float
-    requests: int  # sent to the network, retries and the tier look-up included
-    rate_limited: int  # answers 429
-    retries: int
-    seconds: float
-    jobs: int = 0  # batch jobs polled (submitted by this run, or resumed)
-    #: Distinct values the service refused for that one record (403: opted out,
-    #: premium-gated). Answered, not billed, not cached. Shown only when there are any.
-    refused: int = 0
 
     @property
     def batch_jobs(self) -> int:
@@ -186,8 +154,6 @@ class JobSummary:
 
     def _repr_html_(self) -> str:
         """The summary as a small table, in a notebook: ``display(summary)``."""
-        from ..display.facts import summary_html
-
         return summary_html(self, self._shown_statuses())
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:

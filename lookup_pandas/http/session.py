@@ -75,12 +75,11 @@ def build_session(settings: Settings, transport: BaseAdapter | None = None) -> r
     if settings.cache_url is not None:
         require_redis()  # a ConfigurationError saying how to install redis
         from ..cache.redis import RedisAnswersCache
+        from ..store.redis import Namespaces
 
-        redis_backend = RedisAnswersCache(
-            settings.cache_url,
-            answers_namespace(settings),
-            key_namespace=namespace(settings.api_key, settings.base_url),
-        )
+        key_namespace = namespace(settings.api_key, settings.base_url)
+        spaces = Namespaces(key_namespace, answers_namespace(settings))
+        redis_backend = RedisAnswersCache(settings.cache_url, spaces)
         # One backend per session: its connection pool is closed with the session.
         session = _cached_session(redis_backend, settings, autoclose=True)
     elif settings.cache_path is not None:

@@ -113,6 +113,15 @@ class Listing:
     companies: tuple[CompanyParam, ...] = ()  # the parameters that name companies
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """The names in ``text``, one a word.
+
+    >>> _names("title geo_city")
+    ('title', 'geo_city')
+    """
+    return tuple(text.split())
+
+
 def _search_by_name(name: str, path: str) -> Listing:
     """A search by partial match on a name: ``name`` is its one filter, and it is free text."""
     return Listing(name=name, path=path, required="name", filters=("name",), text=("name",))
@@ -123,39 +132,15 @@ SEARCH = Listing(
     name="people search",
     path=SEARCH_PATH,
     required="title",
-    filters=(
-        "title",
-        "first_name",
-        "last_name",
-        "headline",
-        "summary",
-        "geo_city",
-        "geo_country_code",
-        "primary_language",
-        "is_creator",
-        "is_premium",
-        "organization_slugs",
-        "institution_ids",
-        "certifications",
-        "certification_authority",
-        "speaks_language",
-        "skills",
-        "skills_match",
-        "skill_count_min",
-        "skill_count_max",
-        "current_only",
-        "last_change_within_days",
-        "last_change_type",
-        "tenure_min_years",
-        "tenure_max_years",
-        "company_count_min",
-        "company_count_max",
-        "current_company_count_min",
-        "is_boomerang",
-        "education_level",
-        "degree",
-        "field_of_study",
-    ),
+    filters=_names("""
+        title first_name last_name headline summary geo_city geo_country_code
+        primary_language is_creator is_premium organization_slugs institution_ids
+        certifications certification_authority speaks_language
+        skills skills_match skill_count_min skill_count_max
+        current_only last_change_within_days last_change_type tenure_min_years tenure_max_years
+        company_count_min company_count_max current_company_count_min is_boomerang
+        education_level degree field_of_study
+    """),
     text=("title", "first_name", "last_name", "headline", "summary", "geo_city"),
     codes=("geo_country_code",),
     companies=(CompanyParam("organization_slugs", "slug", many=True),),
@@ -166,15 +151,7 @@ EMPLOYEES = Listing(
     path=EMPLOYEES_PATH,
     required="slug",
     companies=(CompanyParam("slug", "slug"),),
-    filters=(
-        "current_only",
-        "title",
-        "geo_country_code",
-        "geo_city",
-        "start_year",
-        "start_month",
-        "sort",
-    ),
+    filters=_names("current_only title geo_country_code geo_city start_year start_month sort"),
     text=("title", "geo_city"),
     codes=("geo_country_code",),
 )
@@ -184,59 +161,35 @@ COMPANY_SEARCH = Listing(
     path=COMPANY_SEARCH_PATH,
     required="",
     one_of=("name", "website"),
-    filters=(
-        "name",
-        "website",
-        "staff_count_min",
-        "staff_count_max",
-        "follower_count_min",
-        "follower_count_max",
-        "industries",
-        "industries_v2",
-        "hq_city",
-        "hq_country_code",
-        "founded",
-    ),
+    filters=_names("""
+        name website staff_count_min staff_count_max follower_count_min follower_count_max
+        industries industries_v2 hq_city hq_country_code founded
+    """),
     text=("name", "website", "hq_city"),
     codes=("hq_country_code",),
 )
 #: ``GET /institutions/search``: partial match on the name, page-based pages.
 INSTITUTION_SEARCH = _search_by_name("institutions search", INSTITUTION_SEARCH_PATH)
+#: ``GET /skills/search``: partial match on the skill's name, page-based pages.
+SKILL_SEARCH = _search_by_name("skills search", SKILL_SEARCH_PATH)
 #: ``GET /institutions/alumni``: each record a person plus the education record linking them.
 ALUMNI = Listing(
     name="institution alumni",
     path=ALUMNI_PATH,
     required="normalized_name",
-    filters=(
-        "current_only",
-        "degree",
-        "field_of_study",
-        "geo_city",
-        "geo_country_code",
-        "start_year_min",
-        "start_year_max",
-        "end_year_min",
-        "end_year_max",
-        "sort",
-    ),
+    filters=_names("""
+        current_only degree field_of_study geo_city geo_country_code
+        start_year_min start_year_max end_year_min end_year_max sort
+    """),
     text=("degree", "field_of_study", "geo_city"),
     codes=("geo_country_code",),
 )
-#: ``GET /skills/search``: partial match on the skill's name, page-based pages.
-SKILL_SEARCH = _search_by_name("skills search", SKILL_SEARCH_PATH)
 #: ``GET /job-changes/search``: join, leave and title-change events, page-based pages.
 JOB_CHANGES = Listing(
     name="job changes",
     path=JOB_CHANGES_PATH,
     required="",
-    filters=(
-        "event_type",
-        "organization_ids",
-        "geo_city",
-        "geo_country_code",
-        "title",
-        "days_ago",
-    ),
+    filters=_names("event_type organization_ids geo_city geo_country_code title days_ago"),
     text=("geo_city", "title"),
     codes=("geo_country_code",),
     companies=(CompanyParam("organization_ids", "id", many=True),),

@@ -197,9 +197,9 @@ def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None)
 
     if isinstance(cache, str) and is_redis_url(cache):
         require_redis()
-        from .redis import RedisStore
+        from .redis import Namespaces, RedisStore
 
-        return RedisStore(cache, ns, answers=answers)
+        return RedisStore(cache, Namespaces(ns, answers or ns))
     from .local import LocalStore
 
     return LocalStore(store_path(Path(cache)), ns)

@@ -3,7 +3,7 @@
 It connects at its first command. The keys it writes are listed in docs/decisions.md.
 
 Example:
-    >>> store = RedisStore("redis://:pw@redis.internal:6379/0", namespace="3f2a")
+    >>> store = RedisStore("redis://:pw@redis.internal:6379/0", Namespaces("3f2a", "3f2a"))
     >>> store  # the password never shows
     RedisStore('redis://:***@redis.internal:6379/0', namespace='lookup_pandas:3f2a')
     >>> store.close()
@@ -19,6 +19,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -49,6 +50,7 @@ T = TypeVar("T")
 
 __all__ = [
     "Adoption",
+    "Namespaces",
     "RedisStore",
     "adopt",
     "connect",
@@ -170,36 +172,49 @@ def _ms(seconds: float) -> str:
     return str(max(1, round(seconds * 1000)))
 
 
+@dataclass(frozen=True)
+class Namespaces:
+    """The two namespaces of one key in a shared Redis: its own, and the one of its answers.
+
+    ``answers`` is the team's when the cache URL names one (``?namespace=``), else the key's.
+    What the key filed under its own moves into the team's before the first command that needs
+    it (:class:`Adoption`).
+
+    Example:
+        >>> Namespaces(key="3f2a", answers="3f2a").adoption(None, "redis://localhost") is None
+        True
+    """
+
+    key: str  # "" for cache management, which has no key
+    answers: str
+
+    def adoption(self, connection: redis.Redis, url: str) -> Adoption | None:
+        """What moves the key's answers into the team's namespace, once; None when there is none."""
+        if not self.key or self.key == self.answers:
+            return None
+        return Adoption(connection, url, self.key, self.answers)
+
+
 class RedisStore:
     """The shared pace, claims and batch jobs of one key in the Redis at ``url``.
 
-    ``namespace`` is the key's: its pace, its jobs and the mark that it worked (``""`` for cache
-    management without a key). ``answers`` is the namespace of the answers and their claims,
-    when the URL names the team's. It defaults to the key's.
+    ``spaces.key`` holds the key's pace, its jobs and the mark that it worked (``""`` for cache
+    management without a key); ``spaces.answers`` the answers' claims.
     """
 
     def __init__(
-        self,
-        url: str,
-        namespace: str,
-        *,
-        answers: str | None = None,
-        connection: redis.Redis | None = None,
+        self, url: str, spaces: Namespaces, *, connection: redis.Redis | None = None
     ) -> None:
         self.url = url
-        self._prefix = key_prefix(namespace)
-        self._answers_ns = answers or namespace
-        self._answers_prefix = key_prefix(self._answers_ns)
-        self._named = self._answers_ns != namespace
+        self._prefix = key_prefix(spaces.key)
+        self._answers_ns = spaces.answers
+        self._answers_prefix = key_prefix(spaces.answers)
+        self._named = spaces.answers != spaces.key
         self._pace_key = f"{self._prefix}:pace"
         self._jobs_key = f"{self._prefix}:jobs"
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
-        self._adopt = (
-            Adoption(self._redis, url, namespace, self._answers_ns)
-            if self._named and namespace
-            else None
-        )
+        self._adopt = spaces.adoption(self._redis, url)
         self._reserve = self._redis.register_script(RESERVE)
         self._defer = self._redis.register_script(DEFER)
         self._slow_to = self._redis.register_script(SLOW_TO)

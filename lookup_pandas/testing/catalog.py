@@ -25,7 +25,9 @@ import hashlib
 from functools import lru_cache
 from typing import Any
 
+from ..service.endpoints import ALUMNI, JOB_CHANGES
 from . import data
+from .filters import declared, lowered
 from .names import make_id, name_of
 
 __all__ = [
@@ -101,37 +103,23 @@ def search_institutions(name: str) -> list[dict[str, Any]]:
     ]
 
 
-def alumni(
-    normalized_name: str,
-    *,
-    current_only: bool = False,
-    degree: str | None = None,
-    field_of_study: str | None = None,
-    geo_city: str | None = None,
-    geo_country_code: str | None = None,
-    start_year_min: int | None = None,
-    start_year_max: int | None = None,
-    end_year_min: int | None = None,
-    end_year_max: int | None = None,
-    sort: str | None = None,
-) -> list[dict[str, Any]] | None:
+def alumni(normalized_name: str, **filters: Any) -> list[dict[str, Any]] | None:
     """Alumni (and current students) of an institution, filtered; None for an unknown one.
 
+    ``filters``: the alumni endpoint's (``ALUMNI.filters``; TypeError on another name).
     ``current_only``: only those whose studies end after ``REFERENCE_DATE``'s year; ``degree`` /
     ``field_of_study``: case-insensitive substrings; geo filters as people search's; year
     bounds inclusive. ``sort``: None (handle order), ``newest`` / ``oldest`` (start year),
     ``recently_graduated`` (end year, latest first). Fresh copies.
     """
+    given = declared(filters, ALUMNI)
     slug = normalized_name.strip().lower()
     if slug not in _institutions():
         return None
-    years = {
-        "start_year": (start_year_min, start_year_max),
-        "end_year": (end_year_min, end_year_max),
-    }
-    texts = {"degree": degree, "field_of_study": field_of_study}
-    city = geo_city.strip().lower() if geo_city else None
-    country = geo_country_code.strip().lower() if geo_country_code else None
+    current_only, sort = given.get("current_only"), given.get("sort")
+    years = {k: (given.get(f"{k}_min"), given.get(f"{k}_max")) for k in ("start_year", "end_year")}
+    texts = {k: given.get(k) for k in ("degree", "field_of_study")}
+    city, country = lowered(given.get("geo_city")), lowered(given.get("geo_country_code"))
     out: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for rec in data.population():
         link = next((e for e in rec.get("education", ()) if e["school"]["slug"] == slug), None)
@@ -231,27 +219,22 @@ def _events() -> tuple[dict[str, Any], ...]:
     return tuple(kept)
 
 
-def job_changes(
-    *,
-    event_type: str | None = None,
-    organization_ids: str | None = None,
-    geo_city: str | None = None,
-    geo_country_code: str | None = None,
-    title: str | None = None,
-    days_ago: int | None = None,
-) -> list[dict[str, Any]]:
+def job_changes(**filters: Any) -> list[dict[str, Any]]:
     """Events matching every filter given, the latest first (fresh copies).
 
+    ``filters``: the job-changes endpoint's (``JOB_CHANGES.filters``; TypeError on another name).
     ``event_type``: one of ``EVENT_TYPES``; ``organization_ids``: comma-separated ``org_`` ids,
     any of them; ``geo_city`` / ``geo_country_code``: case-insensitive equality; ``title``: a
     case-insensitive substring; ``days_ago``: detected within that many days of
     ``REFERENCE_DATE``.
     """
-    orgs = {o.strip() for o in (organization_ids or "").split(",") if o.strip()}
+    given = declared(filters, JOB_CHANGES)
+    event_type, days_ago = given.get("event_type"), given.get("days_ago")
+    orgs = {o.strip() for o in (given.get("organization_ids") or "").split(",") if o.strip()}
     since = (REFERENCE_DATE - dt.timedelta(days=days_ago)).isoformat() if days_ago else ""
-    city = geo_city.strip().lower() if geo_city else None
-    country = geo_country_code.strip().lower() if geo_country_code else None
-    needle = title.strip().lower() if title else None
+    city, country, needle = (
+        lowered(given.get(n)) for n in ("geo_city", "geo_country_code", "title")
+    )
     out = []
     for e in _events():
         if event_type and e["event_type"] != event_type:

@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..service.endpoints import COMPANY_SEARCH
 from . import data
+from .filters import declared, lowered, words
 from .names import company_name, name_of, org_id
 
 __all__ = [
@@ -175,31 +177,26 @@ def _within(value: int, low: int | None, high: int | None) -> bool:
     return (low is None or value >= low) and (high is None or value <= high)
 
 
-def search_companies(
-    *,
-    name: str | None = None,
-    website: str | None = None,
-    staff_count_min: int | None = None,
-    staff_count_max: int | None = None,
-    follower_count_min: int | None = None,
-    follower_count_max: int | None = None,
-    industries: str | None = None,
-    hq_city: str | None = None,
-    hq_country_code: str | None = None,
-    founded: int | None = None,
-) -> list[dict[str, Any]]:
+def search_companies(**filters: Any) -> list[dict[str, Any]]:
     """The population's companies matching every filter given (the shared records: read them,
     never change them), in slug order.
 
+    ``filters``: companies search's (``COMPANY_SEARCH.filters``; TypeError on another name).
     ``name``: a case-insensitive substring of the name or slug; ``website``: the domain given
     (scheme, ``www.`` and path ignored) is a substring of the company's; ``industries``:
     comma-separated, any of them (case-insensitive); ``hq_city`` / ``hq_country_code``:
     case-insensitive equality; ``founded``: the year; the ``_min`` / ``_max`` bounds inclusive
     (``staff_count`` is ``employee_count``).
     """
-    needle = name.strip().lower() if name else None
-    domain = _domain(website) if website else None
-    wanted = {i.strip().lower() for i in (industries or "").split(",") if i.strip()}
+    given = declared(filters, COMPANY_SEARCH)
+    needle, city, country = (lowered(given.get(n)) for n in ("name", "hq_city", "hq_country_code"))
+    domain = _domain(given["website"]) if given.get("website") else None
+    wanted = set(words(given.get("industries")))
+    founded = given.get("founded")
+    bounds = {
+        field: (given.get(f"{name}_min"), given.get(f"{name}_max"))
+        for field, name in (("employee_count", "staff_count"), ("follower_count", "follower_count"))
+    }
     out = []
     for rec in company_population():
         if needle and needle not in rec["name"].lower() and needle not in rec["slug"]:
@@ -208,15 +205,13 @@ def search_companies(
             continue
         if wanted and rec["industry"].lower() not in wanted:
             continue
-        if hq_city and rec["hq"]["city"].lower() != hq_city.strip().lower():
+        if city and rec["hq"]["city"].lower() != city:
             continue
-        if hq_country_code and rec["hq"]["country_code"].lower() != hq_country_code.lower():
+        if country and rec["hq"]["country_code"].lower() != country:
             continue
         if founded is not None and rec["founded"] != founded:
             continue
-        if not _within(rec["employee_count"], staff_count_min, staff_count_max):
-            continue
-        if not _within(rec["follower_count"], follower_count_min, follower_count_max):
+        if not all(_within(rec[field], low, high) for field, (low, high) in bounds.items()):
             continue
         out.append(rec)
     return out

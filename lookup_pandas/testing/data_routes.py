@@ -1,4 +1,4 @@
-"""The emulator's routes beyond people: companies, batch jobs, institutions, skills, job changes.
+"""The emulator's Data API routes: people, companies, batch jobs, institutions, skills, job changes.
 
 Example::
 
@@ -6,23 +6,26 @@ Example::
     json.loads(reply.body)["data"]["employee_count"]        # 137; reply.billed is True
 
 Each route is named as its endpoint in :data:`lookup_pandas.service.endpoints.ENDPOINTS` (the route
-table
-in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
+table in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
 :class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, free-text
 filters of 3+ characters (else 400), numbers and choices checked, unknown parameters ignored.
-Lookups take an id parameter (``id=org_…``) or the key (``slug=``); one that finds nothing is
-200 + success=false + the endpoint's not-found code, billed. Cursor lists (companies search)
-answer ``{limit, has_more, next_cursor}``; page-based ones ``{page, limit, has_more}``.
+The declared filters given go to the data store as they were parsed (see :mod:`.data` for what
+each matches); one the store does not model is ignored, as production ignores an unknown one.
+Lookups take an id parameter (``id=org_…``) or the key (``handle=``, ``slug=``); one that finds
+nothing is 200 + success=false + the endpoint's not-found code, billed; an opted-out or
+premium-gated person is a 403 with no error_code, not billed. People search and companies search
+are cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every parameter that
+shapes the list); employees are page-based, offset (``start=``) or cursor lists
+(``employees_style``); the others page-based (``{page, limit, has_more}``).
 Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
 ``results`` key.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..service.endpoints import ENDPOINTS, Endpoint, Listing
@@ -41,8 +44,11 @@ from .replies import (
     _int,
     _required,
     _scope,
+    _slice,
     _texts,
     cursor_page_of,
+    decode_cursor,
+    encode_cursor,
     fail,
     ok,
     page_of,
@@ -95,14 +101,13 @@ def _not_found(endpoint: Endpoint, what: str) -> Reply:
 def _filters(
     req: Request,
     listing: Listing,
-    store: Callable[..., Any],
-    ints: dict[str, tuple[int, int | None]] | None = None,
-    choices: dict[str, tuple[str, ...]] | None = None,
+    ints: Mapping[str, tuple[int, int | None]] | None = None,
+    choices: Mapping[str, tuple[str, ...]] | None = None,
     bools: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The declared filters given, parsed (``ints`` with their bounds, ``choices``, ``bools``;
-    the rest as text, 3+ characters when free text), that ``store`` models: a declared filter it
-    does not model is ignored, as an unknown parameter is."""
+    """The declared filters given, parsed: ``ints`` with their bounds, ``choices``, ``bools``,
+    the rest as text (3+ characters when free text). The data store ignores those it does not
+    model, as an unknown parameter is ignored."""
     ints, choices = ints or {}, choices or {}
     typed = {*ints, *choices, *bools, listing.required}
     out: dict[str, Any] = _texts(req, listing, tuple(n for n in listing.filters if n not in typed))
@@ -115,8 +120,62 @@ def _filters(
     for name in bools:
         if _given(req, name) is not None:
             out[name] = _bool(req, name, False)
-    keywords = inspect.signature(store).parameters
-    return {k: v for k, v in out.items() if k in keywords}
+    return out
+
+
+# -- people ------------------------------------------------------------------------------------
+
+
+def _profile(state: ServiceState, req: Request) -> Reply:
+    endpoint = ENDPOINTS["profile"]
+    param, value = lookup_param(req, endpoint)
+    record = data.person(value) if param == "handle" else data.person_by_id(value)
+    names = (record["id"], record["handle"]) if record else ()
+    refused = state.knobs.forbidden(value, *names)
+    if refused is not None:
+        return fail(403, refused)  # about this one record: no error_code, not billed
+    if record is None:
+        return _not_found(endpoint, "Profile")
+    return _billed(ok(shown(state, [record])[0], "Profile retrieved successfully"))
+
+
+def _employees(state: ServiceState, req: Request) -> Reply:
+    """A company's employees, page-based, by offset (``start=``) or by cursor: the client's
+    choice, or the ``employees_style`` knob's."""
+    listing = ENDPOINTS["employees"].listing
+    assert listing is not None
+    slug = _required(req, listing.required)
+    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    dates = {"start_year": (1900, 2100), "start_month": (1, 12)}
+    filters = _filters(req, listing, dates, {"sort": data.EMPLOYEE_SORTS}, ("current_only",))
+    records = data.employee_records(slug, **filters)
+    if records is None:
+        return _not_found(ENDPOINTS["company"], "Company")
+    scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
+    if req.param("start") is not None:
+        start = _int(req, "start", 0, 0)
+        page, more = _slice(records, start, limit)
+        pagination: dict[str, Any] = {"start": start, "limit": limit, "has_more": more}
+    elif state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
+        cursor = req.param("cursor")
+        start = decode_cursor(cursor, scope) if cursor else 0
+        page, more = _slice(records, start, limit)
+        next_cursor = encode_cursor(start + limit, scope) if more else ""
+        pagination = {"limit": limit, "has_more": more, "next_cursor": next_cursor}
+    else:
+        page, pagination = page_of(req, records)
+    return _billed(ok(shown(state, page), "Employees retrieved successfully", pagination))
+
+
+def _people_search(state: ServiceState, req: Request) -> Reply:
+    listing = ENDPOINTS["people_search"].listing
+    assert listing is not None
+    title = _required(req, listing.required)
+    limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    filters = _filters(req, listing, {}, {"skills_match": data.SKILLS_MATCH}, ("current_only",))
+    scope = _scope("search", title, limit, sorted(filters.items()))
+    page, pagination = cursor_page_of(req, data.search_records(title, **filters), scope, limit)
+    return _billed(ok(shown(state, page), "Search completed successfully", pagination))
 
 
 # -- companies ---------------------------------------------------------------------------------
@@ -140,7 +199,7 @@ def _companies_search(state: ServiceState, req: Request) -> Reply:
     counts = ("staff_count_min", "staff_count_max", "follower_count_min", "follower_count_max")
     ints: dict[str, tuple[int, int | None]] = dict.fromkeys(counts, _COUNTS)
     ints["founded"] = (1800, 2100)
-    filters = _filters(req, listing, companies.search_companies, ints)
+    filters = _filters(req, listing, ints)
     if not any(filters.get(n) for n in listing.one_of):
         raise BadRequest(listing.one_of[0], " or ".join(listing.one_of) + " is required")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
@@ -194,8 +253,8 @@ def _alumni(state: ServiceState, req: Request) -> Reply:
     assert listing is not None
     name = _required(req, listing.required)
     years = ("start_year_min", "start_year_max", "end_year_min", "end_year_max")
-    filters = _filters(req, listing, catalog.alumni, dict.fromkeys(years, _YEARS),
-                       {"sort": catalog.ALUMNI_SORTS}, ("current_only",))  # fmt: skip
+    filters = _filters(req, listing, dict.fromkeys(years, _YEARS), {"sort": catalog.ALUMNI_SORTS},
+                       ("current_only",))  # fmt: skip
     for low, high in (years[:2], years[2:]):
         if filters.get(low) is not None and filters.get(high, _YEARS[1]) < filters[low]:
             raise BadRequest(high, f"must be at least {low}")
@@ -208,8 +267,7 @@ def _alumni(state: ServiceState, req: Request) -> Reply:
 def _job_changes(state: ServiceState, req: Request) -> Reply:
     listing = ENDPOINTS["job_changes"].listing
     assert listing is not None
-    filters = _filters(req, listing, catalog.job_changes, {"days_ago": (1, 365)},
-                       {"event_type": catalog.EVENT_TYPES})  # fmt: skip
+    filters = _filters(req, listing, {"days_ago": (1, 365)}, {"event_type": catalog.EVENT_TYPES})
     return _listed(state, req, catalog.job_changes(**filters), "Job changes")
 
 
@@ -286,6 +344,9 @@ def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 #: The routes here, by endpoint name (``ENDPOINTS``' keys).
 ROUTES_BY_NAME: dict[str, Route] = {
+    "profile": _profile,
+    "employees": _employees,
+    "people_search": _people_search,
     "company": _company,
     "companies_search": _companies_search,
     "institution": _one_record("institution", catalog.institution, "Institution"),

@@ -7,43 +7,15 @@ Example: ``search("engineer", geo_country_code="DE")``; ``employees("acme", sort
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from ..service.endpoints import EMPLOYEES, SEARCH
+from .filters import declared, flag, lowered, whole, words
 from .people import _person, former_count, head_count, is_unknown
 from .vocab import EMPLOYEE_SORTS, SEARCH_POPULATION, SKILLS_MATCH
 
 # -- filters -----------------------------------------------------------------------------------
-
-
-def _words(value: str | Iterable[str] | None) -> tuple[str, ...]:
-    """``"a, b"`` or ``["a", "b"]`` -> ``("a", "b")``, lower case, blanks dropped."""
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else value
-    return tuple(w for w in (str(i).strip().lower() for i in items) if w)
-
-
-def _flag(value: bool | str | None, default: bool, name: str) -> bool:
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    lowered = value.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if not lowered:
-        return default
-    raise ValueError(f"{name} must be true or false")
-
-
-def _text(value: str | None) -> str | None:
-    """A text filter: lower case, or None when not given or blank."""
-    if value is None:
-        return None
-    stripped = value.strip().lower()
-    return stripped or None
 
 
 def _contains(record: dict[str, Any], name: str, needle: str | None) -> bool:
@@ -82,79 +54,55 @@ def geo_matches(record: dict[str, Any], city: str | None, country_code: str | No
     return _geo_matches(record, city, country_code)
 
 
+#: The person fields people search matches by a case-insensitive substring.
+_SUBSTRINGS = ("first_name", "last_name", "headline", "summary")
+
+
 @lru_cache(maxsize=256)
-def _search(
-    title: str,
-    first_name: str | None,
-    last_name: str | None,
-    headline: str | None,
-    summary: str | None,
-    geo_city: str | None,
-    geo_country_code: str | None,
-    organization_slugs: tuple[str, ...],
-    skills: tuple[str, ...],
-    skills_any: bool,
-    current_only: bool,
-) -> tuple[dict[str, Any], ...]:
+def _search(title: str, query: tuple[tuple[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """The population's records matching ``title`` and ``query`` (what :func:`search_records`
+    made of the filters, as sorted items: a mapping the cache can hash)."""
+    q = dict(query)
     out = []
-    wanted_orgs = set(organization_slugs)
+    wanted_orgs = set(q["organization_slugs"])
     for rec in _population():
-        positions = [p for p in rec.get("positions", ()) if p["is_current"] or not current_only]
+        positions = [
+            p for p in rec.get("positions", ()) if p["is_current"] or not q["current_only"]
+        ]
         if not any(title in p["title"].lower() for p in positions):
             continue
         if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
             continue
-        if not (
-            _contains(rec, "first_name", first_name)
-            and _contains(rec, "last_name", last_name)
-            and _contains(rec, "headline", headline)
-            and _contains(rec, "summary", summary)
-        ):
+        if not all(_contains(rec, name, q[name]) for name in _SUBSTRINGS):
             continue
-        if not _geo_matches(rec, geo_city, geo_country_code):
+        if not _geo_matches(rec, q["geo_city"], q["geo_country_code"]):
             continue
-        if skills:
+        if q["skills"]:
             has = set(rec.get("skills", ()))
-            if not (any(s in has for s in skills) if skills_any else all(s in has for s in skills)):
+            found = [s in has for s in q["skills"]]
+            if not (any(found) if q["skills_match"] == "any" else all(found)):
                 continue
         out.append(rec)
     return tuple(out)
 
 
-def search_records(
-    title: str,
-    *,
-    first_name: str | None = None,
-    last_name: str | None = None,
-    headline: str | None = None,
-    summary: str | None = None,
-    geo_city: str | None = None,
-    geo_country_code: str | None = None,
-    organization_slugs: str | Iterable[str] | None = None,
-    skills: str | Iterable[str] | None = None,
-    skills_match: str = "all",
-    current_only: bool | str = False,
-) -> tuple[dict[str, Any], ...]:
+def search_records(title: str, **filters: Any) -> tuple[dict[str, Any], ...]:
     """What :func:`search` finds, as the shared (cached) records: read them, never change them.
 
-    ValueError on a bad ``skills_match`` or ``current_only``.
+    ``filters``: people search's (``SEARCH.filters``); TypeError on another name, ValueError on a
+    bad ``skills_match`` or ``current_only``.
     """
-    match = (skills_match or "all").strip().lower()
+    given = declared(filters, SEARCH)
+    match = (given.get("skills_match") or "all").strip().lower()
     if match not in SKILLS_MATCH:
         raise ValueError("skills_match must be one of all, any")
-    return _search(
-        title.strip().lower(),
-        _text(first_name),
-        _text(last_name),
-        _text(headline),
-        _text(summary),
-        _text(geo_city),
-        _text(geo_country_code),
-        _words(organization_slugs),
-        _words(skills),
-        match == "any",
-        _flag(current_only, False, "current_only"),
-    )
+    query: dict[str, Any] = {
+        **{n: lowered(given.get(n)) for n in (*_SUBSTRINGS, "geo_city", "geo_country_code")},
+        **{n: words(given.get(n)) for n in ("organization_slugs", "skills")},
+        "skills_match": match,
+        "current_only": flag(given.get("current_only"), False, "current_only"),
+    }
+    return _search(title.strip().lower(), tuple(sorted(query.items())))
 
 
 def search(title: str, **filters: Any) -> list[dict[str, Any]]:
@@ -168,9 +116,9 @@ def search(title: str, **filters: Any) -> list[dict[str, Any]]:
     equality; ``geo_country_code`` exact, case-insensitive; ``organization_slugs`` (a list or a
     comma-separated string) any of them in a position; ``skills`` (likewise) with
     ``skills_match="all"`` (default) or ``"any"``; ``current_only=False`` (default: ``title``
-    and ``organization_slugs`` look at every position; True: the current one only). An unknown
-    filter name is a TypeError; a bad value a ValueError (both from :func:`search_records`,
-    whose keywords these are). Returns fresh copies.
+    and ``organization_slugs`` look at every position; True: the current one only). Another
+    filter production declares is ignored. An undeclared name is a TypeError; a bad value a
+    ValueError (both from :func:`search_records`). Returns fresh copies.
     """
     found = search_records(title, **filters)
     return [copy.deepcopy(r) for r in found]
@@ -205,31 +153,22 @@ def _end_key(rec: dict[str, Any], slug: str) -> tuple[int, int] | None:
     return (pos["end_date"]["year"], pos["end_date"]["month"])
 
 
-def employee_records(
-    slug: str,
-    *,
-    current_only: bool | str = True,
-    title: str | None = None,
-    geo_country_code: str | None = None,
-    geo_city: str | None = None,
-    start_year: int | str | None = None,
-    start_month: int | str | None = None,
-    sort: str | None = None,
-) -> list[dict[str, Any]] | None:
+def employee_records(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
     """What :func:`employees` lists, as the shared (cached) records: read them, never change them.
 
-    None for an unknown company; ValueError on a bad ``sort`` or ``current_only``.
+    ``filters``: the employees endpoint's (``EMPLOYEES.filters``). None for an unknown company;
+    TypeError on another name, ValueError on a bad ``sort`` or ``current_only``.
     """
+    given = declared(filters, EMPLOYEES)
     if is_unknown(slug):
         return None
-    sort = (sort or "").strip().lower() or None
+    sort = lowered(given.get("sort"))
     if sort is not None and sort not in EMPLOYEE_SORTS:
         raise ValueError("sort must be one of " + ", ".join(EMPLOYEE_SORTS))
-    only_current = _flag(current_only, True, "current_only")
-    needle = _text(title)
-    city, country = _text(geo_city), _text(geo_country_code)
-    year = int(start_year) if start_year not in (None, "") else None
-    month = int(start_month) if start_month not in (None, "") else None
+    only_current = flag(given.get("current_only"), True, "current_only")
+    needle = lowered(given.get("title"))
+    city, country = lowered(given.get("geo_city")), lowered(given.get("geo_country_code"))
+    year, month = whole(given.get("start_year")), whole(given.get("start_month"))
     picked: list[tuple[dict[str, Any], bool]] = []
     for rec, is_current in _employees(slug):
         if only_current and not is_current:
@@ -274,8 +213,8 @@ def employees(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
     stable order: current employees, then former ones, each by handle), ``"newest"`` /
     ``"oldest"`` (by the start date at this company; records showing none go last) or
     ``"recently_left"`` (former employees first, the latest end date first, then current ones).
-    Stable sorts: ties keep the stable order. The keywords are :func:`employee_records`'; an
-    unknown one is a TypeError. Returns fresh copies.
+    Stable sorts: ties keep the stable order. The filters are :func:`employee_records`'; an
+    undeclared one is a TypeError. Returns fresh copies.
     """
     found = employee_records(slug, **filters)
     return None if found is None else [copy.deepcopy(r) for r in found]

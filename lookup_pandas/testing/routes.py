@@ -1,9 +1,8 @@
 """The emulator's routes: one request in, one reply out, exactly as the spec shapes them.
 
 The route table (``ROUTES``) is keyed by the paths of
-:data:`lookup_pandas.service.endpoints.ENDPOINTS`;
-people's profile (by ``handle`` or ``id``), search and employees are here, the other Data API
-routes in :mod:`.data_routes`, the panel's in :mod:`.panel_routes`.
+:data:`lookup_pandas.service.endpoints.ENDPOINTS`: the Data API's routes are in
+:mod:`.data_routes`, the panel's in :mod:`.panel_routes`; here is what every request goes through.
 
 Example::
 
@@ -22,32 +21,22 @@ and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead 
 (``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder (``TIERS_PATH``); with the
 panel key, free: the tier (``TIER``) and the balance (``BALANCE_PATH``).
 
-Filters take production's names (see :mod:`.data` for what each matches); parameters the
-endpoint does not know are ignored, as production does. Search: ``title`` (required),
-``first_name``, ``last_name``, ``headline``, ``summary``, ``geo_city``, ``geo_country_code``,
-``organization_slugs`` and ``skills`` (comma-separated), ``skills_match`` (``all`` | ``any``),
-``current_only`` (``false``). Employees: ``current_only`` (``true``), ``title``,
-``geo_country_code``, ``geo_city``, ``start_year``, ``start_month``, ``sort`` (``newest`` |
-``oldest`` | ``recently_left``). The names come from the one declaration per endpoint in
-:mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); a declared
-filter
-the data store does not model is ignored like an unknown one. A free-text filter given with
-fewer than 3 characters is a 400, as in production (a blank one filters nothing). A cursor is
-bound to every parameter that shapes its list.
+Filters take production's names, from the one declaration per endpoint in
+:mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); parameters
+the endpoint does not know are ignored, as production does. A free-text filter given with
+fewer than 3 characters is a 400, as in production (a blank one filters nothing).
 With the ``sparse_records`` knob every record sent is :func:`.data.thin`'s: lists are filtered
 on the full records, then thinned.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from ..service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
-from ..service.endpoints import EMPLOYEES as EMPLOYEES_LISTING
 from ..service.endpoints import (
     EMPLOYEES_PATH,
     ENDPOINTS,
@@ -55,34 +44,10 @@ from ..service.endpoints import (
     PROFILE_PATH,
     SEARCH_PATH,
     TIER_PATH,
-    Listing,
 )
-from ..service.endpoints import SEARCH as SEARCH_LISTING
-from . import data, panel_routes
-from .data_routes import ROUTES_BY_NAME, insufficient_credits, lookup_param
-from .data_routes import shown as _shown
-from .replies import (
-    DEFAULT_LIMIT,
-    DROP,
-    MAX_LIMIT,
-    BadRequest,
-    Override,
-    Reply,
-    Request,
-    _bool,
-    _choice,
-    _given,
-    _int,
-    _json,
-    _required,
-    _scope,
-    _slice,
-    _texts,
-    decode_cursor,
-    encode_cursor,
-    fail,
-    ok,
-)
+from . import panel_routes
+from .data_routes import ROUTES_BY_NAME, insufficient_credits
+from .replies import DROP, BadRequest, Override, Reply, Request, _json, fail, ok
 from .state import RequestRecord, ServiceState, key_id
 
 __all__ = [
@@ -95,8 +60,6 @@ __all__ = [
     "Reply",
     "Request",
     "TIERS_PATH",
-    "decode_cursor",
-    "encode_cursor",
     "handle",
     "stats",
 ]
@@ -114,120 +77,9 @@ DATA_HEADER = "x-service-apikey"
 PANEL_HEADER = "x-authapi-key"
 
 
-# -- endpoints ---------------------------------------------------------------------------------
-
-
-def _profile(state: ServiceState, req: Request) -> Reply:
-    param, value = lookup_param(req, ENDPOINTS["profile"])
-    record = data.person(value) if param == "handle" else data.person_by_id(value)
-    names = (record["id"], record["handle"]) if record else ()
-    refused = state.knobs.forbidden(value, *names)
-    if refused is not None:
-        return fail(403, refused)  # about this one record: no error_code, not billed
-    if record is None:
-        reply = fail(200, "Profile not found", error_code="1010")
-    else:
-        reply = ok(_shown(state, [record])[0], "Profile retrieved successfully")
-    reply.billed = True
-    return reply
-
-
-#: Filters parsed by type below; every other declared filter the data store models is text.
-_TYPED = frozenset({"current_only", "start_year", "start_month", "sort", "skills_match"})
-
-
-def _passed_as_text(listing: Listing, store: Callable[..., Any]) -> tuple[str, ...]:
-    """The filters of ``listing`` (declared once, in lookup_pandas.service.endpoints) that the data
-    store's ``store`` function models and that are passed to it as given: no second list.
-    A declared filter the store does not model is ignored, as any unknown parameter is."""
-    keywords = inspect.signature(store).parameters
-    return tuple(
-        n for n in listing.filters if n in keywords and n not in _TYPED and n != listing.required
-    )
-
-
-def _query(
-    req: Request, listing: Listing, names: tuple[str, ...]
-) -> tuple[str, int, dict[str, Any]]:
-    """What every listing reads first: its required parameter, ``limit`` (1-50) and the text
-    filters given among ``names``; each refused with a 400 as production refuses it."""
-    required = _required(req, listing.required)
-    return required, _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT), _texts(req, listing, names)
-
-
-#: The employees endpoint's text filters (production's names); unknown parameters are ignored.
-_EMPLOYEE_TEXT_FILTERS = _passed_as_text(EMPLOYEES_LISTING, data.employee_records)
-
-
-def _employees(state: ServiceState, req: Request) -> Reply:
-    slug, limit, filters = _query(req, EMPLOYEES_LISTING, _EMPLOYEE_TEXT_FILTERS)
-    filters["current_only"] = _bool(req, "current_only", True)
-    if _given(req, "start_year") is not None:
-        filters["start_year"] = _int(req, "start_year", 0, 1900, 2100)
-    if _given(req, "start_month") is not None:
-        filters["start_month"] = _int(req, "start_month", 0, 1, 12)
-    filters["sort"] = _choice(req, "sort", data.EMPLOYEE_SORTS)
-    records = data.employee_records(slug, **filters)
-    if records is None:
-        reply = fail(200, "Company not found", error_code="1020")
-        reply.billed = True
-        return reply
-    scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
-    if req.param("start") is not None:
-        start = _int(req, "start", 0, 0)
-        page, more = _slice(records, start, limit)
-        pagination: dict[str, Any] = {"start": start, "limit": limit, "has_more": more}
-    elif state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
-        cursor = req.param("cursor")
-        start = decode_cursor(cursor, scope) if cursor else 0
-        page, more = _slice(records, start, limit)
-        pagination = {
-            "limit": limit,
-            "has_more": more,
-            "next_cursor": encode_cursor(start + limit, scope) if more else "",
-        }
-    else:
-        page_no = _int(req, "page", 1, 1)
-        page, more = _slice(records, (page_no - 1) * limit, limit)
-        pagination = {"page": page_no, "limit": limit, "has_more": more}
-    reply = ok(_shown(state, page), "Employees retrieved successfully", pagination)
-    reply.billed = True
-    return reply
-
-
-#: The search endpoint's text filters besides ``title`` (production's names).
-_SEARCH_TEXT_FILTERS = _passed_as_text(SEARCH_LISTING, data.search_records)
-
-
-def _search(state: ServiceState, req: Request) -> Reply:
-    title, limit, filters = _query(req, SEARCH_LISTING, _SEARCH_TEXT_FILTERS)
-    filters["skills_match"] = _choice(req, "skills_match", data.SKILLS_MATCH) or "all"
-    filters["current_only"] = _bool(req, "current_only", False)
-    scope = _scope("search", title, limit, sorted(filters.items()))
-    cursor = req.param("cursor")
-    start = decode_cursor(cursor, scope) if cursor is not None else 0
-    page, more = _slice(data.search_records(title, **filters), start, limit)
-    pagination = {
-        "limit": limit,
-        "has_more": more,
-        "next_cursor": encode_cursor(start + limit, scope) if more else "",
-    }
-    reply = ok(_shown(state, page), "Search completed successfully", pagination)
-    reply.billed = True
-    return reply
-
-
 #: The Data API's routes, keyed by their endpoints' paths (``ENDPOINTS``), and the panel's.
 ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
-    **{
-        ENDPOINTS[name].path: route
-        for name, route in {
-            "profile": _profile,
-            "employees": _employees,
-            "people_search": _search,
-            **ROUTES_BY_NAME,
-        }.items()
-    },
+    **{ENDPOINTS[name].path: route for name, route in ROUTES_BY_NAME.items()},
     TIER: panel_routes.tier,
     BALANCE_PATH: panel_routes.balance,
 }

@@ -27,7 +27,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
 from lookup_pandas.store import BUSY, MINE, RECHECK, StoredJob, namespace
-from lookup_pandas.store.redis import RedisStore, key_prefix
+from lookup_pandas.store.redis import Namespaces, RedisStore, key_prefix
 from lookup_pandas.testing import FakeService
 
 from ..helpers import PROFILE, FailFirst, make_client, server_error, wait_for_count
@@ -43,7 +43,7 @@ PASSWORD = "Pa55-w0rd-n0t-for-printing"
 @pytest.fixture
 def stores(redis_url: str) -> Iterator[tuple[RedisStore, RedisStore]]:
     """Two store objects on one namespace: two machines sharing the key."""
-    a, b = RedisStore(redis_url, NS), RedisStore(redis_url, NS)
+    a, b = RedisStore(redis_url, Namespaces(NS, NS)), RedisStore(redis_url, Namespaces(NS, NS))
     yield a, b
     a.close()
     b.close()
@@ -98,7 +98,8 @@ def test_the_pace_lives_under_the_namespace_with_an_expiry(stores, redis_server)
 
 
 def test_namespaces_do_not_share_a_pace_or_claims(redis_url):
-    mine, other = RedisStore(redis_url, NS), RedisStore(redis_url, OTHER_NS)
+    mine = RedisStore(redis_url, Namespaces(NS, NS))
+    other = RedisStore(redis_url, Namespaces(OTHER_NS, OTHER_NS))
     mine.defer(30)
     assert mine.reserve(0.1) > 25
     assert other.reserve(0.1) == pytest.approx(0.0, abs=0.05)

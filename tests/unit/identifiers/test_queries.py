@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -18,6 +16,8 @@ from lookup_pandas.identifiers.queries import (
     unknown_filter,
 )
 from lookup_pandas.service.endpoints import (
+    ALUMNI,
+    COMPANY_SEARCH,
     EMPLOYEES,
     EMPLOYEES_PATH,
     ENDPOINTS,
@@ -26,7 +26,11 @@ from lookup_pandas.service.endpoints import (
     SEARCH,
     SEARCH_PATH,
 )
-from lookup_pandas.testing import data, routes
+from lookup_pandas.testing import catalog, data
+from lookup_pandas.testing import company_records as companies
+from lookup_pandas.testing.data_routes import ROUTES_BY_NAME
+from lookup_pandas.testing.replies import Request
+from lookup_pandas.testing.state import Knobs, ServiceState
 
 
 def search(**params):
@@ -74,26 +78,39 @@ def test_production_names_are_declared():
     assert SEARCH.required == "title" and EMPLOYEES.required == "slug"
 
 
-@pytest.mark.parametrize(
-    ("listing", "store"),
-    [(SEARCH, data.search_records), (EMPLOYEES, data.employee_records)],
-)
-def test_the_emulator_models_only_declared_filters(listing, store):
-    """The data store's keywords are production's names: the emulator has no list of its own."""
-    keywords = {
-        name
-        for name, p in inspect.signature(store).parameters.items()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    }
-    assert keywords <= set(listing.filters)
+#: Each data store of the emulator, the listing it answers, and its positional arguments.
+STORES = [
+    (SEARCH, data.search_records, ("engineer",)),
+    (EMPLOYEES, data.employee_records, ("acme",)),
+    (COMPANY_SEARCH, companies.search_companies, ()),
+    (ALUMNI, catalog.alumni, ("mit",)),
+    (JOB_CHANGES, catalog.job_changes, ()),
+]
 
 
-def test_the_emulator_routes_read_the_declaration():
-    assert routes._SEARCH_TEXT_FILTERS == (
-        "first_name", "last_name", "headline", "summary", "geo_city", "geo_country_code",
-        "organization_slugs", "skills",
-    )  # fmt: skip
-    assert routes._EMPLOYEE_TEXT_FILTERS == ("title", "geo_country_code", "geo_city")
+@pytest.mark.parametrize(("listing", "store", "args"), STORES, ids=[s[0].name for s in STORES])
+def test_the_emulator_stores_take_the_declared_filters_and_no_others(listing, store, args):
+    """The data stores' filters are production's names: the emulator has no list of its own."""
+    every = {name: None for name in listing.filters if name != listing.required}
+    assert store(*args, **every) == store(*args)  # each declared name, none of them given
+    with pytest.raises(TypeError, match=f"{listing.name} has no filter 'geo_contry_code'"):
+        store(*args, geo_contry_code="DE")
+
+
+def test_the_emulator_routes_pass_the_declared_filters_to_the_store(monkeypatch):
+    seen: dict[str, object] = {}
+
+    def search_records(title, **filters):
+        seen.update(filters, title=title)
+        return ()
+
+    monkeypatch.setattr(data, "search_records", search_records)
+    params = {"title": "engineer", "geo_city": "Berlin", "is_creator": "true", "country": "DE"}
+    request = Request("GET", SEARCH_PATH, tuple(params.items()), {})
+    reply = ROUTES_BY_NAME["people_search"](ServiceState(Knobs()), request)
+    assert reply.status == 200, reply.body
+    # declared ones, as parsed (a store ignores those it does not model); "country" is not one
+    assert seen == {"title": "engineer", "geo_city": "Berlin", "is_creator": "true"}
 
 
 # -- names -----------------------------------------------------------------------------------------
