@@ -67,9 +67,6 @@ __all__ = [
     "tiers",
 ]
 __all__ += errors.__all__  # the exception tree, listed once: in errors.py
-# But for one name, which is lp.errors.IncompleteErasureWarning only (tests/unit/test_exports.py).
-__all__.remove("IncompleteErasureWarning")
-del IncompleteErasureWarning  # noqa: F821  from the star import
 
 
 #: Names loaded on first use: ipywidgets and the emulator cost more to import than the rest of

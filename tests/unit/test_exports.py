@@ -9,8 +9,8 @@ import lookup_pandas as lp
 PUBLIC = [
     "AuthenticationError", "BatchUnavailableError", "BudgetExceededError", "Client",
     "ClientStats", "ColumnError", "ConfigurationError", "EnrichmentJob", "Estimate", "JobSummary",
-    "InsecureCacheWarning", "InsufficientCreditsError", "NotCachedError", "NotFoundError",
-    "PaginationError", "PermissionDeniedError",
+    "IncompleteErasureWarning", "InsecureCacheWarning", "InsufficientCreditsError",
+    "NotCachedError", "NotFoundError", "PaginationError", "PermissionDeniedError",
     "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
     "__version__", "balance", "company_employees", "configure", "credits_tier",
