@@ -16,32 +16,24 @@ handle or id), companies (lookup, search, batch), institutions and alumni, skill
 
 Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,
 job changes), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters), ``batch``
-(batch jobs, both kinds), ``replies`` / ``routes`` / ``data_routes`` / ``panel_routes``
-(request -> reply, pure; the route table is keyed by the endpoints' paths), ``server``
-(threaded loopback HTTP). Without sockets: ``mock`` (``MockTransport``, ``people_service``) and
-``mock_service`` (``MockService``, the set-up of the docstrings' examples). The pytest fixtures
+(batch jobs, both kinds), ``replies`` / ``filters`` / ``routes`` / ``data_routes`` /
+``panel_routes`` (request -> reply, pure; the route table is keyed by the endpoints' paths),
+``server`` (threaded loopback HTTP). Without sockets: ``mock`` (``MockTransport``,
+``people_service``) and ``mock_service`` (``MockService``, the set-up of the docstrings'
+examples). The pytest fixtures
 (``lookup_service``, ``fake_service``, ``fake_client``, ``isolated_default_client``) are in the
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 
+from ..service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from . import catalog, data, names
 from . import company_records as companies
 from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope, people_service
 from .mock_service import MockService
 from .notebook import notebook_client
-from .routes import (
-    BALANCE_PATH,
-    EMPLOYEES,
-    HEALTH,
-    PROFILE,
-    ROUTE_COSTS_PATH,
-    SEARCH,
-    TIER,
-    TIERS_PATH,
-    Reply,
-    Request,
-)
+from .replies import Reply, Request
+from .routes import EMPLOYEES, HEALTH, PROFILE, SEARCH, TIER
 from .server import FakeService
 from .state import FAULT_KINDS, PRODUCTION_LADDER, ROUTE_COSTS, Knobs, LadderTier, RequestRecord
 

@@ -47,22 +47,10 @@ from ..service.endpoints import (
 )
 from . import panel_routes
 from .data_routes import ROUTES_BY_NAME, insufficient_credits
-from .replies import DROP, BadRequest, Override, Reply, Request, _json, fail, ok
+from .replies import DROP, BadRequest, Reply, Request, _json, fail, ok
 from .state import RequestRecord, ServiceState, key_id
 
-__all__ = [
-    "BALANCE_PATH",
-    "DROP",
-    "Override",
-    "fail",
-    "ok",
-    "ROUTE_COSTS_PATH",
-    "Reply",
-    "Request",
-    "TIERS_PATH",
-    "handle",
-    "stats",
-]
+__all__ = ["EMPLOYEES", "HEALTH", "PROFILE", "ROUTES", "SEARCH", "STATS", "TIER", "handle", "stats"]
 
 PROFILE = PROFILE_PATH
 EMPLOYEES = EMPLOYEES_PATH

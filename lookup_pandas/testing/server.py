@@ -32,7 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import parse_qsl, urlsplit
 
-from .routes import DROP, STATS, Override, Request, handle, stats
+from .replies import DROP, Override, Request
+from .routes import STATS, handle, stats
 from .state import Knobs, RequestRecord, ServiceState
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import FakeService, data
-from lookup_pandas.testing.routes import Reply, Request
+from lookup_pandas.testing.replies import Reply, Request
 
 from .helpers import PROFILE, server_error
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from lookup_pandas import Client
 from lookup_pandas.testing import FakeService, routes
-from lookup_pandas.testing.routes import DROP, Reply, fail, ok
+from lookup_pandas.testing.replies import DROP, Reply, Request, fail, ok
 
 PROFILE = routes.PROFILE
 EMPLOYEES = routes.EMPLOYEES
@@ -138,7 +138,7 @@ class FailFirst:
         self.calls = 0
         self._lock = threading.Lock()
 
-    def __call__(self, req: routes.Request) -> Reply | None:
+    def __call__(self, req: Request) -> Reply | None:
         with self._lock:
             self.calls += 1
             n = self.calls
@@ -154,7 +154,7 @@ class Tap:
         self.bodies: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def __call__(self, req: routes.Request) -> Reply:
+    def __call__(self, req: Request) -> Reply:
         try:
             reply = routes.ROUTES[self.path](self.svc.state, req)
         except routes.BadRequest as exc:

@@ -14,7 +14,7 @@ from lookup_pandas import (
     PermissionDeniedError,
 )
 from lookup_pandas.testing import PROFILE, TIER, LadderTier
-from lookup_pandas.testing.routes import fail
+from lookup_pandas.testing.replies import fail
 
 from ..helpers import make_client
 

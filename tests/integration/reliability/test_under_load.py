@@ -22,7 +22,7 @@ import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas import AuthenticationError
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import BATCH, FakeService
-from lookup_pandas.testing.routes import Reply, Request, fail
+from lookup_pandas.testing.replies import Reply, Request, fail
 from lookup_pandas.testing.state import FAULT_KINDS
 
 from ..helpers import PROFILE, TIER, make_client

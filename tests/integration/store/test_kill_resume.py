@@ -21,7 +21,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from lookup_pandas.testing.routes import Reply, Request
+from lookup_pandas.testing.replies import Reply, Request
 
 from ..helpers import PROFILE
 

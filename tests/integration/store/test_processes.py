@@ -45,7 +45,7 @@ import pytest
 
 from lookup_pandas.store import store_path
 from lookup_pandas.testing import PROFILE, TIER, FakeService
-from lookup_pandas.testing.routes import Reply, Request, fail
+from lookup_pandas.testing.replies import Reply, Request, fail
 
 from ..enrich_helpers import expected_status, person_id
 
