@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "EstimateFacts",
+    "RefreshCounts",
+    "RefreshEstimate",
     "SummaryFacts",
     "about",
     "batch_calls",
@@ -24,8 +26,75 @@ __all__ = [
     "estimate_line",
     "fetching",
     "number",
+    "refresh_estimate_text",
+    "refresh_text",
     "summary_html",
 ]
+
+
+@dataclass(frozen=True)
+class RefreshEstimate:
+    """What a ``refresh="changed"`` would check, and the most and the least it can cost.
+
+    >>> print(refresh_estimate_text(RefreshEstimate(400, 40, 2, 4, most=406.0, least=6.0)))
+    checks 400 answers at 40 organisations in ~2 feed calls, 4 not checkable: 6 to 406 credits
+    """
+
+    #: Cached answers checked through the job-change feed.
+    checked: int
+    #: Organisations of their current positions, and the feed calls they take to start with.
+    organizations: int
+    feed_calls: int
+    #: Answers the feed cannot check (no current organisation, or older than 365 days).
+    uncheckable: int
+    #: Every checked answer bought anew plus a page per feed call; a page per call, no mover.
+    most: float
+    least: float
+
+
+@dataclass(frozen=True)
+class RefreshCounts:
+    """What a ``refresh="changed"`` did: checked, unchanged, moved, bought anew, feed pages.
+
+    >>> print(refresh_text(RefreshCounts(checked=400, unchanged=380, moved=20, feed_pages=9,
+    ...                                  feed_credits=9.0)))
+    checked 400 (380 unchanged, 20 moved: bought anew), 9 feed pages (9 credits)
+    """
+
+    checked: int = 0
+    unchanged: int = 0
+    moved: int = 0
+    #: Checked, but bought anew because their feed was busier than they are worth.
+    busy: int = 0
+    #: Not checkable (no current organisation, or older than 365 days): bought anew.
+    uncheckable: int = 0
+    feed_pages: int = 0
+    feed_credits: float = 0.0
+
+
+def refresh_estimate_text(est: RefreshEstimate) -> str:
+    """One clause: what a refresh checks, and the credits it can cost. See the class."""
+    text = (
+        f"checks {est.checked} answers at {est.organizations} organisations in "
+        f"~{est.feed_calls} feed call{'s' * (est.feed_calls != 1)}"
+    )
+    if est.uncheckable:
+        text += f", {est.uncheckable} not checkable"
+    return text + f": {number(est.least)} to {number(est.most)} credits"
+
+
+def refresh_text(counts: RefreshCounts) -> str:
+    """One clause: what a refresh did. See :class:`RefreshCounts`."""
+    bought = [f"{counts.moved} moved"]
+    if counts.busy:
+        bought.append(f"{counts.busy} at a busy feed")
+    text = (
+        f"checked {counts.checked} ({counts.unchanged} unchanged, {', '.join(bought)}: bought anew)"
+    )
+    if counts.uncheckable:
+        text += f", {counts.uncheckable} not checkable: bought anew"
+    pages = counts.feed_pages
+    return text + f", {pages} feed page{'s' * (pages != 1)} ({credits_text(counts.feed_credits)})"
 
 
 @dataclass(frozen=True)
@@ -59,6 +128,8 @@ class EstimateFacts:
     #: None, or the tier the job would end on, after how many credits, and its limit:
     #: ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
     tier_change: str | None = None
+    #: With ``refresh="changed"``: what the feed would check (``to_fetch`` is then the most).
+    refresh: RefreshEstimate | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +153,8 @@ class SummaryFacts:
     #: Distinct values the service refused for that one record (403: opted out,
     #: premium-gated). Answered, not billed, not cached. Shown only when there are any.
     refused: int = 0
+    #: With ``refresh="changed"``: what the feed checked (``cached`` counts the kept answers).
+    refresh: RefreshCounts | None = None
 
 
 def estimate_line(est: EstimateFacts) -> str:
@@ -109,6 +182,8 @@ def estimate_line(est: EstimateFacts) -> str:
         line += f", balance {number(est.balance)}"
     if est.tier_change:
         line += f"; tier {est.tier_change}"
+    if est.refresh is not None:
+        line += f"; refresh {refresh_estimate_text(est.refresh)}"
     return line
 
 
@@ -143,6 +218,8 @@ def estimate_html(est: EstimateFacts) -> str:
         facts.append(("Balance", number(est.balance)))
     if est.tier_change:
         facts.append(("Tier", est.tier_change))
+    if est.refresh is not None:
+        facts.append(("Refresh", refresh_estimate_text(est.refresh)))
     return _table("Estimate", facts)
 
 
@@ -175,6 +252,8 @@ def summary_html(summary: SummaryFacts, statuses: Sequence[str] | None = None) -
         ("Retries", str(summary.retries)),
         ("Credits", f"{summary.credits:g}"),
     ]
+    if summary.refresh is not None:
+        facts.append(("Refresh", refresh_text(summary.refresh)))
     return _table("Enrichment summary", facts)
 
 

@@ -10,10 +10,13 @@
 0         cache 2026-11-18 09:12:00+00:00           False
 1           NaN                       NaT            <NA>
 
-- ``lookup_source``: ``cache``, ``single`` (bought now by a single call) or ``batch``.
+- ``lookup_source``: ``cache``, ``single`` (bought now by a single call), ``batch``, or
+  ``checked`` (kept after ``refresh="changed"`` found no job change since it was bought).
 - ``lookup_fetched_at``: when the answer was bought (UTC), read from its cache entry.
   Without a cache, when it arrived.
 - ``lookup_expired``: True past the answer's keep time (``expire_after``). Only offline.
+- ``lookup_checked_at``, only after ``refresh="changed"``: when the job-change feed last
+  confirmed a kept answer (UTC); NaT for the answers bought in this run.
 
 A row with no answer (invalid, not_cached) has missing values. A failed call (error,
 forbidden) has its source and no time, since nothing was bought.
@@ -30,6 +33,7 @@ import pandas as pd
 from .results import NOT_FOUND, OK
 
 __all__ = [
+    "CHECKED_AT_COLUMN",
     "EXPIRED_COLUMN",
     "FETCHED_AT_COLUMN",
     "PROVENANCE_COLUMNS",
@@ -41,6 +45,7 @@ __all__ = [
 SOURCE_COLUMN = "lookup_source"
 FETCHED_AT_COLUMN = "lookup_fetched_at"
 EXPIRED_COLUMN = "lookup_expired"
+CHECKED_AT_COLUMN = "lookup_checked_at"
 PROVENANCE_COLUMNS = (SOURCE_COLUMN, FETCHED_AT_COLUMN, EXPIRED_COLUMN)
 
 #: How a value's answer came: ("cache" | "single" | "batch", when it arrived, if bought now).
@@ -63,11 +68,19 @@ def provenance_frame(
     statuses: Sequence[str],
     sources: Mapping[str, Source],
     stored_at: StoredAt,
+    *,
+    checked: Mapping[str, datetime | None] | None = None,
 ) -> pd.DataFrame:
     """The three provenance columns, one row per input row (RangeIndex): see the module's example.
 
     ``sources`` holds each distinct value's source, as the run recorded it. ``stored_at`` gives
-    its cache entry's time and expiry, read once per distinct value with an answer.
+    its cache entry's time and expiry, read once per distinct value with an answer. ``checked``
+    (after ``refresh="changed"``) adds ``lookup_checked_at``: each kept value's check time.
+
+    >>> when = datetime(2026, 11, 27, 8, tzinfo=UTC)
+    >>> provenance_frame(["ada"], ["ok"], {"ada": ("checked", None)}, lambda h: (when, False),
+    ...                  checked={"ada": when})[CHECKED_AT_COLUMN].tolist()
+    [Timestamp('2026-11-27 08:00:00+0000', tz='UTC')]
     """
     codes, distinct = pd.factorize(np.asarray(handles, dtype=object))  # None: -1
     _, first = np.unique(codes, return_index=True)  # each code's first row
@@ -88,14 +101,16 @@ def provenance_frame(
         per_value.append((source, when, expired))
     per_value.append((None, None, None))  # code -1: a row without a handle
     columns = list(zip(*per_value, strict=True))
+    data = {
+        SOURCE_COLUMN: pd.Series(columns[0], dtype="str"),
+        FETCHED_AT_COLUMN: pd.to_datetime(pd.Series(columns[1], dtype=object), utc=True),
+        EXPIRED_COLUMN: pd.Series(columns[2], dtype="boolean"),
+    }
+    if checked is not None:
+        times = [checked.get(h) for h in distinct.tolist()] + [None]
+        data[CHECKED_AT_COLUMN] = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
     return (
-        pd.DataFrame(
-            {
-                SOURCE_COLUMN: pd.Series(columns[0], dtype="str"),
-                FETCHED_AT_COLUMN: pd.to_datetime(pd.Series(columns[1], dtype=object), utc=True),
-                EXPIRED_COLUMN: pd.Series(columns[2], dtype="boolean"),
-            }
-        )
+        pd.DataFrame(data)
         .take(np.where(codes < 0, len(per_value) - 1, codes))
         .reset_index(drop=True)
     )

@@ -23,6 +23,7 @@ from ..display.facts import (
     SummaryFacts,
     estimate_html,
     estimate_line,
+    refresh_text,
     summary_html,
 )
 from ..errors import NotFoundError, ServiceError
@@ -51,6 +52,8 @@ __all__ = [
 
 Errors = Literal["coerce", "raise"]
 Method = Literal["auto", "batch", "single"]
+#: ``True`` buys every answer anew; ``"changed"`` only those the job-change feed says moved.
+Refresh = bool | Literal["changed"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
 #: A 403 for this one record (opted out, premium-gated): not billed, not cached, the job goes on.
 FORBIDDEN = "forbidden"
@@ -145,11 +148,13 @@ class JobSummary(SummaryFacts):
         n = self.jobs
         jobs = f" ({n} batch job{'s' * (n != 1)})" if n else ""
         refused = f", {self.refused} refused" if self.refused else ""
+        refresh = f"; refresh {refresh_text(self.refresh)}" if self.refresh is not None else ""
         return (
             f"{self.rows} rows ({statuses}) in {self.seconds:.1f}s: {self.cached} cached, "
             f"{self.fetched} fetched{jobs}{refused}, {self.failed} failed; "
             f"{self.requests} requests sent, "
             f"{self.rate_limited} answered 429, {self.retries} retries; {self.credits:g} credits"
+            f"{refresh}"
         )
 
     def _repr_html_(self) -> str:
