@@ -25,7 +25,7 @@ from typing import Any
 import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
-from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
+from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER, should_cache
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     ConfigurationError,
@@ -91,6 +91,9 @@ class Wire:
         'https://api.example.com/api/data/v1/people/profile?handle=ada'
         >>> wire.send(prepared).status_code, wire.cached("/api/data/v1/people/profile", prepared)
         (200, None)
+        >>> path = "/api/data/v1/people/profile"
+        >>> wire.stored(path, prepared), wire.renew(path, prepared)  # no cache: none stored
+        (None, False)
     """
 
     def __init__(self, session: requests.Session, settings: Settings) -> None:
@@ -159,15 +162,36 @@ class Wire:
 
         Offline, an expired answer is used too (its ``is_expired`` tells).
         """
-        if not self.cache_on or is_panel(path):
-            return None
-        cache = self.session.cache  # type: ignore[attr-defined]
-        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        response = self.stored(path, prepared)
         if response is None:
             return None
         if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
+
+    def stored(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
+        """The stored answer, expired or not, online too, read by its key. None when none is."""
+        if not self.cache_on or is_panel(path):
+            return None
+        cache = self.session.cache  # type: ignore[attr-defined]
+        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        return response
+
+    def renew(self, path: str, prepared: requests.PreparedRequest) -> bool:
+        """Keep the stored answer ``expire_after`` from now. False when no answer is stored.
+
+        It is stored again with its new expiry (on Redis, its TTL follows) and its own
+        ``created_at``, so it still tells when it was bought.
+        """
+        response = self.stored(path, prepared)
+        if response is None or not should_cache(response):
+            return False
+        self.session.cache.save_response(  # type: ignore[attr-defined]
+            response,
+            cache_key=self.cache_key(prepared),
+            expires=get_expiration_datetime(self.settings.expire_after),
+        )
+        return True
 
     def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
         """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""

@@ -515,6 +515,30 @@ def test_errors_are_not_stored_and_entries_expire_by_their_own_ttl(
         assert 0 < conn.ttl(cached[0]) <= 120 + 3600  # expire_after + requests-cache's offset
 
 
+def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
+    fake_service, redis_url, redis_server
+):
+    svc = fake_service
+    with make_client(svc, cache=redis_url, expire_after=60) as client:
+        client.profile("ada")
+    week = 7 * 86400
+    with make_client(svc, cache=redis_url, expire_after=week) as client:
+        cache = client._parts.cache
+        (key,) = client.profile_keys(["ada"]).values()
+        name = f"{key_prefix(namespace(svc.api_key, svc.base_url))}:cache:{key}"
+        stored = cache.stored_answer(PROFILE, {"handle": "ada"})
+        assert stored is not None and stored[0] is not None
+        with redis_server.client() as conn:
+            assert conn.ttl(name) <= 60 + 3600
+            assert cache.renew(PROFILE, {"handle": "ada"})
+            assert week < conn.ttl(name) <= week + 3600  # the entry's TTL follows its expiry
+            kept = json.loads(conn.get(name))
+        assert cache.stored_answer(PROFILE, {"handle": "ada"})[1:] == (stored[1], False)
+        assert kept["created_at"] == stored[1].isoformat()
+        assert cache.renew(PROFILE, {"handle": "nobody"}) is False
+    assert svc.count(PROFILE) == 1  # renewing sends nothing
+
+
 # -- a Redis that is not there, or goes away ----------------------------------------------------
 
 

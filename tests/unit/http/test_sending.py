@@ -1,13 +1,18 @@
-"""Unit tests for lookup_pandas.http.sending: a call whose claim its caller holds (enrichment's
-claim window), through MockTransport, no server."""
+"""Unit tests for lookup_pandas.http.sending, through MockTransport, no server: a call whose claim
+its caller holds (enrichment's claim window); the Wire's stored answer, expired or not, and its
+renewal."""
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 import pytest
+from requests_cache.models import response as cached_response
+from requests_cache.policy import expiration
 
 import lookup_pandas as lp
+from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -106,3 +111,65 @@ def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
     cached_client.profile_keys(["linus"])
     cached_client.profile_answer("linus", held=MINE)
     assert prepared.count("linus") == 2
+
+
+def sent(client: lp.Client, handle: str) -> int:
+    """Lookups of ``handle`` the transport answered."""
+    return client.session.get_adapter(BASE).count(f"/people/profile?handle={handle}")
+
+
+# -- the Wire: the stored answer, expired or not, and its renewal ----------------------------------
+
+
+@pytest.fixture
+def eight_days_on(monkeypatch):
+    """Move requests-cache's clock eight days on, when called: a week's answers have expired."""
+
+    def move():
+        moved = cached_response.utcnow() + timedelta(days=8)
+        monkeypatch.setattr(cached_response, "utcnow", lambda: moved)
+        monkeypatch.setattr(expiration, "utcnow", lambda: moved)
+        return moved
+
+    return move
+
+
+def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eight_days_on):
+    wire = cached_client._parts.wire
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    assert wire.stored(PROFILE_PATH, prepared) is None
+    cached_client.profile_answer("ada")
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    fresh = wire.stored(PROFILE_PATH, prepared)
+    assert fresh is not None and not fresh.is_expired
+    eight_days_on()
+    assert wire.cached(PROFILE_PATH, prepared) is None  # a lookup misses it
+    stored = wire.stored(PROFILE_PATH, prepared)
+    assert stored is not None and stored.is_expired and stored.status_code == 200
+    assert not cached_client.settings.offline
+
+
+def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, eight_days_on):
+    wire = cached_client._parts.wire
+    cached_client.profile_answer("ada")
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    later = eight_days_on()
+    before = wire.stored(PROFILE_PATH, prepared)
+    assert before is not None and before.is_expired
+    assert wire.renew(PROFILE_PATH, prepared)
+    after = wire.stored(PROFILE_PATH, prepared)
+    assert after is not None and not after.is_expired
+    assert after.created_at == before.created_at  # still says when it was bought
+    assert after.expires == later + cached_client.settings.expire_after
+    assert after.content == before.content
+    assert wire.cached(PROFILE_PATH, prepared) is not None  # a lookup finds it again
+    assert sent(cached_client, "ada") == 1  # nothing sent
+
+
+def test_renewing_nothing_stored_is_false(cached_client):
+    wire = cached_client._parts.wire
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "nobody"})
+    assert wire.renew(PROFILE_PATH, prepared) is False
+    assert wire.stored(PROFILE_PATH, prepared) is None
+    tier = wire.prepare(TIER_PATH, None)
+    assert wire.renew(TIER_PATH, tier) is False  # the panel is never stored
