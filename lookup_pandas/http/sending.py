@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,16 @@ from ..service.retry import RetryPolicy
 from ..store.claims import Claims, claim_or_wait, fresh_lookup
 from ..store.pacing import Pacer, pause
 from .contact import Contact
-from .decisions import Attempts, Call, Read, SendActions, Situation, next_step, slowdown
+from .decisions import (
+    Attempts,
+    Call,
+    Read,
+    SendActions,
+    Situation,
+    fresh_enough,
+    next_step,
+    slowdown,
+)
 from .stats import StatsCounter
 from .translate import translated_errors
 
@@ -52,6 +61,8 @@ logger = logging.getLogger(__name__)
 #: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
 #: take theirs).
 AHEAD_MAX = 4096
+#: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
+Lookup = Callable[[], requests.Response | None]
 
 
 def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
@@ -350,7 +361,8 @@ class Sender:
         Order of operations:
 
         1. Decide the actions once, and prepare the request.
-        2. Read the cache (``actions.read``).
+        2. Read the cache (``actions.read``). With ``actions.fresh_after``, an answer stored
+           earlier is a miss.
         3. On a miss, claim the answer among the processes sharing the store (``actions.claim``).
         4. Return a stored answer. Online, a key never proven is checked once first.
         5. Offline, a miss is a NotCachedError.
@@ -380,10 +392,11 @@ class Sender:
             raise actions.error
         path, cancel = call.path, call.cancel
         prepared = self.wire.prepare(path, call.params, method=call.method, body=call.body)
-        stored = self.read(actions.read, path, prepared, cancel)
+        lookup = self.lookup(path, prepared, actions.fresh_after)
+        stored = self.read(actions.read, lookup, cancel)
         claimed: str | None = None
         if stored is None and actions.claim:
-            claimed, stored = self.claim(path, prepared, cancel)
+            claimed, stored = self.claim(self.wire.cache_key(prepared), lookup, cancel)
         if stored is not None:
             if actions.send and not self.contact.key_proven:
                 self.contact.check_key()
@@ -402,12 +415,27 @@ class Sender:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
 
+    def lookup(
+        self, path: str, prepared: requests.PreparedRequest, fresh_after: float | None
+    ) -> Lookup:
+        """The call's cache lookup: the stored answer if it counts, else None.
+
+        It counts when it has not expired and, with ``fresh_after``, was stored at or after it
+        (:func:`~.decisions.fresh_enough`).
+        """
+
+        def look() -> requests.Response | None:
+            stored = self.wire.cached(path, prepared)
+            if stored is None or fresh_after is None:
+                return stored
+            return (
+                stored if fresh_enough(getattr(stored, "created_at", None), fresh_after) else None
+            )
+
+        return look
+
     def read(
-        self,
-        read: Read,
-        path: str,
-        prepared: requests.PreparedRequest,
-        cancel: threading.Event | None,
+        self, read: Read, lookup: Lookup, cancel: threading.Event | None
     ) -> requests.Response | None:
         """The stored answer, read as ``read`` says, or None on a miss.
 
@@ -415,9 +443,9 @@ class Sender:
         (:func:`lookup_pandas.store.claims.fresh_lookup`).
         """
         if read == "once":
-            return self.wire.cached(path, prepared)
+            return lookup()
         if read == "afresh":
-            return fresh_lookup(lambda: self.wire.cached(path, prepared), cancel)
+            return fresh_lookup(lookup, cancel)
         return None
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
@@ -430,16 +458,11 @@ class Sender:
             raise
 
     def claim(
-        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+        self, key: str, lookup: Lookup, cancel: threading.Event | None
     ) -> tuple[str | None, requests.Response | None]:
         """``(claim, None)`` to buy it, or ``(None, answer)`` another process bought meanwhile.
 
+        ``key`` is the answer's cache key; ``lookup`` reads what counts of it (:meth:`lookup`).
         See :func:`lookup_pandas.store.claims.claim_or_wait`.
         """
-        return claim_or_wait(
-            self.claims,
-            self.wire.cache_key(prepared),
-            lambda: self.wire.cached(path, prepared),
-            cancel,
-            self.stats.count_waiting,
-        )
+        return claim_or_wait(self.claims, key, lookup, cancel, self.stats.count_waiting)

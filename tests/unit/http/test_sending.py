@@ -1,9 +1,10 @@
 """Unit tests for lookup_pandas.http.sending, through MockTransport, no server: a call whose claim
-its caller holds (enrichment's claim window); the Wire's stored answer, expired or not, and its
-renewal."""
+its caller holds (enrichment's claim window); a call that counts only an answer stored since a
+time (``fresh_after``); the Wire's stored answer, expired or not, and its renewal."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -113,9 +114,67 @@ def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
     assert prepared.count("linus") == 2
 
 
+# -- fresh_after: only an answer stored since a time counts ---------------------------------------
+
+
 def sent(client: lp.Client, handle: str) -> int:
     """Lookups of ``handle`` the transport answered."""
     return client.session.get_adapter(BASE).count(f"/people/profile?handle={handle}")
+
+
+def test_an_answer_stored_before_fresh_after_is_bought_anew_once_then_read(cached_client):
+    counted = cached_client.counted
+    cached_client.profile_answer("ada")
+    since = time.time()
+    counted.clear()
+    env = cached_client.lookup_answer("ada", fresh_after=since)
+    assert not env.from_cache and sent(cached_client, "ada") == 2  # the older one: bought anew
+    assert (counted["claim_many"], counted["release_many"]) == (1, 1)  # claimed, as a miss is
+    again = cached_client.lookup_answer("ada", fresh_after=since)
+    assert again.from_cache and sent(cached_client, "ada") == 2  # stored since: it counts
+    assert cached_client.profile_answer("ada").from_cache  # and for every other call
+
+
+def test_an_answer_bought_since_by_another_client_counts(cached_client, tmp_path):
+    cached_client.profile_answer("ada")
+    since = time.time()
+    with lp.Client(
+        api_key="lk_test_unit",
+        base_url=BASE,
+        transport=MockTransport(_profiles),
+        cache=tmp_path / "c.sqlite",
+    ) as other:
+        other.profile_answer("ada", refresh=True)  # bought again, by another process
+    env = cached_client.lookup_answer("ada", fresh_after=since)
+    assert env.from_cache and sent(cached_client, "ada") == 1
+
+
+def test_a_claim_let_go_of_lately_with_only_an_older_answer_is_bought_after_a_few_looks(
+    cached_client,
+):
+    cached_client.profile_answer("ada")
+    counted = cached_client.counted
+    counted.clear()
+    since = time.time()
+    env = cached_client.lookup_answer("ada", held=RECHECK, known_miss=True, fresh_after=since)
+    assert not env.from_cache and counted == {"cached": 5}  # the older answer never counted
+    assert sent(cached_client, "ada") == 2
+
+
+def test_fresh_after_offline_sends_nothing_and_says_why(tmp_path):
+    transport = MockTransport(_profiles)
+    with (
+        lp.Client(
+            api_key="lk_test_unit",
+            base_url=BASE,
+            transport=transport,
+            cache=tmp_path / "c.sqlite",
+            offline=True,
+        ) as client,
+        pytest.raises(lp.UsageError, match="fresh_after"),
+    ):
+        client.lookup_answer("ada", fresh_after=time.time())
+    assert transport.requests == []
 
 
 # -- the Wire: the stored answer, expired or not, and its renewal ----------------------------------
