@@ -5,7 +5,9 @@ RedisStore's own contract across two store objects (two "machines"), its marks (
 checked, job changes acted on: shared with the answers' namespace, a TTL of 366 days, one
 round trip a call, cleared with the jobs, adopted by a team's namespace), separate OS processes
 sharing one Redis (every handle paid once, few 429s, a later process sends nothing), what is
-in Redis (no API key, nothing pickled), and a Redis that is unreachable or dies mid-run.
+in Redis (no API key, nothing pickled), an answer renewed (its TTL follows) or asked for as
+stored since a time (bought once between machines), and a Redis that is unreachable or dies
+mid-run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -537,6 +540,30 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
         assert kept["created_at"] == stored[1].isoformat()
         assert cache.renew(PROFILE, {"handle": "nobody"}) is False
     assert svc.count(PROFILE) == 1  # renewing sends nothing
+
+
+def test_machines_asking_for_answers_stored_since_a_time_buy_each_once(fake_service, redis_url):
+    """fresh_after on Redis: an older answer is bought anew once between the Clients."""
+    svc = fake_service
+    handles = [f"moved-{i}" for i in range(6)]
+    clients = [make_client(svc, cache=redis_url) for _ in range(2)]
+    try:
+        for h in handles:
+            clients[0].profile(h)
+        since = time.time()
+        start = threading.Barrier(2)
+
+        def ask(client: lp.Client) -> list[bool]:
+            start.wait(timeout=30)
+            return [client.lookup_answer(h, fresh_after=since).from_cache for h in handles]
+
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(ask, clients))
+    finally:
+        for c in clients:
+            c.close()
+    assert {h: svc.billed(PROFILE, handle=h) for h in handles} == dict.fromkeys(handles, 2)
+    assert [a + b for a, b in zip(*results, strict=True)] == [1] * len(handles)
 
 
 # -- a Redis that is not there, or goes away ----------------------------------------------------
