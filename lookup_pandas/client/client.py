@@ -253,13 +253,7 @@ class Client:
         The keywords are :class:`~lookup_pandas.client.fetching.LookupFlags`'s.
         Example: ``client.lookup_answer("acme", COMPANIES).data``
         """
-        flags = LookupFlags(
-            refresh=refresh,
-            cancel=cancel,
-            known_miss=known_miss,
-            held=held,
-            fresh_after=fresh_after,
-        )
+        flags = LookupFlags(refresh, cancel, known_miss, held, fresh_after)  # its fields' order
         return lookups.answer(self._parts.sender.request, value, kind, flags)
 
     def credits_tier(self) -> dict[str, Any]:
