@@ -12,9 +12,13 @@ Example:
     ...         _ = client.profile("ada")
     ...         after = client.is_cached(profile, {"handle": "ada"})
     ...         expired = client.stored_at(profile, {"handle": "ada"})[1]
+    ...         stored = client._parts.cache.stored_answer(profile, {"handle": "ada"})
+    ...         renewed = client._parts.cache.renew(profile, {"handle": "ada"})
     ...         entries, cleared = client.cache_info().entries, client.clear()
     >>> before, after, expired, entries, cleared
     (False, True, False, 1, 1)
+    >>> stored[0].data["id"], stored[2], renewed  # the answer, not expired; kept longer
+    ('prsn_1', False, True)
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..cache import CacheInfo, Forgotten, OpenCache, admin
+from ..errors import NotFoundError, ServiceError
 from ..http.sending import Wire
 from ..http.stats import StatsCounter
 from ..identifiers.kinds import PEOPLE, Kind
@@ -72,13 +77,42 @@ class ClientCache:
         Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(...), False)``
         """
         response = self._wire.cached(path, self._wire.prepare(path, params))
-        if response is None:
+        when = None if response is None else _created_at(response)
+        if response is None or when is None:
             return None
-        created = getattr(response, "created_at", None)
-        if not isinstance(created, datetime):
-            return None
-        when = created if created.tzinfo else created.replace(tzinfo=UTC)
         return when, bool(getattr(response, "is_expired", False))
+
+    def stored_answer(
+        self, path: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[Envelope | None, datetime, bool] | None:
+        """The stored answer, expired or not, online too: ``(answer, stored at (UTC), expired)``.
+
+        ``answer`` is None for a stored not-found. None when nothing readable is stored. It sends
+        nothing and counts no cache hit: what the caller does with the answer decides that.
+
+        Example: ``client._parts.cache.stored_answer(PROFILE_PATH, {"handle": "ada"})`` ->
+        ``(Envelope(...), datetime(...), True)``
+        """
+        response = self._wire.stored(path, self._wire.prepare(path, params))
+        when = None if response is None else _created_at(response)
+        if response is None or when is None:
+            return None
+        try:
+            env: Envelope | None = parsed_answer(response, path, from_cache=True)
+        except NotFoundError:
+            env = None  # a billed not-found, stored
+        except ServiceError:
+            return None  # unreadable: as if nothing were stored
+        return env, when, bool(getattr(response, "is_expired", False))
+
+    def renew(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
+        """Keep the stored answer another ``expire_after`` from now. False when none is stored.
+
+        When it was stored (bought) is kept. Sends nothing.
+
+        Example: ``client._parts.cache.renew(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
+        """
+        return self._wire.renew(path, self._wire.prepare(path, params))
 
     def profile_keys(
         self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
@@ -143,3 +177,11 @@ class ClientCache:
         wire = self._wire
         cache = wire.session.cache if wire.cache_on else None  # type: ignore[attr-defined]
         return OpenCache.of_client(wire.settings, cache, self._store)
+
+
+def _created_at(response: object) -> datetime | None:
+    """When a stored answer was stored, in UTC (None when it does not say)."""
+    created = getattr(response, "created_at", None)
+    if not isinstance(created, datetime):
+        return None
+    return created if created.tzinfo else created.replace(tzinfo=UTC)

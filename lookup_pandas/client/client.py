@@ -246,13 +246,14 @@ class Client:
         cancel: threading.Event | None = None,
         known_miss: bool = False,
         held: str | None = None,
+        fresh_after: float | None = None,
     ) -> Envelope:
         """One lookup's whole answer, its case kept. NotFoundError if there is none.
 
         The keywords are :class:`~lookup_pandas.client.fetching.LookupFlags`'s.
         Example: ``client.lookup_answer("acme", COMPANIES).data``
         """
-        flags = LookupFlags(refresh=refresh, cancel=cancel, known_miss=known_miss, held=held)
+        flags = LookupFlags(refresh, cancel, known_miss, held, fresh_after)  # its fields' order
         return lookups.answer(self._parts.sender.request, value, kind, flags)
 
     def credits_tier(self) -> dict[str, Any]:

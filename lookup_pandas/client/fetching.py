@@ -45,9 +45,14 @@ class LookupFlags:
     cancel: threading.Event | None = None
     known_miss: bool = False
     held: str | None = None
+    fresh_after: float | None = None
 
     def call(self, path: str, params: Mapping[str, Any]) -> Call:
-        """The :class:`Call` of a lookup at ``path`` with ``params``, sent as these flags ask."""
+        """The :class:`Call` of a lookup at ``path`` with ``params``, sent as these flags ask.
+
+        >>> LookupFlags(fresh_after=1700000000.0).call("/p", {"handle": "ada"}).fresh_after
+        1700000000.0
+        """
         return Call(
             path,
             params,
@@ -55,6 +60,7 @@ class LookupFlags:
             cancel=self.cancel,
             known_miss=self.known_miss,
             held=self.held,
+            fresh_after=self.fresh_after,
         )
 
 

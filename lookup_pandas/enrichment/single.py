@@ -88,12 +88,15 @@ def fetch_one(
     missed_at: float | None = None,
     held: str | None = None,
     kind: Kind = PEOPLE,
+    fresh_after: float | None = None,
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache), or None if the run stopped.
 
     The call reads the cache once, right before it waits for its slot and sends. ``stop`` is
     the Client's cancel event. A thread still waiting for its slot or a back-off when the run
     stops sends nothing. ``held`` is the claim the run's window holds (MINE or RECHECK).
+    ``fresh_after``: a stored answer counts only if stored since then (seconds since the epoch),
+    else it is bought anew, once among the processes (:class:`~lookup_pandas.http.decisions.Call`).
     See the module's example.
     """
     # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
@@ -102,7 +105,13 @@ def fetch_one(
     known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
         env = client.lookup_answer(
-            handle, kind, refresh=refresh, cancel=stop, known_miss=known_miss, held=held
+            handle,
+            kind,
+            refresh=refresh,
+            cancel=stop,
+            known_miss=known_miss,
+            held=held,
+            fresh_after=fresh_after,
         )
         return Outcome(OK, env.data), env.from_cache
     except Cancelled:

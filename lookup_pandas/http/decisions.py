@@ -12,7 +12,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from ..config.settings import ENV_BASE_URL, RATE_SAFETY_MARGIN, Settings
@@ -40,6 +40,7 @@ __all__ = [
     "Situation",
     "Slowdown",
     "Step",
+    "fresh_enough",
     "misconfigured",
     "next_step",
     "no_endpoint",
@@ -85,6 +86,9 @@ class Call:
     final_statuses: frozenset[int] = frozenset()
     #: Once set, a call still waiting for its slot or a back-off raises Cancelled.
     cancel: threading.Event | None = None
+    #: A stored answer counts only if stored at or after this time (seconds since the epoch):
+    #: an older one is bought anew, claimed as a miss is, so processes buy it once between them.
+    fresh_after: float | None = None
 
 
 #: What sends a :class:`Call`: ``Sender.request``.
@@ -120,6 +124,8 @@ class SendActions:
     final_statuses: frozenset[int] = frozenset()
     #: Raise this, sending nothing and reading nothing.
     error: UsageError | None = None
+    #: A stored answer counts only if stored at or after this time (:func:`fresh_enough`).
+    fresh_after: float | None = None
 
     @classmethod
     def from_call(cls, call: Call, settings: Settings, *, cache_on: bool) -> SendActions:
@@ -134,8 +140,11 @@ class SendActions:
         cacheable = call.cache and call.method == "GET" and not panel
         paced = call.paced and not panel
         if settings.offline:
-            refused = "refresh=True buys answers again: it needs the network, not offline."
-            error = UsageError(refused) if call.refresh else None
+            if call.refresh:
+                refused = "refresh=True buys answers again: it needs the network, not offline."
+            else:
+                refused = "fresh_after buys older answers anew: it needs the network, not offline."
+            error = UsageError(refused) if call.refresh or call.fresh_after is not None else None
             read: Read = "once" if cacheable else "skip"
             return cls(
                 read, send=False, paced=paced, final_statuses=call.final_statuses, error=error
@@ -153,7 +162,29 @@ class SendActions:
             store=cacheable and cache_on and settings.expire_after > _NO_TIME,
             paced=paced,
             final_statuses=call.final_statuses,
+            fresh_after=call.fresh_after if looked else None,
         )
+
+
+def fresh_enough(stored_at: datetime | None, fresh_after: float | None) -> bool:
+    """Whether an answer stored at ``stored_at`` counts for a call asking ``fresh_after``.
+
+    It counts when stored at or after ``fresh_after`` (seconds since the epoch), or when the call
+    asks nothing. A naive ``stored_at`` is UTC, as requests-cache writes it.
+
+    >>> from datetime import UTC, datetime
+    >>> bought = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    >>> fresh_enough(bought, None), fresh_enough(bought, bought.timestamp())
+    (True, True)
+    >>> fresh_enough(bought, bought.timestamp() + 0.5), fresh_enough(None, 0.0)
+    (False, False)
+    """
+    if fresh_after is None:
+        return True
+    if stored_at is None:
+        return False
+    when = stored_at if stored_at.tzinfo else stored_at.replace(tzinfo=UTC)
+    return when.timestamp() >= fresh_after
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
-from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER
+from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER, should_cache
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     ConfigurationError,
@@ -42,7 +42,16 @@ from ..service.retry import RetryPolicy
 from ..store.claims import Claims, claim_or_wait, fresh_lookup
 from ..store.pacing import Pacer, pause
 from .contact import Contact
-from .decisions import Attempts, Call, Read, SendActions, Situation, next_step, slowdown
+from .decisions import (
+    Attempts,
+    Call,
+    Read,
+    SendActions,
+    Situation,
+    fresh_enough,
+    next_step,
+    slowdown,
+)
 from .stats import StatsCounter
 from .translate import translated_errors
 
@@ -52,6 +61,8 @@ logger = logging.getLogger(__name__)
 #: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
 #: take theirs).
 AHEAD_MAX = 4096
+#: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
+Lookup = Callable[[], requests.Response | None]
 
 
 def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
@@ -91,6 +102,9 @@ class Wire:
         'https://api.example.com/api/data/v1/people/profile?handle=ada'
         >>> wire.send(prepared).status_code, wire.cached("/api/data/v1/people/profile", prepared)
         (200, None)
+        >>> path = "/api/data/v1/people/profile"
+        >>> wire.stored(path, prepared), wire.renew(path, prepared)  # no cache: none stored
+        (None, False)
     """
 
     def __init__(self, session: requests.Session, settings: Settings) -> None:
@@ -159,15 +173,36 @@ class Wire:
 
         Offline, an expired answer is used too (its ``is_expired`` tells).
         """
-        if not self.cache_on or is_panel(path):
-            return None
-        cache = self.session.cache  # type: ignore[attr-defined]
-        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        response = self.stored(path, prepared)
         if response is None:
             return None
         if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
+
+    def stored(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
+        """The stored answer, expired or not, online too, read by its key. None when none is."""
+        if not self.cache_on or is_panel(path):
+            return None
+        cache = self.session.cache  # type: ignore[attr-defined]
+        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        return response
+
+    def renew(self, path: str, prepared: requests.PreparedRequest) -> bool:
+        """Keep the stored answer ``expire_after`` from now. False when no answer is stored.
+
+        It is stored again with its new expiry (on Redis, its TTL follows) and its own
+        ``created_at``, so it still tells when it was bought.
+        """
+        response = self.stored(path, prepared)
+        if response is None or not should_cache(response):
+            return False
+        self.session.cache.save_response(  # type: ignore[attr-defined]
+            response,
+            cache_key=self.cache_key(prepared),
+            expires=get_expiration_datetime(self.settings.expire_after),
+        )
+        return True
 
     def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
         """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""
@@ -326,7 +361,8 @@ class Sender:
         Order of operations:
 
         1. Decide the actions once, and prepare the request.
-        2. Read the cache (``actions.read``).
+        2. Read the cache (``actions.read``). With ``actions.fresh_after``, an answer stored
+           earlier is a miss.
         3. On a miss, claim the answer among the processes sharing the store (``actions.claim``).
         4. Return a stored answer. Online, a key never proven is checked once first.
         5. Offline, a miss is a NotCachedError.
@@ -356,10 +392,11 @@ class Sender:
             raise actions.error
         path, cancel = call.path, call.cancel
         prepared = self.wire.prepare(path, call.params, method=call.method, body=call.body)
-        stored = self.read(actions.read, path, prepared, cancel)
+        lookup = self.lookup(path, prepared, actions.fresh_after)
+        stored = self.read(actions.read, lookup, cancel)
         claimed: str | None = None
         if stored is None and actions.claim:
-            claimed, stored = self.claim(path, prepared, cancel)
+            claimed, stored = self.claim(self.wire.cache_key(prepared), lookup, cancel)
         if stored is not None:
             if actions.send and not self.contact.key_proven:
                 self.contact.check_key()
@@ -378,12 +415,27 @@ class Sender:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
 
+    def lookup(
+        self, path: str, prepared: requests.PreparedRequest, fresh_after: float | None
+    ) -> Lookup:
+        """The call's cache lookup: the stored answer if it counts, else None.
+
+        It counts when it has not expired and, with ``fresh_after``, was stored at or after it
+        (:func:`~.decisions.fresh_enough`).
+        """
+
+        def look() -> requests.Response | None:
+            stored = self.wire.cached(path, prepared)
+            if stored is None or fresh_after is None:
+                return stored
+            return (
+                stored if fresh_enough(getattr(stored, "created_at", None), fresh_after) else None
+            )
+
+        return look
+
     def read(
-        self,
-        read: Read,
-        path: str,
-        prepared: requests.PreparedRequest,
-        cancel: threading.Event | None,
+        self, read: Read, lookup: Lookup, cancel: threading.Event | None
     ) -> requests.Response | None:
         """The stored answer, read as ``read`` says, or None on a miss.
 
@@ -391,9 +443,9 @@ class Sender:
         (:func:`lookup_pandas.store.claims.fresh_lookup`).
         """
         if read == "once":
-            return self.wire.cached(path, prepared)
+            return lookup()
         if read == "afresh":
-            return fresh_lookup(lambda: self.wire.cached(path, prepared), cancel)
+            return fresh_lookup(lookup, cancel)
         return None
 
     def from_cache(self, stored: requests.Response, path: str) -> Envelope:
@@ -406,16 +458,11 @@ class Sender:
             raise
 
     def claim(
-        self, path: str, prepared: requests.PreparedRequest, cancel: threading.Event | None
+        self, key: str, lookup: Lookup, cancel: threading.Event | None
     ) -> tuple[str | None, requests.Response | None]:
         """``(claim, None)`` to buy it, or ``(None, answer)`` another process bought meanwhile.
 
+        ``key`` is the answer's cache key; ``lookup`` reads what counts of it (:meth:`lookup`).
         See :func:`lookup_pandas.store.claims.claim_or_wait`.
         """
-        return claim_or_wait(
-            self.claims,
-            self.wire.cache_key(prepared),
-            lambda: self.wire.cached(path, prepared),
-            cancel,
-            self.stats.count_waiting,
-        )
+        return claim_or_wait(self.claims, key, lookup, cancel, self.stats.count_waiting)

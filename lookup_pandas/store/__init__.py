@@ -1,4 +1,4 @@
-"""What processes using one key share: the pace, the claims on answers being bought, batch jobs.
+"""What processes using one key share: the pace, claims on answers being bought, batch jobs, marks.
 
 Example:
     >>> store = open_store(None, namespace("lk_example", "https://api.example.com"))
@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import ConfigurationError
 from . import common
@@ -26,6 +26,8 @@ from .common import *  # noqa: F403  the vocabulary every store shares is the pa
 
 if TYPE_CHECKING:
     from ..config.settings import Settings
+
+T = TypeVar("T")
 
 __all__ = [
     "MemoryStore",
@@ -40,7 +42,7 @@ __all__ += common.__all__
 
 
 class MemoryStore:
-    """The store of a Client without a cache: its own claims and jobs, in memory.
+    """The store of a Client without a cache: its own claims, jobs and marks, in memory.
 
     Example:
         >>> store = MemoryStore()
@@ -49,12 +51,18 @@ class MemoryStore:
         >>> store.mark_key_seen()
         >>> store.key_seen()
         True
+        >>> store.mark_checked(["key-of-ada"], 1700000000.0)
+        >>> store.checked_at(["key-of-ada", "key-of-grace"])
+        {'key-of-ada': 1700000000.0}
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, common.StoredJob] = {}
         self._key_seen = -math.inf  # time.monotonic() when the key last worked
+        self._clock = clock
+        self._checked: dict[str, tuple[float, float]] = {}  # key -> (checked at, kept until)
+        self._acted: dict[str, float] = {}  # event key -> kept until
 
     def reserve(self, interval: float) -> float:
         return 0.0
@@ -79,6 +87,32 @@ class MemoryStore:
 
     def mark_key_seen(self) -> None:
         self._key_seen = time.monotonic()
+
+    def checked_at(self, keys: list[str]) -> dict[str, float]:
+        now = self._clock()
+        with self._lock:
+            found = {k: self._checked.get(k) for k in keys}
+        return {k: mark[0] for k, mark in found.items() if mark is not None and mark[1] > now}
+
+    def mark_checked(self, keys: list[str], when: float) -> None:
+        now = self._clock()
+        until = now + common.MARKS_KEPT_SECONDS
+        with self._lock:
+            _drop_stale(self._checked, lambda mark: mark[1], now)
+            for key in keys:
+                before = self._checked.get(key)
+                self._checked[key] = (max(when, before[0]) if before else when, until)
+
+    def acted_changes(self, keys: list[str]) -> set[str]:
+        now = self._clock()
+        with self._lock:
+            return {k for k in keys if self._acted.get(k, -math.inf) > now}
+
+    def mark_acted(self, keys: list[str]) -> None:
+        now = self._clock()
+        with self._lock:
+            _drop_stale(self._acted, lambda until: until, now)
+            self._acted.update(dict.fromkeys(keys, now + common.MARKS_KEPT_SECONDS))
 
     def remember(self, job: common.StoredJob) -> None:
         with self._lock:
@@ -118,6 +152,8 @@ class MemoryStore:
         with self._lock:
             removed = len(self._jobs)
             self._jobs.clear()
+            self._checked.clear()
+            self._acted.clear()
         return removed
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
@@ -126,6 +162,12 @@ class MemoryStore:
 
     def close(self) -> None:
         return None
+
+
+def _drop_stale(marks: dict[str, T], until: Callable[[T], float], now: float) -> None:
+    """Remove the marks kept until before ``now``."""
+    for key in [k for k, mark in marks.items() if until(mark) <= now]:
+        del marks[key]
 
 
 def namespace(api_key: str, base_url: str) -> str:

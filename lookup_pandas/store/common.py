@@ -17,6 +17,7 @@ __all__ = [
     "BUSY",
     "DONE_SECONDS",
     "KEY_SEEN_SECONDS",
+    "MARKS_KEPT_SECONDS",
     "MINE",
     "RECHECK",
     "SHARED_SLOWDOWN_SECONDS",
@@ -35,6 +36,9 @@ DONE_SECONDS = 120.0
 KEY_SEEN_SECONDS = 3600.0
 #: How long a pace set after a 429 (a lower limit, or half) holds for every process.
 SHARED_SLOWDOWN_SECONDS = 600.0
+#: How long a mark (an answer checked, a job change acted on) is kept after it was written: the
+#: job-change feed reaches 365 days back, so an older mark can tell the refresh nothing.
+MARKS_KEPT_SECONDS = 366 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class StoredJob:
 
 
 class Store(Protocol):
-    """The shared state of one key: its pace, its claims, its batch jobs.
+    """The shared state of one key: its pace, its claims, its batch jobs, its refresh marks.
 
     Example: ``store.reserve(0.5)`` -> the seconds until this caller's send slot.
     """
@@ -101,6 +105,29 @@ class Store(Protocol):
         """Remember that this namespace's key worked (the namespace is a hash: no secret)."""
         ...
 
+    def checked_at(self, keys: list[str]) -> dict[str, float]:
+        """When the feed last confirmed each answer of ``keys`` (cache keys) unchanged.
+
+        Seconds since the epoch. Keys never checked, or checked more than
+        :data:`MARKS_KEPT_SECONDS` ago, are left out.
+        """
+        ...
+
+    def mark_checked(self, keys: list[str], when: float) -> None:
+        """The answers of ``keys`` were confirmed unchanged at ``when`` (seconds since the epoch).
+
+        A later mark already stored is kept: a mark never moves back.
+        """
+        ...
+
+    def acted_changes(self, keys: list[str]) -> set[str]:
+        """Which job-change events of ``keys`` were already acted on (their person bought anew)."""
+        ...
+
+    def mark_acted(self, keys: list[str]) -> None:
+        """The job-change events of ``keys`` were acted on: their people were bought anew."""
+        ...
+
     def remember(self, job: StoredJob) -> None: ...
 
     def jobs(self) -> list[StoredJob]: ...
@@ -126,7 +153,7 @@ class Store(Protocol):
         ...
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
-        """Remove every stored job and every claim. Returns how many jobs were removed."""
+        """Remove every stored job, claim and mark. Returns how many jobs were removed."""
         ...
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:

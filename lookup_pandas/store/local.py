@@ -6,9 +6,11 @@ Example:
     ...     store = LocalStore(Path(tmp, "leads.store.sqlite"), "ns", clock=lambda: 100.0)
     ...     waits = [store.reserve(0.5), store.reserve(0.5)]  # one slot every 0.5 s
     ...     states = store.claim_many(["key-of-ada"], ttl=30)
+    ...     store.mark_acted(["event-1"])
+    ...     acted = store.acted_changes(["event-1", "event-2"])
     ...     store.close()
-    >>> waits, states
-    ([0.0, 0.5], {'key-of-ada': 'mine'})
+    >>> waits, states, acted
+    ([0.0, 0.5], {'key-of-ada': 'mine'}, {'event-1'})
 """
 
 from __future__ import annotations
@@ -54,13 +56,26 @@ CREATE TABLE IF NOT EXISTS claims (
     expires   REAL NOT NULL,
     PRIMARY KEY (namespace, key)
 );
+CREATE TABLE IF NOT EXISTS marks (
+    namespace  TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    at         REAL NOT NULL,
+    kept_until REAL NOT NULL,
+    PRIMARY KEY (namespace, kind, key)
+);
+CREATE INDEX IF NOT EXISTS marks_kept_until ON marks (kept_until);
 """
 _BUSY_TIMEOUT_S = 30.0
+#: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
+_CHECKED, _ACTED = "checked", "acted"
+#: Keys a query names at most (SQLite allows 999 variables in builds older than 3.32).
+_QUERY_CHUNK = 500
 T = TypeVar("T")
 
 
 class LocalStore:
-    """The shared pace, claims and batch jobs of one namespace in the SQLite file ``path``.
+    """The shared pace, claims, batch jobs and marks of one namespace in the SQLite file ``path``.
 
     The file is created by the first operation that writes.
     """
@@ -231,6 +246,51 @@ class LocalStore:
 
         self._write(work)
 
+    # -- marks: answers checked, job changes acted on ----------------------------------------
+
+    def _marks(self, kind: str, keys: list[str]) -> dict[str, float]:
+        """The live marks of ``kind`` among ``keys``: key -> its time."""
+        found: dict[str, float] = {}
+        now = self._clock()
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), _QUERY_CHUNK):
+            chunk = unique[start : start + _QUERY_CHUNK]
+            rows = self._read(
+                "SELECT key, at FROM marks WHERE namespace = ? AND kind = ? AND kept_until > ? "
+                f"AND key IN ({', '.join('?' * len(chunk))})",
+                (self._ns, kind, now, *chunk),
+            )
+            found.update((key, float(at)) for key, at in rows)
+        return found
+
+    def _mark(self, kind: str, keys: list[str], when: float | None) -> None:
+        """Write marks of ``kind`` (at ``when``, else now), and drop the marks past keeping."""
+
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            at, until = now if when is None else when, now + common.MARKS_KEPT_SECONDS
+            conn.executemany(
+                "INSERT INTO marks (namespace, kind, key, at, kept_until) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (namespace, kind, key) DO UPDATE SET "
+                "at = max(at, excluded.at), kept_until = excluded.kept_until",
+                [(self._ns, kind, key, at, until) for key in dict.fromkeys(keys)],
+            )
+            conn.execute("DELETE FROM marks WHERE kept_until <= ?", (now,))
+
+        if keys:
+            self._write(work)
+
+    def checked_at(self, keys: list[str]) -> dict[str, float]:
+        return self._marks(_CHECKED, keys)
+
+    def mark_checked(self, keys: list[str], when: float) -> None:
+        self._mark(_CHECKED, keys, when)
+
+    def acted_changes(self, keys: list[str]) -> set[str]:
+        return set(self._marks(_ACTED, keys))
+
+    def mark_acted(self, keys: list[str]) -> None:
+        self._mark(_ACTED, keys, None)
+
     # -- batch jobs --------------------------------------------------------------------------
 
     def remember(self, job: common.StoredJob) -> None:
@@ -301,6 +361,7 @@ class LocalStore:
 
         def work(conn: sqlite3.Connection, now: float) -> int:
             conn.execute(f"DELETE FROM claims{where}", args)
+            conn.execute(f"DELETE FROM marks{where}", args)
             return conn.execute(f"DELETE FROM batch_jobs{where}", args).rowcount
 
         return self._write(_securely(work))

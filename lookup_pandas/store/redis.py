@@ -1,4 +1,4 @@
-"""The store shared by every machine: the pace, claims and batch jobs in one Redis.
+"""The store shared by every machine: the pace, claims, batch jobs and marks in one Redis.
 
 It connects at its first command. The keys it writes are listed in docs/decisions.md.
 
@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.commands.core import Script
 from redis.retry import Retry
 
 from ..config.cache_urls import redact_url, without_namespace
@@ -36,6 +37,7 @@ from .redis_scripts import (
     ABANDON,
     CLAIM,
     DEFER,
+    MARK_CHECKED,
     MERGE_HASH,
     MOVE_KEYS,
     RELEASE,
@@ -70,6 +72,10 @@ RETRIES = 2
 CHUNK = 1000
 
 _CLAIM_STATES = {0: common.MINE, 1: common.BUSY, 2: common.RECHECK}
+#: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
+_CHECKED, _ACTED = "checked", "acted"
+#: A mark's TTL, in whole seconds.
+_MARKS_KEPT = int(common.MARKS_KEPT_SECONDS)
 #: Times a stored job is read again when it changed while handles were erased from it.
 _CAS_ATTEMPTS = 5
 
@@ -196,10 +202,11 @@ class Namespaces:
 
 
 class RedisStore:
-    """The shared pace, claims and batch jobs of one key in the Redis at ``url``.
+    """The shared pace, claims, batch jobs and marks of one key in the Redis at ``url``.
 
     ``spaces.key`` holds the key's pace, its jobs and the mark that it worked (``""`` for cache
-    management without a key); ``spaces.answers`` the answers' claims.
+    management without a key); ``spaces.answers`` the answers' claims and the refresh's marks
+    (answers checked, job changes acted on), shared as the answers are.
     """
 
     def __init__(
@@ -223,6 +230,7 @@ class RedisStore:
         self._release = self._redis.register_script(RELEASE)
         self._abandon = self._redis.register_script(ABANDON)
         self._replace = self._redis.register_script(REPLACE_JOB)
+        self._mark_checked = self._redis.register_script(MARK_CHECKED)
 
     def __repr__(self) -> str:
         answers = f", answers={self._answers_prefix!r}" if self._named else ""
@@ -281,6 +289,53 @@ class RedisStore:
     def mark_key_seen(self) -> None:
         with translated(self.url):
             self._redis.set(f"{self._prefix}:key-seen", b"1", ex=int(common.KEY_SEEN_SECONDS))
+
+    # -- marks: answers checked, job changes acted on ----------------------------------------
+
+    def _mark_key(self, kind: str, key: str) -> str:
+        return f"{self._answers_prefix}:mark:{kind}:{key}"
+
+    def _marks(self, kind: str, keys: list[str]) -> dict[str, bytes]:
+        """The stored marks of ``kind`` among ``keys``, in one round trip."""
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return {}
+        if self._adopt is not None:
+            self._adopt()  # the key's own marks moved in with its answers
+        pipe = self._redis.pipeline(transaction=False)
+        for chunk in _chunks(unique):
+            pipe.mget([self._mark_key(kind, k) for k in chunk])
+        with translated(self.url):
+            values = [v for chunk_values in pipe.execute() for v in chunk_values]
+        return {k: v for k, v in zip(unique, values, strict=True) if v is not None}
+
+    def checked_at(self, keys: list[str]) -> dict[str, float]:
+        return {k: float(v) for k, v in self._marks(_CHECKED, keys).items()}
+
+    def mark_checked(self, keys: list[str], when: float) -> None:
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return
+        if self._adopt is not None:
+            self._adopt()
+        names = [self._mark_key(_CHECKED, k) for k in unique]
+        with translated(self.url):
+            self._mark_checked(keys=names, args=[repr(float(when)), _MARKS_KEPT])
+
+    def acted_changes(self, keys: list[str]) -> set[str]:
+        return set(self._marks(_ACTED, keys))
+
+    def mark_acted(self, keys: list[str]) -> None:
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return
+        if self._adopt is not None:
+            self._adopt()
+        pipe = self._redis.pipeline(transaction=False)
+        for key in unique:
+            pipe.set(self._mark_key(_ACTED, key), b"1", ex=_MARKS_KEPT)
+        with translated(self.url):
+            pipe.execute()
 
     # -- batch jobs --------------------------------------------------------------------------
 
@@ -376,7 +431,8 @@ class RedisStore:
                 pipe.delete(key)
                 removed += int(pipe.execute()[0])
         claims = list(self._scan("claim:*", every_namespace))
-        for chunk in _chunks(claims):
+        marks = list(self._scan("mark:*", every_namespace))
+        for chunk in _chunks(claims + marks):
             with translated(self.url):
                 self._redis.delete(*chunk)
         return removed
@@ -426,28 +482,40 @@ def members(connection: redis.Redis, url: str, ns: str) -> list[str]:
 
 
 def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
-    """Move a key's answers into the named namespace ``ns``, and count the key among its own.
+    """Move a key's answers, and their marks, into the named namespace ``ns``; count the key in.
 
-    Each answer keeps its TTL. An answer that ``ns`` already holds wins. Returns how many moved.
-    Once the key is counted, this is one round trip that moves nothing.
+    Each entry keeps its TTL. An entry that ``ns`` already holds wins. Returns how many answers
+    moved. Once the key is counted, this is one round trip that moves nothing.
 
     Example: ``adopt(connect(url), url, namespace(key, base), named_namespace("acme", base))``
     -> ``1234``
     """
     keys_key = f"{key_prefix(ns)}:keys"
     old, new = f"{key_prefix(key_ns)}:cache".encode(), f"{key_prefix(ns)}:cache".encode()
-    moved = 0
     with translated(url):
         if connection.sismember(keys_key, key_ns):
             return 0
         move = connection.register_script(MOVE_KEYS)
-        found = list(connection.scan_iter(match=old + b":*", count=1000))
-        for chunk in _chunks(found):
-            moved += int(move(keys=[k for key in chunk for k in (key, new + key[len(old) :])]))
+        moved = _move_all(connection, move, old, new)
+        _move_all(
+            connection,
+            move,
+            f"{key_prefix(key_ns)}:mark".encode(),
+            f"{key_prefix(ns)}:mark".encode(),
+        )
         connection.register_script(MERGE_HASH)(keys=[old + b"-redirects", new + b"-redirects"])
         connection.sadd(keys_key, key_ns)
     if moved:
         logger.info("moved %d answers of this key into the cache's named namespace", moved)
+    return moved
+
+
+def _move_all(connection: redis.Redis, move: Script, old: bytes, new: bytes) -> int:
+    """Move every key ``<old>:...`` to ``<new>:...`` (:data:`MOVE_KEYS`). Returns how many moved."""
+    found = list(connection.scan_iter(match=old + b":*", count=1000))
+    moved = 0
+    for chunk in _chunks(found):
+        moved += int(move(keys=[k for key in chunk for k in (key, new + key[len(old) :])]))
     return moved
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "CLAIM",
     "DEFER",
     "DONE",
+    "MARK_CHECKED",
     "MERGE_HASH",
     "MOVE_KEYS",
     "PACE_KEEP_MS",
@@ -127,6 +128,20 @@ for _, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then
     redis.call('SET', key, '{DONE}', 'PX', {round(DONE_SECONDS * 1000)})
   end
+end
+return 0
+"""
+
+# -- marks: KEYS are answers' checked marks ------------------------------------------------------
+
+# ARGV[1]: when (seconds since the epoch, as text), ARGV[2]: how long the mark is kept (s). A
+# later mark already there is kept, its lifetime renewed: a mark never moves back.
+MARK_CHECKED = """
+local when = tonumber(ARGV[1])
+for _, key in ipairs(KEYS) do
+  local v = tonumber(redis.call('GET', key))
+  if v and v > when then redis.call('EXPIRE', key, ARGV[2])
+  else redis.call('SET', key, ARGV[1], 'EX', ARGV[2]) end
 end
 return 0
 """

@@ -348,6 +348,9 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         lp.search_people(TITLE, limit=10, max_records=20, client=client, progress=False)
         client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
         client._parts.store.claim_many(["a-claim"], 60)
+        keys = list(client.profile_keys(handles).values())
+        client._parts.store.mark_checked(keys, time.time())
+        client._parts.store.mark_acted(["an-event-acted-on"])
         finished = datetime.now(UTC)
         info = client.cache_info()
         assert (info.entries, info.expired, info.jobs) == (7, 0, 1)
@@ -368,6 +371,8 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         assert after.bytes == files_size(cache) < info.bytes
         with sqlite3.connect(store_path(cache)) as conn:
             assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
+            assert conn.execute("SELECT COUNT(*) FROM marks").fetchone()[0] == 0
+        assert client._parts.store.checked_at(keys) == {}
         wanted = [n for h in handles for n in needles(h)]
         assert found_in(sqlite_files(cache), wanted) == {}
 

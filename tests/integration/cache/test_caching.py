@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -146,6 +148,33 @@ def test_clients_sharing_one_cache_file_from_threads(fake_service, fake_cache_pa
     with make_client(fake_service, cache=fake_cache_path) as reader:
         assert [reader.profile(h)["handle"] for h in handles] == handles
     assert data_count(fake_service) == sent
+
+
+def test_clients_asking_for_answers_stored_since_a_time_buy_each_once(
+    fake_service, fake_cache_path
+):
+    """fresh_after: an older answer is bought anew, once between the Clients sharing the cache."""
+    handles = [f"moved-{i}" for i in range(6)]
+    clients = [make_client(fake_service, cache=fake_cache_path) for _ in range(2)]
+    try:
+        for h in handles:
+            clients[0].profile(h)  # bought once, some time ago
+        since = time.time()
+        start = threading.Barrier(2)
+
+        def ask(client) -> list[bool]:
+            start.wait(timeout=30)
+            return [client.lookup_answer(h, fresh_after=since).from_cache for h in handles]
+
+        with ThreadPoolExecutor(2) as pool:
+            cached = list(pool.map(ask, clients))
+        again = [clients[1].lookup_answer(h, fresh_after=since).from_cache for h in handles]
+    finally:
+        for c in clients:
+            c.close()
+    assert {h: fake_service.billed(PROFILE, handle=h) for h in handles} == dict.fromkeys(handles, 2)
+    assert [a + b for a, b in zip(*cached, strict=True)] == [1] * len(handles)  # one bought it
+    assert again == [True] * len(handles)  # bought since: it counts, nothing more is bought
 
 
 # -- failures are never cached -------------------------------------------------------------------

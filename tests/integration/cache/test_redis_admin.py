@@ -102,6 +102,8 @@ def test_prune_info_and_clear_on_redis(fake_service, redis_url, redis_server):
         enrich(lead_frame(lasting), client, method="single")
         client._parts.store.remember(StoredJob("job_kept", ("ada",), 1.0))
         client._parts.store.claim_many(["a-claim"], 60)
+        client._parts.store.mark_checked(list(client.profile_keys(lasting).values()), 1.0)
+        client._parts.store.mark_acted(["an-event-acted-on"])
         assert wait_until(lambda: client.cache_info().expired == 3)
         info = client.cache_info()
         assert (info.entries, info.expired, info.jobs) == (7, 3, 1)
@@ -123,8 +125,8 @@ def test_prune_info_and_clear_on_redis(fake_service, redis_url, redis_server):
         with redis_server.client() as conn:
             keys = list(conn.scan_iter())
         ns = key_prefix(namespace(svc.api_key, svc.base_url))
-        # no answer, job, claim or redirect is left: the pace, and the mark that the key
-        # (hashed into the namespace) worked
+        # no answer, job, claim, refresh mark or redirect is left: the pace, and the mark that
+        # the key (hashed into the namespace) worked
         assert sorted(keys) == [f"{ns}:key-seen".encode(), f"{ns}:pace".encode()]
 
 

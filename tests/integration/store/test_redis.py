@@ -1,9 +1,13 @@
-"""cache="redis://...": the cache, the pace, the claims and the batch jobs in one real Redis.
+"""cache="redis://...": the cache, the pace, the claims, the batch jobs and marks in one real Redis.
 
 A real ``redis-server`` on a free loopback port (``redis_fixture``) and the emulator: the
-RedisStore's own contract across two store objects (two "machines"), separate OS processes
+RedisStore's own contract across two store objects (two "machines"), its marks (answers
+checked, job changes acted on: shared with the answers' namespace, a TTL of 366 days, one
+round trip a call, cleared with the jobs, adopted by a team's namespace), separate OS processes
 sharing one Redis (every handle paid once, few 429s, a later process sends nothing), what is
-in Redis (no API key, nothing pickled), and a Redis that is unreachable or dies mid-run.
+in Redis (no API key, nothing pickled), an answer renewed (its TTL follows) or asked for as
+stored since a time (bought once between machines), and a Redis that is unreachable or dies
+mid-run.
 """
 
 from __future__ import annotations
@@ -18,15 +22,25 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+import redis
 
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
-from lookup_pandas.store import BUSY, MINE, RECHECK, StoredJob, namespace
+from lookup_pandas.store import (
+    BUSY,
+    MARKS_KEPT_SECONDS,
+    MINE,
+    RECHECK,
+    StoredJob,
+    named_namespace,
+    namespace,
+)
 from lookup_pandas.store.redis import Namespaces, RedisStore, key_prefix
 from lookup_pandas.testing import FakeService
 
@@ -168,6 +182,95 @@ def test_claim_many_handles_thousands_of_keys(stores, redis_server):
     assert set(b.claim_many(keys, 60).values()) == {RECHECK}
     with redis_server.client() as conn:
         assert conn.get(f"{key_prefix(NS)}:claim:{keys[-1]}") == b._holder.encode()
+
+
+# -- marks: answers checked, job changes acted on ------------------------------------------------
+
+TEAM = named_namespace("acme-sales", "http://127.0.0.1:1")
+
+
+def test_marks_are_shared_by_every_machine_and_kept_366_days(stores, redis_server):
+    a, b = stores
+    assert a.checked_at(["k1"]) == {} and a.acted_changes(["e1"]) == set()
+    a.mark_checked(["k1", "k2"], 1_700_000_100.25)
+    b.mark_acted(["e1"])
+    assert b.checked_at(["k1", "k2", "k3"]) == {"k1": 1_700_000_100.25, "k2": 1_700_000_100.25}
+    assert a.acted_changes(["e1", "e2"]) == {"e1"}
+    with redis_server.client() as conn:
+        for name in (f"{key_prefix(NS)}:mark:checked:k1", f"{key_prefix(NS)}:mark:acted:e1"):
+            assert MARKS_KEPT_SECONDS - 60 < conn.ttl(name) <= MARKS_KEPT_SECONDS
+
+
+def test_a_checked_mark_moves_forward_never_back_and_is_kept_longer(stores, redis_server):
+    a, b = stores
+    a.mark_checked(["k1"], 300.0)
+    with redis_server.client() as conn:
+        conn.expire(f"{key_prefix(NS)}:mark:checked:k1", 60)  # as if written long ago
+        b.mark_checked(["k1", "k2"], 250.0)  # an older check, written late by another machine
+        assert conn.ttl(f"{key_prefix(NS)}:mark:checked:k1") > MARKS_KEPT_SECONDS - 60
+    assert a.checked_at(["k1", "k2"]) == {"k1": 300.0, "k2": 250.0}
+    b.mark_checked(["k1"], 400.5)
+    assert a.checked_at(["k1"]) == {"k1": 400.5}
+
+
+def test_marks_of_thousands_of_keys_take_one_round_trip_a_call(stores, monkeypatch):
+    a, _ = stores
+    keys = [f"key{i:05d}" for i in range(2500)]
+    a.mark_checked(keys[:1], 1.0)  # the script is loaded once: later calls send only EVALSHA
+    sent: list[int] = []
+    original = redis.connection.Connection.send_packed_command
+
+    def counted(self, command, check_health=True):
+        sent.append(1)
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counted)
+    calls = [
+        lambda: a.mark_checked(keys, 2.0),
+        lambda: a.mark_acted(keys),
+        lambda: a.checked_at(keys),
+        lambda: a.acted_changes(keys),
+    ]
+    for call in calls:
+        sent.clear()
+        call()
+        assert len(sent) == 1
+    monkeypatch.undo()
+    assert a.checked_at(keys) == dict.fromkeys(keys, 2.0)
+    assert a.acted_changes(keys + ["never"]) == set(keys)
+
+
+def test_marks_go_with_the_answers_namespace_and_are_cleared_with_the_jobs(redis_url):
+    mine = RedisStore(redis_url, Namespaces(NS, TEAM))
+    colleague = RedisStore(redis_url, Namespaces(OTHER_NS, TEAM))
+    alone = RedisStore(redis_url, Namespaces(OTHER_NS, OTHER_NS))
+    mine.mark_checked(["k1"], 5.0)
+    mine.mark_acted(["e1"])
+    assert colleague.checked_at(["k1"]) == {"k1": 5.0}  # the team's, as its answers are
+    assert colleague.acted_changes(["e1"]) == {"e1"}
+    assert alone.checked_at(["k1"]) == {} and alone.acted_changes(["e1"]) == set()
+    alone.mark_checked(["k1"], 6.0)
+    colleague.clear_jobs()
+    assert mine.checked_at(["k1"]) == {} and mine.acted_changes(["e1"]) == set()
+    assert alone.checked_at(["k1"]) == {"k1": 6.0}  # another namespace: kept
+    alone.clear_jobs(every_namespace=True)
+    assert alone.checked_at(["k1"]) == {}
+    for store in (mine, colleague, alone):
+        store.close()
+
+
+def test_a_keys_own_marks_move_into_the_team_namespace_it_names(redis_url, redis_server):
+    own = RedisStore(redis_url, Namespaces(NS, NS))
+    own.mark_checked(["k1"], 5.0)
+    own.mark_acted(["e1"])
+    named = RedisStore(redis_url, Namespaces(NS, TEAM))
+    assert named.checked_at(["k1"]) == {"k1": 5.0}
+    assert named.acted_changes(["e1"]) == {"e1"}
+    with redis_server.client() as conn:
+        assert list(conn.scan_iter(match=f"{key_prefix(NS)}:mark:*")) == []
+        assert conn.ttl(f"{key_prefix(TEAM)}:mark:acted:e1") > MARKS_KEPT_SECONDS - 60
+    own.close()
+    named.close()
 
 
 # -- batch jobs --------------------------------------------------------------------------------
@@ -321,7 +424,7 @@ def everything_in(conn: Any) -> dict[bytes, list[bytes]]:
 
 def fill(svc: FakeService, url: str) -> None:
     """Answers of every kind in Redis: single lookups, a not-found, batch results, the pace,
-    claims (some released, one still held) and a stored job."""
+    claims (some released, one still held), a stored job, and marks (checked, acted on)."""
     svc.configure(rate_limit_per_minute=60000)
     with make_client(svc, cache=url) as client:
         frame = pd.DataFrame({"handle": [f"fill{i}" for i in range(30)] + ["unknown-zed"]})
@@ -330,6 +433,9 @@ def fill(svc: FakeService, url: str) -> None:
         more.lookup.enrich_profiles("handle", client=client, method="batch", progress=False)
         client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
         client._parts.store.claim_many(["held-claim"], 60)
+        checked = list(client.profile_keys(["fill0", "fill1"]).values())
+        client._parts.store.mark_checked(checked, time.time())
+        client._parts.store.mark_acted(["event-key-of-fill2"])
 
 
 def test_the_api_key_is_in_no_redis_key_or_value(fake_service, redis_url, redis_server):
@@ -341,6 +447,8 @@ def test_the_api_key_is_in_no_redis_key_or_value(fake_service, redis_url, redis_
     assert any(k.endswith(b":pace") for k in stored)
     assert any(b":claim:" in k for k in stored)
     assert any(k.endswith(b":jobs") for k in stored)
+    assert any(b":mark:checked:" in k for k in stored)
+    assert any(b":mark:acted:" in k for k in stored)
     secret = svc.api_key.encode()
     for key, values in stored.items():
         assert key.startswith(b"lookup_pandas:"), key  # nothing outside the prefix
@@ -408,6 +516,54 @@ def test_errors_are_not_stored_and_entries_expire_by_their_own_ttl(
         cached = [k for k in conn.scan_iter(match="lookup_pandas:*:cache:*")]
         assert len(cached) == 1  # the answer; not the 500
         assert 0 < conn.ttl(cached[0]) <= 120 + 3600  # expire_after + requests-cache's offset
+
+
+def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
+    fake_service, redis_url, redis_server
+):
+    svc = fake_service
+    with make_client(svc, cache=redis_url, expire_after=60) as client:
+        client.profile("ada")
+    week = 7 * 86400
+    with make_client(svc, cache=redis_url, expire_after=week) as client:
+        cache = client._parts.cache
+        (key,) = client.profile_keys(["ada"]).values()
+        name = f"{key_prefix(namespace(svc.api_key, svc.base_url))}:cache:{key}"
+        stored = cache.stored_answer(PROFILE, {"handle": "ada"})
+        assert stored is not None and stored[0] is not None
+        with redis_server.client() as conn:
+            assert conn.ttl(name) <= 60 + 3600
+            assert cache.renew(PROFILE, {"handle": "ada"})
+            assert week < conn.ttl(name) <= week + 3600  # the entry's TTL follows its expiry
+            kept = json.loads(conn.get(name))
+        assert cache.stored_answer(PROFILE, {"handle": "ada"})[1:] == (stored[1], False)
+        assert kept["created_at"] == stored[1].isoformat()
+        assert cache.renew(PROFILE, {"handle": "nobody"}) is False
+    assert svc.count(PROFILE) == 1  # renewing sends nothing
+
+
+def test_machines_asking_for_answers_stored_since_a_time_buy_each_once(fake_service, redis_url):
+    """fresh_after on Redis: an older answer is bought anew once between the Clients."""
+    svc = fake_service
+    handles = [f"moved-{i}" for i in range(6)]
+    clients = [make_client(svc, cache=redis_url) for _ in range(2)]
+    try:
+        for h in handles:
+            clients[0].profile(h)
+        since = time.time()
+        start = threading.Barrier(2)
+
+        def ask(client: lp.Client) -> list[bool]:
+            start.wait(timeout=30)
+            return [client.lookup_answer(h, fresh_after=since).from_cache for h in handles]
+
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(ask, clients))
+    finally:
+        for c in clients:
+            c.close()
+    assert {h: svc.billed(PROFILE, handle=h) for h in handles} == dict.fromkeys(handles, 2)
+    assert [a + b for a, b in zip(*results, strict=True)] == [1] * len(handles)
 
 
 # -- a Redis that is not there, or goes away ----------------------------------------------------

@@ -136,6 +136,8 @@ def test_the_pace_and_jobs_stay_the_keys_and_management_reaches_every_keys_jobs(
         assert client.cache_info().jobs == 1  # the old key's, still stored
         forgotten = client.forget(["person-00600"])
         assert forgotten.jobs == 1
+        client._parts.store.mark_checked(list(client.profile_keys(HANDLES[5:8]).values()), 1.0)
+        client._parts.store.mark_acted(["an-event-acted-on"])
         with redis_server.client() as conn:
             stored = everything_in(conn)
         assert client.clear() == 8
@@ -147,9 +149,10 @@ def test_the_pace_and_jobs_stay_the_keys_and_management_reaches_every_keys_jobs(
     assert sorted(k for k in stored if k.endswith(b":pace")) == [
         ns + b":pace" for ns in sorted([old_ns, new_ns])
     ]
-    shared = [k for k in stored if b":claim:" in k or b":cache:" in k]
+    shared = [k for k in stored if b":claim:" in k or b":cache:" in k or b":mark:" in k]
     assert any(b":claim:" in k for k in shared) and any(b":cache:" in k for k in shared)
-    assert all(k.startswith(team + b":") for k in shared)  # answers and claims: the team's
+    assert any(b":mark:checked:" in k for k in shared) and any(b":mark:acted:" in k for k in shared)
+    assert all(k.startswith(team + b":") for k in shared)  # answers, claims, marks: the team's
     for secret in (old.encode(), new.encode()):
         for key, values in stored.items():
             assert secret not in key

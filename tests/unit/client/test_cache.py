@@ -1,15 +1,17 @@
 """Unit tests for lookup_pandas.client.cache: one Client's cache read without sending (is it
-cached, the answer, when it was stored, each handle's key) and what it holds and removes, on a
-SQLite file filled through MockTransport (no server). The admin work itself is tested in
-tests/unit/cache/test_admin.py."""
+cached, the answer, when it was stored, the stored answer expired or not and its renewal, each
+handle's key) and what it holds and removes, on a SQLite file filled through MockTransport (no
+server). The admin work itself is tested in tests/unit/cache/test_admin.py."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 import requests
+from requests_cache.models import response as cached_response
+from requests_cache.policy import expiration
 
 import lookup_pandas as lp
 from lookup_pandas.errors import NotFoundError
@@ -78,6 +80,36 @@ def test_an_answer_says_when_it_was_stored_in_utc_and_not_expired(client):
     assert before.replace(microsecond=0) <= when <= datetime.now(UTC)
 
 
+def test_the_stored_answer_shows_expired_and_renewed_without_sending(
+    client, transport, monkeypatch
+):
+    cache = client._parts.cache
+    assert (
+        cache.stored_answer(PROFILE_PATH, ADA) is None and cache.renew(PROFILE_PATH, ADA) is False
+    )
+    client.profile("ada")
+    client.profile("ghost")
+    first = cache.stored_answer(PROFILE_PATH, ADA)
+    assert first is not None
+    env, bought, expired = first
+    assert env is not None and env.from_cache and env.data["id"] == "prsn_ada"
+    assert bought == client.stored_at(PROFILE_PATH, ADA)[0] and bought.tzinfo is not None
+    assert expired is False
+
+    later = cached_response.utcnow() + timedelta(days=8)  # a week's answers have expired
+    monkeypatch.setattr(cached_response, "utcnow", lambda: later)
+    monkeypatch.setattr(expiration, "utcnow", lambda: later)
+    sent, hits = len(transport.requests), client.stats.cache_hits
+    assert client.cached(PROFILE_PATH, ADA) is None  # online, an expired answer is no hit
+    assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, True)  # but it is stored
+    assert cache.stored_answer(PROFILE_PATH, {"handle": "ghost"})[0] is None  # a not-found
+    assert cache.renew(PROFILE_PATH, ADA) is True
+    assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, False)  # bought when it was
+    assert client.cached(PROFILE_PATH, ADA) is not None
+    assert len(transport.requests) == sent
+    assert client.stats.cache_hits == hits + 1  # the one read through cached(), not the others
+
+
 def test_each_values_key_is_its_answers_name_per_kind(client):
     keys = client.profile_keys(["ada", "grace", "ada"])
     assert list(keys) == ["ada", "grace"] and keys["ada"] != keys["grace"]
@@ -94,6 +126,8 @@ def test_without_a_cache_nothing_is_cached_and_no_value_has_a_key(transport):
         c.profile("ada")
         assert not c.is_cached(PROFILE_PATH, ADA) and c.cached(PROFILE_PATH, ADA) is None
         assert c.stored_at(PROFILE_PATH, ADA) is None
+        assert c._parts.cache.stored_answer(PROFILE_PATH, ADA) is None
+        assert c._parts.cache.renew(PROFILE_PATH, ADA) is False
         assert c.profile_keys(["ada"]) == {}
         assert c.cache_info().entries == 0 and c.clear() == 0
 

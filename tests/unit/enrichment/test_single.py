@@ -6,6 +6,7 @@ read first."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -90,6 +91,16 @@ def test_a_refresh_buys_the_answer_again(client, transport):
     stop = threading.Event()
     fetch_one(client, "ada", False, stop)
     assert fetch_one(client, "ada", True, stop) == (Outcome(OK, RECORDS["ada"]), False)
+    assert len(sent(transport)) == 2
+
+
+def test_an_answer_stored_before_fresh_after_is_bought_anew_then_counts(client, transport):
+    stop = threading.Event()
+    fetch_one(client, "ada", False, stop)
+    since = time.time()
+    bought = fetch_one(client, "ada", False, stop, fresh_after=since)
+    assert bought == (Outcome(OK, RECORDS["ada"]), False) and len(sent(transport)) == 2
+    assert fetch_one(client, "ada", False, stop, fresh_after=since) == (bought[0], True)
     assert len(sent(transport)) == 2
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -29,6 +30,7 @@ from lookup_pandas.http.decisions import (
     SendActions,
     Situation,
     Slowdown,
+    fresh_enough,
     next_step,
     not_the_service,
     proves_contact,
@@ -199,6 +201,8 @@ ACTIONS_TABLE = [
      ("skip", False, True, False, True)),
     ("refresh: bought again, stored anew", replace(PROFILE, refresh=True), ONLINE, True,
      ("skip", False, True, True, True)),
+    ("only an answer stored since a time: read once, claim a miss",
+     replace(PROFILE, fresh_after=1.0), ONLINE, True, ("once", True, True, True, True)),
     ("a miss the caller just read: claimed, not read", replace(PROFILE, known_miss=True),
      ONLINE, True, ("skip", True, True, True, True)),
     ("a claim the caller holds: read once, not claimed", replace(PROFILE, held=MINE), ONLINE,
@@ -236,6 +240,61 @@ def test_what_one_call_does(call, settings, cache_on, expected):
 def test_a_refresh_offline_is_refused_before_anything_is_read():
     actions = SendActions.from_call(replace(PROFILE, refresh=True), OFFLINE, cache_on=True)
     assert isinstance(actions.error, UsageError) and "needs the network" in actions.error.message
+
+
+FRESH = replace(PROFILE, fresh_after=1_700_000_000.0)
+
+
+def test_a_call_asking_for_an_answer_stored_since_a_time_carries_it_to_its_lookups():
+    actions = SendActions.from_call(FRESH, ONLINE, cache_on=True)
+    assert actions.fresh_after == 1_700_000_000.0 and actions.claim and actions.read == "once"
+    held_call = replace(FRESH, held=RECHECK, known_miss=True)
+    held = SendActions.from_call(held_call, ONLINE, cache_on=True)
+    assert (held.read, held.claim, held.fresh_after) == ("afresh", False, 1_700_000_000.0)
+    assert SendActions.from_call(PROFILE, ONLINE, cache_on=True).fresh_after is None
+
+
+@pytest.mark.parametrize(
+    ("call", "cache_on"),
+    [(replace(FRESH, refresh=True), True), (FRESH, False)],
+    ids=["a refresh buys anyway, unclaimed", "no cache: nothing stored to judge"],
+)
+def test_fresh_after_means_nothing_where_nothing_is_read(call, cache_on):
+    actions = SendActions.from_call(call, ONLINE, cache_on=cache_on)
+    assert actions.fresh_after is None and actions.read == "skip" and not actions.claim
+
+
+def test_fresh_after_offline_is_refused_before_anything_is_read():
+    actions = SendActions.from_call(FRESH, OFFLINE, cache_on=True)
+    assert isinstance(actions.error, UsageError) and "needs the network" in actions.error.message
+    assert "fresh_after" in actions.error.message
+
+
+BOUGHT = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+# (case, stored at, fresh after) -> counts
+FRESH_TABLE = [
+    ("the call asks nothing", BOUGHT, None, True),
+    ("stored at that very time", BOUGHT, BOUGHT.timestamp(), True),
+    ("stored after it", BOUGHT, BOUGHT.timestamp() - 3600, True),
+    ("stored a moment before it", BOUGHT, BOUGHT.timestamp() + 0.001, False),
+    ("a naive time is UTC", BOUGHT.replace(tzinfo=None), BOUGHT.timestamp(), True),
+    ("a naive time before it", BOUGHT.replace(tzinfo=None) - timedelta(seconds=1),
+     BOUGHT.timestamp(), False),
+    ("another zone, same instant", BOUGHT.astimezone(datetime.now().astimezone().tzinfo),
+     BOUGHT.timestamp(), True),
+    ("no time stored", None, 0.0, False),
+    ("no time stored, nothing asked", None, None, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("stored_at", "fresh_after", "counts"),
+    [case[1:] for case in FRESH_TABLE],
+    ids=[case[0] for case in FRESH_TABLE],
+)
+def test_which_stored_answer_counts(stored_at, fresh_after, counts):
+    assert fresh_enough(stored_at, fresh_after) is counts
 
 
 # -- first contact: only a success, or a billed not-found ---------------------------------------

@@ -1,13 +1,19 @@
-"""Unit tests for lookup_pandas.http.sending: a call whose claim its caller holds (enrichment's
-claim window), through MockTransport, no server."""
+"""Unit tests for lookup_pandas.http.sending, through MockTransport, no server: a call whose claim
+its caller holds (enrichment's claim window); a call that counts only an answer stored since a
+time (``fresh_after``); the Wire's stored answer, expired or not, and its renewal."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from datetime import timedelta
 
 import pytest
+from requests_cache.models import response as cached_response
+from requests_cache.policy import expiration
 
 import lookup_pandas as lp
+from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -106,3 +112,123 @@ def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
     cached_client.profile_keys(["linus"])
     cached_client.profile_answer("linus", held=MINE)
     assert prepared.count("linus") == 2
+
+
+# -- fresh_after: only an answer stored since a time counts ---------------------------------------
+
+
+def sent(client: lp.Client, handle: str) -> int:
+    """Lookups of ``handle`` the transport answered."""
+    return client.session.get_adapter(BASE).count(f"/people/profile?handle={handle}")
+
+
+def test_an_answer_stored_before_fresh_after_is_bought_anew_once_then_read(cached_client):
+    counted = cached_client.counted
+    cached_client.profile_answer("ada")
+    since = time.time()
+    counted.clear()
+    env = cached_client.lookup_answer("ada", fresh_after=since)
+    assert not env.from_cache and sent(cached_client, "ada") == 2  # the older one: bought anew
+    assert (counted["claim_many"], counted["release_many"]) == (1, 1)  # claimed, as a miss is
+    again = cached_client.lookup_answer("ada", fresh_after=since)
+    assert again.from_cache and sent(cached_client, "ada") == 2  # stored since: it counts
+    assert cached_client.profile_answer("ada").from_cache  # and for every other call
+
+
+def test_an_answer_bought_since_by_another_client_counts(cached_client, tmp_path):
+    cached_client.profile_answer("ada")
+    since = time.time()
+    with lp.Client(
+        api_key="lk_test_unit",
+        base_url=BASE,
+        transport=MockTransport(_profiles),
+        cache=tmp_path / "c.sqlite",
+    ) as other:
+        other.profile_answer("ada", refresh=True)  # bought again, by another process
+    env = cached_client.lookup_answer("ada", fresh_after=since)
+    assert env.from_cache and sent(cached_client, "ada") == 1
+
+
+def test_a_claim_let_go_of_lately_with_only_an_older_answer_is_bought_after_a_few_looks(
+    cached_client,
+):
+    cached_client.profile_answer("ada")
+    counted = cached_client.counted
+    counted.clear()
+    since = time.time()
+    env = cached_client.lookup_answer("ada", held=RECHECK, known_miss=True, fresh_after=since)
+    assert not env.from_cache and counted == {"cached": 5}  # the older answer never counted
+    assert sent(cached_client, "ada") == 2
+
+
+def test_fresh_after_offline_sends_nothing_and_says_why(tmp_path):
+    transport = MockTransport(_profiles)
+    with (
+        lp.Client(
+            api_key="lk_test_unit",
+            base_url=BASE,
+            transport=transport,
+            cache=tmp_path / "c.sqlite",
+            offline=True,
+        ) as client,
+        pytest.raises(lp.UsageError, match="fresh_after"),
+    ):
+        client.lookup_answer("ada", fresh_after=time.time())
+    assert transport.requests == []
+
+
+# -- the Wire: the stored answer, expired or not, and its renewal ----------------------------------
+
+
+@pytest.fixture
+def eight_days_on(monkeypatch):
+    """Move requests-cache's clock eight days on, when called: a week's answers have expired."""
+
+    def move():
+        moved = cached_response.utcnow() + timedelta(days=8)
+        monkeypatch.setattr(cached_response, "utcnow", lambda: moved)
+        monkeypatch.setattr(expiration, "utcnow", lambda: moved)
+        return moved
+
+    return move
+
+
+def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eight_days_on):
+    wire = cached_client._parts.wire
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    assert wire.stored(PROFILE_PATH, prepared) is None
+    cached_client.profile_answer("ada")
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    fresh = wire.stored(PROFILE_PATH, prepared)
+    assert fresh is not None and not fresh.is_expired
+    eight_days_on()
+    assert wire.cached(PROFILE_PATH, prepared) is None  # a lookup misses it
+    stored = wire.stored(PROFILE_PATH, prepared)
+    assert stored is not None and stored.is_expired and stored.status_code == 200
+    assert not cached_client.settings.offline
+
+
+def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, eight_days_on):
+    wire = cached_client._parts.wire
+    cached_client.profile_answer("ada")
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    later = eight_days_on()
+    before = wire.stored(PROFILE_PATH, prepared)
+    assert before is not None and before.is_expired
+    assert wire.renew(PROFILE_PATH, prepared)
+    after = wire.stored(PROFILE_PATH, prepared)
+    assert after is not None and not after.is_expired
+    assert after.created_at == before.created_at  # still says when it was bought
+    assert after.expires == later + cached_client.settings.expire_after
+    assert after.content == before.content
+    assert wire.cached(PROFILE_PATH, prepared) is not None  # a lookup finds it again
+    assert sent(cached_client, "ada") == 1  # nothing sent
+
+
+def test_renewing_nothing_stored_is_false(cached_client):
+    wire = cached_client._parts.wire
+    prepared = wire.prepare(PROFILE_PATH, {"handle": "nobody"})
+    assert wire.renew(PROFILE_PATH, prepared) is False
+    assert wire.stored(PROFILE_PATH, prepared) is None
+    tier = wire.prepare(TIER_PATH, None)
+    assert wire.renew(TIER_PATH, tier) is False  # the panel is never stored

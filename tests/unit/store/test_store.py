@@ -1,9 +1,11 @@
 """Unit tests for lookup_pandas.store: namespaces (a key's, a team's), the store's path, and the
 job stores.
 
-MemoryStore and LocalStore (a SQLite file under tmp_path) pass the same contract tests;
-LocalStore also: no file until the first job, namespaces kept apart, a later process (a
-second object) sees the jobs, and the API key never reaches the file.
+MemoryStore and LocalStore (a SQLite file under tmp_path) pass the same contract tests, for
+the jobs and for the refresh's marks (answers checked, job changes acted on: kept 366 days,
+never moved back, cleared with the jobs); LocalStore also: no file until the first job,
+namespaces kept apart, a later process (a second object) sees the jobs and the marks, and the
+API key never reaches the file.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import (
+    MARKS_KEPT_SECONDS,
     MemoryStore,
     StoredJob,
     answers_namespace,
@@ -308,10 +311,13 @@ def test_local_file_never_holds_the_api_key(tmp_path):
     store.remember(UNUSUAL)
     store.drop_job("job_a")
     store.remember(JOB_B)
+    store.mark_checked(["answer-key-of-ada"], 1_700_000_000.0)
+    store.mark_acted(["event-key-of-ada-joined"])
     files = [p for p in (path, Path(f"{path}-wal")) if p.exists()]
     data = b"".join(p.read_bytes() for p in files)
     assert NS.encode() in data  # what is stored is the namespace, and we read it
     assert b"linus" in data
+    assert b"answer-key-of-ada" in data and b"event-key-of-ada-joined" in data  # the marks
     assert KEY.encode() not in data
     assert KEY[8:24].encode() not in data
     assert URL.encode() not in data
@@ -438,3 +444,150 @@ def test_local_store_erasure_leaves_no_old_text_in_the_file(tmp_path, secure):
     assert (secret.encode() in path.read_bytes()) is not secure
     assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 0  # set back
     store.close()
+
+
+# -- marks: answers checked, job changes acted on (both stores) ---------------------------------
+
+
+class Clock:
+    """Seconds since the epoch that move only when the test moves them."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(params=["memory", "local"])
+def marked(request, tmp_path, clock):
+    """A store on the fake clock: in memory, or a SQLite file."""
+    if request.param == "memory":
+        yield MemoryStore(clock=clock)
+        return
+    store = LocalStore(tmp_path / "leads.store.sqlite", NS, clock=clock)
+    yield store
+    store.close()
+
+
+def test_no_answer_is_checked_and_no_change_acted_on_at_first(marked):
+    assert marked.checked_at(["k1", "k2"]) == {}
+    assert marked.acted_changes(["e1"]) == set()
+    assert marked.checked_at([]) == {} and marked.acted_changes([]) == set()
+
+
+def test_checked_marks_are_read_back_by_key(marked):
+    marked.mark_checked(["k1", "k2", "k1"], 1_700_000_100.5)
+    assert marked.checked_at(["k1", "k2", "k3"]) == {"k1": 1_700_000_100.5, "k2": 1_700_000_100.5}
+    assert marked.checked_at(["k2"]) == {"k2": 1_700_000_100.5}
+
+
+def test_a_checked_mark_moves_forward_never_back(marked):
+    marked.mark_checked(["k1"], 200.0)
+    marked.mark_checked(["k1"], 300.0)
+    assert marked.checked_at(["k1"]) == {"k1": 300.0}
+    marked.mark_checked(["k1", "k2"], 250.0)  # an older check, written late by another process
+    assert marked.checked_at(["k1", "k2"]) == {"k1": 300.0, "k2": 250.0}
+
+
+def test_acted_changes_are_those_marked(marked):
+    marked.mark_acted(["e1", "e2"])
+    marked.mark_acted(["e2"])  # twice is once
+    assert marked.acted_changes(["e1", "e2", "e3"]) == {"e1", "e2"}
+    assert marked.checked_at(["e1"]) == {}  # the two kinds of mark are apart
+    marked.mark_checked(["k1"], 1.0)
+    assert marked.acted_changes(["k1"]) == set()
+
+
+def test_marks_are_kept_366_days_from_when_they_were_written(marked, clock):
+    assert MARKS_KEPT_SECONDS == 366 * 86400
+    marked.mark_checked(["k1"], clock.now - 5 * 86400)  # a check of five days ago, marked now
+    marked.mark_acted(["e1"])
+    clock.now += MARKS_KEPT_SECONDS - 1
+    assert marked.checked_at(["k1"]) == {"k1": 1_700_000_000.0 - 5 * 86400}
+    assert marked.acted_changes(["e1"]) == {"e1"}
+    marked.mark_acted(["e2"])  # written later: kept 366 days from now
+    clock.now += 2
+    assert marked.checked_at(["k1"]) == {} and marked.acted_changes(["e1", "e2"]) == {"e2"}
+
+
+def test_marking_again_keeps_a_mark_another_366_days(marked, clock):
+    marked.mark_checked(["k1"], clock.now)
+    marked.mark_acted(["e1"])
+    clock.now += 300 * 86400
+    marked.mark_checked(["k1"], 5.0)  # older than the mark: the mark stays, and is kept longer
+    marked.mark_acted(["e1"])
+    clock.now += 300 * 86400
+    assert marked.checked_at(["k1"]) == {"k1": 1_700_000_000.0}
+    assert marked.acted_changes(["e1"]) == {"e1"}
+
+
+def test_clearing_the_jobs_clears_the_marks(marked):
+    marked.remember(JOB_A)
+    marked.mark_checked(["k1"], 1.0)
+    marked.mark_acted(["e1"])
+    assert marked.clear_jobs() == 1
+    assert marked.checked_at(["k1"]) == {} and marked.acted_changes(["e1"]) == set()
+
+
+def test_many_keys_are_read_in_one_call(marked):
+    keys = [f"k{i}" for i in range(1_234)]  # more than one SQLite query holds
+    marked.mark_checked(keys[::2], 7.0)
+    marked.mark_acted(keys[1::2])
+    assert marked.checked_at(keys) == dict.fromkeys(keys[::2], 7.0)
+    assert marked.acted_changes(keys) == set(keys[1::2])
+
+
+# -- marks: LocalStore ---------------------------------------------------------------------------
+
+
+def test_local_marks_are_shared_by_store_objects_on_one_file_per_namespace(tmp_path):
+    path = tmp_path / "leads.store.sqlite"
+    first, later, other = LocalStore(path, NS), LocalStore(path, NS), LocalStore(path, "other")
+    first.mark_checked(["k1"], 10.0)
+    first.mark_acted(["e1"])
+    assert later.checked_at(["k1"]) == {"k1": 10.0} and later.acted_changes(["e1"]) == {"e1"}
+    assert other.checked_at(["k1"]) == {} and other.acted_changes(["e1"]) == set()
+    for store in (first, later, other):
+        store.close()
+
+
+def test_local_marks_read_on_a_missing_file_create_nothing(tmp_path):
+    path = tmp_path / "none.store.sqlite"
+    store = LocalStore(path, NS)
+    assert store.checked_at(["k1"]) == {} and store.acted_changes(["e1"]) == set()
+    store.mark_checked([], 1.0)
+    store.mark_acted([])
+    assert not path.exists()
+
+
+def test_local_marks_past_keeping_are_deleted_when_marks_are_written(tmp_path, clock):
+    path = tmp_path / "leads.store.sqlite"
+    store = LocalStore(path, NS, clock=clock)
+    store.mark_checked(["k1", "k2"], 1.0)
+    store.mark_acted(["e1"])
+    clock.now += MARKS_KEPT_SECONDS + 1
+    store.mark_acted(["e2"])
+
+    def rows() -> list[str]:
+        with sqlite3.connect(path) as conn:
+            return sorted(k for (k,) in conn.execute("SELECT key FROM marks").fetchall())
+
+    assert rows() == ["e2"]
+    store.close()
+
+
+def test_local_clear_jobs_clears_marks_per_namespace_or_all(stores):
+    mine, other, _ = stores
+    mine.mark_checked(["k1"], 1.0)
+    other.mark_checked(["k1"], 2.0)
+    other.mark_acted(["e1"])
+    mine.clear_jobs()
+    assert mine.checked_at(["k1"]) == {} and other.checked_at(["k1"]) == {"k1": 2.0}
+    mine.clear_jobs(every_namespace=True)
+    assert other.checked_at(["k1"]) == {} and other.acted_changes(["e1"]) == set()
