@@ -22,7 +22,7 @@ from ..identifiers.kinds import PEOPLE, Kind
 from ..service.credits import RouteCosts
 from ..store import StoredJob
 from .batch_plan import METHODS, use_batch
-from .results import Errors, Method, Outcome
+from .results import Errors, Method, Outcome, Refresh
 
 __all__ = [
     "ASSUMED_PAGE",
@@ -58,7 +58,9 @@ class Options:
     'auto'
     """
 
-    refresh: bool = False
+    #: ``True`` buys every answer anew; ``"changed"`` only the people the job-change feed says
+    #: moved (:mod:`lookup_pandas.enrichment.refresh_run`).
+    refresh: Refresh = False
     max_calls: int | None = None
     errors: Errors = "coerce"
     method: Method = "auto"
@@ -92,6 +94,9 @@ class Plan:
     #: Offline: the values the cache does not hold (``lookup_status="not_cached"``).
     not_cached: tuple[str, ...] = ()
     offline: bool = False
+    #: With ``refresh="changed"``: a stored answer counts only if stored after this time
+    #: (seconds since the epoch), so the movers in ``to_fetch`` are bought anew, once.
+    fresh_after: float | None = None
 
     @property
     def check_key(self) -> bool:
@@ -115,12 +120,20 @@ class Plan:
 
 
 def check_offline(options: Options) -> None:
-    """Refuse, offline, what needs the network: ``refresh=True``.
+    """Refuse, offline, what needs the network: ``refresh=True`` or ``"changed"``.
 
     >>> check_offline(Options(refresh=True))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     lookup_pandas.errors.UsageError: refresh=True buys every answer again: ...
+    >>> check_offline(Options(refresh="changed"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: refresh="changed" reads the job-change feed: ...
     """
+    if options.refresh == "changed":
+        raise UsageError(
+            'refresh="changed" reads the job-change feed: it needs the network, not offline. '
+            "Nothing was sent."
+        )
     if options.refresh:
         raise UsageError("refresh=True buys every answer again: it needs the network, not offline.")
 
@@ -166,9 +179,9 @@ def plan(
     lookup_pandas.errors.BudgetExceededError: This enrichment needs 2 billable calls ...
     """
     jobs = tuple(stored_batch_jobs_holding(stored, distinct))
-    resume = bool(jobs) and not options.refresh
+    resume = bool(jobs) and options.refresh is False
     method = options.method
-    if options.refresh:
+    if options.refresh is True:
         check_budget(len(distinct), 0, len(distinct), options.max_calls, nouns)  # all billed
         return Plan(
             to_fetch=tuple(distinct),
@@ -303,14 +316,25 @@ def check_method(method: str) -> None:
         raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
 
 
-def check_options(errors: str, max_calls: int | None, max_credits: float | None = None) -> None:
-    """Raise UsageError for an ``errors``, ``max_calls`` or ``max_credits`` a job cannot take.
+def check_options(
+    errors: str,
+    max_calls: int | None,
+    max_credits: float | None = None,
+    refresh: object = False,
+) -> None:
+    """Raise UsageError for an ``errors``, ``max_calls``, ``max_credits`` or ``refresh`` a job
+    cannot take.
 
-    >>> check_options("raise", 10, max_credits=2.5)
+    >>> check_options("raise", 10, max_credits=2.5, refresh="changed")
     >>> check_options("coerce", None, max_credits=-5)
     Traceback (most recent call last):
     lookup_pandas.errors.UsageError: max_credits must be a number >= 0 or None, not -5
+    >>> check_options("coerce", None, refresh="moved")
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: refresh must be False, True or "changed", not 'moved'
     """
+    if not (isinstance(refresh, bool) or refresh == "changed"):
+        raise UsageError(f'refresh must be False, True or "changed", not {refresh!r}')
     if errors not in ("coerce", "raise"):
         raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
     if max_calls is not None and (

@@ -109,7 +109,7 @@ def run(
     with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
         state = EnrichmentRun(
             client,
-            refresh=options.refresh,
+            refresh=options.refresh is True,
             errors=options.errors,
             bar=bar,
             before=before,
@@ -117,6 +117,7 @@ def run(
             kind=kind,
             sources={} if options.provenance else None,
             cancel=cancel,
+            fresh_after=plan.fresh_after,
         )
         if watch is not None:
             watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
@@ -154,7 +155,7 @@ def _batch_run(
         plan.to_fetch,
         submit=plan.batch,
         stored=plan.stored_batch_jobs,
-        resume=not options.refresh,
+        resume=options.refresh is False,
         kind=kind,
         cancel=cancel,
     )
@@ -233,6 +234,8 @@ class EnrichmentRun:
     sources: dict[str, Source] | None = None
     #: A background job's cancel event: once set, the run stops as on Ctrl-C.
     cancel: threading.Event | None = None
+    #: After ``refresh="changed"``: a stored answer counts only if stored after this time.
+    fresh_after: float | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -462,11 +465,26 @@ class EnrichmentRun:
     ) -> tuple[Outcome, bool] | None:
         """:func:`fetch_one` in a pool thread, telling ``window`` when a held claim is done."""
         if held is None or window is None:
-            return fetch_one(self.client, handle, self.refresh, stop, missed_at, kind=self.kind)
+            return fetch_one(
+                self.client,
+                handle,
+                self.refresh,
+                stop,
+                missed_at,
+                kind=self.kind,
+                fresh_after=self.fresh_after,
+            )
         result = None
         try:
             result = fetch_one(
-                self.client, handle, self.refresh, stop, missed_at, held[1], kind=self.kind
+                self.client,
+                handle,
+                self.refresh,
+                stop,
+                missed_at,
+                held[1],
+                kind=self.kind,
+                fresh_after=self.fresh_after,
             )
             return result
         finally:

@@ -34,6 +34,7 @@ from pandas.api.extensions import take
 from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import kept_costs, kept_ladder, unless_failing
+from ..errors import UsageError
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
@@ -55,6 +56,7 @@ from .plan import (
     stored_batch_jobs_holding,
 )
 from .provenance import provenance_frame
+from .refresh_run import RefreshPlan, after_run, check_changes
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -177,8 +179,13 @@ def lookup_values(
             :mod:`lookup_pandas.csv_chunks` does).
     """
     options = Options() if options is None else options
-    check_options(options.errors, options.max_calls, options.max_credits)
+    check_options(options.errors, options.max_calls, options.max_credits, options.refresh)
     check_method(options.method)
+    if options.refresh == "changed" and kind is not PEOPLE:
+        raise UsageError(
+            "refresh=\"changed\" reads people's job changes: it is for people. A company's "
+            "answer is kept (refresh=False) or bought anew (refresh=True)."
+        )
     if options.method == "batch" and client.batch_supported_for(kind) is False:
         raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
@@ -191,7 +198,8 @@ def lookup_values(
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
     missed_at = time.monotonic()  # the cache, if read ahead, held none of plan.to_fetch
-    the_plan = _plan(distinct, client, options, kind, sink)
+    changes = _changes(distinct, client, options)
+    the_plan = _plan(distinct, client, options, kind, sink, changes)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used. On the fast path, each call's own cache hit checks it.
@@ -212,7 +220,13 @@ def lookup_values(
         _summarise_stop(exc, mapped, started)
         raise
     result = _result(mapped, state, kept, kind, seconds=time.perf_counter() - started)
-    return result if state.sources is None else _with_provenance(result, state, client, kind)
+    if changes is not None:
+        after_run(client, changes, state.outcomes)
+        summary = dataclasses.replace(result.summary, refresh=changes.counts)
+        result = dataclasses.replace(result, summary=summary)
+    if state.sources is None:
+        return result
+    return _with_provenance(result, state, client, kind, changes)
 
 
 def _summarise_stop(exc: BaseException, mapped: Mapped, started: float) -> None:
@@ -223,25 +237,57 @@ def _summarise_stop(exc: BaseException, mapped: Mapped, started: float) -> None:
         exc.summary = _partial_summary(mapped, stopped, seconds=seconds)  # type: ignore[attr-defined]
 
 
-def _with_provenance(result: Lookup, state: EnrichmentRun, client: Client, kind: Kind) -> Lookup:
-    """``result`` with each row's source and time (``provenance=True``)."""
+def _with_provenance(
+    result: Lookup,
+    state: EnrichmentRun,
+    client: Client,
+    kind: Kind,
+    changes: RefreshPlan | None = None,
+) -> Lookup:
+    """``result`` with each row's source and time (``provenance=True``).
+
+    After ``refresh="changed"``, the kept answers' source is ``checked``, with the time the
+    feed confirmed them (``lookup_checked_at``).
+    """
     assert state.sources is not None
     path = kind.endpoint.path
+    sources, checked = dict(state.sources), None
+    if changes is not None:
+        when = changes.checked_at
+        checked = {v: when for v in changes.kept}
+        sources.update({v: ("checked", None) for v in changes.kept if v in sources})
     where = provenance_frame(
         result.handles,
         result.status,
-        state.sources,
+        sources,
         lambda h: client.stored_at(path, kind.params(h)),
+        checked=checked,
     )
     return dataclasses.replace(result, provenance=where)
 
 
+def _changes(distinct: list[str], client: Client, options: Options) -> RefreshPlan | None:
+    """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
+    if options.refresh != "changed" or client.settings.offline:
+        return None  # offline, the plan refuses it (check_offline)
+    return check_changes(
+        distinct, client, max_credits=options.max_credits, max_calls=options.max_calls
+    )
+
+
 def _plan(
-    distinct: list[str], client: Client, options: Options, kind: Kind, sink: OnRecord | None
+    distinct: list[str],
+    client: Client,
+    options: Options,
+    kind: Kind,
+    sink: OnRecord | None,
+    changes: RefreshPlan | None = None,
 ) -> Plan:
     """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`), or offline the cache's.
 
-    Offline, what the cache does not hold is ``not_cached``: nothing is sent or paid.
+    Offline, what the cache does not hold is ``not_cached``: nothing is sent or paid. After
+    ``refresh="changed"`` read the feed (``changes``), the kept answers are read ahead, and the
+    rest is bought: the movers anew, once (``fresh_after``).
     """
 
     def cached(h: str) -> Outcome | None:
@@ -250,10 +296,21 @@ def _plan(
     if client.settings.offline:
         check_offline(options)
         return offline_plan(distinct, cached=cached)
+    stored = jobs_tagged(client._parts.store.jobs(), kind.tag)
+    if changes is not None:
+        to_fetch = changes.rebuy + changes.uncached
+        return Plan(
+            cached={v: handed(sink, v, o) for v, o in changes.kept.items()},
+            to_fetch=to_fetch,
+            batch=use_batch(options.method, len(to_fetch), client.batch_supported_for(kind)),
+            stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),
+            read_ahead=True,
+            fresh_after=changes.fresh_after,
+        )
     return plan(
         distinct,
         cached=cached,
-        stored=jobs_tagged(client._parts.store.jobs(), kind.tag),
+        stored=stored,
         options=options,
         batch_supported=client.batch_supported_for(kind),
         balance_seen=client.credits_balance is not None,

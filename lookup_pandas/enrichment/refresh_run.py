@@ -1,0 +1,282 @@
+"""``refresh="changed"``: check the cached answers through the job-change feed, before the run.
+
+:func:`check_changes` reads each cached answer (expired or not), groups the organisations of
+the checkable ones into feed queries (:mod:`lookup_pandas.enrichment.refresh_plan`), reads
+each group's first page and decides from it, and returns what the run keeps and what it buys
+anew. :func:`after_run` marks the kept answers checked (and keeps them another
+``expire_after``) and the movers' events acted on, in the shared store.
+
+Example: ``lp.get_profiles(["ada", "grace"], refresh="changed").attrs`` holds the summary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..client.client import Client
+from ..client.credits import kept_costs
+from ..client.pagination import PagePlan
+from ..display.facts import RefreshCounts
+from ..identifiers.kinds import PEOPLE
+from ..service.endpoints import JOB_CHANGES_PATH
+from ..service.job_changes import JobChange, read_event
+from .plan import check_budget, check_credits
+from .refresh_plan import (
+    FEED_PAGE,
+    CheckedAnswer,
+    FeedRate,
+    Group,
+    checked_answer,
+    decide,
+    first_groups,
+    movers,
+    organizations,
+    regroup,
+)
+from .results import NOT_FOUND, OK, Outcome
+
+__all__ = ["RefreshPlan", "after_run", "check_changes", "most_and_least"]
+
+
+@dataclass
+class RefreshPlan:
+    """What the run keeps and buys anew after the feed was read.
+
+    ``fresh_after``: an answer stored after this time (epoch seconds) counts as new (another
+    process bought it meanwhile).
+    """
+
+    kept: dict[str, Outcome] = field(default_factory=dict)
+    rebuy: tuple[str, ...] = ()
+    uncached: tuple[str, ...] = ()
+    counts: RefreshCounts = field(default_factory=RefreshCounts)
+    fresh_after: float = 0.0
+    checked_at: dt.datetime | None = None
+    #: Each mover's events, marked acted on once it is bought anew.
+    events: dict[str, set[str]] = field(default_factory=dict)
+    #: Each value's cache key (answers kept are marked checked by it).
+    keys: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Cached:
+    """What the cache holds for the values: their answers to check, and the rest."""
+
+    answers: dict[str, CheckedAnswer]
+    records: dict[str, dict[str, Any]]
+    uncheckable: tuple[str, ...]
+    uncached: tuple[str, ...]
+    keys: dict[str, str]
+
+
+def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _Cached:
+    """Each value's stored answer (expired too) and when it was bought or last checked."""
+    path, cache = PEOPLE.endpoint.path, client._parts.cache
+    keys = client.profile_keys(distinct)
+    checked = client._parts.store.checked_at(list(keys.values())) if keys else {}
+    cost = _profile_cost(client)
+    answers: dict[str, CheckedAnswer] = {}
+    records: dict[str, dict[str, Any]] = {}
+    uncheckable: list[str] = []
+    uncached: list[str] = []
+    for value in distinct:
+        stored = cache.stored_answer(path, PEOPLE.params(value))
+        if stored is None:
+            uncached.append(value)
+            continue
+        env, bought, _ = stored
+        since = bought
+        mark = checked.get(keys.get(value, ""))
+        if mark is not None:
+            since = max(since, dt.datetime.fromtimestamp(mark, dt.UTC))
+        record = env.data if env is not None and isinstance(env.data, dict) else None
+        answer = checked_answer(value, record, since=since, cost=cost, now=now)
+        if answer is None or record is None:
+            uncheckable.append(value)
+        else:
+            answers[value], records[value] = answer, record
+    return _Cached(answers, records, tuple(uncheckable), tuple(uncached), keys)
+
+
+def _profile_cost(client: Client) -> float:
+    """A profile's credits at the route costs the Client has read (else 1)."""
+    costs = kept_costs(client)
+    return costs.cost_of(PEOPLE.endpoint.path) if costs is not None else 1.0
+
+
+def _page_cost(client: Client) -> float:
+    """A feed page's credits at the route costs the Client has read (else 1)."""
+    costs = kept_costs(client)
+    return costs.cost_of(JOB_CHANGES_PATH) if costs is not None else 1.0
+
+
+def most_and_least(
+    answers: Mapping[str, CheckedAnswer], others: int, groups: int, *, cost: float, page: float
+) -> tuple[float, float]:
+    """The most and the least a refresh costs, in credits.
+
+    The most buys every checked answer anew, plus a page per group. The least reads a page
+    per group and finds no mover. Both buy the ``others`` (not checkable, or not cached).
+
+    >>> import datetime as dt
+    >>> now = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
+    >>> a = CheckedAnswer("ada", "prsn_1", "ada", ("org_1",), now, 1, 1.0)
+    >>> most_and_least({"ada": a}, 2, 1, cost=1.0, page=1.0)
+    (4.0, 3.0)
+    """
+    bought = others * cost
+    return sum(a.cost for a in answers.values()) + groups * page + bought, groups * page + bought
+
+
+def check_changes(
+    distinct: Sequence[str],
+    client: Client,
+    *,
+    max_credits: float | None = None,
+    max_calls: int | None = None,
+) -> RefreshPlan:
+    """Read the feed for the cached answers of ``distinct``; the plan of what to keep and buy.
+
+    Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
+    (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
+    (each checked answer bought anew, plus a page per group).
+    """
+    now = dt.datetime.now(dt.UTC)
+    cached = _read_cache(client, distinct, now)
+    rate = FeedRate()
+    groups = first_groups(list(cached.answers.values()), rate)
+    others = len(cached.uncheckable) + len(cached.uncached)
+    cost, page = _profile_cost(client), _page_cost(client)
+    most, _ = most_and_least(cached.answers, others, len(groups), cost=cost, page=page)
+    calls = len(cached.answers) + len(groups) + others
+    check_budget(calls, 0, len(distinct), max_calls, PEOPLE.nouns)  # the most it can call
+    check_credits(most, calls, max_credits)  # the most it can spend
+    reader = _FeedReader(client, cached.answers, now, page)
+    reader.read_all(rate)
+    return reader.plan(cached, now)
+
+
+class _FeedReader:
+    """Reads groups' feeds, deciding from each first page; collects movers and busy answers."""
+
+    def __init__(
+        self,
+        client: Client,
+        answers: Mapping[str, CheckedAnswer],
+        now: dt.datetime,
+        page_cost: float,
+    ) -> None:
+        self.client, self.answers, self.now, self.page_cost = client, answers, now, page_cost
+        self.found: dict[str, set[str]] = {}
+        self.busy: set[str] = set()
+        self.groups = self.pages = 0
+        self.credits_before = client.stats.credits_consumed
+
+    def read_all(self, rate: FeedRate) -> None:
+        """Query the organisations a group at a time, sized at the rate learnt so far, and
+        the groups that splits make, until none is left."""
+        orgs = organizations(list(self.answers.values()))
+        remaining, splits = list(orgs.order), list[Group]()
+        while splits or remaining:
+            if splits:
+                group = splits.pop(0)
+            else:
+                group = regroup(remaining, orgs.window, orgs.by_org, rate)[0]
+                del remaining[: len(group.organizations)]
+            splits[:0] = self._query(group, rate)
+
+    def _query(self, group: Group, rate: FeedRate) -> list[Group]:
+        """Read ``group``'s first page, decide, carry it out; the groups a split makes."""
+        self.groups += 1
+        pages = self._pages(group)
+        events, last = next(pages)
+        moved = self._note(events, group)
+        decision = decide(
+            group, events, last=last, moved=moved, page_cost=self.page_cost, rate=rate
+        )
+        if decision.action == "read":
+            for read, (events, last) in enumerate(pages, 1):
+                self._note(events, group)
+                if last:
+                    break
+                if read >= decision.pages:  # the feed burst past what its first page foretold
+                    self.busy.update(v for v in group.shares if v not in self.found)
+                    break
+        elif decision.action in ("buy", "split"):
+            self.busy.update(decision.buy)
+        pages.close()
+        return list(decision.groups)
+
+    def _pages(self, group: Group) -> Generator[tuple[list[JobChange], bool]]:
+        """``group``'s feed, a page at a time: its events and whether it was the last page."""
+        params = {
+            "organization_ids": ",".join(group.organizations),
+            "days_ago": group.days_ago,
+            "limit": FEED_PAGE,
+        }
+        plan = PagePlan()
+        sent: dict[str, Any] | None = plan.first(params)
+        today = self.now.date()
+        while sent is not None:
+            records, pagination = self.client.page(JOB_CHANGES_PATH, sent, plan, refresh=True)
+            self.pages += 1
+            sent = plan.next(sent, pagination, len(records))
+            events = [read_event(r, today) for r in records if isinstance(r, Mapping)]
+            yield events, sent is None
+
+    def _note(self, events: list[JobChange], group: Group) -> set[str]:
+        """Record the movers among ``events``; the group's answers known to have moved."""
+        in_group = {v: self.answers[v] for v in group.shares}
+        acted = self.client._parts.store.acted_changes([e.key for e in events]) if events else set()
+        for value, keys in movers(events, in_group, acted).items():
+            self.found.setdefault(value, set()).update(keys)
+        return {v for v in in_group if v in self.found}
+
+    def plan(self, cached: _Cached, now: dt.datetime) -> RefreshPlan:
+        """The refresh's plan: the kept answers, and those to buy anew."""
+        moved = set(self.found)
+        busy = self.busy - moved
+        kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
+        billed = self.client.stats.credits_consumed - self.credits_before
+        counts = RefreshCounts(
+            checked=len(cached.answers),
+            unchanged=len(kept),
+            moved=len(moved),
+            busy=len(busy),
+            uncheckable=len(cached.uncheckable),
+            feed_pages=self.pages,
+            feed_credits=billed if billed > 0 else self.pages * self.page_cost,
+        )
+        rebuy = tuple(v for v in cached.answers if v in moved | busy) + cached.uncheckable
+        return RefreshPlan(
+            kept=kept,
+            rebuy=rebuy,
+            uncached=cached.uncached,
+            counts=counts,
+            fresh_after=now.timestamp(),
+            checked_at=now,
+            events={v: self.found[v] for v in moved},
+            keys=cached.keys,
+        )
+
+
+def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]) -> None:
+    """Mark the kept answers checked (kept another ``expire_after``), and the bought movers'
+    events acted on, so a second refresh buys none of them again."""
+    store, cache, path = client._parts.store, client._parts.cache, PEOPLE.endpoint.path
+    kept = [plan.keys[v] for v in plan.kept if v in plan.keys]
+    if kept and plan.checked_at is not None:
+        store.mark_checked(kept, plan.checked_at.timestamp())
+    for value in plan.kept:
+        cache.renew(path, PEOPLE.params(value))
+    bought = [
+        key
+        for value, keys in plan.events.items()
+        if (o := outcomes.get(value)) is not None and o.status in (OK, NOT_FOUND)
+        for key in keys
+    ]
+    if bought:
+        store.mark_acted(bought)
