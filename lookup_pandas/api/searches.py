@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from ..service.endpoints import (
     ALUMNI,
     COMPANY_SEARCH,
@@ -23,11 +25,10 @@ from ..service.endpoints import (
 from .listings import DEFAULT_LIMIT, listing_table
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..client.client import Client
 
 __all__ = [
+    "EVENT_COLUMNS",
     "alumnus_row",
     "institution_alumni",
     "job_changes",
@@ -35,6 +36,22 @@ __all__ = [
     "search_institutions",
     "search_skills",
 ]
+
+
+#: The columns of a job-changes frame without an event: an event's, as a frame of events
+#: flattens them (the person and the organisation that production names, the date as the
+#: emulator names it), never a person record's ``handle``.
+EVENT_COLUMNS = (
+    "id",
+    "event_type",
+    "detected_at",
+    "person.id",
+    "person.handle",
+    "organization.id",
+    "organization.name",
+    "organization.slug",
+    "title",
+)
 
 
 def alumnus_row(record: dict[str, Any]) -> dict[str, Any]:
@@ -191,12 +208,16 @@ def job_changes(
     (:data:`lookup_pandas.service.endpoints.JOB_CHANGES`). ``organization_ids`` is a list or
     comma-separated ``org_`` ids. A slug or company page URL is first looked up once for its id
     (:func:`~lookup_pandas.api.listings.company_query`). Another name is a UsageError, and nothing
-    is sent. ``limit``, ``client`` and ``progress`` are as in :func:`search_companies`.
+    is sent. ``limit``, ``client`` and ``progress`` are as in :func:`search_companies`. With no
+    event the frame is empty, with the columns of :data:`EVENT_COLUMNS`.
     """
-    return listing_table(
+    frame = listing_table(
         JOB_CHANGES,
         {"limit": limit, **filters},
         max_records=max_records,
         client=client,
         progress=progress,
     )
+    if len(frame):
+        return frame
+    return pd.DataFrame({name: pd.Series(dtype="str") for name in EVENT_COLUMNS})

@@ -148,6 +148,7 @@ class ServeOptions:
     batch: bool = True
     batch_resolve_rate: float | None = None
     batch_page_size: int | None = None
+    move_rate: float = 0.0  # people who move to another company each minute
     duration: float | None = None
 
 

@@ -239,6 +239,15 @@ def _add_serve(sub: _Sub) -> None:
         metavar="N",
         help="batch results per poll (default 100)",
     )
+    p.add_argument(
+        "--move-rate",
+        type=rate,
+        default=0.0,
+        metavar="R",
+        help="people of its population who move to another company each minute (default 0): "
+        "their records change and the job-change feed lists their moves, so a refresh finds "
+        "movers; each move is printed",
+    )
     p.add_argument("--duration", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(options=lambda ns: _copied(ServeOptions, ns))
 

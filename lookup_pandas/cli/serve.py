@@ -1,12 +1,13 @@
 """``lookup-pandas serve`` (the emulator in the foreground) and ``lookup-pandas demo``.
 
 Example: ``serve(ServeOptions(port=8080, duration=5))`` prints the base URL and a key, serves
-for five seconds, then prints what it billed.
+for five seconds, then prints what it billed; ``move_rate=30`` moves someone every two seconds.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
@@ -51,9 +52,40 @@ def serve(options: ServeOptions) -> int:
             f"cannot listen on 127.0.0.1:{o.port}: {exc.strerror or exc}"
             " (pick another --port, or 0 for any free one)"
         ) from None
+    tick = _Mover(svc, o.move_rate).tick if o.move_rate else _still
     with svc:  # the banner once Ctrl-C is handled: whoever reads it may stop it at once
-        _serve_until_stopped(svc, o.duration, ready=lambda: _print_banner(svc, o))
+        _serve_until_stopped(svc, o.duration, ready=lambda: _print_banner(svc, o), tick=tick)
     return 0
+
+
+def _still(now: float) -> None:
+    """Nobody moves (no ``--move-rate``)."""
+
+
+class _Mover:
+    """``--move-rate``: people of the emulator's population move to another company,
+    ``per_minute`` a minute on average, each time the serve loop ticks (every tenth of a second).
+
+    A tick makes the moves due since the start, at most ``MOST``: a loop that stalled skips the
+    moves it missed rather than making them in a burst. Each move is printed.
+    """
+
+    MOST = 100
+
+    def __init__(self, svc: FakeService, per_minute: float, start: float | None = None) -> None:
+        self.svc, self.per_minute = svc, per_minute
+        self.start = time.monotonic() if start is None else start
+        self.done = 0
+        self.rng = random.Random(0)  # the same movers, in the same order, every run
+
+    def tick(self, now: float) -> None:
+        from ..testing.moves import pick_move
+
+        due = int((now - self.start) * self.per_minute / 60) - self.done
+        for _ in range(min(due, self.MOST)):
+            handle, to = pick_move(self.rng, self.svc.state.world)
+            print(f"  moved {handle}: {self.svc.move(handle, to=to)['headline']}", flush=True)
+        self.done += max(0, due)
 
 
 def _print_banner(svc: FakeService, o: ServeOptions) -> None:
@@ -70,6 +102,8 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
         f"batch jobs {batch}, {'sparse' if k.sparse_records else 'full'} records.",
         flush=True,
     )
+    if o.move_rate:
+        print(f"  {o.move_rate:g} people move to another company a minute.", flush=True)
     print(
         f"  Billed counts: GET {svc.base_url}/_emulator/stats, or kill -USR1 {os.getpid()}. "
         "Ctrl-C stops it and prints them.",
@@ -78,12 +112,16 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
 
 
 def _serve_until_stopped(
-    svc: FakeService, duration: float | None, ready: Callable[[], None] = lambda: None
+    svc: FakeService,
+    duration: float | None,
+    ready: Callable[[], None] = lambda: None,
+    tick: Callable[[float], None] = _still,
 ) -> None:
     """Call ``ready`` once the signals are handled, then wait for SIGINT, SIGTERM or the duration.
 
     SIGUSR1 prints the counts and goes on. The handlers only set flags, and the loop acts on them
-    within a tenth of a second. Signals are handled in the main thread only.
+    within a tenth of a second; it calls ``tick`` with ``time.monotonic()`` as often (the moves
+    of ``--move-rate``), so they stop with it. Signals are handled in the main thread only.
     """
     flags = {"stop": False, "report": False}
     wanted = {signal.SIGINT: "stop", signal.SIGTERM: "stop"}
@@ -104,6 +142,7 @@ def _serve_until_stopped(
             if flags["report"]:
                 flags["report"] = False
                 _print_serve_stats(svc.stats())
+            tick(time.monotonic())
             time.sleep(0.1)
     except KeyboardInterrupt:
         pass  # a SIGINT before the handler was in place

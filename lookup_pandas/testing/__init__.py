@@ -15,13 +15,14 @@ It serves the whole Data API of :data:`lookup_pandas.service.endpoints.ENDPOINTS
 handle or id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
 
 Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,
-job changes), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters), ``batch``
-(batch jobs, both kinds), ``replies`` / ``filters`` / ``routes`` / ``data_routes`` /
-``panel_routes`` (request -> reply, pure; the route table is keyed by the endpoints' paths),
-``server`` (threaded loopback HTTP). Without sockets: ``mock`` (``MockTransport``,
-``people_service``) and ``mock_service`` (``MockService``, the set-up of the docstrings'
-examples). The pytest fixtures
-(``lookup_service``, ``fake_service``, ``fake_client``, ``isolated_default_client``) are in the
+the job-change feed), ``moves`` (people who change jobs while it runs: ``svc.move("ada",
+to="globex")``), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters,
+moves), ``batch`` (batch jobs, both kinds), ``replies`` / ``filters`` / ``routes`` /
+``data_routes`` / ``panel_routes`` (request -> reply, pure; the route table is keyed by the
+endpoints' paths), ``server`` (threaded loopback HTTP). Without sockets: ``mock``
+(``MockTransport``, ``people_service``) and ``mock_service`` (``MockService``, the set-up of
+the docstrings' examples). The pytest fixtures (``lookup_service``, ``fake_service``,
+``fake_client``, ``isolated_default_client``) are in the
 top-level module ``pytest_lookup_pandas``, so that loading them costs other projects nothing.
 """
 

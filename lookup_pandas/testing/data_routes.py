@@ -18,20 +18,22 @@ are cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every 
 shapes the list); employees are page-based, offset (``start=``) or cursor lists
 (``employees_style``); the others page-based (``{page, limit, has_more}``).
 Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
-``results`` key.
+``results`` key. People who moved (``state.world``, :mod:`.moves`) are shown as they are now by
+every people route, and their events join the job-change feed (:func:`.catalog.job_feed`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..service.endpoints import ENDPOINTS, Endpoint, Listing
 from . import catalog, data
 from . import company_records as companies
 from .batch import KINDS, MAX_ITEMS, BatchJob
+from .moves import Moves
 from .replies import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -129,7 +131,8 @@ def _filters(
 def _profile(state: ServiceState, req: Request) -> Reply:
     endpoint = ENDPOINTS["profile"]
     param, value = lookup_param(req, endpoint)
-    record = data.person(value) if param == "handle" else data.person_by_id(value)
+    found = data.person(value) if param == "handle" else data.person_by_id(value)
+    record = state.world.current(found)  # a mover's record as it is now
     names = (record["id"], record["handle"]) if record else ()
     refused = state.knobs.forbidden(value, *names)
     if refused is not None:
@@ -148,7 +151,9 @@ def _employees(state: ServiceState, req: Request) -> Reply:
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     dates = {"start_year": (1900, 2100), "start_month": (1, 12)}
     filters = _filters(req, listing, dates, {"sort": data.EMPLOYEE_SORTS}, ("current_only",))
-    records = data.employee_records(slug, **filters)
+    world = state.world
+    records = data.employee_records(slug, moved=world.records, joined=world.joined(slug),
+                                    **filters)  # fmt: skip
     if records is None:
         return _not_found(ENDPOINTS["company"], "Company")
     scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
@@ -174,7 +179,8 @@ def _people_search(state: ServiceState, req: Request) -> Reply:
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     filters = _filters(req, listing, {}, {"skills_match": data.SKILLS_MATCH}, ("current_only",))
     scope = _scope("search", title, limit, sorted(filters.items()))
-    page, pagination = cursor_page_of(req, data.search_records(title, **filters), scope, limit)
+    found = data.search_records(title, moved=state.world.records, **filters)
+    page, pagination = cursor_page_of(req, found, scope, limit)
     return _billed(ok(shown(state, page), "Search completed successfully", pagination))
 
 
@@ -211,7 +217,7 @@ def _companies_search(state: ServiceState, req: Request) -> Reply:
 # -- institutions, skills, job changes ---------------------------------------------------------
 
 
-def _listed(state: ServiceState, req: Request, records: list[dict[str, Any]], what: str,
+def _listed(state: ServiceState, req: Request, records: Sequence[dict[str, Any]], what: str,
             keep: tuple[str, ...] = ()) -> Reply:  # fmt: skip
     page, pagination = page_of(req, records)
     return _billed(ok(shown(state, page, keep), f"{what} retrieved successfully", pagination))
@@ -267,8 +273,12 @@ def _alumni(state: ServiceState, req: Request) -> Reply:
 def _job_changes(state: ServiceState, req: Request) -> Reply:
     listing = ENDPOINTS["job_changes"].listing
     assert listing is not None
-    filters = _filters(req, listing, {"days_ago": (1, 365)}, {"event_type": catalog.EVENT_TYPES})
-    return _listed(state, req, catalog.job_changes(**filters), "Job changes")
+    days = (1, catalog.MAX_DAYS_AGO)
+    filters = _filters(req, listing, {"days_ago": days}, {"event_type": catalog.EVENT_TYPES})
+    knobs = state.knobs
+    feed = catalog.job_feed(filters, rate=knobs.job_change_rate, rates=knobs.job_change_rates,
+                            others=state.world.events)  # fmt: skip
+    return _listed(state, req, feed, "Job changes")  # the page's events only are built
 
 
 # -- batch jobs (both kinds) -------------------------------------------------------------------
@@ -309,7 +319,9 @@ def _batch(state: ServiceState, req: Request) -> Reply:
         return fail(404, "Batch job not found or expired", error_code="1090")
     processed = job.processed(now, state.knobs.batch_resolve_rate)
     items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
-    found = [(i, job.record(after + n)) for n, (i, outcome) in enumerate(items) if outcome == "ok"]
+    world = state.world if kind.lookup is ENDPOINTS["profile"] else Moves()
+    found = [(i, world.current(job.record(after + n)))
+             for n, (i, outcome) in enumerate(items) if outcome == "ok"]  # fmt: skip
     records = shown(state, [r for _, r in found if r is not None])
     done = job.outcomes[:processed]
     payload = {

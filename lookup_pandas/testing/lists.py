@@ -7,6 +7,7 @@ Example: ``search("engineer", geo_country_code="DE")``; ``employees("acme", sort
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -58,39 +59,48 @@ def geo_matches(record: dict[str, Any], city: str | None, country_code: str | No
 _SUBSTRINGS = ("first_name", "last_name", "headline", "summary")
 
 
+def _matches(rec: dict[str, Any], title: str, q: dict[str, Any]) -> bool:
+    """Whether ``rec`` is found by people search for ``title`` and ``q`` (see :func:`_search`)."""
+    positions = [p for p in rec.get("positions", ()) if p["is_current"] or not q["current_only"]]
+    if not any(title in p["title"].lower() for p in positions):
+        return False
+    wanted_orgs = set(q["organization_slugs"])
+    if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
+        return False
+    if not all(_contains(rec, name, q[name]) for name in _SUBSTRINGS):
+        return False
+    if not _geo_matches(rec, q["geo_city"], q["geo_country_code"]):
+        return False
+    if q["skills"]:
+        has = set(rec.get("skills", ()))
+        found = [s in has for s in q["skills"]]
+        if not (any(found) if q["skills_match"] == "any" else all(found)):
+            return False
+    return True
+
+
 @lru_cache(maxsize=256)
 def _search(title: str, query: tuple[tuple[str, Any], ...]) -> tuple[dict[str, Any], ...]:
     """The population's records matching ``title`` and ``query`` (what :func:`search_records`
     made of the filters, as sorted items: a mapping the cache can hash)."""
     q = dict(query)
-    out = []
-    wanted_orgs = set(q["organization_slugs"])
-    for rec in _population():
-        positions = [
-            p for p in rec.get("positions", ()) if p["is_current"] or not q["current_only"]
-        ]
-        if not any(title in p["title"].lower() for p in positions):
-            continue
-        if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
-            continue
-        if not all(_contains(rec, name, q[name]) for name in _SUBSTRINGS):
-            continue
-        if not _geo_matches(rec, q["geo_city"], q["geo_country_code"]):
-            continue
-        if q["skills"]:
-            has = set(rec.get("skills", ()))
-            found = [s in has for s in q["skills"]]
-            if not (any(found) if q["skills_match"] == "any" else all(found)):
-                continue
-        out.append(rec)
-    return tuple(out)
+    return tuple(rec for rec in _population() if _matches(rec, title, q))
 
 
-def search_records(title: str, **filters: Any) -> tuple[dict[str, Any], ...]:
+def _in_population(handle: str) -> bool:
+    number = handle.removeprefix("person-")
+    return len(number) == 5 and number.isdigit() and int(number) < SEARCH_POPULATION
+
+
+def search_records(
+    title: str, *, moved: Mapping[str, dict[str, Any]] | None = None, **filters: Any
+) -> tuple[dict[str, Any], ...]:
     """What :func:`search` finds, as the shared (cached) records: read them, never change them.
 
     ``filters``: people search's (``SEARCH.filters``); TypeError on another name, ValueError on a
-    bad ``skills_match`` or ``current_only``.
+    bad ``skills_match`` or ``current_only``. ``moved``: the records of people who moved, by
+    handle (:class:`.moves.Moves`' ``records``): those of the population are searched as they
+    are now.
     """
     given = declared(filters, SEARCH)
     match = (given.get("skills_match") or "all").strip().lower()
@@ -102,7 +112,14 @@ def search_records(title: str, **filters: Any) -> tuple[dict[str, Any], ...]:
         "skills_match": match,
         "current_only": flag(given.get("current_only"), False, "current_only"),
     }
-    return _search(title.strip().lower(), tuple(sorted(query.items())))
+    needle = title.strip().lower()
+    found = _search(needle, tuple(sorted(query.items())))
+    movers = {h: r for h, r in (moved or {}).items() if _in_population(h)}
+    if not movers:
+        return found
+    kept = [r for r in found if r["handle"] not in movers]
+    kept += [r for r in movers.values() if _matches(r, needle, query)]
+    return tuple(sorted(kept, key=lambda r: str(r["handle"])))  # the population's order
 
 
 def search(title: str, **filters: Any) -> list[dict[str, Any]]:
@@ -153,11 +170,42 @@ def _end_key(rec: dict[str, Any], slug: str) -> tuple[int, int] | None:
     return (pos["end_date"]["year"], pos["end_date"]["month"])
 
 
-def employee_records(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
+def _works_at(rec: dict[str, Any], slug: str) -> bool:
+    """Whether ``rec``'s current position is at ``slug``."""
+    positions = rec.get("positions") or []
+    now = positions[0] if positions else {}
+    return bool(now.get("is_current")) and now["organization"]["slug"] == slug
+
+
+def _roster(
+    slug: str, moved: Mapping[str, dict[str, Any]], joined: Collection[str]
+) -> Sequence[tuple[dict[str, Any], bool]]:
+    """(record, is current employee) of ``slug``'s employees now: its own (the moved ones as
+    they are now) and those who moved there; current ones first, each group by handle."""
+    own = _employees(slug)
+    if not moved:
+        return own
+    handles = {rec["handle"] for rec, _ in own}
+    now = [(moved[r["handle"]], None) if r["handle"] in moved else (r, c) for r, c in own]
+    now += [(moved[h], None) for h in sorted(joined) if h in moved and h not in handles]
+    rows = [(rec, _works_at(rec, slug) if current is None else current) for rec, current in now]
+    return sorted(rows, key=lambda row: (not row[1], str(row[0]["handle"])))
+
+
+def employee_records(
+    slug: str,
+    *,
+    moved: Mapping[str, dict[str, Any]] | None = None,
+    joined: Collection[str] = (),
+    **filters: Any,
+) -> list[dict[str, Any]] | None:
     """What :func:`employees` lists, as the shared (cached) records: read them, never change them.
 
     ``filters``: the employees endpoint's (``EMPLOYEES.filters``). None for an unknown company;
-    TypeError on another name, ValueError on a bad ``sort`` or ``current_only``.
+    TypeError on another name, ValueError on a bad ``sort`` or ``current_only``. ``moved``: the
+    records of people who moved, by handle, and ``joined``: the handles of those who moved to
+    ``slug`` (:class:`.moves.Moves`): the company's people as they are now, those who moved
+    away former employees, those who moved there current ones.
     """
     given = declared(filters, EMPLOYEES)
     if is_unknown(slug):
@@ -170,7 +218,7 @@ def employee_records(slug: str, **filters: Any) -> list[dict[str, Any]] | None:
     city, country = lowered(given.get("geo_city")), lowered(given.get("geo_country_code"))
     year, month = whole(given.get("start_year")), whole(given.get("start_month"))
     picked: list[tuple[dict[str, Any], bool]] = []
-    for rec, is_current in _employees(slug):
+    for rec, is_current in _roster(slug, moved or {}, joined):
         if only_current and not is_current:
             continue
         pos = _position_at(rec, slug)

@@ -71,8 +71,12 @@ def company_url(slug: str) -> str:
     return f"https://www.example.com/company/{slug}"
 
 
-def _organization(slug: str) -> dict[str, Any]:
-    """A position's organization: the same id, name and url as the company record of ``slug``."""
+def organization(slug: str) -> dict[str, Any]:
+    """A position's organization: the same id, name and url as the company record of ``slug``.
+
+    >>> organization("acme")["name"]
+    'Acme'
+    """
     return {"id": org_id(slug), "name": company_name(slug), "slug": slug, "url": company_url(slug)}
 
 
@@ -118,7 +122,7 @@ def _positions(handle: str, d: bytes) -> list[dict[str, Any]]:
         out.append(
             {
                 "title": _title(d, 16 + 2 * i),
-                "organization": _organization(slug),
+                "organization": organization(slug),
                 "start_date": _month(start),
                 "end_date": None if current else _month(cursor),
                 "is_current": current,

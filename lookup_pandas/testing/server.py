@@ -12,6 +12,9 @@ Example::
 
 Every knob of :class:`~lookup_pandas.testing.state.Knobs` is a keyword here and can be changed
 while it runs (``svc.configure(fault_rate=0.2)``). ``reset()`` puts everything back as built.
+People change jobs: ``svc.move("ada", to="globex")`` changes her record everywhere and adds two
+events to the job-change feed, among a background whose busyness is the ``job_change_rate`` knob
+(events per 1,000 employees per day; ``job_change_rates={"hooli": 500}`` for one company).
 Production's errors and credits, e.g. ``FakeService(balance=30, opted_out={"grace"},
 ladder=[("Slow", 0, 99, 120), ("Fast", 100, None, 1200)], tier_follows_balance=True)``: a 403
 for grace, 402 once 30 credits are spent (``svc.configure(balance=100)`` tops up), and the
@@ -244,8 +247,30 @@ class FakeService:
                 self.state.overrides[path] = fn
 
     def reset(self) -> None:
-        """Knobs, keys, balance, counters, limiter and overrides back to how they were built."""
+        """Knobs, keys, balance, counters, limiter, overrides and moves back to how they were
+        built."""
         self.state.reset()
+
+    # -- a world that changes --------------------------------------------------------------
+
+    def move(self, handle: str, *, to: str, title: str | None = None) -> dict[str, Any]:
+        """Move a person to company ``to`` today; returns a copy of their new record.
+
+        The current position ends this month and a new one at ``to`` (``title``, by default the
+        old title) comes first; the headline follows. Every route shows the new record (profile
+        by handle and by id, batch jobs, search, both companies' employees), and the job-change
+        feed lists a ``left`` event at the old company and a ``joined`` one at ``to``, dated
+        today (the real UTC date). A move within one company under a new title is a
+        ``title_change``. Moves last until :meth:`reset`. A ValueError for an unknown person or
+        company (:meth:`.moves.Moves.moved`).
+
+        >>> svc = FakeService()
+        >>> svc.move("ada", to="globex", title="CTO")["headline"]
+        'CTO at Globex'
+        >>> [p["organization"]["slug"] for p in svc.move("ada", to="hooli")["positions"]]
+        ['hooli', 'globex', 'acme']
+        """
+        return self.state.move(handle, to, title)
 
     # -- counters --------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The emulator's mutable state: knobs, keys, the rate limiter, credits, faults and counters.
+"""The emulator's mutable state: knobs, keys, the rate limiter, credits, faults, counters, moves.
 
 Example::
 
@@ -9,6 +9,7 @@ Example::
     state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
     state.count(status=429, key="lk_test_...")   # the 429s one key was answered
     state.billed_handles(key="lk_test_...")      # Counter: credits per handle, for one key
+    state.move("ada", "globex")           # ada works at Globex now, as every route shows
 
 Credits, as production bills them: a billable answer costs its route's cost (``route_costs``;
 a route not listed costs 1, 0 is free), a batch item 1 as it resolves; a cost the balance cannot
@@ -16,13 +17,15 @@ pay is refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out afte
 ``configure(balance=...)`` tops up. With ``tier_follows_balance`` the limit enforced is the
 ``ladder`` tier of the balance now (production's ladder by default), so spending drops it.
 
-One lock guards everything here; the routes read and update it through these methods only.
+One lock guards everything here; the routes read and update it through these methods only
+(``world``, the moves made, is an immutable snapshot that ``move`` replaces whole).
 Each record names the key it carried by :func:`key_id`, a short hash: the emulator keeps no
 key in its records, so printing them shows none.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import random
@@ -43,6 +46,8 @@ from ..service.endpoints import (
     SKILL_SEARCH_PATH,
 )
 from .batch import BATCH, COMPANIES_BATCH, BatchJob
+from .catalog import JOB_CHANGE_RATE, today
+from .moves import Moves
 
 __all__ = [
     "FAULT_KINDS",
@@ -170,6 +175,9 @@ class Knobs:
     route_costs: Mapping[str, float] = field(default_factory=lambda: ROUTE_COSTS)  # not 1 only
     ladder: tuple[LadderTier, ...] = PRODUCTION_LADDER  # the public tier ladder, lowest first
     tier_follows_balance: bool = False  # the limit (and tier/k) is the ladder tier of the balance
+    # -- the job-change feed's background (see catalog.job_feed) --
+    job_change_rate: float = JOB_CHANGE_RATE  # events per 1,000 employees per day, everywhere
+    job_change_rates: Mapping[str, float] = field(default_factory=dict)  # by slug: overrides
 
     def __post_init__(self) -> None:
         # Accept any iterable / mapping / plain tuples; keep the knobs immutable and comparable.
@@ -179,6 +187,10 @@ class Knobs:
         object.__setattr__(self, "route_costs", MappingProxyType(costs))
         rungs = sorted((_ladder_tier(t) for t in self.ladder), key=lambda t: t.min_credits)
         object.__setattr__(self, "ladder", tuple(rungs))
+        rates = {k.strip().lower(): float(v) for k, v in dict(self.job_change_rates).items()}
+        if min([self.job_change_rate, *rates.values()]) < 0:
+            raise ValueError("job change rates are events a day per 1,000 employees: at least 0")
+        object.__setattr__(self, "job_change_rates", MappingProxyType(rates))
 
     def forbidden(self, *names: str | None) -> str | None:
         """The 403 message for a record any of ``names`` (handle, prsn_ id) names, else None."""
@@ -235,7 +247,7 @@ class ServiceState:
     # -- set-up ----------------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Back to the state at construction: knobs, keys, balance, counters, limiter."""
+        """Back to the state at construction: knobs, keys, balance, counters, limiter, moves."""
         with self.lock:
             self.knobs = self._initial_knobs
             self.keys: dict[str, str] = {self._initial_key: "valid"}
@@ -252,6 +264,15 @@ class ServiceState:
             self.max_in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self.overrides.clear()
             self.jobs: dict[str, BatchJob] = {}
+            #: The moves made (``move``): what every route shows of the movers, and their events.
+            self.world = Moves()
+
+    def move(self, handle: str, to: str, title: str | None = None) -> dict[str, Any]:
+        """``handle`` moves to company ``to`` today (:meth:`.moves.Moves.moved`, the real UTC
+        date); returns a copy of the person's new record."""
+        with self.lock:
+            self.world, record = self.world.moved(handle, to=to, title=title, on=today())
+        return copy.deepcopy(record)
 
     def configure(self, **changes: Any) -> None:
         """Change knobs; ``balance=`` sets the balance now (a top-up, or a drain)."""

@@ -241,3 +241,23 @@ def test_bad_batch_settings_exit_2_with_usage(capsys):
         done = cli_main({}, "serve", option, value)
         assert done.returncode == 2, option
         assert "Traceback" not in done.stderr
+
+
+def test_move_rate_moves_people_a_refresh_can_find():
+    serve = Serve("--rate-limit", "0", "--move-rate", "1200")  # 20 a second
+    try:
+        assert "1200 people move to another company a minute" in serve.header
+        line = serve.until("  moved ")
+        handle, headline = re.search(r"  moved (\S+): (.+)$", line, re.M).groups()
+        with lp.Client(api_key=serve.api_key, base_url=serve.base_url, cache=False) as client:
+            now = client.profile(handle)  # the same first mover every run: it moves once
+            assert now["headline"] == headline != data.person(handle)["headline"]
+            assert now["positions"][0]["organization"]["slug"] in data.ORGANIZATIONS
+            events = lp.job_changes(organization_ids=[now["positions"][0]["organization"]["id"]],
+                                    days_ago=1, client=client, progress=False)  # fmt: skip
+            mine = events[events["person.handle"] == handle]
+            assert "joined" in set(mine["event_type"])
+        serve.stop()
+        assert "stopped" in serve.until("stopped")
+    finally:
+        serve.kill()

@@ -7,6 +7,7 @@ table (``lookup_pandas.service.endpoints.ENDPOINTS``).
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 import pytest
@@ -339,7 +340,8 @@ def test_skills_by_id_and_search_are_free(api, fake_service):
 def test_job_changes_are_production_shaped_events(api):
     events, pages = every_page(api, JOB_CHANGES, days_ago=14, limit=50)
     assert events == catalog.job_changes(days_ago=14) and pages >= 1
-    assert events and all(e["detected_at"] >= "2024-06-16" for e in events)
+    since = (catalog.today() - dt.timedelta(days=14)).isoformat()
+    assert events and all(since <= e["detected_at"] <= catalog.today().isoformat() for e in events)
     for event in api.data(JOB_CHANGES, limit=50):
         assert event["event_type"] in ("joined", "left", "title_change")
         assert set(event["person"]) == {"id", "handle", "first_name", "last_name", "headline"}
@@ -373,3 +375,34 @@ def test_job_change_filters(api):
     for params, field in refused:
         reply = api.get(JOB_CHANGES, **params)
         assert reply.status_code == 400 and field in reply.json()["errors"]
+
+
+def test_job_change_pages_carry_no_total_and_are_billed_like_any_listing(api, fake_service):
+    acme = companies.company("acme")["id"]
+    events, pages = every_page(api, JOB_CHANGES, organization_ids=acme, days_ago=365, limit=20)
+    assert pages > 3 and len(events) > 60  # every_page checks {page, limit, has_more}
+    assert fake_service.billed(JOB_CHANGES) == pages
+    assert fake_service.stats()["credits"] == pages  # 1 a page: the route costs no more
+    last = api.get(JOB_CHANGES, organization_ids=acme, days_ago=365, limit=20, page=pages + 1)
+    assert last.json()["data"] == [] and last.json()["pagination"]["has_more"] is False
+
+
+def test_every_type_of_job_change_within_a_week_at_an_ordinary_company(api):
+    for slug in ("acme", "cyberdyne"):
+        week = api.data(JOB_CHANGES, organization_ids=companies.company(slug)["id"], days_ago=7,
+                        limit=50)  # fmt: skip
+        assert {e["event_type"] for e in week} == set(catalog.EVENT_TYPES), slug
+    for kind in catalog.EVENT_TYPES:
+        assert api.data(JOB_CHANGES, event_type=kind, days_ago=30, limit=1), kind
+
+
+def test_a_giant_companys_feed_holds_hundreds_of_events_a_day(api, fake_service):
+    fake_service.configure(job_change_rates={"hooli": 500})  # 617 a day at its 1,234
+    hooli = companies.company("hooli")["id"]
+    first = api.get(JOB_CHANGES, organization_ids=hooli, days_ago=365, limit=50).json()
+    assert first["pagination"] == {"page": 1, "limit": 50, "has_more": True}
+    today = catalog.today().isoformat()
+    assert {e["detected_at"] for e in first["data"]} == {today}
+    events, pages = every_page(api, JOB_CHANGES, organization_ids=hooli, days_ago=1, limit=50)
+    assert sum(e["detected_at"] == today for e in events) >= 300 and len(events) >= 600
+    assert fake_service.billed(JOB_CHANGES) == pages + 1

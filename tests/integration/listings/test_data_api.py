@@ -12,6 +12,7 @@ import pytest
 
 from lookup_pandas import UsageError
 from lookup_pandas.api.searches import (
+    EVENT_COLUMNS,
     institution_alumni,
     job_changes,
     search_companies,
@@ -113,6 +114,21 @@ def test_job_changes_for_some_organizations_as_a_list(client):
     found = job_changes(organization_ids=orgs, client=client, **QUIET)
     assert len(found) == len(catalog.job_changes(organization_ids=",".join(orgs))) > 0
     assert set(found["organization.id"]) <= set(orgs)
+
+
+def test_no_job_change_is_an_empty_frame_with_an_events_columns(client):
+    empty = job_changes(title="zzzqqq", days_ago=30, client=client, **QUIET)
+    assert empty.empty and tuple(empty.columns) == EVENT_COLUMNS
+    some = job_changes(days_ago=30, max_records=20, client=client, **QUIET)
+    assert [c for c in some.columns if c in EVENT_COLUMNS] == list(EVENT_COLUMNS)
+    assert "handle" not in some and "handle" not in empty
+
+
+def test_every_type_of_job_change_within_thirty_days(client):
+    """Issue 32: a ``joined`` within 30 days used to find none (every one was older)."""
+    for kind in ("joined", "left", "title_change"):
+        found = job_changes(event_type=kind, days_ago=30, max_records=5, client=client, **QUIET)
+        assert len(found) == 5 and (found["event_type"] == kind).all()
 
 
 def test_max_records_stops_without_another_page(fake_service, client):

@@ -152,10 +152,11 @@ def test_serve_and_demo():
     assert parse_args(
         ["serve", "--port", "8080", "--latency", "0.05", "--rate-limit", "0", "--fault-rate",
          "0.1", "--api-key", "lk_test_k", "--sparse", "--no-batch", "--batch-resolve-rate", "0",
-         "--batch-page-size", "2", "--duration", "1.5"]
+         "--batch-page-size", "2", "--move-rate", "2.5", "--duration", "1.5"]
     ) == ServeOptions(
         port=8080, latency=0.05, rate_limit=0.0, fault_rate=0.1, api_key="lk_test_k",
-        sparse=True, batch=False, batch_resolve_rate=0.0, batch_page_size=2, duration=1.5,
+        sparse=True, batch=False, batch_resolve_rate=0.0, batch_page_size=2, move_rate=2.5,
+        duration=1.5,
     )  # fmt: skip
     assert parse_args(["demo"]) == DemoOptions()
     assert parse_args(["demo", "--workdir", "w", "--no-progress", "--sparse"]) == DemoOptions(
@@ -189,6 +190,7 @@ def test_cache_actions_take_only_their_own_options():
         ["enrich", "x.csv", "--chunksize", "-1"],
         ["serve", "--batch-page-size", "0"],
         ["serve", "--batch-resolve-rate", "-1"],
+        ["serve", "--move-rate", "-1"],
         ["serve", "--latency", "nope"],
         ["cache"],
         [],

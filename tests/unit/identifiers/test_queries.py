@@ -100,7 +100,7 @@ def test_the_emulator_stores_take_the_declared_filters_and_no_others(listing, st
 def test_the_emulator_routes_pass_the_declared_filters_to_the_store(monkeypatch):
     seen: dict[str, object] = {}
 
-    def search_records(title, **filters):
+    def search_records(title, *, moved=None, **filters):
         seen.update(filters, title=title)
         return ()
 
