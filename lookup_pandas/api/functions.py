@@ -18,7 +18,7 @@ import pandas as pd
 from ..client.client import Client, resolve_client
 from ..enrichment.background import EnrichmentJob
 from ..enrichment.plan import Options
-from ..enrichment.results import Errors, Estimate, JobSummary, Method
+from ..enrichment.results import Errors, Estimate, JobSummary, Method, Refresh
 from ..enrichment.values import estimate_values
 from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
@@ -48,7 +48,7 @@ class EnrichKeywords(TypedDict, total=False):
     errors: Errors
     max_calls: int | None
     max_credits: float | None
-    refresh: bool
+    refresh: Refresh
     client: Client | None
     progress: bool | None
     fold_case: bool
@@ -66,6 +66,7 @@ def get_profiles(
     method: Method = "auto",
     max_credits: float | None = None,
     provenance: bool = False,
+    refresh: Refresh = False,
 ) -> pd.DataFrame:
     """One row per input handle (same order, a Series keeps its index), with the record's fields.
 
@@ -73,7 +74,7 @@ def get_profiles(
     gives the statuses ``ok``, ``ok``, ``invalid`` and ``not_found``.
 
     ``handle`` is the normalised handle that was looked up. The normalisation, ``errors``,
-    ``method``, ``max_credits``, ``fold_case`` and ``provenance`` are those of
+    ``method``, ``max_credits``, ``fold_case``, ``provenance`` and ``refresh`` are those of
     ``enrich_profiles``. A value that cannot be a handle (an e-mail address, ``"0"``, markup, a
     path...) is an ``invalid`` row with the reason, never sent
     (:mod:`lookup_pandas.identifiers.handles` has the grammar). A single string is one value, not
@@ -90,6 +91,7 @@ def get_profiles(
         method=method,
         progress=progress,
         provenance=provenance,
+        refresh=refresh,
     )
     return get_frame(handles, client=client, kind=PEOPLE, options=options)
 
@@ -122,7 +124,7 @@ def enrich_profiles(
     errors: Errors = "coerce",
     max_calls: int | None = None,
     max_credits: float | None = None,
-    refresh: bool = False,
+    refresh: Refresh = False,
     client: Client | None = None,
     progress: bool | None = None,
     fold_case: bool = True,
@@ -158,7 +160,15 @@ def enrich_profiles(
         is refused with InsufficientCreditsError, naming both numbers (when the service tells
         the balance).
     ``refresh``
-        Fetch every handle anew (each is billed) instead of reading the cache.
+        ``False`` (default) uses the cached answers while they keep (``expire_after``).
+        ``True`` buys every handle anew. ``"changed"`` checks every cached answer, expired or
+        not, through production's job-change feed: only the people with a job change since
+        their answer was bought (or last checked) are bought anew, the others are kept, marked
+        checked and kept another ``expire_after``. It never costs more than buying the checked
+        answers anew, plus one feed page per group of organisations
+        (:mod:`lookup_pandas.enrichment.refresh_run`; docs/decisions.md, *Refreshing what
+        changed*). Answers naming no current organisation, or older than 365 days, are bought
+        anew. The summary says what was checked, kept and bought. Offline it is a UsageError.
     ``client``
         The Client to use. Default ``lp.default_client()``.
     ``progress``
@@ -275,7 +285,7 @@ def enrich_companies(
     errors: Errors = "coerce",
     max_calls: int | None = None,
     max_credits: float | None = None,
-    refresh: bool = False,
+    refresh: Refresh = False,
     method: Method = "auto",
     client: Client | None = None,
     progress: bool | None = None,
@@ -292,7 +302,8 @@ def enrich_companies(
     once (single calls at the company route's cost, batch items at 1 each) and cached, a
     not-found (1020) too. A re-run is free, and an interrupted one resumes. The other keywords are
     :func:`enrich_profiles`' (``prefix``, ``errors``, ``max_calls``, ``max_credits``,
-    ``refresh``, ``client``, ``progress``, ``fold_case``, ``provenance``, ``background``).
+    ``refresh``, ``client``, ``progress``, ``fold_case``, ``provenance``, ``background``), but
+    ``refresh="changed"``, which reads people's job changes: here a UsageError.
     ``method`` uses batch jobs through ``companies/batch/enrich`` when more than 20 are to buy.
     The columns added are :data:`lookup_pandas.frames.records.COMPANY_FIELDS` prefixed, any other
     field, then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
@@ -375,6 +386,7 @@ def estimate_profiles(
     client: Client | None = None,
     fold_case: bool = True,
     method: Method = "auto",
+    refresh: Refresh = False,
 ) -> Estimate:
     """What ``enrich_profiles`` would do and spend, without sending anything billable.
 
@@ -394,10 +406,19 @@ def estimate_profiles(
 
     When anything is to fetch, free panel calls read the balance, the route costs and the tier
     ladder (the last two once per Client). A fully cached input sends nothing.
+
+    ``refresh=True`` counts every handle as to fetch. ``refresh="changed"`` reads no feed page:
+    ``refresh`` tells how many answers it would check, at how many organisations and in about
+    how many feed calls, and the most and the least it can cost; ``to_fetch`` and ``credits``
+    are then the most.
     """
     check_columns(frame, column)
     return estimate_values(
-        frame[column], client=resolve_client(client), fold_case=fold_case, method=method
+        frame[column],
+        client=resolve_client(client),
+        fold_case=fold_case,
+        method=method,
+        refresh=refresh,
     )
 
 

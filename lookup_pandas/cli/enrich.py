@@ -66,6 +66,7 @@ def enrich(options: EnrichOptions) -> int:
             method=o.method,
             credits=False,
             kind=o.kind,
+            refresh=o.refresh,
         )
         print_estimate(est, o, client)
         summarised = api.enrich_companies_with_summary if o.companies else api.enrich_with_summary
@@ -117,6 +118,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 method=o.method,
                 credits=False,
                 kind=o.kind,
+                refresh=o.refresh,
             )
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = RecordStore()  # the job keeps no record: they are kept as text here

@@ -14,7 +14,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..display.facts import about, credits_text, fetching, number
+from ..display.facts import about, credits_text, fetching, number, refresh_estimate_text
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
@@ -33,15 +33,13 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
     """
     from ..enrichment.values import planned, read_credit_facts
 
-    if options.refresh:  # every value is fetched anew
-        est = dataclasses.replace(est, cached=0, to_fetch=est.unique)
     if options.max_calls is not None and est.to_fetch > options.max_calls:
         return  # the job refuses it before sending anything, in one line of its own
     if est.to_fetch and not client.pace_known:
         client.learn_pace()
     if est.to_fetch:  # estimated with credits=False: nothing is read before --max-calls
         est = dataclasses.replace(est, balance=read_credit_facts(client))
-    est = planned(est, client, options.method, options.kind)
+    est = planned(est, client, options.method, options.kind, est.refresh)
     over_budget = options.max_credits is not None and est.credits > options.max_credits
     if over_budget or (est.balance is not None and est.credits > est.balance):
         return  # refused as well, before anything billable is sent
@@ -76,4 +74,6 @@ def _spending(est: Estimate) -> str:
         text += f", balance {number(est.balance)}"
     if est.tier_change:
         text += f"; tier {est.tier_change}"
+    if est.refresh is not None:
+        text += f"; refresh {refresh_estimate_text(est.refresh)}"
     return text

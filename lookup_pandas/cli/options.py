@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from ..enrichment.results import Refresh
     from ..identifiers.kinds import Kind
 
 __all__ = [
@@ -47,7 +48,7 @@ class EnrichOptions:
     errors: Errors = "coerce"
     max_calls: int | None = None
     max_credits: float | None = None
-    refresh: bool = False
+    refresh: Refresh = False  # True, or "changed": --refresh changed
     method: Method = "auto"
     encoding: str = "utf-8"
     keep_case: bool = False

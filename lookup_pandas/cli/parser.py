@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._version import __version__
 from .arguments import ENVIRONMENT, page_size, rate, rows
@@ -34,6 +35,9 @@ from .options import (
     ServeOptions,
     TierOptions,
 )
+
+if TYPE_CHECKING:
+    from ..enrichment.results import Refresh
 
 _Copied = TypeVar("_Copied", EnrichOptions, ServeOptions)
 
@@ -68,9 +72,43 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         >>> parse_args(["enrich", "accounts.csv", "--companies"]).column
         'slug'
     """
-    namespace = build_parser().parse_args(argv)
+    namespace = build_parser().parse_args(_refresh_spelled(argv))
     make: Callable[[argparse.Namespace], Options] = namespace.options
     return make(namespace)
+
+
+def _refresh_spelled(argv: Sequence[str] | None) -> list[str] | None:
+    """``argv`` with a bare ``--refresh`` spelled ``--refresh=all``, so that the word after it
+    (the input file, in ``enrich --refresh leads.csv``) is never taken for its value.
+
+    >>> _refresh_spelled(["enrich", "--refresh", "leads.csv", "--refresh", "changed"])
+    ['enrich', '--refresh=all', 'leads.csv', '--refresh', 'changed']
+    """
+    if argv is None:
+        argv = sys.argv[1:]
+    out = list(argv)
+    for i, word in enumerate(out):
+        if word == "--refresh" and (i + 1 == len(out) or out[i + 1] not in REFRESH_MODES):
+            out[i] = "--refresh=all"
+    return out
+
+
+#: What ``--refresh`` takes: every answer bought anew, or only the people whose job changed.
+REFRESH_MODES: dict[str, Refresh] = {"all": True, "changed": "changed"}
+
+
+def refresh_mode(text: str) -> Refresh:
+    """``--refresh``'s value: ``all`` (the same as a bare ``--refresh``) or ``changed``.
+
+    >>> refresh_mode("changed"), refresh_mode("all")
+    ('changed', True)
+    """
+    try:
+        return REFRESH_MODES[text]
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"--refresh takes 'changed' or nothing (every answer anew), not {text!r}"
+        ) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,7 +175,16 @@ def _add_enrich(sub: _Sub) -> None:
         help="refuse to start if the job would spend more credits than N (route costs; "
         "batch items 1 each); a job the balance cannot pay is always refused",
     )
-    p.add_argument("--refresh", action="store_true", help="ignore the cache, fetch anew")
+    p.add_argument(
+        "--refresh",
+        nargs="?",
+        const=True,
+        default=False,
+        type=refresh_mode,
+        metavar="changed",
+        help="buy every answer anew; '--refresh changed': only the people whose job changed "
+        "since their answer was bought, read from the job-change feed (the others are kept)",
+    )
     p.add_argument(
         "--method",
         choices=("auto", "batch", "single"),

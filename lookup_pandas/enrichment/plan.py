@@ -35,6 +35,7 @@ __all__ = [
     "check_method",
     "check_offline",
     "check_options",
+    "check_refresh",
     "job_credits",
     "offline_plan",
     "plan",
@@ -314,6 +315,22 @@ def check_method(method: str) -> None:
     """
     if method not in METHODS:
         raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+
+
+def check_refresh(refresh: object, kind: Kind) -> None:
+    """Refuse ``refresh="changed"`` for companies: the job-change feed is about people.
+
+    >>> from lookup_pandas.identifiers.kinds import COMPANIES
+    >>> check_refresh("changed", PEOPLE)
+    >>> check_refresh("changed", COMPANIES)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: refresh="changed" reads people's job changes: ...
+    """
+    if refresh == "changed" and kind is not PEOPLE:
+        raise UsageError(
+            "refresh=\"changed\" reads people's job changes: it is for people. A company's "
+            "answer is kept (refresh=False) or bought anew (refresh=True)."
+        )
 
 
 def check_options(

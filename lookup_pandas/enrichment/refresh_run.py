@@ -19,7 +19,7 @@ from typing import Any
 from ..client.client import Client
 from ..client.credits import kept_costs
 from ..client.pagination import PagePlan
-from ..display.facts import RefreshCounts
+from ..display.facts import RefreshCounts, RefreshEstimate
 from ..identifiers.kinds import PEOPLE
 from ..service.endpoints import JOB_CHANGES_PATH
 from ..service.job_changes import JobChange, read_event
@@ -38,7 +38,7 @@ from .refresh_plan import (
 )
 from .results import NOT_FOUND, OK, Outcome
 
-__all__ = ["RefreshPlan", "after_run", "check_changes", "most_and_least"]
+__all__ = ["RefreshPlan", "after_run", "check_changes", "estimate_changes", "most_and_least"]
 
 
 @dataclass
@@ -129,6 +129,30 @@ def most_and_least(
     """
     bought = others * cost
     return sum(a.cost for a in answers.values()) + groups * page + bought, groups * page + bought
+
+
+def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate:
+    """What a refresh of ``distinct`` would check, and the most and the least it can cost.
+
+    It reads the cache and the store only: no feed page. The feed calls are those the groups
+    take before any page has taught the feed's rate (one event per organisation a week).
+    """
+    now = dt.datetime.now(dt.UTC)
+    cached = _read_cache(client, distinct, now)
+    answers = list(cached.answers.values())
+    groups = first_groups(answers, FeedRate())
+    others = len(cached.uncheckable) + len(cached.uncached)
+    most, least = most_and_least(
+        cached.answers, others, len(groups), cost=_profile_cost(client), page=_page_cost(client)
+    )
+    return RefreshEstimate(
+        checked=len(answers),
+        organizations=len(organizations(answers).order),
+        feed_calls=len(groups),
+        uncheckable=len(cached.uncheckable),
+        most=most,
+        least=least,
+    )
 
 
 def check_changes(

@@ -34,7 +34,7 @@ from pandas.api.extensions import take
 from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import kept_costs, kept_ladder, unless_failing
-from ..errors import UsageError
+from ..display.facts import RefreshEstimate
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
@@ -50,13 +50,14 @@ from .plan import (
     check_method,
     check_offline,
     check_options,
+    check_refresh,
     job_credits,
     offline_plan,
     plan,
     stored_batch_jobs_holding,
 )
 from .provenance import provenance_frame
-from .refresh_run import RefreshPlan, after_run, check_changes
+from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -67,6 +68,7 @@ from .results import (
     Method,
     OnRecord,
     Outcome,
+    Refresh,
     handed,
 )
 from .run import EnrichmentRun, run, stopped_run
@@ -99,19 +101,27 @@ def estimate_values(
     method: Method = "auto",
     credits: bool = True,
     kind: Kind = PEOPLE,
+    refresh: Refresh = False,
 ) -> Estimate:
     """What a job over ``values`` would fetch, how, how long it would take, and what it would cost.
 
     Nothing billable is sent, and a fully cached input sends nothing. When anything is to fetch
     (and ``credits``), free panel calls read the balance, the route costs and the tier ladder
     (:mod:`lookup_pandas.client.credits`). ``kind`` is whose lookups (``PEOPLE``, ``COMPANIES``).
-    See the module's example.
+    ``refresh=True`` counts every value as to fetch; ``refresh="changed"`` reads the cache and
+    the store (no feed page) for what a refresh would check (``Estimate.refresh``), and counts
+    the most as to fetch. See the module's example.
     """
     check_method(method)
+    check_options("coerce", None, refresh=refresh)
+    check_refresh(refresh, kind)
     mapped = _normalise(values, fold_case, kind)
     rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
     path = kind.endpoint.path
-    missing = [h for h in distinct if not client.is_cached(path, kind.params(h))]
+    missing = [h for h in distinct if refresh or not client.is_cached(path, kind.params(h))]
+    checks = None
+    if refresh == "changed" and not client.settings.offline:
+        checks = estimate_changes(distinct, client)
     if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
         return Estimate(
             rows=rows,
@@ -137,6 +147,7 @@ def estimate_values(
         client,
         method,
         kind,
+        checks,
     )
 
 
@@ -181,11 +192,7 @@ def lookup_values(
     options = Options() if options is None else options
     check_options(options.errors, options.max_calls, options.max_credits, options.refresh)
     check_method(options.method)
-    if options.refresh == "changed" and kind is not PEOPLE:
-        raise UsageError(
-            "refresh=\"changed\" reads people's job changes: it is for people. A company's "
-            "answer is kept (refresh=False) or bought anew (refresh=True)."
-        )
+    check_refresh(options.refresh, kind)
     if options.method == "batch" and client.batch_supported_for(kind) is False:
         raise client.no_batch(None, kind)
     started, before = time.perf_counter(), client.stats
@@ -378,12 +385,18 @@ def read_credit_facts(client: Client) -> float | None:
 
 
 def planned(
-    est: Estimate, client: Client, method: Method = "auto", kind: Kind = PEOPLE
+    est: Estimate,
+    client: Client,
+    method: Method = "auto",
+    kind: Kind = PEOPLE,
+    checks: RefreshEstimate | None = None,
 ) -> Estimate:
     """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace.
 
     Call it again after ``client.learn_pace()`` to time it. ``kind`` gives the route's cost and
-    the batch jobs. Why batch speed waits for a service known to have them: docs/decisions.md.
+    the batch jobs. ``checks``: what a ``refresh="changed"`` would check; its feed calls are
+    timed and its most is the credits. Why batch speed waits for a service known to have them:
+    docs/decisions.md.
 
     Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)``
     has ``method="single"``.
@@ -401,8 +414,11 @@ def planned(
     # Batch speed is promised only by a service known to have batch jobs. Until then, the
     # time is that of single calls (what the run falls back to), never the faster one.
     singles = rest if not batch or (supported is None and method == "auto") else 0
+    if checks is not None:  # the most: every checked answer bought, and each feed call's page
+        credits, singles = checks.most, singles + checks.feed_calls
     return dataclasses.replace(
         est,
+        refresh=checks,
         method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
         jobs=jobs,
         polls=polls,

@@ -26,8 +26,8 @@ from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
-from ..enrichment.plan import Options, check_credits, check_method, check_options
-from ..enrichment.results import Estimate
+from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
+from ..enrichment.results import Estimate, Refresh
 from ..enrichment.values import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
 from ..frames.records import prefixed_names
@@ -120,7 +120,8 @@ def _enrich(
             "dask DataFrame is lazy already (compute it where you like), and its workers keep "
             "no sources."
         )
-    check_options(given["errors"], given["max_calls"])
+    check_options(given["errors"], given["max_calls"], refresh=given["refresh"])
+    check_refresh(given["refresh"], kind)
     check_method(given["method"])
     check_columns(frame._meta, column, prefix)
     spec = _spec(resolve_client(given["client"]))
@@ -220,11 +221,12 @@ def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -
 
 
 def _billable(
-    handles: pd.Series, spec: ClientSpec, refresh: bool, kind: Kind = PEOPLE
+    handles: pd.Series, spec: ClientSpec, refresh: Refresh, kind: Kind = PEOPLE
 ) -> pd.DataFrame:
     """How many of these distinct handles must be paid for: all with refresh, else those not cached.
 
-    The cache is read without the network.
+    With ``refresh="changed"`` that is the most (every answer bought anew). The cache is read
+    without the network.
     """
     distinct = len(handles)
     if refresh:
