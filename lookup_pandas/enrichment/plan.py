@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..display.facts import RefreshCounts
 from ..errors import BudgetExceededError, InsufficientCreditsError, UsageError
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.credits import RouteCosts
@@ -98,6 +99,8 @@ class Plan:
     #: With ``refresh="changed"``: a stored answer counts only if stored after this time
     #: (seconds since the epoch), so the movers in ``to_fetch`` are bought anew, once.
     fresh_after: float | None = None
+    #: With ``refresh="changed"``: what the feed found, shown on the bar.
+    checked: RefreshCounts | None = None
 
     @property
     def check_key(self) -> bool:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client.client import Client, ClientStats
 from ..client.credits import kept_costs
+from ..display.facts import RefreshCounts
 from ..display.progress import Bar, Progress
 from ..errors import (
     AuthenticationError,
@@ -118,6 +119,7 @@ def run(
             sources={} if options.provenance else None,
             cancel=cancel,
             fresh_after=plan.fresh_after,
+            checked=plan.checked,
         )
         if watch is not None:
             watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
@@ -236,6 +238,8 @@ class EnrichmentRun:
     cancel: threading.Event | None = None
     #: After ``refresh="changed"``: a stored answer counts only if stored after this time.
     fresh_after: float | None = None
+    #: After ``refresh="changed"``: what the feed found, shown on the bar.
+    checked: RefreshCounts | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -343,6 +347,10 @@ class EnrichmentRun:
         if self.counts["refused"]:  # opted out, premium-gated: answered, not billed
             counts["refused"] = self.counts["refused"]
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
+        if self.checked is not None:  # refresh="changed": kept, moved, and the feed's pages
+            c = self.checked
+            counts["checked"] = f"{c.checked} ({c.unchanged} unchanged, {c.moved} moved)"
+            counts["feed pages"] = c.feed_pages
         if "not_cached" in self.counts:  # offline
             counts["not_cached"] = self.counts["not_cached"]
         self.bar.update(n, **counts)

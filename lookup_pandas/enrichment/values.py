@@ -313,6 +313,7 @@ def _plan(
             stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),
             read_ahead=True,
             fresh_after=changes.fresh_after,
+            checked=changes.counts,
         )
     return plan(
         distinct,
