@@ -17,13 +17,27 @@ Example:
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
-__all__ = ["connection", "delete_expired", "redis_connection", "write_lock"]
+__all__ = ["batched_writes", "connection", "delete_expired", "redis_connection", "write_lock"]
+
+
+def batched_writes(cache: BaseCache) -> AbstractContextManager[Any]:
+    """Many answers saved in one transaction: SQLite's ``bulk_commit``, else one at a time.
+
+    >>> import contextlib
+    >>> isinstance(batched_writes(BaseCache()), contextlib.nullcontext)
+    True
+    """
+    responses = getattr(cache, "responses", None)
+    if isinstance(responses, SQLiteDict):
+        bulk: AbstractContextManager[Any] = responses.bulk_commit()
+        return bulk
+    return nullcontext()
 
 
 def write_lock(cache: SQLiteCache) -> AbstractContextManager[Any]:

@@ -13,12 +13,13 @@ Example:
     ...         after = client.is_cached(profile, {"handle": "ada"})
     ...         expired = client.stored_at(profile, {"handle": "ada"})[1]
     ...         stored = client._parts.cache.stored_answer(profile, {"handle": "ada"})
-    ...         renewed = client._parts.cache.renew(profile, {"handle": "ada"})
+    ...         keys = client.profile_keys(["ada", "x"]).values()
+    ...         renewed = client._parts.cache.renew(profile, keys)
     ...         entries, cleared = client.cache_info().entries, client.clear()
     >>> before, after, expired, entries, cleared
     (False, True, False, 1, 1)
     >>> stored[0].data["id"], stored[2], renewed  # the answer, not expired; kept longer
-    ('prsn_1', False, True)
+    ('prsn_1', False, 1)
 """
 
 from __future__ import annotations
@@ -93,7 +94,16 @@ class ClientCache:
         Example: ``client._parts.cache.stored_answer(PROFILE_PATH, {"handle": "ada"})`` ->
         ``(Envelope(...), datetime(...), True)``
         """
-        response = self._wire.stored(path, self._wire.prepare(path, params))
+        if not self._wire.cache_on:
+            return None
+        return self.stored_at_key(path, self._wire.cache_key(self._wire.prepare(path, params)))
+
+    def stored_at_key(self, path: str, key: str) -> tuple[Envelope | None, datetime, bool] | None:
+        """:meth:`stored_answer`, read by its cache key (``profile_keys``), prepared once.
+
+        Example: ``cache.stored_at_key(PROFILE_PATH, client.profile_keys(["ada"])["ada"])``
+        """
+        response = self._wire.stored_key(path, key)
         when = None if response is None else _created_at(response)
         if response is None or when is None:
             return None
@@ -105,14 +115,15 @@ class ClientCache:
             return None  # unreadable: as if nothing were stored
         return env, when, bool(getattr(response, "is_expired", False))
 
-    def renew(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
-        """Keep the stored answer another ``expire_after`` from now. False when none is stored.
+    def renew(self, path: str, keys: Iterable[str]) -> int:
+        """Keep the stored answers of ``keys`` (``profile_keys``) another ``expire_after`` from
+        now. Returns how many were stored.
 
-        When it was stored (bought) is kept. Sends nothing.
+        When each was stored (bought) is kept. Sends nothing; one transaction on SQLite.
 
-        Example: ``client._parts.cache.renew(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
+        Example: ``client._parts.cache.renew(PROFILE_PATH, client.profile_keys(["ada"]).values())``
         """
-        return self._wire.renew(path, self._wire.prepare(path, params))
+        return self._wire.renew(path, keys)
 
     def profile_keys(
         self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE

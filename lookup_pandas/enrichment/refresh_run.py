@@ -3,8 +3,9 @@
 :func:`check_changes` reads each cached answer (expired or not), groups the organisations of
 the checkable ones into feed queries (:mod:`lookup_pandas.enrichment.refresh_plan`), reads
 each group's first page and decides from it, and returns what the run keeps and what it buys
-anew. :func:`after_run` marks the kept answers checked (and keeps them another
-``expire_after``) and the movers' events acted on, in the shared store.
+anew. :func:`keep_checked` marks the kept answers checked (and keeps them another
+``expire_after``), beside the run, and :func:`after_run` the bought movers' events acted on,
+in the shared store.
 
 Example: ``lp.get_profiles(["ada", "grace"], refresh="changed").attrs`` holds the summary.
 """
@@ -12,7 +13,9 @@ Example: ``lp.get_profiles(["ada", "grace"], refresh="changed").attrs`` holds th
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Generator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +41,16 @@ from .refresh_plan import (
 )
 from .results import NOT_FOUND, OK, Outcome
 
-__all__ = ["RefreshPlan", "after_run", "check_changes", "estimate_changes", "most_and_least"]
+__all__ = [
+    "KEEP_CHUNK",
+    "RefreshPlan",
+    "after_run",
+    "check_changes",
+    "estimate_changes",
+    "keep_checked",
+    "keeping",
+    "most_and_least",
+]
 
 
 @dataclass
@@ -83,7 +95,8 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
     uncheckable: list[str] = []
     uncached: list[str] = []
     for value in distinct:
-        stored = cache.stored_answer(path, PEOPLE.params(value))
+        key = keys.get(value)
+        stored = None if key is None else cache.stored_at_key(path, key)
         if stored is None:
             uncached.append(value)
             continue
@@ -197,40 +210,55 @@ class _FeedReader:
         self.found: dict[str, set[str]] = {}
         self.busy: set[str] = set()
         self.groups = self.pages = 0
+        self._lock = threading.Lock()  # the pool's groups share what they found
         self.credits_before = client.stats.credits_consumed
 
     def read_all(self, rate: FeedRate) -> None:
-        """Query the organisations a group at a time, sized at the rate learnt so far, and
-        the groups that splits make, until none is left."""
+        """Query every organisation's feed, and the groups that splits make.
+
+        The first group is read alone, to learn the feed's rate. The rest are then grouped at
+        that rate and read in the Client's pool of workers, each group deciding from its own
+        first page, under the Client's one pace.
+        """
         orgs = organizations(list(self.answers.values()))
-        remaining, splits = list(orgs.order), list[Group]()
-        while splits or remaining:
-            if splits:
-                group = splits.pop(0)
-            else:
-                group = regroup(remaining, orgs.window, orgs.by_org, rate)[0]
-                del remaining[: len(group.organizations)]
-            splits[:0] = self._query(group, rate)
+        remaining = list(orgs.order)
+        if not remaining:
+            return
+        first = regroup(remaining, orgs.window, orgs.by_org, rate)[0]
+        splits = self._query(first, rate)
+        rest = remaining[len(first.organizations) :]
+        groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
+        workers, counter = max(1, self.client.max_workers), self.client._parts.counter
+        # the pool's threads count for the run's own tally, as the run's single calls do
+        with ThreadPoolExecutor(workers, "lookup-feed", counter.join, (counter.current(),)) as pool:
+            pending = {pool.submit(self._query, g, rate) for g in groups}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:  # a split's groups are read in turn
+                    pending |= {pool.submit(self._query, g, rate) for g in future.result()}
 
     def _query(self, group: Group, rate: FeedRate) -> list[Group]:
         """Read ``group``'s first page, decide, carry it out; the groups a split makes."""
-        self.groups += 1
         pages = self._pages(group)
         events, last = next(pages)
         moved = self._note(events, group)
-        decision = decide(
-            group, events, last=last, moved=moved, page_cost=self.page_cost, rate=rate
-        )
+        with self._lock:  # the rate is learnt by every group's decision
+            self.groups += 1
+            decision = decide(
+                group, events, last=last, moved=moved, page_cost=self.page_cost, rate=rate
+            )
         if decision.action == "read":
             for read, (events, last) in enumerate(pages, 1):
                 self._note(events, group)
                 if last:
                     break
                 if read >= decision.pages:  # the feed burst past what its first page foretold
-                    self.busy.update(v for v in group.shares if v not in self.found)
+                    with self._lock:
+                        self.busy.update(v for v in group.shares if v not in self.found)
                     break
         elif decision.action in ("buy", "split"):
-            self.busy.update(decision.buy)
+            with self._lock:
+                self.busy.update(decision.buy)
         pages.close()
         return list(decision.groups)
 
@@ -246,7 +274,8 @@ class _FeedReader:
         today = self.now.date()
         while sent is not None:
             records, pagination = self.client.page(JOB_CHANGES_PATH, sent, plan, refresh=True)
-            self.pages += 1
+            with self._lock:
+                self.pages += 1
             sent = plan.next(sent, pagination, len(records))
             events = [read_event(r, today) for r in records if isinstance(r, Mapping)]
             yield events, sent is None
@@ -255,9 +284,10 @@ class _FeedReader:
         """Record the movers among ``events``; the group's answers known to have moved."""
         in_group = {v: self.answers[v] for v in group.shares}
         acted = self.client._parts.store.acted_changes([e.key for e in events]) if events else set()
-        for value, keys in movers(events, in_group, acted).items():
-            self.found.setdefault(value, set()).update(keys)
-        return {v for v in in_group if v in self.found}
+        with self._lock:
+            for value, keys in movers(events, in_group, acted).items():
+                self.found.setdefault(value, set()).update(keys)
+            return {v for v in in_group if v in self.found}
 
     def plan(self, cached: _Cached, now: dt.datetime) -> RefreshPlan:
         """The refresh's plan: the kept answers, and those to buy anew."""
@@ -287,15 +317,41 @@ class _FeedReader:
         )
 
 
-def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]) -> None:
-    """Mark the kept answers checked (kept another ``expire_after``), and the bought movers'
-    events acted on, so a second refresh buys none of them again."""
+#: Kept answers renewed per transaction, so the run's own writes wait little between them.
+KEEP_CHUNK = 250
+
+
+def keep_checked(client: Client, plan: RefreshPlan) -> None:
+    """Mark the kept answers checked, and keep them another ``expire_after``.
+
+    Written in chunks of :data:`KEEP_CHUNK`; :func:`keeping` runs it beside the purchases.
+    """
     store, cache, path = client._parts.store, client._parts.cache, PEOPLE.endpoint.path
-    kept = [plan.keys[v] for v in plan.kept if v in plan.keys]
-    if kept and plan.checked_at is not None:
-        store.mark_checked(kept, plan.checked_at.timestamp())
-    for value in plan.kept:
-        cache.renew(path, PEOPLE.params(value))
+    keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
+    for i in range(0, len(keys), KEEP_CHUNK):
+        chunk = keys[i : i + KEEP_CHUNK]
+        if plan.checked_at is not None:
+            store.mark_checked(chunk, plan.checked_at.timestamp())
+        cache.renew(path, chunk)
+
+
+def keeping(client: Client, plan: RefreshPlan) -> threading.Thread:
+    """:func:`keep_checked` in a thread of its own, started: the run buys meanwhile.
+
+    The caller joins it once the run is over (a failed run keeps what the feed confirmed).
+    """
+    thread = threading.Thread(
+        target=keep_checked, args=(client, plan), name="lookup-keep-checked", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]) -> None:
+    """Mark the bought movers' events acted on, so a second refresh buys none of them again.
+
+    An event is marked once its person's answer was bought (found, or a billed not-found).
+    """
     bought = [
         key
         for value, keys in plan.events.items()
@@ -303,4 +359,4 @@ def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]
         for key in keys
     ]
     if bought:
-        store.mark_acted(bought)
+        client._parts.store.mark_acted(bought)

@@ -57,7 +57,7 @@ from .plan import (
     stored_batch_jobs_holding,
 )
 from .provenance import provenance_frame
-from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes
+from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes, keeping
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -212,6 +212,7 @@ def lookup_values(
         # they are used. On the fast path, each call's own cache hit checks it.
         client.check_key()
     check_job_credits(client, the_plan, options, kind)
+    kept_checked = None if changes is None else keeping(client, changes)
     try:
         state = run(
             the_plan,
@@ -226,6 +227,9 @@ def lookup_values(
     except BaseException as exc:
         _summarise_stop(exc, mapped, started)
         raise
+    finally:
+        if kept_checked is not None:
+            kept_checked.join()
     result = _result(mapped, state, kept, kind, seconds=time.perf_counter() - started)
     if changes is not None:
         after_run(client, changes, state.outcomes)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER, should_cache
+from ..cache.requests_cache_internals import batched_writes
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..errors import (
     ConfigurationError,
@@ -103,8 +104,8 @@ class Wire:
         >>> wire.send(prepared).status_code, wire.cached("/api/data/v1/people/profile", prepared)
         (200, None)
         >>> path = "/api/data/v1/people/profile"
-        >>> wire.stored(path, prepared), wire.renew(path, prepared)  # no cache: none stored
-        (None, False)
+        >>> wire.stored(path, prepared), wire.renew(path, ["a-key"])  # no cache: none stored
+        (None, 0)
     """
 
     def __init__(self, session: requests.Session, settings: Settings) -> None:
@@ -184,25 +185,36 @@ class Wire:
         """The stored answer, expired or not, online too, read by its key. None when none is."""
         if not self.cache_on or is_panel(path):
             return None
-        cache = self.session.cache  # type: ignore[attr-defined]
-        response: requests.Response | None = cache.get_response(self.cache_key(prepared))
+        return self.stored_key(path, self.cache_key(prepared))
+
+    def stored_key(self, path: str, key: str) -> requests.Response | None:
+        """:meth:`stored`, by the request's cache key."""
+        if not self.cache_on or is_panel(path):
+            return None
+        response: requests.Response | None = self.session.cache.get_response(key)  # type: ignore[attr-defined]
         return response
 
-    def renew(self, path: str, prepared: requests.PreparedRequest) -> bool:
-        """Keep the stored answer ``expire_after`` from now. False when no answer is stored.
+    def renew(self, path: str, keys: Iterable[str]) -> int:
+        """Keep the stored answers of ``keys`` ``expire_after`` from now. Returns how many were
+        stored.
 
-        It is stored again with its new expiry (on Redis, its TTL follows) and its own
-        ``created_at``, so it still tells when it was bought.
+        Each is stored again with its new expiry (on Redis, its TTL follows) and its own
+        ``created_at``, so it still tells when it was bought. On SQLite they are written in
+        one transaction.
         """
-        response = self.stored(path, prepared)
-        if response is None or not should_cache(response):
-            return False
-        self.session.cache.save_response(  # type: ignore[attr-defined]
-            response,
-            cache_key=self.cache_key(prepared),
-            expires=get_expiration_datetime(self.settings.expire_after),
-        )
-        return True
+        if not self.cache_on or is_panel(path):
+            return 0
+        cache = self.session.cache  # type: ignore[attr-defined]
+        expires = get_expiration_datetime(self.settings.expire_after)
+        renewed = 0
+        with batched_writes(cache):
+            for key in keys:
+                response = self.stored_key(path, key)
+                if response is None or not should_cache(response):
+                    continue
+                cache.save_response(response, cache_key=key, expires=expires)
+                renewed += 1
+        return renewed
 
     def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
         """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""

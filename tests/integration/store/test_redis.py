@@ -533,12 +533,12 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
         assert stored is not None and stored[0] is not None
         with redis_server.client() as conn:
             assert conn.ttl(name) <= 60 + 3600
-            assert cache.renew(PROFILE, {"handle": "ada"})
+            assert cache.renew(PROFILE, [key]) == 1
             assert week < conn.ttl(name) <= week + 3600  # the entry's TTL follows its expiry
             kept = json.loads(conn.get(name))
         assert cache.stored_answer(PROFILE, {"handle": "ada"})[1:] == (stored[1], False)
         assert kept["created_at"] == stored[1].isoformat()
-        assert cache.renew(PROFILE, {"handle": "nobody"}) is False
+        assert cache.renew(PROFILE, client.profile_keys(["nobody"]).values()) == 0
     assert svc.count(PROFILE) == 1  # renewing sends nothing
 
 

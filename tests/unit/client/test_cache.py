@@ -84,9 +84,8 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     client, transport, monkeypatch
 ):
     cache = client._parts.cache
-    assert (
-        cache.stored_answer(PROFILE_PATH, ADA) is None and cache.renew(PROFILE_PATH, ADA) is False
-    )
+    (key,) = client.profile_keys(["ada"]).values()
+    assert cache.stored_answer(PROFILE_PATH, ADA) is None and cache.renew(PROFILE_PATH, [key]) == 0
     client.profile("ada")
     client.profile("ghost")
     first = cache.stored_answer(PROFILE_PATH, ADA)
@@ -103,7 +102,7 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     assert client.cached(PROFILE_PATH, ADA) is None  # online, an expired answer is no hit
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, True)  # but it is stored
     assert cache.stored_answer(PROFILE_PATH, {"handle": "ghost"})[0] is None  # a not-found
-    assert cache.renew(PROFILE_PATH, ADA) is True
+    assert cache.renew(PROFILE_PATH, client.profile_keys(["ada"]).values()) == 1
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, False)  # bought when it was
     assert client.cached(PROFILE_PATH, ADA) is not None
     assert len(transport.requests) == sent
@@ -127,7 +126,7 @@ def test_without_a_cache_nothing_is_cached_and_no_value_has_a_key(transport):
         assert not c.is_cached(PROFILE_PATH, ADA) and c.cached(PROFILE_PATH, ADA) is None
         assert c.stored_at(PROFILE_PATH, ADA) is None
         assert c._parts.cache.stored_answer(PROFILE_PATH, ADA) is None
-        assert c._parts.cache.renew(PROFILE_PATH, ADA) is False
+        assert c._parts.cache.renew(PROFILE_PATH, ["any-key"]) == 0
         assert c.profile_keys(["ada"]) == {}
         assert c.cache_info().entries == 0 and c.clear() == 0
 

@@ -215,7 +215,7 @@ def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, e
     later = eight_days_on()
     before = wire.stored(PROFILE_PATH, prepared)
     assert before is not None and before.is_expired
-    assert wire.renew(PROFILE_PATH, prepared)
+    assert wire.renew(PROFILE_PATH, [wire.cache_key(prepared)]) == 1
     after = wire.stored(PROFILE_PATH, prepared)
     assert after is not None and not after.is_expired
     assert after.created_at == before.created_at  # still says when it was bought
@@ -228,7 +228,7 @@ def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, e
 def test_renewing_nothing_stored_is_false(cached_client):
     wire = cached_client._parts.wire
     prepared = wire.prepare(PROFILE_PATH, {"handle": "nobody"})
-    assert wire.renew(PROFILE_PATH, prepared) is False
+    assert wire.renew(PROFILE_PATH, [wire.cache_key(prepared)]) == 0
     assert wire.stored(PROFILE_PATH, prepared) is None
     tier = wire.prepare(TIER_PATH, None)
-    assert wire.renew(TIER_PATH, tier) is False  # the panel is never stored
+    assert wire.renew(TIER_PATH, [wire.cache_key(tier)]) == 0  # the panel is never stored
