@@ -280,7 +280,9 @@ def movers(
     """The checked answers with an event since their ``since`` day, and those events' keys.
 
     An event is matched by the person's ``prsn_`` id, else by the handle (case folded). An
-    event on the day the answer was bought counts, unless it was already acted on (``acted``).
+    event on the day the answer was bought counts, unless it was already acted on (``acted``)
+    or the answer already shows it: a ``joined`` event at one of its current organisations
+    (the answer bought after a move, whose ``left`` event was acted on).
 
     >>> import datetime as dt
     >>> now = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
@@ -288,6 +290,9 @@ def movers(
     >>> event = JobChange("jce_1", None, "Ada", "org_1", now.date())
     >>> movers([event], {"ada": ada}, set()), movers([event], {"ada": ada}, {"jce_1"})
     ({'ada': {'jce_1'}}, {})
+    >>> joined = JobChange("jce_2", None, "ada", "org_1", now.date(), "joined")
+    >>> movers([joined], {"ada": ada}, set())  # the answer shows it already
+    {}
     """
     by_id: dict[str, list[CheckedAnswer]] = defaultdict(list)
     by_handle: dict[str, list[CheckedAnswer]] = defaultdict(list)
@@ -302,9 +307,14 @@ def movers(
             continue
         named = by_id.get(event.person_id or "") or by_handle.get((event.handle or "").lower(), [])
         for a in named:
-            if event.day >= a.since.date():
+            if event.day > a.since.date() or (event.day == a.since.date() and not _shown(event, a)):
                 found[a.value].add(event.key)
     return dict(found)
+
+
+def _shown(event: JobChange, answer: CheckedAnswer) -> bool:
+    """Whether ``answer`` already shows ``event``: joined one of its current organisations."""
+    return event.kind == "joined" and event.organization_id in answer.organizations
 
 
 @dataclass(frozen=True)

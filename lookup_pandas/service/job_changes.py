@@ -10,8 +10,8 @@ whichever of the usual names an event carries.
 >>> event = read_event({"id": "jce_1", "event_type": "left", "detected_at": "2026-11-20",
 ...                     "person": {"id": "prsn_1", "handle": "Ada"},
 ...                     "organization": {"id": "org_1"}}, today)
->>> event.person_id, event.handle, event.organization_id, event.day, event.key
-('prsn_1', 'Ada', 'org_1', datetime.date(2026, 11, 20), 'jce_1')
+>>> event.person_id, event.handle, event.organization_id, event.day, event.key, event.kind
+('prsn_1', 'Ada', 'org_1', datetime.date(2026, 11, 20), 'jce_1', 'left')
 >>> read_event({"person_id": "prsn_2", "date": "not a date"}, today).day  # unreadable: today
 datetime.date(2026, 11, 27)
 """
@@ -55,6 +55,8 @@ class JobChange:
     handle: str | None
     organization_id: str | None
     day: dt.date
+    #: ``joined``, ``left``, ``title_change`` (lower case), or None when the event says none.
+    kind: str | None = None
 
 
 def read_event(raw: Mapping[str, Any], today: dt.date) -> JobChange:
@@ -71,6 +73,7 @@ def read_event(raw: Mapping[str, Any], today: dt.date) -> JobChange:
         handle=_text(person.get("handle")) or _text(raw.get("handle")),
         organization_id=_text(organization.get("id")) or _text(raw.get("organization_id")),
         day=_day(raw) or today,
+        kind=(_text(raw.get("event_type")) or _text(raw.get("type")) or "").lower() or None,
     )
 
 

@@ -32,7 +32,7 @@ from . import company_records as companies
 from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope, people_service
 from .mock_service import MockService
-from .notebook import notebook_client
+from .notebook import notebook_client, notebook_emulator
 from .replies import Reply, Request
 from .routes import EMPLOYEES, HEALTH, PROFILE, SEARCH, TIER
 from .server import FakeService
@@ -67,4 +67,5 @@ __all__ = [
     "people_service",
     "names",
     "notebook_client",
+    "notebook_emulator",
 ]

@@ -27,7 +27,7 @@ from ..client.client import Client, configure
 from ..config.settings import ENV_API_KEY, ENV_BASE_URL, ENV_CACHE
 from .server import FakeService
 
-__all__ = ["ENV_EMULATOR_SPARSE", "notebook_client"]
+__all__ = ["ENV_EMULATOR_SPARSE", "notebook_client", "notebook_emulator"]
 
 #: "1" starts the notebook's emulator in the sparse-records mode.
 ENV_EMULATOR_SPARSE = "LOOKUP_EMULATOR_SPARSE"
@@ -53,3 +53,14 @@ def notebook_client(**knobs: Any) -> Client:
     if not os.environ.get(ENV_CACHE):
         cache = Path(tempfile.mkdtemp(prefix="lookup-notebook-")) / "cache.sqlite"
     return configure(api_key=_emulator.api_key, base_url=_emulator.base_url, cache=cache)
+
+
+def notebook_emulator() -> FakeService | None:
+    """The emulator :func:`notebook_client` started in this kernel, or None (a real service).
+
+    A notebook changes the emulator's world with it (``notebook_emulator().move(...)``).
+
+    >>> notebook_emulator() is None  # no notebook_client() yet in this process
+    True
+    """
+    return _emulator

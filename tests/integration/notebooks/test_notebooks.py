@@ -42,6 +42,7 @@ NOTEBOOKS = (
     "02_enrich_leads.ipynb",
     "03_search_panel.ipynb",
     "04_accounts.ipynb",
+    "05_refresh.ipynb",
 )
 ENV_VARS = ("LOOKUP_BASE_URL", "LOOKUP_API_KEY", "LOOKUP_CACHE")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -279,6 +280,23 @@ def test_accounts_outputs(emulator_runs):
     again = outputs_text(cell_with(nb, "listed = sum("))
     assert f"{total} data scientists listed again, 0 credits spent" in again, again
     assert "6 cached, nothing to fetch" in again and "0 credits spent" in again, again
+
+
+def test_refresh_notebook_buys_only_the_movers(emulator_runs):
+    nb = emulator_runs["05_refresh.ipynb"].executed()
+    movers = outputs_text(cell_with(nb, "refreshed[refreshed["))
+    bought = re.findall(r"(\S+-employee-\d{5})\s+(Head of Data at Globex|NaN)\s+single", movers)
+    assert len({handle for handle, _ in bought}) == 5, movers  # each mover bought anew
+    # their new job shows (sparse records hold a headline only half the time)
+    assert any(headline != "NaN" for _, headline in bought), movers
+    sources = outputs_text(cell_with(nb, 'refreshed["lookup_source"].value_counts()'))
+    assert re.search(r"\bchecked\s+\d+", sources), sources
+    spent = outputs_text(cell_with(nb, 'print(f"first purchase:'))
+    first, refresh = map(float, re.findall(r"(\d+(?:\.\d+)?) credits", spent)[:2])
+    # sparse records often lack positions: those cannot be checked, and are bought anew
+    assert first == 200 and 5 <= refresh < first, spent
+    again = outputs_text(cell_with(nb, "again.refresh"))
+    assert "moved=0" in again and "busy=0" in again, again
 
 
 def test_search_panel_displays_a_widget(emulator_runs):

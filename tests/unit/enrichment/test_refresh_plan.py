@@ -157,3 +157,14 @@ def test_a_busy_organisation_is_split_from_quiet_ones_when_that_is_cheaper():
     assert decision.action == "split"
     assert set(decision.buy) == {"b0", "b1"}  # the busy organisation's answers are bought
     assert {o for g in decision.groups for o in g.organizations} == set(quiet)
+
+
+def test_an_answer_bought_after_a_move_is_not_taken_for_a_mover_by_the_join_it_shows():
+    bought = _answer("ada", "org_new", days=0)  # bought today, after the move: at org_new now
+    joined = JobChange("e-join", None, "ada", "org_new", TODAY, "joined")
+    left_later = JobChange("e-left", None, "ada", "org_new", TODAY + dt.timedelta(days=1), "left")
+    title_today = JobChange("e-title", None, "ada", "org_new", TODAY, "title_change")
+    assert movers([joined], {"ada": bought}, set()) == {}
+    assert movers([left_later, title_today], {"ada": bought}, set()) == {
+        "ada": {"e-left", "e-title"}  # what the answer cannot show still counts
+    }
