@@ -67,6 +67,12 @@ def test_a_refresh_buys_exactly_the_movers_for_a_fraction_of_a_full_rebuy(fake_s
     with make_client(svc, cache=tmp_path / "c.sqlite") as client:
         leads, first, movers = bought_then_moved(svc, client)
         before = Tally.of(svc)
+        estimate = (
+            pd.DataFrame({"handle": leads})
+            .lookup.estimate_profiles("handle", client=client, refresh=CHANGED)
+            .refresh
+        )
+        assert (Tally.of(svc) - before).nothing_billed  # the estimate reads no feed page
         out = enrich(leads, client, refresh=CHANGED, provenance=True)
     spent = Tally.of(svc) - before
     summary, counts = summary_of(out), summary_of(out).refresh
@@ -93,6 +99,8 @@ def test_a_refresh_buys_exactly_the_movers_for_a_fraction_of_a_full_rebuy(fake_s
     assert counts.feed_credits == spent.pages  # a page costs 1 credit
     assert summary.credits == spent.credits
     assert summary.fetched == MOVERS
+    assert estimate is not None and (estimate.checked, estimate.uncheckable) == (len(leads), 0)
+    assert estimate.least <= spent.credits <= estimate.most
 
 
 @pytest.mark.parametrize("to", ["globex", "list"], ids=["to-another-company", "within-the-list"])
@@ -173,7 +181,8 @@ def test_provenance_says_when_each_kept_answer_was_checked(fake_service, tmp_pat
         start = datetime.now(UTC)
         out = enrich(leads + fresh, client, refresh=CHANGED, provenance=True)
         end = datetime.now(UTC)
-        again = enrich(leads + fresh, client, refresh=CHANGED, provenance=True)
+        again = lp.get_profiles(leads + fresh, client=client, progress=False, refresh=CHANGED,
+                                provenance=True)  # fmt: skip
 
     assert isinstance(out[CHECKED_AT_COLUMN].dtype, pd.DatetimeTZDtype)
     assert str(out[CHECKED_AT_COLUMN].dt.tz) == "UTC"

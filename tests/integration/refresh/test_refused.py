@@ -2,8 +2,9 @@
 
 1. Offline (``Client(offline=True)``) it needs the network: a UsageError, and the emulator sees
    no request, with a cache that holds every answer.
-2. ``max_credits`` below the most the refresh can cost (every checked answer bought anew, plus
-   one feed page per group): BudgetExceededError before any feed page; at the most, it runs.
+2. ``max_credits`` below the most the refresh can cost (``estimate_profiles``' figure: every
+   checked answer bought anew, plus one feed page per group): BudgetExceededError before any
+   feed page; at the most, it runs.
 3. Companies: ``enrich_companies(..., refresh="changed")`` is a UsageError (the feed is about
    people), through the accessor and the function alike.
 """
@@ -37,7 +38,8 @@ def test_offline_a_refresh_is_refused_and_nothing_is_sent(fake_service, tmp_path
         with pytest.raises(UsageError, match="changed"):
             enrich(leads, off, refresh=CHANGED)
         assert (enrich(leads, off)["lookup_status"] == "ok").all()  # the cache is there
-    assert Tally.of(svc) - before == Tally(Counter(), 0, 0.0, 0)
+    nothing = Tally.of(svc) - before
+    assert nothing.nothing_billed and nothing.requests == 0
 
 
 def test_max_credits_below_the_most_refuses_before_any_feed_page(fake_service, tmp_path):
@@ -46,8 +48,13 @@ def test_max_credits_below_the_most_refuses_before_any_feed_page(fake_service, t
     with make_client(svc, cache=tmp_path / "c.sqlite") as client:
         enrich(leads, client)
         svc.move(leads[0], to="umbrella")
-        most = len(leads) + 1  # every answer anew, plus the group's first page
         before = Tally.of(svc)
+        estimate = pd.DataFrame({"handle": leads}).lookup.estimate_profiles(
+            "handle", client=client, refresh=CHANGED
+        )
+        assert estimate.refresh is not None
+        most = estimate.refresh.most
+        assert most == len(leads) + 1  # every answer anew, plus the group's first page
         with pytest.raises(BudgetExceededError) as refused:
             enrich(leads, client, refresh=CHANGED, max_credits=most - 1)
         refusal = Tally.of(svc) - before
@@ -55,7 +62,7 @@ def test_max_credits_below_the_most_refuses_before_any_feed_page(fake_service, t
     spent = Tally.of(svc) - before
 
     assert refused.value.needed == most and refused.value.allowed == most - 1
-    assert (refusal.pages, refusal.billed, refusal.credits) == (0, Counter(), 0.0)
+    assert refusal.nothing_billed  # no feed page, no profile
     assert spent.billed == Counter([leads[0]])  # at its most, it runs, and buys the mover
     assert spent.credits == 1 + spent.pages <= most
     assert summary_of(out).refresh is not None and summary_of(out).refresh.moved == 1

@@ -125,6 +125,11 @@ class Tally:
         return cls(svc.billed_handles(), svc.count(JOB_CHANGES_PATH), stats["credits"],
                    stats["requests"])  # fmt: skip
 
+    @property
+    def nothing_billed(self) -> bool:
+        """No person bought, no feed page read, no credit spent (free calls may have gone)."""
+        return not self.billed and self.pages == 0 and self.credits == 0
+
     def __sub__(self, before: Tally) -> Tally:
         return Tally(
             self.billed - before.billed,
