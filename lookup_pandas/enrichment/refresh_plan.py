@@ -281,8 +281,8 @@ def movers(
 
     An event is matched by the person's ``prsn_`` id, else by the handle (case folded). An
     event on the day the answer was bought counts, unless it was already acted on (``acted``)
-    or the answer already shows it: a ``joined`` event at one of its current organisations
-    (the answer bought after a move, whose ``left`` event was acted on).
+    or the answer already shows it: on that day, a ``joined`` event at one of its current
+    organisations, or a ``left`` event at another (an answer bought after the move).
 
     >>> import datetime as dt
     >>> now = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
@@ -313,8 +313,10 @@ def movers(
 
 
 def _shown(event: JobChange, answer: CheckedAnswer) -> bool:
-    """Whether ``answer`` already shows ``event``: joined one of its current organisations."""
-    return event.kind == "joined" and event.organization_id in answer.organizations
+    """Whether ``answer`` already shows ``event``: it joined one of the answer's current
+    organisations, or left one the answer does not hold as current."""
+    current = event.organization_id in answer.organizations
+    return (event.kind == "joined" and current) or (event.kind == "left" and not current)
 
 
 @dataclass(frozen=True)

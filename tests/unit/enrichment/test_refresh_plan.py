@@ -168,3 +168,11 @@ def test_an_answer_bought_after_a_move_is_not_taken_for_a_mover_by_the_join_it_s
     assert movers([left_later, title_today], {"ada": bought}, set()) == {
         "ada": {"e-left", "e-title"}  # what the answer cannot show still counts
     }
+
+
+def test_the_leaving_an_answer_already_shows_on_its_day_is_no_move():
+    bought = _answer("ada", "org_new", days=0)
+    left_old = JobChange("e-left", None, "ada", "org_old", TODAY, "left")
+    left_new = JobChange("e-left-new", None, "ada", "org_new", TODAY, "left")
+    assert movers([left_old], {"ada": bought}, set()) == {}
+    assert movers([left_new], {"ada": bought}, set()) == {"ada": {"e-left-new"}}
