@@ -244,7 +244,8 @@ def _open_sqlite(path: Path) -> Iterator[OpenCache]:
 @contextlib.contextmanager
 def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
     require_redis()  # a ConfigurationError saying how to install redis
-    from ..store.redis import Namespaces, RedisStore, connect, namespaces
+    from ..store.redis import Namespaces, RedisStore, namespaces
+    from ..store.redis_connection import connect
     from .redis import RedisAnswers, RedisAnswersCache
 
     url = location.url

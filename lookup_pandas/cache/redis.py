@@ -20,7 +20,8 @@ from requests_cache.backends.redis import RedisCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.cache_urls import redact_url
-from ..store.redis import Namespaces, connect, key_prefix, redis_error, translated
+from ..store.redis import Namespaces
+from ..store.redis_connection import connect, key_prefix, redis_error, translated
 from .policy import PaidAnswersOnly
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]

@@ -13,7 +13,8 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..api.columns import check_columns
 from ..csv_chunks import (
@@ -38,6 +39,9 @@ from .service_client import service_client
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..client.client import Client
+    from ..enrichment.results import Estimate
+
 
 def enrich(options: EnrichOptions) -> int:
     """Enrich the whole file at once, or in chunks when asked or when it has many rows.
@@ -47,7 +51,6 @@ def enrich(options: EnrichOptions) -> int:
     Example: ``enrich(EnrichOptions("accounts.csv", column="slug", companies=True))`` -> ``0``
     """
     from ..api import functions as api
-    from ..enrichment.values import estimate_values
 
     threshold = options.chunk_threshold or AUTO_CHUNK_ROWS
     counted = None if options.chunksize is not None else count_rows(options.input, threshold)
@@ -59,16 +62,7 @@ def enrich(options: EnrichOptions) -> int:
     check_output(o.output, source=o.input)
     check_columns(leads, o.column, o.prefix)
     with service_client(o.offline) as client:
-        est = estimate_values(  # the credits facts are read after --max-calls, if at all
-            leads[o.column],
-            client=client,
-            fold_case=o.fold_case,
-            method=o.method,
-            credits=False,
-            kind=o.kind,
-            refresh=o.refresh,
-        )
-        print_estimate(est, o, client)
+        print_estimate(_estimate(leads[o.column], o, client), o, client)
         summarised = api.enrich_companies_with_summary if o.companies else api.enrich_with_summary
         enriched, summary = summarised(leads, o.column, prefix=o.prefix, client=client, **o.job)
     write_frame(enriched, o.output)
@@ -96,7 +90,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     Example: ``enrich_in_chunks(EnrichOptions("leads.csv", output="out.csv"), 10_000)`` -> ``0``
     """
     from ..enrichment.plan import Options
-    from ..enrichment.values import estimate_values, lookup_values
+    from ..enrichment.values import lookup_values
 
     o = options
     started = time.perf_counter()
@@ -111,15 +105,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
         scan = scan_handles(chunks, handles)
         with open_output(o.output) as out:
-            est = estimate_values(
-                scan.distinct,
-                client=client,
-                fold_case=o.fold_case,
-                method=o.method,
-                credits=False,
-                kind=o.kind,
-                refresh=o.refresh,
-            )
+            est = _estimate(scan.distinct, o, client)
             print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
             records = RecordStore()  # the job keeps no record: they are kept as text here
             result = lookup_values(
@@ -201,4 +187,20 @@ def _changed(path: str, what: str) -> str:
     return (
         f"{path} changed while it was read in chunks ({what}); run again: what was fetched "
         "is cached"
+    )
+
+
+def _estimate(values: Iterable[Any], o: EnrichOptions, client: Client) -> Estimate:
+    """The estimate printed before the job: counted without the credits facts, which are read
+    after ``--max-calls``, if at all (:func:`~lookup_pandas.cli.estimate.print_estimate`)."""
+    from ..enrichment.values import estimate_values
+
+    return estimate_values(
+        values,
+        client=client,
+        fold_case=o.fold_case,
+        method=o.method,
+        credits=False,
+        kind=o.kind,
+        refresh=o.refresh,
     )

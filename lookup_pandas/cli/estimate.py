@@ -14,7 +14,7 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..display.facts import about, credits_text, fetching, number, refresh_estimate_text
+from ..display.facts import about, fetching, spending
 from .options import EnrichOptions
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
 
     Example: ``print_estimate(estimate_values(column, client=client, credits=False), o, client)``
     """
-    from ..enrichment.values import planned, read_credit_facts
+    from ..enrichment.estimate import planned, read_credit_facts
 
     if options.max_calls is not None and est.to_fetch > options.max_calls:
         return  # the job refuses it before sending anything, in one line of its own
@@ -64,16 +64,4 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
         line += ", unpaced (no rate limit)" if per_minute is None else ""
     else:
         line += f", {about(est.seconds)} at {per_minute:.0f} calls/min"
-    return line + _spending(est)
-
-
-def _spending(est: Estimate) -> str:
-    """The line's tail: what the job spends, the balance when known, and any tier change."""
-    text = f"; {credits_text(est.credits)}"
-    if est.balance is not None:
-        text += f", balance {number(est.balance)}"
-    if est.tier_change:
-        text += f"; tier {est.tier_change}"
-    if est.refresh is not None:
-        text += f"; refresh {refresh_estimate_text(est.refresh)}"
-    return text
+    return line + spending(est)

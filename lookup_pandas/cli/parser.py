@@ -260,11 +260,8 @@ def _add_serve(sub: _Sub) -> None:
         help="share of requests answered with a transient fault",
     )
     p.add_argument("--api-key", default=None, help="the key it accepts (default: a new one)")
-    p.add_argument(
-        "--sparse",
-        action="store_true",
-        help="records carry only id, handle and some of the other fields",
-    )
+    sparse = "records carry only id, handle and some of the other fields"
+    p.add_argument("--sparse", action="store_true", help=sparse)
     p.add_argument(
         "--batch",
         action=argparse.BooleanOptionalAction,

@@ -28,6 +28,7 @@ __all__ = [
     "number",
     "refresh_estimate_text",
     "refresh_text",
+    "spending",
     "summary_html",
 ]
 
@@ -177,14 +178,24 @@ def estimate_line(est: EstimateFacts) -> str:
     line += fetching(est)
     if est.seconds is not None:
         line += f", {about(est.seconds)}"
-    line += f"; {credits_text(est.credits)}"
+    return line + spending(est)
+
+
+def spending(est: EstimateFacts) -> str:
+    """An estimate line's tail: the credits, the balance when known, a tier change, a refresh.
+
+    >>> spending(EstimateFacts(rows=1, valid=1, unique=1, cached=0, to_fetch=1, credits=1.0,
+    ...                        balance=99.0))
+    '; 1 credit, balance 99'
+    """
+    text = f"; {credits_text(est.credits)}"
     if est.balance is not None:
-        line += f", balance {number(est.balance)}"
+        text += f", balance {number(est.balance)}"
     if est.tier_change:
-        line += f"; tier {est.tier_change}"
+        text += f"; tier {est.tier_change}"
     if est.refresh is not None:
-        line += f"; refresh {refresh_estimate_text(est.refresh)}"
-    return line
+        text += f"; refresh {refresh_estimate_text(est.refresh)}"
+    return text
 
 
 def estimate_html(est: EstimateFacts) -> str:

@@ -7,7 +7,7 @@
 (('grace',), False, True)
 
 Nothing here sends anything or reads a clock: the cache is a callable handed in, the stored
-batch jobs a list. :func:`lookup_pandas.enrichment.values.planned` times an estimate with a
+batch jobs a list. :func:`lookup_pandas.enrichment.estimate.planned` times an estimate with a
 Client's facts.
 """
 

@@ -236,9 +236,8 @@ class EnrichmentRun:
     sources: dict[str, Source] | None = None
     #: A background job's cancel event: once set, the run stops as on Ctrl-C.
     cancel: threading.Event | None = None
-    #: After ``refresh="changed"``: a stored answer counts only if stored after this time.
+    #: After ``refresh="changed"``: an answer counts if stored after this; the feed's findings.
     fresh_after: float | None = None
-    #: After ``refresh="changed"``: what the feed found, shown on the bar.
     checked: RefreshCounts | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
@@ -347,10 +346,8 @@ class EnrichmentRun:
         if self.counts["refused"]:  # opted out, premium-gated: answered, not billed
             counts["refused"] = self.counts["refused"]
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
-        if self.checked is not None:  # refresh="changed": kept, moved, and the feed's pages
-            c = self.checked
-            counts["checked"] = f"{c.checked} ({c.unchanged} unchanged, {c.moved} moved)"
-            counts["feed pages"] = c.feed_pages
+        if c := self.checked:  # refresh="changed": kept, moved, and the feed's pages
+            counts.update(checked=f"{c.checked} ({c.moved} moved)", feed_pages=c.feed_pages)
         if "not_cached" in self.counts:  # offline
             counts["not_cached"] = self.counts["not_cached"]
         self.bar.update(n, **counts)
@@ -472,31 +469,15 @@ class EnrichmentRun:
         window: ClaimWindow | None,
     ) -> tuple[Outcome, bool] | None:
         """:func:`fetch_one` in a pool thread, telling ``window`` when a held claim is done."""
-        if held is None or window is None:
-            return fetch_one(
-                self.client,
-                handle,
-                self.refresh,
-                stop,
-                missed_at,
-                kind=self.kind,
-                fresh_after=self.fresh_after,
-            )
+        claim = None if held is None or window is None else held[1]
         result = None
         try:
-            result = fetch_one(
-                self.client,
-                handle,
-                self.refresh,
-                stop,
-                missed_at,
-                held[1],
-                kind=self.kind,
-                fresh_after=self.fresh_after,
-            )
+            args = (self.client, handle, self.refresh, stop, missed_at, claim, self.kind)
+            result = fetch_one(*args, fresh_after=self.fresh_after)
             return result
         finally:
-            window.finished(held[0], bought=in_cache(result))
+            if claim is not None and window is not None and held is not None:
+                window.finished(held[0], bought=in_cache(result))
 
     def _harvest(
         self, pending: dict[_Fetched, str], *, block: bool, window: ClaimWindow | None = None

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from lookup_pandas.store import StoredJob, namespace
-from lookup_pandas.store.redis import key_prefix
+from lookup_pandas.store.redis_connection import key_prefix
 
 from ..helpers import PROFILE, make_client
 from ..store.test_redis import everything_in

@@ -41,7 +41,8 @@ from lookup_pandas.store import (
     named_namespace,
     namespace,
 )
-from lookup_pandas.store.redis import Namespaces, RedisStore, key_prefix
+from lookup_pandas.store.redis import Namespaces, RedisStore
+from lookup_pandas.store.redis_connection import key_prefix
 from lookup_pandas.testing import FakeService
 
 from ..helpers import PROFILE, FailFirst, make_client, server_error, wait_for_count

@@ -22,7 +22,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas.store import named_namespace, namespace
-from lookup_pandas.store.redis import key_prefix
+from lookup_pandas.store.redis_connection import key_prefix
 from lookup_pandas.testing import BATCH, FakeService
 
 from ..cache.test_admin import enrich, lead_frame, store_job

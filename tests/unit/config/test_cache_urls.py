@@ -21,7 +21,7 @@ from lookup_pandas.config.cache_urls import (
     without_namespace,
 )
 from lookup_pandas.config.settings import Settings
-from lookup_pandas.store.redis import connect
+from lookup_pandas.store.redis_connection import connect
 
 UNSERVED = [
     "postgres://db.example/cache",

@@ -20,7 +20,8 @@ from lookup_pandas.cache.sqlite import PaidAnswersCache
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import MemoryStore, namespace, open_store
 from lookup_pandas.store.local import LocalStore
-from lookup_pandas.store.redis import RedisStore, key_prefix, redis_error
+from lookup_pandas.store.redis import RedisStore
+from lookup_pandas.store.redis_connection import key_prefix, redis_error
 
 PASSWORD = "Sup3r-s3cret-redis-pw"
 URL = f"redis://:{PASSWORD}@cache.internal:6379/0"
@@ -125,6 +126,7 @@ except lp.ConfigurationError as exc:
 def test_importing_the_package_loads_no_redis_code_of_ours(fresh_import):
     loaded = fresh_import.after_import  # a fresh interpreter's, shared (tests/conftest.py)
     assert "lookup_pandas.store.redis" not in loaded
+    assert "lookup_pandas.store.redis_connection" not in loaded
     assert "lookup_pandas.cache.redis" not in loaded
     assert "lookup_pandas.store.local" not in loaded
 

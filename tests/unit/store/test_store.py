@@ -30,7 +30,7 @@ from lookup_pandas.store import (
     store_path,
 )
 from lookup_pandas.store.local import LocalStore
-from lookup_pandas.store.redis import key_prefix
+from lookup_pandas.store.redis_connection import key_prefix
 
 KEY = "lk_live_Sup3rSecretKeyWithLotsOfLetters_XyZ"
 OTHER_KEY = "lk_live_AnotherSecretKeyEntirely_QwErTy"

@@ -1,0 +1,132 @@
+"""An estimate's method, time and credits, at a Client's pace, route costs and tier ladder.
+
+:func:`lookup_pandas.enrichment.values.estimate_values` counts what a job would fetch;
+:func:`planned` says how it would fetch it, how long that takes and what it costs.
+
+Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client).method``
+is ``"single"`` until the service is known to have batch jobs (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..client import credits as credit_facts
+from ..client.client import Client
+from ..client.credits import kept_costs, kept_ladder, unless_failing
+from ..display.facts import RefreshEstimate
+from ..identifiers.kinds import PEOPLE, Kind
+from ..service.credits import RouteCosts, paced_seconds, tier_change
+from .batch_plan import MAX_JOB_ITEMS, use_batch
+from .plan import ASSUMED_PAGE, batch_told, job_credits
+from .results import Estimate, Method
+
+__all__ = ["planned", "read_credit_facts"]
+
+
+def read_credit_facts(client: Client) -> float | None:
+    """The balance now, with the route costs and the ladder read for :func:`planned`.
+
+    The balance (read with the key) goes first, so the public reads never stand for a key check.
+    """
+    balance = unless_failing(credit_facts.balance, client, None)
+    unless_failing(credit_facts.route_costs, client, RouteCosts())
+    unless_failing(credit_facts.ladder, client, None)
+    return balance
+
+
+def planned(
+    est: Estimate,
+    client: Client,
+    method: Method = "auto",
+    kind: Kind = PEOPLE,
+    checks: RefreshEstimate | None = None,
+) -> Estimate:
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace.
+
+    Call it again after ``client.learn_pace()`` to time it. ``kind`` gives the route's cost and
+    the batch jobs. ``checks``: what a ``refresh="changed"`` would check; its feed calls are
+    timed and its most is the credits. Why batch speed waits for a service known to have them:
+    docs/decisions.md.
+
+    Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)``
+    has ``method="single"``.
+    """
+    rest = est.to_fetch - est.stored_items  # what no stored batch job holds
+    supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
+    batch = use_batch(method, rest, supported)
+    jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
+    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
+    if est.stored_jobs:  # collected whatever the method
+        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
+    by_batch = batch or (est.stored_jobs and rest == 0)
+    credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
+    ladder = kept_ladder(client)
+    # Batch speed is promised only by a service known to have batch jobs. Until then, the
+    # time is that of single calls (what the run falls back to), never the faster one.
+    singles = rest if not batch or (supported is None and method == "auto") else 0
+    if checks is not None:  # the most: every checked answer bought, and each feed call's page
+        credits, singles = checks.most, singles + checks.feed_calls
+    return dataclasses.replace(
+        est,
+        refresh=checks,
+        method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
+        jobs=jobs,
+        polls=polls,
+        seconds=_expected_seconds(
+            client,
+            singles,
+            jobs if not singles else 0,
+            polls if not singles else 0,
+            cost=_cost(client, kind.endpoint.path),
+            balance=est.balance,
+        ),
+        credits=credits,
+        tier_change=(
+            tier_change(ladder, est.balance, credits)
+            if ladder and est.balance is not None
+            else None
+        ),
+    )
+
+
+def _cost(client: Client, path: str) -> float:
+    """A single call's credits at the route costs the Client has read (else 1)."""
+    costs = kept_costs(client)
+    return costs.cost_of(path) if costs is not None else 1.0
+
+
+def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
+    """Credits of ``rest`` items, plus the items stored batch jobs hold (1 each).
+
+    At the route costs the Client has read, else 1 each.
+    """
+    return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
+
+
+def _expected_seconds(
+    client: Client,
+    to_fetch: int,
+    jobs: int,
+    polls: int,
+    *,
+    cost: float = 1.0,
+    balance: float | None = None,
+) -> float | None:
+    """How long fetching takes at the Client's pace, or None when the pace is unknown or none.
+
+    A single call takes a slot, slower once its credits drop the key's tier (when the balance
+    and ladder are known). Batch takes a slot per submit and poll, plus one poll interval.
+    """
+    per_minute = (
+        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
+    )
+    if to_fetch == 0 and polls == 0:
+        return 0.0
+    if not per_minute:
+        return None
+    ladder = kept_ladder(client) or ()
+    seconds = paced_seconds(to_fetch, per_minute, cost=cost, balance=balance, ladder=ladder)
+    if polls:
+        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
+    return seconds
