@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..client.client import Client
-from ..client.credits import kept_costs
+from ..client.credits import route_costs, unless_failing
 from ..client.pagination import PagePlan
 from ..display.facts import RefreshCounts, RefreshEstimate
 from ..identifiers.kinds import PEOPLE
+from ..service.credits import RouteCosts
 from ..service.endpoints import JOB_CHANGES_PATH
 from ..service.job_changes import JobChange, read_event
 from .plan import check_budget, check_credits
@@ -115,15 +116,22 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
 
 
 def _profile_cost(client: Client) -> float:
-    """A profile's credits at the route costs the Client has read (else 1)."""
-    costs = kept_costs(client)
-    return costs.cost_of(PEOPLE.endpoint.path) if costs is not None else 1.0
+    """A profile's credits at the service's route costs (read once per Client, free)."""
+    return _costs(client).cost_of(PEOPLE.endpoint.path)
 
 
 def _page_cost(client: Client) -> float:
-    """A feed page's credits at the route costs the Client has read (else 1)."""
-    costs = kept_costs(client)
-    return costs.cost_of(JOB_CHANGES_PATH) if costs is not None else 1.0
+    """A feed page's credits at the service's route costs (read once per Client, free)."""
+    return _costs(client).cost_of(JOB_CHANGES_PATH)
+
+
+def _costs(client: Client) -> RouteCosts:
+    """The route costs, read now if this Client has not read them yet (a free panel call).
+
+    Not only those the Client has read: a new Client has read none, and its most and least
+    would count every profile and page at 1 credit, whatever the service charges.
+    """
+    return unless_failing(route_costs, client, RouteCosts())
 
 
 def most_and_least(
