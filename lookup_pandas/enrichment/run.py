@@ -266,15 +266,16 @@ class EnrichmentRun:
         """Credits this run paid: what the answers reported, plus one per batch item resolved.
 
         A batch item reported by its answer is not counted twice. ``shown`` gives the bar's
-        figure, which never runs ahead of the handles recorded.
+        figure, which never runs ahead of the handles recorded (and a refresh's feed pages).
 
         Example: ``state.credits()`` is ``190.0`` after 190 single calls at 1 credit.
         """
         traffic = self.traffic()
         consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
-        if shown:
-            singles = min(singles, (self.counts["fetched"] - self.batch_recorded) * self._cost)
+        if shown:  # a refresh="changed" read its feed pages before the run: all are shown
+            paid = (self.counts["fetched"] - self.batch_recorded) * self._cost
+            singles = min(singles, paid + (self.checked.feed_credits if self.checked else 0.0))
             items = min(items, self.batch_recorded)
         return singles + items
 
@@ -346,8 +347,11 @@ class EnrichmentRun:
         if self.counts["refused"]:  # opted out, premium-gated: answered, not billed
             counts["refused"] = self.counts["refused"]
         counts.update(cached=self.counts["cached"], failed=self.counts["failed"])
-        if c := self.checked:  # refresh="changed": kept, moved, and the feed's pages
-            counts.update(checked=f"{c.checked} ({c.moved} moved)", feed_pages=c.feed_pages)
+        if c := self.checked:  # refresh="changed": moved, bought at a busy feed, pages read
+            busy = f", {c.busy} at a busy feed" if c.busy else ""
+            counts.update(checked=f"{c.checked} ({c.moved} moved{busy})", feed_pages=c.feed_pages)
+            if c.uncheckable:  # bought anew: no organisation to read the feed of
+                counts["not_checkable"] = c.uncheckable
         if "not_cached" in self.counts:  # offline
             counts["not_cached"] = self.counts["not_cached"]
         self.bar.update(n, **counts)

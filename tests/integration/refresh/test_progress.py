@@ -1,0 +1,121 @@
+"""The bar of a ``refresh="changed"`` says what the feed found, with the emulator's figures.
+
+A recording tqdm (a real ``tqdm.std.tqdm`` writing to a buffer, as in
+tests/integration/enrichment/test_reporting.py) stands in for the display only. 40 leads at 10
+companies and 3 sparse people (no position: not checkable) are bought once, 5 of the 40 move,
+and a refresh runs with its bar. Its last postfix shows the answers checked (unchanged, moved),
+those not checkable, the feed pages read and the credits, all as the emulator counted them,
+and as the summary says.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+
+import pandas as pd
+import pytest
+import tqdm.auto
+import tqdm.std
+
+from ..helpers import make_client
+from .world import CHANGED, Tally, employees, enrich, move_every, spread_leads, summary_of
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class RecordingBar(tqdm.std.tqdm):
+    """A real text bar into a buffer, remembering every postfix it was given, as given."""
+
+    made: list[RecordingBar] = []
+
+    def __init__(self, *args, **kwargs):
+        kwargs["file"] = io.StringIO()
+        super().__init__(*args, **kwargs)
+        self.postfixes: list[str] = []
+        RecordingBar.made.append(self)
+
+    def set_postfix_str(self, s="", refresh=True):
+        self.postfixes.append(s)
+        super().set_postfix_str(s, refresh=refresh)
+
+
+@pytest.fixture
+def bars(monkeypatch):
+    RecordingBar.made = []
+    monkeypatch.setattr(tqdm.auto, "tqdm", RecordingBar)
+    return RecordingBar.made
+
+
+def fields(postfix: str) -> dict[str, str]:
+    """``name=value, ...`` as a dict; a value may hold ``, `` itself (``checked=40 (35 ...)``).
+
+    >>> fields("fetched=5, checked=40 (35 unchanged, 5 moved), feed pages=1")
+    {'fetched': '5', 'checked': '40 (35 unchanged, 5 moved)', 'feed pages': '1'}
+    """
+    names = list(re.finditer(r"(?:^|, )([a-z_][a-z_ ]*)=", postfix))
+    ends = [m.start() for m in names[1:]] + [len(postfix)]
+    return {m.group(1): postfix[m.end() : end] for m, end in zip(names, ends, strict=True)}
+
+
+def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, tmp_path, bars):
+    svc = fake_service
+    leads = spread_leads(companies=10, each=4)
+    sparse = employees("acme", 3, sparse=True)
+    with make_client(svc, cache=tmp_path / "c.sqlite") as client:
+        enrich(leads + sparse, client)
+        movers = list(move_every(svc, leads, 8))
+        before = Tally.of(svc)
+        bars.clear()
+        out = pd.DataFrame({"handle": leads + sparse}).lookup.enrich_profiles(
+            "handle", client=client, refresh=CHANGED, progress=True
+        )
+    spent = Tally.of(svc) - before
+    summary, counts = summary_of(out), summary_of(out).refresh
+
+    assert len(bars) == 1 and bars[0].n == len(leads + sparse)
+    shown = fields(bars[0].postfixes[-1])
+    print(bars[0].postfixes[-1], "|", summary)
+    assert spent.billed == Counter(movers + sparse)
+    assert counts is not None and counts.feed_pages == spent.pages >= 1
+    kept = len(leads) - len(movers)
+    assert shown["checked"] == f"{len(leads)} ({kept} unchanged, {len(movers)} moved)"
+    assert shown["feed pages"] == str(spent.pages)
+    assert shown["fetched"] == str(len(movers + sparse))
+    assert shown["cached"] == str(kept)
+    assert shown["failed"] == "0"
+    assert shown["not checkable"] == str(len(sparse))
+    # The bar's credits are the summary's and the emulator's: the profiles and the feed pages.
+    assert summary.credits == spent.credits == len(movers + sparse) + spent.pages
+    assert shown["credits"] == f"{spent.credits:g}"
+
+
+def test_the_bar_shows_the_answers_bought_at_a_busy_feed(fake_service, tmp_path, bars):
+    """At a giant company whose feed holds thousands of events a day (see test_giant_company),
+    the leads are bought instead of reading on: the bar says how many, and what was spent."""
+    svc = fake_service
+    svc.configure(job_change_rates={"hooli": 2500.0})
+    leads = employees("hooli", 20)
+    with make_client(svc, cache=tmp_path / "c.sqlite") as client:
+        enrich(leads, client)
+        move_every(svc, leads, 10)
+        before = Tally.of(svc)
+        bars.clear()
+        out = pd.DataFrame({"handle": leads}).lookup.enrich_profiles(
+            "handle", client=client, refresh=CHANGED, progress=True
+        )
+    spent = Tally.of(svc) - before
+    counts = summary_of(out).refresh
+
+    shown = fields(bars[0].postfixes[-1])
+    print(bars[0].postfixes[-1])
+    assert counts is not None and counts.busy > 0
+    assert counts.moved + counts.busy == sum(spent.billed.values())
+    assert shown["checked"] == (
+        f"{len(leads)} ({counts.unchanged} unchanged, {counts.moved} moved, "
+        f"{counts.busy} at a busy feed)"
+    )
+    assert "not checkable" not in shown  # every lead names its company
+    assert shown["feed pages"] == str(spent.pages) == "1"
+    assert shown["credits"] == f"{spent.credits:g}" == f"{summary_of(out).credits:g}"
