@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -81,16 +82,31 @@ def _refresh_spelled(argv: Sequence[str] | None) -> list[str] | None:
     """``argv`` with a bare ``--refresh`` spelled ``--refresh=all``, so that the word after it
     (the input file, in ``enrich --refresh leads.csv``) is never taken for its value.
 
+    A word of letters that names no file is taken for a mode, and refused by
+    :func:`refresh_mode` (``--refresh moved``), not for an input that is not there.
+
     >>> _refresh_spelled(["enrich", "--refresh", "leads.csv", "--refresh", "changed"])
     ['enrich', '--refresh=all', 'leads.csv', '--refresh', 'changed']
+    >>> _refresh_spelled(["enrich", "leads.csv", "--refresh", "moved"])
+    ['enrich', 'leads.csv', '--refresh', 'moved']
     """
     if argv is None:
         argv = sys.argv[1:]
     out = list(argv)
     for i, word in enumerate(out):
-        if word == "--refresh" and (i + 1 == len(out) or out[i + 1] not in REFRESH_MODES):
+        if word == "--refresh" and (i + 1 == len(out) or not _a_mode(out[i + 1])):
             out[i] = "--refresh=all"
     return out
+
+
+def _a_mode(word: str) -> bool:
+    """Whether the word after ``--refresh`` is meant as its value: a mode, or a word of letters
+    that names no file (a mode misspelt).
+
+    >>> _a_mode("changed"), _a_mode("moved"), _a_mode("leads.csv"), _a_mode("-")
+    (True, True, False, False)
+    """
+    return word in REFRESH_MODES or (word.isalpha() and not os.path.exists(word))
 
 
 #: What ``--refresh`` takes: every answer bought anew, or only the people whose job changed.
