@@ -5,7 +5,8 @@ on generated lead lists; the input columns come back untouched; lists stay lists
 are flattened, text / whole numbers / flags have their polars dtypes and missing values are null;
 errors="raise", max_calls and column clashes behave as in pandas, refusing before anything is
 sent; each distinct handle is fetched once and a re-run is free; batch jobs; the listing
-functions' frame="polars", and a bad or unusable ``frame`` sending nothing.
+functions' frame="polars", and a bad or unusable ``frame`` sending nothing; refresh="changed"
+buys only the people who moved, and gives what pandas' refresh gives.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from collections import Counter
 
 import pandas as pd
 import polars as pl
@@ -34,6 +36,7 @@ from lookup_pandas.testing import BATCH, EMPLOYEES, PROFILE, SEARCH, data
 
 from ..enrich_helpers import expected_status, lead_frame, person_id, spellings
 from ..helpers import TIER, make_client
+from ..refresh.world import Tally, move_every, spread_leads
 
 STATUS, ERROR = "lookup_status", "lookup_error"
 
@@ -380,3 +383,47 @@ def test_background_is_refused_on_polars_and_provenance_comes_as_polars_types(
     assert out.schema["lookup_fetched_at"] == pl.Datetime("us", "UTC")
     assert out["lookup_fetched_at"].null_count() == 1
     assert out["lookup_expired"].to_list() == [False, None]
+
+
+# -- refresh="changed" -------------------------------------------------------------------------
+
+
+def test_refresh_changed_rebuys_the_movers_and_gives_the_pandas_frame(fake_service, tmp_path):
+    """40 leads at 8 companies, bought into a cache for polars and one for pandas; 5 move. The
+    polars refresh buys exactly the 5, keeps the others' rows, and gives what the pandas refresh
+    of the other cache gives; its provenance says which answers the feed checked, and when."""
+    svc = fake_service
+    leads = spread_leads(companies=8, each=5)
+    polars_cache, pandas_cache = tmp_path / "polars.sqlite", tmp_path / "pandas.sqlite"
+    with make_client(svc, cache=polars_cache) as client:
+        first = enrich(pl_leads(leads), client)
+    with make_client(svc, cache=pandas_cache) as client:
+        lead_frame(leads).lookup.enrich_profiles("handle", client=client, progress=False)
+    assert svc.billed_handles() == Counter(leads * 2)
+    movers = move_every(svc, leads, 8)
+
+    before = Tally.of(svc)
+    with make_client(svc, cache=polars_cache) as client:
+        out = enrich(pl_leads(leads), client, refresh="changed", provenance=True)
+    by_polars = Tally.of(svc) - before
+    with make_client(svc, cache=pandas_cache) as client:
+        want = lead_frame(leads).lookup.enrich_profiles(
+            "handle", client=client, progress=False, refresh="changed", provenance=True
+        )
+    by_pandas = Tally.of(svc) - before - by_polars
+
+    assert by_polars.billed == Counter(list(movers))  # the 5, once each; nobody else
+    assert by_pandas.billed == Counter(list(movers))
+    assert by_polars.pages >= 1 and by_polars.credits == len(movers) + by_polars.pages
+    when = ["lookup_source", "lookup_fetched_at", "lookup_expired", "lookup_checked_at"]
+    assert out.columns[-len(when) :] == when
+    assert_same_as_pandas(out.drop(when), want.drop(columns=when))
+    moved = pl.col("handle").is_in(list(movers))
+    assert out.filter(~moved).drop(when).equals(first.filter(~moved))
+    headlines = dict(zip(out["handle"], out["profile_headline"], strict=True))
+    assert {h: headlines[h] for h in movers} == {h: r["headline"] for h, r in movers.items()}
+    assert out.schema["lookup_checked_at"] == pl.Datetime("us", "UTC")
+    source = dict(zip(out["handle"], out["lookup_source"], strict=True))
+    assert {h for h, s in source.items() if s == "checked"} == set(leads) - set(movers)
+    assert out.filter(moved)["lookup_checked_at"].null_count() == len(movers)
+    assert out.filter(~moved)["lookup_checked_at"].null_count() == 0
