@@ -329,7 +329,8 @@ def check_refresh(refresh: object, kind: Kind) -> None:
     Traceback (most recent call last):
     lookup_pandas.errors.UsageError: refresh="changed" reads people's job changes: ...
     """
-    if refresh == "changed" and kind is not PEOPLE:
+    # by its endpoint, not by identity: a Kind that travelled to a Dask worker is a copy
+    if refresh == "changed" and kind.endpoint.path != PEOPLE.endpoint.path:
         raise UsageError(
             "refresh=\"changed\" reads people's job changes: it is for people. A company's "
             "answer is kept (refresh=False) or bought anew (refresh=True)."

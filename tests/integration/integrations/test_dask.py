@@ -6,7 +6,8 @@ loopback and share one cache file per test (and its store: one pace, claims). Wh
 nothing is sent while the graph is built and the key is in no byte of it; the result equals
 pandas' row for row, index, order and partitions kept; each handle is paid once; at most 5% of
 the answers are 429 under a rate limit; budgets and ``errors="raise"`` raise from
-``compute()``; a worker without the key says so.
+``compute()``; a worker without the key says so; ``refresh="changed"`` buys each mover once and
+no one else (and is refused for companies before anything runs).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +35,7 @@ from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from ..enrich_helpers import spellings
 from ..helpers import make_client
+from ..refresh.world import Tally, move_every, spread_leads
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -238,6 +241,67 @@ def test_refused_columns_and_options_before_anything_runs(
         with pytest.raises(lp.UsageError, match="background= is for pandas frames and provenance="):
             leads().lookup.enrich_profiles("url", client=client, **{option: True})
     assert fake_service.count() == 0  # nothing sent (an earlier test's tasks have ended)
+
+
+def test_refresh_changed_buys_each_mover_once_and_no_one_else(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    """120 leads at 12 companies, bought once; 12 move. The workers' refresh, each over its
+    partition of the distinct handles, buys each mover once and no one else; its frame is what
+    pandas then reads from the cache; and a second refresh right after buys no one."""
+    svc = fake_service
+    client = client_on(svc, tmp_path)
+    leads = spread_leads(companies=12, each=10)
+    frame = pd.DataFrame(
+        {"lead": range(len(leads)), "handle": leads}, index=pd.RangeIndex(7000, 7000 + len(leads))
+    )
+    ddf = dd.from_pandas(frame, npartitions=6, sort=True)
+    here = ddf.compute()  # the input as dask gives it (its text as strings)
+    first = here.lookup.enrich_profiles("handle", client=client, progress=False)
+    assert svc.billed_handles() == Counter(leads)
+    movers = move_every(svc, leads, 10)
+
+    before = Tally.of(svc)
+    out = ddf.lookup.enrich_profiles("handle", client=client, refresh="changed")
+    assert (Tally.of(svc) - before).requests == 0  # nothing sent while the graph is built
+    result = out.compute()
+    spent = Tally.of(svc) - before
+
+    assert spent.billed == Counter(list(movers))  # each mover once, whatever partition held it
+    assert spent.pages >= 1 and spent.credits == len(movers) + spent.pages
+    assert (result["lookup_status"] == "ok").all()
+    assert out.divisions == ddf.divisions
+    kept = ~result["handle"].isin(list(movers))
+    # dask's columns are fixed (output_columns: every field, nullable dtypes); pandas' are the
+    # fields the records hold, int64 where no row lacks one
+    columns = [c for c in result.columns if c in first.columns]
+    same = {"check_dtype": False}
+    pd.testing.assert_frame_equal(result.loc[kept, columns], first.loc[kept, columns], **same)
+    headlines = result.set_index("handle")["profile_headline"]
+    assert {h: headlines[h] for h in movers} == {h: r["headline"] for h, r in movers.items()}
+    sent = svc.count()
+    expected = here.lookup.enrich_profiles("handle", client=client, progress=False)
+    assert svc.count() == sent  # the refreshed answers are all in the cache
+    columns = [c for c in result.columns if c in expected.columns]
+    pd.testing.assert_frame_equal(result[columns], expected[columns], **same)
+    assert result.drop(columns=columns).isna().all().all()  # fields no record holds
+
+    again_before = Tally.of(svc)
+    again = ddf.lookup.enrich_profiles("handle", client=client, refresh="changed").compute()
+    again_spent = Tally.of(svc) - again_before
+    assert again_spent.billed == Counter()  # the movers' events were acted on
+    assert again_spent.credits == again_spent.pages
+    pd.testing.assert_frame_equal(again, result)
+
+
+def test_refresh_changed_of_companies_is_refused_before_compute(
+    fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    accounts = dd.from_pandas(pd.DataFrame({"slug": ["acme", "globex"]}), npartitions=1)
+    with pytest.raises(lp.UsageError, match="people"):
+        accounts.lookup.enrich_companies("slug", client=client, refresh="changed")
+    assert fake_service.count() == 0
 
 
 def test_the_spec_is_what_travels(fake_service: FakeService, tmp_path: Path) -> None:
