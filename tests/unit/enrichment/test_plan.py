@@ -3,6 +3,7 @@ Client."""
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import FrozenInstanceError
 
 import pytest
@@ -16,6 +17,7 @@ from lookup_pandas.enrichment.plan import (
     check_credits,
     check_method,
     check_options,
+    check_refresh,
     job_credits,
     plan,
     stored_batch_jobs_holding,
@@ -27,6 +29,7 @@ from lookup_pandas.errors import (
     NotFoundError,
     UsageError,
 )
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.store import StoredJob
 
 ADA = Outcome(OK, {"id": "prsn_1", "handle": "ada"})
@@ -347,3 +350,13 @@ def test_max_credits_must_be_a_number_at_least_0(bad):
 def test_max_credits_may_be_0_or_fractional():
     check_options("coerce", None, 0)
     check_options("coerce", None, 2.5)
+
+
+def test_refresh_changed_is_for_people_also_as_a_copy_of_the_kind():
+    """A Dask worker's Kind is a pickled copy of PEOPLE, not the module's object."""
+    people, companies = pickle.loads(pickle.dumps(PEOPLE)), pickle.loads(pickle.dumps(COMPANIES))
+    assert people is not PEOPLE
+    check_refresh("changed", people)
+    check_refresh(True, companies)
+    with pytest.raises(UsageError, match="people"):
+        check_refresh("changed", companies)
