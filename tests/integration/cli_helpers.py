@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from lookup_pandas.cli import main
+from lookup_pandas.testing import FakeService
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,15 @@ class CliMain:
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
             out, err = self.capsys.readouterr()
         return Done(code, out, err)
+
+
+def emulator_env(svc: FakeService, cache: Path | str) -> dict[str, str]:
+    """What a command needs to reach ``svc``: its URL and key, and ``cache`` as its cache.
+
+    Example: ``CliMain(capsys)(emulator_env(svc, tmp_path / "c.sqlite"), "tier")``
+    """
+    return {"LOOKUP_BASE_URL": svc.base_url, "LOOKUP_API_KEY": svc.api_key,
+            "LOOKUP_CACHE": str(cache)}  # fmt: skip
 
 
 def _fresh_warning_filters() -> None:

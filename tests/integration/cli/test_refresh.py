@@ -27,26 +27,17 @@ import pytest
 
 from lookup_pandas.cli import EXIT_CONFIG
 
-from ..cli_helpers import CliMain
+from ..cli_helpers import CliMain, emulator_env
 from ..refresh.world import Tally, employees, move_every, spread_leads
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def run(cli_main, fake_service, tmp_path):
+def run(capsys, fake_service, tmp_path):
     """``run("enrich", ...)``: main with the emulator's environment and its own cache."""
-    env = {
-        "LOOKUP_BASE_URL": fake_service.base_url,
-        "LOOKUP_API_KEY": fake_service.api_key,
-        "LOOKUP_CACHE": str(tmp_path / "cli-cache.sqlite"),
-    }
-    return lambda *args: cli_main(env, *args, "--no-progress")
-
-
-@pytest.fixture
-def cli_main(capsys) -> CliMain:
-    return CliMain(capsys)
+    env = emulator_env(fake_service, tmp_path / "cli-cache.sqlite")
+    return lambda *args: CliMain(capsys)(env, *args, "--no-progress")
 
 
 @pytest.fixture

@@ -1,23 +1,19 @@
 """The bar of a ``refresh="changed"`` says what the feed found, with the emulator's figures.
 
-A recording tqdm (a real ``tqdm.std.tqdm`` writing to a buffer, as in
-tests/integration/enrichment/test_reporting.py) stands in for the display only. 40 leads at 10
+The bar is tqdm's text bar, drawn on stderr as in a terminal (captured here). 40 leads at 10
 companies and 3 sparse people (no position: not checkable) are bought once, 5 of the 40 move,
-and a refresh runs with its bar. Its last postfix shows the answers checked (unchanged, moved),
+and a refresh runs with its bar. Its last line shows the answers checked (unchanged, moved),
 those not checkable, the feed pages read and the credits, all as the emulator counted them,
-and as the summary says.
+and as the summary says. At a giant company's busy feed, it says how many were bought for it.
 """
 
 from __future__ import annotations
 
-import io
 import re
 from collections import Counter
 
 import pandas as pd
 import pytest
-import tqdm.auto
-import tqdm.std
 
 from ..helpers import make_client
 from .world import CHANGED, Tally, employees, enrich, move_every, spread_leads, summary_of
@@ -25,27 +21,14 @@ from .world import CHANGED, Tally, employees, enrich, move_every, spread_leads, 
 pytestmark = pytest.mark.timeout(120)
 
 
-class RecordingBar(tqdm.std.tqdm):
-    """A real text bar into a buffer, remembering every postfix it was given, as given."""
-
-    made: list[RecordingBar] = []
-
-    def __init__(self, *args, **kwargs):
-        kwargs["file"] = io.StringIO()
-        super().__init__(*args, **kwargs)
-        self.postfixes: list[str] = []
-        RecordingBar.made.append(self)
-
-    def set_postfix_str(self, s="", refresh=True):
-        self.postfixes.append(s)
-        super().set_postfix_str(s, refresh=refresh)
-
-
-@pytest.fixture
-def bars(monkeypatch):
-    RecordingBar.made = []
-    monkeypatch.setattr(tqdm.auto, "tqdm", RecordingBar)
-    return RecordingBar.made
+def last_bar(stderr: str) -> tuple[str, dict[str, str]]:
+    """The bar's last drawing on ``stderr`` (tqdm redraws after a carriage return): its
+    ``n/total``, and its postfix's fields."""
+    line = re.split(r"[\r\n]", stderr.rstrip())[-1]
+    done = re.search(r"\| (\d+/\d+) \[", line)
+    postfix = re.search(r"(fetched=.*)\]$", line)
+    assert done is not None and postfix is not None, line
+    return done.group(1), fields(postfix.group(1))
 
 
 def fields(postfix: str) -> dict[str, str]:
@@ -59,7 +42,7 @@ def fields(postfix: str) -> dict[str, str]:
     return {m.group(1): postfix[m.end() : end] for m, end in zip(names, ends, strict=True)}
 
 
-def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, tmp_path, bars):
+def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, tmp_path, capsys):
     svc = fake_service
     leads = spread_leads(companies=10, each=4)
     sparse = employees("acme", 3, sparse=True)
@@ -67,16 +50,16 @@ def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, 
         enrich(leads + sparse, client)
         movers = list(move_every(svc, leads, 8))
         before = Tally.of(svc)
-        bars.clear()
+        capsys.readouterr()
         out = pd.DataFrame({"handle": leads + sparse}).lookup.enrich_profiles(
             "handle", client=client, refresh=CHANGED, progress=True
         )
     spent = Tally.of(svc) - before
     summary, counts = summary_of(out), summary_of(out).refresh
 
-    assert len(bars) == 1 and bars[0].n == len(leads + sparse)
-    shown = fields(bars[0].postfixes[-1])
-    print(bars[0].postfixes[-1], "|", summary)
+    done, shown = last_bar(capsys.readouterr().err)
+    print(shown, "|", summary)
+    assert done == f"{len(leads + sparse)}/{len(leads + sparse)}"
     assert spent.billed == Counter(movers + sparse)
     assert counts is not None and counts.feed_pages == spent.pages >= 1
     kept = len(leads) - len(movers)
@@ -91,7 +74,7 @@ def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, 
     assert shown["credits"] == f"{spent.credits:g}"
 
 
-def test_the_bar_shows_the_answers_bought_at_a_busy_feed(fake_service, tmp_path, bars):
+def test_the_bar_shows_the_answers_bought_at_a_busy_feed(fake_service, tmp_path, capsys):
     """At a giant company whose feed holds thousands of events a day (see test_giant_company),
     the leads are bought instead of reading on: the bar says how many, and what was spent."""
     svc = fake_service
@@ -101,15 +84,16 @@ def test_the_bar_shows_the_answers_bought_at_a_busy_feed(fake_service, tmp_path,
         enrich(leads, client)
         move_every(svc, leads, 10)
         before = Tally.of(svc)
-        bars.clear()
+        capsys.readouterr()
         out = pd.DataFrame({"handle": leads}).lookup.enrich_profiles(
             "handle", client=client, refresh=CHANGED, progress=True
         )
     spent = Tally.of(svc) - before
     counts = summary_of(out).refresh
 
-    shown = fields(bars[0].postfixes[-1])
-    print(bars[0].postfixes[-1])
+    done, shown = last_bar(capsys.readouterr().err)
+    print(shown)
+    assert done == f"{len(leads)}/{len(leads)}"
     assert counts is not None and counts.busy > 0
     assert counts.moved + counts.busy == sum(spent.billed.values())
     assert shown["checked"] == (
