@@ -72,8 +72,8 @@ def test_a_background_refresh_gives_the_foreground_frame_and_figures(fake_servic
     assert expected.feed_pages == in_foreground.pages
     assert summary.credits == in_job.credits == len(movers) + in_job.pages
     assert (summary.cached, summary.fetched) == (50, len(movers))
-    assert job.watch.counts["checked"] == f"{len(leads)} (50 unchanged, {len(movers)} moved)"
-    assert job.watch.counts["feed pages"] == in_job.pages
+    assert job.watch.counts["checked"] == f"{len(leads)} ({len(movers)} moved)"
+    assert job.watch.counts["cached"] == 50 and job.watch.counts["feed_pages"] == in_job.pages
     assert job.watch.counts["credits"] == f"{in_job.credits:g}"
     assert "refresh checked 60 (50 unchanged, 10 moved: bought anew)" in job.line()
 
