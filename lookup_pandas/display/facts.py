@@ -287,9 +287,12 @@ def fetching(est: EstimateFacts) -> str:
     >>> print(fetching(EstimateFacts(rows=130, valid=130, unique=130, cached=0, to_fetch=130,
     ...                              method="batch", jobs=1, polls=3)))
     130 to fetch by batch (1 job, ~3 polls)
+
+    With ``refresh="changed"``, ``to_fetch`` is the most the refresh can buy: "up to".
     """
     batch = batch_calls(est)
-    return f"{est.to_fetch} to fetch by {est.method}" + (f" ({batch})" if batch else "")
+    most = "up to " if est.refresh is not None else ""
+    return f"{most}{est.to_fetch} to fetch by {est.method}" + (f" ({batch})" if batch else "")
 
 
 def batch_calls(est: EstimateFacts) -> str:

@@ -129,12 +129,14 @@ def estimate_values(
     stored = stored_batch_jobs_holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
+    # A refresh counts the answers it holds as cached, and the most it could buy as to fetch.
+    held = checks.checked + checks.uncheckable if checks else len(distinct) - len(missing)
     return planned(
         Estimate(
             rows=rows,
             valid=valid,
             unique=len(distinct),
-            cached=len(distinct) - len(missing),
+            cached=held,
             to_fetch=len(missing),
             stored_jobs=len(stored),
             stored_items=sum(h in in_stored for h in missing),
