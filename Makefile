@@ -38,5 +38,13 @@ lint: venv
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The wheel and the sdist in dist/ (git-ignored), built as a user's pip would (an isolated
+# build environment), then twine's check of what an index would show
+.PHONY: dist
+dist: venv
+	rm -rf dist
+	$(PY) -m build --outdir dist
+	$(VENV)/bin/twine check --strict dist/*
+
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis .mypy_cache

@@ -11,6 +11,7 @@ Importing the package registers the ``df.lookup`` accessor, and ``ddf.lookup`` /
 as soon as dask.dataframe / polars is imported (see :mod:`lookup_pandas.integrations`).
 """
 
+import logging as _logging
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -35,6 +36,10 @@ from .frames.overview import overview
 from .integrations import register_when_imported as _register_when_imported
 
 _register_when_imported()
+
+# The package's loggers (lookup_pandas.*) stay silent until the application configures
+# logging, as a library's should: docs/logging.md names them.
+_logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
     from . import testing as testing

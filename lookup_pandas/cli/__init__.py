@@ -31,6 +31,7 @@ from .exits import (
     InputError,
     run,
     show_warning,
+    warning_lines,
 )
 from .options import *  # noqa: F403  the typed options are the command line's names too
 from .parser import build_parser, parse_args
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Example: ``main(["cache", "info"])`` -> ``0``
     """
     options = parse_args(argv)
-    with warnings.catch_warnings():  # restores Python's own display afterwards
+    with warnings.catch_warnings(), warning_lines():  # Python's own display restored after
         warnings.showwarning = show_warning
         return run(command(options))
 

@@ -10,9 +10,10 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from .. import errors
@@ -76,3 +77,42 @@ def show_warning(
 ) -> None:
     """A warning as one line of the CLI's own (``lookup-pandas: warning: ...``), not Python's."""
     print(f"lookup-pandas: warning: {' '.join(str(message).split())}", file=file or sys.stderr)
+
+
+class WarningLines(logging.Handler):
+    """The package's log records of WARNING and above, as the CLI's warning lines.
+
+    Example:
+        >>> record = logging.makeLogRecord({"msg": "pacing at %d calls/min", "args": (7,)})
+        >>> WarningLines(sys.stdout).handle(record)  # a command prints it on stderr
+        lookup-pandas: warning: pacing at 7 calls/min
+        True
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(logging.WARNING)
+        self.stream = stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            show_warning(
+                record.getMessage(), UserWarning, record.pathname, record.lineno, self.stream
+            )
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def warning_lines() -> Iterator[None]:
+    """While a command runs, the package's WARNING records are lines on stderr.
+
+    The library itself only logs (its logger has a NullHandler); the command line shows a
+    person at the terminal what they must know (:class:`WarningLines`).
+    """
+    handler = WarningLines()
+    package = logging.getLogger(__name__.partition(".")[0])
+    package.addHandler(handler)
+    try:
+        yield
+    finally:
+        package.removeHandler(handler)

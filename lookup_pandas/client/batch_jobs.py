@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,8 @@ from ..service.endpoints import BATCH_PATH
 from ..service.envelope import Envelope
 
 __all__ = ["BatchCalls", "no_batch"]
+
+logger = logging.getLogger(__name__)
 
 #: How each audience is told to do without batch jobs (see :func:`no_batch`).
 PYTHON_ADVICE = "use method='single' or 'auto'."
@@ -137,6 +140,7 @@ class BatchCalls:
             )
         except ServiceError as exc:
             if exc.status_code in (404, 405):
+                logger.info("no batch jobs: POST %s answered %s", path, exc.status_code)
                 self._set_supported(kind, False)
                 raise self.no_batch(kind, exc) from exc
             raise
@@ -149,6 +153,7 @@ class BatchCalls:
                 url=path,
             )
         self._set_supported(kind, True)
+        logger.info("batch job %s submitted: %d %s", job_id, len(handles), kind.nouns)
         return job_id
 
     def status(
@@ -180,6 +185,14 @@ class BatchCalls:
                 exc.message, status_code=404, request_id=exc.request_id, url=_batch_path(kind)
             ) from None
         data: dict[str, Any] = env.data
+        logger.debug(
+            "batch job %s: %s, %s of %s resolved, results from %d",
+            job_id,
+            data.get("status"),
+            data.get("resolved"),
+            data.get("total"),
+            after,
+        )
         return data
 
     def result(

@@ -20,6 +20,7 @@ polled is in docs/architecture.md ("Batch jobs"), and why in docs/decisions.md.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -37,6 +38,8 @@ from ..store.pacing import check_cancel
 from .batch_plan import BatchPage, Tracker, split, tagged
 
 __all__ = ["Answer", "BatchRun"]
+
+logger = logging.getLogger(__name__)
 
 #: One needed result: the Envelope a single call would give, or the NotFoundError it would raise.
 Answer = tuple[str, Envelope | NotFoundError]
@@ -97,6 +100,8 @@ class BatchRun:
         chunks = split(rest) if submit else []
         self.fallback.extend([] if submit else rest)
         self.batch_jobs_total = len(self._resumed) + len(chunks)
+        if self._resumed:
+            logger.info("resuming %d stored batch jobs", len(self._resumed))
         # The driver's state: chunks to submit, jobs under way, answers awaited (chunk, Tracker).
         self._most = max(2, client.max_workers)  # batch jobs under way at once
         self._queue: deque[tuple[str, ...]] = deque(chunks)
@@ -138,6 +143,8 @@ class BatchRun:
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
         client._parts.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
+        if left:
+            logger.debug("%d claimed by another holder: left to single calls", len(left))
         others = set(left)
         mine = tuple(h for h in chunk if h not in others)
         mine_keys = {h: keys[h] for h in mine if h in keys}
@@ -238,6 +245,7 @@ class BatchRun:
             return
         yield from self._collect(job, page)
         if job.done:
+            logger.debug("batch job %s collected", job.job_id)
             self._active.remove(job)
             self._finished.append(job)
             self.batch_jobs_done += 1
@@ -314,6 +322,7 @@ class BatchRun:
         self.client._parts.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
+        logger.info("batch job %s is gone (expired): %d still needed", job.job_id, len(again))
         self.batch_jobs_done += 1
         if job.mine or not self._submits:
             self.fallback.extend(again)

@@ -312,7 +312,7 @@ class Contact:
         """Apply a learned pace (``math.inf``: unpaced). The caller holds the rate lock."""
         self.pacer.set_rate(None if rate == math.inf else rate)
         self.rate_known = True
-        logger.debug("pacing at %s calls/min", "no limit" if rate == math.inf else f"{rate:.1f}")
+        logger.info("pace learnt: %s", "no limit" if rate == math.inf else f"{rate:.1f} calls/min")
 
     def _discover_rate(self) -> float:
         """The pace from the credits tier.

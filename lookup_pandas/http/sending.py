@@ -295,10 +295,11 @@ class PacedAttempts:
     ) -> None:
         """Before a retry: count it, slow the pace after a 429, and wait ``delay``."""
         self.stats.count(retries=1)
-        logger.debug(
-            "retrying %s after %s in %.2fs (retry %d of %d)",
+        logger.info(
+            "retrying %s after %s%s in %.2fs (retry %d of %d)",
             path,
             type(failure).__name__,
+            f" (HTTP {failure.status_code})" if failure.status_code is not None else "",
             delay,
             attempts.retries,
             self.policy.max_retries,

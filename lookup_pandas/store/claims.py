@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -233,28 +234,41 @@ def claim_or_wait(
         >>> claims.release(["k1"])
         >>> claims.close()
     """
-    waiting = False
+    waiting: float | None = None  # since when, once another holder is seen buying it
     try:
         while True:
             state = claims.take([key])[key]
             if state == MINE:
+                if waiting is not None:
+                    logger.debug("claim %s: let go of unbought, so bought here", key)
                 return key, None
             if state == RECHECK:
                 stored = fresh_lookup(lookup, cancel)
                 if stored is None:
+                    logger.debug("claim %s: let go of, nothing stored: bought here", key)
                     return key, None  # the other holder did not store it: buy it
                 claims.release([key])
+                _read_after(key, waiting)
                 return None, stored
-            if not waiting:  # BUSY: another process is buying it
-                waiting = True
+            if waiting is None:  # BUSY: another process is buying it
+                waiting = time.monotonic()
+                logger.debug("claim %s: waiting for the answer another holder is buying", key)
                 on_wait(1)
             pause(CLAIM_POLL_SECONDS, cancel)
             stored = lookup()
             if stored is not None:
+                _read_after(key, waiting)
                 return None, stored
     finally:
-        if waiting:
+        if waiting is not None:
             on_wait(-1)
+
+
+def _read_after(key: str, waiting: float | None) -> None:
+    """Log that the answer of ``key`` came from the holder waited on since ``waiting``."""
+    if waiting is not None:
+        elapsed = time.monotonic() - waiting
+        logger.debug("claim %s: the other holder's answer read after %.1fs", key, elapsed)
 
 
 def fresh_lookup(lookup: Callable[[], T | None], cancel: threading.Event | None = None) -> T | None:

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from . import Store
 
 __all__ = ["Cancelled", "Pacer", "pause"]
+
+logger = logging.getLogger(__name__)
 
 
 class Cancelled(Exception):
@@ -114,13 +117,21 @@ class Pacer:
             30.0
         """
         with self._lock:
-            self._interval = _interval(per_minute)
+            before, self._interval = self._interval, _interval(per_minute)
             if self._last is not None:
                 # A deferral (Retry-After) still in force survives a rate change.
                 self._next = max(self._deferred_until, self._last + self._interval)
             interval = self._interval
-        if share and self._shared is not None and interval > 0:
-            self._shared.slow_to(interval)
+        shared = self._shared if share and interval > 0 else None
+        if interval != before:
+            logger.debug(
+                "pace %s (was %s)%s",
+                shown_rate(interval),
+                shown_rate(before),
+                "; every process of the store keeps to it" if shared is not None else "",
+            )
+        if shared is not None:
+            shared.slow_to(interval)
 
     def reserve(self) -> float:
         """Take the next slot. Returns how many seconds the caller must wait for it."""
@@ -176,6 +187,7 @@ class Pacer:
             until = self._clock() + max(0.0, seconds)
             self._deferred_until = max(self._deferred_until, until)
             self._next = max(self._next, until)
+        logger.debug("no send slot for %.2fs (Retry-After)", seconds)
         if self._shared is not None:
             self._shared.defer(seconds)
 
@@ -185,6 +197,16 @@ _RECENT = 32  # slots remembered to measure the rate an unpaced client sent at
 #: once in this many seconds, not at every slot: it can only hold calls back after a 429 one of
 #: them saw, which it then does for every slot until it no longer holds any back.
 UNPACED_LOOK_SECONDS = 0.25
+
+
+def shown_rate(interval: float) -> str:
+    """A slot interval as a log record shows it: calls per minute, or "unpaced".
+
+    Example:
+        >>> shown_rate(0.5), shown_rate(0.0)
+        ('120.0/min', 'unpaced')
+    """
+    return f"{60.0 / interval:.1f}/min" if interval > 0 else "unpaced"
 
 
 def _interval(per_minute: float | None) -> float:

@@ -1,6 +1,9 @@
-"""Unit tests for lookup_pandas.cli.exits: every failure as one line and its exit code."""
+"""Unit tests for lookup_pandas.cli.exits: every failure as one line and its exit code, and the
+package's warning records as the CLI's own lines."""
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 
@@ -12,7 +15,9 @@ from lookup_pandas.cli.exits import (
     EXIT_INTERRUPTED,
     EXIT_SERVICE,
     InputError,
+    WarningLines,
     run,
+    warning_lines,
 )
 
 # -- failures: one line and an exit code ---------------------------------------------------------
@@ -63,3 +68,31 @@ def test_a_command_s_own_code_passes_through_and_other_errors_are_not_hidden():
     assert run(lambda: 5) == 5
     with pytest.raises(RuntimeError):
         run(_raises(RuntimeError("a bug: a traceback, not one line")))
+
+
+# -- the package's warnings: lines of the CLI's own ----------------------------------------------
+
+
+def test_a_command_shows_the_package_s_warning_records_as_its_own_lines(capsys):
+    def command() -> int:
+        logging.getLogger("lookup_pandas.http.contact").warning("pacing at %d calls/min", 7)
+        logging.getLogger("lookup_pandas.http.sending").info("retrying: not shown")
+        return 0
+
+    with warning_lines():
+        assert run(command) == 0
+    assert capsys.readouterr().err.splitlines() == ["lookup-pandas: warning: pacing at 7 calls/min"]
+    package = logging.getLogger("lookup_pandas")
+    assert not any(isinstance(h, WarningLines) for h in package.handlers)  # gone after
+
+
+def test_main_shows_a_warning_record_of_a_command(monkeypatch, capsys):
+    from lookup_pandas import cli
+
+    def tier() -> int:
+        logging.getLogger("lookup_pandas.client.credits").warning("a credits fact is unreadable")
+        return 0
+
+    monkeypatch.setattr(cli, "command", lambda options: tier)
+    assert cli.main(["tier"]) == 0
+    assert capsys.readouterr().err == "lookup-pandas: warning: a credits fact is unreadable\n"

@@ -4,6 +4,7 @@ machine, kept alive by a heartbeat while held (issue 21, item 2); a busy claim w
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import socket
@@ -438,3 +439,34 @@ def test_a_cancelled_wait_stops_and_is_no_longer_counted():
 def test_fresh_lookup_stops_at_the_first_answer():
     lookup, calls = looks(None, None, "stored")
     assert fresh_lookup(lookup) == "stored" and len(calls) == 3
+
+
+def test_a_claim_waited_on_is_logged_with_how_the_wait_ended(tmp_path: Path, caplog):
+    path = tmp_path / "leads.store.sqlite"
+    other, store = LocalStore(path, NS), LocalStore(path, NS)
+    other.claim_many(["k", "j"], ttl=30.0)
+    claims = Claims(store, heartbeat=60.0)
+    answers = {"j": "ada's record"}
+    looks = Counter[str]()
+
+    def lookup(key: str):
+        looks[key] += 1
+        if looks[key] == 2:  # the other holder lets go: k unbought, j bought (in the cache)
+            other.release_many([key], bought=key in answers)
+        return answers.get(key) if looks[key] > 2 else None
+
+    try:
+        with caplog.at_level(logging.DEBUG, logger="lookup_pandas.store.claims"):
+            assert claim_or_wait(claims, "k", lambda: lookup("k")) == ("k", None)
+            assert claim_or_wait(claims, "j", lambda: lookup("j")) == (None, "ada's record")
+    finally:
+        claims.close()
+        other.close()
+        store.close()
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[:3] == [
+        "claim k: waiting for the answer another holder is buying",
+        "claim k: let go of unbought, so bought here",
+        "claim j: waiting for the answer another holder is buying",
+    ]
+    assert messages[3].startswith("claim j: the other holder's answer read after ")

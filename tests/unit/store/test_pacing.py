@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import pytest
@@ -345,3 +346,17 @@ def test_check_cancel_raises_only_once_set():
     event.set()
     with pytest.raises(Cancelled, match="x"):
         check_cancel(event, "x")
+
+
+def test_a_change_of_pace_and_a_deferral_are_logged_a_rate_set_again_is_not(caplog):
+    pacer, _ = make(60)
+    with caplog.at_level(logging.DEBUG, logger="lookup_pandas.store.pacing"):
+        pacer.set_rate(120)
+        pacer.set_rate(120)  # no change: no record
+        pacer.set_rate(None)
+        pacer.defer(2.5)
+    assert [r.getMessage() for r in caplog.records] == [
+        "pace 120.0/min (was 60.0/min)",
+        "pace unpaced (was 120.0/min)",
+        "no send slot for 2.50s (Retry-After)",
+    ]
