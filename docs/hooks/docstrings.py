@@ -3,8 +3,10 @@
 The docstrings are written for ``help()`` and doctest: reStructuredText's ``::`` literal
 blocks, ``>>>`` examples, ``:mod:`` roles, and ``<placeholder>`` words. Here, before griffe
 parses them (Google style): a literal block becomes a fenced Python block, a run of ``>>>``
-lines a fenced ``pycon`` block (unless a Google ``Example:`` section holds it already), a role
-its name in code, and a ``<`` outside code ``&lt;``, so Markdown keeps it as text.
+lines a fenced ``pycon`` block without doctest directives (unless a Google ``Example:`` section
+holds it: griffe reads those), a term alone on its line over an indented description a
+definition list item, a role its name in code, and a ``<`` outside code ``&lt;``, so Markdown
+keeps it as text. Client's ``{keywords}``, filled in at import time, is filled in here too.
 
 It also gives ``df.lookup``'s methods their pages: ``LookupAccessor.enrich_profiles`` is made
 at import time by ``frame_method(api.enrich_profiles)``, which griffe sees as an attribute.
@@ -25,6 +27,8 @@ import griffe
 ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const):`(~?)\.?([^`]+)`")
 #: A line that is only a name in code (``column``): a term whose description follows, indented.
 TERM = re.compile(r"^\s*``[^`]+``\s*$")
+#: A doctest directive at the end of an example's line (``# doctest: +ELLIPSIS``): not for readers.
+DOCTEST_FLAGS = re.compile(r"\s*#\s*doctest:.*$")
 #: A Google section title that holds examples itself.
 EXAMPLES_TITLE = re.compile(r"^\s*Examples?:\s*$")
 ACCESSOR = "lookup_pandas.accessor.LookupAccessor"
@@ -95,7 +99,8 @@ def to_markdown(text: str) -> str:
             start = i
             while i < len(lines) and lines[i].strip():
                 i += 1
-            out += _fence(lines[start:i], indent, "pycon")
+            example = [DOCTEST_FLAGS.sub("", line) for line in lines[start:i]]
+            out += _fence(example, indent, "pycon")
         elif TERM.match(line) and _deeper_follows(lines, i):
             i, body = _literal_block(lines, i + 1, len(indent))
             out += _definition(line, body, indent)

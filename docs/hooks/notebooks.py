@@ -41,7 +41,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_REPR = re.compile(r"^\w+\(children=")
 #: The screenshot of each notebook's widget, from JupyterLab (the browser test takes them).
 SCREENSHOTS = {
-    "02_enrich_leads.ipynb": ("background_job.png", "the background job's live view, done"),
+    "02_enrich_leads.ipynb": ("background_job.png", "the background job's view"),
     "03_search_panel.ipynb": ("search_panel.png", "the search panel"),
 }
 #: Scripts nbconvert's template puts on every notebook page, each to fetch from a CDN: MathJax
@@ -102,8 +102,8 @@ def static_widgets(nb: Any, name: str) -> None:
 
 
 def _screenshot(name: str) -> str:
-    image, what = SCREENSHOTS.get(name, (None, "an interactive widget"))
-    note = f"<p><em>Here Jupyter shows {what}, a live ipywidgets view."
+    image, what = SCREENSHOTS.get(name, (None, "a widget"))
+    note = f"<p><em>In Jupyter, this cell shows {what}: a live ipywidgets view."
     if image is None:
         return note + "</em></p>"
     return (
