@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test demo bench lint clean
+.PHONY: venv test demo bench lint docs clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ venv: $(STAMP)
 # here), then the suite in 4 worker processes, each taking whole test files (module fixtures stay
 # in one process); `.venv/bin/python -m pytest` alone runs the same tests in one process
 test: venv
-	$(PY) -m pytest -q --doctest-modules lookup_pandas
+	$(PY) -m pytest -q --doctest-modules lookup_pandas docs/hooks
 	$(PY) -m pytest -n 4 --dist loadfile
 
 demo: venv
@@ -30,7 +30,7 @@ bench: venv
 
 # ruff's rules and its formatter on everything, mypy --strict on the package and its plugin,
 # and the layers contract of pyproject.toml's [tool.importlinter] (a wrong-way import fails)
-LINTED := lookup_pandas tests bench pytest_lookup_pandas.py
+LINTED := lookup_pandas tests bench pytest_lookup_pandas.py docs/hooks
 
 lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
@@ -46,5 +46,12 @@ dist: venv
 	$(PY) -m build --outdir dist
 	$(VENV)/bin/twine check --strict dist/*
 
+# The docs site (mkdocs.yml): guides, the API reference from the docstrings, and the notebooks
+# run against the emulator (docs/hooks/notebooks.py), into site/. --strict: a warning, a broken
+# link or a missing reference fails. Open site/index.html as a file: it fetches nothing.
+# NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor, printed on every build
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) build dist site .pytest_cache .ruff_cache .hypothesis .mypy_cache

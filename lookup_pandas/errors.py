@@ -138,7 +138,12 @@ def _rebuild(cls: type[ServiceError], message: str, state: dict[str, Any]) -> Se
 
 
 class AuthenticationError(ServiceError):
-    """401 (no key sent) or 403 (key invalid, rotated out, or from another workspace)."""
+    """401 (no key sent) or 403 (key invalid, rotated out, or from another workspace).
+
+    The message says where the key came from. When it stops an enrichment, it also says how
+    many of the job's answers are kept in the cache: a re-run after fixing the key buys only
+    the rest.
+    """
 
 
 class InsufficientCreditsError(ServiceError):
@@ -182,7 +187,9 @@ class NotFoundError(ServiceError):
     """The record does not exist, as the service says it.
 
     That is its envelope on a 404, or a 200 with error_code 1010 (person), 1020 (company) or 1030
-    (skill), which is billed.
+    (skill), which is billed. A 404 alone is never "not found": production's only 404 is a batch
+    job gone (1090). An enveloped 404 without a not-found code is a ConfigurationError naming
+    the URL (no such endpoint: a wrong base URL), and a bare or HTML 404 a ResponseError.
     """
 
 
@@ -259,6 +266,9 @@ class BudgetExceededError(ServiceError):
 class ConfigurationError(ServiceError):
     """A setting is missing or unusable. The message names the argument or variable to set.
 
+    Unusable: a base URL that is not the service's root (``.../api/data/v1``), or one where the
+    service does not answer (first contact failed), a cache URL of a scheme not served.
+
     ``message`` speaks to Python callers and names the keyword (``api_key=``). ``cli_message``
     speaks to the command line, which reads its settings from the environment only, and names
     the variable (``LOOKUP_API_KEY``). They are the same unless told apart.
@@ -286,6 +296,9 @@ class BatchUnavailableError(ConfigurationError):
 
 class UsageError(ServiceError, ValueError):
     """An argument the caller can fix, raised before anything is sent. Also a ValueError.
+
+    A negative ``max_records``, a filter name production does not have (with a "did you mean"),
+    a value that cannot be a handle given to ``client.profile``, a value that is no company.
 
     Example:
         >>> isinstance(UsageError("max_records must be 0 or more"), ValueError)

@@ -3,7 +3,7 @@
 Each takes ``client=None`` (the default client, see ``lp.configure``) and returns a new frame.
 The listings (:mod:`lookup_pandas.api.listings`), the searches
 (:mod:`lookup_pandas.api.searches`) and the credits facts (``balance``, ``tiers``,
-``route_costs``) are importable from here too. docs/reference.md has the rules in full.
+``route_costs``) are importable from here too. docs/enriching.md has the rules in full.
 
 Example: ``lp.get_profiles(["ada", ""])`` or ``leads.lookup.enrich_profiles("handle")``.
 """
@@ -187,9 +187,12 @@ def enrich_profiles(
         Ctrl-C or a crash polls it instead of paying again. Handles a job could not resolve
         are fetched singly.
     ``provenance``
-        ``True`` adds ``lookup_source`` (``cache``, ``single`` or ``batch``),
-        ``lookup_fetched_at`` (the UTC time the answer was bought) and ``lookup_expired``
-        (used offline past its keep time). See :mod:`lookup_pandas.enrichment.provenance`.
+        ``True`` adds ``lookup_source`` (``cache``, ``single``, ``batch``, or ``checked`` when
+        ``refresh="changed"`` kept it), ``lookup_fetched_at`` (the UTC time the answer was
+        bought), ``lookup_expired`` (used offline past its keep time), and after
+        ``refresh="changed"`` ``lookup_checked_at`` (when the feed last checked it). Invalid
+        and not_cached rows hold missing values. See
+        :mod:`lookup_pandas.enrichment.provenance`.
     ``background``
         ``True`` returns an :class:`lookup_pandas.EnrichmentJob` at once and runs the job in a
         background thread. ``job.result()`` is this frame, and a cell's last line shows the job
@@ -205,7 +208,7 @@ def enrich_profiles(
     Refused before anything is sent (ColumnError): a missing ``column``, and any existing column
     that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``. An
     AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
-    many transport failures in a row stop the job (docs/reference.md).
+    many transport failures in a row stop the job (docs/enriching.md, *The rules*).
     """
     options = Options(
         errors=errors,

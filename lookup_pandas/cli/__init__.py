@@ -1,7 +1,7 @@
 """The command line: ``lookup-pandas`` (also ``python -m lookup_pandas``).
 
 The key comes from ``LOOKUP_API_KEY`` only. Every failure is one line on stderr and an exit
-code (:mod:`.exits`). The commands and their flags are in the README and ``--help``.
+code (:mod:`.exits`). The commands and their flags are in docs/cli.md and ``--help``.
 
 Example:
     >>> options = parse_args(["enrich", "leads.csv", "-c", "handle", "-o", "enriched.csv"])

@@ -86,6 +86,11 @@ class Estimate(EstimateFacts):
       (``client.learn_pace()`` reads it, unbilled) or the key is unmetered.
     - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
       the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
+    - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
+      some of ``to_fetch``; they are collected, not submitted again.
+    - ``refresh`` (``refresh="changed"`` only): the answers it would check, at how many
+      organisations, in about how many feed calls, the uncheckable ones, and the most and the
+      least it can cost. ``to_fetch`` and ``credits`` are then the most.
 
     The fields are declared once, in :class:`~lookup_pandas.display.facts.EstimateFacts`.
     ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).
@@ -125,6 +130,13 @@ class JobSummary(SummaryFacts):
 
     ``cached``, ``fetched`` and ``failed`` count distinct handles. ``jobs`` (also
     ``batch_jobs``) counts the batch jobs polled, submitted by this run or resumed.
+    ``credits`` is what the service billed during this run. ``refused`` counts the distinct
+    values answered 403 for that one record (opted out, premium-gated): never billed.
+    ``requests`` counts what was sent, retries and the tier read included.
+
+    An enrichment keeps its summary on the frame it returns:
+    ``enriched.attrs["lookup_summary"]``. An exception that stops a run part-way carries the
+    summary of what it did up to there: ``exc.summary``.
     The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,

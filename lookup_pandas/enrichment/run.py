@@ -22,7 +22,7 @@ With a cache, the calls' claims are taken a window ahead in one store call
 
 It stops at once on an AuthenticationError, a ConfigurationError or an
 InsufficientCreditsError. It stops too after ``max(3, max_workers)`` handles in a row failed
-like an outage (docs/reference.md). What was fetched is in the cache, and a re-run resumes there.
+like an outage (docs/enriching.md). What was fetched is in the cache, and a re-run resumes there.
 """
 
 from __future__ import annotations

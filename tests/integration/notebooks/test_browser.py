@@ -7,7 +7,8 @@ Debian's ``chromium`` package, driven by playwright's Python package with ``exec
 (playwright's own browser download does not work here). Where chromium is missing the test
 skips with a reason, unless LOOKUP_REQUIRE_BROWSER=1 (set by .ci/run): then it fails.
 The screenshots are saved next to the tests' output (tmp_path); with LOOKUP_UPDATE_DOCS=1 they
-also replace docs/search_panel.png and docs/background_job.png, the ones the README shows.
+also replace docs/search_panel.png and docs/background_job.png, the ones the docs site shows
+(docs/notebooks.md, and the rendered notebooks in place of their widgets).
 """
 
 from __future__ import annotations
@@ -298,7 +299,7 @@ def test_background_job_view_updates_in_jupyterlab(jupyterlab, fake_service, tmp
             news.first.click()
         code.scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "job_view.png"))
-        # the job's cell alone (its code and its finished view), for the README
+        # the job's cell alone (its code and its finished view), for the docs site
         job_cell = page.locator(".jp-CodeCell", has=page.locator(view))
         shot = tmp_path / "background_job.png"
         job_cell.screenshot(path=str(shot))

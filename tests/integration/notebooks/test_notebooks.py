@@ -433,7 +433,7 @@ def test_a_fixable_error_shows_as_one_line_in_a_notebook_cell(tmp_path, monkeypa
         "import pandas as pd\nimport lookup_pandas as lp",
         "lp.Client(base_url='http://127.0.0.1:1')",  # no key anywhere: ConfigurationError
         "pd.DataFrame({'h': ['ada']}).lookup.enrich_profiles('handle')",  # no such column
-        # the whole traceback of that one-line error is still there, as the README says
+        # the whole traceback of that one-line error is still there, as docs/notebooks.md says
         "import sys, traceback\ntraceback.print_exception(sys.last_value)",
         "raise lp.ServerError('a service fault', status_code=500)",  # not the user's to fix
     ]
