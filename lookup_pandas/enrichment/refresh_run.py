@@ -7,7 +7,8 @@ anew. :func:`keep_checked` marks the kept answers checked (and keeps them anothe
 ``expire_after``), beside the run, and :func:`after_run` the bought movers' events acted on,
 in the shared store.
 
-Example: ``lp.get_profiles(["ada", "grace"], refresh="changed").attrs`` holds the summary.
+Example: ``leads.lookup.enrich_profiles("handle", refresh="changed")``; its summary's ``refresh``
+says what was checked, kept and bought anew.
 """
 
 from __future__ import annotations
