@@ -1,0 +1,23 @@
+"""``lookup_pandas.spark`` (``lp.spark``): enrichment of PySpark DataFrames.
+
+The functions are those of :mod:`lookup_pandas.integrations.spark`, where the module's guide is.
+pyspark is needed (``pip install 'lookup-pandas[spark]'``), and Java 17 for Spark itself.
+
+Example: ``sdf.transform(lambda d: lp.spark.enrich_profiles(d, "linkedin_url"))``
+"""
+
+from .integrations.spark import (
+    enrich_companies,
+    enrich_profiles,
+    estimate_companies,
+    estimate_profiles,
+    output_schema,
+)
+
+__all__ = [
+    "enrich_companies",
+    "enrich_profiles",
+    "estimate_companies",
+    "estimate_profiles",
+    "output_schema",
+]
