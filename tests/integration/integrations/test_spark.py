@@ -6,7 +6,8 @@ tests skip with the reason, unless ``LOOKUP_REQUIRE_SPARK=1`` (set by .ci/run): 
 What is checked: the rows and values are pandas' for a messy column; each distinct handle is
 billed once across partitions, and a re-run sends nothing; nothing is billed before an action;
 budgets are refused on the driver with nothing sent; the key is neither in the plan nor in the
-pickled functions; ``fields=``; companies; estimates.
+pickled functions; ``fields=``; companies; estimates; with Redis, two Spark applications at once
+(processes of their own) pay once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,3 +219,71 @@ def test_companies_and_estimates(
     assert lps.estimate_companies(accounts, "slug", client=client).to_fetch == 0
     people = lps.estimate_profiles(leads(spark), "url", client=client)
     assert (people.rows, people.valid, people.unique) == (len(VALUES), 164, 42)
+
+
+#: One Spark application of its own (a process with its own JVM): it enriches the leads through
+#: the Redis cache once the other application is ready too, and prints its statuses.
+APPLICATION = """
+import json, sys, time
+from pathlib import Path
+import pandas as pd
+from pyspark.sql import SparkSession
+import lookup_pandas as lp
+
+base_url, cache, me, other = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+values = json.loads(sys.argv[5])
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+client = lp.Client(base_url=base_url, cache=cache, backoff_base=0.01, backoff_max=0.2)
+sdf = spark.createDataFrame(pd.DataFrame({"url": values}), "url string").repartition(3)
+out = lp.spark.enrich_profiles(sdf, "url", client=client, method="single")
+me.touch()
+deadline = time.monotonic() + 120
+while not other.exists() and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(json.dumps(sorted(out.toPandas()["lookup_status"].tolist())))
+spark.stop()
+"""
+
+
+def test_two_spark_applications_at_once_pay_once_through_redis(
+    fake_service: FakeService, redis_url: str, tmp_path: Path
+) -> None:
+    fake_service.configure(latency=0.02)
+    env = {**os.environ, "LOOKUP_API_KEY": fake_service.api_key, "PYSPARK_PYTHON": sys.executable}
+    ready = [tmp_path / "ready-0", tmp_path / "ready-1"]
+    apps = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                APPLICATION,
+                fake_service.base_url,
+                redis_url,
+                str(ready[i]),
+                str(ready[1 - i]),
+                json.dumps(VALUES),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for i in (0, 1)
+    ]
+    outputs = []
+    try:
+        for app in apps:
+            out, err = app.communicate(timeout=240)
+            assert app.returncode == 0, err[-3000:]
+            outputs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for app in apps:
+            if app.poll() is None:
+                app.kill()
+                app.wait(timeout=30)
+    billed = fake_service.billed_handles()
+    assert set(billed) == {*PEOPLE, "unknown-spark", "prsn_missing"}
+    assert set(billed.values()) == {1}  # both applications ran; each handle was paid once
+    assert outputs[0] == outputs[1] and outputs[0].count("ok") == 160
