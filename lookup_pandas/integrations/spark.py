@@ -13,7 +13,8 @@ unless the master is ``local[...]``.
 
 The added columns, known before the run (:func:`output_schema`): ``{prefix}id`` and the record's
 key (``{prefix}handle``, or ``{prefix}slug`` for companies) as strings, the ``fields=`` asked for,
-the whole record as JSON text (``{prefix}json``), then ``lookup_status`` and ``lookup_error``.
+the whole record as JSON text (``{prefix}json``), then ``lookup_status`` and ``lookup_error``
+(and the provenance columns with ``provenance=True``).
 Any other field is one ``get_json_object`` away:
 ``F.get_json_object("profile_json", "$.geo.city")``.
 
@@ -41,6 +42,12 @@ from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
 from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
+from ..enrichment.provenance import (
+    CHECKED_AT_COLUMN,
+    EXPIRED_COLUMN,
+    FETCHED_AT_COLUMN,
+    SOURCE_COLUMN,
+)
 from ..enrichment.results import Estimate, Refresh
 from ..enrichment.values import lookup_values
 from ..errors import BudgetExceededError, ColumnError, ConfigurationError, UsageError
@@ -73,12 +80,19 @@ _SPARK_TYPES: dict[str, T.DataType] = {
 
 
 def output_schema(
-    fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE
+    fields: Sequence[str] | None,
+    prefix: str,
+    kind: Kind = PEOPLE,
+    *,
+    provenance: bool = False,
+    refresh: Refresh = False,
 ) -> list[T.StructField]:
     """The columns enrichment adds, in order, with their Spark types.
 
     A field of the kind's records (``PERSON_FIELDS``) has its type (text, whole number, flag);
-    a list, an object or any other field is a string (text as is, others as JSON).
+    a list, an object or any other field is a string (text as is, others as JSON). With
+    ``provenance``, pandas' provenance columns follow (``lookup_checked_at`` after
+    ``refresh="changed"``).
 
     Example:
         >>> [(f.name, f.dataType.simpleString()) for f in output_schema(["geo.city"], "p_")]
@@ -92,11 +106,23 @@ def output_schema(
         T.StructField(name, _SPARK_TYPES.get(known.get(field, ""), T.StringType()))
         for field, name in names.items()
     ]
-    return [*columns, T.StructField(STATUS_COLUMN, T.StringType()), _error_field()]
+    status = [
+        T.StructField(STATUS_COLUMN, T.StringType()),
+        T.StructField(ERROR_COLUMN, T.StringType()),
+    ]
+    return [*columns, *status, *(_provenance_fields(refresh) if provenance else [])]
 
 
-def _error_field() -> T.StructField:
-    return T.StructField(ERROR_COLUMN, T.StringType())
+def _provenance_fields(refresh: Refresh) -> list[T.StructField]:
+    """The provenance columns (:mod:`lookup_pandas.enrichment.provenance`) as Spark's."""
+    fields = [
+        T.StructField(SOURCE_COLUMN, T.StringType()),
+        T.StructField(FETCHED_AT_COLUMN, T.TimestampType()),
+        T.StructField(EXPIRED_COLUMN, T.BooleanType()),
+    ]
+    if refresh == "changed":
+        fields.append(T.StructField(CHECKED_AT_COLUMN, T.TimestampType()))
+    return fields
 
 
 def _named(fields: Sequence[str] | None, prefix: str, kind: Kind) -> dict[str, str]:
@@ -129,8 +155,8 @@ def enrich_profiles(
     settings executors build their own Client from (its key stays here). ``max_calls`` and
     ``max_credits`` run one Spark job at once that counts what is billable (the cache is read,
     nothing is sent), and raise BudgetExceededError here before anything is sent.
-    ``errors="raise"`` fails the action. ``progress`` is ignored (Spark's UI shows the tasks);
-    ``background`` and ``provenance`` are refused.
+    ``errors="raise"`` fails the action. ``provenance`` adds pandas' columns (times as
+    timestamps). ``progress`` is ignored (Spark's UI shows the tasks); ``background`` is refused.
 
     Example: ``lp.spark.enrich_profiles(sdf, "handle", fields=["headline", "geo.city"])``
     """
@@ -157,20 +183,21 @@ def _enrich(
 ) -> DataFrame:
     """The lazy enrichment of ``sdf`` by ``given`` (api's arguments by name)."""
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
-    if given["background"] or given["provenance"]:
+    provenance = bool(given["provenance"])
+    if given["background"]:
         raise UsageError(
-            "background= and provenance= are for pandas frames: a Spark DataFrame is lazy "
-            "already (an action runs it), and its executors keep no sources."
+            "background=True is for pandas frames: a Spark DataFrame is lazy already (an "
+            "action runs it, where and when you like)."
         )
     check_options(given["errors"], given["max_calls"], refresh=given["refresh"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
-    check_columns(pd.DataFrame(columns=sdf.columns), column, prefix)
+    check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
     if {_KEY, _HANDLE} & set(sdf.columns):
         raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
     client = resolve_client(given["client"])
     spec = _spec(client, _master(sdf))
-    added = output_schema(fields, prefix, kind)
+    added = output_schema(fields, prefix, kind, provenance=provenance, refresh=given["refresh"])
 
     keyed = sdf.withColumn(_KEY, _normaliser(fold_case, kind)(F.col(_ref(column))))
     distinct = (
@@ -181,7 +208,8 @@ def _enrich(
     if given["max_calls"] is not None or given["max_credits"] is not None:
         _check_budgets(distinct, spec, client, given, kind)
     fetched = T.StructType([T.StructField(_HANDLE, T.StringType()), *added])
-    fetch = _fetcher(spec, _executor_options(given), kind, _named(fields, prefix, kind))
+    named = _named(fields, prefix, kind)
+    fetch = _fetcher(spec, _executor_options(given), kind, named)
     table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type]
     # The table is broadcast: each input partition is streamed through the join as it is, so
     # rows keep their partition and order.
@@ -191,9 +219,10 @@ def _enrich(
     error = F.when(invalid, F.col(f"{_KEY}.reason")).otherwise(table[ERROR_COLUMN])
     return joined.select(
         *(F.col(_ref(c)) for c in sdf.columns),
-        *(table[_ref(f.name)] for f in added[:-2]),
+        *(table[_ref(name)] for name in named.values()),
         status.alias(STATUS_COLUMN),
         error.alias(ERROR_COLUMN),
+        *(table[f.name] for f in added[len(named) + 2 :]),  # provenance: null when invalid
     )
 
 
@@ -254,12 +283,14 @@ def _normaliser(fold_case: bool, kind: Kind) -> Callable[[Column], Column]:
 
 
 def _executor_options(given: dict[str, Any]) -> Options:
-    """What each executor's lookup is asked: api's ``errors``, ``refresh`` and ``method``; no
-    bar, and no case folding (the handles are normalised, and folded if asked, already)."""
+    """What each executor's lookup is asked: api's ``errors``, ``refresh``, ``method`` and
+    ``provenance``; no bar, and no case folding (the handles are normalised, and folded if
+    asked, already)."""
     return Options(
         errors=given["errors"],
         refresh=given["refresh"],
         method=given["method"],
+        provenance=bool(given.get("provenance")),
         progress=False,
         fold_case=False,
     )
@@ -337,6 +368,9 @@ def _fetcher(
         )
         rows[STATUS_COLUMN] = pd.Series(result.status, dtype=object)
         rows[ERROR_COLUMN] = pd.Series(result.error, dtype=object)
+        if result.provenance is not None:
+            for name, column in result.provenance.items():
+                rows[str(name)] = column.astype(object) if name == SOURCE_COLUMN else column
         yield pd.DataFrame(rows)
 
     return fetch

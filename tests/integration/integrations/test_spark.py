@@ -184,6 +184,26 @@ def test_fields_missing_ones_are_null_and_typed(
     assert len(skills) and all(isinstance(s, list) for s in skills)
 
 
+def test_provenance_tells_each_rows_source_and_time(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    first = in_order(lps.enrich_profiles(leads(spark), "url", client=client, provenance=True))
+    assert list(first.columns)[-5:-1] == [  # then __part
+        "lookup_error", "lookup_source", "lookup_fetched_at", "lookup_expired",
+    ]  # fmt: skip
+    answered = first[first["lookup_status"].isin(["ok", "not_found"])]
+    assert set(answered["lookup_source"]) == {"batch"}  # 42 to buy: batch jobs
+    assert answered["lookup_fetched_at"].notna().all()
+    invalid = first[first["lookup_status"] == "invalid"]
+    assert invalid[["lookup_source", "lookup_fetched_at", "lookup_expired"]].isna().all().all()
+    again = in_order(lps.enrich_profiles(leads(spark), "url", client=client, provenance=True))
+    assert set(again.loc[answered.index, "lookup_source"]) == {"cache"}
+    assert (again["lookup_fetched_at"] == first["lookup_fetched_at"])[answered.index].all()
+    expected = first[["lead", "url"]].lookup.enrich_profiles("url", client=client, provenance=True)
+    assert values(expected["lookup_source"]) == values(again["lookup_source"])
+
+
 def test_budgets_are_refused_on_the_driver_with_nothing_sent(
     spark: SparkSession, fake_service: FakeService, tmp_path: Path
 ) -> None:
