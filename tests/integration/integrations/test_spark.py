@@ -204,6 +204,22 @@ def test_provenance_tells_each_rows_source_and_time(
     assert values(expected["lookup_source"]) == values(again["lookup_source"])
 
 
+def test_a_fetch_longer_than_the_broadcast_timeout_completes(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    # With adaptive execution (Spark's default), the fetch is a stage of its own, which
+    # spark.sql.broadcastTimeout does not bound: here each executor's part (about 10 handles,
+    # 2 at a time, 0.3 s each) takes longer than the 1 s allowed.
+    fake_service.configure(latency=0.3)
+    spark.conf.set("spark.sql.broadcastTimeout", "1")
+    try:
+        client = client_on(fake_service, tmp_path, max_workers=2)
+        out = lps.enrich_profiles(leads(spark), "url", client=client, method="single")
+        assert out.where(F.col("lookup_status") == "ok").count() == 160
+    finally:
+        spark.conf.unset("spark.sql.broadcastTimeout")
+
+
 def test_budgets_are_refused_on_the_driver_with_nothing_sent(
     spark: SparkSession, fake_service: FakeService, tmp_path: Path
 ) -> None:
