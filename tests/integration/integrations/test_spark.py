@@ -105,7 +105,9 @@ def test_nothing_is_billed_before_an_action_and_the_key_is_in_no_plan_or_functio
     spark: SparkSession, fake_service: FakeService, tmp_path: Path
 ) -> None:
     client = client_on(fake_service, tmp_path)
-    out = lps.enrich_profiles(leads(spark), "url", client=client, fields=["headline"])
+    out = leads(spark).transform(
+        lambda d: lp.spark.enrich_profiles(d, "url", client=client, fields=["headline"])
+    )
     assert fake_service.count() == 0
     key = fake_service.api_key
     plan = out._jdf.queryExecution().toString()
@@ -218,6 +220,15 @@ def test_a_fetch_longer_than_the_broadcast_timeout_completes(
         assert out.where(F.col("lookup_status") == "ok").count() == 160
     finally:
         spark.conf.unset("spark.sql.broadcastTimeout")
+
+
+def test_errors_raise_fails_the_action_naming_the_handle(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = lps.enrich_profiles(leads(spark), "url", client=client, errors="raise", method="single")
+    with pytest.raises(Exception, match=r"NotFoundError[\s\S]*(unknown-spark|prsn_missing)"):
+        out.count()
 
 
 def test_budgets_are_refused_on_the_driver_with_nothing_sent(
