@@ -6,18 +6,5 @@ pyspark is needed (``pip install 'lookup-pandas[spark]'``), and Java 17 for Spar
 Example: ``sdf.transform(lambda d: lp.spark.enrich_profiles(d, "linkedin_url"))``
 """
 
-from .integrations.spark import (
-    enrich_companies,
-    enrich_profiles,
-    estimate_companies,
-    estimate_profiles,
-    output_schema,
-)
-
-__all__ = [
-    "enrich_companies",
-    "enrich_profiles",
-    "estimate_companies",
-    "estimate_profiles",
-    "output_schema",
-]
+from .integrations.spark import *  # noqa: F403  the functions, listed once: there
+from .integrations.spark import __all__ as __all__
