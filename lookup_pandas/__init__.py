@@ -42,6 +42,7 @@ _register_when_imported()
 _logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 if _TYPE_CHECKING:  # for type checkers and IDEs; at run time they load on first use
+    from . import spark as spark
     from . import testing as testing
     from .widgets.panel import SearchPanel as SearchPanel
 
@@ -74,13 +75,17 @@ __all__ = [
 __all__ += errors.__all__  # the exception tree, listed once: in errors.py
 
 
-#: Names loaded on first use: ipywidgets and the emulator cost more to import than the rest of
-#: the package, and a script or a Dask worker needs neither.
-_LAZY = {"SearchPanel": (".widgets.panel", "SearchPanel"), "testing": (".testing", None)}
+#: Names loaded on first use: ipywidgets, the emulator and pyspark cost more to import than the
+#: rest of the package, and a script or a Dask worker needs none of them.
+_LAZY = {
+    "SearchPanel": (".widgets.panel", "SearchPanel"),
+    "testing": (".testing", None),
+    "spark": (".spark", None),
+}
 
 
 def __getattr__(name: str) -> _Any:
-    """``lp.SearchPanel`` and ``lp.testing``, imported when first asked for."""
+    """``lp.SearchPanel``, ``lp.testing`` and ``lp.spark``, imported when first asked for."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
@@ -93,6 +98,6 @@ def __getattr__(name: str) -> _Any:
 
 
 def __dir__() -> list[str]:
-    """The public names and ``testing``: ``dir(lp)`` and tab completion show what to use,
+    """The public names, ``testing`` and ``spark``: ``dir(lp)`` and tab completion show what to use,
     not the package's modules, which importing it loads as attributes too."""
     return sorted({*__all__, *_LAZY})

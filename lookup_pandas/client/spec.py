@@ -14,7 +14,8 @@ Example:
     True
     >>> client.close()
 
-Example: ``spec.client()`` in a Dask worker builds its Client, the key from its environment.
+Example: ``spec.client()`` in a Dask worker or a Spark executor builds its Client, the key from
+its environment.
 """
 
 from __future__ import annotations
@@ -84,9 +85,10 @@ class ClientSpec:
         where = "this worker's environment"
         if not key:
             raise ConfigurationError(
-                f"{ENV_API_KEY} is not set in {where}. The key never travels in a Dask graph: "
-                f"set {ENV_API_KEY} in the environment of every worker (e.g. before "
-                "`dask worker` starts, or in the LocalCluster's parent process)."
+                f"{ENV_API_KEY} is not set in {where}. The key never travels in a Dask graph "
+                f"or a Spark plan: set {ENV_API_KEY} in the environment of every worker (Dask: "
+                "before `dask worker` starts, or in the LocalCluster's parent process; Spark: "
+                f"spark.executorEnv.{ENV_API_KEY})."
             )
         if namespace(key, self.base_url) != self.key_namespace:
             raise ConfigurationError(
@@ -99,7 +101,8 @@ class ClientSpec:
             if not cache or redact_url(cache) != self.cache:
                 raise ConfigurationError(
                     f"The cache is the Redis at {self.cache}, whose password never travels in "
-                    f"a Dask graph: set {ENV_CACHE} to its URL in {where}."
+                    f"a Dask graph or a Spark plan: set {ENV_CACHE} to its URL in {where} "
+                    f"(Spark: spark.executorEnv.{ENV_CACHE})."
                 )
             keywords["cache"] = cache
         keywords["api_key"] = key

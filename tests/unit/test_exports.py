@@ -59,5 +59,5 @@ def test_exceptions_are_exported_from_the_errors_module_too():
 
 def test_dir_lists_the_public_names_not_the_internal_modules():
     # Issue 21: dir(lp) listed 28 internal modules (api, batch_run, cache_admin, ...).
-    assert set(dir(lp)) == {*lp.__all__, "testing"}
+    assert set(dir(lp)) == {*lp.__all__, "testing", "spark"}
     assert "batch_run" not in dir(lp) and "transport" not in dir(lp)

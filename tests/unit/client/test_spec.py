@@ -70,3 +70,15 @@ def test_a_redis_password_stays_out_and_comes_from_the_workers_env(
 def test_a_redis_url_without_a_password_travels_as_is() -> None:
     spec = ClientSpec.from_client(make("redis://127.0.0.1:1/2"))
     assert (spec.cache, spec.cache_from_env) == ("redis://127.0.0.1:1/2", False)
+
+
+def test_a_worker_without_the_key_is_told_how_for_dask_and_spark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = make(tmp_path / "nokey.sqlite", timeout=11)
+    spec = ClientSpec.from_client(client)
+    monkeypatch.delenv("LOOKUP_API_KEY", raising=False)
+    with pytest.raises(lp.ConfigurationError, match="spark.executorEnv.LOOKUP_API_KEY") as caught:
+        spec.client()
+    assert "dask worker" in str(caught.value) and KEY not in str(caught.value)
+    client.close()

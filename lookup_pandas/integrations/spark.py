@@ -1,0 +1,435 @@
+"""``lookup_pandas.spark``: a PySpark DataFrame enriched lazily, each distinct value bought once.
+
+``enrich_profiles(sdf, "linkedin_url")`` returns a new DataFrame and sends nothing; an action
+(``count``, ``write``, ``show``...) runs it. The distinct normalised values of the whole column
+are fetched once, spread over the executors with ``mapInPandas``, under the key's one pace and
+claims (the Client's cache and store), and joined back onto every row: rows, their order within
+partitions and the input columns are kept. Invalid values are never sent.
+
+The key never travels: the driver ships a key-less :class:`~lookup_pandas.client.spec.ClientSpec`,
+and each executor reads ``LOOKUP_API_KEY`` from its environment (``spark.executorEnv``). Executors
+on several machines must share a Redis cache (``cache="redis://..."``); a cache file is refused
+unless the master is ``local[...]``.
+
+The added columns, known before the run (:func:`output_schema`): ``{prefix}id`` and the record's
+key (``{prefix}handle``, or ``{prefix}slug`` for companies) as strings, the ``fields=`` asked for,
+the whole record as JSON text (``{prefix}json``), then ``lookup_status`` and ``lookup_error``
+(and the provenance columns with ``provenance=True``).
+Any other field is one ``get_json_object`` away:
+``F.get_json_object("profile_json", "$.geo.city")``.
+
+Example: ``sdf.transform(lambda d: lp.spark.enrich_profiles(d, "linkedin_url"))``
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pandas as pd
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.pandas.functions import pandas_udf
+
+from ..api import functions as api
+from ..api.adapters import arguments, delegates_to, extends
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
+from ..client import credits as credit_facts
+from ..client.client import Client, resolve_client
+from ..client.spec import ClientSpec
+from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
+from ..enrichment.provenance import (
+    CHECKED_AT_COLUMN,
+    EXPIRED_COLUMN,
+    FETCHED_AT_COLUMN,
+    SOURCE_COLUMN,
+)
+from ..enrichment.results import Estimate, Refresh
+from ..enrichment.values import lookup_values
+from ..errors import BudgetExceededError, ColumnError, ConfigurationError, UsageError
+from ..frames.records import flatten, prefixed_names
+from ..identifiers.distinct import HandleMap
+from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..service.credits import RouteCosts
+
+__all__ = [
+    "enrich_companies",
+    "enrich_profiles",
+    "estimate_companies",
+    "estimate_profiles",
+    "output_schema",
+]
+
+#: The internal columns of the plan (dropped from the result).
+_KEY = "__lookup_key"
+_HANDLE = "__lookup_handle"
+#: Each row's normalised value and, when invalid, the reason.
+_KEY_TYPE = T.StructType(
+    [T.StructField("handle", T.StringType()), T.StructField("reason", T.StringType())]
+)
+#: The Spark type of a field's pandas dtype (the record facts); any other is a string.
+_SPARK_TYPES: dict[str, T.DataType] = {
+    "str": T.StringType(),
+    "Int64": T.LongType(),
+    "boolean": T.BooleanType(),
+}
+
+
+def output_schema(
+    fields: Sequence[str] | None,
+    prefix: str,
+    kind: Kind = PEOPLE,
+    *,
+    provenance: bool = False,
+    refresh: Refresh = False,
+) -> list[T.StructField]:
+    """The columns enrichment adds, in order, with their Spark types.
+
+    A field of the kind's records (``PERSON_FIELDS``) has its type (text, whole number, flag);
+    a list, an object or any other field is a string (text as is, others as JSON). With
+    ``provenance``, pandas' provenance columns follow (``lookup_checked_at`` after
+    ``refresh="changed"``).
+
+    Example:
+        >>> [(f.name, f.dataType.simpleString()) for f in output_schema(["geo.city"], "p_")]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [('p_id', 'string'), ('p_handle', 'string'), ('p_geo.city', 'string'),
+         ('p_json', 'string'), ('lookup_status', 'string'), ('lookup_error', 'string')]
+    """
+    names = _named(fields, prefix, kind)
+    known = kind.fields
+    columns = [
+        T.StructField(name, _SPARK_TYPES.get(known.get(field, ""), T.StringType()))
+        for field, name in names.items()
+    ]
+    status = [
+        T.StructField(STATUS_COLUMN, T.StringType()),
+        T.StructField(ERROR_COLUMN, T.StringType()),
+    ]
+    return [*columns, *status, *(_provenance_fields(refresh) if provenance else [])]
+
+
+def _provenance_fields(refresh: Refresh) -> list[T.StructField]:
+    """The provenance columns (:mod:`lookup_pandas.enrichment.provenance`) as Spark's."""
+    fields = [
+        T.StructField(SOURCE_COLUMN, T.StringType()),
+        T.StructField(FETCHED_AT_COLUMN, T.TimestampType()),
+        T.StructField(EXPIRED_COLUMN, T.BooleanType()),
+    ]
+    if refresh == "changed":
+        fields.append(T.StructField(CHECKED_AT_COLUMN, T.TimestampType()))
+    return fields
+
+
+def _named(fields: Sequence[str] | None, prefix: str, kind: Kind) -> dict[str, str]:
+    """Each record field put in a column (the key fields, ``fields``, the JSON) -> its name."""
+    return prefixed_names([*_key_fields(kind), *_checked_fields(fields), "json"], prefix)
+
+
+def _key_fields(kind: Kind) -> list[str]:
+    """The fields every record has: ``id`` and the handle (a company's ``slug``)."""
+    return list(kind.fields)[:2]
+
+
+def _checked_fields(fields: Sequence[str] | None) -> list[str]:
+    """``fields`` once each, leaving out the key fields (always there)."""
+    if fields is None:
+        return []
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise UsageError(f"fields must be a list of field names, not {fields!r}")
+    return [f for f in dict.fromkeys(fields) if f not in ("id", "handle", "slug", "json")]
+
+
+@extends(api.enrich_profiles)
+def enrich_profiles(
+    sdf: DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> DataFrame:
+    """On a Spark DataFrame: a lazy Spark DataFrame (see :mod:`lookup_pandas.integrations.spark`).
+
+    ``fields`` are the profile fields (dotted names such as ``"geo.city"``) put in columns of
+    their own, ``prefix`` + field; a record without one holds null there. ``client`` gives the
+    settings executors build their own Client from (its key stays here). ``max_calls`` and
+    ``max_credits`` run one Spark job at once that counts what is billable (the cache is read,
+    nothing is sent), and raise BudgetExceededError here before anything is sent.
+    ``errors="raise"`` fails the action. ``provenance`` adds pandas' columns (times as
+    timestamps). ``progress`` is ignored (Spark's UI shows the tasks); ``background`` is refused.
+
+    Example: ``lp.spark.enrich_profiles(sdf, "handle", fields=["headline", "geo.city"])``
+    """
+    given = arguments(api.enrich_profiles, sdf, *args, **options)
+    return _enrich(sdf, given, fields, PEOPLE)
+
+
+@extends(api.enrich_companies)
+def enrich_companies(
+    sdf: DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> DataFrame:
+    """On a Spark DataFrame: a lazy Spark DataFrame, as ``enrich_profiles`` there.
+
+    ``fields``: company fields put in columns of their own (``["name", "hq.city"]``).
+
+    Example: ``lp.spark.enrich_companies(sdf, "slug", fields=["name", "industry"])``
+    """
+    given = arguments(api.enrich_companies, sdf, *args, **options)
+    return _enrich(sdf, given, fields, COMPANIES)
+
+
+def _enrich(
+    sdf: DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
+) -> DataFrame:
+    """The lazy enrichment of ``sdf`` by ``given`` (api's arguments by name)."""
+    column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
+    provenance = bool(given["provenance"])
+    if given["background"]:
+        raise UsageError(
+            "background=True is for pandas frames: a Spark DataFrame is lazy already (an "
+            "action runs it, where and when you like)."
+        )
+    check_options(given["errors"], given["max_calls"], refresh=given["refresh"])
+    check_refresh(given["refresh"], kind)
+    check_method(given["method"])
+    check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
+    if {_KEY, _HANDLE} & set(sdf.columns):
+        raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
+    client = resolve_client(given["client"])
+    spec = _spec(client, _master(sdf))
+    added = output_schema(fields, prefix, kind, provenance=provenance, refresh=given["refresh"])
+
+    keyed = sdf.withColumn(_KEY, _normaliser(fold_case, kind)(F.col(_ref(column))))
+    distinct = (
+        keyed.select(F.col(f"{_KEY}.handle").alias(_HANDLE))
+        .where(F.col(_HANDLE).isNotNull())
+        .distinct()
+    )
+    if given["max_calls"] is not None or given["max_credits"] is not None:
+        _check_budgets(distinct, spec, client, given, kind)
+    fetched = T.StructType([T.StructField(_HANDLE, T.StringType()), *added])
+    named = _named(fields, prefix, kind)
+    fetch = _fetcher(spec, _executor_options(given), kind, named)
+    table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type]
+    # The table is broadcast: each input partition is streamed through the join as it is, so
+    # rows keep their partition and order.
+    joined = keyed.join(F.broadcast(table), F.col(f"{_KEY}.handle") == table[_HANDLE], "left")
+    invalid = F.col(f"{_KEY}.handle").isNull()
+    status = F.when(invalid, F.lit("invalid")).otherwise(table[STATUS_COLUMN])
+    error = F.when(invalid, F.col(f"{_KEY}.reason")).otherwise(table[ERROR_COLUMN])
+    return joined.select(
+        *(F.col(_ref(c)) for c in sdf.columns),
+        *(table[_ref(name)] for name in named.values()),
+        status.alias(STATUS_COLUMN),
+        error.alias(ERROR_COLUMN),
+        *(table[f.name] for f in added[len(named) + 2 :]),  # provenance: null when invalid
+    )
+
+
+def _ref(name: str) -> str:
+    """A column's name as Spark reads it literally (a dot is not a field of a struct)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _master(sdf: DataFrame) -> str:
+    """The session's master URL (``local[2]``, ``yarn``, ``spark://...``), or ``""`` if unknown."""
+    try:
+        return str(sdf.sparkSession.conf.get("spark.master", "") or "")
+    except Exception:  # a session whose conf cannot tell (Spark Connect)
+        return ""
+
+
+def _spec(client: Client, master: str) -> ClientSpec:
+    """The Client's key-less spec for executors. Refused when executors cannot share answers.
+
+    Example:
+        >>> import lookup_pandas as lp
+        >>> client = lp.Client(api_key="lk_example", base_url="https://api.example.com",
+        ...                    cache="/tmp/lookup-cache.sqlite")
+        >>> _spec(client, "local[2]").settings.api_key
+        ''
+        >>> _spec(client, "yarn")
+        Traceback (most recent call last):
+        lookup_pandas.errors.ConfigurationError: The cache is a file ...
+        >>> client.close()
+    """
+    settings = client.settings
+    if settings.cache_path is None and settings.cache_url is None:
+        raise ConfigurationError(
+            "Spark executors share what they fetch through the cache, and this Client has none "
+            "(cache=False): pass a cache file (master local[...]) or cache='redis://...'. "
+            "Nothing was sent."
+        )
+    if settings.cache_url is None and not master.startswith("local"):
+        raise ConfigurationError(
+            f"The cache is a file ({settings.cache_path}) and the Spark master is "
+            f"{master or 'not local'!r}: executors on several machines must share a Redis cache "
+            "(cache='redis://...'), or each would pay for the same values again. "
+            "Nothing was sent."
+        )
+    return ClientSpec.from_client(client)
+
+
+def _normaliser(fold_case: bool, kind: Kind) -> Callable[[Column], Column]:
+    """A pandas UDF: each value's normalised handle, or None and the reason it is invalid."""
+
+    def normalise(values: pd.Series) -> pd.DataFrame:
+        mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)  # each raw value once
+        handles, reasons = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
+        return pd.DataFrame({"handle": handles, "reason": reasons}, dtype=object)
+
+    udf: Callable[[Column], Column] = pandas_udf(normalise, _KEY_TYPE)  # type: ignore[call-overload]
+    return udf
+
+
+def _executor_options(given: dict[str, Any]) -> Options:
+    """What each executor's lookup is asked: api's ``errors``, ``refresh``, ``method`` and
+    ``provenance``; no bar, and no case folding (the handles are normalised, and folded if
+    asked, already)."""
+    return Options(
+        errors=given["errors"],
+        refresh=given["refresh"],
+        method=given["method"],
+        provenance=bool(given.get("provenance")),
+        progress=False,
+        fold_case=False,
+    )
+
+
+def _check_budgets(
+    distinct: DataFrame, spec: ClientSpec, client: Client, given: dict[str, Any], kind: Kind
+) -> None:
+    """Raise BudgetExceededError here when the billable handles pass ``max_calls`` or
+    ``max_credits``. One Spark job counts them; the cache is read, nothing is sent."""
+    counter = _billable_counter(spec, given["refresh"], kind)
+    counts = distinct.mapInPandas(counter, "needed long, total long")  # type: ignore[arg-type]
+    row = counts.agg(F.sum("needed"), F.sum("total")).collect()[0]
+    needed, total = int(row[0] or 0), int(row[1] or 0)
+    max_calls, max_credits = given["max_calls"], given["max_credits"]
+    if max_credits is not None:
+        cost = credit_facts.unless_failing(credit_facts.route_costs, client, RouteCosts())
+        check_credits(needed * cost.cost_of(kind.endpoint.path), needed, max_credits)
+    if max_calls is not None and needed > max_calls:
+        raise BudgetExceededError(
+            f"This enrichment needs {needed} billable calls ({total - needed} of {total} "
+            f"distinct {kind.nouns} are cached), more than max_calls={max_calls}. "
+            "Nothing was sent.",
+            needed=needed,
+            allowed=max_calls,
+        )
+
+
+def _billable_counter(
+    spec: ClientSpec, refresh: Refresh, kind: Kind
+) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """For ``mapInPandas``: how many of a partition's distinct handles must be paid for."""
+
+    def count(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        handles = [h for batch in batches for h in batch[_HANDLE]]
+        if refresh:
+            needed = len(handles)
+        else:
+            client, path = spec.client(), kind.endpoint.path
+            needed = sum(not client.is_cached(path, kind.params(h)) for h in handles)
+        yield pd.DataFrame({"needed": [needed], "total": [len(handles)]})
+
+    return count
+
+
+def _fetcher(
+    spec: ClientSpec, options: Options, kind: Kind, named: dict[str, str]
+) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """For ``mapInPandas``: a partition of the distinct handles fetched (or read) on an executor.
+
+    One row per handle: the record's fields in the columns ``named`` (field -> column; the
+    ``json`` one holds the whole record), its status and error.
+    """
+    *fields, _ = named  # the last is the JSON
+
+    def fetch(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        handles = [h for batch in batches for h in batch[_HANDLE]]
+        if not handles:
+            return
+        records: dict[str, dict[str, Any]] = {}
+        result = lookup_values(
+            handles,
+            client=spec.client(),
+            options=options,
+            kind=kind,
+            on_record=lambda h, record: records.__setitem__(h, record),
+        )
+        rows: dict[str, Any] = {_HANDLE: pd.Series(result.handles, dtype=object)}
+        flat = {h: flatten(r) for h, r in records.items()}
+        for field in fields:
+            values = [flat.get(h, {}).get(field) for h in result.handles]  # type: ignore[arg-type]
+            rows[named[field]] = _typed(values, kind.fields.get(field, ""))
+        rows[named["json"]] = pd.Series(
+            [_json(records[h]) if h in records else None for h in result.handles], dtype=object
+        )
+        rows[STATUS_COLUMN] = pd.Series(result.status, dtype=object)
+        rows[ERROR_COLUMN] = pd.Series(result.error, dtype=object)
+        if result.provenance is not None:
+            for name, column in result.provenance.items():
+                rows[str(name)] = column.astype(object) if name == SOURCE_COLUMN else column
+        yield pd.DataFrame(rows)
+
+    return fetch
+
+
+def _json(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str)
+
+
+def _typed(values: list[Any], dtype: str) -> pd.Series:
+    """A field's values in its column's type: a value of another type is null, never an error."""
+    if dtype == "Int64":
+        whole = [v if isinstance(v, int) and not isinstance(v, bool) else None for v in values]
+        return pd.Series(whole, dtype="Int64")
+    if dtype == "boolean":
+        return pd.Series([v if isinstance(v, bool) else None for v in values], dtype="boolean")
+    return pd.Series([_text(v) for v in values], dtype=object)
+
+
+def _text(value: Any) -> str | None:
+    """A field as text: a string as is, a list or an object as JSON, missing as None."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+@delegates_to(api.estimate_profiles)
+def estimate_profiles(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a Spark DataFrame: one Spark job counts each distinct raw value, then the cache is read
+    here (nothing billable is sent).
+
+    Example: ``lp.spark.estimate_profiles(sdf, "handle").to_fetch``
+    """
+    return _estimate(api.estimate_profiles, sdf, *args, **options)
+
+
+@delegates_to(api.estimate_companies)
+def estimate_companies(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a Spark DataFrame: as ``estimate_profiles`` there, for companies.
+
+    Example: ``lp.spark.estimate_companies(sdf, "slug").to_fetch``
+    """
+    return _estimate(api.estimate_companies, sdf, *args, **options)
+
+
+def _estimate(
+    estimate: Callable[..., Estimate], sdf: DataFrame, *args: Any, **options: Any
+) -> Estimate:
+    """``estimate`` run here on the column's distinct raw values, its row counts the column's."""
+    given = arguments(estimate, sdf, *args, **options)
+    column = given["column"]
+    check_columns(pd.DataFrame(columns=sdf.columns), column)
+    counts = sdf.groupBy(F.col(_ref(column)).alias("value")).count().toPandas()
+    values = counts[["value"]].astype(object).rename(columns={"value": column})
+    rest = {k: v for k, v in given.items() if k not in ("frame", "column")}
+    result = estimate(values, column, **rest)
+    kind = COMPANIES if estimate is api.estimate_companies else PEOPLE
+    mapped = HandleMap(fold_case=given["fold_case"], kind=kind).map(values[column])
+    valid = [h is not None for h in mapped.rows()]
+    return dataclasses.replace(
+        result, rows=int(counts["count"].sum()), valid=int(counts["count"][valid].sum())
+    )

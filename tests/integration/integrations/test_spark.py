@@ -1,0 +1,336 @@
+"""``lookup_pandas.spark`` on a real local Spark (``local[2]``), against the emulator.
+
+The session's ``SparkSession`` starts once, its executors given ``LOOKUP_API_KEY`` through
+``spark.executorEnv`` (as the docs tell users), and stops at the end. Without pyspark or Java the
+tests skip with the reason, unless ``LOOKUP_REQUIRE_SPARK=1`` (set by .ci/run): then they fail.
+What is checked: the rows and values are pandas' for a messy column; each distinct handle is
+billed once across partitions, and a re-run sends nothing; nothing is billed before an action;
+budgets are refused on the driver with nothing sent; the key is neither in the plan nor in the
+pickled functions; ``fields=``; companies; estimates; with Redis, two Spark applications at once
+(processes of their own) pay once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REQUIRE_ENV = "LOOKUP_REQUIRE_SPARK"
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed (pip install 'lookup-pandas[spark]')"
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "Java is not installed (apt-get install openjdk-17-jre-headless)"
+    return None
+
+
+if (_MISSING := _missing()) is not None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 but {_MISSING}", pytrace=False)
+    pytest.skip(_MISSING, allow_module_level=True)
+
+import cloudpickle  # noqa: E402
+from pyspark.sql import DataFrame, SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+import lookup_pandas as lp  # noqa: E402
+from lookup_pandas.integrations import spark as lps  # noqa: E402
+from lookup_pandas.testing import PROFILE, FakeService  # noqa: E402
+
+from ..enrich_helpers import spellings  # noqa: E402
+from ..helpers import make_client  # noqa: E402
+
+pytestmark = pytest.mark.timeout(300)
+
+#: 40 people spelled four ways each (URLs, case, blanks around), an unknown one, invalid values.
+PEOPLE = [f"person-{i:05d}" for i in range(40)]
+VALUES = [s for h in PEOPLE for s in spellings(h)[:3] + [h.upper()]]
+VALUES += ["unknown-spark", "", None, "N/A", "  ", "prsn_missing"] * 2
+
+
+@pytest.fixture(scope="session")
+def spark(lookup_service: FakeService) -> Iterator[SparkSession]:
+    """One ``local[2]`` session for the test session, quiet, its executors given the key."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors' Python is ours
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lookup_pandas-tests")
+        .config("spark.executorEnv.LOOKUP_API_KEY", lookup_service.api_key)
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.network.timeout", "120s")
+        .config("spark.driver.extraJavaOptions", "-Dlog4j2.rootLogger.level=error")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def leads(spark: SparkSession, partitions: int = 3) -> DataFrame:
+    frame = pd.DataFrame({"lead": range(len(VALUES)), "url": pd.Series(VALUES, dtype=object)})
+    return spark.createDataFrame(frame, "lead long, url string").repartition(partitions, "lead")
+
+
+def client_on(svc: FakeService, tmp_path: Path, **kwargs: object) -> lp.Client:
+    return make_client(svc, cache=tmp_path / "cache.sqlite", **kwargs)
+
+
+def values(column: pd.Series) -> list[object]:
+    """The column's values, any missing one as None (pandas and Spark spell it differently)."""
+    return [None if pd.isna(v) else v for v in column.tolist()]
+
+
+def in_order(sdf: DataFrame) -> pd.DataFrame:
+    """The rows with their partition and position in it (as Spark gives them)."""
+    tagged = sdf.withColumn("__part", F.spark_partition_id())
+    return tagged.toPandas()
+
+
+def test_nothing_is_billed_before_an_action_and_the_key_is_in_no_plan_or_function(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = leads(spark).transform(
+        lambda d: lp.spark.enrich_profiles(d, "url", client=client, fields=["headline"])
+    )
+    assert fake_service.count() == 0
+    key = fake_service.api_key
+    plan = out._jdf.queryExecution().toString()
+    assert "mapInPandas" in plan.replace("MapInPandas", "mapInPandas") and key not in plan
+    assert key not in repr(out.schema)
+    spec = lps._spec(client, "local[2]")
+    options = lps._executor_options({"errors": "coerce", "refresh": False, "method": "auto"})
+    fetch = lps._fetcher(
+        spec, options, lps.PEOPLE, lps._named(["headline"], "profile_", lps.PEOPLE)
+    )
+    for function in (
+        fetch,
+        lps._normaliser(True, lps.PEOPLE),
+        lps._billable_counter(spec, False, lps.PEOPLE),
+    ):
+        assert key.encode() not in cloudpickle.dumps(function)
+    assert fake_service.count() == 0  # planning and pickling sent nothing
+    assert out.count() == len(VALUES)  # an action runs it
+    assert fake_service.count(PROFILE) + fake_service.count() > 0
+
+
+def test_same_rows_and_values_as_pandas_each_handle_billed_once_rerun_sends_nothing(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    sdf = leads(spark)
+    before = in_order(sdf)
+    out = lps.enrich_profiles(sdf, "url", client=client, fields=["headline", "geo.city"])
+    result = in_order(out)
+
+    billed = fake_service.billed_handles()
+    assert set(billed) == {*PEOPLE, "unknown-spark", "prsn_missing"}
+    assert set(billed.values()) == {1}  # each handle paid once, whatever partition held it
+    # Rows, partitions, order within them and the input columns are the input's.
+    pd.testing.assert_frame_equal(result[list(before.columns)], before)
+    assert list(out.columns) == [
+        "lead", "url", "profile_id", "profile_handle", "profile_headline", "profile_geo.city",
+        "profile_json", "lookup_status", "lookup_error",
+    ]  # fmt: skip
+
+    expected = before[["lead", "url"]].lookup.enrich_profiles("url", client=client)
+    for column in ["profile_id", "profile_handle", "profile_headline", "profile_geo.city"]:
+        assert values(result[column]) == values(expected[column]), column
+    assert values(result["lookup_status"]) == values(expected["lookup_status"])
+    assert values(result["lookup_error"]) == values(expected["lookup_error"])
+    ok = result[result["lookup_status"] == "ok"]
+    records = ok["profile_json"].map(json.loads)
+    assert (records.map(lambda r: r["id"]) == ok["profile_id"]).all()
+    assert result["lookup_status"].value_counts().to_dict() == {
+        "ok": 160, "invalid": 8, "not_found": 4,
+    }  # fmt: skip
+
+    sent = fake_service.count()
+    again = in_order(lps.enrich_profiles(sdf, "url", client=client, fields=["headline"]))
+    assert fake_service.count() == sent  # a re-run over the warm cache sends nothing
+    assert again["profile_json"].tolist() == result["profile_json"].tolist()
+
+
+def test_fields_missing_ones_are_null_and_typed(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    fields = ["geo.city", "follower_count", "is_premium", "skills", "no.such_field"]
+    out = lps.enrich_profiles(leads(spark), "url", client=client, fields=fields)
+    types = {f.name: f.dataType.simpleString() for f in out.schema.fields}
+    assert types["profile_follower_count"] == "bigint"
+    assert types["profile_is_premium"] == "boolean"
+    assert types["profile_no.such_field"] == types["profile_skills"] == "string"
+    rows = out.where(F.col("lookup_status") == "ok").toPandas()
+    assert rows["profile_no.such_field"].isna().all()  # a missing field is null, not an error
+    by_json = out.select(
+        F.get_json_object("profile_json", "$.geo.city").alias("city"), F.col("`profile_geo.city`")
+    ).toPandas()
+    assert by_json["city"].tolist() == by_json["profile_geo.city"].tolist()
+    skills = rows["profile_skills"].dropna().map(json.loads)
+    assert len(skills) and all(isinstance(s, list) for s in skills)
+
+
+def test_provenance_tells_each_rows_source_and_time(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    first = in_order(lps.enrich_profiles(leads(spark), "url", client=client, provenance=True))
+    assert list(first.columns)[-5:-1] == [  # then __part
+        "lookup_error", "lookup_source", "lookup_fetched_at", "lookup_expired",
+    ]  # fmt: skip
+    answered = first[first["lookup_status"].isin(["ok", "not_found"])]
+    assert set(answered["lookup_source"]) == {"batch"}  # 42 to buy: batch jobs
+    assert answered["lookup_fetched_at"].notna().all()
+    invalid = first[first["lookup_status"] == "invalid"]
+    assert invalid[["lookup_source", "lookup_fetched_at", "lookup_expired"]].isna().all().all()
+    again = in_order(lps.enrich_profiles(leads(spark), "url", client=client, provenance=True))
+    assert set(again.loc[answered.index, "lookup_source"]) == {"cache"}
+    assert (again["lookup_fetched_at"] == first["lookup_fetched_at"])[answered.index].all()
+    expected = first[["lead", "url"]].lookup.enrich_profiles("url", client=client, provenance=True)
+    assert values(expected["lookup_source"]) == values(again["lookup_source"])
+
+
+def test_a_fetch_longer_than_the_broadcast_timeout_completes(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    # With adaptive execution (Spark's default), the fetch is a stage of its own, which
+    # spark.sql.broadcastTimeout does not bound: here each executor's part (about 10 handles,
+    # 2 at a time, 0.3 s each) takes longer than the 1 s allowed.
+    fake_service.configure(latency=0.3)
+    spark.conf.set("spark.sql.broadcastTimeout", "1")
+    try:
+        client = client_on(fake_service, tmp_path, max_workers=2)
+        out = lps.enrich_profiles(leads(spark), "url", client=client, method="single")
+        assert out.where(F.col("lookup_status") == "ok").count() == 160
+    finally:
+        spark.conf.unset("spark.sql.broadcastTimeout")
+
+
+def test_errors_raise_fails_the_action_naming_the_handle(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = lps.enrich_profiles(leads(spark), "url", client=client, errors="raise", method="single")
+    with pytest.raises(Exception, match=r"NotFoundError[\s\S]*(unknown-spark|prsn_missing)"):
+        out.count()
+
+
+def test_budgets_are_refused_on_the_driver_with_nothing_sent(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    with pytest.raises(lp.BudgetExceededError, match="needs 42 billable calls"):
+        lps.enrich_profiles(leads(spark), "url", client=client, max_calls=10)
+    assert fake_service.count() == 0
+    with pytest.raises(lp.BudgetExceededError, match="needs 42 credits"):
+        lps.enrich_profiles(leads(spark), "url", client=client, max_credits=10)
+    assert fake_service.stats()["credits"] == 0
+    fits = lps.enrich_profiles(leads(spark), "url", client=client, max_calls=42)
+    assert fits.where(F.col("lookup_status") == "ok").count() == 160
+
+
+def test_companies_and_estimates(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    accounts = spark.createDataFrame(
+        pd.DataFrame(
+            {"slug": ["acme", "ACME", "https://www.linkedin.com/company/acme/", "", None]}
+        ),
+        "slug string",
+    )
+    estimate = lps.estimate_companies(accounts, "slug", client=client)
+    assert (estimate.rows, estimate.valid, estimate.unique, estimate.to_fetch) == (5, 3, 1, 1)
+    out = lps.enrich_companies(accounts, "slug", client=client, fields=["name"]).toPandas()
+    assert "company_slug" in out.columns and "company_json" in out.columns
+    assert out["lookup_status"].tolist()[3:] == ["invalid", "invalid"]
+    expected = accounts.toPandas().lookup.enrich_companies("slug", client=client)
+    assert out["lookup_status"].tolist() == expected["lookup_status"].tolist()
+    assert out["company_name"].tolist()[:3] == expected["company_name"].tolist()[:3]
+    assert lps.estimate_companies(accounts, "slug", client=client).to_fetch == 0
+    people = lps.estimate_profiles(leads(spark), "url", client=client)
+    assert (people.rows, people.valid, people.unique) == (len(VALUES), 164, 42)
+
+
+#: One Spark application of its own (a process with its own JVM): it enriches the leads through
+#: the Redis cache once the other application is ready too, and prints its statuses.
+APPLICATION = """
+import json, sys, time
+from pathlib import Path
+import pandas as pd
+from pyspark.sql import SparkSession
+import lookup_pandas as lp
+
+base_url, cache, me, other = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+values = json.loads(sys.argv[5])
+spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+client = lp.Client(base_url=base_url, cache=cache, backoff_base=0.01, backoff_max=0.2)
+sdf = spark.createDataFrame(pd.DataFrame({"url": values}), "url string").repartition(3)
+out = lp.spark.enrich_profiles(sdf, "url", client=client, method="single")
+me.touch()
+deadline = time.monotonic() + 120
+while not other.exists() and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(json.dumps(sorted(out.toPandas()["lookup_status"].tolist())))
+spark.stop()
+"""
+
+
+def test_two_spark_applications_at_once_pay_once_through_redis(
+    fake_service: FakeService, redis_url: str, tmp_path: Path
+) -> None:
+    fake_service.configure(latency=0.02)
+    env = {**os.environ, "LOOKUP_API_KEY": fake_service.api_key, "PYSPARK_PYTHON": sys.executable}
+    ready = [tmp_path / "ready-0", tmp_path / "ready-1"]
+    apps = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                APPLICATION,
+                fake_service.base_url,
+                redis_url,
+                str(ready[i]),
+                str(ready[1 - i]),
+                json.dumps(VALUES),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for i in (0, 1)
+    ]
+    outputs = []
+    try:
+        for app in apps:
+            out, err = app.communicate(timeout=240)
+            assert app.returncode == 0, err[-3000:]
+            outputs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for app in apps:
+            if app.poll() is None:
+                app.kill()
+                app.wait(timeout=30)
+    billed = fake_service.billed_handles()
+    assert set(billed) == {*PEOPLE, "unknown-spark", "prsn_missing"}
+    assert set(billed.values()) == {1}  # both applications ran; each handle was paid once
+    assert outputs[0] == outputs[1] and outputs[0].count("ok") == 160
