@@ -321,14 +321,20 @@ def check_method(method: str) -> None:
 
 
 def check_refresh(refresh: object, kind: Kind) -> None:
-    """Refuse ``refresh="changed"`` for companies: the job-change feed is about people.
+    """Refuse a ``refresh`` that is not False, True or ``"changed"``, and ``"changed"`` for
+    companies: the job-change feed is about people.
 
     >>> from lookup_pandas.identifiers.kinds import COMPANIES
     >>> check_refresh("changed", PEOPLE)
     >>> check_refresh("changed", COMPANIES)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     lookup_pandas.errors.UsageError: refresh="changed" reads people's job changes: ...
+    >>> check_refresh("moved", PEOPLE)
+    Traceback (most recent call last):
+    lookup_pandas.errors.UsageError: refresh must be False, True or "changed", not 'moved'
     """
+    if not (isinstance(refresh, bool) or refresh == "changed"):
+        raise UsageError(f'refresh must be False, True or "changed", not {refresh!r}')
     # by its endpoint, not by identity: a Kind that travelled to a Dask worker is a copy
     if refresh == "changed" and kind.endpoint.path != PEOPLE.endpoint.path:
         raise UsageError(
@@ -337,25 +343,14 @@ def check_refresh(refresh: object, kind: Kind) -> None:
         )
 
 
-def check_options(
-    errors: str,
-    max_calls: int | None,
-    max_credits: float | None = None,
-    refresh: object = False,
-) -> None:
-    """Raise UsageError for an ``errors``, ``max_calls``, ``max_credits`` or ``refresh`` a job
-    cannot take.
+def check_options(errors: str, max_calls: int | None, max_credits: float | None = None) -> None:
+    """Raise UsageError for an ``errors``, ``max_calls`` or ``max_credits`` a job cannot take.
 
-    >>> check_options("raise", 10, max_credits=2.5, refresh="changed")
+    >>> check_options("raise", 10, max_credits=2.5)
     >>> check_options("coerce", None, max_credits=-5)
     Traceback (most recent call last):
     lookup_pandas.errors.UsageError: max_credits must be a number >= 0 or None, not -5
-    >>> check_options("coerce", None, refresh="moved")
-    Traceback (most recent call last):
-    lookup_pandas.errors.UsageError: refresh must be False, True or "changed", not 'moved'
     """
-    if not (isinstance(refresh, bool) or refresh == "changed"):
-        raise UsageError(f'refresh must be False, True or "changed", not {refresh!r}')
     if errors not in ("coerce", "raise"):
         raise UsageError(f"errors must be 'coerce' or 'raise', not {errors!r}")
     if max_calls is not None and (

@@ -109,7 +109,6 @@ def estimate_values(
     the most as to fetch. See the module's example.
     """
     check_method(method)
-    check_options("coerce", None, refresh=refresh)
     check_refresh(refresh, kind)
     mapped = _normalise(values, fold_case, kind)
     rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
@@ -188,7 +187,7 @@ def lookup_values(
             :mod:`lookup_pandas.csv_chunks` does).
     """
     options = Options() if options is None else options
-    check_options(options.errors, options.max_calls, options.max_credits, options.refresh)
+    check_options(options.errors, options.max_calls, options.max_credits)
     check_method(options.method)
     check_refresh(options.refresh, kind)
     if options.method == "batch" and client.batch_supported_for(kind) is False:

@@ -120,7 +120,7 @@ def _enrich(
             "dask DataFrame is lazy already (compute it where you like), and its workers keep "
             "no sources."
         )
-    check_options(given["errors"], given["max_calls"], refresh=given["refresh"])
+    check_options(given["errors"], given["max_calls"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
     check_columns(frame._meta, column, prefix)

@@ -189,7 +189,7 @@ def _enrich(
             "background=True is for pandas frames: a Spark DataFrame is lazy already (an "
             "action runs it, where and when you like)."
         )
-    check_options(given["errors"], given["max_calls"], refresh=given["refresh"])
+    check_options(given["errors"], given["max_calls"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
     check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
