@@ -11,13 +11,14 @@ lookup_pandas.errors.UsageError: 'country' is not a filter of the people search;
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import numbers
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UsageError
-from ..service.endpoints import Listing
+from ..service.endpoints import Filter, Listing
 from .companies import checked_companies
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
@@ -68,20 +69,25 @@ def unknown_filter(listing: Listing, name: str) -> str:
     return f"{head}. It takes: {accepted}. {_NOTHING_SENT} {_ESCAPE}"
 
 
-def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
+def check_listing(listing: Listing, params: Mapping[str, Any], *, year: int | None = None) -> None:
     """Refuse (UsageError) a query production would ignore in part or refuse outright.
 
-    ``params`` is the whole query but the paging. A filter set to None is not sent, so only its
-    name is checked. Refused:
+    ``params`` is the whole query but the paging, as :func:`~lookup_pandas.api.listings.query_value`
+    sends it. A filter set to None is not sent, so only its name is checked. Each value is checked
+    against its declaration (:class:`~lookup_pandas.service.endpoints.Filter`; ``year`` is this
+    year, for the year filters' top). Refused:
 
     - a missing or blank required parameter, or none of ``listing.one_of``
+    - no filter at all, where the listing ``needs_filter`` (it would bill pages of everyone)
     - a ``limit`` that is not 1–50
     - a name the endpoint does not take
-    - free text under 3 characters, once stripped
+    - free text under 3 characters, once stripped; a blank keyword
     - a country code that is not two letters
+    - a flag that is not true or false, a number that is not whole or out of its bounds, a
+      choice that is not one of the declared ones, a lowest above its highest
     - a company parameter that holds no company slug, page URL or ``org_`` id
 
-    >>> from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES
+    >>> from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES, SEARCH
     >>> check_listing(EMPLOYEES, {"slug": "acme", "limit": 50, "title": "engineer"})
     >>> check_listing(JOB_CHANGES, {})  # no required parameter
     >>> check_listing(EMPLOYEES, {"slug": "acme", "geo_city": "Ro"})
@@ -89,6 +95,10 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     ...
     lookup_pandas.errors.UsageError: geo_city needs at least 3 characters (the service refuses
     shorter text), not 'Ro'. Nothing was sent.
+    >>> check_listing(SEARCH, {"headline": "engineer", "is_creator": "maybe"})
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.UsageError: is_creator is true or false, not 'maybe'. Nothing was sent.
     """
     for name in params:
         if name not in (listing.required, "limit") and name not in listing.filters:
@@ -98,18 +108,61 @@ def check_listing(listing: Listing, params: Mapping[str, Any]) -> None:
     if listing.one_of and all(params.get(name) is None for name in listing.one_of):
         needed = " or ".join(listing.one_of)
         raise UsageError(f"the {listing.name} needs {needed}. {_NOTHING_SENT}")
+    if listing.needs_filter and all(params.get(name) is None for name in listing.filters):
+        raise UsageError(
+            f"the {listing.name} needs at least one filter ({', '.join(listing.filters[:4])}, "
+            f"...): without one it would bill page after page of everyone. {_NOTHING_SENT}"
+        )
     if "limit" in params:
         check_limit(params["limit"])
+    this_year = year or datetime.date.today().year
     for name, value in params.items():
-        if value is None:
-            continue
-        if name in listing.text:
-            _check_text(name, value)
-        elif name in listing.codes:
-            _check_code(name, value)
+        declared = listing.filter(name)
+        if value is not None and declared is not None:
+            _check_value(declared, value, this_year)
+    for low, high in listing.ranges:
+        bottom, top = params.get(low), params.get(high)
+        if bottom is not None and top is not None and int(bottom) > int(top):
+            raise UsageError(f"{low} ({bottom}) is above {high} ({top}). {_NOTHING_SENT}")
     for company in listing.companies:
         if params.get(company.name) is not None:
             checked_companies(params[company.name], many=company.many)
+
+
+def _check_value(declared: Filter, value: Any, year: int) -> None:
+    """Refuse a value filter ``declared`` does not take (see :func:`check_listing`)."""
+    name, kind = declared.name, declared.kind
+    if kind == "text":
+        _check_text(name, value)
+    elif kind == "code":
+        _check_code(name, value)
+    elif kind == "word":
+        if not isinstance(value, str) or not value.strip():
+            raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
+    elif kind == "bool":
+        if not (isinstance(value, bool) or str(value).strip().lower() in ("true", "false")):
+            raise UsageError(f"{name} is true or false, not {value!r}. {_NOTHING_SENT}")
+    elif kind == "choice":
+        if str(value).strip().lower() not in declared.choices:
+            raise UsageError(
+                f"{name} must be one of {', '.join(declared.choices)}, not {value!r}. "
+                f"{_NOTHING_SENT}"
+            )
+    else:  # "int" or "year"
+        _check_number(declared, value, year)
+
+
+def _check_number(declared: Filter, value: Any, year: int) -> None:
+    low, high = declared.bounds(year)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if whole and (low is None or value >= low) and (high is None or value <= high):
+        return
+    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+    raise UsageError(
+        f"{declared.name} must be a whole number {span}, not {value!r}. {_NOTHING_SENT}"
+    )
 
 
 def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:

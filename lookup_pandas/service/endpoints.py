@@ -47,6 +47,7 @@ __all__ = [
     "SEARCH",
     "SEARCH_PATH",
     "TIER_PATH",
+    "Filter",
     "Listing",
     "checked_data",
     "expected_data",
@@ -91,59 +92,151 @@ class CompanyParam:
 
 
 @dataclass(frozen=True)
+class Filter:
+    """One filter a listing takes, and the values production takes for it.
+
+    ``kind`` is one of:
+
+    - ``"text"``: free text, 3 characters or more once stripped
+    - ``"word"``: a keyword, or a comma-separated list of them, not blank
+    - ``"code"``: a two-letter country code
+    - ``"bool"``: true or false
+    - ``"int"``: a whole number from ``low`` to ``high`` (None: no top)
+    - ``"year"``: a year from ``low`` to this year plus ``high``
+    - ``"choice"``: one of ``choices``
+
+    >>> SEARCH.filter("last_change_type").choices
+    ('joined', 'left', 'title_change')
+    >>> ALUMNI.filter("end_year_max").bounds(this_year=2026)
+    (1900, 2036)
+    """
+
+    name: str
+    kind: str = "text"
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def bounds(self, this_year: int) -> tuple[int | None, int | None]:
+        """The lowest and highest whole number taken (a year's top counted from ``this_year``)."""
+        if self.kind == "year":
+            return self.low, this_year + (self.high or 0)
+        return self.low, self.high
+
+
+def _of(kind: str, names: str, **limits: Any) -> tuple[Filter, ...]:
+    """The filters named in ``names`` (one a word), each of ``kind``.
+
+    >>> _of("int", "skill_count_min skill_count_max", low=0)[1]
+    Filter(name='skill_count_max', kind='int', low=0, high=None, choices=())
+    """
+    return tuple(Filter(name, kind, **limits) for name in names.split())
+
+
+def _choice(name: str, *choices: str) -> Filter:
+    return Filter(name, "choice", choices=choices)
+
+
+@dataclass(frozen=True)
 class Listing:
     """The query one list endpoint takes: its required parameter and production's filters.
 
-    >>> SEARCH.required, SEARCH.codes
-    ('title', ('geo_country_code',))
-    >>> "limit" in SEARCH.filters
-    False
+    >>> SEARCH.required, SEARCH.codes, SEARCH.needs_filter
+    ('', ('geo_country_code',), True)
+    >>> "limit" in SEARCH.filters, SEARCH.filter("is_creator").kind
+    (False, 'bool')
+    >>> SEARCH.ranges[0]
+    ('skill_count_min', 'skill_count_max')
     """
 
     name: str  # as the user knows it: "people search"
     path: str
-    required: str  # "" when none is (job changes), or when one of ``one_of`` is
-    #: Every name production documents, the required one too when it is also a filter.
+    required: str  # "" when none is (people search, job changes), or when one of ``one_of`` is
+    #: Every filter production documents or its SDK sends, the required one too when it is one.
     #: Paging parameters (``limit``, ``page``, ``cursor``, ``start``) are not filters.
-    filters: tuple[str, ...]
-    text: tuple[str, ...] = ()  # free text: production needs 3 characters or more
-    codes: tuple[str, ...] = ()  # two-letter country codes
+    params: tuple[Filter, ...]
     #: At least one of these is required (companies search: ``name`` or ``website``).
     one_of: tuple[str, ...] = ()
     companies: tuple[CompanyParam, ...] = ()  # the parameters that name companies
+    #: A query with no filter at all is refused: it would bill pages of everyone.
+    needs_filter: bool = False
 
+    @property
+    def filters(self) -> tuple[str, ...]:
+        """The filters' names, as declared."""
+        return tuple(f.name for f in self.params)
 
-def _names(text: str) -> tuple[str, ...]:
-    """The names in ``text``, one a word.
+    @property
+    def text(self) -> tuple[str, ...]:
+        """The free-text filters: production needs 3 characters or more."""
+        return self._of_kind("text")
 
-    >>> _names("title geo_city")
-    ('title', 'geo_city')
-    """
-    return tuple(text.split())
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The two-letter country codes."""
+        return self._of_kind("code")
+
+    @property
+    def ranges(self) -> tuple[tuple[str, str], ...]:
+        """(lowest, highest) pairs, such as ``tenure_min_years`` and ``tenure_max_years``."""
+        names = set(self.filters)
+        return tuple(
+            (n, top)
+            for n in self.filters
+            if (top := n.replace("_min", "_max", 1)) != n and top in names
+        )
+
+    def filter(self, name: str) -> Filter | None:
+        """The declaration of filter ``name``; None for a name this listing does not take."""
+        return next((f for f in self.params if f.name == name), None)
+
+    def _of_kind(self, kind: str) -> tuple[str, ...]:
+        return tuple(f.name for f in self.params if f.kind == kind)
 
 
 def _search_by_name(name: str, path: str) -> Listing:
     """A search by partial match on a name: ``name`` is its one filter, and it is free text."""
-    return Listing(name=name, path=path, required="name", filters=("name",), text=("name",))
+    return Listing(name=name, path=path, required="name", params=(Filter("name"),))
 
 
-#: ``GET /people/search`` (``renidly/renidly-skills``, ``data-api.md``).
+_COUNTS = {"low": 0}
+#: ``GET /people/search`` (``renidly/renidly-skills``, ``data-api.md``; the SDK 0.3.0's
+#: ``PeopleSearchParams``, "regenerated from the Data API OpenAPI spec"). Every filter is optional.
 SEARCH = Listing(
     name="people search",
     path=SEARCH_PATH,
-    required="title",
-    filters=_names("""
-        title first_name last_name headline summary geo_city geo_country_code
-        primary_language is_creator is_premium organization_slugs institution_ids
-        certifications certification_authority speaks_language
-        skills skills_match skill_count_min skill_count_max
-        current_only last_change_within_days last_change_type tenure_min_years tenure_max_years
-        company_count_min company_count_max current_company_count_min is_boomerang
-        education_level degree field_of_study
-    """),
-    text=("title", "first_name", "last_name", "headline", "summary", "geo_city"),
-    codes=("geo_country_code",),
-    companies=(CompanyParam("organization_slugs", "slug", many=True),),
+    required="",
+    params=(
+        *_of("text", "title first_name last_name headline summary geo_city"),
+        *_of("code", "geo_country_code"),
+        *_of(
+            "word",
+            """
+            primary_language organization_slugs institution_ids certifications
+            certification_authority speaks_language skills education_level degree field_of_study
+            industry function description exclude_titles exclude_organization_slugs
+            exclude_industries
+        """,
+        ),
+        *_of("bool", "is_creator is_premium current_only is_boomerang"),
+        _choice("skills_match", "any", "all"),
+        *_of(
+            "int",
+            """
+            skill_count_min skill_count_max tenure_min_years tenure_max_years company_count_min
+            company_count_max current_company_count_min follower_count_min company_size_min
+            company_size_max experience_min_years function_min_years
+        """,
+            **_COUNTS,
+        ),
+        Filter("last_change_within_days", "int", low=1),
+        _choice("last_change_type", "joined", "left", "title_change"),
+    ),
+    companies=(
+        CompanyParam("organization_slugs", "slug", many=True),
+        CompanyParam("exclude_organization_slugs", "slug", many=True),
+    ),
+    needs_filter=True,
 )
 #: ``GET /companies/employees`` (same reference): ``slug`` only, no ``id`` parameter.
 EMPLOYEES = Listing(
@@ -151,9 +244,15 @@ EMPLOYEES = Listing(
     path=EMPLOYEES_PATH,
     required="slug",
     companies=(CompanyParam("slug", "slug"),),
-    filters=_names("current_only title geo_country_code geo_city start_year start_month sort"),
-    text=("title", "geo_city"),
-    codes=("geo_country_code",),
+    params=(
+        Filter("current_only", "bool"),
+        *_of("text", "title"),
+        Filter("geo_country_code", "code"),
+        Filter("geo_city"),
+        Filter("start_year", "year", low=1900, high=0),  # 1900 to this year
+        Filter("start_month", "int", low=1, high=12),
+        _choice("sort", "newest", "oldest", "recently_left"),
+    ),
 )
 #: ``GET /companies/search``: ``name`` or ``website`` (3+ characters), cursor pages.
 COMPANY_SEARCH = Listing(
@@ -161,12 +260,18 @@ COMPANY_SEARCH = Listing(
     path=COMPANY_SEARCH_PATH,
     required="",
     one_of=("name", "website"),
-    filters=_names("""
-        name website staff_count_min staff_count_max follower_count_min follower_count_max
-        industries industries_v2 hq_city hq_country_code founded
-    """),
-    text=("name", "website", "hq_city"),
-    codes=("hq_country_code",),
+    params=(
+        *_of("text", "name website"),
+        *_of(
+            "int",
+            "staff_count_min staff_count_max follower_count_min follower_count_max",
+            **_COUNTS,
+        ),
+        *_of("word", "industries industries_v2"),
+        Filter("hq_city"),
+        Filter("hq_country_code", "code"),
+        Filter("founded", "year", low=1800, high=0),
+    ),
 )
 #: ``GET /institutions/search``: partial match on the name, page-based pages.
 INSTITUTION_SEARCH = _search_by_name("institutions search", INSTITUTION_SEARCH_PATH)
@@ -177,21 +282,28 @@ ALUMNI = Listing(
     name="institution alumni",
     path=ALUMNI_PATH,
     required="normalized_name",
-    filters=_names("""
-        current_only degree field_of_study geo_city geo_country_code
-        start_year_min start_year_max end_year_min end_year_max sort
-    """),
-    text=("degree", "field_of_study", "geo_city"),
-    codes=("geo_country_code",),
+    params=(
+        Filter("current_only", "bool"),
+        *_of("text", "degree field_of_study geo_city"),
+        Filter("geo_country_code", "code"),
+        # 1900 to this year + 10
+        *_of("year", "start_year_min start_year_max end_year_min end_year_max", low=1900, high=10),
+        _choice("sort", "newest", "oldest", "recently_graduated"),
+    ),
 )
 #: ``GET /job-changes/search``: join, leave and title-change events, page-based pages.
 JOB_CHANGES = Listing(
     name="job changes",
     path=JOB_CHANGES_PATH,
     required="",
-    filters=_names("event_type organization_ids geo_city geo_country_code title days_ago"),
-    text=("geo_city", "title"),
-    codes=("geo_country_code",),
+    params=(
+        _choice("event_type", "joined", "left", "title_change"),
+        Filter("organization_ids", "word"),
+        Filter("geo_city"),
+        Filter("geo_country_code", "code"),
+        Filter("title"),
+        Filter("days_ago", "int", low=1, high=365),
+    ),
     companies=(CompanyParam("organization_ids", "id", many=True),),
 )
 #: The declared list endpoints, by path.

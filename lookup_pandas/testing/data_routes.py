@@ -175,9 +175,10 @@ def _employees(state: ServiceState, req: Request) -> Reply:
 def _people_search(state: ServiceState, req: Request) -> Reply:
     listing = ENDPOINTS["people_search"].listing
     assert listing is not None
-    title = _required(req, listing.required)
+    title = _given(req, "title") or ""
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     filters = _filters(req, listing, {}, {"skills_match": data.SKILLS_MATCH}, ("current_only",))
+    filters.pop("title", None)
     scope = _scope("search", title, limit, sorted(filters.items()))
     found = data.search_records(title, moved=state.world.records, **filters)
     page, pagination = cursor_page_of(req, found, scope, limit)

@@ -75,7 +75,13 @@ def test_production_names_are_declared():
     text = {"title", "first_name", "last_name", "headline", "summary", "geo_city"}
     assert set(SEARCH.text) == text
     assert set(EMPLOYEES.text) == {"title", "geo_city"}
-    assert SEARCH.required == "title" and EMPLOYEES.required == "slug"
+    # production makes every people-search filter optional (the SDK's quick start: headline alone)
+    assert SEARCH.required == "" and SEARCH.needs_filter and EMPLOYEES.required == "slug"
+    assert {
+        "follower_count_min", "company_size_min", "company_size_max", "industry",
+        "experience_min_years", "function", "function_min_years", "description",
+        "exclude_titles", "exclude_organization_slugs", "exclude_industries",
+    } <= set(SEARCH.filters)  # the SDK 0.3.0's, "regenerated from the Data API OpenAPI spec"  # fmt: skip
 
 
 #: Each data store of the emulator, the listing it answers, and its positional arguments.
