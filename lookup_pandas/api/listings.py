@@ -252,7 +252,7 @@ def company_employees(
 
 @overload
 def search_people(
-    title: str,
+    title: str | None = ...,
     *,
     limit: int = ...,
     max_records: int | None = ...,
@@ -263,7 +263,7 @@ def search_people(
 ) -> pd.DataFrame: ...
 @overload
 def search_people(
-    title: str,
+    title: str | None = ...,
     *,
     limit: int = ...,
     max_records: int | None = ...,
@@ -273,7 +273,7 @@ def search_people(
     **filters: Any,
 ) -> pl.DataFrame: ...
 def search_people(
-    title: str,
+    title: str | None = None,
     *,
     limit: int = DEFAULT_LIMIT,
     max_records: int | None = None,
@@ -282,26 +282,33 @@ def search_people(
     frame: Frame = "pandas",
     **filters: Any,
 ) -> pd.DataFrame | pl.DataFrame:
-    """People whose title matches ``title``, one row each, walking the cursor pages.
+    """People matching every filter given (a position's ``title`` among them), one row each,
+    walking the cursor pages.
 
-    Example: ``lp.search_people("engineer", geo_country_code="DE", max_records=200)``
+    Example: ``lp.search_people("engineer", geo_country_code="DE", max_records=200)``, or
+    without a title: ``lp.search_people(headline="founder", industry="software")``
 
-    ``filters`` take production's names: ``first_name``, ``last_name``, ``headline``,
-    ``summary``, ``geo_city``, ``geo_country_code``, ``organization_slugs``, ``skills`` (with
-    ``skills_match``), ``current_only`` and the rest of
-    :data:`lookup_pandas.service.endpoints.SEARCH` (``primary_language``, ``tenure_min_years``,
-    ``education_level``...). ``organization_slugs`` is a list or comma-separated companies, in
-    any form :func:`company_employees` takes, each looked up once for its slug. ``limit``,
+    Every filter is optional, as in production, but one is needed: a search with none would
+    bill page after page of everyone. ``filters`` take production's names: ``first_name``,
+    ``last_name``, ``headline``, ``summary``, ``geo_city``, ``geo_country_code``,
+    ``organization_slugs``, ``skills`` (with ``skills_match``, ``any`` by default),
+    ``current_only`` and the rest of :data:`lookup_pandas.service.endpoints.SEARCH`
+    (``is_creator``, ``tenure_min_years``, ``last_change_type``, ``industry``,
+    ``company_size_min``, ``exclude_titles``...). ``organization_slugs`` and
+    ``exclude_organization_slugs`` are lists or comma-separated companies, in any form
+    :func:`company_employees` takes, each looked up once for its slug. ``limit``,
     ``max_records``, ``client`` and ``progress`` are as in :func:`company_employees`.
 
     Each row is a person record. Only ``id`` and ``handle`` are promised, and
     ``lp.overview(frame)`` shows name, headline, company and city.
 
-    Refused with a UsageError before anything is sent: another filter name (the message suggests
-    the closest), ``limit`` outside 1–50, ``title``, ``first_name``, ``last_name``,
-    ``headline``, ``summary`` or ``geo_city`` under 3 characters (stripped), a
-    ``geo_country_code`` that is not two letters. ``client.paginate(SEARCH_PATH, params)`` sends
-    any parameter unchecked.
+    Refused with a UsageError before anything is sent: no filter at all, another filter name
+    (the message suggests the closest), ``limit`` outside 1–50, ``title``, ``first_name``,
+    ``last_name``, ``headline``, ``summary`` or ``geo_city`` under 3 characters (stripped), a
+    ``geo_country_code`` that is not two letters, a flag that is not true or false, a number
+    that is not whole or out of its bounds, a choice not among production's
+    (``last_change_type``, ``skills_match``), a ``_min`` above its ``_max``.
+    ``client.paginate(SEARCH_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame with the same columns and values. It needs the
     extra, ``pip install 'lookup-pandas[polars]'``.

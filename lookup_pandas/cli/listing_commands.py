@@ -68,7 +68,9 @@ LIST_COMMANDS: dict[str, ListCommand] = {
         ListCommand("employees", EMPLOYEES, "slug", "company_employees",
                     "a company's employees (COMPANY: a slug, company page URL or org_ id)",
                     "COMPANY"),
-        ListCommand("search", SEARCH, "title", "search_people", "people whose title matches"),
+        ListCommand("search", SEARCH, "title", "search_people",
+                    "people whose title (and --filter's) match; every filter optional, one "
+                    "needed", "TITLE"),
         ListCommand("search-companies", COMPANY_SEARCH, "name", "search_companies",
                     "companies whose name (or --website) matches", "NAME"),
         ListCommand("institutions", INSTITUTION_SEARCH, "name", "search_institutions",
@@ -91,8 +93,8 @@ def add_listings(sub: Sub) -> None:
     """
     for c in LIST_COMMANDS.values():
         p = service_command(sub, c.name, c.helptext)
-        if c.argument is not None:  # optional when another parameter may stand for it
-            nargs = "?" if c.argument in c.listing.one_of else None
+        if c.argument is not None:  # optional unless the endpoint requires it
+            nargs = None if c.argument == c.listing.required else "?"
             p.add_argument("query", metavar=c.metavar or c.argument, nargs=nargs)
         for name in c.listing.one_of:
             if name != c.argument:

@@ -33,7 +33,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from ..api.listings import company_query
+from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
 from ..client.pagination import PagePlan
 from ..errors import UsageError
@@ -78,9 +78,19 @@ class SearchPanel(widgets.VBox):
     failure becomes a one-line message in the panel, which stays usable.
 
     Example: ``lp.SearchPanel(page_size=20)``, as the last line of a cell.
+
+    ``filters`` are people-search filters (``lp.search_people``'s) added to every people search:
+    ``lp.SearchPanel(headline="founder", geo_country_code="DE")``. With one, the title box may be
+    left empty, since production makes every filter optional. They are checked at once: a
+    UsageError for a name or value production refuses.
     """
 
-    def __init__(self, client: Client | None = None, *, page_size: int = 50) -> None:
+    def __init__(
+        self, client: Client | None = None, *, page_size: int = 50, **filters: Any
+    ) -> None:
+        self.filters = {k: query_value(v) for k, v in filters.items() if v is not None}
+        if self.filters:
+            check_listing(SEARCH, self.filters)
         self._client_arg = client
         self._records: list[dict[str, Any]] = []
         self._plan: PagePlan | None = None
@@ -158,11 +168,15 @@ class SearchPanel(widgets.VBox):
     def search(self) -> None:
         """Start a new search with the box's text: what Enter and Search do.
 
-        People by job title, or companies by name when the toggle says Companies. A company page URL
-        or an ``org_`` id there opens that one company.
+        People by job title and the panel's ``filters`` (an empty box: by the filters alone), or
+        companies by name when the toggle says Companies. A company page URL or an ``org_`` id
+        there opens that one company.
         """
         companies = self.kind.value == COMPANIES
         text = self.title.value.strip()
+        if not text and self.filters and not companies:
+            self._start(SEARCH, dict(self.filters), "")
+            return
         if len(text) < MIN_TITLE:
             what = "a company name" if companies else "a job title"
             self._say(f"Type at least {MIN_TITLE} characters of {what}.")
@@ -172,7 +186,7 @@ class SearchPanel(widgets.VBox):
         elif companies:
             self._start(COMPANY_SEARCH, {"name": text}, " companies")
         else:
-            self._start(SEARCH, {"title": text}, "")
+            self._start(SEARCH, {**self.filters, "title": text}, "")
 
     def load_employees(self, company: str | None = None) -> None:
         """Replace the results with a company's employees, page by page (Load more continues).

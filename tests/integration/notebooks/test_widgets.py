@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.errors import UsageError
 from lookup_pandas.frames.overview import full_name
 from lookup_pandas.service.endpoints import COMPANY_PATH
 from lookup_pandas.service.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
@@ -163,6 +164,31 @@ def test_short_title_says_so_and_sends_nothing(fake_service, panel, title):
     assert "\n" not in panel.message.value
     assert panel.results.empty
     assert panel.more_button.disabled is True
+
+
+def test_filters_search_without_a_title(fake_service, client):
+    """Production makes every people-search filter optional: the panel's filters stand alone."""
+    p = lp.SearchPanel(client, page_size=20, headline="engineer", current_only=True)
+    try:
+        p.search_button.click()  # the title box left empty
+        (sent,) = search_records(fake_service)
+        assert dict(sent.params) == {"headline": "engineer", "current_only": "true", "limit": "20"}
+        assert len(p.results) == 20 and p.message.value == ""
+        for handle in p.results["handle"]:  # the full record (this mode may thin what is sent)
+            assert "engineer" in emulator_data.person(handle)["headline"].lower()
+        p.title.value = "data"  # a title adds to the filters
+        p.search_button.click()
+        assert dict(search_records(fake_service)[-1].params)["title"] == "data"
+        assert dict(search_records(fake_service)[-1].params)["headline"] == "engineer"
+    finally:
+        p.close()
+
+
+def test_panel_filters_are_checked_at_once(client):
+    with pytest.raises(UsageError, match="is_creator is true or false"):
+        lp.SearchPanel(client, is_creator="maybe")
+    with pytest.raises(UsageError, match="did you mean 'headline'"):
+        lp.SearchPanel(client, headlin="engineer")
 
 
 def test_typing_sends_nothing_enter_searches(fake_service, panel):

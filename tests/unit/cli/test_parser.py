@@ -140,7 +140,7 @@ def test_every_listing_command_is_a_row_of_the_table():
     assert {c.listing for c in LIST_COMMANDS.values()} == set(LISTINGS.values())
     for c in LIST_COMMANDS.values():
         assert callable(getattr(listings, c.function, None) or getattr(searches, c.function))
-        assert c.argument is None or c.argument in (c.listing.required, *c.listing.one_of)
+        assert c.argument is None or c.argument in (c.listing.required, *c.listing.filters)
         text = commands[c.name].format_help()
         assert ("--filter" in text) == bool(c.filters), c.name
         assert "LOOKUP_API_KEY" in text

@@ -77,11 +77,12 @@ def test_production_names_are_declared():
     assert set(EMPLOYEES.text) == {"title", "geo_city"}
     # production makes every people-search filter optional (the SDK's quick start: headline alone)
     assert SEARCH.required == "" and SEARCH.needs_filter and EMPLOYEES.required == "slug"
+    # the SDK 0.3.0's, "regenerated from the Data API OpenAPI spec"
     assert {
         "follower_count_min", "company_size_min", "company_size_max", "industry",
         "experience_min_years", "function", "function_min_years", "description",
         "exclude_titles", "exclude_organization_slugs", "exclude_industries",
-    } <= set(SEARCH.filters)  # the SDK 0.3.0's, "regenerated from the Data API OpenAPI spec"  # fmt: skip
+    } <= set(SEARCH.filters)  # fmt: skip
 
 
 #: Each data store of the emulator, the listing it answers, and its positional arguments.
@@ -210,10 +211,71 @@ def test_short_or_empty_search_title(title):
         search(title=title)
 
 
-@pytest.mark.parametrize("title", [None, 42])
+@pytest.mark.parametrize("title", [42, 4.5, ["engineer"]])
 def test_search_title_must_be_text(title):
     with pytest.raises(UsageError, match="title must be a non-empty string"):
         search(title=title)
+
+
+def test_people_search_needs_no_title_but_one_filter():
+    """Production makes every filter optional (the SDK's quick start: headline alone); a query
+    with none would bill page after page of everyone, so it is refused before it is sent."""
+    check_listing(SEARCH, {"headline": "engineer", "limit": 50})
+    check_listing(SEARCH, {"title": None, "is_creator": "true"})
+    for empty in ({}, {"limit": 50}, {"title": None, "skills": None}):
+        with pytest.raises(UsageError, match="needs at least one filter"):
+            check_listing(SEARCH, empty)
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "says"),
+    [
+        ("is_creator", "maybe", "true or false"),
+        ("current_only", 1, "true or false"),
+        ("skill_count_min", -1, "whole number of at least 0"),
+        ("skill_count_min", "ten", "whole number"),
+        ("skill_count_min", 2.5, "whole number"),
+        ("skill_count_min", True, "whole number"),
+        ("last_change_within_days", 0, "at least 1"),
+        ("last_change_type", "moved", "one of joined, left, title_change"),
+        ("skills_match", "some", "one of any, all"),
+        ("industry", " ", "non-empty string"),
+        ("industry", 7, "non-empty string"),
+    ],
+)
+def test_typed_search_filters_refuse_bad_values(name, bad, says):
+    with pytest.raises(UsageError, match=says):
+        search(**{name: bad})
+
+
+def test_typed_search_filters_take_good_values():
+    search(is_creator="TRUE", skill_count_min=0, skill_count_max="12", last_change_type="left",
+           skills_match="ALL", industry="software", last_change_within_days=30)  # fmt: skip
+
+
+def test_a_lowest_above_its_highest_is_refused():
+    search(tenure_min_years=2, tenure_max_years=2)
+    with pytest.raises(UsageError, match="tenure_min_years \\(5\\) is above tenure_max_years"):
+        search(tenure_min_years=5, tenure_max_years=2)
+    with pytest.raises(UsageError, match="end_year_min \\(2030\\) is above end_year_max"):
+        check_listing(
+            ALUMNI, {"normalized_name": "mit", "end_year_min": 2030, "end_year_max": 2020}
+        )
+
+
+@pytest.mark.parametrize(
+    ("listing", "base", "name", "good", "bad"),
+    [
+        (EMPLOYEES, {"slug": "acme"}, "start_year", 2026, 2027),
+        (ALUMNI, {"normalized_name": "mit"}, "end_year_max", 2036, 2037),
+        (ALUMNI, {"normalized_name": "mit"}, "start_year_min", 1900, 1899),
+    ],
+)
+def test_year_bounds_follow_this_year(listing, base, name, good, bad):
+    """Production: employees' start_year 1900 to this year; alumni years to this year + 10."""
+    check_listing(listing, {**base, name: good}, year=2026)
+    with pytest.raises(UsageError, match=f"{name} must be a whole number from"):
+        check_listing(listing, {**base, name: bad}, year=2026)
 
 
 @pytest.mark.parametrize("name", ["first_name", "last_name", "headline", "summary", "geo_city"])
