@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..errors import NotFoundError
 from ..service.endpoints import (
     ALUMNI,
     COMPANY_SEARCH,
@@ -151,16 +152,20 @@ def institution_alumni(
     ``sort`` (``newest``, ``oldest``, ``recently_graduated``), as
     :data:`lookup_pandas.service.endpoints.ALUMNI` declares.
     Another name is a UsageError, and nothing is sent. ``limit``, ``max_records``, ``client`` and
-    ``progress`` are as in :func:`search_companies`.
+    ``progress`` are as in :func:`search_companies`. An institution the service does not know
+    (production's not-found ``1040``, billed once and cached) gives an empty frame.
     """
-    return listing_table(
-        ALUMNI,
-        {"normalized_name": normalized_name, "limit": limit, **filters},
-        max_records=max_records,
-        client=client,
-        progress=progress,
-        row=alumnus_row,
-    )
+    try:
+        return listing_table(
+            ALUMNI,
+            {"normalized_name": normalized_name, "limit": limit, **filters},
+            max_records=max_records,
+            client=client,
+            progress=progress,
+            row=alumnus_row,
+        )
+    except NotFoundError:
+        return pd.DataFrame()
 
 
 def search_skills(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..display.facts import credits_text, number
+from ..service.credits import is_enterprise
 from ..service.envelope import finite_number
 from .options import TierOptions
 from .output import check_output, target, to_stdout, write_frame
@@ -49,11 +50,14 @@ def tier_line(payload: Mapping[str, Any]) -> str:
         'tier: balance 50 credits'
         >>> tier_line({})
         'tier: not reported'
+        >>> tier_line({"current_tier": None, "limit_per_minute": 3000, "balance": 5e6})
+        'tier enterprise: 3,000 calls/min, balance 5,000,000 credits'
     """
     current = _mapping(payload.get("current_tier"))
-    name = _text(current.get("name"))
+    enterprise = is_enterprise(payload)  # no current tier, a fixed limit of its own
+    name = _text(current.get("name")) or ("enterprise" if enterprise else "")
     figures = []
-    limit = _number(current.get("limit_per_minute"))
+    limit = _number((payload if enterprise else current).get("limit_per_minute"))
     if limit is not None:
         figures.append(f"{number(limit)} calls/min")
     balance = _number(payload.get("balance"))

@@ -39,10 +39,12 @@ from ..errors import AuthenticationError, ConfigurationError, ResponseError, Ser
 from ..http.decisions import Call
 from ..service.credits import (
     BALANCE_PATH,
+    ENTERPRISE_BALANCE_PATH,
     ROUTE_COSTS_PATH,
     TIERS_PATH,
     RouteCosts,
     Tier,
+    is_enterprise,
     parse_ladder,
 )
 from ..service.envelope import finite_number
@@ -166,9 +168,23 @@ def ladder_rows(client: Client) -> list[dict[str, Any]]:
 def balance(client: Client) -> float | None:
     """The balance in credits, read now (free, with the key), or None without a balance route.
 
-    See the module's example.
+    An enterprise account's is read from its own route (:data:`ENTERPRISE_BALANCE_PATH`): the
+    credits tier says which account this is. Before the tier is known, it is read first (it is
+    free, teaches the pace, and tells a personal account's balance too). See the module's
+    example.
     """
-    data = _read(client, BALANCE_PATH)
+    tier = client._parts.contact.tier
+    if tier is None:
+        try:
+            tier = client.credits_tier()
+        except (AuthenticationError, ConfigurationError):
+            raise
+        except ServiceError:  # no tier to tell: the balance route alone
+            tier = {}
+        told = finite_number(tier.get("balance"))
+        if told is not None and not is_enterprise(tier):
+            return told
+    data = _read(client, ENTERPRISE_BALANCE_PATH if is_enterprise(tier) else BALANCE_PATH)
     if data is None:
         return None
     value = finite_number(data.get("balance")) if isinstance(data, Mapping) else None
@@ -199,16 +215,12 @@ def balance_for_job(client: Client, credits: float) -> float | None:
 
     The last ``X-Credits-Balance`` seen serves when it covers them (nothing sent). Else it is read
     now: through the credits tier while the pace is still to learn (the read a job makes first
-    anyway), else through the balance route. None means unknown, and the job goes on.
+    anyway), else through the balance route (:func:`balance`). None means unknown, and the job
+    goes on.
 
     Example: ``balance_for_job(client, 50)`` reads the balance when the last one seen was 20.
     """
     seen = client.credits_balance
     if seen is not None and seen >= credits:
         return seen
-    if not client.pace_known:
-        tier = client.credits_tier()
-        value = finite_number(tier.get("balance"))
-        if value is not None:
-            return value
     return balance(client)

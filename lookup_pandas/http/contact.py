@@ -265,6 +265,11 @@ class Contact:
     def _note_tier(self, tier: Mapping[str, Any]) -> None:
         self._tier, self._tier_read_at, self._dropped_early = tier, time.monotonic(), False
 
+    @property
+    def tier(self) -> Mapping[str, Any] | None:
+        """The credits tier as last read (None: not read yet). Sends nothing."""
+        return self._tier
+
     def credits_tier(self) -> dict[str, Any]:
         """The credits-tier payload. Reading it teaches the pace, if it was not known yet."""
         tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)

@@ -24,7 +24,7 @@ from ..errors import (
     ServiceError,
     UsageError,
 )
-from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH
+from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH, is_enterprise
 from ..service.endpoints import HEALTH_PATH, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy, is_retryable
@@ -385,15 +385,22 @@ def slowdown(exc: RateLimitError, current_per_minute: float | None) -> Slowdown:
 def rate_from_tier(tier: Mapping[str, Any], explicit: float | None) -> float | None:
     """The pace a tier allows: min(95% of its limit, ``explicit``); None: it names no tier.
 
+    An enterprise account has no ``current_tier`` but a ``limit_per_minute`` of its own.
+
     >>> rate_from_tier({"current_tier": {"limit_per_minute": 60}}, None)
     57.0
     >>> rate_from_tier({"current_tier": {"limit_per_minute": None}}, None)
     inf
+    >>> rate_from_tier({"current_tier": None, "limit_per_minute": 3000}, None)
+    2850.0
     """
     current = tier.get("current_tier")
-    if not isinstance(current, dict):
+    if isinstance(current, Mapping):
+        limit = finite_number(current.get("limit_per_minute"))
+    elif is_enterprise(tier):
+        limit = finite_number(tier.get("limit_per_minute"))
+    else:
         return None
-    limit = finite_number(current.get("limit_per_minute"))
     server = limit * RATE_SAFETY_MARGIN if limit and limit > 0 else math.inf
     return min(server, explicit or math.inf)
 

@@ -137,7 +137,8 @@ def _check_value(declared: Filter, value: Any, year: int) -> None:
     elif kind == "code":
         _check_code(name, value)
     elif kind == "word":
-        if not isinstance(value, str) or not value.strip():
+        words = value if isinstance(value, list | tuple | set | frozenset) else [value]
+        if not words or not all(isinstance(w, str) and w.strip() for w in words):
             raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
     elif kind == "bool":
         if not (isinstance(value, bool) or str(value).strip().lower() in ("true", "false")):
@@ -173,7 +174,9 @@ def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:
 
 
 def _check_text(name: str, value: Any) -> None:
-    if len(str(value).strip()) < MIN_TEXT:
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
+    if len(value.strip()) < MIN_TEXT:
         raise UsageError(
             f"{name} needs at least {MIN_TEXT} characters (the service refuses shorter text), "
             f"not {value!r}. {_NOTHING_SENT}"

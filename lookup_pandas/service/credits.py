@@ -21,6 +21,7 @@ from ..errors import ResponseError
 
 __all__ = [
     "BALANCE_PATH",
+    "ENTERPRISE_BALANCE_PATH",
     "ROUTE_COSTS_PATH",
     "TIERS_PATH",
     "RouteCosts",
@@ -29,6 +30,7 @@ __all__ = [
     "parse_ladder",
     "tier_change",
     "tier_for",
+    "is_enterprise",
 ]
 
 #: Public (no key): ``data.routes[]`` of ``{route, title, description, credits_cost}``.
@@ -38,6 +40,21 @@ ROUTE_COSTS_PATH = "/api/panel/credits/routes/costs/"
 TIERS_PATH = "/api/panel/user/sub/tiers/"
 #: With the key (``X-AUTHAPI-Key``): ``data.balance``.
 BALANCE_PATH = "/api/panel/credits/balance/k/"
+#: An enterprise workspace's balance, with its key (``account-api.md``; a personal key there is
+#: refused as "Invalid API key").
+ENTERPRISE_BALANCE_PATH = "/api/panel/credits/balance/k/enterprise/"
+
+
+def is_enterprise(tier: Mapping[str, Any]) -> bool:
+    """Whether a credits-tier answer is an enterprise account's: no ``current_tier``, and a fixed
+    ``limit_per_minute`` of its own (the official SDK's CHANGELOG, 0.2.1).
+
+    >>> is_enterprise({"current_tier": None, "limit_per_minute": 3000})
+    True
+    >>> is_enterprise({"current_tier": {"name": "Hobby", "limit_per_minute": 30}})
+    False
+    """
+    return not isinstance(tier.get("current_tier"), Mapping) and "limit_per_minute" in tier
 
 
 def _route(path: str) -> str:

@@ -40,11 +40,13 @@ __all__ = [
     "finite_number",
     "forbidden_kind",
     "parse_envelope",
+    "told_wait",
 ]
 
 #: error_code values of a billed lookup that found nothing (200, success false).
-#: 1010 is a person, 1020 a company, 1030 a skill.
-NOT_FOUND_CODES = frozenset({"1010", "1020", "1030"})
+#: 1010 is a person, 1020 a company, 1030 a skill, 1040 an institution (the official SDK's
+#: transport maps all four to not found; the endpoint table declares each).
+NOT_FOUND_CODES = frozenset({"1010", "1020", "1030", "1040"})
 #: error_code of production's only 404: a batch job not found or expired.
 JOB_NOT_FOUND_CODE = "1090"
 _SNIPPET = 120
@@ -247,6 +249,24 @@ def _failure(answer: _Answer, message: str, error_code: str | None) -> ServiceEr
     return answer.error_for_status(message)
 
 
+def told_wait(headers: Mapping[str, str], body: Any) -> float | None:
+    """A 429's wait in seconds: the larger of the ``Retry-After`` header and the body's
+    ``errors.retry_after`` (the official SDK reads the body; production's reference does not say
+    which it sends), None when neither tells.
+
+    >>> told_wait({"Retry-After": "2"}, {"errors": {"retry_after": 5}})
+    5.0
+    >>> told_wait({}, {"errors": None}) is None
+    True
+    """
+    waits = [parse_retry_after(headers.get("Retry-After"))]
+    errors = body.get("errors") if isinstance(body, dict) else None
+    if isinstance(errors, Mapping):
+        waits.append(finite_number(errors.get("retry_after")))
+    told = [max(0.0, w) for w in waits if w is not None]
+    return max(told) if told else None
+
+
 def parse_envelope(
     status: int,
     headers: Mapping[str, str],
@@ -267,8 +287,8 @@ def parse_envelope(
     lookup_pandas.errors.ResponseError: Not the service's answer: HTTP 404 (Not Found) ...
     """
     request_id = headers.get("X-Request-Id") or None
-    retry_after = parse_retry_after(headers.get("Retry-After"))
     body = _decode(content)
+    retry_after = told_wait(headers, body)
     common: dict[str, Any] = {"request_id": request_id, "url": url}
     answer = _Answer(status, headers, content, body, retry_after, common)
 

@@ -59,7 +59,7 @@ def test_the_data_api_and_the_panel_are_two_surfaces():
 def test_each_listing_is_filed_under_its_own_path():
     assert LISTINGS[SEARCH.path] is SEARCH and SEARCH.path == SEARCH_PATH
     assert LISTINGS[EMPLOYEES.path] is EMPLOYEES and EMPLOYEES.path == EMPLOYEES_PATH
-    assert (SEARCH.required, EMPLOYEES.required) == ("title", "slug")
+    assert (SEARCH.required, EMPLOYEES.required) == ("", "slug")
 
 
 # -- is_panel ----------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_the_table_covers_production_s_data_api():
         "/institutions/alumni", "/skills/skill", "/skills/search", "/job-changes/search",
     }  # fmt: skip
     lookups = {e.name: e.not_found for e in ENDPOINTS.values() if e.not_found}
-    assert lookups == {"profile": "1010", "company": "1020", "skill": "1030"}
+    assert lookups == {"profile": "1010", "company": "1020", "skill": "1030", "institution": "1040"}
 
 
 def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():

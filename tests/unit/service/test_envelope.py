@@ -22,6 +22,7 @@ from lookup_pandas.errors import (
     ServiceError,
     ValidationError,
 )
+from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.service.envelope import NOT_FOUND_CODES, Envelope, forbidden_kind, parse_envelope
 
 STATUSES = [200, 400, 401, 403, 404, 429, 500, 502, 503]
@@ -166,6 +167,10 @@ def test_403_with_html_body_is_ambiguous_so_the_client_asks_the_tier_endpoint():
         # a record's 403 that mentions a key is the record's, never the key's
         (403, "Premium profiles need an upgraded API key", None, PermissionDeniedError, False),
         (403, "Key not allowed here", None, PermissionDeniedError, True),  # the tier decides
+        # production's documented words (renidly-skills SKILL.md, account-api.md)
+        (403, "invalid api key", None, AuthenticationError, False),
+        # a panel path without its trailing slash: about the path, not the key or one record
+        (403, "Invalid session", None, PermissionDeniedError, True),
     ],
 )
 def test_403s_and_402s_are_told_apart(status, message, code, kind, ambiguous):
@@ -259,7 +264,9 @@ def test_billed_not_found_200_raises_not_found(code):
 
 
 def test_not_found_codes_are_the_documented_ones():
-    assert {"1010", "1020", "1030"} == NOT_FOUND_CODES  # person, company, skill
+    assert {"1010", "1020", "1030", "1040"} == NOT_FOUND_CODES  # person, company, skill, school
+    declared = {e.not_found for e in ENDPOINTS.values() if e.not_found}
+    assert declared == NOT_FOUND_CODES  # each endpoint's code, and no other
 
 
 def test_200_success_false_other_code_is_a_plain_service_error_not_not_found():
@@ -309,6 +316,25 @@ def test_429_rate_limit_error_with_retry_after_and_tier_errors():
     assert exc.errors == errors
     assert exc.request_id == "r429"
     assert exc.message == "Rate limit exceeded"
+
+
+@pytest.mark.parametrize(
+    ("header", "body_wait", "wait"),
+    [
+        (None, 9, 9.0),  # the official SDK reads the wait from the body
+        ("3", 9, 9.0),  # both told: the larger
+        ("12", 2.5, 12.0),
+        ("4", None, 4.0),
+        (None, "soon", None),  # not a number: not a wait
+        (None, -5, 0.0),
+    ],
+)
+def test_429_wait_is_the_larger_of_header_and_body(header, body_wait, wait):
+    errors = {"current_tier": "Hobby", "current_limit": 30, "retry_after": body_wait}
+    headers = {"Retry-After": header} if header is not None else {}
+    with pytest.raises(RateLimitError) as info:
+        parse_envelope(429, headers, failure(429, "Rate limit exceeded", errors=errors))
+    assert info.value.retry_after == wait
 
 
 def test_429_without_retry_after_has_none():
