@@ -122,10 +122,15 @@ def kept_costs(client: Client) -> RouteCosts | None:
 
 
 def kept_ladder(client: Client) -> tuple[Tier, ...] | None:
-    """The ladder this Client has read (``()``: the service has none), or None. Sends nothing.
+    """The ladder this Client's key climbs, as read (``()``: none), or None. Sends nothing.
+
+    An enterprise account (its tier says so) is on no ladder: spending never changes its limit.
 
     Example: ``kept_ladder(client)`` is None before ``ladder(client)``.
     """
+    tier = client._parts.contact.tier
+    if tier is not None and is_enterprise(tier):
+        return ()
     return _kept_read(client, TIERS_PATH, parse_ladder, tuple[Tier, ...])
 
 
