@@ -75,6 +75,22 @@ def test_search_companies_needs_a_name_or_a_website(run, fake_service):
     assert fake_service.count() == 0
 
 
+def test_search_without_a_title_by_its_filters(run, fake_service):
+    """Production makes every people-search filter optional: TITLE is too."""
+    done = run("search", "--filter", "headline=designer", "--max-records", "5")
+    assert done.returncode == 0, done.stderr
+    assert len(frame(done.stdout)) == 5
+    (sent,) = [r for r in fake_service.requests if r.path == ENDPOINTS["people_search"].path]
+    assert sent.param("headline") == "designer" and sent.param("title") is None
+
+
+def test_search_with_no_filter_at_all_is_refused_before_anything_is_sent(run, fake_service):
+    done = run("search")
+    assert done.returncode == EXIT_CONFIG
+    assert "needs at least one filter" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert fake_service.count() == 0
+
+
 def test_institutions_then_alumni_to_a_file(run, fake_service, tmp_path):
     found = run("institutions", "oxford")
     assert found.returncode == 0, found.stderr
