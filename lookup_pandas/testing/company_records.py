@@ -30,9 +30,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..service.endpoints import COMPANY_SEARCH
-from . import data
 from .filters import declared, lowered, words
 from .names import company_name, name_of, org_id
+from .people import company_url, head_count, is_unknown
+from .vocab import CITIES, COMPANIES, ORGANIZATIONS
 
 __all__ = [
     "INDUSTRIES",
@@ -41,6 +42,7 @@ __all__ = [
     "company_by_id",
     "company_population",
     "employee_count_range",
+    "industry",
     "is_sparse_company",
     "search_companies",
 ]
@@ -87,7 +89,7 @@ def _pick(seq: Sequence[Any], d: bytes, i: int) -> Any:
 def is_sparse_company(slug: str) -> bool:
     """True for the ~5% of companies whose record lacks ``SPARSE_COMPANY_FIELDS``; never the
     ones people's positions name (acme, globex, ...)."""
-    return slug not in data.ORGANIZATIONS and _digest("sparse", slug)[0] < 13
+    return slug not in ORGANIZATIONS and _digest("sparse", slug)[0] < 13
 
 
 def employee_count_range(count: int) -> str:
@@ -103,9 +105,9 @@ def _company(slug: str) -> dict[str, Any]:
     """The record of ``slug`` (lower case). Shared: callers must copy before changing it."""
     d = _digest(slug)
     name = company_name(slug)
-    count = data.head_count(slug)
-    hq = _pick(data.CITIES, d, 0)
-    others = [c for c in data.CITIES if c != hq]
+    count = head_count(slug)
+    hq = _pick(CITIES, d, 0)
+    others = [c for c in CITIES if c != hq]
     sites = [hq] + [others[(d[1] + k * 3) % len(others)] for k in range(d[2] % 3)]
     industry = _pick(INDUSTRIES, d, 3)
     specialties = sorted({_pick(SPECIALTIES, d, 4 + k) for k in range(1 + d[5] % 4)})
@@ -113,7 +115,7 @@ def _company(slug: str) -> dict[str, Any]:
         "id": org_id(slug),
         "name": name,
         "slug": slug,
-        "url": data.company_url(slug),
+        "url": company_url(slug),
         "website": f"https://www.{slug}.example",
         "logo_url": f"https://media.example.com/logos/{slug}.png",
         "description": f"{name} builds {specialties[0]} products for {industry.lower()}.",
@@ -149,9 +151,18 @@ def _company(slug: str) -> dict[str, Any]:
 def company(slug: str) -> dict[str, Any] | None:
     """The company record of ``slug`` (case-insensitive), or None when it does not exist.
     Each call returns a fresh copy."""
-    if data.is_unknown(slug) or not slug.strip():
+    if is_unknown(slug) or not slug.strip():
         return None
     return copy.deepcopy(_company(slug.strip().lower()))
+
+
+def industry(slug: str) -> str:
+    """The industry company ``slug``'s record gives (``slug`` in lower case), read without a copy.
+
+    >>> industry("acme") == company("acme")["industry"]
+    True
+    """
+    return str(_company(slug)["industry"])
 
 
 def company_by_id(value: str) -> dict[str, Any] | None:
@@ -163,7 +174,7 @@ def company_by_id(value: str) -> dict[str, Any] | None:
 @lru_cache(maxsize=1)
 def company_population() -> tuple[dict[str, Any], ...]:
     """Every company companies search looks at, in a stable (slug) order."""
-    slugs = set(data.ORGANIZATIONS) | set(data.COMPANIES)
+    slugs = set(ORGANIZATIONS) | set(COMPANIES)
     slugs |= {f"{stem}-{suffix}" for stem in _STEMS for suffix in _SUFFIXES}
     return tuple(_company(slug) for slug in sorted(slugs))
 
