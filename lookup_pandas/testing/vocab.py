@@ -190,7 +190,7 @@ SEARCH_POPULATION = 3000
 
 #: The employees list's sort orders (None: the stable order, current employees then former).
 EMPLOYEE_SORTS = ("newest", "oldest", "recently_left")
-SKILLS_MATCH = ("all", "any")
+SKILLS_MATCH = ("any", "all")  # any: production's default
 
 #: The month everything is dated from: a fixed point, never the clock.
 _NOW = 2024 * 12 + 5  # June 2024, as a month index (year * 12 + month - 1)

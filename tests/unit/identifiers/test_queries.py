@@ -77,16 +77,17 @@ def test_production_names_are_declared():
     assert set(EMPLOYEES.text) == {"title", "geo_city"}
     # production makes every people-search filter optional (the SDK's quick start: headline alone)
     assert SEARCH.required == "" and SEARCH.needs_filter and EMPLOYEES.required == "slug"
+    # the SDK 0.3.0's, "regenerated from the Data API OpenAPI spec"
     assert {
         "follower_count_min", "company_size_min", "company_size_max", "industry",
         "experience_min_years", "function", "function_min_years", "description",
         "exclude_titles", "exclude_organization_slugs", "exclude_industries",
-    } <= set(SEARCH.filters)  # the SDK 0.3.0's, "regenerated from the Data API OpenAPI spec"  # fmt: skip
+    } <= set(SEARCH.filters)  # fmt: skip
 
 
 #: Each data store of the emulator, the listing it answers, and its positional arguments.
 STORES = [
-    (SEARCH, data.search_records, ("engineer",)),
+    (SEARCH, data.search_records, ()),
     (EMPLOYEES, data.employee_records, ("acme",)),
     (COMPANY_SEARCH, companies.search_companies, ()),
     (ALUMNI, catalog.alumni, ("mit",)),
@@ -106,17 +107,29 @@ def test_the_emulator_stores_take_the_declared_filters_and_no_others(listing, st
 def test_the_emulator_routes_pass_the_declared_filters_to_the_store(monkeypatch):
     seen: dict[str, object] = {}
 
-    def search_records(title, *, moved=None, **filters):
-        seen.update(filters, title=title)
+    def search_records(*, moved=None, events=(), **filters):
+        seen.update(filters)
         return ()
 
     monkeypatch.setattr(data, "search_records", search_records)
-    params = {"title": "engineer", "geo_city": "Berlin", "is_creator": "true", "country": "DE"}
+    params = {"title": "engineer", "geo_city": "Berlin", "is_creator": "True", "country": "DE",
+              "skill_count_min": "2", "last_change_type": "Joined", "degree": " "}  # fmt: skip
     request = Request("GET", SEARCH_PATH, tuple(params.items()), {})
     reply = ROUTES_BY_NAME["people_search"](ServiceState(Knobs()), request)
     assert reply.status == 200, reply.body
-    # declared ones, as parsed (a store ignores those it does not model); "country" is not one
-    assert seen == {"title": "engineer", "geo_city": "Berlin", "is_creator": "true"}
+    # declared ones, parsed by their kind; "country" is not one, a blank one is not given
+    assert seen == {"title": "engineer", "geo_city": "Berlin", "is_creator": True,
+                    "skill_count_min": 2, "last_change_type": "joined"}  # fmt: skip
+
+
+def test_the_emulator_search_store_takes_title_as_one_optional_filter():
+    """Production's people search needs no title: the store answers the whole population
+    without one, and reads ``title`` as any other filter."""
+    assert len(data.search_records()) == data.SEARCH_POPULATION
+    titled = data.search_records(title="Engineer")
+    assert 0 < len(titled) < data.SEARCH_POPULATION
+    assert titled == data.search_records(title=" engineer ", current_only=False)
+    assert all(any("engineer" in p["title"].lower() for p in r["positions"]) for r in titled)
 
 
 # -- names -----------------------------------------------------------------------------------------
