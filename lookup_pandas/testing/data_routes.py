@@ -17,8 +17,9 @@ Lookups take an id parameter (``id=org_…``) or the key (``handle=``, ``slug=``
 nothing is 200 + success=false + the endpoint's not-found code, billed; an opted-out or
 premium-gated person is a 403 with no error_code, not billed. People search and companies search
 are cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every parameter that
-shapes the list); employees are page-based, offset (``start=``) or cursor lists
-(``employees_style``); the others page-based (``{page, limit, has_more}``).
+shapes the list); employees are page-based or cursor lists (``employees_style``; production
+documents no offset, so ``start`` is ignored); the others page-based (``{page, limit,
+has_more}``).
 Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
 ``results`` key. People who moved (``state.world``, :mod:`.moves`) are shown as they are now by
 every people route, and their events join the job-change feed (:func:`.catalog.job_feed`).
@@ -124,8 +125,8 @@ def _profile(state: ServiceState, req: Request) -> Reply:
 
 
 def _employees(state: ServiceState, req: Request) -> Reply:
-    """A company's employees, page-based, by offset (``start=``) or by cursor: the client's
-    choice, or the ``employees_style`` knob's."""
+    """A company's employees, page-based or by cursor: the client's choice (a ``cursor``), or
+    the ``employees_style`` knob's. Production documents no offset: ``start`` is ignored."""
     listing = _listing("employees")
     slug = _required(req, listing.required)
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
@@ -136,16 +137,12 @@ def _employees(state: ServiceState, req: Request) -> Reply:
     if records is None:
         return _not_found(ENDPOINTS["company"], "Company")
     scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
-    if req.param("start") is not None:
-        start = _int(req, "start", 0, 0)
-        page, more = _slice(records, start, limit)
-        pagination: dict[str, Any] = {"start": start, "limit": limit, "has_more": more}
-    elif state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
+    if state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
         cursor = req.param("cursor")
         start = decode_cursor(cursor, scope) if cursor else 0
         page, more = _slice(records, start, limit)
         next_cursor = encode_cursor(start + limit, scope) if more else ""
-        pagination = {"limit": limit, "has_more": more, "next_cursor": next_cursor}
+        pagination: dict[str, Any] = {"limit": limit, "has_more": more, "next_cursor": next_cursor}
     else:
         page, pagination = page_of(req, records)
     return _billed(ok(shown(state, page), "Employees retrieved successfully", pagination))

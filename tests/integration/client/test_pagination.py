@@ -106,7 +106,19 @@ def test_company_without_employees_is_one_call_and_no_records(fake_service, fake
     assert fake_service.count(EMPLOYEES) == 1
 
 
+def offset_pages(req):
+    """A list paged by offset (``start``, echoed in its pagination block), as the caller may
+    meet elsewhere: production's employees take no offset, so the emulator answers these
+    pages only where a test scripts them."""
+    records = data.employees(req.param("slug"))
+    start, limit = int(req.param("start") or 0), int(req.param("limit") or 20)
+    more = start + limit < len(records)
+    pagination = {"start": start, "limit": limit, "has_more": more}
+    return ok(records[start : start + limit], "Employees retrieved successfully", pagination)
+
+
 def test_offset_walk(fake_service, fake_client):
+    fake_service.override(EMPLOYEES, offset_pages)
     records = walk(fake_client, EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset")
 
     assert ids(records) == ids(data.employees("acme"))

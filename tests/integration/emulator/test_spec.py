@@ -267,10 +267,13 @@ def test_employees_cursor_style(api):
     assert [r["id"] for r in second["data"]] == [r["id"] for r in data.employees("acme")[50:100]]
 
 
-def test_offset_parameter(api):
+def test_employees_take_no_offset(api):
+    """Production documents no offset on employees: ``start`` is ignored, as an unknown
+    parameter is (the first page, page-based)."""
     body = api.get(EMPLOYEES, slug="acme", limit=50, start=100).json()
-    assert body["pagination"] == {"start": 100, "limit": 50, "has_more": False}
-    assert [r["id"] for r in body["data"]] == [r["id"] for r in data.employees("acme")[100:]]
+    assert body["pagination"] == {"page": 1, "limit": 50, "has_more": True}
+    assert [r["id"] for r in body["data"]] == [r["id"] for r in data.employees("acme")[:50]]
+    assert body == api.get(EMPLOYEES, slug="acme", limit=50).json()
 
 
 # -- rate limit and tier -------------------------------------------------------------------------
