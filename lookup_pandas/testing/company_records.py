@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..service.endpoints import COMPANY_SEARCH
-from .filters import declared, lowered, words
+from .filters import declared, lowered, whole, words
 from .names import company_name, name_of, org_id
 from .people import company_url, head_count, is_unknown
 from .vocab import CITIES, COMPANIES, ORGANIZATIONS
@@ -194,18 +194,20 @@ def search_companies(**filters: Any) -> list[dict[str, Any]]:
 
     ``filters``: companies search's (``COMPANY_SEARCH.filters``; TypeError on another name).
     ``name``: a case-insensitive substring of the name or slug; ``website``: the domain given
-    (scheme, ``www.`` and path ignored) is a substring of the company's; ``industries``:
-    comma-separated, any of them (case-insensitive); ``hq_city`` / ``hq_country_code``:
+    (scheme, ``www.`` and path ignored) is a substring of the company's; ``industries`` and
+    ``industries_v2``: comma-separated, any of them, each read against the record's
+    ``industry`` (case-insensitive: the emulator keeps one list of industry names, which both
+    filters read, production's two lists not being documented); ``hq_city`` / ``hq_country_code``:
     case-insensitive equality; ``founded``: the year; the ``_min`` / ``_max`` bounds inclusive
     (``staff_count`` is ``employee_count``).
     """
     given = declared(filters, COMPANY_SEARCH)
     needle, city, country = (lowered(given.get(n)) for n in ("name", "hq_city", "hq_country_code"))
     domain = _domain(given["website"]) if given.get("website") else None
-    wanted = set(words(given.get("industries")))
-    founded = given.get("founded")
+    wanted = {n: set(words(given.get(n))) for n in ("industries", "industries_v2")}
+    founded = whole(given.get("founded"))
     bounds = {
-        field: (given.get(f"{name}_min"), given.get(f"{name}_max"))
+        field: (whole(given.get(f"{name}_min")), whole(given.get(f"{name}_max")))
         for field, name in (("employee_count", "staff_count"), ("follower_count", "follower_count"))
     }
     out = []
@@ -214,7 +216,7 @@ def search_companies(**filters: Any) -> list[dict[str, Any]]:
             continue
         if domain and domain not in _domain(rec["website"]):
             continue
-        if wanted and rec["industry"].lower() not in wanted:
+        if any(names and rec["industry"].lower() not in names for names in wanted.values()):
             continue
         if city and rec["hq"]["city"].lower() != city:
             continue
