@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lookup_pandas.api.listings import query_value
 from lookup_pandas.errors import UsageError
 from lookup_pandas.identifiers.queries import (
     MAX_LIMIT,
@@ -223,10 +224,14 @@ def test_short_or_empty_search_title(title):
         search(title=title)
 
 
-@pytest.mark.parametrize("title", [None, 42])
-def test_search_title_must_be_text(title):
-    with pytest.raises(UsageError, match="title must be a non-empty string"):
-        search(title=title)
+def test_search_without_a_title_needs_another_filter():
+    """title is optional (production's): None is not sent, and a query needs some filter."""
+    check_listing(SEARCH, {"headline": "engineer", "limit": 50})
+    check_listing(SEARCH, {"title": None, "skills": "python"})
+    with pytest.raises(UsageError, match="the people search needs at least one filter"):
+        search(title=None)
+    with pytest.raises(UsageError, match=f"title needs at least {MIN_TEXT} characters"):
+        search(title=42)  # a value is read as the text it is sent as
 
 
 @pytest.mark.parametrize("name", ["first_name", "last_name", "headline", "summary", "geo_city"])
@@ -283,7 +288,8 @@ def test_employees_slug_that_is_no_company_is_refused(slug, reason):
 
 def test_company_filters_are_read_by_the_company_rule():
     search(organization_slugs="ACME, linkedin.com/company/hooli")
-    check_listing(JOB_CHANGES, {"organization_ids": ["org_1", "acme"], "limit": 50})
+    # a list arrives as query_value sends it: joined by commas
+    check_listing(JOB_CHANGES, {"organization_ids": query_value(["org_1", "acme"]), "limit": 50})
     with pytest.raises(UsageError, match="'x' is not a company"):
         search(organization_slugs="acme,x")
     with pytest.raises(UsageError, match="names no company"):
