@@ -127,7 +127,7 @@ class Career:
     left), else the latest of :func:`changes`.
     """
 
-    def __init__(self, record: Mapping[str, Any], events: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, record: dict[str, Any], events: Iterable[Mapping[str, Any]] = ()) -> None:
         self.record = record
         handle = record.get("handle")
         self._events = [e for e in events if e["person"]["handle"] == handle]

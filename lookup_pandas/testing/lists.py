@@ -286,16 +286,22 @@ def search(**filters: Any) -> list[dict[str, Any]]:
     - ``exclude_industries``: the current company's industry (if any) is none of them
     - ``current_only``: title and company filters (the ``exclude_`` ones too) read the current
       position only (default False: every position)
-    - ``is_creator``, ``is_premium``: the flag, equal
+    - ``is_creator``: the flag, equal
+    - ``is_premium``: the flag, equal
     - ``is_boomerang``: whether the person went back to an organization after another one
-    - ``skill_count_min`` / ``skill_count_max``: how many skills, bounds inclusive
-    - ``tenure_min_years`` / ``tenure_max_years``: whole years in the current position
-    - ``company_count_min`` / ``company_count_max``: distinct organizations of the positions
-    - ``current_company_count_min``: distinct organizations of the current positions
-    - ``follower_count_min``: ``follower_count``
-    - ``company_size_min`` / ``company_size_max``: the current company's head count
-    - ``experience_min_years``: whole years since the first position began
+    - ``skill_count_min``: how many skills, at least (every bound is inclusive)
+    - ``skill_count_max``: how many skills, at most
+    - ``tenure_min_years``: whole years in the current position, at least
+    - ``tenure_max_years``: whole years in the current position, at most
+    - ``company_count_min``: distinct organizations of the positions, at least
+    - ``company_count_max``: distinct organizations of the positions, at most
+    - ``current_company_count_min``: distinct organizations of the current positions, at least
+    - ``follower_count_min``: ``follower_count``, at least
+    - ``company_size_min``: the current company's head count (``employee_count``), at least
+    - ``company_size_max``: the current company's head count, at most
+    - ``experience_min_years``: whole years since the first position began, at least
     - ``function_min_years``: whole years in positions of the current position's function
+      (ended ones too), at least
     - ``last_change_within_days``: the latest job change (as the job-change feed dates it;
       a mover's, their move) is at most that many days before the feed's today
     - ``last_change_type``: the latest job change's type (joined, left, title_change)
