@@ -14,7 +14,8 @@ Example::
 It serves the whole Data API of :data:`lookup_pandas.service.endpoints.ENDPOINTS`: people (by
 handle or id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
 
-Layout: ``data`` (synthetic people), ``companies``, ``catalog`` (institutions, alumni, skills,
+Layout: ``data`` (synthetic people), ``careers`` (what a record shows of a career: tenure,
+companies, function, its job changes), ``companies``, ``catalog`` (institutions, alumni, skills,
 the job-change feed), ``moves`` (people who change jobs while it runs: ``svc.move("ada",
 to="globex")``), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters,
 moves), ``batch`` (batch jobs, both kinds), ``replies`` / ``filters`` / ``routes`` /

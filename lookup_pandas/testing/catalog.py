@@ -39,9 +39,10 @@ from typing import Any, overload
 
 from ..service.endpoints import ALUMNI, JOB_CHANGES
 from . import data
+from .careers import changes, event_id, today
 from .filters import declared, lowered
 from .names import company_name, make_id, name_of, org_id, person_id
-from .vocab import SENIORITY
+from .vocab import REFERENCE_DATE, SENIORITY
 
 __all__ = [
     "ALUMNI_SORTS",
@@ -76,9 +77,6 @@ _MORE_SKILLS = ["data analysis", "data visualization", "deep learning", "java", 
 _DISPLAY = {"sql": "SQL", "dbt": "dbt", "pytorch": "PyTorch", "typescript": "TypeScript"}
 ALUMNI_SORTS = ("newest", "oldest", "recently_graduated")
 EVENT_TYPES = ("joined", "left", "title_change")
-#: The day the population's records are dated from (the last day of the month data.py dates
-#: from): its own job changes all fall before it. The feed's "today" is the clock's (:func:`today`).
-REFERENCE_DATE = dt.date(2024, 6, 30)
 #: Background job changes per 1,000 employees per day at each organisation, by default (the
 #: ``job_change_rate`` knob): a company of 200 has about four a week, acme (137) three.
 JOB_CHANGE_RATE = 3.0
@@ -203,22 +201,8 @@ def search_skills(name: str) -> list[dict[str, Any]]:
 # -- job changes ------------------------------------------------------------------------------
 
 
-def today() -> dt.date:
-    """The job-change feed's "today": the real UTC date, as the library counts ``days_ago``.
-
-    >>> today() > REFERENCE_DATE
-    True
-    """
-    return dt.datetime.now(dt.UTC).date()
-
-
 #: What an event says of its person.
 _EVENT_PERSON = ("id", "handle", "first_name", "last_name", "headline")
-
-
-def _date(month: dict[str, int], handle: str, kind: str) -> dt.date:
-    day = 1 + _digest("event-day", handle, kind)[0] % 28
-    return dt.date(month["year"], month["month"], day)
 
 
 def event(
@@ -239,9 +223,8 @@ def event(
     """
     org = position["organization"]
     geo = record.get("geo") or {}
-    digest = _digest("event", record["handle"], kind, org["slug"], when.isoformat(), *key)
     out: dict[str, Any] = {
-        "id": "jce_" + digest.hex()[:16],
+        "id": event_id(record["handle"], kind, org["slug"], when, key),
         "event_type": kind,
         "detected_at": when.isoformat(),
         "person": {k: record.get(k) for k in _EVENT_PERSON},
@@ -260,17 +243,9 @@ def _events() -> tuple[dict[str, Any], ...]:
     out = []
     earliest = REFERENCE_DATE - dt.timedelta(days=730)
     for rec in data.population():
-        handle = rec["handle"]
-        for pos in rec.get("positions", ()):
-            out.append(event(rec, "joined", pos, _date(pos["start_date"], handle, "joined")))
-            if pos["end_date"] is not None:
-                out.append(event(rec, "left", pos, _date(pos["end_date"], handle, "left")))
-            elif _digest("title-change", handle)[0] % 4 == 0:
-                before = data.TITLES[_digest("old-title", handle)[0] % len(data.TITLES)]
-                if before != pos["title"]:
-                    start = _date(pos["start_date"], handle, "joined")
-                    when = start + (REFERENCE_DATE - start) / 2
-                    out.append(event(rec, "title_change", pos, when, previous_title=before))
+        for change in changes(rec):
+            out.append(event(rec, change.kind, dict(change.position), change.when,
+                             previous_title=change.previous_title))  # fmt: skip
     kept = [e for e in out if e["detected_at"] >= earliest.isoformat()]
     kept.sort(key=lambda e: (e["detected_at"], e["id"]), reverse=True)
     return tuple(kept)

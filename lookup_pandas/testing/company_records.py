@@ -30,9 +30,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..service.endpoints import COMPANY_SEARCH
-from . import data
-from .filters import declared, lowered, words
+from .filters import declared, lowered, whole, words
 from .names import company_name, name_of, org_id
+from .people import company_url, head_count, is_unknown
+from .vocab import CITIES, COMPANIES, ORGANIZATIONS
 
 __all__ = [
     "INDUSTRIES",
@@ -41,6 +42,7 @@ __all__ = [
     "company_by_id",
     "company_population",
     "employee_count_range",
+    "industry",
     "is_sparse_company",
     "search_companies",
 ]
@@ -87,7 +89,7 @@ def _pick(seq: Sequence[Any], d: bytes, i: int) -> Any:
 def is_sparse_company(slug: str) -> bool:
     """True for the ~5% of companies whose record lacks ``SPARSE_COMPANY_FIELDS``; never the
     ones people's positions name (acme, globex, ...)."""
-    return slug not in data.ORGANIZATIONS and _digest("sparse", slug)[0] < 13
+    return slug not in ORGANIZATIONS and _digest("sparse", slug)[0] < 13
 
 
 def employee_count_range(count: int) -> str:
@@ -103,9 +105,9 @@ def _company(slug: str) -> dict[str, Any]:
     """The record of ``slug`` (lower case). Shared: callers must copy before changing it."""
     d = _digest(slug)
     name = company_name(slug)
-    count = data.head_count(slug)
-    hq = _pick(data.CITIES, d, 0)
-    others = [c for c in data.CITIES if c != hq]
+    count = head_count(slug)
+    hq = _pick(CITIES, d, 0)
+    others = [c for c in CITIES if c != hq]
     sites = [hq] + [others[(d[1] + k * 3) % len(others)] for k in range(d[2] % 3)]
     industry = _pick(INDUSTRIES, d, 3)
     specialties = sorted({_pick(SPECIALTIES, d, 4 + k) for k in range(1 + d[5] % 4)})
@@ -113,7 +115,7 @@ def _company(slug: str) -> dict[str, Any]:
         "id": org_id(slug),
         "name": name,
         "slug": slug,
-        "url": data.company_url(slug),
+        "url": company_url(slug),
         "website": f"https://www.{slug}.example",
         "logo_url": f"https://media.example.com/logos/{slug}.png",
         "description": f"{name} builds {specialties[0]} products for {industry.lower()}.",
@@ -149,9 +151,18 @@ def _company(slug: str) -> dict[str, Any]:
 def company(slug: str) -> dict[str, Any] | None:
     """The company record of ``slug`` (case-insensitive), or None when it does not exist.
     Each call returns a fresh copy."""
-    if data.is_unknown(slug) or not slug.strip():
+    if is_unknown(slug) or not slug.strip():
         return None
     return copy.deepcopy(_company(slug.strip().lower()))
+
+
+def industry(slug: str) -> str:
+    """The industry company ``slug``'s record gives (``slug`` in lower case), read without a copy.
+
+    >>> industry("acme") == company("acme")["industry"]
+    True
+    """
+    return str(_company(slug)["industry"])
 
 
 def company_by_id(value: str) -> dict[str, Any] | None:
@@ -163,7 +174,7 @@ def company_by_id(value: str) -> dict[str, Any] | None:
 @lru_cache(maxsize=1)
 def company_population() -> tuple[dict[str, Any], ...]:
     """Every company companies search looks at, in a stable (slug) order."""
-    slugs = set(data.ORGANIZATIONS) | set(data.COMPANIES)
+    slugs = set(ORGANIZATIONS) | set(COMPANIES)
     slugs |= {f"{stem}-{suffix}" for stem in _STEMS for suffix in _SUFFIXES}
     return tuple(_company(slug) for slug in sorted(slugs))
 
@@ -183,18 +194,20 @@ def search_companies(**filters: Any) -> list[dict[str, Any]]:
 
     ``filters``: companies search's (``COMPANY_SEARCH.filters``; TypeError on another name).
     ``name``: a case-insensitive substring of the name or slug; ``website``: the domain given
-    (scheme, ``www.`` and path ignored) is a substring of the company's; ``industries``:
-    comma-separated, any of them (case-insensitive); ``hq_city`` / ``hq_country_code``:
+    (scheme, ``www.`` and path ignored) is a substring of the company's; ``industries`` and
+    ``industries_v2``: comma-separated, any of them, each read against the record's
+    ``industry`` (case-insensitive: the emulator keeps one list of industry names, which both
+    filters read, production's two lists not being documented); ``hq_city`` / ``hq_country_code``:
     case-insensitive equality; ``founded``: the year; the ``_min`` / ``_max`` bounds inclusive
     (``staff_count`` is ``employee_count``).
     """
     given = declared(filters, COMPANY_SEARCH)
     needle, city, country = (lowered(given.get(n)) for n in ("name", "hq_city", "hq_country_code"))
     domain = _domain(given["website"]) if given.get("website") else None
-    wanted = set(words(given.get("industries")))
-    founded = given.get("founded")
+    wanted = {n: set(words(given.get(n))) for n in ("industries", "industries_v2")}
+    founded = whole(given.get("founded"))
     bounds = {
-        field: (given.get(f"{name}_min"), given.get(f"{name}_max"))
+        field: (whole(given.get(f"{name}_min")), whole(given.get(f"{name}_max")))
         for field, name in (("employee_count", "staff_count"), ("follower_count", "follower_count"))
     }
     out = []
@@ -203,7 +216,7 @@ def search_companies(**filters: Any) -> list[dict[str, Any]]:
             continue
         if domain and domain not in _domain(rec["website"]):
             continue
-        if wanted and rec["industry"].lower() not in wanted:
+        if any(names and rec["industry"].lower() not in names for names in wanted.values()):
             continue
         if city and rec["hq"]["city"].lower() != city:
             continue

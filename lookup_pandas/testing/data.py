@@ -10,7 +10,7 @@ Example::
     person("ada")["positions"][0]["organization"]  # {"id": "org_...", "name", "slug", "url"}
     person("unknown-bob")                         # None: handles starting "unknown" do not exist
     person_by_id(person("ada")["id"])             # the same record as person("ada")
-    search("engineer", geo_country_code="DE", skills="python,sql", skills_match="any")
+    search(title="engineer", geo_country_code="DE", skills="python,sql", skills_match="all")
     employees("acme")                             # the 137 current employees, in a stable order
     employees("acme", current_only=False, sort="recently_left")  # former ones first
     is_sparse_person("person-00009")              # True: no summary, positions, geo (~5%)

@@ -7,16 +7,19 @@ Example::
 
 Each route is named as its endpoint in :data:`lookup_pandas.service.endpoints.ENDPOINTS` (the route
 table in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
-:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, free-text
-filters of 3+ characters (else 400), numbers and choices checked, unknown parameters ignored.
-The declared filters given go to the data store as they were parsed (see :mod:`.data` for what
-each matches); one the store does not model is ignored, as production ignores an unknown one.
+:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, and
+every declared filter in one parse by its kind (:func:`.replies.parse_query`: free text of 3+
+characters, two-letter codes, true / false, whole numbers within bounds, choices; a lowest
+above its highest is refused too), unknown parameters ignored, as production ignores them.
+The declared filters given go to the data store as they were parsed (:mod:`.lists` and
+:mod:`.catalog` say what each matches).
 Lookups take an id parameter (``id=org_…``) or the key (``handle=``, ``slug=``); one that finds
 nothing is 200 + success=false + the endpoint's not-found code, billed; an opted-out or
 premium-gated person is a 403 with no error_code, not billed. People search and companies search
 are cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every parameter that
-shapes the list); employees are page-based, offset (``start=``) or cursor lists
-(``employees_style``); the others page-based (``{page, limit, has_more}``).
+shapes the list); employees are page-based or cursor lists (``employees_style``; production
+documents no offset, so ``start`` is ignored); the others page-based (``{page, limit,
+has_more}``).
 Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
 ``results`` key. People who moved (``state.world``, :mod:`.moves`) are shown as they are now by
 every people route, and their events join the job-change feed (:func:`.catalog.job_feed`).
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..service.endpoints import ENDPOINTS, Endpoint, Listing
@@ -40,20 +43,18 @@ from .replies import (
     BadRequest,
     Reply,
     Request,
-    _bool,
-    _choice,
     _given,
     _int,
     _required,
     _scope,
     _slice,
-    _texts,
     cursor_page_of,
     decode_cursor,
     encode_cursor,
     fail,
     ok,
     page_of,
+    parse_query,
 )
 from .state import ServiceState
 
@@ -100,29 +101,10 @@ def _not_found(endpoint: Endpoint, what: str) -> Reply:
     return _billed(fail(200, f"{what} not found", error_code=endpoint.not_found))
 
 
-def _filters(
-    req: Request,
-    listing: Listing,
-    ints: Mapping[str, tuple[int, int | None]] | None = None,
-    choices: Mapping[str, tuple[str, ...]] | None = None,
-    bools: tuple[str, ...] = (),
-) -> dict[str, Any]:
-    """The declared filters given, parsed: ``ints`` with their bounds, ``choices``, ``bools``,
-    the rest as text (3+ characters when free text). The data store ignores those it does not
-    model, as an unknown parameter is ignored."""
-    ints, choices = ints or {}, choices or {}
-    typed = {*ints, *choices, *bools, listing.required}
-    out: dict[str, Any] = _texts(req, listing, tuple(n for n in listing.filters if n not in typed))
-    for name, (lo, hi) in ints.items():
-        if _given(req, name) is not None:
-            out[name] = _int(req, name, 0, lo, hi)
-    for name, options in choices.items():
-        if (choice := _choice(req, name, options)) is not None:
-            out[name] = choice
-    for name in bools:
-        if _given(req, name) is not None:
-            out[name] = _bool(req, name, False)
-    return out
+def _listing(name: str) -> Listing:
+    listing = ENDPOINTS[name].listing
+    assert listing is not None, name
+    return listing
 
 
 # -- people ------------------------------------------------------------------------------------
@@ -143,44 +125,36 @@ def _profile(state: ServiceState, req: Request) -> Reply:
 
 
 def _employees(state: ServiceState, req: Request) -> Reply:
-    """A company's employees, page-based, by offset (``start=``) or by cursor: the client's
-    choice, or the ``employees_style`` knob's."""
-    listing = ENDPOINTS["employees"].listing
-    assert listing is not None
+    """A company's employees, page-based or by cursor: the client's choice (a ``cursor``), or
+    the ``employees_style`` knob's. Production documents no offset: ``start`` is ignored."""
+    listing = _listing("employees")
     slug = _required(req, listing.required)
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    dates = {"start_year": (1900, 2100), "start_month": (1, 12)}
-    filters = _filters(req, listing, dates, {"sort": data.EMPLOYEE_SORTS}, ("current_only",))
+    filters = parse_query(req, listing)
     world = state.world
     records = data.employee_records(slug, moved=world.records, joined=world.joined(slug),
                                     **filters)  # fmt: skip
     if records is None:
         return _not_found(ENDPOINTS["company"], "Company")
     scope = f"employees:{slug}:{limit}:" + _scope("f", sorted(filters.items()))
-    if req.param("start") is not None:
-        start = _int(req, "start", 0, 0)
-        page, more = _slice(records, start, limit)
-        pagination: dict[str, Any] = {"start": start, "limit": limit, "has_more": more}
-    elif state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
+    if state.knobs.employees_style == "cursor" or req.param("cursor") is not None:
         cursor = req.param("cursor")
         start = decode_cursor(cursor, scope) if cursor else 0
         page, more = _slice(records, start, limit)
         next_cursor = encode_cursor(start + limit, scope) if more else ""
-        pagination = {"limit": limit, "has_more": more, "next_cursor": next_cursor}
+        pagination: dict[str, Any] = {"limit": limit, "has_more": more, "next_cursor": next_cursor}
     else:
         page, pagination = page_of(req, records)
     return _billed(ok(shown(state, page), "Employees retrieved successfully", pagination))
 
 
 def _people_search(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["people_search"].listing
-    assert listing is not None
-    title = _given(req, "title") or ""
+    """People search: every filter optional (none: the whole population), cursor pages."""
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    filters = _filters(req, listing, {}, {"skills_match": data.SKILLS_MATCH}, ("current_only",))
-    filters.pop("title", None)
-    scope = _scope("search", title, limit, sorted(filters.items()))
-    found = data.search_records(title, moved=state.world.records, **filters)
+    filters = parse_query(req, _listing("people_search"))
+    scope = _scope("search", limit, sorted(filters.items()))
+    world = state.world
+    found = data.search_records(moved=world.records, events=world.events, **filters)
     page, pagination = cursor_page_of(req, found, scope, limit)
     return _billed(ok(shown(state, page), "Search completed successfully", pagination))
 
@@ -197,16 +171,9 @@ def _company(state: ServiceState, req: Request) -> Reply:
     return _billed(ok(shown(state, [record])[0], "Company retrieved successfully"))
 
 
-_COUNTS: tuple[int, int | None] = (0, None)
-
-
 def _companies_search(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["companies_search"].listing
-    assert listing is not None
-    counts = ("staff_count_min", "staff_count_max", "follower_count_min", "follower_count_max")
-    ints: dict[str, tuple[int, int | None]] = dict.fromkeys(counts, _COUNTS)
-    ints["founded"] = (1800, 2100)
-    filters = _filters(req, listing, ints)
+    listing = _listing("companies_search")
+    filters = parse_query(req, listing)
     if not any(filters.get(n) for n in listing.one_of):
         raise BadRequest(listing.one_of[0], " or ".join(listing.one_of) + " is required")
     limit = _int(req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
@@ -242,40 +209,26 @@ def _one_record(name: str, find: Callable[[str], dict[str, Any] | None], what: s
 def _by_name(name: str, search: Callable[[str], list[dict[str, Any]]], what: str) -> Route:
     """The route of list endpoint ``name`` whose one parameter is ``name`` (3+ characters):
     ``search(name)``, page by page (``_by_name("skills_search", ..., "Skills")``)."""
-    listing = ENDPOINTS[name].listing
-    assert listing is not None
+    listing = _listing(name)
 
     def route(state: ServiceState, req: Request) -> Reply:
-        _texts(req, listing, ())
-        return _listed(state, req, search(_required(req, "name")), what)
+        parse_query(req, listing)
+        return _listed(state, req, search(_required(req, listing.required)), what)
 
     return route
 
 
-_YEARS = (1900, catalog.REFERENCE_DATE.year + 10)
-
-
 def _alumni(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["alumni"].listing
-    assert listing is not None
+    listing = _listing("alumni")
     name = _required(req, listing.required)
-    years = ("start_year_min", "start_year_max", "end_year_min", "end_year_max")
-    filters = _filters(req, listing, dict.fromkeys(years, _YEARS), {"sort": catalog.ALUMNI_SORTS},
-                       ("current_only",))  # fmt: skip
-    for low, high in (years[:2], years[2:]):
-        if filters.get(low) is not None and filters.get(high, _YEARS[1]) < filters[low]:
-            raise BadRequest(high, f"must be at least {low}")
-    records = catalog.alumni(name, **filters)
+    records = catalog.alumni(name, **parse_query(req, listing))
     if records is None:
         return _not_found(ENDPOINTS["institution"], "Institution")
     return _listed(state, req, records, "Alumni", keep=("education",))
 
 
 def _job_changes(state: ServiceState, req: Request) -> Reply:
-    listing = ENDPOINTS["job_changes"].listing
-    assert listing is not None
-    days = (1, catalog.MAX_DAYS_AGO)
-    filters = _filters(req, listing, {"days_ago": days}, {"event_type": catalog.EVENT_TYPES})
+    filters = parse_query(req, _listing("job_changes"))
     knobs = state.knobs
     feed = catalog.job_feed(filters, rate=knobs.job_change_rate, rates=knobs.job_change_rates,
                             others=state.world.events)  # fmt: skip

@@ -1,32 +1,28 @@
 """The emulator's people lists: search over the population, and a company's employees.
 
-Example: ``search("engineer", geo_country_code="DE")``; ``employees("acme", sort="newest")``
-(see :mod:`.data` for what each filter matches).
+Example: ``search(title="engineer", geo_country_code="DE")``; ``employees("acme",
+sort="newest")``. :func:`search` and :func:`employees` say what each filter matches.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Mapping, Sequence
+import datetime as dt
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..service.endpoints import EMPLOYEES, SEARCH
-from .filters import declared, flag, lowered, whole, words
+from .careers import Career, today
+from .filters import declared, flag, lowered, read, whole
+from .names import make_id
 from .people import _person, former_count, head_count, is_unknown
-from .vocab import EMPLOYEE_SORTS, SEARCH_POPULATION, SKILLS_MATCH
+from .vocab import EDUCATION_LEVELS, EMPLOYEE_SORTS, LANGUAGE_NAMES, SEARCH_POPULATION
 
 # -- filters -----------------------------------------------------------------------------------
 
 
-def _contains(record: dict[str, Any], name: str, needle: str | None) -> bool:
-    if needle is None:
-        return True
-    value = record.get(name)
-    return isinstance(value, str) and needle in value.lower()
-
-
-def _geo_matches(record: dict[str, Any], city: str | None, country_code: str | None) -> bool:
+def _geo_matches(record: Mapping[str, Any], city: str | None, country_code: str | None) -> bool:
     if city is None and country_code is None:
         return True
     geo = record.get("geo")
@@ -45,6 +41,12 @@ def _population() -> tuple[dict[str, Any], ...]:
     return tuple(_person(f"person-{i:05d}") for i in range(SEARCH_POPULATION))
 
 
+@lru_cache(maxsize=1)
+def _careers() -> tuple[Career, ...]:
+    """The population's careers, in its order: each reading is made once, when first read."""
+    return tuple(Career(rec) for rec in _population())
+
+
 def population() -> tuple[dict[str, Any], ...]:
     """The search population's records, shared (cached): read them, never change them."""
     return _population()
@@ -55,36 +57,160 @@ def geo_matches(record: dict[str, Any], city: str | None, country_code: str | No
     return _geo_matches(record, city, country_code)
 
 
-#: The person fields people search matches by a case-insensitive substring.
-_SUBSTRINGS = ("first_name", "last_name", "headline", "summary")
+#: Whether a person matches one filter: (their career, whose ``record`` is theirs; the filter's
+#: value as :func:`.filters.read` reads it; the whole query) -> bool.
+Rule = Callable[[Career, Any, Mapping[str, Any]], bool]
+Reading = Callable[[Career], "int | None"]
+#: Language names (lower case) to their codes: ``speaks_language`` and ``primary_language``
+#: take either.
+_LANGUAGE_CODES = {name.lower(): code for code, name in LANGUAGE_NAMES.items()}
 
 
-def _matches(rec: dict[str, Any], title: str, q: dict[str, Any]) -> bool:
-    """Whether ``rec`` is found by people search for ``title`` and ``q`` (see :func:`_search`)."""
-    positions = [p for p in rec.get("positions", ()) if p["is_current"] or not q["current_only"]]
-    if not any(title in p["title"].lower() for p in positions):
-        return False
-    wanted_orgs = set(q["organization_slugs"])
-    if wanted_orgs and not any(p["organization"]["slug"] in wanted_orgs for p in positions):
-        return False
-    if not all(_contains(rec, name, q[name]) for name in _SUBSTRINGS):
-        return False
-    if not _geo_matches(rec, q["geo_city"], q["geo_country_code"]):
-        return False
-    if q["skills"]:
-        has = set(rec.get("skills", ()))
-        found = [s in has for s in q["skills"]]
-        if not (any(found) if q["skills_match"] == "any" else all(found)):
-            return False
-    return True
+def _codes(names: Iterable[str]) -> set[str]:
+    return {_LANGUAGE_CODES.get(n.lower(), n.lower()) for n in names}
+
+
+def _scoped(c: Career, q: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The positions title and company filters read: the current ones with ``current_only``."""
+    return [p for p in c.positions or () if p["is_current"] or not q.get("current_only")]
+
+
+def _items(c: Career, name: str) -> list[Mapping[str, Any]]:
+    value = c.record.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _items_of(c: Career, name: str) -> list[str]:
+    value = c.record.get(name)
+    return [str(v).lower() for v in value] if isinstance(value, list) else []
+
+
+def _field(c: Career, name: str) -> str:
+    return str(c.record.get(name) or "").lower()
+
+
+def _holds(texts: Iterable[str], needles: Iterable[str]) -> bool:
+    """Whether any of ``texts`` (lowered here) holds any of ``needles`` (lower case)."""
+    return any(n in t.lower() for t in texts for n in needles)
+
+
+def _substring(name: str) -> Rule:
+    return lambda c, v, q: v in _field(c, name)
+
+
+def _geo(name: str) -> Rule:
+    return lambda c, v, q: str((c.record.get("geo") or {}).get(name, "")).lower() == v
+
+
+def _is(name: str) -> Rule:
+    return lambda c, v, q: c.record.get(name) is v
+
+
+def _at_least(reading: Reading) -> Rule:
+    return lambda c, v, q: (n := reading(c)) is not None and n >= v
+
+
+def _at_most(reading: Reading) -> Rule:
+    return lambda c, v, q: (n := reading(c)) is not None and n <= v
+
+
+def _skills(c: Career, v: tuple[str, ...], q: Mapping[str, Any]) -> bool:
+    has = set(_items_of(c, "skills"))
+    found = [s in has for s in v]
+    return all(found) if q.get("skills_match") == "all" else any(found)
+
+
+def _describes(c: Career, v: tuple[str, ...], q: Mapping[str, Any]) -> bool:
+    projects = [str(p.get("description", "")) for p in _items(c, "projects")]
+    return _holds([_field(c, "headline"), _field(c, "summary"), *projects], v)
+
+
+def _changed_within(c: Career, v: int, q: Mapping[str, Any]) -> bool:
+    since = dt.date.fromordinal(q["_today"]) - dt.timedelta(days=v)
+    return c.latest_change is not None and c.latest_change[1] >= since
+
+
+def _shapes_others(c: Career, v: Any, q: Mapping[str, Any]) -> bool:
+    return True  # current_only and skills_match shape other filters' rules
+
+
+#: Each people-search filter's rule (see :func:`search`), by name: every declared filter.
+RULES: dict[str, Rule] = {
+    "title": lambda c, v, q: _holds((p["title"] for p in _scoped(c, q)), (v,)),
+    **{name: _substring(name) for name in ("first_name", "last_name", "headline", "summary")},
+    "geo_city": _geo("city"),
+    "geo_country_code": _geo("country_code"),
+    "primary_language": lambda c, v, q: (
+        str((c.record.get("primary_locale") or {}).get("language", "")).lower() in _codes(v)
+    ),
+    "organization_slugs": lambda c, v, q: any(
+        p["organization"]["slug"] in v for p in _scoped(c, q)
+    ),
+    "institution_ids": lambda c, v, q: any(
+        make_id("inst_", e["school"]["slug"]) in v for e in _items(c, "education")
+    ),
+    "certifications": lambda c, v, q: any(
+        x["name"].lower() in v for x in _items(c, "certifications")
+    ),
+    "certification_authority": lambda c, v, q: any(
+        x["authority"].lower() in v for x in _items(c, "certifications")
+    ),
+    "speaks_language": lambda c, v, q: bool(
+        _codes(lang["name"] for lang in _items(c, "languages")) & _codes(v)
+    ),
+    "skills": _skills,
+    "education_level": lambda c, v, q: any(
+        EDUCATION_LEVELS.get(e["degree"]) in v for e in _items(c, "education")
+    ),
+    "degree": lambda c, v, q: _holds((e["degree"] for e in _items(c, "education")), v),
+    "field_of_study": lambda c, v, q: _holds(
+        (e["field_of_study"] for e in _items(c, "education")), v
+    ),
+    "industry": lambda c, v, q: c.industry is not None and c.industry.lower() in v,
+    "function": lambda c, v, q: c.function in v,
+    "description": _describes,
+    "exclude_titles": lambda c, v, q: not _holds((p["title"] for p in _scoped(c, q)), v),
+    "exclude_organization_slugs": lambda c, v, q: (
+        not any(p["organization"]["slug"] in v for p in _scoped(c, q))
+    ),
+    "exclude_industries": lambda c, v, q: c.industry is None or c.industry.lower() not in v,
+    "is_creator": _is("is_creator"),
+    "is_premium": _is("is_premium"),
+    "current_only": _shapes_others,
+    "is_boomerang": lambda c, v, q: c.is_boomerang is v,
+    "skills_match": _shapes_others,
+    "skill_count_min": _at_least(lambda c: len(_items_of(c, "skills"))),
+    "skill_count_max": _at_most(lambda c: len(_items_of(c, "skills"))),
+    "tenure_min_years": _at_least(lambda c: c.tenure_years),
+    "tenure_max_years": _at_most(lambda c: c.tenure_years),
+    "company_count_min": _at_least(lambda c: c.company_count),
+    "company_count_max": _at_most(lambda c: c.company_count),
+    "current_company_count_min": _at_least(lambda c: c.current_company_count),
+    "follower_count_min": _at_least(lambda c: c.record.get("follower_count")),
+    "company_size_min": _at_least(lambda c: c.company_size),
+    "company_size_max": _at_most(lambda c: c.company_size),
+    "experience_min_years": _at_least(lambda c: c.experience_years),
+    "function_min_years": _at_least(lambda c: c.function_years),
+    "last_change_within_days": _changed_within,
+    "last_change_type": lambda c, v, q: c.latest_change is not None and c.latest_change[0] == v,
+}
+
+
+def _matches(c: Career, q: Mapping[str, Any]) -> bool:
+    """Whether the person of career ``c`` matches every filter of ``q`` (see :func:`search`)."""
+    return all(RULES[name](c, value, q) for name, value in q.items() if name in RULES)
 
 
 @lru_cache(maxsize=256)
-def _search(title: str, query: tuple[tuple[str, Any], ...]) -> tuple[dict[str, Any], ...]:
-    """The population's records matching ``title`` and ``query`` (what :func:`search_records`
-    made of the filters, as sorted items: a mapping the cache can hash)."""
+def _search(query: tuple[tuple[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """The population's records matching ``query``: what :func:`search_records` read of the
+    filters, as sorted items (a mapping the cache can hash)."""
     q = dict(query)
-    return tuple(rec for rec in _population() if _matches(rec, title, q))
+    return tuple(c.record for c in _careers() if _matches(c, q))
+
+
+#: Filters given their default, which a query without them means too (one cache entry).
+_DEFAULTS: dict[str, Any] = {"skills_match": "any", "current_only": False}
 
 
 def _in_population(handle: str) -> bool:
@@ -93,51 +219,97 @@ def _in_population(handle: str) -> bool:
 
 
 def search_records(
-    title: str, *, moved: Mapping[str, dict[str, Any]] | None = None, **filters: Any
+    *,
+    moved: Mapping[str, dict[str, Any]] | None = None,
+    events: Iterable[Mapping[str, Any]] = (),
+    **filters: Any,
 ) -> tuple[dict[str, Any], ...]:
     """What :func:`search` finds, as the shared (cached) records: read them, never change them.
 
-    ``filters``: people search's (``SEARCH.filters``); TypeError on another name, ValueError on a
-    bad ``skills_match`` or ``current_only``. ``moved``: the records of people who moved, by
-    handle (:class:`.moves.Moves`' ``records``): those of the population are searched as they
-    are now.
+    ``filters``: people search's (``SEARCH.filters``), each optional; TypeError on another
+    name, ValueError on a value production refuses (:func:`.filters.read`). ``moved``: the
+    records of people who moved, by handle, and ``events``: the job-change events of their
+    moves (:class:`.moves.Moves`' ``records`` and ``events``): those of the population are
+    searched as they are now, their latest change the latest of their events.
     """
-    given = declared(filters, SEARCH)
-    match = (given.get("skills_match") or "all").strip().lower()
-    if match not in SKILLS_MATCH:
-        raise ValueError("skills_match must be one of all, any")
-    query: dict[str, Any] = {
-        **{n: lowered(given.get(n)) for n in (*_SUBSTRINGS, "geo_city", "geo_country_code")},
-        **{n: words(given.get(n)) for n in ("organization_slugs", "skills")},
-        "skills_match": match,
-        "current_only": flag(given.get("current_only"), False, "current_only"),
-    }
-    needle = title.strip().lower()
-    found = _search(needle, tuple(sorted(query.items())))
+    now = today()
+    q = {k: v for k, v in read(filters, SEARCH, now.year).items() if _DEFAULTS.get(k, ()) != v}
+    if "last_change_within_days" in q:
+        q["_today"] = now.toordinal()  # the job-change feed's today, in the cache's key
+    found = _search(tuple(sorted(q.items())))
     movers = {h: r for h, r in (moved or {}).items() if _in_population(h)}
     if not movers:
         return found
+    moves = tuple(events)
     kept = [r for r in found if r["handle"] not in movers]
-    kept += [r for r in movers.values() if _matches(r, needle, query)]
+    kept += [r for r in movers.values() if _matches(Career(r, moves), q)]
     return tuple(sorted(kept, key=lambda r: str(r["handle"])))  # the population's order
 
 
-def search(title: str, **filters: Any) -> list[dict[str, Any]]:
+def search(**filters: Any) -> list[dict[str, Any]]:
     """People of the search population matching every filter given, in a stable order.
 
-    Example: ``search("engineer", geo_country_code="de", skills="python,sql")``.
+    Example: ``search(title="engineer", geo_country_code="de", skills="python,sql")``.
 
-    Filters, production's names (blank values count as not given): ``title`` (required) is a
-    case-insensitive substring of a position's title; ``first_name``, ``last_name``,
-    ``headline``, ``summary`` are case-insensitive substrings; ``geo_city`` is case-insensitive
-    equality; ``geo_country_code`` exact, case-insensitive; ``organization_slugs`` (a list or a
-    comma-separated string) any of them in a position; ``skills`` (likewise) with
-    ``skills_match="all"`` (default) or ``"any"``; ``current_only=False`` (default: ``title``
-    and ``organization_slugs`` look at every position; True: the current one only). Another
-    filter production declares is ignored. An undeclared name is a TypeError; a bad value a
-    ValueError (both from :func:`search_records`). Returns fresh copies.
+    Every filter is optional, as in production (no filter at all: the whole population); None
+    and blank values count as not given. Text is matched case-insensitively. A keyword filter
+    takes a comma-separated string or a list, and matches when any of its words does (the
+    ``exclude_`` ones: when none does). Years are whole years up to the records' reference
+    date (:mod:`.careers`); a record that does not show what a filter reads (a sparse one has
+    no ``positions``, ``geo`` or ``summary``) does not match it, ``exclude_`` ones aside.
+
+    - ``title``: a substring of a position's title (the current one's with ``current_only``)
+    - ``first_name``: a substring of the first name
+    - ``last_name``: a substring of the last name
+    - ``headline``: a substring of the headline
+    - ``summary``: a substring of the summary
+    - ``geo_city``: the city (``geo.city``), equal
+    - ``geo_country_code``: the country code (``geo.country_code``), equal
+    - ``primary_language``: ``primary_locale.language``, given as a code (``de``) or a name
+    - ``organization_slugs``: a position's organization slug (the current one's with
+      ``current_only``)
+    - ``institution_ids``: the ``inst_`` id of an education's school (as institutions have it)
+    - ``certifications``: a certification's name, equal
+    - ``certification_authority``: a certification's authority, equal
+    - ``speaks_language``: a language of ``languages``, by its name or its code
+    - ``skills``: a skill, equal; any of them, or all with ``skills_match="all"``
+    - ``skills_match``: ``any`` (the default, as production's) or ``all``, for ``skills``
+    - ``education_level``: an education's level from its degree (bachelor: BSc, BA; master:
+      MSc, MBA; doctorate: PhD); production documents no values, so another word finds nobody
+    - ``degree``: a substring of an education's degree
+    - ``field_of_study``: a substring of an education's field of study
+    - ``industry``: the current company's industry (as its company record gives it), equal
+    - ``function``: the job function of the current position's title (``vocab.FUNCTIONS``)
+    - ``description``: a substring of the headline, the summary or a project's description
+    - ``exclude_titles``: no title ``title`` would read holds any of them
+    - ``exclude_organization_slugs``: no position ``organization_slugs`` would read is at any
+    - ``exclude_industries``: the current company's industry (if any) is none of them
+    - ``current_only``: title and company filters (the ``exclude_`` ones too) read the current
+      position only (default False: every position)
+    - ``is_creator``: the flag, equal
+    - ``is_premium``: the flag, equal
+    - ``is_boomerang``: whether the person went back to an organization after another one
+    - ``skill_count_min``: how many skills, at least (every bound is inclusive)
+    - ``skill_count_max``: how many skills, at most
+    - ``tenure_min_years``: whole years in the current position, at least
+    - ``tenure_max_years``: whole years in the current position, at most
+    - ``company_count_min``: distinct organizations of the positions, at least
+    - ``company_count_max``: distinct organizations of the positions, at most
+    - ``current_company_count_min``: distinct organizations of the current positions, at least
+    - ``follower_count_min``: ``follower_count``, at least
+    - ``company_size_min``: the current company's head count (``employee_count``), at least
+    - ``company_size_max``: the current company's head count, at most
+    - ``experience_min_years``: whole years since the first position began, at least
+    - ``function_min_years``: whole years in positions of the current position's function
+      (ended ones too), at least
+    - ``last_change_within_days``: the latest job change (as the job-change feed dates it;
+      a mover's, their move) is at most that many days before the feed's today
+    - ``last_change_type``: the latest job change's type (joined, left, title_change)
+
+    An undeclared name is a TypeError; a bad value a ValueError (both from
+    :func:`search_records`). Returns fresh copies.
     """
-    found = search_records(title, **filters)
+    found = search_records(**filters)
     return [copy.deepcopy(r) for r in found]
 
 

@@ -133,11 +133,17 @@ def _positions(handle: str, d: bytes) -> list[dict[str, Any]]:
 
 
 def _education(d: bytes, graduated: int) -> list[dict[str, Any]]:
+    """0–2 entries, most recent first, the first ending the year the first position began; for
+    about one person in eight the most recent is under way (it ends after the reference year:
+    a current student, for alumni's ``current_only``)."""
     out = []
-    for i in range(d[0] % 3):  # 0–2 entries, most recent first
+    studying = d[30] % 8 == 0
+    for i in range(d[0] % 3):
         slug, name = _pick(SCHOOLS, d, 2 + i)
         years = 2 + d[4 + i] % 4
         end = graduated - i * (years + 1)
+        if studying and i == 0:
+            end = _NOW // 12 + 1 + d[31] % 3
         out.append(
             {
                 "school": {"name": name, "slug": slug},

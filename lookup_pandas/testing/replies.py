@@ -8,12 +8,14 @@ Example::
     page_of(req, records)     # a page-based list's page and its pagination {page, limit, has_more}
 
 Parameters are refused as production refuses them: :class:`BadRequest` becomes a 400
-``VALIDATION_ERROR`` naming the field.
+``VALIDATION_ERROR`` naming the field. A list route reads its filters in one parse, driven by
+its endpoint's declaration (:func:`parse_query`).
 """
 
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import hmac
 import json
@@ -21,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..identifiers.queries import MIN_TEXT
 from ..service.endpoints import Listing
+from .filters import parsed
 
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20
 
@@ -158,23 +160,36 @@ def _given(req: Request, name: str) -> str | None:
     return value if value is not None and value.strip() else None
 
 
-def _bool(req: Request, name: str, default: bool) -> bool:
-    value = _given(req, name)
-    if value is None:
-        return default
-    lowered = value.strip().lower()
-    if lowered not in ("true", "false"):
-        raise BadRequest(name, "must be true or false")
-    return lowered == "true"
+def parse_query(req: Request, listing: Listing, *, year: int | None = None) -> dict[str, Any]:
+    """The filters ``listing`` declares that ``req`` gives (blank ones are not given), each
+    parsed by its kind (:func:`.filters.parsed`); a :class:`BadRequest` naming the first that
+    production refuses, or the top of a ``listing.ranges`` pair below its bottom. ``year``:
+    this year (default: the UTC clock's), the top of the year filters. Parameters the listing
+    does not declare are ignored, as production ignores them.
 
-
-def _choice(req: Request, name: str, choices: tuple[str, ...]) -> str | None:
-    value = _given(req, name)
-    if value is None:
-        return None
-    if value.strip().lower() not in choices:
-        raise BadRequest(name, "must be one of " + ", ".join(choices))
-    return value.strip().lower()
+    >>> from lookup_pandas.service.endpoints import ALUMNI
+    >>> q = (("start_year_min", "2000"), ("current_only", "TRUE"), ("degree", " "), ("x", "y"))
+    >>> parse_query(Request("GET", "/", q, {}), ALUMNI, year=2026)
+    {'current_only': True, 'start_year_min': 2000}
+    >>> parse_query(Request("GET", "/", (("end_year_max", "2037"),), {}), ALUMNI, year=2026)
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.testing.replies.BadRequest: must be an integer between 1900 and 2036
+    """
+    this_year = year or dt.datetime.now(dt.UTC).year
+    out: dict[str, Any] = {}
+    for declaration in listing.params:
+        raw = _given(req, declaration.name)
+        if raw is None:
+            continue
+        try:
+            out[declaration.name] = parsed(declaration, raw, this_year)
+        except ValueError as exc:
+            raise BadRequest(declaration.name, str(exc)) from None
+    for low, high in listing.ranges:
+        if low in out and high in out and out[high] < out[low]:
+            raise BadRequest(high, f"must be at least {low}")
+    return out
 
 
 def _scope(kind: str, *parts: Any) -> str:
@@ -185,16 +200,6 @@ def _scope(kind: str, *parts: Any) -> str:
 def _slice(records: Sequence[dict[str, Any]], start: int, limit: int) -> tuple[list[Any], bool]:
     page = list(records[start : start + limit])
     return page, start + limit < len(records)
-
-
-def _texts(req: Request, listing: Listing, names: tuple[str, ...]) -> dict[str, str]:
-    """The ``names`` given (blank ones are not), each free-text one 3+ characters, else 400."""
-    given = {k: v for k in names if (v := _given(req, k))}
-    for name in (listing.required, *given):
-        value = req.param(name)
-        if name in listing.text and value and 0 < len(value.strip()) < MIN_TEXT:
-            raise BadRequest(name, f"must be at least {MIN_TEXT} characters")
-    return given
 
 
 def page_of(

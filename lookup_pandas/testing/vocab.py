@@ -6,6 +6,7 @@ is 137 (its current employees). Read through :mod:`.data`, which re-exports all 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 FIRST = [
@@ -63,6 +64,21 @@ TITLES = [
     "CTO",
 ]
 SENIORITY = ["", "Senior ", "Staff ", "Principal ", "Junior ", "Associate "]
+#: The job function of each title (people search's ``function``), whatever its seniority.
+FUNCTIONS = {
+    "Software Engineer": "engineering",
+    "Data Scientist": "data science",
+    "Product Manager": "product management",
+    "Data Engineer": "engineering",
+    "Engineering Manager": "engineering",
+    "Designer": "design",
+    "Sales Director": "sales",
+    "Account Executive": "sales",
+    "Machine Learning Engineer": "engineering",
+    "Recruiter": "human resources",
+    "Marketing Lead": "marketing",
+    "CTO": "engineering",
+}
 #: (city, country, country code, region, language of the locale)
 CITIES = [
     ("Berlin", "Germany", "DE", "Berlin", "de"),
@@ -130,6 +146,14 @@ SCHOOLS = [
     ("university-of-tokyo", "University of Tokyo"),
 ]
 DEGREES = ["BSc", "MSc", "PhD", "BA", "MBA"]
+#: The level of each degree (people search's ``education_level``; production names none).
+EDUCATION_LEVELS = {
+    "BSc": "bachelor",
+    "BA": "bachelor",
+    "MSc": "master",
+    "MBA": "master",
+    "PhD": "doctorate",
+}
 FIELDS_OF_STUDY = [
     "Computer Science",
     "Mathematics",
@@ -166,10 +190,12 @@ SEARCH_POPULATION = 3000
 
 #: The employees list's sort orders (None: the stable order, current employees then former).
 EMPLOYEE_SORTS = ("newest", "oldest", "recently_left")
-SKILLS_MATCH = ("all", "any")
+SKILLS_MATCH = ("any", "all")  # any: production's default
 
 #: The month everything is dated from: a fixed point, never the clock.
 _NOW = 2024 * 12 + 5  # June 2024, as a month index (year * 12 + month - 1)
+#: The day the records are dated from: the last day of ``_NOW``'s month.
+REFERENCE_DATE = dt.date(2024, 6, 30)
 
 #: The fields a sparse person lacks (the keys are absent, not empty).
 SPARSE_FIELDS = ("summary", "positions", "geo")

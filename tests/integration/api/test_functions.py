@@ -181,7 +181,7 @@ def test_search_people_walks_cursor_pages(fake_service, fake_client):
     assert all(
         any("engineer" in p["title"].lower() for p in positions) for positions in frame["positions"]
     )
-    assert frame["handle"].tolist() == [r["handle"] for r in data.search("engineer")[:120]]
+    assert frame["handle"].tolist() == [r["handle"] for r in data.search(title="engineer")[:120]]
     requests = params_of(fake_service, SEARCH)
     assert len(requests) == 3
     assert all(p["limit"] == "50" and p["title"] == "engineer" for p in requests)
@@ -201,7 +201,7 @@ def test_search_people_filters_are_passed_through(fake_service, fake_client):
         progress=False,
     )
     expected = data.search(
-        "engineer",
+        title="engineer",
         geo_country_code="DE",
         current_only=True,
         skills="python,sql",
@@ -313,5 +313,5 @@ def test_python_booleans_and_lists_become_the_services_query_values(fake_service
     )
     sent = params_of(fake_service, SEARCH)[0]
     assert sent["organization_slugs"] == "acme,globex" and sent["current_only"] == "true"
-    expected = data.search("engineer", organization_slugs="acme,globex", current_only=True)
+    expected = data.search(title="engineer", organization_slugs="acme,globex", current_only=True)
     assert frame["handle"].tolist() == [r["handle"] for r in expected[:30]] != []

@@ -41,7 +41,7 @@ STATUS = "lookup_status"
 TITLE, SLUG = "engineer", "acme"
 #: The person on a search page (and enriched by a single call), and the one on an employees
 #: page (and enriched by a batch job, and held by a stored job): both 13th on their list.
-SEARCHED = data.search(TITLE)[12]["handle"]
+SEARCHED = data.search(title=TITLE)[12]["handle"]
 EMPLOYED = data.employees(SLUG)[12]["handle"]
 SINGLES = [SEARCHED] + [f"person-{i:05d}" for i in range(100, 110)]
 BATCHED = [EMPLOYED] + [f"person-{i:05d}" for i in range(200, 225)]
@@ -67,7 +67,7 @@ def needles(handle: str) -> list[str]:
 
 def others() -> list[str]:
     """Everyone else the scenario caches."""
-    listed = [r["handle"] for r in data.search(TITLE)[:30] + data.employees(SLUG)[:30]]
+    listed = [r["handle"] for r in data.search(title=TITLE)[:30] + data.employees(SLUG)[:30]]
     everyone = listed + SINGLES + BATCHED + list(JOB_REST)
     return sorted(set(everyone) - {SEARCHED, EMPLOYED})
 

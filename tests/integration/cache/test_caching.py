@@ -307,7 +307,7 @@ def test_cache_hits_spend_no_credits(fake_service, fake_client):
     walk(fake_client, SEARCH, {"title": "designer", "limit": 50})
     assert fake_client.stats.credits_consumed == spent
     assert fake_service.billed() == billed
-    assert data.search("designer")  # the walk had something to cache
+    assert data.search(title="designer")  # the walk had something to cache
 
 
 @pytest.mark.parametrize("failure", ["500", "403"])

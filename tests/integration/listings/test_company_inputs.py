@@ -122,7 +122,7 @@ def test_search_people_organization_slugs_look_an_org_id_up(fake_service, fake_c
     frame = lp.search_people(
         "recruiter", organization_slugs=f"{acme_id()}, hooli", client=fake_client, **QUIET
     )
-    expected = data.search("recruiter", organization_slugs="acme,hooli")
+    expected = data.search(title="recruiter", organization_slugs="acme,hooli")
     assert frame["id"].tolist() == [r["id"] for r in expected]
     assert fake_service.count(COMPANY_PATH, id=acme_id()) == 1
     assert fake_service.count(SEARCH, organization_slugs="acme,hooli") >= 1

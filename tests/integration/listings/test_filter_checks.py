@@ -94,7 +94,7 @@ def test_valid_search_filter_filters(fake_service, fake_client):
     frame = lp.search_people(
         "engineer", geo_country_code="DE", max_records=40, client=fake_client, progress=False
     )
-    expected = data.search("engineer", geo_country_code="DE")
+    expected = data.search(title="engineer", geo_country_code="DE")
     assert 0 < len(frame) <= 40
     assert frame["handle"].tolist() == [r["handle"] for r in expected[:40]]
     assert (frame["geo.country_code"] == "DE").all()

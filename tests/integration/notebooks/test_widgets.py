@@ -229,7 +229,7 @@ def test_first_page(fake_service, client, panel):
     results = panel.results
     assert isinstance(results, pd.DataFrame)
     assert len(results) == 20
-    expected = [r["id"] for r in emulator_data.search(TITLE)[:20]]
+    expected = [r["id"] for r in emulator_data.search(title=TITLE)[:20]]
     assert results["id"].tolist() == expected
     # Every loaded person is in the table and in the profile picker (plus the empty choice).
     for name in lp.overview(results)["name"].dropna():
@@ -261,7 +261,7 @@ def test_load_more_appends_exactly_the_next_page(fake_service, panel):
     assert len(panel.results) == 40
     assert panel.results["id"].tolist()[:20] == first_ids
     assert panel.results["id"].is_unique
-    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(TITLE)[:40]]
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(title=TITLE)[:40]]
     assert text_of(panel.summary.value).strip() == "loaded 40 · more available"
     assert body_rows(panel.table.value) == 40
 
@@ -276,7 +276,7 @@ def test_load_more_appends_exactly_the_next_page(fake_service, panel):
 
 
 def test_walk_to_the_end_disables_load_more(fake_service, panel):
-    total = len(emulator_data.search(NARROW))
+    total = len(emulator_data.search(title=NARROW))
     assert 50 < total <= 250  # 2 to 5 pages of 50
     pages = -(-total // 50)
     panel.page_size.value = 50
@@ -308,7 +308,7 @@ def test_final_page_from_the_service_stops(fake_service, panel):
         calls["n"] += 1
         if req.param("cursor") is None:
             return None  # the real first page
-        page = emulator_data.search(TITLE)[20:25]
+        page = emulator_data.search(title=TITLE)[20:25]
         return 200, {
             "success": True,
             "statusCode": 200,
@@ -342,7 +342,9 @@ def test_new_search_resets_results(fake_service, panel):
     last = search_records(fake_service)[-1]
     assert dict(last.params) == {"title": "designer", "limit": "20"}  # no old cursor
     assert len(panel.results) == 20
-    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search("designer")[:20]]
+    assert panel.results["id"].tolist() == [
+        r["id"] for r in emulator_data.search(title="designer")[:20]
+    ]
     assert all(
         any("designer" in p["title"].lower() for p in emulator_data.person(h).get("positions", []))
         for h in panel.results["handle"]
@@ -353,7 +355,9 @@ def test_new_search_resets_results(fake_service, panel):
     # Load more continues the new search, not the old one.
     panel.more_button.click()
     assert search_records(fake_service)[-1].param("title") == "designer"
-    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search("designer")[:40]]
+    assert panel.results["id"].tolist() == [
+        r["id"] for r in emulator_data.search(title="designer")[:40]
+    ]
 
 
 def test_page_size_change_applies_to_the_next_search(fake_service, panel):
@@ -576,7 +580,7 @@ def test_failed_load_more_keeps_the_page_and_retries_the_same_cursor(fake_servic
     panel.more_button.click()
     assert search_records(fake_service)[-1].param("cursor") == failed_cursor
     assert panel.message.value == ""
-    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(TITLE)[:40]]
+    assert panel.results["id"].tolist() == [r["id"] for r in emulator_data.search(title=TITLE)[:40]]
     assert panel.results["id"].is_unique
 
 

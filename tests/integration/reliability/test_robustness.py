@@ -163,7 +163,7 @@ def test_malformed_answer_through_get_is_a_response_error(fake_service, fake_cli
 
 # -- 1. malformed answers: list endpoints ----------------------------------------------------------
 
-SEARCH_PAGE = data.search("engineer")[:3]
+SEARCH_PAGE = data.search(title="engineer")[:3]
 
 MALFORMED_LIST: dict[str, tuple[Callable[[], Reply], tuple[str, ...]]] = {
     "html": (
@@ -273,7 +273,7 @@ def test_truncated_search_page_is_retried_mid_walk(fake_service, fake_client):
 
     fake_service.override(SEARCH, script)
     records = list(fake_client.paginate(SEARCH, {"title": "engineer", "limit": 50}, progress=False))
-    expected = data.search("engineer")
+    expected = data.search(title="engineer")
     assert [r["id"] for r in records] == [r["id"] for r in expected]
     assert fake_client.stats.retries == 1
 

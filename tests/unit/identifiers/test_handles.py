@@ -791,7 +791,7 @@ def _emulator_handles() -> list[str]:
     for slug in data.COMPANIES:
         records = data.employee_records(slug, current_only=False) or []
         handles += [r["handle"] for r in records]
-    handles += [r["handle"] for r in data.search_records("")]
+    handles += [r["handle"] for r in data.search_records()]
     handles += ["ada", "grace", "linus", "ada-lovelace", "ada-lovelace-042", "jose-tanaka-067"]
     handles += [first.lower() for first in data.FIRST]  # "ada", "grace", ...: named people
     return sorted(set(handles))

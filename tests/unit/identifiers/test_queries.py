@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lookup_pandas.api.listings import query_value
 from lookup_pandas.errors import UsageError
 from lookup_pandas.identifiers.queries import (
     MAX_LIMIT,
@@ -87,7 +88,7 @@ def test_production_names_are_declared():
 
 #: Each data store of the emulator, the listing it answers, and its positional arguments.
 STORES = [
-    (SEARCH, data.search_records, ("engineer",)),
+    (SEARCH, data.search_records, ()),
     (EMPLOYEES, data.employee_records, ("acme",)),
     (COMPANY_SEARCH, companies.search_companies, ()),
     (ALUMNI, catalog.alumni, ("mit",)),
@@ -107,17 +108,29 @@ def test_the_emulator_stores_take_the_declared_filters_and_no_others(listing, st
 def test_the_emulator_routes_pass_the_declared_filters_to_the_store(monkeypatch):
     seen: dict[str, object] = {}
 
-    def search_records(title, *, moved=None, **filters):
-        seen.update(filters, title=title)
+    def search_records(*, moved=None, events=(), **filters):
+        seen.update(filters)
         return ()
 
     monkeypatch.setattr(data, "search_records", search_records)
-    params = {"title": "engineer", "geo_city": "Berlin", "is_creator": "true", "country": "DE"}
+    params = {"title": "engineer", "geo_city": "Berlin", "is_creator": "True", "country": "DE",
+              "skill_count_min": "2", "last_change_type": "Joined", "degree": " "}  # fmt: skip
     request = Request("GET", SEARCH_PATH, tuple(params.items()), {})
     reply = ROUTES_BY_NAME["people_search"](ServiceState(Knobs()), request)
     assert reply.status == 200, reply.body
-    # declared ones, as parsed (a store ignores those it does not model); "country" is not one
-    assert seen == {"title": "engineer", "geo_city": "Berlin", "is_creator": "true"}
+    # declared ones, parsed by their kind; "country" is not one, a blank one is not given
+    assert seen == {"title": "engineer", "geo_city": "Berlin", "is_creator": True,
+                    "skill_count_min": 2, "last_change_type": "joined"}  # fmt: skip
+
+
+def test_the_emulator_search_store_takes_title_as_one_optional_filter():
+    """Production's people search needs no title: the store answers the whole population
+    without one, and reads ``title`` as any other filter."""
+    assert len(data.search_records()) == data.SEARCH_POPULATION
+    titled = data.search_records(title="Engineer")
+    assert 0 < len(titled) < data.SEARCH_POPULATION
+    assert titled == data.search_records(title=" engineer ", current_only=False)
+    assert all(any("engineer" in p["title"].lower() for p in r["positions"]) for r in titled)
 
 
 # -- names -----------------------------------------------------------------------------------------
@@ -332,7 +345,8 @@ def test_employees_slug_that_is_no_company_is_refused(slug, reason):
 
 def test_company_filters_are_read_by_the_company_rule():
     search(organization_slugs="ACME, linkedin.com/company/hooli")
-    check_listing(JOB_CHANGES, {"organization_ids": ["org_1", "acme"], "limit": 50})
+    # a list arrives as query_value sends it: joined by commas
+    check_listing(JOB_CHANGES, {"organization_ids": query_value(["org_1", "acme"]), "limit": 50})
     with pytest.raises(UsageError, match="'x' is not a company"):
         search(organization_slugs="acme,x")
     with pytest.raises(UsageError, match="names no company"):
