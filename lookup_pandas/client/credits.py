@@ -174,9 +174,8 @@ def balance(client: Client) -> float | None:
     """The balance in credits, read now (free, with the key), or None without a balance route.
 
     An enterprise account's is read from its own route (:data:`ENTERPRISE_BALANCE_PATH`): the
-    credits tier says which account this is. Before the tier is known, it is read first (it is
-    free, teaches the pace, and tells a personal account's balance too). See the module's
-    example.
+    credits tier says which account this is, read first when it was not yet (free, and what
+    the pace is learnt from anyway). See the module's example.
     """
     tier = client._parts.contact.tier
     if tier is None:
@@ -186,9 +185,6 @@ def balance(client: Client) -> float | None:
             raise
         except ServiceError:  # no tier to tell: the balance route alone
             tier = {}
-        told = finite_number(tier.get("balance"))
-        if told is not None and not is_enterprise(tier):
-            return told
     data = _read(client, ENTERPRISE_BALANCE_PATH if is_enterprise(tier) else BALANCE_PATH)
     if data is None:
         return None
@@ -220,12 +216,17 @@ def balance_for_job(client: Client, credits: float) -> float | None:
 
     The last ``X-Credits-Balance`` seen serves when it covers them (nothing sent). Else it is read
     now: through the credits tier while the pace is still to learn (the read a job makes first
-    anyway), else through the balance route (:func:`balance`). None means unknown, and the job
-    goes on.
+    anyway; an enterprise account's tier tells no balance of its workspace), else through the
+    balance route (:func:`balance`). None means unknown, and the job goes on.
 
     Example: ``balance_for_job(client, 50)`` reads the balance when the last one seen was 20.
     """
     seen = client.credits_balance
     if seen is not None and seen >= credits:
         return seen
+    if not client.pace_known:
+        tier = client.credits_tier()
+        value = finite_number(tier.get("balance"))
+        if value is not None and not is_enterprise(tier):
+            return value
     return balance(client)

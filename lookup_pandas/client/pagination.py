@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ..display.progress import Progress
@@ -56,6 +56,8 @@ class PagePlan:
         # The (sent, pagination) pair last checked, held so that ``is`` cannot be fooled by a
         # reused address: next() does not check the same page twice.
         self._checked: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None
+        # The position asked for last and the records it answered (page and offset styles).
+        self._last_page: tuple[Any, tuple[Any, ...]] | None = None
 
     def first(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Parameters of the first request: page 1, offset 0, or no cursor.
@@ -103,11 +105,27 @@ class PagePlan:
             return {**base, "page": _as_int(sent.get("page", 1)) + 1}
         return {**base, self.offset_param: _as_int(sent.get(self.offset_param, 0)) + n_records}
 
-    def check(self, sent: Mapping[str, Any], pagination: Mapping[str, Any] | None) -> Style | None:
+    def check(
+        self,
+        sent: Mapping[str, Any],
+        pagination: Mapping[str, Any] | None,
+        records: Sequence[Mapping[str, Any]] = (),
+    ) -> Style | None:
         """Whether this page is the one asked for: call it before using its records.
 
         Returns the style. A page or offset echoed back that differs from the one sent raises
-        PaginationError, so the records of a page that went back are never handed out twice.
+        PaginationError, so the records of a page that went back are never handed out twice. So
+        does a page or offset that answers the very ``records`` of the position asked before it
+        (a service that ignores the position and echoes none, which would loop, billing).
+
+        Example:
+            >>> plan = PagePlan("offset")
+            >>> plan.check({"start": 0}, {"has_more": True}, [{"id": "p1"}])
+            'offset'
+            >>> plan.check({"start": 1}, {"has_more": True}, [{"id": "p1"}])
+            Traceback (most recent call last):
+            ...
+            lookup_pandas.errors.PaginationError: start 1 answered the records of start 0: ...
         """
         if pagination is None:
             return self.style
@@ -115,9 +133,26 @@ class PagePlan:
         style = self._detect(pagination)
         if style == "page":
             self._check_position(sent, pagination, "page", default=1)
+            self._check_advance(sent.get("page", 1), "page", records)
         elif style == "offset":
             self._check_position(sent, pagination, self.offset_param, default=0)
+            self._check_advance(sent.get(self.offset_param, 0), self.offset_param, records)
         return style
+
+    def _check_advance(
+        self, position: Any, name: str, records: Sequence[Mapping[str, Any]]
+    ) -> None:
+        if not records:
+            return
+        seen = tuple(r.get("id") or r.get("handle") or repr(sorted(r.items())) for r in records)
+        last = self._last_page
+        if last is not None and last[0] != position and last[1] == seen:
+            raise PaginationError(
+                f"{name} {position} answered the records of {name} {last[0]}: the service "
+                "ignores the position asked for; stopping instead of paying for pages that "
+                "cannot advance."
+            )
+        self._last_page = (position, seen)
 
     def _detect(self, pagination: Mapping[str, Any]) -> Style:
         if self.style is not None:
@@ -182,7 +217,7 @@ def read_page(
     """
     env = fetch(path, params)
     records: list[dict[str, Any]] = checked_data(env, path, list)
-    plan.check(params, env.pagination)
+    plan.check(params, env.pagination, records)
     return records, env.pagination
 
 

@@ -282,6 +282,23 @@ def test_offset_that_does_not_advance_raises(fake_service, fake_client):
     assert fake_service.count(EMPLOYEES) <= 3
 
 
+def test_offset_walk_of_an_endpoint_that_ignores_start_stops_at_the_second_page(
+    fake_service, fake_client
+):
+    """Production documents no offset on employees, and the emulator ignores ``start`` there
+    as production ignores a parameter it does not know: page 1 again, no position echoed.
+    The second page's records are the first's: stop there, do not pay for more."""
+    with pytest.raises(PaginationError, match="start 50 answered the records of start 0"):
+        for _ in itertools.islice(
+            fake_client.paginate(
+                EMPLOYEES, {"slug": "acme", "limit": 50}, style="offset", progress=False
+            ),
+            500,
+        ):
+            pass
+    assert fake_service.count(EMPLOYEES) == 2
+
+
 @pytest.mark.parametrize(("max_records", "calls"), [(60, 2), (50, 1), (1, 1), (137, 3), (500, 3)])
 def test_max_records_stops_without_fetching_another_page(
     fake_service, fake_client, max_records, calls
