@@ -33,16 +33,18 @@ def test_an_enterprise_key_is_paced_by_its_own_limit_not_the_safe_default():
     """The tier answer has current_tier null and limit_per_minute at the top (the SDK's 0.2.1):
     the pace is 95% of that limit, where it once fell back to 7 calls a minute."""
     handles = 40
-    with FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT, rate_burst=1) as svc:
-        with make_client(svc, max_workers=4) as client:
-            estimate = leads(handles).lookup.estimate_profiles("handle", client=client)
-            assert client.learn_pace() == pytest.approx(0.95 * ENTERPRISE_LIMIT)
-            out = leads(handles).lookup.enrich_profiles(
-                "handle", client=client, method="single", progress=False
-            )
-            sent = [r.at for r in svc.requests if r.path == PROFILE]
-            assert (out["lookup_status"] == "ok").all() and len(sent) == handles
-            assert svc.rate_limited() == 0
+    with (
+        FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT, rate_burst=1) as svc,
+        make_client(svc, max_workers=4) as client,
+    ):
+        estimate = leads(handles).lookup.estimate_profiles("handle", client=client)
+        assert client.learn_pace() == pytest.approx(0.95 * ENTERPRISE_LIMIT)
+        out = leads(handles).lookup.enrich_profiles(
+            "handle", client=client, method="single", progress=False
+        )
+        sent = [r.at for r in svc.requests if r.path == PROFILE]
+        assert (out["lookup_status"] == "ok").all() and len(sent) == handles
+        assert svc.rate_limited() == 0
     bound = handles / (ENTERPRISE_LIMIT / 60.0)  # seconds: handles / limit
     # the first to the last request: (handles - 1) slots at 95% of the limit, 1.05x the bound
     assert (max(sent) - min(sent)) / bound <= 1.3
@@ -50,15 +52,17 @@ def test_an_enterprise_key_is_paced_by_its_own_limit_not_the_safe_default():
 
 
 def test_an_enterprise_account_s_tier_balance_and_estimate():
-    with FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT, balance=5_000_000) as svc:
-        with make_client(svc) as client:
-            tier = lp.credits_tier(client=client)
-            assert tier["limit_per_minute"].item() == ENTERPRISE_LIMIT
-            assert tier_line(client.credits_tier()).startswith("tier enterprise: 1,200 calls/min")
-            assert lp.balance(client=client) == 5_000_000  # the enterprise workspace's route
-            client.learn_pace()
-            estimate = leads(95).lookup.estimate_profiles("handle", client=client, method="single")
-            assert estimate.seconds == pytest.approx(95 / (0.95 * ENTERPRISE_LIMIT) * 60)
+    with (
+        FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT, balance=5_000_000) as svc,
+        make_client(svc) as client,
+    ):
+        tier = lp.credits_tier(client=client)
+        assert tier["limit_per_minute"].item() == ENTERPRISE_LIMIT
+        assert tier_line(client.credits_tier()).startswith("tier enterprise: 1,200 calls/min")
+        assert lp.balance(client=client) == 5_000_000  # the enterprise workspace's route
+        client.learn_pace()
+        estimate = leads(95).lookup.estimate_profiles("handle", client=client, method="single")
+        assert estimate.seconds == pytest.approx(95 / (0.95 * ENTERPRISE_LIMIT) * 60)
 
 
 # -- a 429's wait -----------------------------------------------------------------------------
