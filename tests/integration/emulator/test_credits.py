@@ -232,9 +232,10 @@ def test_rate_limit_as_403_carries_the_429s_headers_and_body(fake_service):
     body = r.json()
     assert r.status_code == 403
     assert body["message"] == "Rate limit exceeded"
-    assert body["errors"] == {"current_tier": "free", "current_limit": 7}
+    wait = int(r.headers["Retry-After"])
+    assert body["errors"] == {"current_tier": "Emulator", "current_limit": 7, "retry_after": wait}
     assert "error_code" not in body
-    assert int(r.headers["Retry-After"]) >= 1
+    assert wait >= 1
     assert svc.billed() == 1 and svc.rate_limited() == 0 and svc.count(status=403) == 1
 
 
@@ -381,16 +382,18 @@ def test_spending_drops_the_tier_and_its_limit_is_enforced(fake_service):
     assert profile(svc, "ada").status_code == 200  # the first one on Slow is admitted
     r = profile(svc, "grace")
     assert r.status_code == 429
-    assert r.json()["errors"] == {"current_tier": "Slow", "current_limit": 6}
-    assert int(r.headers["Retry-After"]) >= 5
+    wait = int(r.headers["Retry-After"])
+    assert r.json()["errors"] == {"current_tier": "Slow", "current_limit": 6, "retry_after": wait}
+    assert wait >= 5
 
 
 def test_off_the_tier_stays_the_configured_limit(fake_service):
     svc = fake_service
     svc.configure(balance=50, rate_limit_per_minute=6000)  # 50 is Testing on the ladder
     tier = panel(svc, TIER).json()["data"]
+    assert tier["current_tier"]["name"] == "Emulator"
     assert tier["current_tier"]["limit_per_minute"] == 6000
-    assert "previous_tier" not in tier
+    assert tier["previous_tier"] is None and tier["next_tier"] is None
 
 
 # -- 6. the balance -------------------------------------------------------------------------------

@@ -1,12 +1,17 @@
-"""lookup_pandas.testing.state: the moves held for the life of the emulator, and the job-change
-feed's knobs; no server."""
+"""lookup_pandas.testing.state: the moves held for the life of the emulator, the job-change
+feed's knobs, the tiers and the keys' reasons; no server."""
 
 from __future__ import annotations
 
 import pytest
 
 from lookup_pandas.testing import catalog, data
-from lookup_pandas.testing.state import Knobs, ServiceState
+from lookup_pandas.testing.state import (
+    EMULATOR_CREDITS_PER_DOLLAR,
+    EMULATOR_TIER,
+    Knobs,
+    ServiceState,
+)
 
 
 def test_moves_last_until_reset_and_configure_keeps_them():
@@ -33,3 +38,45 @@ def test_job_change_knobs():
     for bad in ({"job_change_rate": -1}, {"job_change_rates": {"acme": -0.5}}):
         with pytest.raises(ValueError, match="at least 0"):
             Knobs(**bad)
+
+
+# -- tiers ---------------------------------------------------------------------------------------
+
+
+def test_the_configured_limit_is_the_emulator_tier_alone_on_its_ladder():
+    state = ServiceState(Knobs(balance=1234, rate_limit_per_minute=600))
+    assert state.tier() == {
+        "balance": 1234,
+        "credits_per_dollar": EMULATOR_CREDITS_PER_DOLLAR,
+        "current_tier": {
+            "name": EMULATOR_TIER,
+            "min_credits": 0,
+            "max_credits": None,
+            "limit_per_minute": 600,
+        },
+        "next_tier": None,
+        "previous_tier": None,
+    }
+    assert state.tier_name() == "Emulator" and state.limit_per_minute() == 600
+    state.configure(advertise_rate_limit=False)
+    assert "limit_per_minute" not in state.tier()["current_tier"]
+
+
+def test_an_enterprise_workspace_outranks_the_ladder_and_the_configured_limit():
+    state = ServiceState(Knobs(tier_follows_balance=True, balance=50, rate_limit_per_minute=10))
+    assert state.tier_name() == "Testing" and state.limit_per_minute() == 7
+    state.configure(enterprise_limit_per_minute=900)
+    assert state.ladder_tier() is None and state.tier_name() is None
+    assert state.limit_per_minute() == 900
+    assert state.tier()["current_tier"] is None and state.tier()["limit_per_minute"] == 900
+
+
+def test_why_a_key_is_refused_stays_the_emulator_s():
+    state = ServiceState(Knobs(), api_key="lk_test_first")
+    assert state.check_key("lk_test_first") is None
+    assert state.check_key("lk_test_other") == "unknown"
+    assert state.check_key(state.wrong_workspace_key) == "other workspace"
+    state.rotate_key()
+    assert state.check_key("lk_test_first") == "rotated"
+    state.revoke_key(state.current_key)
+    assert state.check_key(state.current_key) == "revoked"
