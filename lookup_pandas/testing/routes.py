@@ -19,9 +19,13 @@ endpoint (400 on a bad parameter, 200 otherwise; a lookup that finds nothing is 
 success=false + error_code 1010 / 1020 / 1030, and billed; an opted-out or premium-gated person is a
 403 with no error_code, not billed), then credits: a billable answer costs its route's cost,
 and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead (a 403 with
-``credits_403``), not billed. Public, no key, free: the health route, the route costs
-(``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder (``TIERS_PATH``); with the
-panel key, free: the tier (``TIER``) and the balance (``BALANCE_PATH``).
+``credits_403``), not billed. ``X-Credits-Consumed`` / ``X-Credits-Balance`` are sent where
+production charges only: on the answers of billable Data API routes (a success, a billed
+not-found, a free repeat with 0 consumed), never on errors, batch submits and polls (their items
+bill as they resolve), the panel, the public routes or health. Public, no key, free: the health
+route, the route costs (``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder
+(``TIERS_PATH``); with the panel key, free: the tier (``TIER``) and the balance
+(``BALANCE_PATH``, or ``ENTERPRISE_BALANCE_PATH`` for an enterprise workspace).
 
 Filters take production's names, from the one declaration per endpoint in
 :mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); parameters
@@ -207,9 +211,10 @@ def stats(state: ServiceState) -> dict[str, Any]:
 
 
 def handle(state: ServiceState, req: Request) -> Reply:
-    """Answer ``req``: route it, bill it (its route's cost; 402 when the balance cannot pay),
-    stamp the headers, and count it (with the time and the short hash of the key it carried:
-    the header its endpoint reads, else the other).
+    """Answer ``req``: route it, bill it (its route's cost, 0 for a free repeat; 402 when the
+    balance cannot pay), stamp the headers (the credits' on billable answers only), and count
+    it (with the time and the short hash of the key it carried: the header its endpoint reads,
+    else the other).
     ``GET /_emulator/stats`` answers :func:`stats` as JSON, unbilled and uncounted."""
     if req.path == STATS:
         if req.method not in ("GET", "HEAD"):
@@ -222,17 +227,16 @@ def handle(state: ServiceState, req: Request) -> Reply:
     reply = _route(state, req)
     cost = 0.0
     if reply is not DROP:
-        balance: float | None = state.balance
-        if reply.billed:
-            cost = state.cost_of(req.path)
-            balance = state.charge(cost) if cost > 0 else state.balance
-            if balance is None:  # the balance cannot pay this route's cost
-                reply, cost, balance = insufficient_credits(state), 0.0, state.balance
-            elif cost <= 0:
-                reply.billed = False  # a free route: nothing to bill
+        if reply.billed:  # a billable Data API answer: it carries the credits' headers
+            paid = state.pay(req.path, _repeat(req, sent), at)
+            if paid is None:  # the balance cannot pay this route's cost
+                reply = insufficient_credits(state)
+            else:
+                cost, balance = paid
+                reply.billed = cost > 0  # a free route, or a free repeat: nothing billed
+                reply.headers["X-Credits-Consumed"] = f"{cost:g}"
+                reply.headers["X-Credits-Balance"] = f"{balance:g}"
         reply.headers.setdefault("X-Request-Id", "req_" + uuid.uuid4().hex[:16])
-        reply.headers["X-Credits-Consumed"] = f"{cost:g}"
-        reply.headers["X-Credits-Balance"] = f"{balance:g}"
     state.record(
         RequestRecord(
             req.path,

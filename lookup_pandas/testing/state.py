@@ -5,7 +5,7 @@ Example::
     state = ServiceState(Knobs(rate_limit_per_minute=60))
     state.check_key("lk_test_...")        # None when valid, else why not ("rotated", ...)
     state.cost_of("/api/data/v1/companies/company")   # 2.0: the route_costs knob (unlisted: 1)
-    state.charge(1.0)                     # the balance after paying, or None when it cannot pay
+    state.pay("/api/data/v1/people/profile", repeat)   # (cost, balance after), or None: broke
     state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
     state.count(status=429, key="lk_test_...")   # the 429s one key was answered
     state.billed_handles(key="lk_test_...")      # Counter: credits per handle, for one key
@@ -15,7 +15,10 @@ Credits, as production bills them: a billable answer costs its route's cost (``r
 a route not listed costs 1, 0 is free), a batch item 1 as it resolves; a cost the balance cannot
 pay is refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out after 30 lookups;
 ``configure(balance=...)`` tops up. With ``tier_follows_balance`` the limit enforced is the
-``ladder`` tier of the balance now (production's ladder by default), so spending drops it.
+``ladder`` tier of the balance now (production's ladder by default), so spending drops it;
+otherwise it is the "Emulator" tier of ``rate_limit_per_minute`` (or, for an enterprise
+workspace, ``enterprise_limit_per_minute``). With ``free_repeat_seconds`` an identical request
+soon after a billed one is answered free, as production's short-lived cache answers it.
 
 One lock guards everything here; the routes read and update it through these methods only
 (``world``, the moves made, is an immutable snapshot that ``move`` replaces whole).
@@ -33,7 +36,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -281,6 +284,8 @@ class ServiceState:
             self.max_in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self.overrides.clear()
             self.jobs: dict[str, BatchJob] = {}
+            #: When each request (or batch item) was last billed: the free repeats' memory.
+            self._billed_at: dict[Hashable, float] = {}
             #: The moves made (``move``): what every route shows of the movers, and their events.
             self.world = Moves()
 
@@ -461,21 +466,46 @@ class ServiceState:
         """Credits one billable answer on ``path`` costs: its ``route_costs`` entry, else 1."""
         return self.knobs.route_costs.get(route_key(path), 1.0)
 
-    def charge(self, credits: float) -> float | None:
-        """Pay ``credits`` from the balance: the balance after, or None when it cannot pay
-        (nothing is taken then). Batch items resolved so far are paid first."""
+    def pay(
+        self, path: str, repeat: Hashable | None = None, now: float | None = None
+    ) -> tuple[float, float] | None:
+        """Pay for one billable answer on ``path``: (credits paid, the balance after), or None
+        when the balance cannot pay its cost (nothing is taken then).
+
+        ``repeat`` names the request (method, path, query, key): one answered billed within
+        ``free_repeat_seconds`` before ``now`` is a free repeat, paid 0. Batch items resolved
+        so far are paid first.
+        """
+        now = time.monotonic() if now is None else now
         with self.lock:
             if self.jobs:
                 self.settle_jobs()
-            if credits > self.balance:
+            if self._repeated(repeat, now):
+                return 0.0, self.balance
+            cost = self.cost_of(path)
+            if cost > self.balance:
                 return None
-            self.balance -= credits
-            return self.balance
+            self.balance -= cost
+            if cost > 0:
+                self._remember(repeat, now)
+            return cost, self.balance
 
-    def bill(self, credits: float = 1.0) -> float:
-        with self.lock:
-            self.balance -= credits
-            return self.balance
+    def _repeated(self, repeat: Hashable | None, now: float) -> bool:
+        """Whether ``repeat`` was billed within ``free_repeat_seconds`` before ``now``."""
+        window = self.knobs.free_repeat_seconds
+        if repeat is None or window <= 0:
+            return False
+        billed = self._billed_at.get(repeat)
+        return billed is not None and now - billed <= window
+
+    def _remember(self, repeat: Hashable | None, now: float) -> None:
+        """``repeat`` was billed at ``now`` (kept only while free repeats are on)."""
+        window = self.knobs.free_repeat_seconds
+        if repeat is None or window <= 0:
+            return
+        self._billed_at[repeat] = now
+        if len(self._billed_at) > 10_000:  # forget those past any window
+            self._billed_at = {k: t for k, t in self._billed_at.items() if now - t <= window}
 
     def record(self, rec: RequestRecord) -> None:
         with self.lock:

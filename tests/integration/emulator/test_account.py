@@ -64,6 +64,7 @@ def test_every_bad_key_is_a_403_invalid_api_key(fake_service, case):
         assert reply.status_code == 403
         assert body["message"] == "Invalid API key"
         assert "error_code" not in body and body["errors"] is None
+        assert "X-Credits-Consumed" not in reply.headers
     with sdk(svc, key) as client:
         with pytest.raises(renidly.AuthenticationError):
             client.data.people.retrieve(handle="ada")
@@ -81,6 +82,7 @@ def test_a_panel_path_without_its_trailing_slash_is_invalid_session(fake_service
         body = reply.json()
         assert reply.status_code == 403
         assert body["message"] == "Invalid session" and "error_code" not in body
+        assert "X-Credits-Balance" not in reply.headers
     assert panel(svc, TIER).status_code == 200  # with its slash, the same key is fine
 
 
@@ -147,6 +149,7 @@ def test_an_enterprise_tier_has_no_current_tier_and_its_limit_at_the_top(fake_se
         with pytest.raises(renidly.AuthenticationError):
             client.account.balance()  # the personal route: not for an enterprise key
     assert limit_from_tier(tier) == 900
+    assert panel(svc, ENTERPRISE_BALANCE_PATH).headers.get("X-Credits-Balance") is None
     personal = panel(svc, BALANCE_PATH)
     assert personal.status_code == 403 and personal.json()["message"] == "Invalid API key"
 

@@ -1,5 +1,5 @@
 """lookup_pandas.testing.state: the moves held for the life of the emulator, the job-change
-feed's knobs, the tiers and the keys' reasons; no server."""
+feed's knobs, the tiers, the keys' reasons and the free repeat; no server."""
 
 from __future__ import annotations
 
@@ -80,3 +80,32 @@ def test_why_a_key_is_refused_stays_the_emulator_s():
     assert state.check_key("lk_test_first") == "rotated"
     state.revoke_key(state.current_key)
     assert state.check_key(state.current_key) == "revoked"
+
+
+# -- the free repeat -----------------------------------------------------------------------------
+
+PROFILE = "/api/data/v1/people/profile"
+
+
+def test_a_repeat_is_free_within_the_window_of_the_billed_answer_only():
+    state = ServiceState(Knobs(balance=10, free_repeat_seconds=60))
+    ada = ("GET", PROFILE, (("handle", "ada"),), "k")
+    assert state.pay(PROFILE, ada, now=0.0) == (1.0, 9.0)
+    assert state.pay(PROFILE, ada, now=60.0) == (0.0, 9.0)  # the window's last moment
+    assert state.pay(PROFILE, ada, now=60.5) == (1.0, 8.0)  # free ones did not extend it
+    assert state.pay(PROFILE, ada, now=100.0) == (0.0, 8.0)
+    assert state.pay(PROFILE, ("GET", PROFILE, (("handle", "grace"),), "k"), now=100.0) == (
+        1.0,
+        7.0,
+    )
+    state.configure(free_repeat_seconds=0)
+    assert state.pay(PROFILE, ada, now=100.0) == (1.0, 6.0)
+
+
+def test_without_the_knob_nothing_is_remembered():
+    state = ServiceState(Knobs(balance=2))
+    ada = ("GET", PROFILE, (("handle", "ada"),), "k")
+    assert state.pay(PROFILE, ada, now=0.0) == (1.0, 1.0)
+    assert state.pay(PROFILE, ada, now=0.0) == (1.0, 0.0)
+    assert state.pay(PROFILE, ada, now=0.0) is None  # broke: refused, nothing taken
+    assert state._billed_at == {}
