@@ -169,8 +169,9 @@ class Knobs:
     batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
     #: How a submit's balance pre-check reads (production: "the balance is pre-checked"):
-    #: "one" refuses only a balance that cannot pay one item (items it cannot pay end in the
-    #: job's errors); "job" refuses a job whose items the balance cannot all pay.
+    #: "one" refuses only a balance that cannot pay one item (the job stops with status
+    #: "error" at the first item it cannot pay); "job" refuses a job whose items the balance
+    #: cannot all pay.
     batch_precheck: str = "one"
     # -- production's errors and credits (all off by default) --
     opted_out: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "opted out", not billed
@@ -538,9 +539,10 @@ class ServiceState:
         credit each, in the order they resolved.
 
         A job runs to its end whether or not anyone polls it, so billing catches up here,
-        whenever the emulator is asked anything: a request, or a counter read by a test. An
-        item that resolves when the balance cannot pay 1 credit ends in the job's ``errors``,
-        unbilled.
+        whenever the emulator is asked anything: a request, or a counter read by a test. The
+        first item that resolves when the balance cannot pay 1 credit stops its job there
+        (:meth:`.batch.BatchJob.stop`): it and the items after it are never billed. An item the
+        same key had billed within ``free_repeat_seconds`` is free (not for ``enrich_live``).
         """
         now = time.monotonic() if now is None else now
         with self.lock:
@@ -554,24 +556,34 @@ class ServiceState:
                 job.settled = max(job.settled, done)
             due.sort(key=lambda d: (d[0], d[2].submitted, d[1]))
             for at, index, job in due:
-                if job.outcomes[index] == "error":
+                if job.outcomes[index] == "error" or job.stopped is not None:
                     continue
-                if self.balance < 1.0:
-                    job.outcomes[index] = "error"  # insufficient credits: not billed
-                    continue
-                self.balance -= 1.0
-                self.records.append(
-                    RequestRecord(
-                        job.path,
-                        (job.params[index],),
-                        200,
-                        True,
-                        item=True,
-                        key_id=key_id(job.key),
-                        at=at,
-                        credits=1.0,
-                    )
-                )
+                self._settle_item(job, index, at)
+
+    def _settle_item(self, job: BatchJob, index: int, at: float) -> None:
+        """Bill item ``index`` of ``job``, resolved at ``at``: 1 credit, 0 for a free repeat;
+        the job stops there when the balance cannot pay."""
+        kid = key_id(job.key)
+        repeat = ("item", job.path, job.params[index], kid)
+        free = not job.enrich_live and self._repeated(repeat, at)
+        if not free and self.balance < 1.0:
+            job.stop(index, at)  # insufficient credits: the job stops, nothing more is billed
+            return
+        if not free:
+            self.balance -= 1.0
+            self._remember(repeat, at)
+        self.records.append(
+            RequestRecord(
+                job.path,
+                (job.params[index],),
+                200,
+                not free,
+                item=True,
+                key_id=kid,
+                at=at,
+                credits=0.0 if free else 1.0,
+            )
+        )
 
     def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
         with self.lock:

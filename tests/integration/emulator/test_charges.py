@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 import renidly
 import requests
 
@@ -178,3 +179,25 @@ def test_the_sdk_reads_a_free_repeat_as_production_s_cache_hit(fake_service):
         again = client.data.companies.retrieve(slug="acme")
     assert first.meta.credit_consumed == 2 and again.meta.credit_consumed == 0
     assert again.meta.remaining_balance == first.meta.remaining_balance
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_batch_items_repeat_free_unless_enrich_live(fake_service, live):
+    svc = fake_service
+    svc.configure(free_repeat_seconds=3600, batch_resolve_rate=0)
+    handles = ["ada", "unknown-x"]
+
+    def run(enrich_live: bool) -> dict:
+        body = {"ids": [], "handles": handles, "enrich_live": enrich_live}
+        headers = {DATA_HEADER: svc.api_key}
+        job = requests.post(svc.base_url + BATCH, json=body, headers=headers, timeout=10)
+        job_id = job.json()["data"]["job_id"]
+        return get(svc, BATCH, job_id=job_id, after=0).json()["data"]
+
+    first = run(False)
+    again = run(live)
+    assert again["status"] == "completed" and again["not_found"] == ["unknown-x"]
+    assert set(again["profiles"]) == {"ada"} == set(first["profiles"])
+    assert svc.billed() == (4 if live else 2)
+    assert svc.stats()["billed_batch_items"] == (4 if live else 2)
+    assert consumed(get(svc, PROFILE, handle="ada")) == "1"  # another request: not a repeat

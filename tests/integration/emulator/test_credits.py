@@ -1,9 +1,10 @@
 """The emulator speaks production's errors and credits, spoken to with plain ``requests``.
 
 Per-record 403s (opted out, premium-gated: no error_code, not billed, a batch job's errors),
-402 ``1080`` when the balance cannot pay (and the 403 flavours of credits and rate limits),
-per-route costs, the public tier ladder and route costs, the balance route, the free health
-route, and a tier that follows the balance down with its limit enforced.
+402 ``1080`` when the balance cannot pay (and the 403 flavours of credits and rate limits; a
+batch job stops there with status "error"), per-route costs, the public tier ladder and route
+costs, the balance route, the free health route, and a tier that follows the balance down with
+its limit enforced.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def submit(svc, handles, ids=()):
 
 
 def finished(svc, job_id) -> dict:
-    """The job's completed status with every page's results merged (bounded wait)."""
+    """The job's last status (completed, or error: it stopped) with every page's results
+    merged (bounded wait)."""
     profiles: dict = {}
     not_found: list = []
     after, deadline = 0, time.monotonic() + 10
@@ -69,7 +71,7 @@ def finished(svc, job_id) -> dict:
         ).json()["data"]
         profiles.update(page["profiles"])
         not_found += page["not_found"]
-        if page["status"] == "completed" and page["next_cursor"] == after:
+        if page["status"] != "processing" and page["next_cursor"] == after:
             return {**page, "profiles": profiles, "not_found": not_found}
         after = page["next_cursor"]
     raise AssertionError("the job did not complete within 10 s")
@@ -209,17 +211,23 @@ def test_batch_submit_is_prechecked(fake_service):
     assert svc.batch_jobs == {} and svc.billed() == 0
 
 
-def test_batch_items_the_balance_cannot_pay_end_in_errors(fake_service):
+def test_a_job_the_balance_runs_out_in_stops_with_status_error(fake_service):
     svc = fake_service
     svc.configure(batch_resolve_rate=0, balance=3)
     handles = ["ada", "grace", "unknown-x", "linus", "edsger", "barbara"]
     r = submit(svc, handles)
     assert r.status_code == 202 and "X-Credits-Consumed" not in r.headers
     page = finished(svc, r.json()["data"]["job_id"])
-    assert page["resolved"] == 3 and page["errors"] == 3
+    assert page["status"] == "error"  # production's job stops there (SKILL.md)
+    assert page["total"] == 6 and page["resolved"] == 3 and page["errors"] == 0
     assert set(page["profiles"]) == {"ada", "grace"} and page["not_found"] == ["unknown-x"]
+    assert page["next_cursor"] == 3  # the items before the stop, and never more
     assert svc.billed() == 3 and svc.balance == 0
     assert svc.stats()["billed_batch_items"] == 3
+    svc.configure(balance=100)  # a top-up does not restart it
+    again = finished(svc, r.json()["data"]["job_id"])
+    assert (again["status"], again["resolved"], again["next_cursor"]) == ("error", 3, 3)
+    assert svc.billed() == 3 and svc.billed_handles() == Counter(dict.fromkeys(handles[:3], 1))
 
 
 # -- 3. a 403 that means rate-limited -------------------------------------------------------------

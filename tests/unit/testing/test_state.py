@@ -1,11 +1,13 @@
 """lookup_pandas.testing.state: the moves held for the life of the emulator, the job-change
-feed's knobs, the tiers, the keys' reasons and the free repeat; no server."""
+feed's knobs, the tiers, the keys' reasons, the free repeat and a batch job stopped by the
+balance; no server."""
 
 from __future__ import annotations
 
 import pytest
 
 from lookup_pandas.testing import catalog, data
+from lookup_pandas.testing.batch import BatchJob
 from lookup_pandas.testing.state import (
     EMULATOR_CREDITS_PER_DOLLAR,
     EMULATOR_TIER,
@@ -109,3 +111,24 @@ def test_without_the_knob_nothing_is_remembered():
     assert state.pay(PROFILE, ada, now=0.0) == (1.0, 0.0)
     assert state.pay(PROFILE, ada, now=0.0) is None  # broke: refused, nothing taken
     assert state._billed_at == {}
+
+
+# -- a batch job the balance runs out in ---------------------------------------------------------
+
+
+def test_a_job_stops_at_the_first_item_it_cannot_pay():
+    state = ServiceState(Knobs(balance=2, batch_resolve_rate=10))
+    job = BatchJob.submit(("ada", "unknown-x", "grace", "linus"), key="k", now=0.0, error_rate=0)
+    state.add_job(job)
+    state.settle_jobs(now=0.15)  # one item resolved
+    assert state.balance == 1 and job.stopped is None and job.status(1) == "processing"
+    state.settle_jobs(now=1.0)  # the third cannot be paid: the job stops at 0.3 s
+    assert (job.stopped, job.stopped_at) == (2, pytest.approx(0.3))
+    assert job.processed(now=10.0, rate=10) == 2 and job.status(2) == "error"
+    assert job.finished_at(10) == pytest.approx(0.3)
+    state.configure(balance=100)
+    state.settle_jobs(now=10.0)
+    assert state.balance == 100 and state.count(billed=True) == 2
+    lifetime = state.knobs.batch_job_lifetime
+    assert state.job(job.job_id, "k", now=0.3 + lifetime - 1) is job
+    assert state.job(job.job_id, "k", now=0.3 + lifetime + 1) is None  # expires from the stop
