@@ -34,16 +34,27 @@ from .batch import BATCH, COMPANIES_BATCH
 from .mock import MockTransport, envelope, people_service
 from .mock_service import MockService
 from .notebook import notebook_client, notebook_emulator
+from .panel_routes import ENTERPRISE_BALANCE_PATH
 from .replies import Reply, Request
 from .routes import EMPLOYEES, HEALTH, PROFILE, SEARCH, TIER
 from .server import FakeService
-from .state import FAULT_KINDS, PRODUCTION_LADDER, ROUTE_COSTS, Knobs, LadderTier, RequestRecord
+from .state import (
+    EMULATOR_TIER,
+    FAULT_KINDS,
+    PRODUCTION_LADDER,
+    ROUTE_COSTS,
+    Knobs,
+    LadderTier,
+    RequestRecord,
+)
 
 __all__ = [
     "BALANCE_PATH",
     "BATCH",
     "COMPANIES_BATCH",
     "EMPLOYEES",
+    "EMULATOR_TIER",
+    "ENTERPRISE_BALANCE_PATH",
     "FAULT_KINDS",
     "FakeService",
     "HEALTH",

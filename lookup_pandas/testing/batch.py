@@ -15,7 +15,9 @@ resolve as ``/people/profile`` resolves them) and companies (``COMPANIES_BATCH``
 ``org_`` ids, as ``/companies/company``). Each item is kept with the parameter the lookup
 endpoint would send it as (``handle`` / ``slug`` for the body's ``handles``, ``id`` for its
 ``ids``). A person the profile route answers 403 (opted out, premium-gated: ``forbidden``) ends in
-``errors``, as does an item that resolves when the balance cannot pay it (see
+``errors``. An item that resolves when the balance cannot pay it stops the job there (``status``
+"error" from then on, as production's job stops): the items before stay readable and billed,
+that one and the rest never resolve and are never billed (see
 :meth:`.state.ServiceState.settle_jobs`).
 """
 
@@ -83,6 +85,17 @@ class BatchJob:
     settled: int = 0  # items already billed (or errored): billing catches up to processed()
     path: str = BATCH  # which kind of job (a key of KINDS)
     params: tuple[tuple[str, str], ...] = ()  # per input: the lookup parameter it resolves as
+    #: The submit's ``enrich_live``: in the emulator its items are never free repeats (each is
+    #: billed 1 as any item is); records are the same. Production says a live item costs "like
+    #: a live resolution" and takes longer, but documents neither its cost nor its speed.
+    enrich_live: bool = False
+    stopped: int | None = None  # the item the balance could not pay: the job stopped there
+    stopped_at: float | None = None  # when it stopped
+
+    def stop(self, index: int, at: float) -> None:
+        """The job stops at item ``index`` (resolved at ``at``): it and the rest never resolve."""
+        if self.stopped is None or index < self.stopped:
+            self.stopped, self.stopped_at = index, at
 
     @classmethod
     def submit(
@@ -95,6 +108,7 @@ class BatchJob:
         ids: tuple[str, ...] = (),
         forbidden: Callable[[str, dict[str, Any] | None], bool] = lambda item, record: False,
         path: str = BATCH,
+        enrich_live: bool = False,
     ) -> BatchJob:
         """``handles`` (slugs for companies) and ``ids`` resolve as the lookup of ``path``'s kind
         does; ``forbidden(item, record)``: whether the item's record is refused (an error)."""
@@ -116,6 +130,7 @@ class BatchJob:
             submitted=now,
             path=path,
             params=params,
+            enrich_live=enrich_live,
         )
 
     def record(self, index: int) -> dict[str, Any] | None:
@@ -126,15 +141,26 @@ class BatchJob:
     def total(self) -> int:
         return len(self.inputs)
 
+    def status(self, processed: int) -> str:
+        """What a poll says with ``processed`` items done: "error" once it stopped."""
+        if self.stopped is not None:
+            return "error"
+        return "completed" if processed == self.total else "processing"
+
     def finished_at(self, rate: float) -> float:
-        """When the last item resolves, at ``rate`` items per second."""
+        """When the last item resolves, at ``rate`` items per second (a stopped job: when it
+        stopped)."""
+        if self.stopped_at is not None:
+            return self.stopped_at
         return self.submitted + (self.total / rate if rate > 0 else 0.0)
 
     def processed(self, now: float, rate: float) -> int:
-        """Items resolved or errored by ``now``, at ``rate`` items per second."""
+        """Items resolved or errored by ``now``, at ``rate`` items per second (a stopped job:
+        never more than those before the item it stopped at)."""
+        end = self.total if self.stopped is None else self.stopped
         if rate <= 0:
-            return self.total
-        return min(self.total, int(max(0.0, now - self.submitted) * rate))
+            return end
+        return min(end, int(max(0.0, now - self.submitted) * rate))
 
     def page(self, after: int, size: int, processed: int) -> tuple[list[tuple[str, str]], int]:
         """(input, outcome) of the processed items from ``after`` on, at most ``size``; and

@@ -240,11 +240,12 @@ def _job_changes(state: ServiceState, req: Request) -> Reply:
 
 def _batch(state: ServiceState, req: Request) -> Reply:
     """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
-    time (never billed: its items are billed as they resolve, collected or not)."""
+    time (never billed: its items are billed as they resolve, collected or not). A job the
+    balance ran out in is "error" from then on: what resolved before stays readable."""
     key = req.headers.get(DATA_HEADER, "")
     kind = KINDS[req.path]
     if req.method == "POST":
-        handles, ids = _batch_inputs(req.body)
+        handles, ids, live = _batch_inputs(req.body)
         with state.lock:
             if state.jobs:
                 state.settle_jobs()
@@ -261,7 +262,7 @@ def _batch(state: ServiceState, req: Request) -> Reply:
 
         submitted = BatchJob.submit(handles, ids=ids, key=key, now=time.monotonic(),
                                     error_rate=knobs.batch_error_rate, forbidden=refused,
-                                    path=req.path)  # fmt: skip
+                                    path=req.path, enrich_live=live)  # fmt: skip
         state.add_job(submitted)
         return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
     job_id = _required(req, "job_id")
@@ -279,7 +280,7 @@ def _batch(state: ServiceState, req: Request) -> Reply:
     records = shown(state, [r for _, r in found if r is not None])
     done = job.outcomes[:processed]
     payload = {
-        "status": "completed" if processed == job.total else "processing",
+        "status": job.status(processed),
         "total": job.total,
         "resolved": sum(o != "error" for o in done),
         "errors": done.count("error"),
@@ -290,8 +291,9 @@ def _batch(state: ServiceState, req: Request) -> Reply:
     return ok(payload, "Batch job status")
 
 
-def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The ``handles`` and ``ids`` of a submit body; BadRequest unless 1 to 1,000 strings."""
+def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """The ``handles``, ``ids`` and ``enrich_live`` of a submit body; BadRequest unless 1 to
+    1,000 strings and ``enrich_live`` (when given) a JSON boolean."""
     try:
         parsed = json.loads(body or b"null")
     except ValueError:
@@ -305,7 +307,10 @@ def _batch_inputs(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     total = len(lists["handles"]) + len(lists["ids"])
     if not 1 <= total <= MAX_ITEMS:
         raise BadRequest("handles", f"1 to {MAX_ITEMS} items in all (ids and handles)")
-    return tuple(lists["handles"]), tuple(lists["ids"])
+    live = parsed.get("enrich_live", False)
+    if not isinstance(live, bool):
+        raise BadRequest("enrich_live", "must be true or false")
+    return tuple(lists["handles"]), tuple(lists["ids"]), live
 
 
 #: The routes here, by endpoint name (``ENDPOINTS``' keys).

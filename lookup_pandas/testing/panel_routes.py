@@ -1,32 +1,60 @@
-"""The emulator's panel and public routes: the tier, the balance, route costs, the tier ladder.
+"""The emulator's panel and public routes: the tier, the balances, route costs, the tier ladder.
 
 Example::
 
     route_costs(state, req)   # {"count": 6, "routes": [{"route", "title", "description",
                               #  "credits_cost"}, ...]}: the routes whose cost is not 1
 
-All free; the tier and the balance read the panel key, the costs and the ladder need none.
+All free; the tier and the balances read the panel key, the costs and the ladder need none.
+Which balance route answers depends on the workspace (``enterprise_limit_per_minute``): a
+personal one reads ``BALANCE_PATH``, an enterprise one ``ENTERPRISE_BALANCE_PATH``; the other
+answers 403 "Invalid API key".
 """
 
 from __future__ import annotations
 
+from ..service.credits import BALANCE_PATH
 from ..service.endpoints import ENDPOINTS, is_batch
-from .replies import Reply, Request, ok
+from .replies import Reply, Request, invalid_key, ok
 from .state import ServiceState, route_key
 
-__all__ = ["balance", "route_costs", "tier", "tiers"]
+__all__ = [
+    "ENTERPRISE_BALANCE_PATH",
+    "balance",
+    "enterprise_balance",
+    "route_costs",
+    "tier",
+    "tiers",
+]
+
+#: An enterprise workspace's balance (account-api.md), with the panel key header.
+ENTERPRISE_BALANCE_PATH = BALANCE_PATH + "enterprise/"
 
 
 def tier(state: ServiceState, req: Request) -> Reply:
     return ok(state.tier(), "Credits tier retrieved successfully")
 
 
-def balance(state: ServiceState, req: Request) -> Reply:
+def _balance(state: ServiceState) -> Reply:
     with state.lock:
         if state.jobs:
             state.settle_jobs()
         balance = state.balance
     return ok({"balance": balance}, "Credit balance retrieved successfully")
+
+
+def balance(state: ServiceState, req: Request) -> Reply:
+    """A personal workspace's balance; an enterprise key is refused here (see ``Knobs``)."""
+    if state.knobs.enterprise_limit_per_minute is not None:
+        return invalid_key()
+    return _balance(state)
+
+
+def enterprise_balance(state: ServiceState, req: Request) -> Reply:
+    """An enterprise workspace's balance; a personal key is refused here (account-api.md)."""
+    if state.knobs.enterprise_limit_per_minute is None:
+        return invalid_key()
+    return _balance(state)
 
 
 #: Titles of the routes the default costs list (others are titled by their path).

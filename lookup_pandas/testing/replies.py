@@ -97,6 +97,12 @@ def fail(
     return _json(status, body, **headers)
 
 
+def invalid_key() -> Reply:
+    """How production refuses a key, whatever is wrong with it (unknown, rotated, revoked,
+    another workspace's, a personal key on the enterprise route): 403, no error_code."""
+    return fail(403, "Invalid API key")
+
+
 # -- cursors: opaque, and always holding characters that need URL-encoding (+ / =) ------------
 
 _CURSOR_SECRET = b"lookup-pandas-emulator"

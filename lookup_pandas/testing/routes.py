@@ -11,15 +11,21 @@ Example::
     reply.status, json.loads(reply.body)["data"]["handle"]        # 200, "ada"
     reply.headers["X-Credits-Consumed"]                           # "1": the route's cost
 
-Order of checks, as production does: the key (401 / 403), the rate limit (429; 403 "Rate
-limit exceeded" with ``rate_limit_as_403``), a test override, an injected fault, then the
+Order of checks, as production does: a panel path without its trailing slash (403 "Invalid
+session"), the key (401 missing; 403 "Invalid API key" whatever is wrong with it), the rate limit
+(429 with the wait in ``Retry-After`` and in ``errors.retry_after``; 403 "Rate limit exceeded"
+with ``rate_limit_as_403``), a test override, an injected fault, then the
 endpoint (400 on a bad parameter, 200 otherwise; a lookup that finds nothing is 200 +
 success=false + error_code 1010 / 1020 / 1030, and billed; an opted-out or premium-gated person is a
 403 with no error_code, not billed), then credits: a billable answer costs its route's cost,
 and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead (a 403 with
-``credits_403``), not billed. Public, no key, free: the health route, the route costs
-(``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder (``TIERS_PATH``); with the
-panel key, free: the tier (``TIER``) and the balance (``BALANCE_PATH``).
+``credits_403``), not billed. ``X-Credits-Consumed`` / ``X-Credits-Balance`` are sent where
+production charges only: on the answers of billable Data API routes (a success, a billed
+not-found, a free repeat with 0 consumed), never on errors, batch submits and polls (their items
+bill as they resolve), the panel, the public routes or health. Public, no key, free: the health
+route, the route costs (``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder
+(``TIERS_PATH``); with the panel key, free: the tier (``TIER``) and the balance
+(``BALANCE_PATH``, or ``ENTERPRISE_BALANCE_PATH`` for an enterprise workspace).
 
 Filters take production's names, from the one declaration per endpoint in
 :mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); parameters
@@ -47,8 +53,9 @@ from ..service.endpoints import (
 )
 from . import panel_routes
 from .data_routes import ROUTES_BY_NAME, insufficient_credits
-from .replies import DROP, BadRequest, Reply, Request, _json, fail, ok
-from .state import RequestRecord, ServiceState, key_id
+from .panel_routes import ENTERPRISE_BALANCE_PATH
+from .replies import DROP, BadRequest, Reply, Request, _json, fail, invalid_key, ok
+from .state import RequestRecord, ServiceState, as_number, key_id
 
 __all__ = ["EMPLOYEES", "HEALTH", "PROFILE", "ROUTES", "SEARCH", "STATS", "TIER", "handle", "stats"]
 
@@ -70,6 +77,7 @@ ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
     **{ENDPOINTS[name].path: route for name, route in ROUTES_BY_NAME.items()},
     TIER: panel_routes.tier,
     BALANCE_PATH: panel_routes.balance,
+    ENTERPRISE_BALANCE_PATH: panel_routes.enterprise_balance,
 }
 #: Answered without a key, free and not rate-limited (GET only).
 PUBLIC: dict[str, Callable[[ServiceState, Request], Reply]] = {
@@ -77,7 +85,9 @@ PUBLIC: dict[str, Callable[[ServiceState, Request], Reply]] = {
     TIERS_PATH: panel_routes.tiers,
 }
 #: Routes that read the panel key header (``X-AUTHAPI-Key``).
-PANEL_ROUTES = frozenset({TIER, BALANCE_PATH})
+PANEL_ROUTES = frozenset({TIER, BALANCE_PATH, ENTERPRISE_BALANCE_PATH})
+#: The panel routes without their trailing slash: production answers them 403 "Invalid session".
+NO_SLASH = frozenset(path.rstrip("/") for path in PANEL_ROUTES)
 #: The methods each route answers (others: 405, as production answers them).
 METHODS = {e.path: ("GET", "POST") for e in ENDPOINTS.values() if e.kind == "batch"}
 
@@ -110,6 +120,8 @@ def _as_reply(value: Reply | tuple[int, Any]) -> Reply:
 
 
 def _route(state: ServiceState, req: Request) -> Reply:
+    if req.path in NO_SLASH:  # account-api.md: ".../balance/k (no slash) returns Invalid session"
+        return fail(403, "Invalid session")
     route = ROUTES.get(req.path)
     if req.path == HEALTH and req.method == "GET":  # no key: production's liveness probe
         scripted = state.overrides.get(HEALTH)
@@ -128,21 +140,13 @@ def _route(state: ServiceState, req: Request) -> Reply:
     key = req.headers.get(PANEL_HEADER if panel else DATA_HEADER)
     if not key:
         return fail(401, "API key is required")
-    reason = state.check_key(key)
-    if reason is not None:
-        return fail(403, reason)
+    if state.check_key(key) is not None:  # its reason stays the emulator's
+        return invalid_key()
     # The tier's per-minute limit is the Data API's: the account routes are not counted
     # against it (the client reads its tier after a 429, which must not meet another).
     wait = 0.0 if panel else state.admit(key)
     if wait > 0:
-        limit = state.limit_per_minute()
-        as_403 = state.knobs.rate_limit_as_403
-        return fail(
-            403 if as_403 else 429,
-            "Rate limit exceeded" if as_403 else "Rate limit exceeded; slow down",
-            errors={"current_tier": state.tier()["current_tier"]["name"], "current_limit": limit},
-            **{"Retry-After": str(state.retry_after(wait))},
-        )
+        return _rate_limited(state, wait)
     override = state.overrides.get(req.path)
     if override is not None:
         scripted = override(req)
@@ -157,6 +161,30 @@ def _route(state: ServiceState, req: Request) -> Reply:
         return route(state, req)
     except BadRequest as exc:
         return fail(400, "Validation failed", errors=exc.errors, error_code="VALIDATION_ERROR")
+
+
+def _rate_limited(state: ServiceState, wait: float) -> Reply:
+    """A 429 (a 403 with ``rate_limit_as_403``): the tier, its limit and the wait in whole
+    seconds in ``errors``, the same wait in ``Retry-After``."""
+    limit = state.limit_per_minute()
+    seconds = state.retry_after(wait)
+    as_403 = state.knobs.rate_limit_as_403
+    errors = {
+        "current_tier": state.tier_name(),
+        "current_limit": None if limit is None else as_number(limit),
+        "retry_after": seconds,
+    }
+    return fail(
+        403 if as_403 else 429,
+        "Rate limit exceeded" if as_403 else "Rate limit exceeded; slow down",
+        errors=errors,
+        **{"Retry-After": str(seconds)},
+    )
+
+
+def _repeat(req: Request, key: str | None) -> tuple[str, str, tuple[tuple[str, str], ...], str]:
+    """What makes a request the same one again: method, path, query (in any order) and key."""
+    return req.method, req.path, tuple(sorted(req.params)), key_id(key or "")
 
 
 def stats(state: ServiceState) -> dict[str, Any]:
@@ -183,9 +211,10 @@ def stats(state: ServiceState) -> dict[str, Any]:
 
 
 def handle(state: ServiceState, req: Request) -> Reply:
-    """Answer ``req``: route it, bill it (its route's cost; 402 when the balance cannot pay),
-    stamp the headers, and count it (with the time and the short hash of the key it carried:
-    the header its endpoint reads, else the other).
+    """Answer ``req``: route it, bill it (its route's cost, 0 for a free repeat; 402 when the
+    balance cannot pay), stamp the headers (the credits' on billable answers only), and count
+    it (with the time and the short hash of the key it carried: the header its endpoint reads,
+    else the other).
     ``GET /_emulator/stats`` answers :func:`stats` as JSON, unbilled and uncounted."""
     if req.path == STATS:
         if req.method not in ("GET", "HEAD"):
@@ -198,17 +227,16 @@ def handle(state: ServiceState, req: Request) -> Reply:
     reply = _route(state, req)
     cost = 0.0
     if reply is not DROP:
-        balance: float | None = state.balance
-        if reply.billed:
-            cost = state.cost_of(req.path)
-            balance = state.charge(cost) if cost > 0 else state.balance
-            if balance is None:  # the balance cannot pay this route's cost
-                reply, cost, balance = insufficient_credits(state), 0.0, state.balance
-            elif cost <= 0:
-                reply.billed = False  # a free route: nothing to bill
+        if reply.billed:  # a billable Data API answer: it carries the credits' headers
+            paid = state.pay(req.path, _repeat(req, sent), at)
+            if paid is None:  # the balance cannot pay this route's cost
+                reply = insufficient_credits(state)
+            else:
+                cost, balance = paid
+                reply.billed = cost > 0  # a free route, or a free repeat: nothing billed
+                reply.headers["X-Credits-Consumed"] = f"{cost:g}"
+                reply.headers["X-Credits-Balance"] = f"{balance:g}"
         reply.headers.setdefault("X-Request-Id", "req_" + uuid.uuid4().hex[:16])
-        reply.headers["X-Credits-Consumed"] = f"{cost:g}"
-        reply.headers["X-Credits-Balance"] = f"{balance:g}"
     state.record(
         RequestRecord(
             req.path,

@@ -3,9 +3,9 @@
 Example::
 
     state = ServiceState(Knobs(rate_limit_per_minute=60))
-    state.check_key("lk_test_...")        # None when valid, else the 403 reason
+    state.check_key("lk_test_...")        # None when valid, else why not ("rotated", ...)
     state.cost_of("/api/data/v1/companies/company")   # 2.0: the route_costs knob (unlisted: 1)
-    state.charge(1.0)                     # the balance after paying, or None when it cannot pay
+    state.pay("/api/data/v1/people/profile", repeat)   # (cost, balance after), or None: broke
     state.count("/api/data/v1/people/profile", handle="ada")   # requests seen so far
     state.count(status=429, key="lk_test_...")   # the 429s one key was answered
     state.billed_handles(key="lk_test_...")      # Counter: credits per handle, for one key
@@ -15,7 +15,10 @@ Credits, as production bills them: a billable answer costs its route's cost (``r
 a route not listed costs 1, 0 is free), a batch item 1 as it resolves; a cost the balance cannot
 pay is refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out after 30 lookups;
 ``configure(balance=...)`` tops up. With ``tier_follows_balance`` the limit enforced is the
-``ladder`` tier of the balance now (production's ladder by default), so spending drops it.
+``ladder`` tier of the balance now (production's ladder by default), so spending drops it;
+otherwise it is the "Emulator" tier of ``rate_limit_per_minute`` (or, for an enterprise
+workspace, ``enterprise_limit_per_minute``). With ``free_repeat_seconds`` an identical request
+soon after a billed one is answered free, as production's short-lived cache answers it.
 
 One lock guards everything here; the routes read and update it through these methods only
 (``world``, the moves made, is an immutable snapshot that ``move`` replaces whole).
@@ -33,7 +36,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -50,6 +53,7 @@ from .catalog import JOB_CHANGE_RATE, today
 from .moves import Moves
 
 __all__ = [
+    "EMULATOR_TIER",
     "FAULT_KINDS",
     "PRODUCTION_LADDER",
     "ROUTE_COSTS",
@@ -57,7 +61,7 @@ __all__ = [
     "LadderTier",
     "RequestRecord",
     "ServiceState",
-    "TIERS",
+    "as_number",
     "key_id",
 ]
 
@@ -65,15 +69,11 @@ __all__ = [
 #: connection closed without an answer.
 FAULT_KINDS = ("500", "502", "503", "drop")
 
-#: (limit per minute, name, credits to reach it) of the production tiers, cheapest first.
-TIERS = [
-    (7, "free", 0),
-    (30, "starter", 1_000),
-    (60, "growth", 5_000),
-    (120, "pro", 20_000),
-    (300, "scale", 100_000),
-    (550, "enterprise", 500_000),
-]
+#: The name of the tier of a configured ``rate_limit_per_minute`` (off the ladder): one tier for
+#: every balance, shaped as production's tiers are.
+EMULATOR_TIER = "Emulator"
+#: What the emulator's tier says one dollar buys (a stand-in: production's ladder starts at 100).
+EMULATOR_CREDITS_PER_DOLLAR = 100
 
 
 @dataclass(frozen=True)
@@ -87,16 +87,17 @@ class LadderTier:
     name: str
     min_credits: float
     max_credits: float | None
-    limit_per_minute: float
+    limit_per_minute: float | None  # None: no limit (the emulator's tier, unmetered)
     credits_per_dollar: float | None = None
 
     def payload(self) -> dict[str, Any]:
         """As the tier endpoints show a tier (``credits_per_dollar`` is the ladder's only)."""
+        limit = self.limit_per_minute
         return {
             "name": self.name,
-            "min_credits": _num(self.min_credits),
-            "max_credits": None if self.max_credits is None else _num(self.max_credits),
-            "limit_per_minute": _num(self.limit_per_minute),
+            "min_credits": as_number(self.min_credits),
+            "max_credits": None if self.max_credits is None else as_number(self.max_credits),
+            "limit_per_minute": None if limit is None else as_number(limit),
         }
 
 
@@ -127,8 +128,12 @@ ROUTE_COSTS: Mapping[str, float] = MappingProxyType(
 )
 
 
-def _num(value: float) -> float | int:
-    """A whole number as an int (as production writes credits), else the float."""
+def as_number(value: float) -> float | int:
+    """A whole number as an int (as production writes credits and limits), else the float.
+
+    >>> as_number(7.0), as_number(2.5)
+    (7, 2.5)
+    """
     return int(value) if float(value).is_integer() else float(value)
 
 
@@ -150,7 +155,7 @@ class Knobs:
     """How the emulator behaves. Every field can be changed while it runs."""
 
     latency: float = 0.0  # seconds added to every answer
-    rate_limit_per_minute: float | None = 6000  # None: no limit
+    rate_limit_per_minute: float | None = 6000  # the "Emulator" tier's limit; None: no limit
     rate_burst: int = 3  # requests allowed back to back before the smooth limit bites
     advertise_rate_limit: bool = True  # the tier endpoint reports limit_per_minute
     fault_rate: float = 0.0  # share of requests that get a transient fault
@@ -164,8 +169,9 @@ class Knobs:
     batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
     batch_error_rate: float = 0.0  # share of items that end in a job's errors (not billed)
     #: How a submit's balance pre-check reads (production: "the balance is pre-checked"):
-    #: "one" refuses only a balance that cannot pay one item (items it cannot pay end in the
-    #: job's errors); "job" refuses a job whose items the balance cannot all pay.
+    #: "one" refuses only a balance that cannot pay one item (the job stops with status
+    #: "error" at the first item it cannot pay); "job" refuses a job whose items the balance
+    #: cannot all pay.
     batch_precheck: str = "one"
     # -- production's errors and credits (all off by default) --
     opted_out: frozenset[str] = frozenset()  # handles / prsn_ ids: 403 "opted out", not billed
@@ -175,6 +181,21 @@ class Knobs:
     route_costs: Mapping[str, float] = field(default_factory=lambda: ROUTE_COSTS)  # not 1 only
     ladder: tuple[LadderTier, ...] = PRODUCTION_LADDER  # the public tier ladder, lowest first
     tier_follows_balance: bool = False  # the limit (and tier/k) is the ladder tier of the balance
+    #: An enterprise workspace (off by default): tier/k answers ``current_tier: null`` and this
+    #: ``limit_per_minute`` at the top of ``data`` (the SDK's CHANGELOG 0.2.1), this limit is the
+    #: one enforced (over the ladder and ``rate_limit_per_minute``), and the balance is read at
+    #: ``/credits/balance/k/enterprise/``. Strict: the personal ``/credits/balance/k/`` answers
+    #: an enterprise key 403 "Invalid API key" (production does not document it for one), so
+    #: code must read the enterprise route. Off, the enterprise route answers that 403 (a
+    #: personal key there, account-api.md).
+    enterprise_limit_per_minute: float | None = None
+    #: Production's free repeat (off by default): an identical request (method, path, query,
+    #: key) within this many seconds of a billed answer is answered again free (not billed,
+    #: ``X-Credits-Consumed: 0``), as production's short-lived cache answers it; so is a batch
+    #: item the same key had billed as an item of the same kind in that time (not for a job
+    #: submitted with ``enrich_live``). Off, every repeat is billed: stricter than production,
+    #: it keeps the counts of what the library bought honest.
+    free_repeat_seconds: float = 0.0
     # -- the job-change feed's background (see catalog.job_feed) --
     job_change_rate: float = JOB_CHANGE_RATE  # events per 1,000 employees per day, everywhere
     job_change_rates: Mapping[str, float] = field(default_factory=dict)  # by slug: overrides
@@ -264,6 +285,8 @@ class ServiceState:
             self.max_in_flight: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             self.overrides.clear()
             self.jobs: dict[str, BatchJob] = {}
+            #: When each request (or batch item) was last billed: the free repeats' memory.
+            self._billed_at: dict[Hashable, float] = {}
             #: The moves made (``move``): what every route shows of the movers, and their events.
             self.world = Moves()
 
@@ -305,17 +328,17 @@ class ServiceState:
             self.keys[key] = "revoked"
 
     def check_key(self, key: str) -> str | None:
-        """None when ``key`` may call this workspace; else the reason for a 403."""
+        """None when ``key`` may call this workspace; else why not: "unknown", "rotated",
+        "revoked" or "other workspace" (the emulator's own: every one is answered 403 "Invalid
+        API key", production's words)."""
         with self.lock:
             status = self.keys.get(key)
             if status is None:
-                return "Invalid API key"
-            if status == "rotated":
-                return "API key has been rotated; use the new key from the API Keys area"
-            if status == "revoked":
-                return "API key has been revoked"
+                return "unknown"
+            if status != "valid":
+                return status
             if self.workspace_of.get(key) != self.WORKSPACE:
-                return "API key does not belong to this workspace"
+                return "other workspace"
             return None
 
     # -- limits and faults -------------------------------------------------------------------
@@ -349,50 +372,68 @@ class ServiceState:
             return self._rng.choice(k.fault_kinds)
 
     def ladder_tier(self) -> LadderTier | None:
-        """The ladder tier of the balance now, when ``tier_follows_balance``; else None.
+        """The ladder tier of the balance now, when ``tier_follows_balance`` (and not an
+        enterprise workspace); else None.
 
         The highest tier whose ``min_credits`` the balance reaches (below them all: the lowest).
         """
         with self.lock:
-            ladder, balance = self.knobs.ladder, self.balance
-            if not self.knobs.tier_follows_balance or not ladder:
-                return None
+            knobs, balance = self.knobs, self.balance
+        ladder, enterprise = knobs.ladder, knobs.enterprise_limit_per_minute
+        if not knobs.tier_follows_balance or not ladder or enterprise is not None:
+            return None
         reached = [t for t in ladder if balance >= t.min_credits]
         return reached[-1] if reached else ladder[0]
 
     def limit_per_minute(self) -> float | None:
-        """The limit enforced now: the balance's ladder tier's, or the ``rate_limit_per_minute``
-        knob (None: no limit)."""
+        """The limit enforced now: an enterprise workspace's, the balance's ladder tier's, or
+        the ``rate_limit_per_minute`` knob (None: no limit)."""
+        enterprise = self.knobs.enterprise_limit_per_minute
+        if enterprise is not None:
+            return enterprise
         rung = self.ladder_tier()
         return rung.limit_per_minute if rung is not None else self.knobs.rate_limit_per_minute
 
+    def tier_name(self) -> str | None:
+        """The current tier's name, as a 429 reports it (an enterprise workspace has none)."""
+        if self.knobs.enterprise_limit_per_minute is not None:
+            return None
+        rung = self.ladder_tier()
+        return rung.name if rung is not None else EMULATOR_TIER
+
     def tier(self) -> dict[str, Any]:
-        """The credits-tier payload: the balance's ladder tier (``tier_follows_balance``), else
-        the tier of the configured limit (a named tier, or custom)."""
+        """The credits-tier payload: an enterprise workspace's (``current_tier`` null, the limit
+        at the top), the balance's ladder tier (``tier_follows_balance``), else the "Emulator"
+        tier of the configured limit, alone on its ladder.
+
+        >>> ServiceState(Knobs(balance=50)).tier()["current_tier"]
+        {'name': 'Emulator', 'min_credits': 0, 'max_credits': None, 'limit_per_minute': 6000}
+        >>> enterprise = ServiceState(Knobs(balance=50, enterprise_limit_per_minute=900)).tier()
+        >>> enterprise["current_tier"], enterprise["limit_per_minute"], enterprise["next_tier"]
+        (None, 900, None)
+        """
         with self.lock:
             if self.jobs:
                 self.settle_jobs()  # the balance after the batch items resolved so far
-            limit = self.knobs.rate_limit_per_minute
-            advertise = self.knobs.advertise_rate_limit
-            balance = self.balance
-            ladder = self.knobs.ladder
+            knobs, balance = self.knobs, self.balance
+        advertise = knobs.advertise_rate_limit
+        if knobs.enterprise_limit_per_minute is not None:
+            payload: dict[str, Any] = {
+                "balance": as_number(balance),
+                "credits_per_dollar": None,
+                "current_tier": None,
+                "next_tier": None,
+                "previous_tier": None,
+            }
+            if advertise:
+                payload["limit_per_minute"] = as_number(knobs.enterprise_limit_per_minute)
+            return payload
         rung = self.ladder_tier()
         if rung is not None:
-            return self._ladder_payload(rung, ladder, balance, advertise)
-        names = {float(t[0]): t[1] for t in TIERS}
-        current: dict[str, Any] = {"name": names.get(limit, "custom") if limit else "unmetered"}
-        if advertise:
-            current["limit_per_minute"] = limit
-        higher = [t for t in TIERS if limit and t[0] > limit]
-        next_tier = None
-        if higher:
-            rate, name, credits = higher[0]
-            next_tier = {
-                "name": name,
-                "limit_per_minute": rate,
-                "credits_needed": max(0, credits - int(balance)),
-            }
-        return {"balance": balance, "current_tier": current, "next_tier": next_tier}
+            return self._ladder_payload(rung, knobs.ladder, balance, advertise)
+        limit = knobs.rate_limit_per_minute
+        own = LadderTier(EMULATOR_TIER, 0, None, limit, EMULATOR_CREDITS_PER_DOLLAR)
+        return self._ladder_payload(own, (own,), balance, advertise)
 
     @staticmethod
     def _ladder_payload(
@@ -410,9 +451,10 @@ class ServiceState:
         next_tier = None
         if at + 1 < len(ladder):
             up = ladder[at + 1]
-            next_tier = {**shown(up), "credits_needed": _num(max(0.0, up.min_credits - balance))}
+            needed = as_number(max(0.0, up.min_credits - balance))
+            next_tier = {**shown(up), "credits_needed": needed}
         return {
-            "balance": _num(balance),
+            "balance": as_number(balance),
             "credits_per_dollar": rung.credits_per_dollar,
             "current_tier": shown(rung),
             "next_tier": next_tier,
@@ -425,21 +467,46 @@ class ServiceState:
         """Credits one billable answer on ``path`` costs: its ``route_costs`` entry, else 1."""
         return self.knobs.route_costs.get(route_key(path), 1.0)
 
-    def charge(self, credits: float) -> float | None:
-        """Pay ``credits`` from the balance: the balance after, or None when it cannot pay
-        (nothing is taken then). Batch items resolved so far are paid first."""
+    def pay(
+        self, path: str, repeat: Hashable | None = None, now: float | None = None
+    ) -> tuple[float, float] | None:
+        """Pay for one billable answer on ``path``: (credits paid, the balance after), or None
+        when the balance cannot pay its cost (nothing is taken then).
+
+        ``repeat`` names the request (method, path, query, key): one answered billed within
+        ``free_repeat_seconds`` before ``now`` is a free repeat, paid 0. Batch items resolved
+        so far are paid first.
+        """
+        now = time.monotonic() if now is None else now
         with self.lock:
             if self.jobs:
                 self.settle_jobs()
-            if credits > self.balance:
+            if self._repeated(repeat, now):
+                return 0.0, self.balance
+            cost = self.cost_of(path)
+            if cost > self.balance:
                 return None
-            self.balance -= credits
-            return self.balance
+            self.balance -= cost
+            if cost > 0:
+                self._remember(repeat, now)
+            return cost, self.balance
 
-    def bill(self, credits: float = 1.0) -> float:
-        with self.lock:
-            self.balance -= credits
-            return self.balance
+    def _repeated(self, repeat: Hashable | None, now: float) -> bool:
+        """Whether ``repeat`` was billed within ``free_repeat_seconds`` before ``now``."""
+        window = self.knobs.free_repeat_seconds
+        if repeat is None or window <= 0:
+            return False
+        billed = self._billed_at.get(repeat)
+        return billed is not None and now - billed <= window
+
+    def _remember(self, repeat: Hashable | None, now: float) -> None:
+        """``repeat`` was billed at ``now`` (kept only while free repeats are on)."""
+        window = self.knobs.free_repeat_seconds
+        if repeat is None or window <= 0:
+            return
+        self._billed_at[repeat] = now
+        if len(self._billed_at) > 10_000:  # forget those past any window
+            self._billed_at = {k: t for k, t in self._billed_at.items() if now - t <= window}
 
     def record(self, rec: RequestRecord) -> None:
         with self.lock:
@@ -472,9 +539,10 @@ class ServiceState:
         credit each, in the order they resolved.
 
         A job runs to its end whether or not anyone polls it, so billing catches up here,
-        whenever the emulator is asked anything: a request, or a counter read by a test. An
-        item that resolves when the balance cannot pay 1 credit ends in the job's ``errors``,
-        unbilled.
+        whenever the emulator is asked anything: a request, or a counter read by a test. The
+        first item that resolves when the balance cannot pay 1 credit stops its job there
+        (:meth:`.batch.BatchJob.stop`): it and the items after it are never billed. An item the
+        same key had billed within ``free_repeat_seconds`` is free (not for ``enrich_live``).
         """
         now = time.monotonic() if now is None else now
         with self.lock:
@@ -488,24 +556,34 @@ class ServiceState:
                 job.settled = max(job.settled, done)
             due.sort(key=lambda d: (d[0], d[2].submitted, d[1]))
             for at, index, job in due:
-                if job.outcomes[index] == "error":
+                if job.outcomes[index] == "error" or job.stopped is not None:
                     continue
-                if self.balance < 1.0:
-                    job.outcomes[index] = "error"  # insufficient credits: not billed
-                    continue
-                self.balance -= 1.0
-                self.records.append(
-                    RequestRecord(
-                        job.path,
-                        (job.params[index],),
-                        200,
-                        True,
-                        item=True,
-                        key_id=key_id(job.key),
-                        at=at,
-                        credits=1.0,
-                    )
-                )
+                self._settle_item(job, index, at)
+
+    def _settle_item(self, job: BatchJob, index: int, at: float) -> None:
+        """Bill item ``index`` of ``job``, resolved at ``at``: 1 credit, 0 for a free repeat;
+        the job stops there when the balance cannot pay."""
+        kid = key_id(job.key)
+        repeat = ("item", job.path, job.params[index], kid)
+        free = not job.enrich_live and self._repeated(repeat, at)
+        if not free and self.balance < 1.0:
+            job.stop(index, at)  # insufficient credits: the job stops, nothing more is billed
+            return
+        if not free:
+            self.balance -= 1.0
+            self._remember(repeat, at)
+        self.records.append(
+            RequestRecord(
+                job.path,
+                (job.params[index],),
+                200,
+                not free,
+                item=True,
+                key_id=kid,
+                at=at,
+                credits=0.0 if free else 1.0,
+            )
+        )
 
     def enter(self, key: tuple[str, tuple[tuple[str, str], ...]]) -> None:
         with self.lock:

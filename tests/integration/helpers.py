@@ -121,7 +121,7 @@ def unavailable() -> Reply:
 
 
 def rate_limited(retry_after: int | str, *, limit: float | None = None) -> Reply:
-    errors: dict[str, Any] = {"current_tier": "custom"}
+    errors: dict[str, Any] = {"current_tier": "Emulator"}
     if limit is not None:
         errors["current_limit"] = limit
     return fail(

@@ -128,9 +128,9 @@ def test_credits_tier_payload(fake_service, fake_client):
     tier = fake_client.credits_tier()
 
     assert tier["balance"] == fake_service.balance
-    assert tier["current_tier"]["name"] == "growth"
+    assert tier["current_tier"]["name"] == "Emulator"
     assert tier["current_tier"]["limit_per_minute"] == 60
-    assert tier["next_tier"]["name"] == "pro"
+    assert tier["next_tier"] is None and tier["previous_tier"] is None
     # The client paces at 95% of what the tier endpoint advertises.
     assert fake_client.rate_limit_per_minute == pytest.approx(57.0)
 
@@ -143,13 +143,10 @@ def test_get_on_the_panel_path_uses_the_panel_header(fake_service, fake_client):
 
 # -- authentication ------------------------------------------------------------------------------
 
-AUTH_CASES = {
-    "rotated": "API key has been rotated; use the new key from the API Keys area",
-    "wrong_workspace": "API key does not belong to this workspace",
-    "unknown": "Invalid API key",
-    "truncated": "Invalid API key",
-    "revoked": "API key has been revoked",
-}
+#: Every bad key, and production's one answer to each (its reference: "Invalid API key").
+AUTH_CASES = dict.fromkeys(
+    ["rotated", "wrong_workspace", "unknown", "truncated", "revoked"], "Invalid API key"
+)
 
 
 def _bad_key(svc, case: str) -> str:
@@ -505,7 +502,7 @@ def test_persistent_429_raises_rate_limit_error(fake_service):
     exc = info.value
     assert exc.status_code == 429
     assert exc.retry_after == 0.0
-    assert exc.errors == {"current_tier": "custom", "current_limit": 6000}
+    assert exc.errors == {"current_tier": "Emulator", "current_limit": 6000}
     assert fake_service.count(PROFILE) == 2
 
 

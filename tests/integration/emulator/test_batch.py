@@ -2,12 +2,14 @@
 
 Submit (POST, 202, nothing billed), items billed as they resolve whether or not anyone
 collects them, results paged by an integer cursor, not-found for an unknown or expired job,
-404 when the service has no batch. Waits are bounded polls of the emulator's own counters.
+404 when the service has no batch, ``enrich_live`` read, and a job that stops with status
+"error" where the balance runs out. Waits are bounded polls of the emulator's own counters.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import pytest
 import requests
@@ -38,7 +40,8 @@ def track(svc, job_id, after=0, key=None) -> requests.Response:
 
 
 def collect(svc, job_id) -> tuple[dict, list, list[dict]]:
-    """Walk ``after = next_cursor`` until it stops advancing on a terminal job (bounded)."""
+    """Walk ``after = next_cursor`` until it stops advancing on a job that is done (completed,
+    or stopped: error), bounded."""
     profiles: dict = {}
     not_found: list = []
     polls: list[dict] = []
@@ -48,7 +51,7 @@ def collect(svc, job_id) -> tuple[dict, list, list[dict]]:
         polls.append(page)
         profiles.update(page["profiles"])
         not_found += page["not_found"]
-        if page["next_cursor"] == after and page["status"] == "completed":
+        if page["next_cursor"] == after and page["status"] != "processing":
             return profiles, not_found, polls
         if page["next_cursor"] == after:
             time.sleep(0.02)
@@ -154,3 +157,55 @@ def test_sparse_mode_thins_batch_records_too(fake_service):
     profiles, _, _ = collect(fake_service, job_id)
     for handle, record in profiles.items():
         assert record == data.thin(data.person(handle))
+
+
+# -- enrich_live ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("live", ["yes", "true", 1, None, [True]])
+def test_enrich_live_must_be_a_boolean(fake_service, live):
+    reply = submit(fake_service, HANDLES, enrich_live=live)
+    body = reply.json()
+    assert reply.status_code == 400 and body["error_code"] == "VALIDATION_ERROR"
+    assert body["errors"] == {"enrich_live": "must be true or false"}
+    assert fake_service.batch_jobs == {} and fake_service.billed() == 0
+
+
+def test_enrich_live_is_kept_on_the_job(fake_service):
+    svc = fake_service
+    live = submit(svc, HANDLES, enrich_live=True).json()["data"]["job_id"]
+    standard = submit(svc, HANDLES).json()["data"]["job_id"]
+    bare = requests.post(
+        svc.base_url + BATCH, json={"handles": HANDLES}, headers=_headers(svc), timeout=10
+    )
+    assert bare.status_code == 202  # enrich_live is optional
+    jobs = svc.state.jobs
+    assert jobs[live].enrich_live is True
+    assert jobs[standard].enrich_live is False
+    assert jobs[bare.json()["data"]["job_id"]].enrich_live is False
+
+
+# -- a job the balance runs out in ---------------------------------------------------------------
+
+
+def test_a_job_stops_with_status_error_where_the_balance_runs_out(fake_service):
+    svc = fake_service
+    svc.configure(batch_resolve_rate=1_000, balance=2, opted_out={"grace"})
+    handles = ["ada", "grace", "unknown-x", "linus", "edsger"]
+    job_id = submit(svc, handles).json()["data"]["job_id"]
+    profiles, not_found, polls = collect(svc, job_id)
+    last = polls[-1]
+    assert last["status"] == "error"
+    # True counts: 2 resolved (billed), grace's refusal, and nothing more ever.
+    assert (last["total"], last["resolved"], last["errors"]) == (5, 2, 1)
+    assert set(profiles) == {"ada"} and not_found == ["unknown-x"]
+    assert last["next_cursor"] == 3
+    statuses = [p["status"] for p in polls]
+    assert "completed" not in statuses
+    assert set(statuses[statuses.index("error") :]) == {"error"}  # from then on
+    assert svc.billed() == 2 and svc.balance == 0
+    assert svc.billed_handles() == Counter({"ada": 1, "unknown-x": 1})
+    svc.configure(balance=50)  # a top-up: the job stays stopped, linus and edsger never resolve
+    again = track(svc, job_id).json()["data"]
+    assert (again["status"], again["resolved"], again["next_cursor"]) == ("error", 2, 3)
+    assert svc.billed() == 2

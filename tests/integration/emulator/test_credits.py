@@ -1,9 +1,10 @@
 """The emulator speaks production's errors and credits, spoken to with plain ``requests``.
 
 Per-record 403s (opted out, premium-gated: no error_code, not billed, a batch job's errors),
-402 ``1080`` when the balance cannot pay (and the 403 flavours of credits and rate limits),
-per-route costs, the public tier ladder and route costs, the balance route, the free health
-route, and a tier that follows the balance down with its limit enforced.
+402 ``1080`` when the balance cannot pay (and the 403 flavours of credits and rate limits; a
+batch job stops there with status "error"), per-route costs, the public tier ladder and route
+costs, the balance route, the free health route, and a tier that follows the balance down with
+its limit enforced.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def submit(svc, handles, ids=()):
 
 
 def finished(svc, job_id) -> dict:
-    """The job's completed status with every page's results merged (bounded wait)."""
+    """The job's last status (completed, or error: it stopped) with every page's results
+    merged (bounded wait)."""
     profiles: dict = {}
     not_found: list = []
     after, deadline = 0, time.monotonic() + 10
@@ -69,7 +71,7 @@ def finished(svc, job_id) -> dict:
         ).json()["data"]
         profiles.update(page["profiles"])
         not_found += page["not_found"]
-        if page["status"] == "completed" and page["next_cursor"] == after:
+        if page["status"] != "processing" and page["next_cursor"] == after:
             return {**page, "profiles": profiles, "not_found": not_found}
         after = page["next_cursor"]
     raise AssertionError("the job did not complete within 10 s")
@@ -100,7 +102,7 @@ def test_a_refused_person_is_a_403_without_a_code_and_not_billed(fake_service, k
     assert r.status_code == 403
     assert body["success"] is False and body["message"] == message
     assert "error_code" not in body  # auth-layer rejections carry none
-    assert r.headers["X-Credits-Consumed"] == "0"
+    assert "X-Credits-Consumed" not in r.headers  # not charged: no credits' headers
     assert svc.balance == before and svc.billed() == 0
     assert profile(svc, "ada").status_code == 200  # the key is fine
 
@@ -151,8 +153,9 @@ def test_credits_run_out_mid_job_then_a_top_up_pays_for_the_rest(fake_service):
     assert [r.status_code for r in replies] == [200] * 30 + [402] * 30
     refused = replies[30].json()
     assert refused["error_code"] == "1080" and refused["message"] == "Insufficient credits"
-    assert replies[30].headers["X-Credits-Consumed"] == "0"
-    assert replies[30].headers["X-Credits-Balance"] == "0"
+    assert "X-Credits-Consumed" not in replies[30].headers  # a 402 is not charged
+    assert "X-Credits-Balance" not in replies[30].headers
+    assert replies[29].headers["X-Credits-Balance"] == "0"  # the last one paid says so
     assert svc.balance == 0 and svc.billed() == 30
 
     svc.configure(balance=100)  # a top-up
@@ -208,17 +211,23 @@ def test_batch_submit_is_prechecked(fake_service):
     assert svc.batch_jobs == {} and svc.billed() == 0
 
 
-def test_batch_items_the_balance_cannot_pay_end_in_errors(fake_service):
+def test_a_job_the_balance_runs_out_in_stops_with_status_error(fake_service):
     svc = fake_service
     svc.configure(batch_resolve_rate=0, balance=3)
     handles = ["ada", "grace", "unknown-x", "linus", "edsger", "barbara"]
     r = submit(svc, handles)
-    assert r.status_code == 202 and r.headers["X-Credits-Consumed"] == "0"
+    assert r.status_code == 202 and "X-Credits-Consumed" not in r.headers
     page = finished(svc, r.json()["data"]["job_id"])
-    assert page["resolved"] == 3 and page["errors"] == 3
+    assert page["status"] == "error"  # production's job stops there (SKILL.md)
+    assert page["total"] == 6 and page["resolved"] == 3 and page["errors"] == 0
     assert set(page["profiles"]) == {"ada", "grace"} and page["not_found"] == ["unknown-x"]
+    assert page["next_cursor"] == 3  # the items before the stop, and never more
     assert svc.billed() == 3 and svc.balance == 0
     assert svc.stats()["billed_batch_items"] == 3
+    svc.configure(balance=100)  # a top-up does not restart it
+    again = finished(svc, r.json()["data"]["job_id"])
+    assert (again["status"], again["resolved"], again["next_cursor"]) == ("error", 3, 3)
+    assert svc.billed() == 3 and svc.billed_handles() == Counter(dict.fromkeys(handles[:3], 1))
 
 
 # -- 3. a 403 that means rate-limited -------------------------------------------------------------
@@ -232,9 +241,10 @@ def test_rate_limit_as_403_carries_the_429s_headers_and_body(fake_service):
     body = r.json()
     assert r.status_code == 403
     assert body["message"] == "Rate limit exceeded"
-    assert body["errors"] == {"current_tier": "free", "current_limit": 7}
+    wait = int(r.headers["Retry-After"])
+    assert body["errors"] == {"current_tier": "Emulator", "current_limit": 7, "retry_after": wait}
     assert "error_code" not in body
-    assert int(r.headers["Retry-After"]) >= 1
+    assert wait >= 1
     assert svc.billed() == 1 and svc.rate_limited() == 0 and svc.count(status=403) == 1
 
 
@@ -243,7 +253,7 @@ def test_rate_limit_as_403_carries_the_429s_headers_and_body(fake_service):
 
 def test_route_costs_are_public_and_list_only_costs_other_than_1(fake_service):
     r = public(fake_service, ROUTE_COSTS_PATH)
-    assert r.status_code == 200 and r.headers["X-Credits-Consumed"] == "0"
+    assert r.status_code == 200 and "X-Credits-Consumed" not in r.headers
     body = r.json()["data"]
     costs = {item["route"]: item["credits_cost"] for item in body["routes"]}
     assert body["count"] == len(body["routes"])
@@ -278,14 +288,14 @@ def test_batch_items_bill_1_each_whatever_the_submit_route_lists(fake_service):
     svc.configure(batch_resolve_rate=0)
     before = svc.balance
     r = submit(svc, ["ada", "unknown-x"])
-    assert r.headers["X-Credits-Consumed"] == "0"
+    assert "X-Credits-Consumed" not in r.headers  # a submit is free: its items bill
     finished(svc, r.json()["data"]["job_id"])
     assert svc.balance == before - 2
 
 
 def test_health_is_free_keyless_and_listed_at_0(fake_service):
     r = public(fake_service, HEALTH)
-    assert r.status_code == 200 and r.headers["X-Credits-Consumed"] == "0"
+    assert r.status_code == 200 and "X-Credits-Consumed" not in r.headers
     assert fake_service.billed() == 0
 
 
@@ -381,16 +391,18 @@ def test_spending_drops_the_tier_and_its_limit_is_enforced(fake_service):
     assert profile(svc, "ada").status_code == 200  # the first one on Slow is admitted
     r = profile(svc, "grace")
     assert r.status_code == 429
-    assert r.json()["errors"] == {"current_tier": "Slow", "current_limit": 6}
-    assert int(r.headers["Retry-After"]) >= 5
+    wait = int(r.headers["Retry-After"])
+    assert r.json()["errors"] == {"current_tier": "Slow", "current_limit": 6, "retry_after": wait}
+    assert wait >= 5
 
 
 def test_off_the_tier_stays_the_configured_limit(fake_service):
     svc = fake_service
     svc.configure(balance=50, rate_limit_per_minute=6000)  # 50 is Testing on the ladder
     tier = panel(svc, TIER).json()["data"]
+    assert tier["current_tier"]["name"] == "Emulator"
     assert tier["current_tier"]["limit_per_minute"] == 6000
-    assert "previous_tier" not in tier
+    assert tier["previous_tier"] is None and tier["next_tier"] is None
 
 
 # -- 6. the balance -------------------------------------------------------------------------------
@@ -402,7 +414,7 @@ def test_the_balance_route_answers_the_balance_free(fake_service):
     assert profile(svc, "ada").status_code == 200
     r = panel(svc, BALANCE_PATH)
     assert r.status_code == 200 and r.json()["data"] == {"balance": 9}
-    assert r.headers["X-Credits-Consumed"] == "0" and svc.balance == 9
+    assert "X-Credits-Consumed" not in r.headers and svc.balance == 9
     assert requests.get(svc.base_url + BALANCE_PATH, timeout=10).status_code == 401
     assert panel(svc, BALANCE_PATH, key="lk_test_nope").status_code == 403
     assert svc.count(BALANCE_PATH, key=svc.api_key) == 1

@@ -11,6 +11,7 @@ import datetime as dt
 import time
 
 import pytest
+import renidly
 import requests
 
 from lookup_pandas.service.endpoints import ENDPOINTS
@@ -268,12 +269,24 @@ def test_institution_lookup_and_search(api, fake_service):
     assert set(eth) == {"id", "name", "normalized_name", "url"}
     assert eth["id"].startswith("inst_") and eth["name"] == "ETH Zurich"
     reply = api.get(INSTITUTION, normalized_name="no-such-school")
-    assert reply.status_code == 200 and reply.json()["success"] is False
+    not_found(reply, "1040")  # production's institution not-found, billed as the others
+    assert reply.headers["X-Credits-Consumed"] == "1"
     assert fake_service.billed(INSTITUTION) == 2
     found, pages = every_page(api, INSTITUTION_SEARCH, name="univ", limit=2)
     assert found == catalog.search_institutions("univ") and pages == -(-len(found) // 2)
     assert "eth-zurich" not in {i["normalized_name"] for i in found}
     assert api.get(INSTITUTION_SEARCH, name="un").status_code == 400
+
+
+def test_the_official_sdk_reads_an_unknown_institution_as_not_found(fake_service):
+    key = fake_service.api_key
+    config = renidly.RenidlyConfig(
+        base_url=fake_service.base_url, max_retries=0, default_headers={"X-service-apikey": key}
+    )
+    with renidly.Renidly(key, config=config) as client:
+        assert client.data.institutions.retrieve("eth-zurich").name == "ETH Zurich"
+        assert client.data.institutions.retrieve("no-such-school") is None  # 1040: not found
+    assert fake_service.billed(INSTITUTION) == 2
 
 
 def test_alumni_carry_the_education_that_links_them(api, fake_service):
@@ -288,8 +301,9 @@ def test_alumni_carry_the_education_that_links_them(api, fake_service):
         "limit": 20,
         "has_more": False,
     }
-    unknown = api.get(ALUMNI, normalized_name="no-such-school").json()
-    assert unknown["success"] is False and unknown["data"] is None
+    unknown = api.get(ALUMNI, normalized_name="no-such-school")
+    not_found(unknown, "1040")
+    assert fake_service.billed(ALUMNI, normalized_name="no-such-school") == 1
 
 
 def test_alumni_filters_and_sorts(api):

@@ -113,8 +113,10 @@ def test_headers_request_id_and_credits(api):
     assert a.headers["X-Credits-Consumed"] == "1"
     assert float(a.headers["X-Credits-Balance"]) == start - 1
     assert float(b.headers["X-Credits-Balance"]) == start - 2
-    assert tier.headers["X-Credits-Consumed"] == "0"  # the panel is free
-    assert float(tier.headers["X-Credits-Balance"]) == start - 2 == api.svc.balance
+    assert float(b.headers["X-Credits-Balance"]) == api.svc.balance
+    # The panel is free and not a Data API route: no credits' headers (production's SDK sees
+    # none on its account routes).
+    assert "X-Credits-Consumed" not in tier.headers and "X-Credits-Balance" not in tier.headers
 
 
 def test_not_found_is_200_success_false_with_a_code_and_billed(api):
@@ -162,23 +164,30 @@ def test_each_surface_wants_its_own_header(api):
     assert api.get(PROFILE, header="Authorization", handle="ada").status_code == 401
 
 
-def test_invalid_keys_are_403_with_the_reason(api):
+def test_invalid_keys_are_403_in_production_s_words(api):
     svc = api.svc
     wrong_ws = api.get(PROFILE, key=svc.wrong_workspace_key, handle="ada")
     assert wrong_ws.status_code == 403
-    assert wrong_ws.json()["message"] == "API key does not belong to this workspace"
+    assert wrong_ws.json()["message"] == "Invalid API key"
 
     old = svc.api_key
     new = svc.rotate_key()
     rotated = api.get(PROFILE, key=old, handle="ada")
     assert rotated.status_code == 403
-    assert "rotated" in rotated.json()["message"]
+    assert rotated.json()["message"] == "Invalid API key"
     assert api.get(PROFILE, key=new, handle="ada").status_code == 200
 
     svc.revoke_key(new)
     revoked = api.get(PROFILE, key=new, handle="ada")
     assert revoked.status_code == 403
-    assert "revoked" in revoked.json()["message"]
+    assert revoked.json()["message"] == "Invalid API key"
+    # The emulator keeps why, for itself only.
+    assert [svc.state.check_key(k) for k in (svc.wrong_workspace_key, old, new, "lk_x")] == [
+        "other workspace",
+        "rotated",
+        "revoked",
+        "unknown",
+    ]
 
     extra = svc.issue_key()
     assert api.get(PROFILE, key=extra, handle="ada").status_code == 200
@@ -198,7 +207,7 @@ def test_bad_limit_is_400_with_field_errors(api, limit):
     assert body["success"] is False
     assert body["error_code"] == "VALIDATION_ERROR"
     assert body["errors"] == {"limit": "must be an integer between 1 and 50"}
-    assert r.headers["X-Credits-Consumed"] == "0"
+    assert "X-Credits-Consumed" not in r.headers  # an error: not charged, no credits' headers
 
 
 def test_missing_required_parameter_is_400(api):
@@ -286,10 +295,12 @@ def test_429_carries_retry_after_and_the_tier(api):
     body = r.json()
 
     assert r.status_code == 429
-    assert int(r.headers["Retry-After"]) >= 1
+    wait = int(r.headers["Retry-After"])
+    assert wait >= 1
     assert body["success"] is False
-    assert body["errors"] == {"current_tier": "free", "current_limit": 7}
-    assert r.headers["X-Credits-Consumed"] == "0"
+    # The wait in the body too, where the official SDK reads it (errors.retry_after).
+    assert body["errors"] == {"current_tier": "Emulator", "current_limit": 7, "retry_after": wait}
+    assert "X-Credits-Consumed" not in r.headers and "X-Credits-Balance" not in r.headers
     assert api.svc.billed() == 1
 
 
@@ -299,20 +310,33 @@ def test_tier_payload(api):
     tier = body["data"]
     assert body["success"] is True
     assert tier["balance"] == api.svc.balance
-    assert tier["current_tier"]["name"] == "free"
-    assert tier["current_tier"]["limit_per_minute"] == 7
-    assert tier["next_tier"]["name"] == "starter"
-    assert tier["next_tier"]["limit_per_minute"] == 30
-    assert tier["next_tier"]["credits_needed"] == 0  # the default balance is far above 1000
+    assert tier["current_tier"] == {
+        "name": "Emulator",
+        "min_credits": 0,
+        "max_credits": None,
+        "limit_per_minute": 7,
+    }
+    assert tier["next_tier"] is None and tier["previous_tier"] is None
 
     api.svc.configure(advertise_rate_limit=False)
     assert "limit_per_minute" not in api.get(TIER).json()["data"]["current_tier"]
 
 
-def test_default_tier_is_unadvertised_custom_with_no_next(api):
+def test_default_tier_is_production_shaped_at_6000_a_minute(api):
     tier = api.get(TIER).json()["data"]
+    # Production's keys (account-api.md), no more.
+    assert set(tier) == {"balance", "credits_per_dollar", "current_tier", "next_tier",
+                         "previous_tier"}  # fmt: skip
+    assert set(tier["current_tier"]) == {"name", "min_credits", "max_credits", "limit_per_minute"}
+    assert tier["current_tier"]["name"] == "Emulator"
     assert tier["current_tier"]["limit_per_minute"] == 6000
-    assert tier["next_tier"] is None
+    assert isinstance(tier["credits_per_dollar"], int)
+    assert tier["next_tier"] is None and tier["previous_tier"] is None
+    assert tier["balance"] == api.svc.balance
+
+    api.svc.configure(rate_limit_per_minute=None)  # unmetered: the same tier, no limit
+    unmetered = api.get(TIER).json()["data"]["current_tier"]
+    assert unmetered["name"] == "Emulator" and unmetered["limit_per_minute"] is None
 
 
 # -- faults --------------------------------------------------------------------------------------
@@ -921,7 +945,7 @@ def test_employees_bad_sort_is_400_and_unknown_filters_are_ignored(api):
     body = bad.json()
     assert bad.status_code == 400 and body["error_code"] == "VALIDATION_ERROR"
     assert body["errors"] == {"sort": "must be one of newest, oldest, recently_left"}
-    assert bad.headers["X-Credits-Consumed"] == "0"
+    assert "X-Credits-Consumed" not in bad.headers
     with pytest.raises(ValueError):
         data.employees("acme", sort="alphabetical")
 

@@ -54,7 +54,7 @@ def test_a_key_revoked_mid_run_says_what_is_kept_and_the_rerun_buys_only_the_res
         LEADS.lookup.enrich_profiles("handle", client=client, progress=False, method=method)
     assert revoke.fired
     message = str(info.value)
-    assert "revoked" in message and "Check api_key=" in message  # the key's own hint stays
+    assert "Invalid API key" in message and "Check api_key=" in message  # the key's hint stays
     kept, total, rest = _kept(message)
     bought = fake_service.billed()
     assert (total, rest) == (len(HANDLES), total - kept)
@@ -91,7 +91,7 @@ def test_the_cli_says_what_is_kept_when_the_key_is_rotated_mid_run(capsys, fake_
     assert done.returncode == cli.EXIT_AUTH
     *estimate, line = done.stderr.strip().splitlines()  # the estimate came first
     assert len(estimate) == 1, done.stderr
-    assert line.startswith("lookup-pandas: AuthenticationError: API key has been rotated")
+    assert line.startswith("lookup-pandas: AuthenticationError: Invalid API key")
     assert "Check the LOOKUP_API_KEY environment variable." in line
     kept, total, rest = _kept(line)
     assert kept == fake_service.billed() >= 5 and (total, rest) == (len(HANDLES), total - kept)

@@ -353,7 +353,7 @@ class RateLimitOnce:
         return fail(
             429,
             "Rate limit exceeded; slow down",
-            errors={"current_tier": "custom", "current_limit": self.current_limit},
+            errors={"current_tier": "Emulator", "current_limit": self.current_limit},
             **{"Retry-After": str(self.retry_after)},
         )
 
