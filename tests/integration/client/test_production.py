@@ -7,6 +7,8 @@ institution not found (``1040``), production's free repeat, a batch job stopped 
 
 from __future__ import annotations
 
+import threading
+
 import pandas as pd
 import pytest
 
@@ -17,7 +19,7 @@ from lookup_pandas.service.endpoints import ALUMNI_PATH, BATCH_PATH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing.replies import fail
 
-from ..helpers import PROFILE, make_client
+from ..helpers import PROFILE, make_client, wait_until
 
 ENTERPRISE_LIMIT = 1200  # calls a minute: fast, as an enterprise contract is
 
@@ -34,7 +36,7 @@ def test_an_enterprise_key_is_paced_by_its_own_limit_not_the_safe_default():
     the pace is 95% of that limit, where it once fell back to 7 calls a minute."""
     handles = 40
     with (
-        FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT, rate_burst=1) as svc,
+        FakeService(enterprise_limit_per_minute=ENTERPRISE_LIMIT) as svc,
         make_client(svc, max_workers=4) as client,
     ):
         estimate = leads(handles).lookup.estimate_profiles("handle", client=client)
@@ -118,16 +120,32 @@ def test_a_free_repeat_counts_0_credits_in_the_summary():
 
 
 def test_a_batch_job_stopped_by_credits_keeps_what_resolved_and_a_rerun_buys_the_rest(tmp_path):
-    """Production's job ends in status "error" when the balance runs out mid-job."""
+    """Production's job ends in status "error" when the balance runs out mid-job. The balance
+    covers the job when it is checked; another spender on the account drains it (to 10
+    credits) once the job is submitted."""
     cache = tmp_path / "c.sqlite"
-    with FakeService(balance=30, batch_resolve_rate=0) as svc:
+    with FakeService(balance=1_000, batch_resolve_rate=100) as svc:
+        drained = threading.Event()
+
+        def drain() -> None:
+            if wait_until(lambda: bool(svc.batch_jobs), within=30):
+                svc.configure(balance=10)
+                drained.set()
+
+        spender = threading.Thread(target=drain)
+        spender.start()
         with make_client(svc, cache=cache) as client, pytest.raises(InsufficientCreditsError):
             leads(50).lookup.enrich_profiles("handle", client=client, method="batch")
-        assert sum(svc.billed_handles().values()) == 30
-        svc.configure(balance=1_000)
+        spender.join()
+        assert drained.is_set()
+        (job,) = svc.state.jobs.values()
+        assert svc.count(BATCH_PATH, method="POST") == 1
+        bought = sum(svc.billed_handles().values())
+        assert 10 <= bought < 50 and svc.balance == 0  # what resolved before the balance ran out
+        svc.configure(balance=1_000)  # topped up
         with make_client(svc, cache=cache) as client:
             out = leads(50).lookup.enrich_profiles("handle", client=client, method="batch")
         assert (out["lookup_status"] == "ok").all()
         billed = svc.billed_handles()
-        assert sum(billed.values()) == 50 and set(billed.values()) == {1}  # each once
-        assert svc.count(BATCH_PATH, method="POST") >= 2
+        assert sum(billed.values()) == 50 and set(billed.values()) == {1}  # each bought once
+        assert job.stopped is not None  # the stopped job was the first run's only one

@@ -59,7 +59,8 @@ def test_a_job_whose_balance_runs_out_midway_ends_in_error(sdk_for):
         job = sdk_for(svc).data.people.enrich_batch(handles=handles)
         result = job.wait(**POLL)
         assert svc.balance == 0
-    assert (result.status, result.total, result.errors) == ("error", 5, 2)
+    # stopped: three resolved (billed, readable), none errored, two never resolve
+    assert (result.status, result.total, result.resolved, result.errors) == ("error", 5, 3, 0)
     assert keyed(result.results) == {h: data.person(h) for h in handles[:3]}
 
 

@@ -39,7 +39,7 @@ def test_people_retrieve_by_id_and_by_handle(sdk, fake_service, by):
 
 
 def test_people_search_walks_its_cursor_pages(sdk, fake_service):
-    expected = list(data.search_records("cto", geo_country_code="DE"))
+    expected = list(data.search_records(title="cto", geo_country_code="DE"))
     assert len(expected) > 100  # three pages of 50
     first = sdk.data.people.search(title="cto", geo_country_code="DE", limit=50)
     assert dumps(first) == expected[:50]

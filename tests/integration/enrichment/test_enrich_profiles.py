@@ -462,14 +462,15 @@ def test_estimate_before_and_after_a_partial_enrichment(fake_service, fake_clien
         cached=0,
         to_fetch=4,
         method="single",
-        seconds=None,
+        seconds=pytest.approx(4 * 60 / (0.95 * 6000)),
         credits=4.0,
         balance=fake_service.balance,
-    )  # 4 to fetch: too few for a batch job; no pace known yet, so no duration
+    )  # 4 to fetch: too few for a batch job; at the pace of the tier read for the balance
     assert (first.rows, first.valid, first.unique, first.cached, first.to_fetch) == (9, 6, 4, 0, 4)
-    # A brand-new client: nothing billable, not even the tier; only free account reads
-    # (the balance, the route costs and the ladder) for the credits.
-    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 0
+    # A brand-new client: nothing billable; only free account reads for the credits: the tier
+    # (it says which balance route is the account's, and teaches the pace), the balance, the
+    # route costs and the ladder.
+    assert data_count(fake_service) == 0 and fake_service.count(TIER) == 1
 
     enrich(lead_frame(["b-est", "unknown-est"]), fake_client)
     sent_data = data_count(fake_service)
