@@ -70,6 +70,23 @@ def _cell(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
+def people_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """People-search filters as they are sent, checked: a UsageError for what production refuses.
+
+    >>> people_filters({"headline": "founder", "current_only": True, "skills": None})
+    {'headline': 'founder', 'current_only': 'true'}
+    """
+    sent = {k: query_value(v) for k, v in filters.items() if v is not None}
+    if sent:
+        check_listing(SEARCH, sent)
+    return sent
+
+
+def _width(width: str) -> widgets.Layout:
+    """A control's layout: its width (CSS, "26em")."""
+    return widgets.Layout(width=width)
+
+
 class SearchPanel(widgets.VBox):
     """A search panel: People or Companies, a text box, Search, Load more, results, a detail view.
 
@@ -88,9 +105,7 @@ class SearchPanel(widgets.VBox):
     def __init__(
         self, client: Client | None = None, *, page_size: int = 50, **filters: Any
     ) -> None:
-        self.filters = {k: query_value(v) for k, v in filters.items() if v is not None}
-        if self.filters:
-            check_listing(SEARCH, self.filters)
+        self.filters = people_filters(filters)
         self._client_arg = client
         self._records: list[dict[str, Any]] = []
         self._plan: PagePlan | None = None
@@ -107,14 +122,10 @@ class SearchPanel(widgets.VBox):
             placeholder="Job title, e.g. data scientist (Enter to search)",
             description="Title",
             continuous_update=True,
-            layout=widgets.Layout(width="26em"),
+            layout=_width("26em"),
         )
         self.page_size = widgets.BoundedIntText(
-            value=page_size,
-            min=1,
-            max=50,
-            description="Page size",
-            layout=widgets.Layout(width="11em"),
+            value=page_size, min=1, max=50, description="Page size", layout=_width("11em")
         )
         self.search_button = widgets.Button(
             description="Search", button_style="primary", icon="search"
@@ -125,7 +136,7 @@ class SearchPanel(widgets.VBox):
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.person = widgets.Dropdown(
-            options=[], description="Profile", disabled=True, layout=widgets.Layout(width="34em")
+            options=[], description="Profile", disabled=True, layout=_width("34em")
         )
         self.profile_view = widgets.HTML()
         self.companies = CompanyControls()
