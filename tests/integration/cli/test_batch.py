@@ -10,6 +10,7 @@ an unknown method is refused by the parser; a fully cached re-run sends nothing.
 from __future__ import annotations
 
 import re
+import threading
 
 import pandas as pd
 import pytest
@@ -18,7 +19,7 @@ from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from ..cli_helpers import CliMain, Done
 from ..enrich_helpers import expected_status, person_id
-from ..helpers import make_client
+from ..helpers import make_client, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -212,3 +213,32 @@ def test_a_fully_cached_rerun_has_nothing_to_fetch_and_sends_nothing(
     assert again_out.read_text() == first_out.read_text()
     _check_output(again_out, handles)
     assert fake_service.billed_handles() == {h: 1 for h in handles}
+
+
+def test_a_batch_job_stopped_by_credits_exits_4_and_a_rerun_buys_the_rest(cli_main, tmp_path):
+    """Production's job ends in status "error" when the balance runs out mid-job (another
+    spender drains it here once the job is submitted): exit 4, what resolved is kept."""
+    path, handles = _leads(tmp_path, "stopb", n=40, unknown=0)
+    cache, out = tmp_path / "c.sqlite", tmp_path / "out.csv"
+    with FakeService(balance=1_000, batch_resolve_rate=100) as svc:
+
+        def drain() -> None:
+            if wait_until(lambda: bool(svc.batch_jobs), within=30):
+                svc.configure(balance=10)
+
+        spender = threading.Thread(target=drain)
+        spender.start()
+        done = _run(cli_main, svc, cache, "enrich", str(path), "-c", "handle", "-o", str(out),
+                    "--method", "batch")  # fmt: skip
+        spender.join()
+        assert done.returncode == 4, done.stderr
+        assert "credits" in done.stderr.lower()
+        (job,) = svc.state.jobs.values()
+        assert job.stopped is not None
+        bought = sum(svc.billed_handles().values())
+        assert 10 <= bought < 40
+        svc.configure(balance=1_000)
+        again = _run(cli_main, svc, cache, "enrich", str(path), "-c", "handle", "-o", str(out))
+        assert again.returncode == 0, again.stderr
+        billed = svc.billed_handles()
+        assert set(billed) == set(handles) and set(billed.values()) == {1}

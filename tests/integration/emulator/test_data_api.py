@@ -18,6 +18,8 @@ from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.testing import catalog, data, names
 from lookup_pandas.testing import company_records as companies
 
+from .conftest import Api
+
 PROFILE = ENDPOINTS["profile"].path
 PEOPLE_SEARCH = ENDPOINTS["people_search"].path
 EMPLOYEES = ENDPOINTS["employees"].path
@@ -37,34 +39,6 @@ COMPANY_FIELDS = {
     "employee_count", "employee_count_range", "hq", "locations", "founded", "specialties",
     "follower_count",
 }  # fmt: skip
-
-
-class Api:
-    """``api.get(path, **params)`` / ``api.post(path, body)`` with the data key."""
-
-    def __init__(self, svc) -> None:
-        self.svc = svc
-        self.session = requests.Session()
-        self.session.headers["X-service-apikey"] = svc.api_key
-
-    def get(self, path: str, **params) -> requests.Response:
-        return self.session.get(self.svc.base_url + path, params=params, timeout=10)
-
-    def data(self, path: str, **params):
-        body = self.get(path, **params).json()
-        assert body["success"] is True, body
-        return body["data"]
-
-    def post(self, path: str, body: dict) -> requests.Response:
-        return self.session.post(self.svc.base_url + path, json=body, timeout=10)
-
-
-@pytest.fixture
-def api(fake_service):
-    fake_service.configure(rate_burst=10_000)
-    http = Api(fake_service)
-    yield http
-    http.session.close()
 
 
 def every_page(api: Api, path: str, **params) -> tuple[list[dict], int]:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import requests
 
 from lookup_pandas.service.endpoints import (
     ALUMNI,
@@ -31,6 +30,8 @@ from lookup_pandas.service.endpoints import (
 from lookup_pandas.testing import catalog, data
 from lookup_pandas.testing import company_records as companies
 from lookup_pandas.testing.careers import changes
+
+from .conftest import Api
 
 Record = dict[str, Any]
 #: The month the records are dated from (June 2024), as year * 12 + month - 1.
@@ -380,42 +381,6 @@ CASES = [(name, row) for name, rows in ROWS.items() for row in rows]
 
 
 # -- over loopback -----------------------------------------------------------------------------
-
-
-class Api:
-    def __init__(self, svc) -> None:
-        self.svc = svc
-        self.session = requests.Session()
-        self.session.headers["X-service-apikey"] = svc.api_key
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.svc.base_url + path, params=params, timeout=30)
-
-    def walk(self, path: str, **params: Any) -> list[Record]:
-        """Every record of a list, following its cursors or its pages."""
-        query: dict[str, Any] = {"limit": 50, **params}
-        out: list[Record] = []
-        for _ in range(500):
-            reply = self.get(path, **query)
-            assert reply.status_code == 200, reply.text
-            body = reply.json()
-            out += body["data"]
-            pagination = body["pagination"]
-            if not pagination["has_more"]:
-                return out
-            if "next_cursor" in pagination:
-                query["cursor"] = pagination["next_cursor"]
-            else:
-                query["page"] = pagination["page"] + 1
-        raise AssertionError("the list never ended")
-
-
-@pytest.fixture
-def api(fake_service):
-    fake_service.configure(rate_burst=10_000)
-    http = Api(fake_service)
-    yield http
-    http.session.close()
 
 
 #: Unfiltered answers, by (path, query): the emulator's answers are deterministic, so each is
