@@ -214,14 +214,18 @@ def unless_failing(read: Callable[[Client], T], client: Client, default: T) -> T
 def balance_for_job(client: Client, credits: float) -> float | None:
     """The balance a job that spends ``credits`` is checked against, read as cheaply as is safe.
 
-    The last ``X-Credits-Balance`` seen serves when it covers them (nothing sent). Else it is read
-    now: through the credits tier while the pace is still to learn (the read a job makes first
-    anyway; an enterprise account's tier tells no balance of its workspace), else through the
-    balance route (:func:`balance`). None means unknown, and the job goes on.
+    The last ``X-Credits-Balance`` seen (else the balance of the tier read last) serves when it
+    covers them (nothing sent). Else it is read now: through the credits tier while the pace is
+    still to learn (the read a job makes first anyway; an enterprise account's tier tells no
+    balance of its workspace), else through the balance route (:func:`balance`). None means
+    unknown, and the job goes on.
 
     Example: ``balance_for_job(client, 50)`` reads the balance when the last one seen was 20.
     """
     seen = client.credits_balance
+    tier = client._parts.contact.tier
+    if seen is None and tier is not None and not is_enterprise(tier):
+        seen = finite_number(tier.get("balance"))  # no answer told it: the tier read last did
     if seen is not None and seen >= credits:
         return seen
     if not client.pace_known:
