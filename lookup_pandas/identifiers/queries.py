@@ -18,13 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UsageError
-from ..service.endpoints import Filter, Listing
+from ..service.endpoints import MIN_TEXT, Filter, Listing
 from .companies import checked_companies
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
 
 MIN_LIMIT, MAX_LIMIT = 1, 50  # production's page sizes on every list endpoint
-MIN_TEXT = 3  # production's shortest free-text filter, after stripping
 
 _NOTHING_SENT = "Nothing was sent."
 _ESCAPE = "(A filter newer than this list: client.paginate(path, params) sends it unchecked.)"
@@ -129,41 +128,35 @@ def check_listing(listing: Listing, params: Mapping[str, Any], *, year: int | No
             checked_companies(params[company.name], many=company.many)
 
 
+#: What the library says of a value production refuses, by the filter's kind.
+_REFUSED = {
+    "text": "{name} needs at least {min} characters (the service refuses shorter text)",
+    "code": "{name} is a two-letter country code such as 'DE'",
+    "bool": "{name} is true or false",
+    "choice": "{name} must be one of {choices}",
+    "int": "{name} must be a whole number {span}",
+    "year": "{name} must be a whole number {span}",
+}
+
+
 def _check_value(declared: Filter, value: Any, year: int) -> None:
-    """Refuse a value filter ``declared`` does not take (see :func:`check_listing`)."""
+    """Refuse a value filter ``declared`` does not take: what the service would refuse
+    (:meth:`~lookup_pandas.service.endpoints.Filter.parse`), and a text or keyword that is no
+    string."""
     name, kind = declared.name, declared.kind
-    if kind == "text":
-        _check_text(name, value)
-    elif kind == "code":
-        _check_code(name, value)
-    elif kind == "word":
-        words = value if isinstance(value, list | tuple | set | frozenset) else [value]
-        if not words or not all(isinstance(w, str) and w.strip() for w in words):
-            raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
-    elif kind == "bool":
-        if not (isinstance(value, bool) or str(value).strip().lower() in ("true", "false")):
-            raise UsageError(f"{name} is true or false, not {value!r}. {_NOTHING_SENT}")
-    elif kind == "choice":
-        if str(value).strip().lower() not in declared.choices:
-            raise UsageError(
-                f"{name} must be one of {', '.join(declared.choices)}, not {value!r}. "
-                f"{_NOTHING_SENT}"
-            )
-    else:  # "int" or "year"
-        _check_number(declared, value, year)
-
-
-def _check_number(declared: Filter, value: Any, year: int) -> None:
-    low, high = declared.bounds(year)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if whole and (low is None or value >= low) and (high is None or value <= high):
-        return
-    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-    raise UsageError(
-        f"{declared.name} must be a whole number {span}, not {value!r}. {_NOTHING_SENT}"
-    )
+    words = value if isinstance(value, list | tuple | set | frozenset) else [value]
+    no_text = kind == "text" and not isinstance(value, str)
+    if no_text or (kind == "word" and not all(isinstance(w, str) and w.strip() for w in words)):
+        raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
+    try:
+        declared.parse(value, year)
+    except ValueError:
+        low, high = declared.bounds(year)
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        said = _REFUSED[kind].format(
+            name=name, min=MIN_TEXT, choices=", ".join(declared.choices), span=span
+        )
+        raise UsageError(f"{said}, not {value!r}. {_NOTHING_SENT}") from None
 
 
 def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:
@@ -171,21 +164,3 @@ def _check_required(listing: Listing, params: Mapping[str, Any]) -> None:
     required = params.get(key)
     if not isinstance(required, str) or (key not in listing.text and not required.strip()):
         raise UsageError(f"{key} must be a non-empty string, not {required!r}. {_NOTHING_SENT}")
-
-
-def _check_text(name: str, value: Any) -> None:
-    if not isinstance(value, str):
-        raise UsageError(f"{name} must be a non-empty string, not {value!r}. {_NOTHING_SENT}")
-    if len(value.strip()) < MIN_TEXT:
-        raise UsageError(
-            f"{name} needs at least {MIN_TEXT} characters (the service refuses shorter text), "
-            f"not {value!r}. {_NOTHING_SENT}"
-        )
-
-
-def _check_code(name: str, value: Any) -> None:
-    code = str(value).strip()
-    if not (len(code) == 2 and code.isascii() and code.isalpha()):
-        raise UsageError(
-            f"{name} is a two-letter country code such as 'DE', not {value!r}. {_NOTHING_SENT}"
-        )

@@ -42,6 +42,7 @@ __all__ = [
     "EMPLOYEES_PATH",
     "HEALTH_PATH",
     "LISTINGS",
+    "MIN_TEXT",
     "PANEL_PREFIX",
     "PROFILE_PATH",
     "SEARCH",
@@ -91,6 +92,9 @@ class CompanyParam:
     many: bool = False  # a comma-separated list (or a Python list) of companies
 
 
+MIN_TEXT = 3  # production's shortest free-text filter, after stripping
+
+
 @dataclass(frozen=True)
 class Filter:
     """One filter a listing takes, and the values production takes for it.
@@ -122,6 +126,47 @@ class Filter:
         if self.kind == "year":
             return self.low, this_year + (self.high or 0)
         return self.low, self.high
+
+    def parse(self, value: Any, this_year: int) -> Any:
+        """``value`` as production takes it (a choice lower-cased, a number an int), else a
+        ValueError giving the reason: what the emulator answers 400 for, and the library refuses.
+
+        >>> EMPLOYEES.filter("start_year").parse("2027", 2026)
+        Traceback (most recent call last):
+        ...
+        ValueError: must be an integer between 1900 and 2026
+        """
+        kind, text = self.kind, str(value).strip()
+        if kind == "bool" and not isinstance(value, bool):
+            if text.lower() not in ("true", "false"):
+                raise ValueError("must be true or false")
+            return text.lower() == "true"
+        if kind in ("int", "year"):
+            return self._number(value, this_year)
+        if kind == "choice":
+            if text.lower() not in self.choices:
+                raise ValueError("must be one of " + ", ".join(self.choices))
+            return text.lower()
+        if kind == "text" and len(text) < MIN_TEXT:
+            raise ValueError(f"must be at least {MIN_TEXT} characters")
+        if kind == "code" and not (len(text) == 2 and text.isascii() and text.isalpha()):
+            raise ValueError("must be a two-letter country code")
+        return text if kind == "code" else value
+
+    def _number(self, value: Any, this_year: int) -> int:
+        low, high = self.bounds(this_year)
+        try:
+            number = int(str(value).strip()) if not isinstance(value, bool | float) else None
+        except ValueError:
+            number = None
+        if (
+            number is None
+            or (low is not None and number < low)
+            or (high is not None and number > high)
+        ):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ValueError(f"must be an integer {bound}")
+        return number
 
 
 def _of(kind: str, names: str, **limits: Any) -> tuple[Filter, ...]:

@@ -2,14 +2,15 @@
 
 Example::
 
-    parsed(SEARCH.filter("is_creator"), "True", 2026)        # True; ValueError for "maybe"
+    SEARCH.filter("is_creator").parse("True", 2026)          # True; ValueError for "maybe"
     given = declared({"geo_city": " Berlin "}, JOB_CHANGES)   # a TypeError for an unknown name
     lowered(given.get("geo_city"))                           # "berlin"; None when blank
     words("python, SQL"), flag("false", True, "current_only")  # ("python", "sql"), False
     read({"skills": "Python", "skill_count_min": "2"}, SEARCH)   # {"skills": ("python",), ...}
 
 A route parses the filters its endpoint declares (:mod:`lookup_pandas.service.endpoints`) with
-:func:`parsed` (:func:`~.replies.parse_query`) and passes them on. Tests call the stores with the
+:meth:`~lookup_pandas.service.endpoints.Filter.parse` (:func:`~.replies.parse_query`) and
+passes them on. Tests call the stores with the
 same names as keywords. A store reads those it models and ignores the others, as production
 ignores a parameter it does not know.
 """
@@ -19,69 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..identifiers.queries import MIN_TEXT
-from ..service.endpoints import Filter, Listing
+from ..service.endpoints import Listing
 
-__all__ = ["declared", "flag", "lowered", "parsed", "read", "whole", "words"]
-
-
-def parsed(declaration: Filter, value: Any, year: int) -> Any:
-    """``value`` of the filter ``declaration`` as production takes it, else a ValueError whose
-    message is the reason (``year``: this year, the top of the year filters).
-
-    text: as given, 3+ characters once stripped; word: as given; code: two letters, stripped;
-    bool: a bool, or true / false in any case; int and year: a whole number within the bounds;
-    choice: one of the choices, lower case.
-
-    >>> from lookup_pandas.service.endpoints import EMPLOYEES
-    >>> sort, year = EMPLOYEES.filter("sort"), EMPLOYEES.filter("start_year")
-    >>> parsed(sort, " Newest", 2026), parsed(year, "2026", 2026)
-    ('newest', 2026)
-    >>> parsed(year, "2027", 2026)
-    Traceback (most recent call last):
-    ...
-    ValueError: must be an integer between 1900 and 2026
-    """
-    kind = declaration.kind
-    if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text not in ("true", "false"):
-            raise ValueError("must be true or false")
-        return text == "true"
-    if kind in ("int", "year"):
-        return _number(declaration, value, year)
-    if kind == "choice":
-        choice = str(value).strip().lower()
-        if choice not in declaration.choices:
-            raise ValueError("must be one of " + ", ".join(declaration.choices))
-        return choice
-    if kind == "text" and len(str(value).strip()) < MIN_TEXT:
-        raise ValueError(f"must be at least {MIN_TEXT} characters")
-    if kind == "code":
-        code = str(value).strip()
-        if not (len(code) == 2 and code.isascii() and code.isalpha()):
-            raise ValueError("must be a two-letter country code")
-        return code
-    return value
-
-
-def _number(declaration: Filter, value: Any, year: int) -> int:
-    low, high = declaration.bounds(year)
-    bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-    try:
-        number = int(str(value).strip()) if not isinstance(value, bool | float) else None
-    except ValueError:
-        number = None
-    if number is None or (low is not None and number < low) or (high is not None and number > high):
-        raise ValueError(f"must be an integer {bound}")
-    return number
+__all__ = ["declared", "flag", "lowered", "read", "whole", "words"]
 
 
 def read(filters: Mapping[str, Any], listing: Listing, year: int) -> dict[str, Any]:
     """The filters given (None and blank ones are not), as a store reads them: each parsed by
-    its kind (:func:`parsed`; ValueError ``"<name> <reason>"``), then text and codes in lower
+    its kind (``Filter.parse``; ValueError ``"<name> <reason>"``), then text and codes in lower
     case and keywords as a tuple of lower-case words (:func:`words`). TypeError for a name
     ``listing`` does not declare.
 
@@ -97,7 +43,7 @@ def read(filters: Mapping[str, Any], listing: Listing, year: int) -> dict[str, A
         declaration = listing.filter(name)
         assert declaration is not None  # declared() let through only declared names
         try:
-            value = parsed(declaration, value, year)
+            value = declaration.parse(value, year)
         except ValueError as exc:
             raise ValueError(f"{name} {exc}") from None
         if declaration.kind in ("text", "code"):

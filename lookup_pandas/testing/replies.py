@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..service.endpoints import Listing
-from .filters import parsed
 
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20
 
@@ -168,7 +167,7 @@ def _given(req: Request, name: str) -> str | None:
 
 def parse_query(req: Request, listing: Listing, *, year: int | None = None) -> dict[str, Any]:
     """The filters ``listing`` declares that ``req`` gives (blank ones are not given), each
-    parsed by its kind (:func:`.filters.parsed`); a :class:`BadRequest` naming the first that
+    parsed by its kind (``Filter.parse``); a :class:`BadRequest` naming the first that
     production refuses, or the top of a ``listing.ranges`` pair below its bottom. ``year``:
     this year (default: the UTC clock's), the top of the year filters. Parameters the listing
     does not declare are ignored, as production ignores them.
@@ -189,7 +188,7 @@ def parse_query(req: Request, listing: Listing, *, year: int | None = None) -> d
         if raw is None:
             continue
         try:
-            out[declaration.name] = parsed(declaration, raw, this_year)
+            out[declaration.name] = declaration.parse(raw, this_year)
         except ValueError as exc:
             raise BadRequest(declaration.name, str(exc)) from None
     for low, high in listing.ranges:

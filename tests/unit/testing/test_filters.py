@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lookup_pandas.service.endpoints import ALUMNI, EMPLOYEES, SEARCH, Filter
-from lookup_pandas.testing.filters import parsed, read
+from lookup_pandas.testing.filters import read
 
 YEAR = 2026
 
@@ -41,7 +41,7 @@ def declared(listing, name: str) -> Filter:
     ],
 )
 def test_a_value_production_takes_is_parsed_by_its_kind(listing, name, value, expected):
-    assert parsed(declared(listing, name), value, YEAR) == expected
+    assert declared(listing, name).parse(value, YEAR) == expected
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_a_value_production_takes_is_parsed_by_its_kind(listing, name, value, ex
 )
 def test_a_value_production_refuses_is_a_value_error_with_the_reason(listing, name, value, reason):
     with pytest.raises(ValueError) as info:
-        parsed(declared(listing, name), value, YEAR)
+        declared(listing, name).parse(value, YEAR)
     assert str(info.value) == reason
 
 
