@@ -28,8 +28,9 @@ like an outage (docs/enriching.md). What was fetched is in the cache, and a re-r
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
@@ -42,6 +43,7 @@ from ..display.progress import Bar, Progress
 from ..errors import (
     AuthenticationError,
     BatchUnavailableError,
+    BudgetExceededError,
     InsufficientCreditsError,
     ServerError,
     ServiceError,
@@ -54,7 +56,7 @@ from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
 from ..store.pacing import check_cancel
 from .batch_run import BatchRun
-from .plan import Options, Plan
+from .plan import Options, Plan, batch_told
 from .provenance import Source, arrived
 from .results import (
     ERROR,
@@ -129,6 +131,9 @@ def run(
             for handle in plan.not_cached:  # offline
                 state.record(handle, not_cached_outcome(), "not_cached")
             singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
+            if batch is not None and (over := state.over_budget(singles, options, total)):
+                batch.finish()  # the jobs are collected: the single calls would go past the cap
+                raise over
             state.run_singles(singles, missed_at)
             if batch is not None and batch.unaffordable:
                 batch.finish()  # the jobs it could pay for are collected
@@ -149,13 +154,19 @@ def run(
 def _batch_run(
     plan: Plan, client: Client, options: Options, kind: Kind, cancel: threading.Event | None
 ) -> BatchRun | None:
-    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one."""
-    if not plan.batch_run:
+    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one.
+
+    With ``method="auto"``, nothing is submitted to a service whose route costs (read by the
+    job's credits check) leave its batch route out: the job was priced as single calls.
+    """
+    told = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
+    submit = plan.batch and (told is not False or options.method == "batch")
+    if not (submit or plan.stored_batch_jobs):
         return None
     return BatchRun(
         client,
         plan.to_fetch,
-        submit=plan.batch,
+        submit=submit,
         stored=plan.stored_batch_jobs,
         resume=options.refresh is False,
         kind=kind,
@@ -292,6 +303,47 @@ class EnrichmentRun:
             f"{kept} of this job's {billable} billable answers are kept in the cache; after "
             f"{fix}, a re-run buys only the other {billable - kept}"
         )
+
+    def over_budget(
+        self, handles: Sequence[str], options: Options, total: int
+    ) -> BudgetExceededError | None:
+        """The error that stops the run before single calls for ``handles``, left by its batch
+        jobs, would take it past ``max_credits`` or ``max_calls``; None when they fit.
+
+        The job was priced before the batch jobs: a fallback (no batch jobs after all, items
+        left in a job's ``errors``) buys at the single route's cost. Only what the cache does
+        not hold is counted, at that cost; ``total`` is the job's billable values.
+        """
+        if (options.max_credits is None and options.max_calls is None) or not handles:
+            return None
+        path, params = self.kind.endpoint.path, self.kind.params
+        buying = [h for h in handles if not self.client.is_cached(path, params(h))]
+        cost = (kept_costs(self.client) or RouteCosts()).cost_of(path)
+        spent, credits = self.credits(), len(buying) * cost
+        feed = self.checked.feed_pages if self.checked else 0
+        calls = self.batch_billed + self.counts["fetched"] - self.batch_recorded + feed
+        nouns = self.kind.noun if len(buying) == 1 else self.kind.nouns
+        kept = self.kept_text(total, "raising the budget")
+        if options.max_credits is not None and spent + credits > options.max_credits:
+            left = options.max_credits - spent
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, which need "
+                f"{credits:g} credits ({cost:g} each), and {max(0.0, left):g} of "
+                f"max_credits={options.max_credits:g} are left ({spent:g} spent). None was "
+                f"sent. {kept}",
+                needed=math.ceil(credits),
+                allowed=max(0, math.floor(left)),
+            )
+        if options.max_calls is not None and calls + len(buying) > options.max_calls:
+            left_calls = max(0, options.max_calls - calls)
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, and {left_calls} "
+                f"of max_calls={options.max_calls} are left ({calls} billable calls made). None "
+                f"was sent. {kept}",
+                needed=len(buying),
+                allowed=left_calls,
+            )
+        return None
 
     def traffic(self) -> ClientStats:
         """What this run sent and spent: its own tally, else the Client's counters since ``before``.
