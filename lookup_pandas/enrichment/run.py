@@ -56,7 +56,7 @@ from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
 from ..store.pacing import check_cancel
 from .batch_run import BatchRun
-from .plan import Options, Plan, batch_told
+from .plan import Options, Plan
 from .provenance import Source, arrived
 from .results import (
     ERROR,
@@ -137,7 +137,9 @@ def run(
             state.run_singles(singles, missed_at)
             if batch is not None and batch.unaffordable:
                 batch.finish()  # the jobs it could pay for are collected
-                raise out_of_credits(batch.unaffordable, batch.refusal, kind)
+                raise out_of_credits(
+                    batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
+                )
         except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
             if isinstance(exc, InsufficientCreditsError | AuthenticationError):
                 fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
@@ -154,19 +156,13 @@ def run(
 def _batch_run(
     plan: Plan, client: Client, options: Options, kind: Kind, cancel: threading.Event | None
 ) -> BatchRun | None:
-    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one.
-
-    With ``method="auto"``, nothing is submitted to a service whose route costs (read by the
-    job's credits check) leave its batch route out: the job was priced as single calls.
-    """
-    told = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
-    submit = plan.batch and (told is not False or options.method == "batch")
-    if not (submit or plan.stored_batch_jobs):
+    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one."""
+    if not plan.batch_run:
         return None
     return BatchRun(
         client,
         plan.to_fetch,
-        submit=submit,
+        submit=plan.batch,
         stored=plan.stored_batch_jobs,
         resume=options.refresh is False,
         kind=kind,
@@ -175,14 +171,31 @@ def _batch_run(
 
 
 def out_of_credits(
-    unaffordable: list[str], refusal: InsufficientCreditsError | None, kind: Kind
+    unaffordable: list[str],
+    refusal: InsufficientCreditsError | None,
+    kind: Kind,
+    bought: int = 0,
 ) -> InsufficientCreditsError:
-    """The error that ends a batch run whose balance could not pay for ``unaffordable``."""
+    """The error that ends a batch run whose balance could not pay for ``unaffordable``.
+
+    ``bought``: the answers this run bought before it stopped.
+
+    >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
+    'Nothing was bought'
+    >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]
+    'The 25 answers the balance allowed were bought first'
+    """
     n = len(unaffordable)
     said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
+    what = (
+        f"The {bought} answer{'s' * (bought != 1)} the balance allowed "
+        f"{'were' if bought != 1 else 'was'} bought first"
+        if bought
+        else "Nothing was bought"
+    )
     exc = InsufficientCreditsError(
         f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
-        f"service refused a batch job of them{said}. What the balance allowed was bought",
+        f"service refused a batch job of them{said}. {what}",
         status_code=refusal.status_code if refusal is not None else None,
         url=refusal.url if refusal is not None else None,
     )
@@ -377,7 +390,7 @@ class EnrichmentRun:
         """
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
-        if self.sources is not None and kind != "not_cached":
+        if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
             self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
