@@ -399,12 +399,12 @@ def check_job_credits(
         if not to_fetch:
             return
     costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
-    # Batch items at 1 only where the service is known to have batch jobs; else at the price
-    # of the single calls the run falls back to (the estimate's rule: estimate.planned).
+    # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
+    # never falls back); else at the single calls' price, which "auto" falls back to (the
+    # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
     told = batch_told(client.batch_supported_for(kind), costs, kind)
-    credits = job_credits(
-        len(to_fetch), batch=the_plan.batch and told is True, cost=costs.cost_of(path)
-    )
+    by_batch = the_plan.batch and (told is True or options.method == "batch")
+    credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)
     balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
     check_balance(credits, len(to_fetch), balance)
