@@ -324,13 +324,15 @@ class EnrichmentRun:
         jobs, would take it past ``max_credits`` or ``max_calls``; None when they fit.
 
         The job was priced before the batch jobs: a fallback (no batch jobs after all, items
-        left in a job's ``errors``) buys at the single route's cost. Only what the cache does
-        not hold is counted, at that cost; ``total`` is the job's billable values.
+        left in a job's ``errors``) buys at the single route's cost. What the cache holds is
+        not counted, unless a refresh buys it anew; ``total`` is the job's billable values.
         """
         if (options.max_credits is None and options.max_calls is None) or not handles:
             return None
         path, params = self.kind.endpoint.path, self.kind.params
-        buying = [h for h in handles if not self.client.is_cached(path, params(h))]
+        buying = [
+            h for h in handles if options.refresh or not self.client.is_cached(path, params(h))
+        ]
         cost = (kept_costs(self.client) or RouteCosts()).cost_of(path)
         spent, credits = self.credits(), len(buying) * cost
         feed = self.checked.feed_pages if self.checked else 0

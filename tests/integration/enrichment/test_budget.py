@@ -9,7 +9,7 @@ The profile route costs 2 here, so a batch item (1) and a single call (2) differ
 3. ``method="auto"`` on a service whose route costs list the batch route but which refuses a
    submit (404): the fallback to single calls stops before it would pass the cap, with the true
    summary, and its figure is what an estimate says then;
-4. ``refresh="changed"`` on that service;
+4. ``refresh="changed"`` and ``refresh=True`` on that service;
 5. the command line's ``--max-credits`` (exit 4), companies (2 credits each) on both services.
 
 Batch jobs, and items left in a job's ``errors``: tests/integration/batch/test_budget.py.
@@ -138,6 +138,28 @@ def test_a_refresh_of_what_changed_holds_the_cap_through_a_fallback(fake_service
     spent = _billed(fake_service) - start
     assert summary.credits == spent <= most
     assert spent >= 25 * 2  # the movers, bought by single calls at 2 after the 404
+
+
+def test_a_refresh_of_everything_holds_the_cap_through_a_fallback(fake_service, tmp_path):
+    # refresh=True buys cached answers anew: the fallback prices them too. (Right after the
+    # first run, the batch run leaves just-bought values to single calls, and the submit of any
+    # left answers 404: the single calls either way.)
+    cache = tmp_path / "c.sqlite"
+    with make_client(fake_service, cache=cache) as client:
+        api.enrich_profiles(_frame(PEOPLE_40), client=client, progress=False)
+    _profile_costs_2(fake_service)
+    _submits_refused(fake_service)
+    start = _billed(fake_service)
+    with make_client(fake_service, cache=cache) as client:
+        with pytest.raises(BudgetExceededError) as stopped:
+            api.enrich_profiles(
+                _frame(PEOPLE_40), client=client, progress=False, refresh=True, max_credits=50
+            )
+        singly = api.estimate_profiles(
+            _frame(PEOPLE_40), client=client, refresh=True, method="single"
+        ).credits
+    assert stopped.value.needed == singly == 80  # the price of the calls it fell back to
+    assert _billed(fake_service) == start
 
 
 # -- the command line ------------------------------------------------------------------------------
