@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to
 from .columns import check_columns
-from .enriched_frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
+from .enriched_frames import EnrichRequest, enrich_or_start, get_frame, summary_of
 
 __all__ = [
     "enrich_companies",
@@ -379,7 +379,9 @@ def _summarised(
         raise UsageError("background=True is for enrich_profiles and enrich_companies.")
     out = enrich(*args, **options)
     assert isinstance(out, pd.DataFrame)
-    return out, out.attrs[SUMMARY_ATTR]
+    summary = summary_of(out)
+    assert summary is not None
+    return out, summary
 
 
 def estimate_profiles(
