@@ -56,7 +56,7 @@ __all__ = [
     "with_summary",
 ]
 
-#: Where an enriched frame keeps its run's summary, as plain values: ``out.attrs["lookup_summary"]``.
+#: Where an enriched frame keeps its run's summary (plain values): ``out.attrs["lookup_summary"]``.
 SUMMARY_ATTR = "lookup_summary"
 
 

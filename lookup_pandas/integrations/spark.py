@@ -192,7 +192,7 @@ def _enrich(
     check_options(given["errors"], given["max_calls"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
-    check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
+    own = check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
     if {_KEY, _HANDLE} & set(sdf.columns):
         raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
     client = resolve_client(given["client"])
@@ -220,9 +220,9 @@ def _enrich(
     return joined.select(
         *(F.col(_ref(c)) for c in sdf.columns),
         *(table[_ref(name)] for name in named.values()),
-        status.alias(STATUS_COLUMN),
-        error.alias(ERROR_COLUMN),
-        *(table[f.name] for f in added[len(named) + 2 :]),  # provenance: null when invalid
+        status.alias(own + STATUS_COLUMN),  # own: a later enrichment's prefix
+        error.alias(own + ERROR_COLUMN),
+        *(table[f.name].alias(own + f.name) for f in added[len(named) + 2 :]),  # provenance
     )
 
 
