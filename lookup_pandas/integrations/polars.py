@@ -32,7 +32,7 @@ from ..api.adapters import FrameAccessor, arguments, delegates_to, frame_method
 from ..api.columns import check_columns, run_columns
 from ..enrichment.results import Estimate
 from ..errors import UsageError
-from ..frames.arrow import NESTED_TYPES
+from ..frames.arrow import nested_types
 from ..frames.polars import require_pyarrow, to_polars
 
 __all__ = [
@@ -79,7 +79,7 @@ def _enriched(enrich: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> p
     # the column itself stays polars'; a later enrichment's statuses are named by its prefix
     names = dict(zip(run_columns(), run_columns(own), strict=True))
     added = enriched.iloc[:, 1:].rename(columns=names)
-    typed = to_polars(added, {prefix + f: t for f, t in NESTED_TYPES.items()})
+    typed = to_polars(added, nested_types(None, prefix))
     return pl.concat([frame, typed], how="horizontal")
 
 
