@@ -206,7 +206,9 @@ def enrich_profiles(
 
     Each distinct handle is requested at most once and joined onto every row holding it.
     Refused before anything is sent (ColumnError): a missing ``column``, and any existing column
-    that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``. An
+    that starts with ``prefix``. On a frame enriched before (``lookup_status`` taken), the
+    statuses are ``prefix + "lookup_status"`` and ``prefix + "lookup_error"``. The run's
+    JobSummary is ``out.lookup.summary``. An
     AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
     many transport failures in a row stop the job (docs/enriching.md, *The rules*).
     """
