@@ -135,8 +135,8 @@ class JobSummary(SummaryFacts):
     ``requests`` counts what was sent, retries and the tier read included.
 
     An enrichment keeps its summary on the frame it returns: ``enriched.lookup.summary``
-    (made from ``enriched.attrs["lookup_summary"]``, plain values). An exception that stops a run part-way carries the
-    summary of what it did up to there: ``exc.summary``.
+    (made from ``enriched.attrs["lookup_summary"]``, plain values). An exception that stops a
+    run part-way carries the summary of what it did up to there: ``exc.summary``.
     The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,
