@@ -20,7 +20,7 @@ from ..service.credits import RouteCosts, tier_change
 from .batch_plan import MAX_JOB_ITEMS, use_batch
 from .plan import ASSUMED_PAGE, batch_told, job_credits
 from .results import Estimate, Method
-from .timing import run_time
+from .timing import ASSUMED_RESOLVE_RATE, resolve_rate, run_time
 
 __all__ = ["planned", "read_credit_facts"]
 
@@ -69,11 +69,13 @@ def planned(
     singles = rest if not batch or (supported is None and method == "auto") else 0
     if checks is not None:  # the most: every checked answer bought, and each feed call's page
         credits, singles = checks.most, singles + checks.feed_calls
+    rate, seen = resolve_rate(client) if batch else (None, False)
     seconds, polls = run_time(
         client,
         singles,
         (rest, jobs),
         stored_polls,
+        rate=rate or ASSUMED_RESOLVE_RATE,
         cost=_cost(client, kind.endpoint.path),
         balance=est.balance,
     )
@@ -84,6 +86,8 @@ def planned(
         jobs=jobs,
         polls=polls,
         seconds=seconds,
+        resolve_rate=rate if not singles else None,
+        resolve_rate_seen=seen,
         credits=credits,
         tier_change=(
             tier_change(ladder, est.balance, credits)

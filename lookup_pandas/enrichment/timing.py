@@ -44,10 +44,11 @@ def jobs_at_once(client: Client) -> int:
     return max(2, client.max_workers)
 
 
-def resolve_rate(client: Client) -> float:
-    """Items a second this service's batch jobs resolve: as learned lately, else assumed."""
+def resolve_rate(client: Client) -> tuple[float, bool]:
+    """Items a second this service's batch jobs resolve, and whether it was seen: as learned
+    lately (True), else assumed (False)."""
     kept = client._parts.store.resolve_rate(service_namespace(client.settings.base_url))
-    return kept if kept is not None and kept > 0 else ASSUMED_RESOLVE_RATE
+    return (kept, True) if kept is not None and kept > 0 else (ASSUMED_RESOLVE_RATE, False)
 
 
 def learn(client: Client, job: Tracker) -> None:
@@ -59,12 +60,9 @@ def learn(client: Client, job: Tracker) -> None:
     if job.speed is None:
         return
     rate, bound = job.speed
-    store, service = client._parts.store, service_namespace(client.settings.base_url)
-    if bound:
-        kept = store.resolve_rate(service)
-        if rate <= (kept if kept is not None else ASSUMED_RESOLVE_RATE):
-            return
-    store.keep_resolve_rate(service, rate)
+    if bound and rate <= resolve_rate(client)[0]:
+        return
+    client._parts.store.keep_resolve_rate(service_namespace(client.settings.base_url), rate)
 
 
 def batch_time(
@@ -80,7 +78,8 @@ def batch_time(
     """Seconds and polls of ``items`` in ``jobs`` balanced jobs, ``at_once`` under way at once.
 
     Each job resolves at ``rate`` items a second, polled every ``interval`` while it resolves
-    (the first poll one interval after its submit), its pages walked at once when it is done.
+    (the first poll one interval after its submit; no sooner than a send slot), its pages
+    walked at once when it is done.
     Every submit and poll takes a send slot at ``per_minute`` (None: unpaced).
     """
     if items <= 0 or jobs <= 0:
@@ -88,10 +87,11 @@ def batch_time(
     slot = 60.0 / per_minute if per_minute else 0.0
     size = -(-items // jobs)
     resolving = size / rate if rate > 0 and math.isfinite(rate) else 0.0
-    while_resolving = max(1, math.ceil(resolving / interval - 1e-9))  # polls an interval apart
+    period = max(interval, slot)  # a poll an interval apart, but never faster than the pace
+    while_resolving = max(1, math.ceil(resolving / period - 1e-9))
     pages = -(-size // page)
-    polls = max(while_resolving + (resolving > interval), pages)
-    one = while_resolving * interval + max(0, pages - while_resolving) * slot
+    polls = max(while_resolving + (resolving > period), pages)
+    one = while_resolving * period + max(0, pages - while_resolving) * slot
     waves = -(-jobs // at_once)
     seconds = max(waves * (one + slot), (jobs + jobs * polls) * slot)
     return round(seconds, 3), jobs * polls
@@ -103,12 +103,14 @@ def run_time(
     batch: tuple[int, int],
     stored_polls: int = 0,
     *,
+    rate: float = ASSUMED_RESOLVE_RATE,
     cost: float = 1.0,
     balance: float | None = None,
 ) -> tuple[float | None, int]:
-    """Seconds and polls of a run: ``batch`` (items, jobs: none without batch jobs) and the
-    ``stored_polls`` that collect stored jobs, or ``singles`` single calls instead when there
-    are any (the polls are still those of ``batch``).
+    """Seconds and polls of a run: ``batch`` (items, jobs: none without batch jobs) resolving
+    ``rate`` items a second (:func:`resolve_rate`) and the ``stored_polls`` that collect stored
+    jobs, or ``singles`` single calls instead when there are any (the polls are still those of
+    ``batch``).
 
     Single calls take a slot each, slower once their credits drop the key's tier (the balance
     and the ladder known). The pace is the one learned, else what the run falls back to (the
@@ -125,7 +127,7 @@ def run_time(
     seconds, polls = batch_time(
         items,
         jobs,
-        rate=resolve_rate(client) if items else ASSUMED_RESOLVE_RATE,
+        rate=rate,
         per_minute=per_minute,
         interval=client.settings.batch_poll_interval,
         at_once=jobs_at_once(client),

@@ -89,21 +89,21 @@ def test_nothing_to_fetch_takes_no_time():
 
 def test_a_fresh_client_assumes_a_speed_then_learns_the_one_it_saw():
     c = client()
-    assert resolve_rate(c) == ASSUMED_RESOLVE_RATE
+    assert resolve_rate(c) == (ASSUMED_RESOLVE_RATE, False)
     learn(c, done_job(100, 10.0, seen_resolving=50))
-    assert resolve_rate(c) == 5.0  # seen resolving: taken as it is, slower than assumed too
+    assert resolve_rate(c) == (5.0, True)  # seen resolving: taken as it is, slower than assumed too
     learn(c, done_job(100, 2.0, seen_resolving=100))
-    assert resolve_rate(c) == 50.0  # the latest replaces it
+    assert resolve_rate(c) == (50.0, True)  # the latest replaces it
 
 
 def test_a_job_found_done_teaches_only_a_speed_above_the_one_kept():
     c = client()
     learn(c, done_job(10, 1.5))  # 6.7 a second at least: below the assumption, teaches nothing
-    assert resolve_rate(c) == ASSUMED_RESOLVE_RATE
+    assert resolve_rate(c) == (ASSUMED_RESOLVE_RATE, False)
     learn(c, done_job(1000, 2.0))  # 500 a second at least
-    assert resolve_rate(c) == 500.0
+    assert resolve_rate(c) == (500.0, True)
     learn(c, done_job(100, 1.5))  # 67 at least: no news
-    assert resolve_rate(c) == 500.0
+    assert resolve_rate(c) == (500.0, True)
 
 
 def test_the_speed_is_filed_by_base_url():
@@ -131,9 +131,9 @@ def test_single_calls_instead_of_batch_keep_the_polls_a_batch_run_would_make():
 
 def test_batch_jobs_are_timed_at_the_speed_learned():
     c = client(rate_limit_per_minute=600.0)
-    assumed, _ = run_time(c, 0, (400, 1))
+    assumed, _ = run_time(c, 0, (400, 1), rate=resolve_rate(c)[0])
     learn(c, done_job(100, 10.0, seen_resolving=100))  # 10 a second
-    slow, polls = run_time(c, 0, (400, 1))
+    slow, polls = run_time(c, 0, (400, 1), rate=resolve_rate(c)[0])
     assert slow > 40 > assumed and polls >= 27
 
 
