@@ -86,7 +86,9 @@ class Estimate(EstimateFacts):
       service's jobs were last seen to resolve (else an assumed 20 items a second:
       :mod:`lookup_pandas.enrichment.timing`), and a slot per submit and poll. Before the pace
       is learned (``client.learn_pace()``, unbilled), it is the pace the run would fall back
-      to. None only for single calls on an unmetered key.
+      to. None only for single calls on an unmetered key. ``resolve_rate`` is the batch speed
+      it is timed at (None: not timed as batch jobs), ``resolve_rate_seen`` whether it was seen
+      on this service's jobs (else assumed).
     - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
       the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
     - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
