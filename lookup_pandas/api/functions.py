@@ -405,8 +405,8 @@ def estimate_profiles(
 
     - ``to_fetch``: the billable items ``enrich_profiles`` would pay for now.
     - ``method``: how it would fetch them (``"batch"``, ``"single"`` or ``"none"``).
-    - ``seconds``: about how long it would take at the Client's pace (None until the pace is
-      known).
+    - ``seconds``: about how long it would take at the Client's pace and the speed this
+      service's batch jobs were seen to resolve (None only for single calls unmetered).
     - ``credits``: what the job would spend, ``balance``: the balance now.
     - ``tier_change``: None, or the tier the job would drop to
       (``"Developer (70/min) -> Hobby (30/min) after 51 credits"``).

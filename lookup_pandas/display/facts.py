@@ -117,6 +117,10 @@ class EstimateFacts:
     jobs: int = 0
     polls: int = 0
     seconds: float | None = None
+    #: Items a second the batch jobs are timed at (None: not timed as batch jobs), and whether
+    #: that speed was seen on this service (else it is assumed).
+    resolve_rate: float | None = None
+    resolve_rate_seen: bool = False
     #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``. They are
     #: collected, not submitted again. ``stored_items`` of ``to_fetch`` are in them.
     stored_jobs: int = 0
@@ -301,6 +305,9 @@ def batch_calls(est: EstimateFacts) -> str:
     >>> batch_calls(EstimateFacts(rows=300, valid=300, unique=300, cached=0, to_fetch=300,
     ...                           jobs=1, polls=3, stored_jobs=1, stored_items=152))
     'collecting 1 stored job of 152, 1 new job, ~3 polls'
+    >>> batch_calls(EstimateFacts(rows=200, valid=200, unique=200, cached=0, to_fetch=200,
+    ...                           jobs=1, polls=15, resolve_rate=9.8, resolve_rate_seen=True))
+    '1 job, ~15 polls, at ~9.8 items/s seen'
     """
     parts = []
     if est.stored_jobs:
@@ -310,6 +317,10 @@ def batch_calls(est: EstimateFacts) -> str:
         parts.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
     if est.polls:
         parts.append(f"~{est.polls} poll{'s' * (est.polls != 1)}")
+    if est.resolve_rate is not None and est.jobs:
+        how = "seen" if est.resolve_rate_seen else "assumed"
+        rate = f"{est.resolve_rate:,.0f}" if est.resolve_rate >= 10 else f"{est.resolve_rate:.2g}"
+        parts.append(f"at ~{rate} items/s {how}")
     return ", ".join(parts)
 
 

@@ -185,6 +185,10 @@ class Tracker:
     #: this run submitted, None until that poll.
     _resolved_before: int | None = field(default=None, init=False)
     _resolved: int = field(default=0, init=False)  # ``resolved`` at the latest poll
+    #: Items resolved a second since the submit, and whether it is only a lower bound: seen at
+    #: the latest poll that found this run's job resolving, else at the first that found it
+    #: done (it may have finished sooner). None until then (:mod:`.timing` keeps it).
+    speed: tuple[float, bool] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._base = self.interval
@@ -230,6 +234,7 @@ class Tracker:
         self._resolved = max(self._resolved, page.resolved)
         self._progress = progress
         self._stood_still = step == 0
+        self._time(page.status, progress, now)
         wanted = set(self.inputs) - self._collected
         new: list[tuple[str, dict[str, Any] | None]] = []
         for handle, record in page.profiles.items():
@@ -243,6 +248,14 @@ class Tracker:
         self._collected.update(h for h, _ in new)
         self._schedule(step, moved, now)
         return new
+
+    def _time(self, status: str, progress: int, now: float) -> None:
+        if not self.mine or progress <= 0 or now <= self.now:
+            return  # a resumed job's submit time is not on this clock
+        if status not in TERMINAL:
+            self.speed = (progress / (now - self.now), False)
+        elif self.speed is None:
+            self.speed = (progress / (now - self.now), True)
 
     def _schedule(self, step: int, moved: bool, now: float) -> None:
         if step > 0 and step >= self._step:

@@ -36,6 +36,7 @@ from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
 from ..store.pacing import check_cancel
 from .batch_plan import BatchPage, Tracker, smaller_job, split, tagged
+from .timing import jobs_at_once, learn
 
 __all__ = ["Answer", "BatchRun"]
 
@@ -103,7 +104,7 @@ class BatchRun:
         if self._resumed:
             logger.info("resuming %d stored batch jobs", len(self._resumed))
         # The driver's state: chunks to submit, jobs under way, answers awaited (chunk, Tracker).
-        self._most = max(2, client.max_workers)  # batch jobs under way at once
+        self._most = jobs_at_once(client)  # batch jobs under way at once
         self._queue: deque[tuple[str, ...]] = deque(chunks)
         self._active: list[Tracker] = list(self._resumed)
         self._polling: set[str] = set()  # job ids with a poll in flight
@@ -246,6 +247,7 @@ class BatchRun:
         yield from self._collect(job, page)
         if job.done:
             logger.debug("batch job %s collected", job.job_id)
+            learn(self.client, job)  # its speed, for the next estimates
             self._active.remove(job)
             self._finished.append(job)
             self.batch_jobs_done += 1
