@@ -17,6 +17,8 @@
 
 The order: the answers read ahead, then the batch jobs
 (:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+When the values mix names and ids, that is done for the names, then for the ids their records
+did not name (:mod:`lookup_pandas.enrichment.aliases`).
 With a cache, the calls' claims are taken a window ahead in one store call
 (:class:`~lookup_pandas.store.claims.ClaimWindow`).
 
