@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import requests
 from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
+from requests_cache.models.response import CachedResponse
 
 from ..errors import NotFoundError
 from ..service.answers import read_once
@@ -92,6 +93,8 @@ class PaidAnswersOnly(BaseCache):
             )
             return
         key = cache_key or self.create_key(response.request)
+        if isinstance(response, CachedResponse) and key not in self.responses:
+            key = self.redirects.get(key, key)  # a kept answer renewed by an alias: the answer
         super().save_response(response, key, expires)
         self.save_aliases(alias_keys(self, response, key), key)
 

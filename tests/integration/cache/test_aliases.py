@@ -146,3 +146,19 @@ def test_aliases_go_with_their_answers(fake_service: FakeService, tmp_path: Path
         client.clear()
         assert not client.is_cached(PROFILE, {"handle": "ada-lovelace"})
     assert fake_service.billed() == 2
+
+
+def test_an_answer_renewed_by_its_alias_is_renewed_not_copied(
+    fake_service: FakeService, cache: Any
+):
+    """``refresh="changed"`` keeps an answer by renewing its key: through an alias, the answer
+    itself is renewed, and the cache still holds one answer."""
+    ada = person_id("ada-lovelace")
+    with make_client(fake_service, cache=cache) as client:
+        client.profile("ada-lovelace")
+        before = client.stored_at(PROFILE, {"id": ada})
+        renewed = client._parts.cache.renew(PROFILE, client.profile_keys([ada]).values())
+        assert renewed == 1 and client.cache_info().entries == 1
+        assert client.stored_at(PROFILE, {"id": ada}) == before  # bought then, kept longer
+        assert client.profile(ada)["handle"] == "ada-lovelace"
+    assert fake_service.billed() == 1
