@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.cache.requests_cache_internals import redis_answer_key
 from lookup_pandas.service.endpoints import COMPANY_PATH as COMPANY
 from lookup_pandas.testing import PROFILE, FakeService
 from lookup_pandas.testing.names import org_id, person_id
@@ -133,19 +134,24 @@ def test_no_alias_holds_the_key(fake_service: FakeService, tmp_path: Path, redis
     assert all(key not in k and all(key not in v for v in vs) for k, vs in everything.items())
 
 
-def test_aliases_go_with_their_answers(fake_service: FakeService, tmp_path: Path):
-    ada = person_id("ada-lovelace")
-    with make_client(fake_service, cache=tmp_path / "answers.sqlite") as client:
+def test_aliases_go_with_their_answers(fake_service: FakeService, cache: Any):
+    ada, grace = person_id("ada-lovelace"), person_id("grace-hopper")
+    with make_client(fake_service, cache=cache) as client:
+        redirects = client.session.cache.redirects  # type: ignore[attr-defined]
         client.profile("ada-lovelace")
+        client.profile(grace)
         assert client.is_cached(PROFILE, {"id": ada})
+        assert len(list(redirects.keys())) == 2
         client.forget([ada])  # named by id: the answer bought by handle goes, and its alias
         assert not client.is_cached(PROFILE, {"handle": "ada-lovelace"})
         assert not client.is_cached(PROFILE, {"id": ada})
+        assert len(list(redirects.keys())) == 1  # grace's stays
         client.profile(ada)
         assert client.is_cached(PROFILE, {"handle": "ada-lovelace"})
         client.clear()
         assert not client.is_cached(PROFILE, {"handle": "ada-lovelace"})
-    assert fake_service.billed() == 2
+        assert list(redirects.keys()) == []
+    assert fake_service.billed() == 3
 
 
 def test_an_answer_renewed_by_its_alias_is_renewed_not_copied(
@@ -162,3 +168,18 @@ def test_an_answer_renewed_by_its_alias_is_renewed_not_copied(
         assert client.stored_at(PROFILE, {"id": ada}) == before  # bought then, kept longer
         assert client.profile(ada)["handle"] == "ada-lovelace"
     assert fake_service.billed() == 1
+
+
+def test_prune_drops_the_aliases_of_answers_redis_let_go(fake_service: FakeService, redis_url: str):
+    """Redis drops an answer when its TTL runs out; its alias goes at the next ``prune``."""
+    import redis
+
+    with make_client(fake_service, cache=redis_url) as client:
+        client.profile("ada-lovelace")
+        redirects = client.session.cache.redirects  # type: ignore[attr-defined]
+        assert len(list(redirects.keys())) == 1
+        key = client.profile_keys(["ada-lovelace"])["ada-lovelace"]
+        answer = redis_answer_key(client.session.cache, key)  # type: ignore[attr-defined]
+        assert redis.Redis.from_url(redis_url).delete(answer) == 1  # as its TTL would
+        assert client.prune() == 0
+        assert list(redirects.keys()) == []
