@@ -36,6 +36,7 @@ __all__ = [
     "BatchPage",
     "Tracker",
     "jobs_tagged",
+    "smaller_job",
     "split",
     "tagged",
     "use_batch",
@@ -69,6 +70,22 @@ def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
     if method == "auto":
         return to_fetch > AUTO_THRESHOLD and supported is not False
     return False
+
+
+def smaller_job(refused: int, balance: float | None) -> int | None:
+    """How many items to submit after a job of ``refused`` items was refused for credits.
+
+    A balance read below the job sizes it (batch items cost 1 each; 0: nothing to buy). One
+    that cannot (unknown, or high: spent elsewhere at the same moment) halves it. None: the
+    half would not be worth a batch job (at most :data:`AUTO_THRESHOLD`), single calls take over.
+
+    >>> smaller_job(100, 40.5), smaller_job(100, 0.5), smaller_job(100, 500), smaller_job(40, None)
+    (40, 0, 50, None)
+    """
+    if balance is not None and balance < refused:
+        return max(0, math.floor(balance))
+    half = refused // 2
+    return half if half > AUTO_THRESHOLD else None
 
 
 def split(handles: Sequence[str], size: int = MAX_JOB_ITEMS) -> list[tuple[str, ...]]:

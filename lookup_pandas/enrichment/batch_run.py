@@ -35,7 +35,7 @@ from ..identifiers.kinds import PEOPLE, Kind
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
 from ..store.pacing import check_cancel
-from .batch_plan import BatchPage, Tracker, split, tagged
+from .batch_plan import BatchPage, Tracker, smaller_job, split, tagged
 
 __all__ = ["Answer", "BatchRun"]
 
@@ -289,25 +289,27 @@ class BatchRun:
         return kept, [h for h, _ in results if h not in inputs]
 
     def _refused(self, chunk: tuple[str, ...], exc: InsufficientCreditsError) -> None:
-        """A submit refused for want of credits: buy what the balance allows, then stop.
+        """A submit refused for want of credits: try a smaller job, else stop.
 
-        What the balance allows goes first in line as a smaller job. Nothing more is submitted,
-        and the rest is :attr:`unaffordable`. A balance that cannot be read leaves the chunk to
-        single calls, which buy until the service refuses one.
+        The smaller job (:func:`~.batch_plan.smaller_job`: what the balance read pays, else
+        half) goes first in line, and nothing else is submitted; the rest is
+        :attr:`unaffordable`. Refused in turn, it is halved again. Once a half is too small for
+        a batch job, single calls take over everything not bought, until the service refuses one.
         """
-        rest = list(chunk) + [h for queued in self._queue for h in queued]
+        rest = [*chunk, *(h for queued in self._queue for h in queued), *self.unaffordable]
         self.batch_jobs_total -= 1 + len(self._queue)
         self._queue.clear()
         self.refusal = exc
         known = unless_failing(balance, self.client, None)  # free: the balance route
-        if known is None:
+        size = smaller_job(len(chunk), known)
+        if size is None:
+            self.unaffordable = []
             self.fallback.extend(rest)
             return
-        affordable = int(known) if 1 <= known < len(chunk) else 0  # smaller, or nothing
-        if affordable:
-            self._queue.appendleft(tuple(rest[:affordable]))
+        if size:
+            self._queue.appendleft(tuple(rest[:size]))
             self.batch_jobs_total += 1
-        self.unaffordable = rest[affordable:]
+        self.unaffordable = rest[size:]
 
     def _wanted(self, handle: str) -> bool:
         """Needed by this run and not given to it yet."""

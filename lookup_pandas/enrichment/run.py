@@ -30,6 +30,7 @@ like an outage (docs/enriching.md). What was fetched is in the cache, and a re-r
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -44,6 +45,7 @@ from ..display.progress import Bar, Progress
 from ..errors import (
     AuthenticationError,
     BatchUnavailableError,
+    BudgetExceededError,
     InsufficientCreditsError,
     ServerError,
     ServiceError,
@@ -140,10 +142,15 @@ def run(
                     unsupported = client.batch_supported_for(kind) is False
                     batch = None if batch is None or unsupported else _batch_run(*args, phase)
                 singles = state.run_batch_jobs(batch, options.method) if batch else phase
+                if batch is not None and (over := state.over_budget(singles, options, total)):
+                    batch.finish()  # the jobs are collected: the single calls would go past the cap
+                    raise over
                 state.run_singles(singles, missed_at)
                 if batch is not None and batch.unaffordable:
                     batch.finish()  # the jobs it could pay for are collected
-                    raise out_of_credits(batch.unaffordable, batch.refusal, kind)
+                    raise out_of_credits(
+                        batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
+                    )
                 if batch is not None:
                     batch.finish()
                     state.batch_jobs += batch.batch_jobs
@@ -181,14 +188,31 @@ def _batch_run(
 
 
 def out_of_credits(
-    unaffordable: list[str], refusal: InsufficientCreditsError | None, kind: Kind
+    unaffordable: list[str],
+    refusal: InsufficientCreditsError | None,
+    kind: Kind,
+    bought: int = 0,
 ) -> InsufficientCreditsError:
-    """The error that ends a batch run whose balance could not pay for ``unaffordable``."""
+    """The error that ends a batch run whose balance could not pay for ``unaffordable``.
+
+    ``bought``: the answers this run bought before it stopped.
+
+    >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
+    'Nothing was bought'
+    >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]
+    'The 25 answers the balance allowed were bought first'
+    """
     n = len(unaffordable)
     said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
+    what = (
+        f"The {bought} answer{'s' * (bought != 1)} the balance allowed "
+        f"{'were' if bought != 1 else 'was'} bought first"
+        if bought
+        else "Nothing was bought"
+    )
     exc = InsufficientCreditsError(
         f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
-        f"service refused a batch job of them{said}. What the balance allowed was bought",
+        f"service refused a batch job of them{said}. {what}",
         status_code=refusal.status_code if refusal is not None else None,
         url=refusal.url if refusal is not None else None,
     )
@@ -312,6 +336,49 @@ class EnrichmentRun:
             f"{fix}, a re-run buys only the other {billable - kept}"
         )
 
+    def over_budget(
+        self, handles: Sequence[str], options: Options, total: int
+    ) -> BudgetExceededError | None:
+        """The error that stops the run before single calls for ``handles``, left by its batch
+        jobs, would take it past ``max_credits`` or ``max_calls``; None when they fit.
+
+        The job was priced before the batch jobs: a fallback (no batch jobs after all, items
+        left in a job's ``errors``) buys at the single route's cost. What the cache holds is
+        not counted, unless a refresh buys it anew; ``total`` is the job's billable values.
+        """
+        if (options.max_credits is None and options.max_calls is None) or not handles:
+            return None
+        path, params = self.kind.endpoint.path, self.kind.params
+        buying = [
+            h for h in handles if options.refresh or not self.client.is_cached(path, params(h))
+        ]
+        cost = (kept_costs(self.client) or RouteCosts()).cost_of(path)
+        spent, credits = self.credits(), len(buying) * cost
+        feed = self.checked.feed_pages if self.checked else 0
+        calls = self.batch_billed + self.counts["fetched"] - self.batch_recorded + feed
+        nouns = self.kind.noun if len(buying) == 1 else self.kind.nouns
+        kept = self.kept_text(total, "raising the budget")
+        if options.max_credits is not None and spent + credits > options.max_credits:
+            left = options.max_credits - spent
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, which need "
+                f"{credits:g} credits ({cost:g} each), and {max(0.0, left):g} of "
+                f"max_credits={options.max_credits:g} are left ({spent:g} spent). None was "
+                f"sent. {kept}",
+                needed=math.ceil(credits),
+                allowed=max(0, math.floor(left)),
+            )
+        if options.max_calls is not None and calls + len(buying) > options.max_calls:
+            left_calls = max(0, options.max_calls - calls)
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, and {left_calls} "
+                f"of max_calls={options.max_calls} are left ({calls} billable calls made). None "
+                f"was sent. {kept}",
+                needed=len(buying),
+                allowed=left_calls,
+            )
+        return None
+
     def traffic(self) -> ClientStats:
         """What this run sent and spent: its own tally, else the Client's counters since ``before``.
 
@@ -346,7 +413,7 @@ class EnrichmentRun:
             self.held.note(handle, outcome)
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
-        if self.sources is not None and kind != "not_cached":
+        if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
             self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:

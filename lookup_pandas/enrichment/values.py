@@ -43,6 +43,7 @@ from .estimate import planned, read_credit_facts
 from .plan import (
     Options,
     Plan,
+    batch_told,
     check_balance,
     check_credits,
     check_method,
@@ -397,8 +398,13 @@ def check_job_credits(
         to_fetch = [h for h in to_fetch if not client.is_cached(path, kind.params(h))]
         if not to_fetch:
             return
-    cost = unless_failing(credit_facts.route_costs, client, RouteCosts()).cost_of(path)
-    credits = job_credits(len(to_fetch), batch=the_plan.batch, cost=cost)
+    costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
+    # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
+    # never falls back); else at the single calls' price, which "auto" falls back to (the
+    # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
+    told = batch_told(client.batch_supported_for(kind), costs, kind)
+    by_batch = the_plan.batch and (told is True or options.method == "batch")
+    credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)
     balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
     check_balance(credits, len(to_fetch), balance)

@@ -179,3 +179,19 @@ def test_a_frame_with_a_provenance_column_is_refused(fake_service: FakeService, 
         out = enrich(leads, client)
     assert out["lookup_source"].tolist() == ["crm", "crm"]
     assert out[STATUS].tolist() == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("method", ["single", "batch"])
+def test_a_refused_record_has_no_source_since_nothing_was_bought(fake_service, tmp_path, method):
+    # An opted-out or premium-gated person is answered 403 and never billed (issue 39, item
+    # 11): no source, as for an invalid row, where it said "single".
+    handles = [f"prov-refused-{i:02d}" for i in range(25)]
+    fake_service.configure(opted_out={handles[3]}, premium_gated={handles[7]})
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        out = enrich(pd.DataFrame({"handle": handles}), client, provenance=True, method=method)
+    refused = out[STATUS] == "forbidden"
+    assert out.loc[refused, "handle"].tolist() == [handles[3], handles[7]]
+    assert out.loc[refused, SOURCE].isna().all() and out.loc[refused, FETCHED].isna().all()
+    assert out.loc[refused, EXPIRED].isna().all()
+    assert (out.loc[~refused, SOURCE] == method).all()
+    assert fake_service.billed() == len(handles) - 2

@@ -17,6 +17,7 @@ from lookup_pandas.enrichment.batch_plan import (
     BatchPage,
     Tracker,
     jobs_tagged,
+    smaller_job,
     split,
     tagged,
     use_batch,
@@ -594,3 +595,18 @@ def test_a_company_poll_reads_its_results_under_companies():
     page = BatchPage.parse(data, "companies")
     assert page.profiles == {"acme": {"id": "org_1", "slug": "acme"}}
     assert page.not_found == ["unknown-co"]
+
+
+def test_a_refused_job_is_followed_by_what_the_balance_pays_else_half_of_it():
+    # issue 39, item 11: a balance read high (spent elsewhere at the same moment) cannot size it
+    assert smaller_job(100, 40.7) == 40  # the balance read pays 40 items (1 credit each)
+    assert smaller_job(100, 0.9) == 0  # nothing: the run stops, nothing bought
+    assert smaller_job(100, 100) == smaller_job(100, 1e6) == smaller_job(100, None) == 50
+    assert smaller_job(2 * (AUTO_THRESHOLD + 1), None) == AUTO_THRESHOLD + 1
+    assert smaller_job(2 * AUTO_THRESHOLD + 1, None) is None  # single calls take over
+
+
+@given(st.integers(1, MAX_JOB_ITEMS), st.none() | st.floats(0, 1e7))
+def test_a_smaller_job_is_always_smaller(refused, balance):
+    size = smaller_job(refused, balance)
+    assert size is None or 0 <= size < refused
