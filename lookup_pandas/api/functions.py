@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to
 from .columns import check_columns
-from .enriched_frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
+from .enriched_frames import EnrichRequest, enrich_or_start, get_frame, summary_of
 
 __all__ = [
     "enrich_companies",
@@ -206,7 +206,9 @@ def enrich_profiles(
 
     Each distinct handle is requested at most once and joined onto every row holding it.
     Refused before anything is sent (ColumnError): a missing ``column``, and any existing column
-    that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``. An
+    that starts with ``prefix``. On a frame enriched before (``lookup_status`` taken), the
+    statuses are ``prefix + "lookup_status"`` and ``prefix + "lookup_error"``. The run's
+    JobSummary is ``out.lookup.summary``. An
     AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
     many transport failures in a row stop the job (docs/enriching.md, *The rules*).
     """
@@ -379,7 +381,9 @@ def _summarised(
         raise UsageError("background=True is for enrich_profiles and enrich_companies.")
     out = enrich(*args, **options)
     assert isinstance(out, pd.DataFrame)
-    return out, out.attrs[SUMMARY_ATTR]
+    summary = summary_of(out)
+    assert summary is not None
+    return out, summary
 
 
 def estimate_profiles(

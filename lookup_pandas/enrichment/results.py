@@ -134,9 +134,9 @@ class JobSummary(SummaryFacts):
     values answered 403 for that one record (opted out, premium-gated): never billed.
     ``requests`` counts what was sent, retries and the tier read included.
 
-    An enrichment keeps its summary on the frame it returns:
-    ``enriched.attrs["lookup_summary"]``. An exception that stops a run part-way carries the
-    summary of what it did up to there: ``exc.summary``.
+    An enrichment keeps its summary on the frame it returns: ``enriched.lookup.summary``
+    (made from ``enriched.attrs["lookup_summary"]``, plain values). An exception that stops a
+    run part-way carries the summary of what it did up to there: ``exc.summary``.
     The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,

@@ -33,7 +33,7 @@ from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.dask import output_columns
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
-from ..enrich_helpers import spellings
+from ..enrich_helpers import plain, spellings
 from ..helpers import make_client
 from ..refresh.world import Tally, move_every, spread_leads
 
@@ -203,6 +203,62 @@ def test_explicit_fields_fix_the_columns_of_every_partition(
     result = pd.concat(parts)
     assert str(result["profile_follower_count"].dtype) == "Int64"
     assert result.loc[result["lookup_status"] == "ok", "profile_geo.region"].notna().any()
+
+
+def test_to_parquet_writes_the_nested_columns_and_the_computed_frame_keeps_the_summary(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = leads().lookup.enrich_profiles("url", client=client)
+    result = out.compute()
+    summary = result.lookup.summary
+    assert isinstance(summary, lp.JobSummary)
+    assert (summary.rows, summary.fetched, summary.cached) == (121, 121, 0)  # distinct values
+    assert summary.statuses == {"ok": 120, "not_found": 1, "forbidden": 0, "invalid": 0, "error": 0}
+    assert summary.credits == fake_service.billed() == 121
+    out.to_parquet(tmp_path / "enriched")  # runs it again: from the cache
+    assert fake_service.billed() == 121
+    back = pd.read_parquet(tmp_path / "enriched")
+    assert back.lookup.summary is not None and back.lookup.summary.cached == 121
+    assert list(back.columns) == list(result.columns) and len(back) == len(result)
+    nested = ["profile_positions", "profile_education", "profile_skills"]
+    nested += ["profile_certifications", "profile_languages"]
+    assert all(result[name].dtype == object for name in nested)  # lists, as in pandas
+    for name in result.columns:
+        got, want = (plain(v) for v in back[name]), (plain(v) for v in result[name])
+        assert list(got) == list(want), name
+    ok = result["lookup_status"] == "ok"
+    assert result.loc[ok, "profile_skills"].map(lambda v: isinstance(v, list)).all()
+
+
+def test_people_then_companies_on_one_dask_frame(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    people = leads(3).assign(company="acme").lookup.enrich_profiles("url", client=client)
+    both = people.lookup.enrich_companies(
+        "company", prefix="acct_", client=client, fields=["name", "specialties"]
+    )
+    assert list(both.columns[-4:]) == [
+        "acct_name",
+        "acct_specialties",
+        "acct_lookup_status",
+        "acct_lookup_error",
+    ]
+    result = both.compute()
+    assert result["lookup_status"].value_counts().to_dict() == {
+        "ok": 360,
+        "invalid": 9,
+        "not_found": 3,
+    }
+    assert set(result["acct_lookup_status"]) == {"ok"} and set(result["acct_name"]) == {"Acme"}
+    summary = result.lookup.summary  # the last run's
+    assert summary is not None and (summary.rows, summary.fetched) == (1, 1)
+    both.to_parquet(tmp_path / "both")
+    back = pd.read_parquet(tmp_path / "both")
+    assert [plain(v) for v in back["acct_specialties"]] == [
+        plain(v) for v in result["acct_specialties"]
+    ]
 
 
 def test_a_worker_without_the_key_says_so(

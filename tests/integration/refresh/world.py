@@ -23,7 +23,6 @@ from typing import Any
 import pandas as pd
 
 import lookup_pandas as lp
-from lookup_pandas.api.enriched_frames import SUMMARY_ATTR
 from lookup_pandas.enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
 from lookup_pandas.enrichment.results import JobSummary
 from lookup_pandas.service.endpoints import JOB_CHANGES_PATH
@@ -96,7 +95,7 @@ def enrich(leads: Iterable[str], client: lp.Client, **options: Any) -> pd.DataFr
 
 def summary_of(frame: pd.DataFrame) -> JobSummary:
     """The JobSummary an enriched frame carries."""
-    summary = frame.attrs[SUMMARY_ATTR]
+    summary = frame.lookup.summary
     assert isinstance(summary, JobSummary)
     return summary
 
