@@ -78,7 +78,7 @@ def test_a_mixed_column_buys_each_person_once(fake_service: FakeService, tmp_pat
     assert out.loc["a", "lookup_fetched_at"] == out.loc["c", "lookup_fetched_at"]
     assert fake_service.count(PROFILE, id=ada) == fake_service.count(PROFILE, id=grace) == 0
     assert fake_service.billed(PROFILE) == 2
-    assert out.attrs["lookup_summary"].fetched == 2
+    assert out.lookup.summary.fetched == 2
 
 
 def test_a_mixed_column_in_batch_jobs_buys_each_person_once(fake_service: FakeService, tmp_path):
@@ -105,7 +105,7 @@ def test_a_mixed_column_buys_each_company_once(fake_service: FakeService, tmp_pa
     frame = pd.DataFrame({"account": values})
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
         out = frame.lookup.enrich_companies("account", client=client, progress=False)
-        summary = out.attrs["lookup_summary"]
+        summary = out.lookup.summary
         later = pd.DataFrame({"account": [org_id("acme"), "Globex"]})
         again = later.lookup.enrich_companies("account", client=client, progress=False)
     assert out[STATUS].eq("ok").all()
@@ -113,7 +113,7 @@ def test_a_mixed_column_buys_each_company_once(fake_service: FakeService, tmp_pa
     assert fake_service.billed(COMPANY_PATH) == 2
     assert fake_service.count(COMPANY_PATH, id=org_id("acme")) == 0
     assert summary.credits == fake_service.stats()["credits"] == 4.0  # the route costs 2
-    assert again[STATUS].eq("ok").all() and again.attrs["lookup_summary"].fetched == 0
+    assert again[STATUS].eq("ok").all() and again.lookup.summary.fetched == 0
 
 
 @pytest.mark.parametrize("method", ["auto", "single"])
@@ -142,8 +142,8 @@ def test_the_hundred_row_list_bills_each_person_and_company_once(
     assert persons[STATUS].eq("ok").all() and accounts[STATUS].eq("ok").all()
     assert persons["profile_handle"].nunique() == 40
     assert accounts["company_slug"].nunique() == 20
-    people_billed = persons.attrs["lookup_summary"]
-    company_billed = accounts.attrs["lookup_summary"]
+    people_billed = persons.lookup.summary
+    company_billed = accounts.lookup.summary
     print(
         f"\n100 rows, method={method}: people {people_credits:g} credits for 40 "
         f"({people_billed.jobs} batch jobs),"
