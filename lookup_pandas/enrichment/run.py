@@ -17,6 +17,8 @@
 
 The order: the answers read ahead, then the batch jobs
 (:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+When the values mix names and ids, that is done for the names, then for the ids their records
+did not name (:mod:`lookup_pandas.enrichment.aliases`).
 With a cache, the calls' claims are taken a window ahead in one store call
 (:class:`~lookup_pandas.store.claims.ClaimWindow`).
 
@@ -55,6 +57,7 @@ from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
 from ..store.pacing import check_cancel
+from .aliases import HeldIds
 from .batch_run import BatchRun
 from .plan import Options, Plan
 from .provenance import Source, arrived
@@ -106,7 +109,9 @@ def run(
             stands for the bar, and its cancel event stops the run as Ctrl-C does.
     """
     cancel = watch.cancel if watch else None
-    batch = _batch_run(plan, client, options, kind, cancel)
+    held = HeldIds.of(plan.to_fetch, kind)  # ids wait for the records the names bring
+    args = (plan, client, options, kind, cancel)
+    batch = _batch_run(*args, held.phases()[0])
     total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
     shown = Progress if watch is None else watch.progress
     with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
@@ -122,6 +127,7 @@ def run(
             cancel=cancel,
             fresh_after=plan.fresh_after,
             checked=plan.checked,
+            held=held,
         )
         if watch is not None:
             watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
@@ -130,16 +136,24 @@ def run(
                 state.record(handle, outcome, "cached")
             for handle in plan.not_cached:  # offline
                 state.record(handle, not_cached_outcome(), "not_cached")
-            singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
-            if batch is not None and (over := state.over_budget(singles, options, total)):
-                batch.finish()  # the jobs are collected: the single calls would go past the cap
-                raise over
-            state.run_singles(singles, missed_at)
-            if batch is not None and batch.unaffordable:
-                batch.finish()  # the jobs it could pay for are collected
-                raise out_of_credits(
-                    batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
-                )
+            for later, phase in enumerate(held.phases()):
+                if later:  # the ids no record of the names named
+                    phase = state.answered_by_names(phase)
+                    unsupported = client.batch_supported_for(kind) is False
+                    batch = None if batch is None or unsupported else _batch_run(*args, phase)
+                singles = state.run_batch_jobs(batch, options.method) if batch else phase
+                if batch is not None and (over := state.over_budget(singles, options, total)):
+                    batch.finish()  # the jobs are collected: the single calls would go past the cap
+                    raise over
+                state.run_singles(singles, missed_at)
+                if batch is not None and batch.unaffordable:
+                    batch.finish()  # the jobs it could pay for are collected
+                    raise out_of_credits(
+                        batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
+                    )
+                if batch is not None:
+                    batch.finish()
+                    state.batch_jobs += batch.batch_jobs
         except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
             if isinstance(exc, InsufficientCreditsError | AuthenticationError):
                 fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
@@ -147,21 +161,24 @@ def run(
                 exc.hint = f"{exc.hint}. {told}" if exc.hint else told
             stopped(exc, state)
             raise
-        if batch is not None:
-            batch.finish()
-            state.batch_jobs = batch.batch_jobs
     return state
 
 
 def _batch_run(
-    plan: Plan, client: Client, options: Options, kind: Kind, cancel: threading.Event | None
+    plan: Plan,
+    client: Client,
+    options: Options,
+    kind: Kind,
+    cancel: threading.Event | None,
+    handles: Sequence[str],
 ) -> BatchRun | None:
-    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one."""
+    """The batch part of ``plan`` for ``handles`` (jobs to submit, stored ones to resume), if
+    it has one."""
     if not plan.batch_run:
         return None
     return BatchRun(
         client,
-        plan.to_fetch,
+        handles,
         submit=plan.batch,
         stored=plan.stored_batch_jobs,
         resume=options.refresh is False,
@@ -263,6 +280,8 @@ class EnrichmentRun:
     #: After ``refresh="changed"``: an answer counts if stored after this; the feed's findings.
     fresh_after: float | None = None
     checked: RefreshCounts | None = None
+    #: The ids bought after the names, unless a record bought for a name names them.
+    held: HeldIds | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -390,6 +409,8 @@ class EnrichmentRun:
 
         ``via`` says how an answer not cached came: ``single`` or ``batch``.
         """
+        if self.held is not None:
+            self.held.note(handle, outcome)
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
         if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
@@ -399,6 +420,16 @@ class EnrichmentRun:
             raise row_error(handle, outcome, self.kind.noun)
         if kind in ("fetched", "refused", "failed"):
             self._watch_outage(outcome)
+
+    def answered_by_names(self, ids: Sequence[str]) -> list[str]:
+        """Record each of ``ids`` a record of this run names with that record (not bought
+        again, counted as cached, its source the record's). Returns the ids left to buy."""
+        named = self.held.named() if self.held is not None else {}
+        for value, (name, outcome) in named.items():
+            self.record(value, outcome, "cached")
+            if self.sources is not None and name in self.sources:
+                self.sources[value] = self.sources[name]
+        return [value for value in ids if value not in named]
 
     def _show(self, n: int) -> None:
         """Advance the bar by ``n`` handles and show the counts, most telling first."""
