@@ -48,8 +48,8 @@ def planned(
 
     Until the pace is learned (``client.learn_pace()``, free), it is what the run would fall
     back to. ``kind`` gives the route's cost and the batch jobs. ``checks``: what a
-    ``refresh="changed"`` would check; its feed calls are timed and its most is the credits. Why batch speed waits for a service known to have them:
-    docs/decisions.md.
+    ``refresh="changed"`` would check; its feed calls are timed and its most is the credits.
+    Why batch speed waits for a service known to have them: docs/decisions.md.
 
     Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)``
     has ``method="single"``.
