@@ -167,8 +167,9 @@ def enrich_profiles(
         checked and kept another ``expire_after``. It never costs more than buying the checked
         answers anew, plus one feed page per group of organisations
         (:mod:`lookup_pandas.enrichment.refresh_run`; docs/decisions.md, *Refreshing what
-        changed*). Answers naming no current organisation, or older than 365 days, are bought
-        anew. The summary says what was checked, kept and bought. Offline it is a UsageError.
+        changed*). Answers the feed cannot check (a not-found, no current organisation, older
+        than 365 days) are kept as they are until they expire, then bought anew. The summary
+        says what was checked, kept and bought. Offline it is a UsageError.
     ``client``
         The Client to use. Default ``lp.default_client()``.
     ``progress``

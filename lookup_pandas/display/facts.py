@@ -37,8 +37,10 @@ __all__ = [
 class RefreshEstimate:
     """What a ``refresh="changed"`` would check, and the most and the least it can cost.
 
-    >>> print(refresh_estimate_text(RefreshEstimate(400, 40, 2, 4, most=406.0, least=6.0)))
-    checks 400 answers at 40 organisations in ~2 feed calls, 4 not checkable: 6 to 406 credits
+    >>> print(refresh_estimate_text(RefreshEstimate(400, 40, 2, 4, most=406.0, least=6.0,
+    ...                                              held=3)))  # doctest: +NORMALIZE_WHITESPACE
+    checks 400 answers at 40 organisations in ~2 feed calls, 3 not checkable kept until they
+    expire, 4 not checkable and expired: 6 to 406 credits
     """
 
     #: Cached answers checked through the job-change feed.
@@ -46,11 +48,15 @@ class RefreshEstimate:
     #: Organisations of their current positions, and the feed calls they take to start with.
     organizations: int
     feed_calls: int
-    #: Answers the feed cannot check (no current organisation, or older than 365 days).
+    #: Answers the feed cannot check (a not-found, no current organisation, or older than 365
+    #: days) and expired: bought anew.
     uncheckable: int
-    #: Every checked answer bought anew plus a page per feed call; a page per call, no mover.
+    #: The most: every checked answer bought anew, a page per feed call, the expired and the
+    #: uncached bought. The least: no mover, the expired bought, the uncached refused.
     most: float
     least: float
+    #: Answers the feed cannot check, not expired: kept as they are until ``expire_after``.
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,11 @@ class RefreshCounts:
     moved: int = 0
     #: Checked, but bought anew because their feed was busier than they are worth.
     busy: int = 0
-    #: Not checkable (no current organisation, or older than 365 days): bought anew.
+    #: Not checkable (a not-found, no current organisation, or older than 365 days) and
+    #: expired: bought anew.
     uncheckable: int = 0
+    #: Not checkable, not expired: kept as they are until ``expire_after``, not checked.
+    held: int = 0
     feed_pages: int = 0
     feed_credits: float = 0.0
 
@@ -79,8 +88,10 @@ def refresh_estimate_text(est: RefreshEstimate) -> str:
         f"checks {est.checked} answers at {est.organizations} organisations in "
         f"~{est.feed_calls} feed call{'s' * (est.feed_calls != 1)}"
     )
+    if est.held:
+        text += f", {est.held} not checkable kept until they expire"
     if est.uncheckable:
-        text += f", {est.uncheckable} not checkable"
+        text += f", {est.uncheckable} not checkable and expired"
     return text + f": {number(est.least)} to {number(est.most)} credits"
 
 
@@ -92,8 +103,10 @@ def refresh_text(counts: RefreshCounts) -> str:
     text = (
         f"checked {counts.checked} ({counts.unchanged} unchanged, {', '.join(bought)}: bought anew)"
     )
+    if counts.held:
+        text += f", {counts.held} not checkable: kept until they expire"
     if counts.uncheckable:
-        text += f", {counts.uncheckable} not checkable: bought anew"
+        text += f", {counts.uncheckable} not checkable and expired: bought anew"
     pages = counts.feed_pages
     return text + f", {pages} feed page{'s' * (pages != 1)} ({credits_text(counts.feed_credits)})"
 

@@ -94,8 +94,9 @@ class Estimate(EstimateFacts):
     - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
       some of ``to_fetch``; they are collected, not submitted again.
     - ``refresh`` (``refresh="changed"`` only): the answers it would check, at how many
-      organisations, in about how many feed calls, the uncheckable ones, and the most and the
-      least it can cost. ``to_fetch`` and ``credits`` are then the most.
+      organisations, in about how many feed calls, those it cannot check (kept until they
+      expire, or expired and bought), and the most and the least it can cost. ``to_fetch``
+      and ``credits`` are then the most.
 
     The fields are declared once, in :class:`~lookup_pandas.display.facts.EstimateFacts`.
     ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).

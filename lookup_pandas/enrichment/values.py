@@ -129,15 +129,18 @@ def estimate_values(
     stored = stored_batch_jobs_holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
-    # A refresh counts the answers it holds as cached, and the most it could buy as to fetch.
-    held = checks.checked + checks.uncheckable if checks else len(distinct) - len(missing)
+    # A refresh counts the answers it holds as cached, and the most it could buy as to fetch
+    # (not those it keeps as they are until they expire).
+    in_cache = len(distinct) - len(missing)
+    if checks:
+        in_cache = checks.checked + checks.uncheckable + checks.held
     return planned(
         Estimate(
             rows=rows,
             valid=valid,
             unique=len(distinct),
-            cached=held,
-            to_fetch=len(missing),
+            cached=in_cache,
+            to_fetch=len(missing) - (checks.held if checks else 0),
             stored_jobs=len(stored),
             stored_items=sum(h in in_stored for h in missing),
             balance=balance,
@@ -309,7 +312,7 @@ def _plan(
     if changes is not None:
         to_fetch = changes.rebuy + changes.uncached
         return Plan(
-            cached={v: handed(sink, v, o) for v, o in changes.kept.items()},
+            cached={v: handed(sink, v, o) for v, o in changes.cached.items()},
             to_fetch=to_fetch,
             batch=use_batch(options.method, len(to_fetch), client.batch_supported_for(kind)),
             stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),

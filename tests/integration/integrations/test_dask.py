@@ -35,7 +35,7 @@ from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from ..enrich_helpers import plain, spellings
 from ..helpers import make_client
-from ..refresh.world import Tally, move_every, spread_leads
+from ..refresh.world import Tally, employees, move_every, spread_leads
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -302,19 +302,24 @@ def test_refused_columns_and_options_before_anything_runs(
 def test_refresh_changed_buys_each_mover_once_and_no_one_else(
     cluster: DaskClient, fake_service: FakeService, tmp_path: Path
 ) -> None:
-    """120 leads at 12 companies, bought once; 12 move. The workers' refresh, each over its
-    partition of the distinct handles, buys each mover once and no one else; its frame is what
-    pandas then reads from the cache; and a second refresh right after buys no one."""
+    """120 leads at 12 companies, a not-found and two sparse people (no position), bought once;
+    12 move. The workers' refresh, each over its partition of the distinct handles, buys each
+    mover once and no one else (the not-found and the sparse are kept until they expire); its
+    frame is what pandas then reads from the cache; and a second refresh right after buys no
+    one."""
     svc = fake_service
     client = client_on(svc, tmp_path)
     leads = spread_leads(companies=12, each=10)
+    unchecked = ["unknown-dask-lead", *employees("acme", 2, sparse=True)]
+    handles = leads + unchecked
     frame = pd.DataFrame(
-        {"lead": range(len(leads)), "handle": leads}, index=pd.RangeIndex(7000, 7000 + len(leads))
+        {"lead": range(len(handles)), "handle": handles},
+        index=pd.RangeIndex(7000, 7000 + len(handles)),
     )
     ddf = dd.from_pandas(frame, npartitions=6, sort=True)
     here = ddf.compute()  # the input as dask gives it (its text as strings)
     first = here.lookup.enrich_profiles("handle", client=client, progress=False)
-    assert svc.billed_handles() == Counter(leads)
+    assert svc.billed_handles() == Counter(handles)
     movers = move_every(svc, leads, 10)
 
     before = Tally.of(svc)
@@ -325,7 +330,8 @@ def test_refresh_changed_buys_each_mover_once_and_no_one_else(
 
     assert spent.billed == Counter(list(movers))  # each mover once, whatever partition held it
     assert spent.pages >= 1 and spent.credits == len(movers) + spent.pages
-    assert (result["lookup_status"] == "ok").all()
+    assert result["lookup_status"].tolist() == first["lookup_status"].tolist()
+    assert (result["lookup_status"] == "ok").sum() == len(handles) - 1  # the not-found
     assert out.divisions == ddf.divisions
     kept = ~result["handle"].isin(list(movers))
     # dask's columns are fixed (output_columns: every field, nullable dtypes); pandas' are the

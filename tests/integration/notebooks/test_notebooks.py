@@ -303,10 +303,15 @@ def test_refresh_notebook_buys_only_the_movers(emulator_runs):
     assert re.search(r"\bchecked\s+\d+", sources), sources
     spent = outputs_text(cell_with(nb, 'print(f"first purchase:'))
     first, refresh = map(float, re.findall(r"(\d+(?:\.\d+)?) credits", spent)[:2])
-    # sparse records often lack positions: those cannot be checked, and are bought anew
-    assert first == 200 and 5 <= refresh < first, spent
+    # the 5 movers and the feed pages; records naming no position (sparse ones, often) cannot
+    # be checked, and are kept until they expire
+    assert first == 200 and 5 < refresh <= 10, spent
     again = outputs_text(cell_with(nb, "again.refresh"))
     assert "moved=0" in again and "busy=0" in again, again
+    read = re.search(r"profiles bought (\d+), feed pages read (\d+), credits (\d+)", again)
+    assert read is not None, again
+    bought, pages, credits = map(int, read.groups())
+    assert bought == 0 and credits == pages >= 1, again  # feed pages only
 
 
 def test_search_panel_displays_a_widget(emulator_runs):

@@ -18,9 +18,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pandas as pd
+import pytest
+import requests_cache.models.response as cached_response
+import requests_cache.policy.expiration as expiration
 
 import lookup_pandas as lp
 from lookup_pandas.enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
@@ -34,6 +38,7 @@ __all__ = [
     "Tally",
     "employees",
     "enrich",
+    "later",
     "move_every",
     "slug_of",
     "spread_leads",
@@ -85,6 +90,16 @@ def move_every(
     return {
         h: svc.move(h, to=to, title=f"Head of Refresh {i}") for i, h in enumerate(leads[::step])
     }
+
+
+def later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Move the cache's clock ``seconds`` on: an answer stored with a shorter ``expire_after``
+    then reads as expired, and one stored from now on expires ``expire_after`` after the moved
+    clock. The emulator's feed and the store keep the real clock."""
+    real = cached_response.utcnow
+    moved = lambda: real() + timedelta(seconds=seconds)  # noqa: E731
+    monkeypatch.setattr(cached_response, "utcnow", moved)
+    monkeypatch.setattr(expiration, "utcnow", moved)
 
 
 def enrich(leads: Iterable[str], client: lp.Client, **options: Any) -> pd.DataFrame:
