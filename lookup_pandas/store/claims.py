@@ -89,7 +89,11 @@ class Claims:
             ours = [k for k in keys if k in self._held]
             asked = [k for k in dict.fromkeys(keys) if k not in self._held]
             self._held.update(asked)  # taken, unless the store says another process holds it
-        states = self.store.claim_many(asked, self.ttl) if asked else {}
+        try:
+            states = self.store.claim_many(asked, self.ttl) if asked else {}
+        except BaseException:  # Ctrl-C as the store answered: what it may have given goes back
+            self.release(asked, bought=False)
+            raise
         with self._lock:
             for key, state in states.items():
                 if state not in (MINE, RECHECK):
@@ -106,9 +110,9 @@ class Claims:
         """Let go of ``keys``. ``bought``: their answers are in the cache now."""
         if not keys:
             return
+        self.store.release_many(keys, bought=bought)  # held until let go (Ctrl-C midway)
         with self._lock:
             self._held.difference_update(keys)
-        self.store.release_many(keys, bought=bought)
 
     def close(self) -> None:
         """Stop the heartbeat (the claims still held expire by themselves)."""
@@ -201,8 +205,15 @@ class ClaimWindow:
         """Let go of every finished claim: one ``release_many`` per bought-flag."""
         with self._lock:
             groups, self._finished = self._finished, {True: [], False: []}
-        for bought, keys in groups.items():
-            self.claims.release(keys, bought=bought)
+        try:
+            for bought in (True, False):
+                self.claims.release(groups[bought], bought=bought)
+                groups[bought] = []
+        except BaseException:  # Ctrl-C midway: what is not let go yet waits for close()
+            with self._lock:
+                for bought, keys in groups.items():
+                    self._finished[bought].extend(keys)
+            raise
 
     def close(self) -> None:
         """Let go of everything held. Unfinished claims go as not bought: the next claimant buys."""
