@@ -30,6 +30,15 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pandas as pd
+
+try:
+    import pyspark  # noqa: F401  here first: without it, the one line that says what to install
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        "lookup_pandas.spark needs pyspark: pip install 'lookup-pandas[spark]' "
+        "(and Java 17 or newer for Spark itself)",
+        name=missing.name,
+    ) from missing
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
