@@ -23,9 +23,11 @@ Example: ``sdf.transform(lambda d: lp.spark.enrich_profiles(d, "linkedin_url"))`
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -86,6 +88,16 @@ _SPARK_TYPES: dict[str, T.DataType] = {
     "Int64": T.LongType(),
     "boolean": T.BooleanType(),
 }
+
+
+@contextlib.contextmanager
+def _tested_on_pandas_3() -> Iterator[None]:
+    """pyspark 4's FutureWarning that it "does not yet fully support pandas >= 3.0.0", left out
+    of this module's own calls only: they are tested on pandas 3 with pyspark 4 and 3.5 (CI runs
+    both). A user's own pandas calls of pyspark (``toPandas``) still show it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        yield
 
 
 def output_schema(
@@ -187,6 +199,7 @@ def enrich_companies(
     return _enrich(sdf, given, fields, COMPANIES)
 
 
+@_tested_on_pandas_3()
 def _enrich(
     sdf: DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
 ) -> DataFrame:
@@ -425,6 +438,7 @@ def estimate_companies(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
     return _estimate(api.estimate_companies, sdf, *args, **options)
 
 
+@_tested_on_pandas_3()
 def _estimate(
     estimate: Callable[..., Estimate], sdf: DataFrame, *args: Any, **options: Any
 ) -> Estimate:
