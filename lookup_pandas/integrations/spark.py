@@ -232,7 +232,8 @@ def _enrich(
     fetched = T.StructType([T.StructField(_HANDLE, T.StringType()), *added])
     named = _named(fields, prefix, kind)
     fetch = _fetcher(spec, _executor_options(given), kind, named)
-    table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type]
+    # pyspark 3.5's types refuse a function of pandas frames here; 4's take it
+    table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type, unused-ignore]
     # The table is broadcast: each input partition is streamed through the join as it is, so
     # rows keep their partition and order.
     joined = keyed.join(F.broadcast(table), F.col(f"{_KEY}.handle") == table[_HANDLE], "left")
@@ -324,7 +325,8 @@ def _check_budgets(
     """Raise BudgetExceededError here when the billable handles pass ``max_calls`` or
     ``max_credits``. One Spark job counts them; the cache is read, nothing is sent."""
     counter = _billable_counter(spec, given["refresh"], kind)
-    counts = distinct.mapInPandas(counter, "needed long, total long")  # type: ignore[arg-type]
+    schema = "needed long, total long"
+    counts = distinct.mapInPandas(counter, schema)  # type: ignore[arg-type, unused-ignore]
     row = counts.agg(F.sum("needed"), F.sum("total")).collect()[0]
     needed, total = int(row[0] or 0), int(row[1] or 0)
     max_calls, max_credits = given["max_calls"], given["max_credits"]
