@@ -1,10 +1,11 @@
-"""Ctrl-C on ``lookup-pandas enrich``: a real process stopped by SIGINT, against the emulator.
+"""Ctrl-C and kill -9 of ``lookup-pandas enrich``: a real process stopped, against the emulator.
 
-What is tested: the lines it prints say what the run did and spent up to the interrupt, and the
-credits said are those the emulator billed; with a batch job under way, they say how many more
-items the job bills as it resolves (the emulator then bills exactly those), and that the next run
-collects them: it does, and pays for none of them again. Every wait is bounded; nothing depends
-on wall-clock thresholds.
+What is tested: the lines Ctrl-C prints say what the run did and spent up to the interrupt, and
+the credits said are those the emulator billed; with a batch job under way, they say how many
+more items the job bills as it resolves (the emulator then bills exactly those), and that the
+next run collects them: it does, and pays for none of them again. A chunked run killed (-9)
+leaves its part file, which the next run of the same output removes. Every wait is bounded;
+nothing depends on wall-clock thresholds.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ def _leads(tmp_path: Path, tag: str, n: int) -> Path:
     return path
 
 
-def _interrupted(svc: FakeService, args: list[str], cache: Path, ready) -> tuple[int, list[str]]:
-    """Run the CLI, send SIGINT once ``ready()``, and return its exit code and stderr lines."""
+def _interrupted(
+    svc: FakeService, args: list[str], cache: Path, ready, sig: int = signal.SIGINT
+) -> tuple[int, list[str]]:
+    """Run the CLI, send ``sig`` once ``ready()``, and return its exit code and stderr lines."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOOKUP_")}
     env.update(emulator_env(svc, cache))
     proc = subprocess.Popen(
@@ -59,7 +62,7 @@ def _interrupted(svc: FakeService, args: list[str], cache: Path, ready) -> tuple
     try:
         assert wait_until(ready, within=60), proc.poll()
         assert proc.poll() is None  # still at work
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -124,3 +127,27 @@ def test_ctrl_c_with_a_batch_job_in_flight_says_what_it_still_bills_and_the_reru
     assert len(fake_service.batch_jobs) == 1  # polled, not submitted again
     assert fake_service.count(PROFILE) == 0 and fake_service.stats()["credits"] == 300
     assert pd.read_csv(out)["lookup_status"].eq("ok").sum() == 300
+
+
+def test_the_part_file_of_a_killed_chunked_run_is_removed_by_the_next_run(
+    fake_service, tmp_path, capsys
+):
+    # 60 handles by single calls at 300/min, in chunks of 7 rows: killed after 8 were billed
+    fake_service.configure(rate_limit_per_minute=300, latency=0.02)
+    leads = _leads(tmp_path, "kill", 60)
+    out = tmp_path / "out.csv"
+    cache = tmp_path / "c.sqlite"
+    args = [str(leads), "--chunksize", "7", "--method", "single", "-o", str(out)]
+    code, _ = _interrupted(
+        fake_service, args, cache, lambda: fake_service.billed() >= 8, signal.SIGKILL
+    )
+    assert code == -signal.SIGKILL
+    (left,) = tmp_path.glob(".out.csv.*.part")  # nothing could remove it
+    assert not out.exists()
+
+    fake_service.configure(rate_limit_per_minute=6000, latency=0.0)
+    done = CliMain(capsys)(emulator_env(fake_service, cache), "enrich", *args, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert not left.exists() and list(tmp_path.glob(".out.csv.*")) == []
+    assert len(pd.read_csv(out)) == 60
+    assert set(fake_service.billed_handles().values()) == {1}  # the rerun bought only the rest
