@@ -131,7 +131,8 @@ class BatchRun:
         """
         jobs = [job.unresolved for job in self._active]
         for future, what in self._flight.items():  # submits the driver had not taken in yet
-            if not isinstance(what, Tracker) and future.done() and not future.exception():
+            landed = future.done() and not future.cancelled() and not future.exception()
+            if not isinstance(what, Tracker) and landed:
                 job_id, mine, _, _ = future.result()
                 jobs.extend([len(mine)] if job_id is not None else [])
         if not jobs:
