@@ -6,7 +6,8 @@ bought, a week passes (time-machine moves the clock of this process, the emulato
 150 of them move, and the refresh runs with single calls, at the emulator's default feed (3
 events per 1,000 employees a day at every company), under production's fastest tier (550
 calls a minute). About 5% of the emulator's people have no position: the feed cannot check
-them, and they are bought anew (``not checkable``). Also shown: the feed pages read, and that
+them, and their answers, a week old, have expired (``expire_after``): they are bought anew
+(``not checkable``). Also shown: the feed pages read, and that
 every mover shows its new title.
 """
 
@@ -66,9 +67,9 @@ def main() -> None:
             f"{spent:g} credits for a full re-buy of {full:g}; ratio {ratio:.3f} "
             f"{goal(ratio <= 0.10)} (goal <= 0.10); feed pages {counts.feed_pages}; "
             f"moved and bought {counts.moved}, kept {counts.unchanged}, not checkable (no "
-            f"position: bought) {counts.uncheckable}, busy {counts.busy}; movers showing their "
-            f"new title {new_titles} of {len(moved)}; bought {rebought} = billed profiles "
-            f"{svc.billed('/api/data/v1/people/profile') - full_profiles}"
+            f"position, expired: bought) {counts.uncheckable}, busy {counts.busy}; movers "
+            f"showing their new title {new_titles} of {len(moved)}; bought {rebought} = billed "
+            f"profiles {svc.billed('/api/data/v1/people/profile') - full_profiles}"
         )
         print(
             f"   elapsed {elapsed:.2f} s for {calls} calls at {LIMIT}/min; bound {bound:.2f} s; "

@@ -15,6 +15,8 @@
 0    ada         Engineer            ok
 1    ADA         Engineer            ok
 2                     NaN       invalid
+>>> enriched.lookup.summary.fetched  # the run's JobSummary, also after a round trip to parquet
+1
 
 Each method is :mod:`lookup_pandas.api.functions`' function of the same name, made by
 :func:`~lookup_pandas.api.adapters.frame_method`, with its signature, docstring and types.
@@ -29,15 +31,27 @@ import pandas as pd
 
 from .api import functions as api
 from .api.adapters import FrameAccessor, frame_method
+from .api.enriched_frames import summary_of
+from .enrichment.results import JobSummary
 
 __all__ = ["LookupAccessor"]
 
 
 @pd.api.extensions.register_dataframe_accessor("lookup")
 class LookupAccessor(FrameAccessor[pd.DataFrame]):
-    """``df.lookup``: ``enrich_profiles``, ``enrich_companies`` and their estimates."""
+    """``df.lookup``: ``enrich_profiles``, ``enrich_companies``, their estimates, ``summary``."""
 
     enrich_profiles = frame_method(api.enrich_profiles)
     estimate_profiles = frame_method(api.estimate_profiles)
     enrich_companies = frame_method(api.enrich_companies)
     estimate_companies = frame_method(api.estimate_companies)
+
+    @property
+    def summary(self) -> JobSummary | None:
+        """The JobSummary of the enrichment that made this frame, or None when it keeps none.
+
+        It is rebuilt from ``attrs["lookup_summary"]``, so it follows the frame through
+        filters, ``pd.concat`` of enriched frames, and parquet, feather or pickle files (CSV
+        and Excel keep no ``attrs``). After enrichments chained on one frame, it is the last's.
+        """
+        return summary_of(self._frame)

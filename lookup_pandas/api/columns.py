@@ -1,9 +1,19 @@
 """The columns enrichment adds, checked before anything is sent, and how each row is told.
 
+The first enrichment of a frame adds ``lookup_status`` and ``lookup_error``. One chained after
+it names its own ``prefix + "lookup_status"`` and so on, so each run's statuses say whose they
+are; only the columns its prefix would overwrite are refused.
+
 >>> import pandas as pd
->>> check_columns(pd.DataFrame({"handle": ["ada"], "lookup_status": ["ok"]}), "handle", "p_")
+>>> check_columns(pd.DataFrame({"handle": ["ada"]}), "handle", "profile_")
+''
+>>> people = pd.DataFrame({"company": ["acme"], "lookup_status": ["ok"], "lookup_error": [None]})
+>>> own = check_columns(people, "company", "acct_")  # people enriched, then companies
+>>> own, run_columns(own)[:2]
+('acct_', ['acct_lookup_status', 'acct_lookup_error'])
+>>> check_columns(people.assign(acct_name="Acme"), "company", "acct_")
 Traceback (most recent call last):
-lookup_pandas.errors.ColumnError: Enrichment would overwrite 1 existing column ('lookup_status')...
+lookup_pandas.errors.ColumnError: Enrichment would overwrite 1 existing column ('acct_name')...
 
 Shared by the pandas functions (:mod:`lookup_pandas.api.functions`) and the polars and Dask
 adapters.
@@ -16,7 +26,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from ..enrichment.provenance import PROVENANCE_COLUMNS
+from ..enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
 from ..enrichment.results import Lookup
 from ..errors import ColumnError, UsageError
 from ..identifiers.kinds import Kind
@@ -27,10 +37,13 @@ __all__ = [
     "HasColumns",
     "check_columns",
     "looked_up",
+    "run_columns",
     "with_status",
 ]
 
 STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
+#: A run's own columns as the first enrichment of a frame names them: statuses, provenance.
+_OWN_COLUMNS = (STATUS_COLUMN, ERROR_COLUMN, *PROVENANCE_COLUMNS, CHECKED_AT_COLUMN)
 
 
 class HasColumns(Protocol):
@@ -40,30 +53,42 @@ class HasColumns(Protocol):
     def columns(self) -> Iterable[Any]: ...
 
 
-def with_status(frame: pd.DataFrame, result: Lookup) -> pd.DataFrame:
+def run_columns(own: str = "") -> list[str]:
+    """A run's status, error and provenance columns, named with ``own`` (see the module).
+
+    >>> run_columns()[:2]
+    ['lookup_status', 'lookup_error']
+    """
+    return [own + name for name in _OWN_COLUMNS]
+
+
+def with_status(frame: pd.DataFrame, result: Lookup, own: str = "") -> pd.DataFrame:
     """``frame`` with each row's ``lookup_status`` and ``lookup_error``, and its provenance.
 
-    The provenance columns come when the job kept them (``provenance=True``).
+    The provenance columns come when the job kept them (``provenance=True``). ``own`` is what
+    :func:`check_columns` gave: the prefix of these names, ``""`` for the first enrichment.
     """
     out = frame.assign(
         **{
-            STATUS_COLUMN: pd.Series(result.status, dtype="str"),
-            ERROR_COLUMN: pd.Series(result.error, dtype="str"),
+            own + STATUS_COLUMN: pd.Series(result.status, dtype="str"),
+            own + ERROR_COLUMN: pd.Series(result.error, dtype="str"),
         }
     )
     if result.provenance is None:
         return out
     where = result.provenance.set_axis(out.index)
-    return out.assign(**{name: where[name] for name in where.columns})
+    return out.assign(**{own + str(name): where[name] for name in where.columns})
 
 
 def check_columns(
     frame: HasColumns, column: str, prefix: str | None = None, provenance: bool = False
-) -> None:
+) -> str:
     """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
 
-    Those are the ``prefix``'s, ``lookup_status``, ``lookup_error``, and with ``provenance``
-    ``lookup_source``...
+    Returns the prefix of the run's status (and provenance) columns: ``""`` when
+    ``lookup_status``, ``lookup_error`` (and with ``provenance`` ``lookup_source``...) are free,
+    else ``prefix``. Refused are the columns that start with ``prefix``: the run would
+    overwrite them.
 
     >>> check_columns(pd.DataFrame({"name": ["Ada"]}), "handle")
     Traceback (most recent call last):
@@ -74,22 +99,24 @@ def check_columns(
             f"No column {column!r} in the frame; columns are {list(map(str, frame.columns))}."
         )
     if prefix is None:
-        return
+        return ""
     if not isinstance(prefix, str) or not prefix:
         raise UsageError(f"prefix must be a non-empty string, not {prefix!r}.")
-    ours = (STATUS_COLUMN, ERROR_COLUMN, *(PROVENANCE_COLUMNS if provenance else ()))
-    clash = [c for c in frame.columns if c in ours or (isinstance(c, str) and c.startswith(prefix))]
+    clash = [c for c in frame.columns if isinstance(c, str) and c.startswith(prefix)]
     if clash:
         shown = ", ".join(map(repr, clash[:3])) + (f" and {len(clash) - 3} more" * (len(clash) > 3))
         what = (
             f"Enrichment would overwrite {len(clash)} existing column{'s' * (len(clash) > 1)} "
-            f"({shown}): its new columns start with {prefix!r}, plus {STATUS_COLUMN!r} and "
-            f"{ERROR_COLUMN!r}."
+            f"({shown}): its new columns start with {prefix!r}."
         )
         raise ColumnError(
-            f"{what} Pass another prefix=, or drop or rename those columns. Nothing was sent.",
-            cli_message=f"{what} Give another --prefix, or use another input. Nothing was sent.",
+            f"{what} Pass another prefix= (one no column starts with), or drop those columns. "
+            "Nothing was sent.",
+            cli_message=f"{what} Give another --prefix (one no column of the input starts "
+            "with). Nothing was sent.",
         )
+    ours = run_columns() if provenance else run_columns()[:2]
+    return prefix if any(c in ours for c in frame.columns) else ""
 
 
 def looked_up(result: Lookup, kind: Kind) -> pd.DataFrame:

@@ -18,7 +18,9 @@
 >>> enriched_leads[["handle", "profile_headline"]]
   handle profile_headline
 0    ada         Engineer
->>> enriched_leads.attrs["lookup_summary"].fetched
+>>> summary_of(enriched_leads).fetched  # what ``enriched_leads.lookup.summary`` gives
+1
+>>> enriched_leads.attrs["lookup_summary"]["fetched"]  # plain values: the frame saves anywhere
 1
 
 The public functions in :mod:`lookup_pandas.api.functions` build these from their keywords.
@@ -34,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from ..client.client import Client, resolve_client
+from ..display.facts import RefreshCounts
 from ..enrichment.background import EnrichmentJob, Watch
 from ..enrichment.plan import Options
 from ..enrichment.results import JobSummary
@@ -49,10 +52,11 @@ __all__ = [
     "enrich_or_start",
     "enriched",
     "get_frame",
+    "summary_of",
     "with_summary",
 ]
 
-#: Where an enriched frame keeps its run's JobSummary: ``out.attrs["lookup_summary"]``.
+#: Where an enriched frame keeps its run's summary (plain values): ``out.attrs["lookup_summary"]``.
 SUMMARY_ATTR = "lookup_summary"
 
 
@@ -78,9 +82,12 @@ class EnrichRequest:
     kind: Kind
     options: Options
 
-    def check(self) -> None:
-        """Refuse, before anything is sent, what the frame cannot take (ColumnError)."""
-        check_columns(self.frame, self.column, self.prefix, self.options.provenance)
+    def check(self) -> str:
+        """Refuse, before anything is sent, what the frame cannot take (ColumnError).
+
+        Returns the prefix of the run's status columns (:func:`.columns.check_columns`).
+        """
+        return check_columns(self.frame, self.column, self.prefix, self.options.provenance)
 
 
 def get_frame(
@@ -113,7 +120,7 @@ def enrich_or_start(request: EnrichRequest, background: bool) -> pd.DataFrame | 
 
 def enriched(request: EnrichRequest, watch: Watch | None = None) -> tuple[pd.DataFrame, JobSummary]:
     """``enrich_*`` of ``request``: the frame, and the run's JobSummary."""
-    request.check()
+    own = request.check()
     frame = request.frame
     values = frame[request.column]  # a Series: each distinct value normalised once
     client = resolve_client(request.client)
@@ -121,13 +128,39 @@ def enriched(request: EnrichRequest, watch: Watch | None = None) -> tuple[pd.Dat
         values, client=client, options=request.options, kind=request.kind, watch=watch
     )
     fields = result.fields
-    new = with_status(fields.rename(columns=prefixed_names(fields.columns, request.prefix)), result)
+    named = fields.rename(columns=prefixed_names(fields.columns, request.prefix))
+    new = with_status(named, result, own)
     out = pd.concat([frame.reset_index(drop=True), new], axis=1)
     out.index = frame.index
     return with_summary(out, result.summary), result.summary
 
 
 def with_summary(frame: pd.DataFrame, summary: JobSummary) -> pd.DataFrame:
-    """``frame`` (made here, never the caller's) with the summary in ``attrs["lookup_summary"]``."""
-    frame.attrs = {**frame.attrs, SUMMARY_ATTR: summary}
+    """``frame`` (made here, never the caller's) with the summary in ``attrs["lookup_summary"]``.
+
+    It is kept as a dict of plain values, which every format that keeps ``attrs`` can write
+    (parquet and feather as JSON): :func:`summary_of` makes the JobSummary again.
+    """
+    frame.attrs = {**frame.attrs, SUMMARY_ATTR: dataclasses.asdict(summary)}
     return frame
+
+
+def summary_of(frame: pd.DataFrame) -> JobSummary | None:
+    """The JobSummary ``frame`` keeps in ``attrs["lookup_summary"]``, or None when it keeps none.
+
+    It works on a frame read back from parquet, feather or a pickle, and on one filtered or
+    concatenated from enriched frames (pandas keeps ``attrs`` when every input has the same).
+
+    >>> summary_of(pd.DataFrame()) is None
+    True
+    """
+    kept = frame.attrs.get(SUMMARY_ATTR)
+    if isinstance(kept, JobSummary):  # a frame of an older lookup_pandas, unpickled
+        return kept
+    if not isinstance(kept, dict):
+        return None
+    known = {f.name for f in dataclasses.fields(JobSummary)}
+    values = {k: v for k, v in kept.items() if k in known}
+    if isinstance(values.get("refresh"), dict):
+        values["refresh"] = RefreshCounts(**values["refresh"])
+    return JobSummary(**values)

@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to
 from .columns import check_columns
-from .enriched_frames import SUMMARY_ATTR, EnrichRequest, enrich_or_start, get_frame
+from .enriched_frames import EnrichRequest, enrich_or_start, get_frame, summary_of
 
 __all__ = [
     "enrich_companies",
@@ -167,8 +167,9 @@ def enrich_profiles(
         checked and kept another ``expire_after``. It never costs more than buying the checked
         answers anew, plus one feed page per group of organisations
         (:mod:`lookup_pandas.enrichment.refresh_run`; docs/decisions.md, *Refreshing what
-        changed*). Answers naming no current organisation, or older than 365 days, are bought
-        anew. The summary says what was checked, kept and bought. Offline it is a UsageError.
+        changed*). Answers the feed cannot check (a not-found, no current organisation, older
+        than 365 days) are kept as they are until they expire, then bought anew. The summary
+        says what was checked, kept and bought. Offline it is a UsageError.
     ``client``
         The Client to use. Default ``lp.default_client()``.
     ``progress``
@@ -206,7 +207,9 @@ def enrich_profiles(
 
     Each distinct handle is requested at most once and joined onto every row holding it.
     Refused before anything is sent (ColumnError): a missing ``column``, and any existing column
-    that starts with ``prefix`` or is named ``lookup_status`` / ``lookup_error``. An
+    that starts with ``prefix``. On a frame enriched before (``lookup_status`` taken), the
+    statuses are ``prefix + "lookup_status"`` and ``prefix + "lookup_error"``. The run's
+    JobSummary is ``out.lookup.summary``. An
     AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
     many transport failures in a row stop the job (docs/enriching.md, *The rules*).
     """
@@ -379,7 +382,9 @@ def _summarised(
         raise UsageError("background=True is for enrich_profiles and enrich_companies.")
     out = enrich(*args, **options)
     assert isinstance(out, pd.DataFrame)
-    return out, out.attrs[SUMMARY_ATTR]
+    summary = summary_of(out)
+    assert summary is not None
+    return out, summary
 
 
 def estimate_profiles(
@@ -401,8 +406,8 @@ def estimate_profiles(
 
     - ``to_fetch``: the billable items ``enrich_profiles`` would pay for now.
     - ``method``: how it would fetch them (``"batch"``, ``"single"`` or ``"none"``).
-    - ``seconds``: about how long it would take at the Client's pace (None until the pace is
-      known).
+    - ``seconds``: about how long it would take at the Client's pace and the speed this
+      service's batch jobs were seen to resolve (None only for single calls unmetered).
     - ``credits``: what the job would spend, ``balance``: the balance now.
     - ``tier_change``: None, or the tier the job would drop to
       (``"Developer (70/min) -> Hobby (30/min) after 51 credits"``).

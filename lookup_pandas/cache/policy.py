@@ -12,17 +12,21 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
+from requests_cache.models.response import CachedResponse
 
 from ..errors import NotFoundError
 from ..service.answers import read_once
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import NOT_FOUND_CODES, Envelope
+from .aliases import alias_keys, leads_here
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +73,46 @@ def should_cache(response: requests.Response) -> bool:
 class PaidAnswersOnly(BaseCache):
     """The save policy of every backend: only what :func:`should_cache` accepts is stored.
 
+    A record's answer is found under its other names too (:mod:`.aliases`): each one's key
+    leads to it, and leads there only while the answer names it.
+
     Example: ``class PaidAnswersCache(PaidAnswersOnly, SQLiteCache)``
     """
 
-    def save_response(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
-        if should_cache(response):
-            super().save_response(response, *args, **kwargs)
-        else:
+    def save_response(
+        self,
+        response: requests.Response,
+        cache_key: str | None = None,
+        expires: datetime | None = None,
+    ) -> None:
+        if not should_cache(response):
             logger.debug(
                 "not caching HTTP %s for %s",
                 response.status_code,
                 urlsplit(response.url or "").path,
             )
+            return
+        key = cache_key or self.create_key(response.request)
+        if isinstance(response, CachedResponse) and key not in self.responses:
+            key = self.redirects.get(key, key)  # a kept answer renewed by an alias: the answer
+        super().save_response(response, key, expires)
+        self.save_aliases(alias_keys(self, response, key), key)
+
+    def save_aliases(self, aliases: Iterable[str], key: str) -> None:
+        """Let each of ``aliases`` lead to the answer stored under ``key``."""
+        for alias in aliases:
+            self.redirects[alias] = key
+
+    def get_response(self, key: str, default: Any = None) -> Any:
+        """The answer stored under ``key``, or under the key an alias ``key`` leads to, while
+        that answer names it; else ``default``."""
+        try:
+            response = self.responses.get(key)
+            if response is None:  # a stored answer with status >= 400 is falsy, never None
+                target = self.redirects[key]
+                response = self.responses[target]
+                if not leads_here(self, key, response, target):
+                    return default
+            return response
+        except (AttributeError, KeyError):
+            return default

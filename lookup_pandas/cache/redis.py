@@ -22,11 +22,12 @@ from requests_cache.models.response import CachedResponse
 from ..config.cache_urls import redact_url
 from ..store.redis import Namespaces
 from ..store.redis_connection import connect, key_prefix, redis_error, translated
+from . import requests_cache_internals as internals
 from .policy import PaidAnswersOnly
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
 
-#: Redis keys measured with MEMORY USAGE per round trip.
+#: Redis keys measured with MEMORY USAGE, or aliases checked, per round trip.
 _MEMORY_CHUNK = 500
 
 
@@ -73,6 +74,23 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
 
+    def _prune_redirects(self) -> None:
+        """requests-cache's, in pipelined round trips: each alias whose answer is gone (its
+        TTL ran out, or deleted) is removed. Its own asks Redis once per alias."""
+        redirects = list(self.redirects.items())
+        conn = internals.redis_connection(self)
+        gone: list[str] = []
+        for start in range(0, len(redirects), _MEMORY_CHUNK):
+            chunk = redirects[start : start + _MEMORY_CHUNK]
+            pipe = conn.pipeline(transaction=False)
+            for _, target in chunk:
+                pipe.exists(internals.redis_answer_key(self, target))
+            gone.extend(
+                alias for (alias, _), found in zip(chunk, pipe.execute(), strict=True) if not found
+            )
+        if gone:
+            self.redirects.bulk_delete(gone)
+
     # requests-cache's commands, each with a failed Redis command as a ConfigurationError.
     get_response = _translated_command("get_response")
     save_response = _translated_command("save_response")
@@ -111,9 +129,10 @@ class RedisAnswers:
                 self.cache.delete(*keys)
 
     def delete_expired(self) -> int:
+        """Delete the expired answers, and the aliases of those whose TTL ran out already."""
         with translated(self.url):
             expired = [r.cache_key for r in self.cache.filter(valid=False, expired=True)]
-        self.delete(expired)
+            self.cache.delete(*expired)
         return len(expired)
 
 

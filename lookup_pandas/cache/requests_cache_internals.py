@@ -23,7 +23,14 @@ from typing import Any
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
-__all__ = ["batched_writes", "connection", "delete_expired", "redis_connection", "write_lock"]
+__all__ = [
+    "batched_writes",
+    "connection",
+    "delete_expired",
+    "redis_answer_key",
+    "redis_connection",
+    "write_lock",
+]
 
 
 def batched_writes(cache: BaseCache) -> AbstractContextManager[Any]:
@@ -75,3 +82,8 @@ def delete_expired(cache: SQLiteCache, now: int) -> int:
 def redis_connection(cache: BaseCache) -> Any:
     """The ``redis.Redis`` client a requests-cache ``RedisCache`` reads and writes with."""
     return cache.responses.connection  # type: ignore[attr-defined]
+
+
+def redis_answer_key(cache: BaseCache, key: str) -> bytes:
+    """The Redis key a ``RedisCache`` keeps the answer of cache key ``key`` under."""
+    return cache.responses._bkey(key)  # type: ignore[attr-defined,no-any-return]

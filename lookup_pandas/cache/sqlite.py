@@ -22,7 +22,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from requests_cache.backends.sqlite import SQLiteCache
@@ -56,6 +56,19 @@ CHECKPOINT_PAUSE_S = 0.2
 
 class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
     """The SQLite backend, storing only what :func:`.policy.should_cache` accepts."""
+
+    def save_aliases(self, aliases: Iterable[str], key: str) -> None:
+        """The aliases written on the answers' connection: inside its transaction when
+        answers are saved in bulk (``batched_writes``), where the redirects' own connection
+        would wait for the lock that transaction holds."""
+        rows = [(alias, key) for alias in aliases]
+        if not rows:
+            return
+        table = self.redirects.table_name
+        with internals.connection(self.responses, commit=True) as conn:
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {table} (key, value, expires) VALUES (?, ?, NULL)", rows
+            )
 
 
 def sqlite_cache_file(path: Path) -> Path:

@@ -97,7 +97,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     _check_chunkable(o.input)
     header = read_csv(o.input, o.encoding, nrows=0)
     check_output(o.output, source=o.input)
-    check_columns(header, o.column, o.prefix)
+    own = check_columns(header, o.column, o.prefix)  # an enriched input: the statuses' prefix
     with service_client(
         o.offline
     ) as client:  # its settings checked before the file is read through
@@ -116,7 +116,9 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 on_record=records.add,
             )
             summary = result.summary
-            table = HandleTable(scan.distinct, result, o.prefix, records, fields=o.kind.fields)
+            table = HandleTable(
+                scan.distinct, result, o.prefix, records, fields=o.kind.fields, own=own
+            )
             del result, records  # the table holds what is written
             parts, statuses = _write_chunks(o, rows, table, handles, out, total=scan.rows)
             written = sum(statuses.values())

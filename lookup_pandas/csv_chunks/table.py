@@ -34,7 +34,8 @@ class HandleTable:
     ``result`` is :func:`~lookup_pandas.enrichment.values.lookup_values` over ``distinct``, which
     handed its records to ``records``. The table takes them out, so ``records`` ends empty. The
     columns are ``fields``, then the other fields in first-seen order, then the status and the
-    error: what ``enrich_profiles`` over the whole file gives, with the same dtypes.
+    error: what ``enrich_profiles`` over the whole file gives, with the same dtypes. ``own``
+    prefixes the status and error names, as ``check_columns`` says for an enriched input.
 
     Example: ``HandleTable(scan.distinct, result, "profile_", records).columns`` ->
     ``["profile_id", "profile_handle", ..., "lookup_status", "lookup_error"]``
@@ -47,6 +48,7 @@ class HandleTable:
         prefix: str,
         records: RecordStore,
         fields: Iterable[str] = PERSON_FIELDS,
+        own: str = "",
     ) -> None:
         if len(result.status) != len(distinct):
             raise ValueError("result must be the lookup of `distinct`, one value each")
@@ -60,7 +62,8 @@ class HandleTable:
         order = [*first, *(c for c in kinds.columns if c not in first)]
         dtypes = kinds.dtypes()
         names = prefixed_names(order, prefix)
-        self.columns: list[str] = [*(names[c] for c in order), STATUS_COLUMN, ERROR_COLUMN]
+        statuses = [own + STATUS_COLUMN, own + ERROR_COLUMN]
+        self.columns: list[str] = [*(names[c] for c in order), *statuses]
         self._index = pd.Index(list(distinct), dtype=object)
         self._status = np.array(result.status, dtype=object)
         self._tails = np.empty(len(distinct), dtype=object)

@@ -37,8 +37,10 @@ __all__ = [
 class RefreshEstimate:
     """What a ``refresh="changed"`` would check, and the most and the least it can cost.
 
-    >>> print(refresh_estimate_text(RefreshEstimate(400, 40, 2, 4, most=406.0, least=6.0)))
-    checks 400 answers at 40 organisations in ~2 feed calls, 4 not checkable: 6 to 406 credits
+    >>> print(refresh_estimate_text(RefreshEstimate(400, 40, 2, 4, most=406.0, least=6.0,
+    ...                                              held=3)))  # doctest: +NORMALIZE_WHITESPACE
+    checks 400 answers at 40 organisations in ~2 feed calls, 3 not checkable kept until they
+    expire, 4 not checkable and expired: 6 to 406 credits
     """
 
     #: Cached answers checked through the job-change feed.
@@ -46,11 +48,15 @@ class RefreshEstimate:
     #: Organisations of their current positions, and the feed calls they take to start with.
     organizations: int
     feed_calls: int
-    #: Answers the feed cannot check (no current organisation, or older than 365 days).
+    #: Answers the feed cannot check (a not-found, no current organisation, or older than 365
+    #: days) and expired: bought anew.
     uncheckable: int
-    #: Every checked answer bought anew plus a page per feed call; a page per call, no mover.
+    #: The most: every checked answer bought anew, a page per feed call, the expired and the
+    #: uncached bought. The least: no mover, the expired bought, the uncached refused.
     most: float
     least: float
+    #: Answers the feed cannot check, not expired: kept as they are until ``expire_after``.
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,11 @@ class RefreshCounts:
     moved: int = 0
     #: Checked, but bought anew because their feed was busier than they are worth.
     busy: int = 0
-    #: Not checkable (no current organisation, or older than 365 days): bought anew.
+    #: Not checkable (a not-found, no current organisation, or older than 365 days) and
+    #: expired: bought anew.
     uncheckable: int = 0
+    #: Not checkable, not expired: kept as they are until ``expire_after``, not checked.
+    held: int = 0
     feed_pages: int = 0
     feed_credits: float = 0.0
 
@@ -79,8 +88,10 @@ def refresh_estimate_text(est: RefreshEstimate) -> str:
         f"checks {est.checked} answers at {est.organizations} organisations in "
         f"~{est.feed_calls} feed call{'s' * (est.feed_calls != 1)}"
     )
+    if est.held:
+        text += f", {est.held} not checkable kept until they expire"
     if est.uncheckable:
-        text += f", {est.uncheckable} not checkable"
+        text += f", {est.uncheckable} not checkable and expired"
     return text + f": {number(est.least)} to {number(est.most)} credits"
 
 
@@ -92,8 +103,10 @@ def refresh_text(counts: RefreshCounts) -> str:
     text = (
         f"checked {counts.checked} ({counts.unchanged} unchanged, {', '.join(bought)}: bought anew)"
     )
+    if counts.held:
+        text += f", {counts.held} not checkable: kept until they expire"
     if counts.uncheckable:
-        text += f", {counts.uncheckable} not checkable: bought anew"
+        text += f", {counts.uncheckable} not checkable and expired: bought anew"
     pages = counts.feed_pages
     return text + f", {pages} feed page{'s' * (pages != 1)} ({credits_text(counts.feed_credits)})"
 
@@ -117,6 +130,10 @@ class EstimateFacts:
     jobs: int = 0
     polls: int = 0
     seconds: float | None = None
+    #: Items a second the batch jobs are timed at (None: not timed as batch jobs), and whether
+    #: that speed was seen on this service (else it is assumed).
+    resolve_rate: float | None = None
+    resolve_rate_seen: bool = False
     #: Batch jobs of an earlier, interrupted run that hold some of ``to_fetch``. They are
     #: collected, not submitted again. ``stored_items`` of ``to_fetch`` are in them.
     stored_jobs: int = 0
@@ -301,6 +318,9 @@ def batch_calls(est: EstimateFacts) -> str:
     >>> batch_calls(EstimateFacts(rows=300, valid=300, unique=300, cached=0, to_fetch=300,
     ...                           jobs=1, polls=3, stored_jobs=1, stored_items=152))
     'collecting 1 stored job of 152, 1 new job, ~3 polls'
+    >>> batch_calls(EstimateFacts(rows=200, valid=200, unique=200, cached=0, to_fetch=200,
+    ...                           jobs=1, polls=15, resolve_rate=9.8, resolve_rate_seen=True))
+    '1 job, ~15 polls, at ~9.8 items/s seen'
     """
     parts = []
     if est.stored_jobs:
@@ -310,6 +330,10 @@ def batch_calls(est: EstimateFacts) -> str:
         parts.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
     if est.polls:
         parts.append(f"~{est.polls} poll{'s' * (est.polls != 1)}")
+    if est.resolve_rate is not None and est.jobs:
+        how = "seen" if est.resolve_rate_seen else "assumed"
+        rate = f"{est.resolve_rate:,.0f}" if est.resolve_rate >= 10 else f"{est.resolve_rate:.2g}"
+        parts.append(f"at ~{rate} items/s {how}")
     return ", ".join(parts)
 
 

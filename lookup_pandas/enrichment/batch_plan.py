@@ -36,6 +36,7 @@ __all__ = [
     "BatchPage",
     "Tracker",
     "jobs_tagged",
+    "smaller_job",
     "split",
     "tagged",
     "use_batch",
@@ -69,6 +70,22 @@ def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
     if method == "auto":
         return to_fetch > AUTO_THRESHOLD and supported is not False
     return False
+
+
+def smaller_job(refused: int, balance: float | None) -> int | None:
+    """How many items to submit after a job of ``refused`` items was refused for credits.
+
+    A balance read below the job sizes it (batch items cost 1 each; 0: nothing to buy). One
+    that cannot (unknown, or high: spent elsewhere at the same moment) halves it. None: the
+    half would not be worth a batch job (at most :data:`AUTO_THRESHOLD`), single calls take over.
+
+    >>> smaller_job(100, 40.5), smaller_job(100, 0.5), smaller_job(100, 500), smaller_job(40, None)
+    (40, 0, 50, None)
+    """
+    if balance is not None and balance < refused:
+        return max(0, math.floor(balance))
+    half = refused // 2
+    return half if half > AUTO_THRESHOLD else None
 
 
 def split(handles: Sequence[str], size: int = MAX_JOB_ITEMS) -> list[tuple[str, ...]]:
@@ -168,6 +185,10 @@ class Tracker:
     #: this run submitted, None until that poll.
     _resolved_before: int | None = field(default=None, init=False)
     _resolved: int = field(default=0, init=False)  # ``resolved`` at the latest poll
+    #: Items resolved a second since the submit, and whether it is only a lower bound: seen at
+    #: the latest poll that found this run's job resolving, else at the first that found it
+    #: done (it may have finished sooner). None until then (:mod:`.timing` keeps it).
+    speed: tuple[float, bool] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._base = self.interval
@@ -218,6 +239,7 @@ class Tracker:
         self._resolved = max(self._resolved, page.resolved)
         self._progress = progress
         self._stood_still = step == 0
+        self._time(page.status, progress, now)
         wanted = set(self.inputs) - self._collected
         new: list[tuple[str, dict[str, Any] | None]] = []
         for handle, record in page.profiles.items():
@@ -231,6 +253,14 @@ class Tracker:
         self._collected.update(h for h, _ in new)
         self._schedule(step, moved, now)
         return new
+
+    def _time(self, status: str, progress: int, now: float) -> None:
+        if not self.mine or progress <= 0 or now <= self.now:
+            return  # a resumed job's submit time is not on this clock
+        if status not in TERMINAL:
+            self.speed = (progress / (now - self.now), False)
+        elif self.speed is None:
+            self.speed = (progress / (now - self.now), True)
 
     def _schedule(self, step: int, moved: bool, now: float) -> None:
         if step > 0 and step >= self._step:

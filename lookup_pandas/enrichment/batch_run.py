@@ -35,7 +35,8 @@ from ..identifiers.kinds import PEOPLE, Kind
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
 from ..store.pacing import check_cancel
-from .batch_plan import BatchPage, Tracker, split, tagged
+from .batch_plan import BatchPage, Tracker, smaller_job, split, tagged
+from .timing import jobs_at_once, learn
 
 __all__ = ["Answer", "BatchRun"]
 
@@ -103,7 +104,7 @@ class BatchRun:
         if self._resumed:
             logger.info("resuming %d stored batch jobs", len(self._resumed))
         # The driver's state: chunks to submit, jobs under way, answers awaited (chunk, Tracker).
-        self._most = max(2, client.max_workers)  # batch jobs under way at once
+        self._most = jobs_at_once(client)  # batch jobs under way at once
         self._queue: deque[tuple[str, ...]] = deque(chunks)
         self._active: list[Tracker] = list(self._resumed)
         self._polling: set[str] = set()  # job ids with a poll in flight
@@ -269,6 +270,7 @@ class BatchRun:
         yield from self._collect(job, page)
         if job.done:
             logger.debug("batch job %s collected", job.job_id)
+            learn(self.client, job)  # its speed, for the next estimates
             self._active.remove(job)
             self._finished.append(job)
             self.batch_jobs_done += 1
@@ -312,25 +314,27 @@ class BatchRun:
         return kept, [h for h, _ in results if h not in inputs]
 
     def _refused(self, chunk: tuple[str, ...], exc: InsufficientCreditsError) -> None:
-        """A submit refused for want of credits: buy what the balance allows, then stop.
+        """A submit refused for want of credits: try a smaller job, else stop.
 
-        What the balance allows goes first in line as a smaller job. Nothing more is submitted,
-        and the rest is :attr:`unaffordable`. A balance that cannot be read leaves the chunk to
-        single calls, which buy until the service refuses one.
+        The smaller job (:func:`~.batch_plan.smaller_job`: what the balance read pays, else
+        half) goes first in line, and nothing else is submitted; the rest is
+        :attr:`unaffordable`. Refused in turn, it is halved again. Once a half is too small for
+        a batch job, single calls take over everything not bought, until the service refuses one.
         """
-        rest = list(chunk) + [h for queued in self._queue for h in queued]
+        rest = [*chunk, *(h for queued in self._queue for h in queued), *self.unaffordable]
         self.batch_jobs_total -= 1 + len(self._queue)
         self._queue.clear()
         self.refusal = exc
         known = unless_failing(balance, self.client, None)  # free: the balance route
-        if known is None:
+        size = smaller_job(len(chunk), known)
+        if size is None:
+            self.unaffordable = []
             self.fallback.extend(rest)
             return
-        affordable = int(known) if 1 <= known < len(chunk) else 0  # smaller, or nothing
-        if affordable:
-            self._queue.appendleft(tuple(rest[:affordable]))
+        if size:
+            self._queue.appendleft(tuple(rest[:size]))
             self.batch_jobs_total += 1
-        self.unaffordable = rest[affordable:]
+        self.unaffordable = rest[size:]
 
     def _wanted(self, handle: str) -> bool:
         """Needed by this run and not given to it yet."""

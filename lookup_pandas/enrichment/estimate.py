@@ -16,10 +16,11 @@ from ..client.client import Client
 from ..client.credits import kept_costs, kept_ladder, unless_failing
 from ..display.facts import RefreshEstimate
 from ..identifiers.kinds import PEOPLE, Kind
-from ..service.credits import RouteCosts, paced_seconds, tier_change
+from ..service.credits import RouteCosts, tier_change
 from .batch_plan import MAX_JOB_ITEMS, use_batch
 from .plan import ASSUMED_PAGE, batch_told, job_credits
 from .results import Estimate, Method
+from .timing import ASSUMED_RESOLVE_RATE, resolve_rate, run_time
 
 __all__ = ["planned", "read_credit_facts"]
 
@@ -42,12 +43,13 @@ def planned(
     kind: Kind = PEOPLE,
     checks: RefreshEstimate | None = None,
 ) -> Estimate:
-    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace.
+    """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace
+    and the speed its service's batch jobs resolve (:mod:`lookup_pandas.enrichment.timing`).
 
-    Call it again after ``client.learn_pace()`` to time it. ``kind`` gives the route's cost and
-    the batch jobs. ``checks``: what a ``refresh="changed"`` would check; its feed calls are
-    timed and its most is the credits. Why batch speed waits for a service known to have them:
-    docs/decisions.md.
+    Until the pace is learned (``client.learn_pace()``, free), it is what the run would fall
+    back to. ``kind`` gives the route's cost and the batch jobs. ``checks``: what a
+    ``refresh="changed"`` would check; its feed calls are timed and its most is the credits.
+    Why batch speed waits for a service known to have them: docs/decisions.md.
 
     Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client)``
     has ``method="single"``.
@@ -56,9 +58,8 @@ def planned(
     supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
     batch = use_batch(method, rest, supported)
     jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
-    polls = -(-rest // ASSUMED_PAGE) + jobs if batch else 0
-    if est.stored_jobs:  # collected whatever the method
-        polls += -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs
+    # collected whatever the method: a page each, and the poll that finds each done
+    stored_polls = -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs if est.stored_jobs else 0
     by_batch = batch or (est.stored_jobs and rest == 0)
     credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
     ladder = kept_ladder(client)
@@ -67,20 +68,25 @@ def planned(
     singles = rest if not batch or (supported is None and method == "auto") else 0
     if checks is not None:  # the most: every checked answer bought, and each feed call's page
         credits, singles = checks.most, singles + checks.feed_calls
+    rate, seen = resolve_rate(client) if batch else (None, False)
+    seconds, polls = run_time(
+        client,
+        singles,
+        (rest, jobs),
+        stored_polls,
+        rate=rate or ASSUMED_RESOLVE_RATE,
+        cost=_cost(client, kind.endpoint.path),
+        balance=est.balance,
+    )
     return dataclasses.replace(
         est,
         refresh=checks,
         method="none" if est.to_fetch == 0 else "batch" if by_batch else "single",
         jobs=jobs,
         polls=polls,
-        seconds=_expected_seconds(
-            client,
-            singles,
-            jobs if not singles else 0,
-            polls if not singles else 0,
-            cost=_cost(client, kind.endpoint.path),
-            balance=est.balance,
-        ),
+        seconds=seconds,
+        resolve_rate=rate if not singles else None,
+        resolve_rate_seen=seen,
         credits=credits,
         tier_change=(
             tier_change(ladder, est.balance, credits)
@@ -102,31 +108,3 @@ def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: st
     At the route costs the Client has read, else 1 each.
     """
     return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items
-
-
-def _expected_seconds(
-    client: Client,
-    to_fetch: int,
-    jobs: int,
-    polls: int,
-    *,
-    cost: float = 1.0,
-    balance: float | None = None,
-) -> float | None:
-    """How long fetching takes at the Client's pace, or None when the pace is unknown or none.
-
-    A single call takes a slot, slower once its credits drop the key's tier (when the balance
-    and ladder are known). Batch takes a slot per submit and poll, plus one poll interval.
-    """
-    per_minute = (
-        client.rate_limit_per_minute if client.pace_known else client.settings.rate_limit_per_minute
-    )
-    if to_fetch == 0 and polls == 0:
-        return 0.0
-    if not per_minute:
-        return None
-    ladder = kept_ladder(client) or ()
-    seconds = paced_seconds(to_fetch, per_minute, cost=cost, balance=balance, ladder=ladder)
-    if polls:
-        seconds += (jobs + polls) * 60.0 / per_minute + client.settings.batch_poll_interval
-    return seconds

@@ -18,8 +18,8 @@
 - ``lookup_checked_at``, only after ``refresh="changed"``: when the job-change feed last
   confirmed a kept answer (UTC); NaT for the answers bought in this run.
 
-A row with no answer (invalid, not_cached) has missing values. A failed call (error,
-forbidden) has its source and no time, since nothing was bought.
+A row with no answer bought (invalid, not_cached, and forbidden: a 403 for that record is
+never billed) has missing values. A failed call (error) has its source and no time.
 """
 
 from __future__ import annotations

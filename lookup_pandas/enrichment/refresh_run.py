@@ -3,8 +3,10 @@
 :func:`check_changes` reads each cached answer (expired or not), groups the organisations of
 the checkable ones into feed queries (:mod:`lookup_pandas.enrichment.refresh_plan`), reads
 each group's first page and decides from it, and returns what the run keeps and what it buys
-anew. :func:`keep_checked` marks the kept answers checked (and keeps them another
-``expire_after``), beside the run, and :func:`after_run` the bought movers' events acted on,
+anew. An answer the feed cannot check (a billed not-found, a record naming no current
+position) is kept as it is until it expires (``expire_after``), then bought anew.
+:func:`keep_checked` marks the kept answers checked (and keeps them another ``expire_after``),
+beside the run, and :func:`after_run` the bought movers' events acted on,
 in the shared store.
 
 Example: ``leads.lookup.enrich_profiles("handle", refresh="changed")``; its summary's ``refresh``
@@ -31,6 +33,7 @@ from ..service.job_changes import JobChange, read_event
 from .plan import check_budget, check_credits
 from .refresh_plan import (
     FEED_PAGE,
+    MAX_IDS_PER_CALL,
     CheckedAnswer,
     FeedRate,
     Group,
@@ -42,6 +45,7 @@ from .refresh_plan import (
     regroup,
 )
 from .results import NOT_FOUND, OK, Outcome
+from .single import cached_outcome
 
 __all__ = [
     "KEEP_CHUNK",
@@ -59,11 +63,13 @@ __all__ = [
 class RefreshPlan:
     """What the run keeps and buys anew after the feed was read.
 
-    ``fresh_after``: an answer stored after this time (epoch seconds) counts as new (another
-    process bought it meanwhile).
+    ``kept``: the answers the feed checked, unchanged. ``held``: the answers it cannot check,
+    not expired, kept as they are (neither checked nor renewed). ``fresh_after``: an answer
+    stored after this time (epoch seconds) counts as new (another process bought it meanwhile).
     """
 
     kept: dict[str, Outcome] = field(default_factory=dict)
+    held: dict[str, Outcome] = field(default_factory=dict)
     rebuy: tuple[str, ...] = ()
     uncached: tuple[str, ...] = ()
     counts: RefreshCounts = field(default_factory=RefreshCounts)
@@ -74,16 +80,31 @@ class RefreshPlan:
     #: Each value's cache key (answers kept are marked checked by it).
     keys: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def cached(self) -> dict[str, Outcome]:
+        """Every answer the run takes from the cache: the checked ones and the held ones."""
+        return {**self.kept, **self.held}
+
 
 @dataclass(frozen=True)
 class _Cached:
-    """What the cache holds for the values: their answers to check, and the rest."""
+    """What the cache holds for the values: their answers to check, and the rest.
+
+    ``held``: answers the feed cannot check, not expired (kept as they are). ``uncheckable``:
+    those expired (bought anew).
+    """
 
     answers: dict[str, CheckedAnswer]
     records: dict[str, dict[str, Any]]
+    held: tuple[str, ...]
     uncheckable: tuple[str, ...]
     uncached: tuple[str, ...]
     keys: dict[str, str]
+
+    @property
+    def others(self) -> int:
+        """The values bought whatever the feed says: not checkable and expired, or not cached."""
+        return len(self.uncheckable) + len(self.uncached)
 
 
 def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _Cached:
@@ -94,6 +115,7 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
     cost = _profile_cost(client)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
+    held: list[str] = []
     uncheckable: list[str] = []
     uncached: list[str] = []
     for value in distinct:
@@ -102,7 +124,7 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
         if stored is None:
             uncached.append(value)
             continue
-        env, bought, _ = stored
+        env, bought, expired = stored
         since = bought
         mark = checked.get(keys.get(value, ""))
         if mark is not None:
@@ -110,10 +132,10 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
         record = env.data if env is not None and isinstance(env.data, dict) else None
         answer = checked_answer(value, record, since=since, cost=cost, now=now)
         if answer is None or record is None:
-            uncheckable.append(value)
+            (uncheckable if expired else held).append(value)
         else:
             answers[value], records[value] = answer, record
-    return _Cached(answers, records, tuple(uncheckable), tuple(uncached), keys)
+    return _Cached(answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
 
 
 def _profile_cost(client: Client) -> float:
@@ -136,21 +158,32 @@ def _costs(client: Client) -> RouteCosts:
 
 
 def most_and_least(
-    answers: Mapping[str, CheckedAnswer], others: int, groups: int, *, cost: float, page: float
+    answers: Mapping[str, CheckedAnswer],
+    groups: int,
+    *,
+    expired: int,
+    uncached: int,
+    cost: float,
+    page: float,
 ) -> tuple[float, float]:
     """The most and the least a refresh costs, in credits.
 
-    The most buys every checked answer anew, plus a page per group. The least reads a page
-    per group and finds no mover. Both buy the ``others`` (not checkable, or not cached).
+    The most buys every checked answer anew, plus a page per group, the ``expired`` answers the
+    feed cannot check and the ``uncached`` values. The least finds no mover: it reads a page per
+    :data:`MAX_IDS_PER_CALL` organisations (a quiet first page packs the groups that full) and
+    buys the expired answers; it counts nothing for the values not cached, which may be refused
+    for that one record (opted out, premium-gated: never billed, never cached).
 
     >>> import datetime as dt
     >>> now = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
     >>> a = CheckedAnswer("ada", "prsn_1", "ada", ("org_1",), now, 1, 1.0)
-    >>> most_and_least({"ada": a}, 2, 1, cost=1.0, page=1.0)
-    (4.0, 3.0)
+    >>> most_and_least({"ada": a}, 1, expired=1, uncached=1, cost=1.0, page=1.0)
+    (4.0, 2.0)
     """
-    bought = others * cost
-    return sum(a.cost for a in answers.values()) + groups * page + bought, groups * page + bought
+    orgs = len({org for a in answers.values() for org in a.organizations})
+    pages = -(-orgs // MAX_IDS_PER_CALL)
+    most = sum(a.cost for a in answers.values()) + groups * page + (expired + uncached) * cost
+    return most, pages * page + expired * cost
 
 
 def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate:
@@ -163,9 +196,13 @@ def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate
     cached = _read_cache(client, distinct, now)
     answers = list(cached.answers.values())
     groups = first_groups(answers, FeedRate())
-    others = len(cached.uncheckable) + len(cached.uncached)
     most, least = most_and_least(
-        cached.answers, others, len(groups), cost=_profile_cost(client), page=_page_cost(client)
+        cached.answers,
+        len(groups),
+        expired=len(cached.uncheckable),
+        uncached=len(cached.uncached),
+        cost=_profile_cost(client),
+        page=_page_cost(client),
     )
     return RefreshEstimate(
         checked=len(answers),
@@ -174,6 +211,7 @@ def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate
         uncheckable=len(cached.uncheckable),
         most=most,
         least=least,
+        held=len(cached.held),
     )
 
 
@@ -186,6 +224,7 @@ def check_changes(
 ) -> RefreshPlan:
     """Read the feed for the cached answers of ``distinct``; the plan of what to keep and buy.
 
+    The answers the feed cannot check are held as they are while they last (``expire_after``).
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
     (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
     (each checked answer bought anew, plus a page per group).
@@ -194,10 +233,12 @@ def check_changes(
     cached = _read_cache(client, distinct, now)
     rate = FeedRate()
     groups = first_groups(list(cached.answers.values()), rate)
-    others = len(cached.uncheckable) + len(cached.uncached)
     cost, page = _profile_cost(client), _page_cost(client)
-    most, _ = most_and_least(cached.answers, others, len(groups), cost=cost, page=page)
-    calls = len(cached.answers) + len(groups) + others
+    expired, uncached = len(cached.uncheckable), len(cached.uncached)
+    most, _ = most_and_least(
+        cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
+    )
+    calls = len(cached.answers) + len(groups) + cached.others
     check_budget(calls, 0, len(distinct), max_calls, PEOPLE.nouns)  # the most it can call
     check_credits(most, calls, max_credits)  # the most it can spend
     reader = _FeedReader(client, cached.answers, now, page)
@@ -303,19 +344,24 @@ class _FeedReader:
         moved = set(self.found)
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
+        # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
+        held = {v: o for v in cached.held if (o := cached_outcome(self.client, v)) is not None}
+        expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(
             checked=len(cached.answers),
             unchanged=len(kept),
             moved=len(moved),
             busy=len(busy),
-            uncheckable=len(cached.uncheckable),
+            uncheckable=len(expired),
+            held=len(held),
             feed_pages=self.pages,
             feed_credits=billed if billed > 0 else self.pages * self.page_cost,
         )
-        rebuy = tuple(v for v in cached.answers if v in moved | busy) + cached.uncheckable
+        rebuy = tuple(v for v in cached.answers if v in moved | busy) + expired
         return RefreshPlan(
             kept=kept,
+            held=held,
             rebuy=rebuy,
             uncached=cached.uncached,
             counts=counts,

@@ -81,16 +81,22 @@ class Estimate(EstimateFacts):
     - ``jobs`` and ``polls``: new batch jobs, and polls (ASSUMED_PAGE results each, plus one
       per job) of the new and the stored ones.
     - ``seconds``: the expected duration at the Client's pace. A single call takes a slot (at
-      a lower tier's pace once the credits drop the key to it). Batch takes ``jobs + polls``
-      slots plus one poll interval. None when the pace is not known yet
-      (``client.learn_pace()`` reads it, unbilled) or the key is unmetered.
+      a lower tier's pace once the credits drop the key to it). A batch job takes as long as
+      its items take to resolve, polled every ``batch_poll_interval``, at the speed this
+      service's jobs were last seen to resolve (else an assumed 20 items a second:
+      :mod:`lookup_pandas.enrichment.timing`), and a slot per submit and poll. Before the pace
+      is learned (``client.learn_pace()``, unbilled), it is the pace the run would fall back
+      to. None only for single calls on an unmetered key. ``resolve_rate`` is the batch speed
+      it is timed at (None: not timed as batch jobs), ``resolve_rate_seen`` whether it was seen
+      on this service's jobs (else assumed).
     - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
       the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
     - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
       some of ``to_fetch``; they are collected, not submitted again.
     - ``refresh`` (``refresh="changed"`` only): the answers it would check, at how many
-      organisations, in about how many feed calls, the uncheckable ones, and the most and the
-      least it can cost. ``to_fetch`` and ``credits`` are then the most.
+      organisations, in about how many feed calls, those it cannot check (kept until they
+      expire, or expired and bought), and the most and the least it can cost. ``to_fetch``
+      and ``credits`` are then the most.
 
     The fields are declared once, in :class:`~lookup_pandas.display.facts.EstimateFacts`.
     ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).
@@ -134,9 +140,9 @@ class JobSummary(SummaryFacts):
     values answered 403 for that one record (opted out, premium-gated): never billed.
     ``requests`` counts what was sent, retries and the tier read included.
 
-    An enrichment keeps its summary on the frame it returns:
-    ``enriched.attrs["lookup_summary"]``. An exception that stops a run part-way carries the
-    summary of what it did up to there: ``exc.summary``.
+    An enrichment keeps its summary on the frame it returns: ``enriched.lookup.summary``
+    (made from ``enriched.attrs["lookup_summary"]``, plain values). An exception that stops a
+    run part-way carries the summary of what it did up to there: ``exc.summary``.
     The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,

@@ -17,6 +17,8 @@
 
 The order: the answers read ahead, then the batch jobs
 (:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+When the values mix names and ids, that is done for the names, then for the ids their records
+did not name (:mod:`lookup_pandas.enrichment.aliases`).
 With a cache, the calls' claims are taken a window ahead in one store call
 (:class:`~lookup_pandas.store.claims.ClaimWindow`).
 
@@ -28,8 +30,9 @@ like an outage (docs/enriching.md). What was fetched is in the cache, and a re-r
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
@@ -42,6 +45,7 @@ from ..display.progress import Bar, Progress
 from ..errors import (
     AuthenticationError,
     BatchUnavailableError,
+    BudgetExceededError,
     InsufficientCreditsError,
     ServerError,
     ServiceError,
@@ -53,6 +57,7 @@ from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
 from ..store.pacing import check_cancel
+from .aliases import HeldIds
 from .batch_run import BatchRun
 from .plan import Options, Plan
 from .provenance import Source, arrived
@@ -104,7 +109,9 @@ def run(
             stands for the bar, and its cancel event stops the run as Ctrl-C does.
     """
     cancel = watch.cancel if watch else None
-    batch = _batch_run(plan, client, options, kind, cancel)
+    held = HeldIds.of(plan.to_fetch, kind)  # ids wait for the records the names bring
+    args = (plan, client, options, kind, cancel)
+    batch = _batch_run(*args, held.phases()[0])
     total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
     shown = Progress if watch is None else watch.progress
     with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
@@ -120,6 +127,7 @@ def run(
             cancel=cancel,
             fresh_after=plan.fresh_after,
             checked=plan.checked,
+            held=held,
         )
         if watch is not None:
             watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
@@ -128,11 +136,24 @@ def run(
                 state.record(handle, outcome, "cached")
             for handle in plan.not_cached:  # offline
                 state.record(handle, not_cached_outcome(), "not_cached")
-            singles = state.run_batch_jobs(batch, options.method) if batch else plan.to_fetch
-            state.run_singles(singles, missed_at)
-            if batch is not None and batch.unaffordable:
-                batch.finish()  # the jobs it could pay for are collected
-                raise out_of_credits(batch.unaffordable, batch.refusal, kind)
+            for later, phase in enumerate(held.phases()):
+                if later:  # the ids no record of the names named
+                    phase = state.answered_by_names(phase)
+                    unsupported = client.batch_supported_for(kind) is False
+                    batch = None if batch is None or unsupported else _batch_run(*args, phase)
+                singles = state.run_batch_jobs(batch, options.method) if batch else phase
+                if batch is not None and (over := state.over_budget(singles, options, total)):
+                    batch.finish()  # the jobs are collected: the single calls would go past the cap
+                    raise over
+                state.run_singles(singles, missed_at)
+                if batch is not None and batch.unaffordable:
+                    batch.finish()  # the jobs it could pay for are collected
+                    raise out_of_credits(
+                        batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
+                    )
+                if batch is not None:
+                    batch.finish()
+                    state.batch_jobs += batch.batch_jobs
         except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
             if isinstance(exc, InsufficientCreditsError | AuthenticationError):
                 fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
@@ -145,21 +166,24 @@ def run(
                     exc.add_note(going_on)  # shown under the traceback, and by the CLI
             stopped(exc, state)
             raise
-        if batch is not None:
-            batch.finish()
-            state.batch_jobs = batch.batch_jobs
     return state
 
 
 def _batch_run(
-    plan: Plan, client: Client, options: Options, kind: Kind, cancel: threading.Event | None
+    plan: Plan,
+    client: Client,
+    options: Options,
+    kind: Kind,
+    cancel: threading.Event | None,
+    handles: Sequence[str],
 ) -> BatchRun | None:
-    """The batch part of ``plan`` (jobs to submit, stored ones to resume), if it has one."""
+    """The batch part of ``plan`` for ``handles`` (jobs to submit, stored ones to resume), if
+    it has one."""
     if not plan.batch_run:
         return None
     return BatchRun(
         client,
-        plan.to_fetch,
+        handles,
         submit=plan.batch,
         stored=plan.stored_batch_jobs,
         resume=options.refresh is False,
@@ -169,14 +193,31 @@ def _batch_run(
 
 
 def out_of_credits(
-    unaffordable: list[str], refusal: InsufficientCreditsError | None, kind: Kind
+    unaffordable: list[str],
+    refusal: InsufficientCreditsError | None,
+    kind: Kind,
+    bought: int = 0,
 ) -> InsufficientCreditsError:
-    """The error that ends a batch run whose balance could not pay for ``unaffordable``."""
+    """The error that ends a batch run whose balance could not pay for ``unaffordable``.
+
+    ``bought``: the answers this run bought before it stopped.
+
+    >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
+    'Nothing was bought'
+    >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]
+    'The 25 answers the balance allowed were bought first'
+    """
     n = len(unaffordable)
     said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
+    what = (
+        f"The {bought} answer{'s' * (bought != 1)} the balance allowed "
+        f"{'were' if bought != 1 else 'was'} bought first"
+        if bought
+        else "Nothing was bought"
+    )
     exc = InsufficientCreditsError(
         f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
-        f"service refused a batch job of them{said}. What the balance allowed was bought",
+        f"service refused a batch job of them{said}. {what}",
         status_code=refusal.status_code if refusal is not None else None,
         url=refusal.url if refusal is not None else None,
     )
@@ -244,6 +285,8 @@ class EnrichmentRun:
     #: After ``refresh="changed"``: an answer counts if stored after this; the feed's findings.
     fresh_after: float | None = None
     checked: RefreshCounts | None = None
+    #: The ids bought after the names, unless a record bought for a name names them.
+    held: HeldIds | None = None
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -298,6 +341,49 @@ class EnrichmentRun:
             f"{fix}, a re-run buys only the other {billable - kept}"
         )
 
+    def over_budget(
+        self, handles: Sequence[str], options: Options, total: int
+    ) -> BudgetExceededError | None:
+        """The error that stops the run before single calls for ``handles``, left by its batch
+        jobs, would take it past ``max_credits`` or ``max_calls``; None when they fit.
+
+        The job was priced before the batch jobs: a fallback (no batch jobs after all, items
+        left in a job's ``errors``) buys at the single route's cost. What the cache holds is
+        not counted, unless a refresh buys it anew; ``total`` is the job's billable values.
+        """
+        if (options.max_credits is None and options.max_calls is None) or not handles:
+            return None
+        path, params = self.kind.endpoint.path, self.kind.params
+        buying = [
+            h for h in handles if options.refresh or not self.client.is_cached(path, params(h))
+        ]
+        cost = (kept_costs(self.client) or RouteCosts()).cost_of(path)
+        spent, credits = self.credits(), len(buying) * cost
+        feed = self.checked.feed_pages if self.checked else 0
+        calls = self.batch_billed + self.counts["fetched"] - self.batch_recorded + feed
+        nouns = self.kind.noun if len(buying) == 1 else self.kind.nouns
+        kept = self.kept_text(total, "raising the budget")
+        if options.max_credits is not None and spent + credits > options.max_credits:
+            left = options.max_credits - spent
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, which need "
+                f"{credits:g} credits ({cost:g} each), and {max(0.0, left):g} of "
+                f"max_credits={options.max_credits:g} are left ({spent:g} spent). None was "
+                f"sent. {kept}",
+                needed=math.ceil(credits),
+                allowed=max(0, math.floor(left)),
+            )
+        if options.max_calls is not None and calls + len(buying) > options.max_calls:
+            left_calls = max(0, options.max_calls - calls)
+            return BudgetExceededError(
+                f"The batch jobs left {len(buying)} {nouns} to single calls, and {left_calls} "
+                f"of max_calls={options.max_calls} are left ({calls} billable calls made). None "
+                f"was sent. {kept}",
+                needed=len(buying),
+                allowed=left_calls,
+            )
+        return None
+
     def traffic(self) -> ClientStats:
         """What this run sent and spent: its own tally, else the Client's counters since ``before``.
 
@@ -328,15 +414,27 @@ class EnrichmentRun:
 
         ``via`` says how an answer not cached came: ``single`` or ``batch``.
         """
+        if self.held is not None:
+            self.held.note(handle, outcome)
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
         self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
-        if self.sources is not None and kind != "not_cached":
+        if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
             self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
         self._show(1)
         if self.errors == "raise" and outcome.status != OK:
             raise row_error(handle, outcome, self.kind.noun)
         if kind in ("fetched", "refused", "failed"):
             self._watch_outage(outcome)
+
+    def answered_by_names(self, ids: Sequence[str]) -> list[str]:
+        """Record each of ``ids`` a record of this run names with that record (not bought
+        again, counted as cached, its source the record's). Returns the ids left to buy."""
+        named = self.held.named() if self.held is not None else {}
+        for value, (name, outcome) in named.items():
+            self.record(value, outcome, "cached")
+            if self.sources is not None and name in self.sources:
+                self.sources[value] = self.sources[name]
+        return [value for value in ids if value not in named]
 
     def _show(self, n: int) -> None:
         """Advance the bar by ``n`` handles and show the counts, most telling first."""

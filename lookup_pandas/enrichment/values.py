@@ -43,6 +43,7 @@ from .estimate import planned, read_credit_facts
 from .plan import (
     Options,
     Plan,
+    batch_told,
     check_balance,
     check_credits,
     check_method,
@@ -128,15 +129,18 @@ def estimate_values(
     stored = stored_batch_jobs_holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
-    # A refresh counts the answers it holds as cached, and the most it could buy as to fetch.
-    held = checks.checked + checks.uncheckable if checks else len(distinct) - len(missing)
+    # A refresh counts the answers it holds as cached, and the most it could buy as to fetch
+    # (not those it keeps as they are until they expire).
+    in_cache = len(distinct) - len(missing)
+    if checks:
+        in_cache = checks.checked + checks.uncheckable + checks.held
     return planned(
         Estimate(
             rows=rows,
             valid=valid,
             unique=len(distinct),
-            cached=held,
-            to_fetch=len(missing),
+            cached=in_cache,
+            to_fetch=len(missing) - (checks.held if checks else 0),
             stored_jobs=len(stored),
             stored_items=sum(h in in_stored for h in missing),
             balance=balance,
@@ -308,7 +312,7 @@ def _plan(
     if changes is not None:
         to_fetch = changes.rebuy + changes.uncached
         return Plan(
-            cached={v: handed(sink, v, o) for v, o in changes.kept.items()},
+            cached={v: handed(sink, v, o) for v, o in changes.cached.items()},
             to_fetch=to_fetch,
             batch=use_batch(options.method, len(to_fetch), client.batch_supported_for(kind)),
             stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),
@@ -397,8 +401,13 @@ def check_job_credits(
         to_fetch = [h for h in to_fetch if not client.is_cached(path, kind.params(h))]
         if not to_fetch:
             return
-    cost = unless_failing(credit_facts.route_costs, client, RouteCosts()).cost_of(path)
-    credits = job_credits(len(to_fetch), batch=the_plan.batch, cost=cost)
+    costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
+    # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
+    # never falls back); else at the single calls' price, which "auto" falls back to (the
+    # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
+    told = batch_told(client.batch_supported_for(kind), costs, kind)
+    by_batch = the_plan.batch and (told is True or options.method == "batch")
+    credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)
     balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
     check_balance(credits, len(to_fetch), balance)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -39,33 +40,43 @@ def require_pyarrow() -> Any:
         ) from exc
 
 
-def to_polars(frame: pd.DataFrame) -> pl.DataFrame:
+def to_polars(frame: pd.DataFrame, types: Mapping[str, Any] | None = None) -> pl.DataFrame:
     """The pandas frame as a polars DataFrame: same columns, same order, the index dropped.
 
     Each column keeps its type: ``str`` becomes ``String``, ``Int64`` and ``int64`` become
     ``Int64``, ``boolean`` and ``bool`` become ``Boolean``, and every missing value becomes
     null. A column of lists becomes a ``List``, its type inferred from every value. A column
-    without a value becomes ``Null``, and one whose values share no type ``Object``. The input
-    is not modified.
+    without a value has its arrow type in ``types`` (by name), else ``Null``. One whose values
+    share no type becomes ``Object``. The input is not modified.
 
+    >>> import pyarrow as pa
     >>> frame = pd.DataFrame({"n": pd.array([3, None], dtype="Int64"), "x": [None, None]})
     >>> converted = to_polars(frame)
     >>> converted["n"].to_list(), str(converted["n"].dtype), str(converted["x"].dtype)
     ([3, None], 'Int64', 'Null')
+    >>> to_polars(frame, {"x": pa.list_(pa.string())}).schema["x"]
+    List(String)
     """
     import polars as pl  # here, not at the top: importing polars imports the polars adapter
 
     pa = require_pyarrow()
-    return pl.DataFrame([_column(str(name), col, pa) for name, col in frame.items()])
+    known = types or {}
+    return pl.DataFrame(
+        [_column(str(name), col, pa, known.get(str(name))) for name, col in frame.items()]
+    )
 
 
-def _column(name: str, column: pd.Series, pa: Any) -> pl.Series:
+def _column(name: str, column: pd.Series, pa: Any, declared: Any) -> pl.Series:
     import polars as pl
 
     if column.dtype != object:
         return pl.from_pandas(column.rename(name))  # NaN -> null (nan_to_null)
     if not column.notna().any():
         # pyarrow would make an empty or all-NaN object column String or Float64.
+        if declared is not None:
+            nulls = pl.from_arrow(pa.nulls(len(column), declared))
+            assert isinstance(nulls, pl.Series)
+            return nulls.alias(name)
         return pl.Series(name, [None] * len(column), dtype=pl.Null)
     try:
         return pl.from_pandas(column.rename(name))  # pyarrow infers from every value

@@ -17,7 +17,7 @@ from ..service.endpoints import ENDPOINTS, Endpoint
 from .companies import COMPANY_RULES
 from .handles import PERSON_RULES, Rules, cleaned, invalid_reason, normalise_handle
 
-__all__ = ["COMPANIES", "PEOPLE", "Kind"]
+__all__ = ["BY_PATH", "COMPANIES", "PEOPLE", "Kind"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,25 @@ class Kind:
         handle, reason = cleaned(value, fold_case=fold_case, rules=self.rules)
         return (handle, None) if handle is not None else (None, self._error(reason))
 
+    def names(self, record: Mapping[str, Any]) -> tuple[str, ...]:
+        """The values that name ``record`` in a lookup: its id and its handle (or slug), each as
+        :meth:`normalise` gives it. A field that is missing or no valid value is left out.
+
+        >>> PEOPLE.names({"id": "prsn_1a2b", "handle": "Ada"}), COMPANIES.names({"slug": "acme"})
+        (('prsn_1a2b', 'ada'), ('acme',))
+        """
+        fields = ("id", self.endpoint.key or "")
+        values = (self.normalise(record.get(name)) for name in fields if name)
+        return tuple(dict.fromkeys(v for v in values if v is not None))
+
+    def is_id(self, value: str) -> bool:
+        """Whether ``value`` (as :meth:`normalise` gives it) is an opaque id, not a name.
+
+        >>> PEOPLE.is_id("prsn_1a2b"), PEOPLE.is_id("ada"), COMPANIES.is_id("org_9")
+        (True, False, True)
+        """
+        return value.startswith(self.rules.ids)
+
     def _error(self, reason: str | None) -> str:
         return f"invalid {self.noun}: {reason}"
 
@@ -103,3 +122,5 @@ PEOPLE = Kind(ENDPOINTS["profile"], PERSON_RULES, PERSON_FIELDS, "profiles", "Pr
 COMPANIES = Kind(
     ENDPOINTS["company"], COMPANY_RULES, COMPANY_FIELDS, "companies", "Company not found"
 )
+#: The kinds bought by value, by their endpoint's path.
+BY_PATH: dict[str, Kind] = {kind.endpoint.path: kind for kind in (PEOPLE, COMPANIES)}

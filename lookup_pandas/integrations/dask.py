@@ -6,11 +6,16 @@ machine, or ``cache="redis://..."`` across machines. Workers read ``LOOKUP_API_K
 their own environment: the key is never in the graph.
 
 Example: ``leads.lookup.enrich_profiles("linkedin_url", max_calls=50_000)`` sends nothing,
-then ``enriched.to_parquet("enriched/")`` runs it.
+then ``enriched.to_parquet("enriched/")`` runs it. The nested columns (``profile_positions``,
+``profile_skills``...) hold lists as in pandas; the lazy frame declares their arrow types
+(:mod:`lookup_pandas.frames.arrow`), which is the schema ``to_parquet`` writes. The computed
+frame keeps the run's summary: ``enriched.compute().lookup.summary`` (its ``rows`` and
+``statuses`` count the distinct values looked up, not the input's rows).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,13 +28,16 @@ from dask.delayed import delayed
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
+from ..api.enriched_frames import SUMMARY_ATTR, summary_of, with_summary
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
+from ..display.facts import RefreshCounts
 from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
-from ..enrichment.results import Estimate, Refresh
+from ..enrichment.results import Estimate, JobSummary, Refresh
 from ..enrichment.values import lookup_values
 from ..errors import BudgetExceededError, ConfigurationError, UsageError
+from ..frames.arrow import nested_types
 from ..frames.records import prefixed_names
 from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
@@ -46,12 +54,13 @@ __all__ = [
 
 
 def output_columns(
-    fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE
+    fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE, own: str = ""
 ) -> dict[str, str]:
     """The columns enrichment adds, with their dtypes: the ``fields``, prefixed, then the status.
 
     ``fields`` defaults to every field of the kind's records. A field not among them is
     ``object``. Fields beyond these are left out: a partition cannot add columns the others lack.
+    ``own`` prefixes the status columns of an enrichment chained after another (``check_columns``).
 
     Example:
         >>> output_columns(["first_name", "geo.region"], "p_")  # doctest: +NORMALIZE_WHITESPACE
@@ -62,7 +71,7 @@ def output_columns(
     chosen = list(known) if fields is None else _checked_fields(fields)
     names = prefixed_names(chosen, prefix)
     columns = {names[f]: known.get(f, "object") for f in chosen}
-    return {**columns, STATUS_COLUMN: "str", ERROR_COLUMN: "str"}
+    return {**columns, own + STATUS_COLUMN: "str", own + ERROR_COLUMN: "str"}
 
 
 def _checked_fields(fields: Sequence[str]) -> list[str]:
@@ -74,8 +83,15 @@ def _checked_fields(fields: Sequence[str]) -> list[str]:
     return chosen
 
 
-def _empty(columns: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
+def _empty(columns: dict[str, str], types: dict[str, Any] | None = None) -> pd.DataFrame:
+    """No rows of ``columns``; a column in ``types`` declares that arrow type (for parquet)."""
+    declared = types or {}
+    return pd.DataFrame(
+        {
+            name: pd.Series(dtype=pd.ArrowDtype(declared[name]) if name in declared else dtype)
+            for name, dtype in columns.items()
+        }
+    )
 
 
 @extends(api.enrich_profiles)
@@ -123,9 +139,9 @@ def _enrich(
     check_options(given["errors"], given["max_calls"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
-    check_columns(frame._meta, column, prefix)
+    own = check_columns(frame._meta, column, prefix)
     spec = _spec(resolve_client(given["client"]))
-    columns = output_columns(fields, prefix, kind)
+    columns = output_columns(fields, prefix, kind, own)
 
     handles = frame[column].map_partitions(
         _distinct_handles, fold_case, kind, meta=pd.Series(dtype=object, name="handle")
@@ -148,7 +164,7 @@ def _enrich(
         _fetch,
         spec,
         _worker_options(given),
-        prefix,
+        (prefix, own),
         (given["max_calls"], given["max_credits"]),
         needed,  # dask collections as arguments of their own: dask computes them first
         total,
@@ -158,10 +174,16 @@ def _enrich(
     )
     # One table of every distinct handle's columns, moved once to each worker that needs
     # it; each input partition is then a reindex on it, with no cache read.
-    table = delayed(pd.concat)(profiles.to_delayed())
-    meta = pd.concat([frame._meta, _empty(columns)], axis=1)
+    table = delayed(_table)(profiles.to_delayed())
+    meta = pd.concat([frame._meta, _empty(columns, nested_types(kind.fields, prefix))], axis=1)
     return frame.map_partitions(
-        _join, table, column, (fold_case, kind), list(columns), meta=meta, align_dataframes=False
+        _join,
+        table,
+        column,
+        (fold_case, kind, own),
+        list(columns),
+        meta=meta,
+        align_dataframes=False,
     )
 
 
@@ -255,7 +277,7 @@ def _fetch(
     handles: pd.Series,
     spec: ClientSpec,
     options: Options,
-    prefix: str,
+    prefixes: tuple[str, str],
     budgets: tuple[int | None, float | None],
     needed: int | None,
     total: int | None,
@@ -266,8 +288,10 @@ def _fetch(
 
     It runs once the whole input's billable count is known to fit ``budgets`` (max_calls,
     max_credits, the credits at the profile route's cost). Returns one row per handle, indexed
-    by it, with the fixed, typed output columns and its status.
+    by it, with the fixed, typed output columns and its status (named with ``own`` of
+    ``prefixes``), and the partition's summary in its attrs.
     """
+    prefix, own = prefixes
     max_calls, max_credits = budgets
     client = spec.client()
     if max_credits is not None and needed is not None:
@@ -284,36 +308,66 @@ def _fetch(
     result = lookup_values(handles.tolist(), client=client, options=options, kind=kind)
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
     status = {
-        STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
-        ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
+        own + STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
+        own + ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
     }
     rows = fields.assign(**status)
     added = rows.reindex(columns=list(columns))
     typed = {name: _as(added[name], dtype) for name, dtype in columns.items()}
-    return pd.DataFrame(typed).set_axis(pd.Index(result.handles, name="handle"))
+    table = pd.DataFrame(typed).set_axis(pd.Index(result.handles, name="handle"))
+    return with_summary(table, result.summary)
+
+
+def _table(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The fetched partitions as one table, with the run's summary: the sum of theirs."""
+    summaries = [s for s in map(summary_of, parts) if s is not None]
+    table = pd.concat(parts)
+    table.attrs = {}
+    return with_summary(table, _sum(summaries)) if summaries else table
+
+
+def _sum(summaries: list[JobSummary]) -> JobSummary:
+    """One summary of the partitions': counts added up, ``seconds`` the longest."""
+    first, *rest = summaries
+    total = dataclasses.asdict(first)
+    for other in map(dataclasses.asdict, rest):
+        for name, value in other.items():
+            if name == "seconds":
+                total[name] = max(total[name], value)
+            elif name in ("statuses", "refresh"):  # dicts of counts (refresh: or None)
+                if value is not None:
+                    mine = total[name] or {}
+                    total[name] = {k: mine.get(k, 0) + value.get(k, 0) for k in mine | value}
+            else:
+                total[name] += value
+    refresh = total.pop("refresh")
+    return JobSummary(**total, refresh=RefreshCounts(**refresh) if refresh else None)
 
 
 def _join(
     part: pd.DataFrame,
     table: pd.DataFrame,
     column: str,
-    how: tuple[bool, Kind],
+    how: tuple[bool, Kind, str],
     columns: list[str],
 ) -> pd.DataFrame:
     """One input partition with each row's columns from ``table``, once every fetch is done.
 
-    An invalid value gets ``invalid`` and its reason, as in pandas.
+    An invalid value gets ``invalid`` and its reason, as in pandas. Every partition carries
+    the run's summary, so the computed frame keeps it.
     """
-    fold_case, kind = how  # as the values were normalised
+    fold_case, kind, own = how  # as the values were normalised
     mapped = HandleMap(fold_case=fold_case, kind=kind).map(part[column])  # each raw value once
     handles, errors = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
     added = table.reindex(pd.Index(handles, dtype=object))
     added.index = part.index
     invalid = pd.isna(handles)
     if invalid.any():
-        added.loc[invalid, STATUS_COLUMN] = "invalid"
-        added.loc[invalid, ERROR_COLUMN] = errors[invalid]
-    return pd.concat([part, added[columns]], axis=1)
+        added.loc[invalid, own + STATUS_COLUMN] = "invalid"
+        added.loc[invalid, own + ERROR_COLUMN] = errors[invalid]
+    out = pd.concat([part, added[columns]], axis=1)
+    out.attrs = {**part.attrs, SUMMARY_ATTR: table.attrs.get(SUMMARY_ATTR)}
+    return out
 
 
 def _as(values: pd.Series, dtype: str) -> pd.Series:

@@ -1,7 +1,8 @@
 """``pl_df.lookup``: enrichment on polars DataFrames, through pandas' functions.
 
 The requests, column names and values are those of a pandas run. Text is ``String``, whole
-numbers ``Int64``, flags ``Boolean``, lists ``List``, missing values null. pyarrow is needed.
+numbers ``Int64``, flags ``Boolean``, lists ``List`` (a nested field no record holds has
+its type from :mod:`lookup_pandas.frames.arrow`), missing values null. pyarrow is needed.
 
 Example:
     >>> import lookup_pandas as lp
@@ -28,9 +29,10 @@ import polars as pl
 
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, frame_method
-from ..api.columns import check_columns
+from ..api.columns import check_columns, run_columns
 from ..enrichment.results import Estimate
 from ..errors import UsageError
+from ..frames.arrow import nested_types
 from ..frames.polars import require_pyarrow, to_polars
 
 __all__ = [
@@ -70,11 +72,15 @@ def _enriched(enrich: Any, frame: pl.DataFrame, *args: Any, **options: Any) -> p
             "background=True is for pandas frames: run frame.to_pandas() through it, or "
             "lookup_pandas.integrations.polars.to_polars(job.result()) afterwards."
         )
-    check_columns(frame, given["column"], given["prefix"], given["provenance"])
+    prefix = given["prefix"]
+    own = check_columns(frame, given["column"], prefix, given["provenance"])
     require_pyarrow()  # before anything is paid for
     enriched = enrich(_values(frame, given["column"]), *args, **options)
-    added = to_polars(enriched.iloc[:, 1:])  # the column itself stays polars'
-    return pl.concat([frame, added], how="horizontal")
+    # the column itself stays polars'; a later enrichment's statuses are named by its prefix
+    names = dict(zip(run_columns(), run_columns(own), strict=True))
+    added = enriched.iloc[:, 1:].rename(columns=names)
+    typed = to_polars(added, nested_types(None, prefix))
+    return pl.concat([frame, typed], how="horizontal")
 
 
 @delegates_to(api.estimate_profiles)

@@ -214,7 +214,7 @@ def _enrich(
     check_options(given["errors"], given["max_calls"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
-    check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
+    own = check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
     if {_KEY, _HANDLE} & set(sdf.columns):
         raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
     client = resolve_client(given["client"])
@@ -234,18 +234,20 @@ def _enrich(
     fetch = _fetcher(spec, _executor_options(given), kind, named)
     # pyspark 3.5's types refuse a function of pandas frames here; 4's take it
     table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type, unused-ignore]
+    if own:  # a later enrichment's statuses (and provenance) take its prefix
+        table = table.withColumnsRenamed({f.name: own + f.name for f in added[len(named) :]})
     # The table is broadcast: each input partition is streamed through the join as it is, so
     # rows keep their partition and order.
     joined = keyed.join(F.broadcast(table), F.col(f"{_KEY}.handle") == table[_HANDLE], "left")
     invalid = F.col(f"{_KEY}.handle").isNull()
-    status = F.when(invalid, F.lit("invalid")).otherwise(table[STATUS_COLUMN])
-    error = F.when(invalid, F.col(f"{_KEY}.reason")).otherwise(table[ERROR_COLUMN])
+    status = F.when(invalid, F.lit("invalid")).otherwise(table[own + STATUS_COLUMN])
+    error = F.when(invalid, F.col(f"{_KEY}.reason")).otherwise(table[own + ERROR_COLUMN])
     return joined.select(
         *(F.col(_ref(c)) for c in sdf.columns),
         *(table[_ref(name)] for name in named.values()),
-        status.alias(STATUS_COLUMN),
-        error.alias(ERROR_COLUMN),
-        *(table[f.name] for f in added[len(named) + 2 :]),  # provenance: null when invalid
+        status.alias(own + STATUS_COLUMN),
+        error.alias(own + ERROR_COLUMN),
+        *(table[own + f.name] for f in added[len(named) + 2 :]),  # provenance: null when invalid
     )
 
 

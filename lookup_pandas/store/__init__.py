@@ -36,6 +36,7 @@ __all__ = [
     "namespace",
     "open_store",
     "require_redis",
+    "service_namespace",
     "store_path",
 ]
 __all__ += common.__all__
@@ -63,6 +64,7 @@ class MemoryStore:
         self._clock = clock
         self._checked: dict[str, tuple[float, float]] = {}  # key -> (checked at, kept until)
         self._acted: dict[str, float] = {}  # event key -> kept until
+        self._rates: dict[str, tuple[float, float]] = {}  # service -> (items/s, kept until)
 
     def reserve(self, interval: float) -> float:
         return 0.0
@@ -113,6 +115,15 @@ class MemoryStore:
         with self._lock:
             _drop_stale(self._acted, lambda until: until, now)
             self._acted.update(dict.fromkeys(keys, now + common.MARKS_KEPT_SECONDS))
+
+    def resolve_rate(self, service: str) -> float | None:
+        with self._lock:
+            rate, until = self._rates.get(service, (0.0, -math.inf))
+        return rate if until > self._clock() else None
+
+    def keep_resolve_rate(self, service: str, rate: float) -> None:
+        with self._lock:
+            self._rates[service] = (rate, self._clock() + common.RESOLVE_RATE_KEPT_SECONDS)
 
     def remember(self, job: common.StoredJob) -> None:
         with self._lock:
@@ -188,6 +199,18 @@ def named_namespace(name: str, base_url: str) -> str:
         'c96ec0eccf2a0ea3a557a7fb43c5a66d'
     """
     return _digest("named", base_url, name)
+
+
+def service_namespace(base_url: str) -> str:
+    """The name a service's own facts (its batch speed) are filed under: a hash of its base URL.
+
+    Every key using the service shares them; no key goes into it.
+
+    Example:
+        >>> service_namespace("https://api.example.com") != namespace("", "https://api.example.com")
+        True
+    """
+    return _digest("service", base_url)
 
 
 def _digest(*parts: str) -> str:

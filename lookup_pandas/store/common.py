@@ -20,6 +20,7 @@ __all__ = [
     "MARKS_KEPT_SECONDS",
     "MINE",
     "RECHECK",
+    "RESOLVE_RATE_KEPT_SECONDS",
     "SHARED_SLOWDOWN_SECONDS",
     "Store",
     "StoredJob",
@@ -39,6 +40,9 @@ SHARED_SLOWDOWN_SECONDS = 600.0
 #: How long a mark (an answer checked, a job change acted on) is kept after it was written: the
 #: job-change feed reaches 365 days back, so an older mark can tell the refresh nothing.
 MARKS_KEPT_SECONDS = 366 * 86400.0
+#: How long a service's batch speed, learned from a job, is taken as its speed: a service's load
+#: and its deployments change it, so an older figure is worth no more than the assumed one.
+RESOLVE_RATE_KEPT_SECONDS = 7 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,15 @@ class Store(Protocol):
 
     def mark_acted(self, keys: list[str]) -> None:
         """The job-change events of ``keys`` were acted on: their people were bought anew."""
+        ...
+
+    def resolve_rate(self, service: str) -> float | None:
+        """Items a second the batch jobs of ``service`` (:func:`service_namespace`) resolved, as
+        last kept within :data:`RESOLVE_RATE_KEPT_SECONDS`; None when none was."""
+        ...
+
+    def keep_resolve_rate(self, service: str, rate: float) -> None:
+        """Keep ``rate`` as the batch speed of ``service``, for every process and key using it."""
         ...
 
     def remember(self, job: StoredJob) -> None: ...

@@ -65,6 +65,11 @@ CREATE TABLE IF NOT EXISTS marks (
     PRIMARY KEY (namespace, kind, key)
 );
 CREATE INDEX IF NOT EXISTS marks_kept_until ON marks (kept_until);
+CREATE TABLE IF NOT EXISTS resolve_rates (
+    service    TEXT PRIMARY KEY,
+    rate       REAL NOT NULL,
+    kept_until REAL NOT NULL
+);
 """
 _BUSY_TIMEOUT_S = 30.0
 #: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
@@ -290,6 +295,22 @@ class LocalStore:
 
     def mark_acted(self, keys: list[str]) -> None:
         self._mark(_ACTED, keys, None)
+
+    # -- a service's batch speed (filed by base URL, not by key) ----------------------------
+
+    def resolve_rate(self, service: str) -> float | None:
+        query = "SELECT rate FROM resolve_rates WHERE service = ? AND kept_until > ?"
+        rows = self._read(query, (service, self._clock()))
+        return float(rows[0][0]) if rows else None
+
+    def keep_resolve_rate(self, service: str, rate: float) -> None:
+        def work(conn: sqlite3.Connection, now: float) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO resolve_rates (service, rate, kept_until) VALUES (?, ?, ?)",
+                (service, rate, now + common.RESOLVE_RATE_KEPT_SECONDS),
+            )
+
+        self._write(work)
 
     # -- batch jobs --------------------------------------------------------------------------
 

@@ -67,6 +67,14 @@ _MARKS_KEPT = int(common.MARKS_KEPT_SECONDS)
 _CAS_ATTEMPTS = 5
 
 
+#: The last part of a service's batch-speed key, ``lookup_pandas:<service>:resolve-rate``.
+_RATE = "resolve-rate"
+
+
+def _rate_key(service: str) -> str:
+    return f"{key_prefix(service)}:{_RATE}"
+
+
 def _us(seconds: float) -> str:
     return str(round(seconds * 1_000_000))
 
@@ -234,6 +242,22 @@ class RedisStore:
         with translated(self.url):
             pipe.execute()
 
+    # -- a service's batch speed (filed by base URL, not by key) ----------------------------
+
+    def resolve_rate(self, service: str) -> float | None:
+        with translated(self.url):
+            raw: bytes | None = self._redis.get(_rate_key(service))  # type: ignore[assignment]
+        try:
+            return float(raw) if raw is not None else None
+        except ValueError:  # not written by this store: no figure
+            return None
+
+    def keep_resolve_rate(self, service: str, rate: float) -> None:
+        with translated(self.url):
+            self._redis.set(
+                _rate_key(service), repr(rate), ex=int(common.RESOLVE_RATE_KEPT_SECONDS)
+            )
+
     # -- batch jobs --------------------------------------------------------------------------
 
     def remember(self, job: common.StoredJob) -> None:
@@ -363,7 +387,7 @@ def namespaces(connection: redis.Redis, url: str) -> list[str]:
     with translated(url):
         for key in connection.scan_iter(match=f"{key_prefix('*')}:*", count=1000):
             parts = key.split(b":", 2)
-            if len(parts) == 3 and parts[1]:
+            if len(parts) == 3 and parts[1] and parts[2] != _RATE.encode():  # a service's
                 found.add(parts[1].decode(errors="replace"))
     return sorted(found)
 

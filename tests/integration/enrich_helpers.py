@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import _thread
+import math
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from lookup_pandas.identifiers.handles import normalise_handle
@@ -22,6 +24,7 @@ __all__ = [
     "interrupt_main",
     "lead_frame",
     "person_id",
+    "plain",
     "profile_counts",
     "spellings",
 ]
@@ -107,3 +110,20 @@ def lead_frame(values: list[Any], index: Any = None) -> pd.DataFrame:
         },
         index=index,
     )
+
+
+def plain(value: Any) -> Any:
+    """A cell as plain Python, to compare a frame with one read back from a file: lists and
+    arrays as lists, every missing value None, a dict without its missing keys (an arrow
+    struct has every key of its type), numpy scalars and timestamps as Python's."""
+    if isinstance(value, dict):
+        return {k: p for k, v in value.items() if (p := plain(v)) is not None}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [plain(v) for v in value]
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value.item() if isinstance(value, np.generic) else value

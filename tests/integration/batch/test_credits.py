@@ -93,7 +93,7 @@ def test_a_company_batch_jobs_credits_equal_what_was_billed(fake_service, tmp_pa
         again = enrich_companies_with_summary(frame, "slug", client=client, progress=False)[1]
     assert summary.jobs == 1
     assert summary.credits == fake_service.billed() == 40
-    assert enriched.attrs["lookup_summary"] == summary
+    assert enriched.lookup.summary == summary
     assert again.credits == 0 and fake_service.billed() == 40
 
 

@@ -26,7 +26,8 @@ pytestmark = pytest.mark.timeout(120)
 ESTIMATE = re.compile(
     r"^lookup-pandas: (?P<rows>\d+) rows, (?P<unique>\d+) distinct handles, "
     r"(?P<cached>\d+) cached: (?P<to_fetch>\d+) to fetch by (?P<method>batch|single)"
-    r"(?: \((?P<jobs>\d+) jobs?, ~(?P<polls>\d+) polls\))?, "
+    r"(?: \((?P<jobs>\d+) jobs?, ~(?P<polls>\d+) polls, at ~(?P<speed>[\d.,]+) items/s "
+    r"(?:seen|assumed)\))?, "
     r"(?P<duration>about .+|under a second) at (?P<rate>\d+) calls/min"
     r"(?:; (?P<credits>[\d,.]+) credits?, balance (?P<balance>[\d,.]+)(?:; tier .+)?)?$"
 )

@@ -5,11 +5,11 @@ emulator's.
 at 6 companies and 2 sparse people (no position: not checkable) are enriched once; 6 of the 30
 move. Then:
 
-1. ``enrich leads.csv --refresh changed -o out.csv`` buys the 6 movers and the 2 sparse ones.
-   Its estimate line (stderr, before the job) says what it checks, and the least and the most
-   it can cost; its summary line what it checked, kept and bought, and the feed pages read, as
-   the emulator counted them. The kept rows are the first run's; the movers show their new
-   titles.
+1. ``enrich leads.csv --refresh changed -o out.csv`` buys the 6 movers; the 2 sparse ones are
+   kept as they are until they expire. Its estimate line (stderr, before the job) says what it
+   checks, and the least and the most it can cost; its summary line what it checked, kept and
+   bought, and the feed pages read, as the emulator counted them. The kept rows are the first
+   run's; the movers show their new titles. The same command right after buys no profile.
 2. ``enrich --refresh leads.csv`` (a bare ``--refresh`` before the input) still buys every
    answer anew.
 3. ``--refresh moved`` (before or after the input, or ``--refresh=moved``) exits 2 saying what
@@ -74,22 +74,22 @@ def test_refresh_changed_says_what_it_checks_and_buys_the_movers(
     estimate, summary = done.stderr.strip().splitlines()
     print(estimate, summary, sep="\n")
 
-    assert spent.billed == Counter([*movers, *sparse])  # once each, nobody else
-    assert spent.credits == len(movers) + len(sparse) + spent.pages
+    assert spent.billed == Counter(list(movers))  # once each, nobody else
+    assert spent.credits == len(movers) + spent.pages
     pages = f"{spent.pages} feed page{'s' * (spent.pages != 1)}"
-    # least: one page for the one feed call (6 organisations), and the 2 sparse bought; most:
-    # the 30 checked answers bought anew too
+    # least: one page for the one feed call (6 organisations), the 2 sparse kept; most: the 30
+    # checked answers bought anew too
     assert estimate.startswith("lookup-pandas: 32 rows, 32 distinct handles")
     assert estimate.endswith(
-        "; refresh checks 30 answers at 6 organisations in ~1 feed call, 2 not checkable: "
-        "3 to 33 credits"
+        "; refresh checks 30 answers at 6 organisations in ~1 feed call, 2 not checkable kept "
+        "until they expire: 1 to 31 credits"
     )
     assert summary.startswith("enriched 32 rows (32 ok, 0 not_found, 0 invalid, 0 error)")
-    assert "24 cached, 8 fetched, 0 failed;" in summary
+    assert "26 cached, 6 fetched, 0 failed;" in summary
     assert f"; {spent.credits:g} credits;" in summary
     assert summary.endswith(
-        "; refresh checked 30 (24 unchanged, 6 moved: bought anew), 2 not checkable: bought "
-        f"anew, {pages} ({spent.pages:g} credit{'s' * (spent.pages != 1)}) -> "
+        "; refresh checked 30 (24 unchanged, 6 moved: bought anew), 2 not checkable: kept "
+        f"until they expire, {pages} ({spent.pages:g} credit{'s' * (spent.pages != 1)}) -> "
         f"{tmp_path / 'out.csv'}"
     )
 
@@ -102,6 +102,14 @@ def test_refresh_changed_says_what_it_checks_and_buys_the_movers(
         assert rows.at[handle, "profile_headline"] == record["headline"]
         title = json.loads(rows.at[handle, "profile_positions"])[0]["title"]
         assert title == record["positions"][0]["title"]
+
+    before = Tally.of(svc)
+    again = run("enrich", csv, "--refresh", "changed", "-o", str(tmp_path / "again.csv"))
+    spent = Tally.of(svc) - before
+    assert again.returncode == 0, again.stderr
+    assert spent.billed == Counter() and spent.credits == spent.pages  # feed pages only
+    assert "32 cached, 0 fetched, 0 failed;" in again.stderr
+    pd.testing.assert_frame_equal(read(tmp_path / "again.csv"), now)
 
 
 def test_a_bare_refresh_before_the_input_still_buys_every_answer_anew(

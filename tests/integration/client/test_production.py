@@ -111,7 +111,7 @@ def test_a_free_repeat_counts_0_credits_in_the_summary():
         for _ in range(2):  # two Clients without a cache of their own
             with make_client(svc, cache=False) as client:
                 out = leads(5).lookup.enrich_profiles("handle", client=client, progress=False)
-                figures.append(out.attrs["lookup_summary"].credits)
+                figures.append(out.lookup.summary.credits)
         assert figures == [5.0, 0.0]
         assert svc.stats()["credits"] == 5.0
 

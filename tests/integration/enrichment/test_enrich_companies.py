@@ -1,10 +1,11 @@
 """Companies through the same engine as people, against the emulator over loopback.
 
-What is tested: ``client.company`` (a slug as ``slug=``, an ``org_`` id as ``id=``, a billed
-not-found as None, cached); ``enrich_companies`` over duplicates, case variants, company page
-URLs and blanks buys each distinct company once at the route's cost (2 in the emulator) and a
-re-run buys nothing; 300 companies go through batch jobs with no single call, each result
-cached as the single answer; ``estimate_companies``; ``get_companies``; polars and Dask.
+What is tested: ``client.company`` (a slug as ``slug=``, an ``org_`` id as ``id=``, either one
+answered from the cache once the other was bought, a billed not-found as None, cached);
+``enrich_companies`` over duplicates, case variants, company page URLs and blanks buys each
+distinct company once at the route's cost (2 in the emulator) and a re-run buys nothing; 300
+companies go through batch jobs with no single call, each result cached as the single answer;
+``estimate_companies``; ``get_companies``; polars and Dask.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from lookup_pandas.enrichment.batch_plan import tagged
 from lookup_pandas.identifiers.kinds import COMPANIES
 from lookup_pandas.service.endpoints import COMPANY_BATCH_PATH, COMPANY_PATH
 from lookup_pandas.store import StoredJob
+from lookup_pandas.testing import names
 
 STATUS, ERROR = "lookup_status", "lookup_error"
 
@@ -50,11 +52,15 @@ def test_company_by_slug_and_by_id(fake_service, fake_client):
     org_id = record["id"]
     assert org_id.startswith("org_")
 
-    by_id = fake_client.company(org_id)
-    assert by_id is not None and by_id["slug"] == "acme"
-    assert fake_service.count(COMPANY_PATH, id=org_id) == 1  # sent as id=, case kept
-
+    by_id = fake_client.company(org_id)  # the record names its id: a cache hit, not bought
+    assert by_id == record
     assert fake_client.company("acme") == record  # a cache hit
+    assert fake_service.count(COMPANY_PATH) == 1
+
+    globex = fake_client.company(names.org_id("globex"))
+    assert globex is not None and globex["slug"] == "globex"
+    assert fake_service.count(COMPANY_PATH, id=names.org_id("globex")) == 1  # sent as id=
+    assert fake_client.company("globex") == globex  # and its slug a cache hit
     assert fake_service.count(COMPANY_PATH) == 2
 
 

@@ -531,8 +531,13 @@ def test_existing_column_is_not_overwritten(fake_service, fake_client, existing)
     frame = lead_frame(["a-clash", "b-clash"])
     frame[existing] = ["mine", "mine too"]
     before = frame.copy(deep=True)
-    with pytest.raises(ValueError, match=existing):
-        enrich(frame, fake_client)
+    if existing == "profile_id":  # the run's prefix: refused
+        with pytest.raises(ValueError, match=existing):
+            enrich(frame, fake_client)
+    else:  # a status name taken: the run's statuses take its prefix
+        out = enrich(frame, fake_client)
+        assert out[existing].tolist() == ["mine", "mine too"]
+        assert out["profile_lookup_status"].tolist() == ["ok", "ok"]
     pd.testing.assert_frame_equal(frame, before)
 
 

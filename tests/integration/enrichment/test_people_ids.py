@@ -1,9 +1,10 @@
 """People by id (``prsn_…``), against the emulator over loopback.
 
 What is tested: ``client.profile`` sends an id as ``id=`` (its case kept), a handle as
-``handle=``; a column mixing ids and handles is enriched with each value bought once, an id and
-the handle of the same person cached separately (each billed once) and a re-run free; batch
-jobs take the ids in ``ids`` and the handles in ``handles``, results keyed by the exact input.
+``handle=``; a column mixing ids and handles is enriched with each person bought once (the
+handle first; the id its record names is not bought) and a re-run free; batch
+jobs take the ids in ``ids`` and the handles in ``handles`` (a job of the handles first, then
+one of the ids their records did not name), results keyed by the exact input.
 """
 
 from __future__ import annotations
@@ -46,15 +47,15 @@ def test_a_column_mixing_ids_and_handles(fake_service, fake_client):
     assert out["profile_id"][:4].tolist() == [ada] * 4
     assert out["profile_handle"][:4].tolist() == ["ada-lovelace"] * 4
     assert out["profile_handle"][4] == "grace-hopper"
-    # an id and a handle of one person: cached separately, each billed once
+    # an id and a handle of one person: bought once, by the handle
     assert fake_service.count(PROFILE, handle="ada-lovelace") == 1
-    assert fake_service.count(PROFILE, id=ada) == 1
+    assert fake_service.count(PROFILE, id=ada) == 0
     assert fake_service.count(PROFILE, id=grace) == 1
     assert fake_service.count(PROFILE, id="prsn_unknownQ") == 1
-    assert fake_service.count(PROFILE) == 4
+    assert fake_service.count(PROFILE) == 3
 
     again = frame.lookup.enrich_profiles("handle", client=fake_client, progress=False)
-    assert fake_service.count(PROFILE) == 4  # a re-run buys nothing
+    assert fake_service.count(PROFILE) == 3  # a re-run buys nothing
     pd.testing.assert_frame_equal(again, out)
 
 
@@ -74,12 +75,13 @@ def test_batch_jobs_take_ids_in_ids(fake_service, fake_client):
 
     out = frame.lookup.enrich_profiles("handle", client=fake_client, progress=False)
 
-    assert fake_service.count(BATCH, method="POST") == 1
+    # the handles' job first, then the ids none of its records named
+    assert fake_service.count(BATCH, method="POST") == 2
     assert fake_service.count(PROFILE) == 0
     assert out[STATUS].eq("ok").all()
     assert out["profile_handle"].tolist() == handles
-    (inputs,) = fake_service.batch_jobs.values()
-    assert sorted(inputs) == sorted(values)
+    first, second = fake_service.batch_jobs.values()
+    assert sorted(first) == sorted(handles[15:]) and sorted(second) == sorted(ids)
     # each result cached as the single answer for its exact input
     assert fake_client.profile(ids[0])["handle"] == handles[0]
     assert fake_service.count(PROFILE) == 0

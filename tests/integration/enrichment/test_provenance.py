@@ -5,7 +5,7 @@ Against the emulator, with a SQLite cache in tmp_path: a first run by single cal
 a second run says ``cache`` with exactly the first run's times, row by row; invalid rows have
 missing values (NaN, NaT, <NA>) and a failed call its source and no time; ``get_profiles``,
 ``get_companies`` and ``enrich_companies`` take it too; without it no such column appears, and a
-frame that already has one of its columns is refused (ColumnError) before anything is sent.
+frame that already has one of its columns keeps it, the run's own named with its prefix.
 """
 
 from __future__ import annotations
@@ -167,15 +167,35 @@ def test_default_has_no_provenance_columns(fake_service, tmp_path):
         assert each.columns[-2:].tolist() == ["lookup_status", "lookup_error"]
 
 
-def test_a_frame_with_a_provenance_column_is_refused(fake_service: FakeService, tmp_path):
+def test_a_frame_with_a_provenance_column_keeps_it(fake_service: FakeService, tmp_path):
     leads = lead_frame(["ada-clash", "grace-clash"]).assign(lookup_source=["crm", "crm"])
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        with pytest.raises(lp.ColumnError, match=SOURCE):
-            enrich(leads, client, provenance=True)
-        with pytest.raises(lp.ColumnError, match=SOURCE):
-            enrich(leads, client, provenance=True, background=True)  # refused at once
-        assert fake_service.count() == 0  # refused before anything was sent
+        # the run's own columns take its prefix: the user's column is not overwritten
+        kept = enrich(leads, client, provenance=True)
+        job = enrich(leads, client, provenance=True, background=True)
+        assert isinstance(job, lp.EnrichmentJob)
+        later = job.result()
         # without provenance, the user's own column is just a column
         out = enrich(leads, client)
+    for each in (kept, later):
+        assert each["lookup_source"].tolist() == ["crm", "crm"]
+        assert each["profile_lookup_status"].tolist() == ["ok", "ok"]
+        assert each["profile_lookup_source"].notna().all() and STATUS not in each.columns
     assert out["lookup_source"].tolist() == ["crm", "crm"]
     assert out[STATUS].tolist() == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("method", ["single", "batch"])
+def test_a_refused_record_has_no_source_since_nothing_was_bought(fake_service, tmp_path, method):
+    # An opted-out or premium-gated person is answered 403 and never billed (issue 39, item
+    # 11): no source, as for an invalid row, where it said "single".
+    handles = [f"prov-refused-{i:02d}" for i in range(25)]
+    fake_service.configure(opted_out={handles[3]}, premium_gated={handles[7]})
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        out = enrich(pd.DataFrame({"handle": handles}), client, provenance=True, method=method)
+    refused = out[STATUS] == "forbidden"
+    assert out.loc[refused, "handle"].tolist() == [handles[3], handles[7]]
+    assert out.loc[refused, SOURCE].isna().all() and out.loc[refused, FETCHED].isna().all()
+    assert out.loc[refused, EXPIRED].isna().all()
+    assert (out.loc[~refused, SOURCE] == method).all()
+    assert fake_service.billed() == len(handles) - 2

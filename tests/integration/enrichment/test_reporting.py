@@ -170,14 +170,23 @@ def test_max_records_zero_sends_nothing(fake_service, fake_client):
 # -- 4. clashes are refused before paying ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "existing", ["profile_headline", "profile_anything", "lookup_status", "lookup_error"]
-)
+@pytest.mark.parametrize("existing", ["profile_headline", "profile_anything"])
 def test_a_clash_is_refused_before_anything_is_sent(fake_service, fake_client, existing):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(150)], existing: "x"})
     with pytest.raises(ColumnError, match=existing):
         frame.lookup.enrich_profiles("handle", client=fake_client)
     assert fake_service.count() == 0
+
+
+@pytest.mark.parametrize("existing", ["lookup_status", "lookup_error"])
+def test_a_taken_status_name_is_kept_and_the_runs_statuses_carry_its_prefix(
+    fake_service, fake_client, existing
+):
+    frame = pd.DataFrame({"handle": ["ada", ""], existing: "mine"})
+    out = frame.lookup.enrich_profiles("handle", client=fake_client, progress=False)
+    assert out[existing].tolist() == ["mine", "mine"]
+    assert out["profile_lookup_status"].tolist() == ["ok", "invalid"]
+    assert out.columns[-2:].tolist() == ["profile_lookup_status", "profile_lookup_error"]
 
 
 def test_an_empty_prefix_is_refused(fake_service, fake_client):

@@ -33,9 +33,9 @@ from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.dask import output_columns
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
-from ..enrich_helpers import spellings
+from ..enrich_helpers import plain, spellings
 from ..helpers import make_client
-from ..refresh.world import Tally, move_every, spread_leads
+from ..refresh.world import Tally, employees, move_every, spread_leads
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -205,6 +205,62 @@ def test_explicit_fields_fix_the_columns_of_every_partition(
     assert result.loc[result["lookup_status"] == "ok", "profile_geo.region"].notna().any()
 
 
+def test_to_parquet_writes_the_nested_columns_and_the_computed_frame_keeps_the_summary(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    out = leads().lookup.enrich_profiles("url", client=client)
+    result = out.compute()
+    summary = result.lookup.summary
+    assert isinstance(summary, lp.JobSummary)
+    assert (summary.rows, summary.fetched, summary.cached) == (121, 121, 0)  # distinct values
+    assert summary.statuses == {"ok": 120, "not_found": 1, "forbidden": 0, "invalid": 0, "error": 0}
+    assert summary.credits == fake_service.billed() == 121
+    out.to_parquet(tmp_path / "enriched")  # runs it again: from the cache
+    assert fake_service.billed() == 121
+    back = pd.read_parquet(tmp_path / "enriched")
+    assert back.lookup.summary is not None and back.lookup.summary.cached == 121
+    assert list(back.columns) == list(result.columns) and len(back) == len(result)
+    nested = ["profile_positions", "profile_education", "profile_skills"]
+    nested += ["profile_certifications", "profile_languages"]
+    assert all(result[name].dtype == object for name in nested)  # lists, as in pandas
+    for name in result.columns:
+        got, want = (plain(v) for v in back[name]), (plain(v) for v in result[name])
+        assert list(got) == list(want), name
+    ok = result["lookup_status"] == "ok"
+    assert result.loc[ok, "profile_skills"].map(lambda v: isinstance(v, list)).all()
+
+
+def test_people_then_companies_on_one_dask_frame(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    people = leads(3).assign(company="acme").lookup.enrich_profiles("url", client=client)
+    both = people.lookup.enrich_companies(
+        "company", prefix="acct_", client=client, fields=["name", "specialties"]
+    )
+    assert list(both.columns[-4:]) == [
+        "acct_name",
+        "acct_specialties",
+        "acct_lookup_status",
+        "acct_lookup_error",
+    ]
+    result = both.compute()
+    assert result["lookup_status"].value_counts().to_dict() == {
+        "ok": 360,
+        "invalid": 9,
+        "not_found": 3,
+    }
+    assert set(result["acct_lookup_status"]) == {"ok"} and set(result["acct_name"]) == {"Acme"}
+    summary = result.lookup.summary  # the last run's
+    assert summary is not None and (summary.rows, summary.fetched) == (1, 1)
+    both.to_parquet(tmp_path / "both")
+    back = pd.read_parquet(tmp_path / "both")
+    assert [plain(v) for v in back["acct_specialties"]] == [
+        plain(v) for v in result["acct_specialties"]
+    ]
+
+
 def test_a_worker_without_the_key_says_so(
     cluster: DaskClient, fake_service: FakeService, tmp_path: Path
 ) -> None:
@@ -246,19 +302,24 @@ def test_refused_columns_and_options_before_anything_runs(
 def test_refresh_changed_buys_each_mover_once_and_no_one_else(
     cluster: DaskClient, fake_service: FakeService, tmp_path: Path
 ) -> None:
-    """120 leads at 12 companies, bought once; 12 move. The workers' refresh, each over its
-    partition of the distinct handles, buys each mover once and no one else; its frame is what
-    pandas then reads from the cache; and a second refresh right after buys no one."""
+    """120 leads at 12 companies, a not-found and two sparse people (no position), bought once;
+    12 move. The workers' refresh, each over its partition of the distinct handles, buys each
+    mover once and no one else (the not-found and the sparse are kept until they expire); its
+    frame is what pandas then reads from the cache; and a second refresh right after buys no
+    one."""
     svc = fake_service
     client = client_on(svc, tmp_path)
     leads = spread_leads(companies=12, each=10)
+    unchecked = ["unknown-dask-lead", *employees("acme", 2, sparse=True)]
+    handles = leads + unchecked
     frame = pd.DataFrame(
-        {"lead": range(len(leads)), "handle": leads}, index=pd.RangeIndex(7000, 7000 + len(leads))
+        {"lead": range(len(handles)), "handle": handles},
+        index=pd.RangeIndex(7000, 7000 + len(handles)),
     )
     ddf = dd.from_pandas(frame, npartitions=6, sort=True)
     here = ddf.compute()  # the input as dask gives it (its text as strings)
     first = here.lookup.enrich_profiles("handle", client=client, progress=False)
-    assert svc.billed_handles() == Counter(leads)
+    assert svc.billed_handles() == Counter(handles)
     movers = move_every(svc, leads, 10)
 
     before = Tally.of(svc)
@@ -269,7 +330,8 @@ def test_refresh_changed_buys_each_mover_once_and_no_one_else(
 
     assert spent.billed == Counter(list(movers))  # each mover once, whatever partition held it
     assert spent.pages >= 1 and spent.credits == len(movers) + spent.pages
-    assert (result["lookup_status"] == "ok").all()
+    assert result["lookup_status"].tolist() == first["lookup_status"].tolist()
+    assert (result["lookup_status"] == "ok").sum() == len(handles) - 1  # the not-found
     assert out.divisions == ddf.divisions
     kept = ~result["handle"].isin(list(movers))
     # dask's columns are fixed (output_columns: every field, nullable dtypes); pandas' are the

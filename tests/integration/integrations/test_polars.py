@@ -206,7 +206,8 @@ def test_an_empty_frame_gives_every_column(fake_service, fake_client):
     assert out.columns == [str(c) for c in want.columns]
     assert out.schema["profile_id"] == pl.String
     assert out.schema["profile_follower_count"] == pl.Int64
-    assert out.schema["profile_positions"] == pl.Null  # no row has one
+    assert out.schema["profile_skills"] == pl.List(pl.String)  # no row has one: its type
+    assert out.schema["profile_positions"] == pl.List(pl.Struct)  # the fields production gives
     assert fake_service.count() == 0
 
 
@@ -235,12 +236,38 @@ def test_max_calls_refuses_before_sending_anything(fake_service, fake_client):
     assert out[STATUS].to_list() == ["ok", "ok", "ok", "ok", "invalid"]
 
 
-@pytest.mark.parametrize("existing", ["profile_headline", "lookup_status", "lookup_error"])
+@pytest.mark.parametrize("existing", ["profile_headline", "profile_anything"])
 def test_clashing_columns_are_refused_before_anything_is_sent(fake_service, fake_client, existing):
     frame = pl_leads(["ada-plclash"]).with_columns(pl.lit("mine").alias(existing))
     with pytest.raises(ColumnError, match=existing):
         enrich(frame, fake_client)
     assert fake_service.count() == 0
+
+
+def test_people_then_companies_on_one_frame_written_to_parquet_and_back(
+    fake_service, fake_client, tmp_path
+):
+    people = enrich(pl_leads(["ada-plchain", "grace-plchain", None]), fake_client)
+    both = people.lookup.enrich_companies(
+        "company", prefix="acct_", client=fake_client, progress=False
+    )
+    assert both.select(people.columns).equals(people)  # the first run's columns, untouched
+    assert both.columns[-2:] == ["acct_lookup_status", "acct_lookup_error"]
+    assert both[STATUS].to_list() == ["ok", "ok", "invalid"]
+    assert both["acct_lookup_status"].to_list() == ["ok", "ok", "ok"]
+    path = tmp_path / "both.parquet"
+    both.write_parquet(path)
+    back = pl.read_parquet(path)
+    assert back.equals(both) and back.schema == both.schema
+    assert back.schema["profile_skills"] == pl.List(pl.String)
+    assert back.schema["acct_specialties"] == pl.List(pl.String)
+    # rows without a record: the nested columns have their types all the same, not Null
+    none = enrich(pl_leads([None, ""]), fake_client)
+    for name in ("profile_positions", "profile_skills", "profile_education"):
+        assert none.schema[name] == both.schema[name], name
+    none.write_parquet(tmp_path / "none.parquet")
+    shared = [c for c in none.columns if c in both.columns]
+    assert pl.concat([both.select(shared), none.select(shared)]).height == 5
 
 
 def test_a_missing_column_is_refused_before_anything_is_sent(fake_service, fake_client):

@@ -293,6 +293,27 @@ def test_companies_and_estimates(
     assert (people.rows, people.valid, people.unique) == (len(VALUES), 164, 42)
 
 
+def test_people_then_companies_on_one_spark_frame(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    people = lps.enrich_profiles(leads(spark).withColumn("company", F.lit("acme")), "url",
+                                 client=client)  # fmt: skip
+    both = lps.enrich_companies(
+        people, "company", prefix="acct_", client=client, fields=["name"], provenance=True
+    )
+    added = [c for c in both.columns if c not in people.columns]
+    assert added[-5:] == ["acct_lookup_status", "acct_lookup_error", "acct_lookup_source",
+                          "acct_lookup_fetched_at", "acct_lookup_expired"]  # fmt: skip
+    out = both.toPandas()
+    assert set(out["acct_lookup_status"]) == {"ok"} and set(out["acct_name"]) == {"Acme"}
+    assert out["lookup_status"].value_counts().to_dict() == (
+        people.toPandas()["lookup_status"].value_counts().to_dict()
+    )
+    with pytest.raises(lp.ColumnError, match="start with 'acct_'"):
+        lps.enrich_companies(both, "company", prefix="acct_", client=client)
+
+
 #: One Spark application of its own (a process with its own JVM): it enriches the leads through
 #: the Redis cache once the other application is ready too, and prints its statuses.
 APPLICATION = """

@@ -82,7 +82,7 @@ def test_a_run_at_debug_logs_pace_retries_claims_and_batch_jobs_never_the_key(
             other.close()
     assert singles["lookup_status"].tolist() == ["ok"] * len(SINGLES)
     assert batched["lookup_status"].tolist() == ["ok"] * len(BATCHED)
-    summary = singles.attrs["lookup_summary"]
+    summary = singles.lookup.summary
     assert summary.retries > 0  # the faults were met, and retried
 
     ours = [r for r in log.records if r.name.split(".")[0] == "lookup_pandas"]

@@ -18,6 +18,7 @@ import csv
 import json
 import re
 import shutil
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from nbclient import NotebookClient
 
 from lookup_pandas.demo import sample_leads_path
 from lookup_pandas.identifiers.handles import normalise_handle
+from lookup_pandas.service.endpoints import COMPANY_BATCH_PATH, COMPANY_PATH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import data as emulator_data
 
@@ -228,8 +230,16 @@ def test_enrich_outputs_and_csv(emulator_runs):
     assert frame["lookup_status"].notna().all()
     assert set(frame["lookup_status"]) <= {"ok", "not_found", "invalid", "error"}
     assert "error" not in set(frame["lookup_status"])
-    # The last cell reads the file back: its shape is shown.
+    # The CSV cell reads the file back: its shape is shown.
     assert f"(250, {frame.shape[1]})" in outputs_text(cell_with(nb, "to_csv_cells"))
+    # People, then their companies on one frame: the second run's statuses have its prefix.
+    accounts = outputs_text(cell_with(nb, 'both["acct_lookup_status"].value_counts()'))
+    assert re.search(r"\bok\b", accounts), accounts
+    summary = outputs_text(cell_with(nb, "both.lookup.summary"))
+    assert re.search(r"250 rows \(\d+ ok", summary) and "credits" in summary, summary
+    # The parquet file read back gives the same summary.
+    back = outputs_text(cell_with(nb, "pd.read_parquet(path)"))
+    assert back.strip() == summary.strip(), (back, summary)
 
 
 def test_search_panel_notebook_runs_a_search_headless(emulator_runs):
@@ -293,10 +303,15 @@ def test_refresh_notebook_buys_only_the_movers(emulator_runs):
     assert re.search(r"\bchecked\s+\d+", sources), sources
     spent = outputs_text(cell_with(nb, 'print(f"first purchase:'))
     first, refresh = map(float, re.findall(r"(\d+(?:\.\d+)?) credits", spent)[:2])
-    # sparse records often lack positions: those cannot be checked, and are bought anew
-    assert first == 200 and 5 <= refresh < first, spent
+    # the 5 movers and the feed pages; records naming no position (sparse ones, often) cannot
+    # be checked, and are kept until they expire
+    assert first == 200 and 5 < refresh <= 10, spent
     again = outputs_text(cell_with(nb, "again.refresh"))
     assert "moved=0" in again and "busy=0" in again, again
+    read = re.search(r"profiles bought (\d+), feed pages read (\d+), credits (\d+)", again)
+    assert read is not None, again
+    bought, pages, credits = map(int, read.groups())
+    assert bought == 0 and credits == pages >= 1, again  # feed pages only
 
 
 def test_search_panel_displays_a_widget(emulator_runs):
@@ -334,7 +349,10 @@ def env_run(lookup_service: FakeService, tmp_path_factory: pytest.TempPathFactor
         run.extra.update(
             key=key,
             cache=cache_dir / "lookup-cache.sqlite",
-            billed=svc.billed(),  # single lookups and batch items alike
+            billed=svc.billed() - billed_companies(svc),  # single lookups and batch items
+            companies=Counter(  # bought by single calls: a few distinct companies
+                r.param("slug") for r in svc.requests if r.path == COMPANY_PATH and r.billed
+            ),
             billed_per_handle={h: svc.billed(handle=h) for h in expected_profile_calls()},
             requests=svc.requests,
         )
@@ -348,10 +366,17 @@ def test_env_mode_bills_each_distinct_handle_once(env_run):
     expected = expected_profile_calls()
     assert len(expected) == 190
     assert env_run.extra["billed"] == len(expected)
+    companies = env_run.extra["companies"]  # the section that enriches their companies
+    assert companies and set(companies.values()) == {1}, companies
     # no handle paid for twice, whether it came by a single call or a batch job
     assert env_run.extra["billed_per_handle"] == {h: 1 for h in expected}
     assert all(r.status in (200, 202) for r in env_run.extra["requests"])
     assert env_run.extra["cache"].is_file()  # LOOKUP_CACHE was used
+
+
+def billed_companies(svc: FakeService) -> int:
+    """The company answers billed: single calls and batch items."""
+    return svc.billed(COMPANY_PATH) + svc.billed(COMPANY_BATCH_PATH)
 
 
 def test_env_mode_writes_no_key(env_run):

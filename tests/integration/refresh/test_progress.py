@@ -2,7 +2,8 @@
 
 The bar is tqdm's text bar, drawn on stderr as in a terminal (captured here). 40 leads at 10
 companies and 3 sparse people (no position: not checkable) are bought once, 5 of the 40 move,
-and a refresh runs with its bar. Its last line shows the answers checked and the movers among
+the answers expire (the cache's clock moved past ``expire_after``, so the sparse are bought
+anew), and a refresh runs with its bar. Its last line shows the answers checked and the movers among
 them (the unchanged are the cached), those not checkable, the feed pages read and the credits,
 as the emulator counted them and as the summary says. At a giant company's busy feed, it says
 how many were bought for it.
@@ -17,7 +18,7 @@ import pandas as pd
 import pytest
 
 from ..helpers import make_client
-from .world import CHANGED, Tally, employees, enrich, move_every, spread_leads, summary_of
+from .world import CHANGED, Tally, employees, enrich, later, move_every, spread_leads, summary_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -43,13 +44,16 @@ def fields(postfix: str) -> dict[str, str]:
     return {m.group(1): postfix[m.end() : end] for m, end in zip(names, ends, strict=True)}
 
 
-def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(fake_service, tmp_path, capsys):
+def test_the_bar_shows_checked_moved_not_checkable_and_feed_pages(
+    fake_service, tmp_path, capsys, monkeypatch
+):
     svc = fake_service
     leads = spread_leads(companies=10, each=4)
     sparse = employees("acme", 3, sparse=True)
-    with make_client(svc, cache=tmp_path / "c.sqlite") as client:
+    with make_client(svc, cache=tmp_path / "c.sqlite", expire_after=60) as client:
         enrich(leads + sparse, client)
         movers = list(move_every(svc, leads, 8))
+        later(monkeypatch, 61)
         before = Tally.of(svc)
         capsys.readouterr()
         out = pd.DataFrame({"handle": leads + sparse}).lookup.enrich_profiles(

@@ -10,7 +10,8 @@ and a ``joined`` event dated today, among the background of other people's event
    summary's figures are the emulator's (moved, feed pages, credits).
 2. A second refresh right after buys no profile: it reads feed pages only.
 3. Answers that name no current organisation (sparse people, people between jobs) cannot be
-   checked: they are bought anew, and counted as not checkable.
+   checked: they are kept as they are (source ``cache``, no check time) until they expire
+   (``expire_after``, the cache's clock moved on), then bought anew, counted as not checkable.
 4. Provenance: a kept answer is ``checked``, with the time of its check
    (``lookup_checked_at``) and its first purchase's time; an answer bought in the run has
    NaT; a second refresh moves the check time on.
@@ -35,6 +36,7 @@ from .world import (
     Tally,
     employees,
     enrich,
+    later,
     move_every,
     slug_of,
     spread_leads,
@@ -45,6 +47,8 @@ from .world import (
 pytestmark = pytest.mark.timeout(180)
 
 COMPANIES, EACH, MOVERS = 40, 10, 20
+#: A short expire_after (seconds), which ``later`` moves the cache's clock past.
+EXPIRE = 3600
 
 
 def bought_then_moved(
@@ -146,7 +150,9 @@ def between_jobs(n: int) -> list[str]:
     raise AssertionError(f"fewer than {n} people between jobs")
 
 
-def test_answers_naming_no_current_organisation_are_bought_anew(fake_service, tmp_path):
+def test_answers_naming_no_current_organisation_are_kept_until_they_expire(
+    fake_service, tmp_path, monkeypatch
+):
     svc = fake_service
     sparse = employees("acme", 6, sparse=True)  # no positions at all
     idle = between_jobs(4)  # positions, all ended
@@ -154,21 +160,37 @@ def test_answers_naming_no_current_organisation_are_bought_anew(fake_service, tm
     leads = [h for group in zip(sparse + idle, checkable, strict=False) for h in group]
     leads += checkable[len(sparse + idle) :]
     assert sorted(leads) == sorted(sparse + idle + checkable)
-    with make_client(svc, cache=tmp_path / "c.sqlite") as client:
+    with make_client(svc, cache=tmp_path / "c.sqlite", expire_after=EXPIRE) as client:
         enrich(leads, client, method="single")
         before = Tally.of(svc)
-        out = enrich(leads, client, refresh=CHANGED, provenance=True)
-    spent = Tally.of(svc) - before
-    counts = summary_of(out).refresh
+        kept = enrich(leads, client, refresh=CHANGED, provenance=True)
+        middle = Tally.of(svc)
+        later(monkeypatch, EXPIRE + 1)
+        bought = enrich(leads, client, refresh=CHANGED, provenance=True)
+    in_expiry, after_expiry = middle - before, Tally.of(svc) - middle
 
-    assert spent.billed == Counter(sparse + idle)  # once each; the checkable ones kept
+    # Within expire_after: kept as they are, neither bought nor checked.
+    counts = summary_of(kept).refresh
+    assert in_expiry.billed == Counter() and in_expiry.credits == in_expiry.pages
     assert counts is not None
-    assert counts.uncheckable == len(sparse + idle)
+    assert (counts.held, counts.uncheckable) == (len(sparse + idle), 0)
     assert (counts.checked, counts.unchanged, counts.moved) == (15, 15, 0)
-    assert spent.credits == len(sparse + idle) + spent.pages
-    assert summary_of(out).credits == spent.credits
-    source = dict(zip(out["handle"], out[SOURCE_COLUMN], strict=True))
+    rows = kept.set_index("handle")
+    assert (rows.loc[sparse + idle, SOURCE_COLUMN] == "cache").all()
+    assert rows.loc[sparse + idle, CHECKED_AT_COLUMN].isna().all()
+    assert (rows.loc[checkable, SOURCE_COLUMN] == "checked").all()
+
+    # Past it: bought anew, once each; the checkable ones are checked and kept.
+    counts = summary_of(bought).refresh
+    assert after_expiry.billed == Counter(sparse + idle)
+    assert counts is not None
+    assert (counts.held, counts.uncheckable) == (0, len(sparse + idle))
+    assert (counts.checked, counts.unchanged, counts.moved) == (15, 15, 0)
+    assert after_expiry.credits == len(sparse + idle) + after_expiry.pages
+    assert summary_of(bought).credits == after_expiry.credits
+    source = dict(zip(bought["handle"], bought[SOURCE_COLUMN], strict=True))
     assert {h for h, s in source.items() if s == "checked"} == set(checkable)
+    assert {h for h, s in source.items() if s == "single"} == set(sparse + idle)
 
 
 def test_provenance_says_when_each_kept_answer_was_checked(fake_service, tmp_path):

@@ -50,7 +50,7 @@ REFRESHER = textwrap.dedent(
         time.sleep(0.005)
     out = pd.DataFrame({"handle": handles}).lookup.enrich_profiles(
         "handle", client=client, refresh="changed", progress=False)
-    counts = out.attrs["lookup_summary"].refresh
+    counts = out.lookup.summary.refresh
     client.close()
     print(json.dumps({"headline": dict(zip(out["handle"], out["profile_headline"])),
                       "status": sorted(set(out["lookup_status"])),

@@ -18,12 +18,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pandas as pd
+import pytest
+import requests_cache.models.response as cached_response
+import requests_cache.policy.expiration as expiration
 
 import lookup_pandas as lp
-from lookup_pandas.api.enriched_frames import SUMMARY_ATTR
 from lookup_pandas.enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
 from lookup_pandas.enrichment.results import JobSummary
 from lookup_pandas.service.endpoints import JOB_CHANGES_PATH
@@ -35,6 +38,7 @@ __all__ = [
     "Tally",
     "employees",
     "enrich",
+    "later",
     "move_every",
     "slug_of",
     "spread_leads",
@@ -88,6 +92,16 @@ def move_every(
     }
 
 
+def later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Move the cache's clock ``seconds`` on: an answer stored with a shorter ``expire_after``
+    then reads as expired, and one stored from now on expires ``expire_after`` after the moved
+    clock. The emulator's feed and the store keep the real clock."""
+    real = cached_response.utcnow
+    moved = lambda: real() + timedelta(seconds=seconds)  # noqa: E731
+    monkeypatch.setattr(cached_response, "utcnow", moved)
+    monkeypatch.setattr(expiration, "utcnow", moved)
+
+
 def enrich(leads: Iterable[str], client: lp.Client, **options: Any) -> pd.DataFrame:
     """``enrich_profiles`` over a frame of ``leads``, without a bar."""
     frame = pd.DataFrame({"handle": list(leads)})
@@ -96,7 +110,7 @@ def enrich(leads: Iterable[str], client: lp.Client, **options: Any) -> pd.DataFr
 
 def summary_of(frame: pd.DataFrame) -> JobSummary:
     """The JobSummary an enriched frame carries."""
-    summary = frame.attrs[SUMMARY_ATTR]
+    summary = frame.lookup.summary
     assert isinstance(summary, JobSummary)
     return summary
 

@@ -37,11 +37,13 @@ from lookup_pandas.store import (
     MARKS_KEPT_SECONDS,
     MINE,
     RECHECK,
+    RESOLVE_RATE_KEPT_SECONDS,
     StoredJob,
     named_namespace,
     namespace,
+    service_namespace,
 )
-from lookup_pandas.store.redis import Namespaces, RedisStore
+from lookup_pandas.store.redis import Namespaces, RedisStore, namespaces
 from lookup_pandas.store.redis_connection import key_prefix
 from lookup_pandas.testing import FakeService
 
@@ -122,6 +124,25 @@ def test_namespaces_do_not_share_a_pace_or_claims(redis_url):
     assert other.claim_many(["k"], 60) == {"k": MINE}
     mine.remember(StoredJob("job_1", ("ada",), 1.0))
     assert other.jobs() == []
+
+
+def test_a_services_batch_speed_is_shared_by_every_key_and_expires(redis_url, redis_server):
+    mine = RedisStore(redis_url, Namespaces(NS, NS))
+    other = RedisStore(redis_url, Namespaces(OTHER_NS, OTHER_NS))
+    service = service_namespace("http://127.0.0.1:1")
+    assert other.resolve_rate(service) is None
+    mine.keep_resolve_rate(service, 12.5)
+    assert other.resolve_rate(service) == 12.5  # by base URL: another key reads it
+    assert other.resolve_rate(service_namespace("http://127.0.0.1:2")) is None
+    with redis_server.client() as conn:
+        key = f"{key_prefix(service)}:resolve-rate"
+        assert conn.get(key) == b"12.5"
+        assert RESOLVE_RATE_KEPT_SECONDS - 60 < conn.ttl(key) <= RESOLVE_RATE_KEPT_SECONDS
+        assert service not in namespaces(conn, redis_url)  # no namespace of answers
+        conn.set(key, b"garbled")
+    assert other.resolve_rate(service) is None  # not a figure: none
+    mine.close()
+    other.close()
 
 
 # -- claims ------------------------------------------------------------------------------------

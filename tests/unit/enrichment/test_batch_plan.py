@@ -17,6 +17,7 @@ from lookup_pandas.enrichment.batch_plan import (
     BatchPage,
     Tracker,
     jobs_tagged,
+    smaller_job,
     split,
     tagged,
     use_batch,
@@ -594,3 +595,44 @@ def test_a_company_poll_reads_its_results_under_companies():
     page = BatchPage.parse(data, "companies")
     assert page.profiles == {"acme": {"id": "org_1", "slug": "acme"}}
     assert page.not_found == ["unknown-co"]
+
+
+def test_a_refused_job_is_followed_by_what_the_balance_pays_else_half_of_it():
+    # issue 39, item 11: a balance read high (spent elsewhere at the same moment) cannot size it
+    assert smaller_job(100, 40.7) == 40  # the balance read pays 40 items (1 credit each)
+    assert smaller_job(100, 0.9) == 0  # nothing: the run stops, nothing bought
+    assert smaller_job(100, 100) == smaller_job(100, 1e6) == smaller_job(100, None) == 50
+    assert smaller_job(2 * (AUTO_THRESHOLD + 1), None) == AUTO_THRESHOLD + 1
+    assert smaller_job(2 * AUTO_THRESHOLD + 1, None) is None  # single calls take over
+
+
+@given(st.integers(1, MAX_JOB_ITEMS), st.none() | st.floats(0, 1e7))
+def test_a_smaller_job_is_always_smaller(refused, balance):
+    size = smaller_job(refused, balance)
+    assert size is None or 0 <= size < refused
+
+
+# -- Tracker: the speed it saw -------------------------------------------------------------------
+
+
+def test_speed_is_what_resolved_a_second_at_the_latest_poll_that_found_it_resolving():
+    t = Tracker("job_1", ("ada", "grace", "alan"), now=10.0, interval=1.5)
+    assert t.speed is None
+    t.take(page(resolved=0, next_cursor=0), now=11.5)
+    assert t.speed is None  # nothing resolved yet: nothing to tell
+    t.take(page(resolved=1, errors=1, next_cursor=2), now=12.0)  # an error resolved too
+    assert t.speed == (1.0, False)
+    t.take(page("completed", resolved=2, errors=1, next_cursor=3), now=20.0)
+    assert t.speed == (1.0, False)  # it finished somewhen before this poll: no better figure
+
+
+def test_speed_of_a_job_done_at_its_first_poll_is_a_lower_bound():
+    t = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5)
+    t.take(page("completed", total=2, resolved=2, next_cursor=2), now=2.0)
+    assert t.speed == (1.0, True)
+
+
+def test_a_resumed_job_tells_no_speed():
+    t = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5, mine=False)
+    t.take(page(total=2, resolved=1, next_cursor=1), now=2.0)
+    assert t.speed is None  # submitted before this run: not on its clock

@@ -146,9 +146,14 @@ def test_a_stopped_runs_state_travels_on_its_exception_and_is_taken_off_once():
 def test_a_batch_run_out_of_credits_says_how_many_values_it_could_not_pay_for():
     refusal = InsufficientCreditsError("Insufficient credits", status_code=402, url="http://x/")
     exc = out_of_credits(["a", "b"], refusal, PEOPLE)
-    assert exc.message == (
+    assert exc.message == (  # nothing bought: it says so (issue 39, item 11)
         "The balance cannot pay for 2 more handles: the service refused a batch job of them "
-        "(Insufficient credits). What the balance allowed was bought"
+        "(Insufficient credits). Nothing was bought"
+    )
+    some = out_of_credits(["a", "b"], refusal, PEOPLE, bought=25)
+    assert some.message.endswith(". The 25 answers the balance allowed were bought first")
+    assert out_of_credits(["a"], refusal, PEOPLE, bought=1).message.endswith(
+        "1 answer the balance allowed was bought first"
     )
     assert (exc.needed, exc.status_code, exc.url) == (2.0, 402, "http://x/")
     one = out_of_credits(["acme"], None, COMPANIES)

@@ -25,3 +25,13 @@ def test_invalid_errors_name_the_kind():
 def test_messages_name_the_values_of_each_kind():
     assert (PEOPLE.noun, PEOPLE.nouns) == ("handle", "handles")
     assert (COMPANIES.noun, COMPANIES.nouns) == ("company", "companies")
+
+
+def test_a_records_names_are_its_id_and_its_handle_or_slug_as_looked_up():
+    assert PEOPLE.names({"id": "prsn_AbC", "handle": "Ada-Lovelace"}) == (
+        "prsn_AbC",
+        "ada-lovelace",
+    )
+    assert COMPANIES.names({"id": "org_1", "slug": "ACME", "name": "Acme"}) == ("org_1", "acme")
+    assert PEOPLE.names({"id": None, "handle": "", "first_name": "Ada"}) == ()
+    assert PEOPLE.is_id("prsn_1") and not PEOPLE.is_id("ada") and COMPANIES.is_id("org_1")

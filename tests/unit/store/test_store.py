@@ -20,12 +20,14 @@ import lookup_pandas as lp
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.store import (
     MARKS_KEPT_SECONDS,
+    RESOLVE_RATE_KEPT_SECONDS,
     MemoryStore,
     StoredJob,
     answers_namespace,
     named_namespace,
     namespace,
     open_store,
+    service_namespace,
     split_inputs,
     store_path,
 )
@@ -591,3 +593,49 @@ def test_local_clear_jobs_clears_marks_per_namespace_or_all(stores):
     assert mine.checked_at(["k1"]) == {} and other.checked_at(["k1"]) == {"k1": 2.0}
     mine.clear_jobs(every_namespace=True)
     assert other.checked_at(["k1"]) == {} and other.acted_changes(["e1"]) == set()
+
+
+# -- a service's batch speed -------------------------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "local"])
+def paced(request, tmp_path, clock):
+    """Two store objects of two keys on one file (or one memory store), on the fake clock."""
+    if request.param == "memory":
+        store = MemoryStore(clock=clock)
+        yield store, store
+        return
+    path = tmp_path / "c.store.sqlite"
+    mine = LocalStore(path, namespace(KEY, URL), clock=clock)
+    other = LocalStore(path, namespace(OTHER_KEY, URL), clock=clock)
+    yield mine, other
+    mine.close()
+    other.close()
+
+
+def test_a_services_batch_speed_is_kept_per_base_url_for_every_key(paced):
+    mine, other = paced
+    service = service_namespace(URL)
+    assert mine.resolve_rate(service) is None  # nothing seen: the estimate assumes one
+    mine.keep_resolve_rate(service, 10.0)
+    assert other.resolve_rate(service) == 10.0  # another key on the same service
+    assert other.resolve_rate(service_namespace(OTHER_URL)) is None  # another service: not
+    other.keep_resolve_rate(service, 250.5)  # the latest seen replaces it
+    assert mine.resolve_rate(service) == 250.5
+
+
+def test_a_services_batch_speed_goes_stale(paced, clock):
+    mine, _ = paced
+    service = service_namespace(URL)
+    mine.keep_resolve_rate(service, 10.0)
+    clock.now += RESOLVE_RATE_KEPT_SECONDS - 1
+    assert mine.resolve_rate(service) == 10.0
+    clock.now += 2  # a week on: the service's load or deployment may have changed it
+    assert mine.resolve_rate(service) is None
+
+
+def test_the_service_name_holds_neither_the_key_nor_the_url():
+    name = service_namespace(URL)
+    assert name == service_namespace(URL) != service_namespace(OTHER_URL)
+    assert "example" not in name and len(name) == 32
+    assert name not in (namespace(KEY, URL), namespace("", URL))
