@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test demo bench lint docs clean
+.PHONY: venv test test-spark35 demo bench lint docs clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,25 @@ venv: $(STAMP)
 test: venv
 	$(PY) -m pytest -q --doctest-modules lookup_pandas docs/hooks
 	$(PY) -m pytest -n 4 --dist loadfile
+
+# lookup_pandas.spark again under pyspark 3.5 (the dev extra installs 4.x; the spark extra takes
+# either), in a venv of its own: the package with its spark and redis extras, and what the Spark
+# tests import. Its docstrings' examples, its unit tests and the local[2] tests against the emulator.
+SPARK35       := .venv-spark35
+SPARK35_STAMP := $(SPARK35)/.installed
+SPARK_TESTS   := lookup_pandas/integrations/spark.py tests/unit/integrations/test_spark.py \
+                 tests/integration/integrations/test_spark.py
+
+$(SPARK35_STAMP): pyproject.toml
+	@test -x $(SPARK35)/bin/python || $(PYTHON) -m venv $(SPARK35)
+	$(SPARK35)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(SPARK35)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[spark,redis]' \
+		'pyspark>=3.5,<4' 'pytest>=8' 'pytest-timeout>=2.3' 'hypothesis>=6.100' cloudpickle
+	@touch $(SPARK35_STAMP)
+
+test-spark35: $(SPARK35_STAMP)
+	$(SPARK35)/bin/python -c 'import pyspark; print("pyspark", pyspark.__version__)'
+	$(SPARK35)/bin/python -m pytest -q --doctest-modules $(SPARK_TESTS)
 
 demo: venv
 	$(VENV)/bin/lookup-pandas demo
@@ -54,4 +73,4 @@ docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) build dist site .pytest_cache .ruff_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) $(SPARK35) build dist site .pytest_cache .ruff_cache .hypothesis .mypy_cache

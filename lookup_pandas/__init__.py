@@ -98,6 +98,17 @@ def __getattr__(name: str) -> _Any:
 
 
 def __dir__() -> list[str]:
-    """The public names, ``testing`` and ``spark``: ``dir(lp)`` and tab completion show what to use,
-    not the package's modules, which importing it loads as attributes too."""
-    return sorted({*__all__, *_LAZY})
+    """The public names, ``testing``, and ``spark`` where pyspark is installed: ``dir(lp)`` and tab
+    completion show what can be used, not the package's modules (importing loads them as
+    attributes too). ``help(lp)`` and ``inspect.getmembers(lp)`` read every name listed here."""
+    return sorted({*__all__, *(name for name in _LAZY if name != "spark" or _has_pyspark())})
+
+
+def _has_pyspark() -> bool:
+    """Whether ``import pyspark`` can find it (nothing is imported)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("pyspark") is not None
+    except (ImportError, ValueError):  # a finder refusing it; a module without a spec
+        return False

@@ -156,6 +156,8 @@ class InsufficientCreditsError(ServiceError):
 
     needed: float | None = None
     balance: float | None = None
+    #: The command line's words, naming its options where the message names Python's.
+    cli_message: str | None = None
 
 
 class PermissionDeniedError(ServiceError):

@@ -36,8 +36,8 @@ def run(command: Callable[[], int]) -> int:
     """
     try:
         return int(command() or 0)
-    except KeyboardInterrupt:
-        print("lookup-pandas: interrupted; what was fetched is in the cache", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # Whoever read stdout stopped (``| head``): stop quietly, as other tools do, and let
@@ -53,6 +53,20 @@ def run(command: Callable[[], int]) -> int:
         return fail(exc, EXIT_BUDGET)
     except errors.ServiceError as exc:
         return fail(exc, EXIT_SERVICE)
+
+
+def interrupted(exc: KeyboardInterrupt) -> None:
+    """What the run Ctrl-C stopped did and spent (``exc.summary``), what its batch jobs go on
+    billing (its notes), then that what was fetched is kept: lines on stderr.
+
+    Example:
+        >>> interrupted(KeyboardInterrupt())  # a command stopped before any run
+    """
+    summary = getattr(exc, "summary", None)
+    lines = [f"up to the interrupt, {summary}"] if summary is not None else []
+    lines += getattr(exc, "__notes__", [])
+    for line in [*lines, "interrupted; what was fetched is in the cache"]:
+        print(f"lookup-pandas: {' '.join(str(line).split())}", file=sys.stderr)
 
 
 def fail(exc: Exception, code: int) -> int:

@@ -44,14 +44,50 @@ def _reading(path: str, encoding: str) -> Iterator[None]:
     except IsADirectoryError:
         raise InputError(f"{path} is a directory, not a CSV file") from None
     except UnicodeDecodeError as exc:
+        # pandas' exc.start counts within its own buffer: the file is read again to say where
+        where = _undecodable(path, encoding) or f"0x{exc.object[exc.start]:02x}: {exc.reason}"
         raise InputError(
-            f"cannot read {path} as {encoding} (byte {exc.start}: "
-            f"{exc.reason}); pass its encoding, e.g. --encoding latin-1"
+            f"cannot read {path} as {encoding} ({where}); pass its encoding, e.g. "
+            "--encoding latin-1"
         ) from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError(f"cannot read {path} as CSV: {' '.join(str(exc).split())}") from None
+
+
+def _undecodable(path: str, encoding: str) -> str | None:
+    r"""Where and why ``path`` first cannot be read as ``encoding``: its line, the byte's offset
+    from the start of the file, the byte. None when it can, or cannot be read again (stdin).
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile(suffix=".csv") as file:
+        ...     _ = file.write("handle\nJosé\n".encode("latin-1")) and file.flush()
+        ...     _undecodable(file.name, "utf-8"), _undecodable(file.name, "latin-1")
+        ('line 2, byte offset 10: 0xe9: invalid continuation byte', None)
+    """
+    if path == STDIN:
+        return None
+    decoder = codecs.getincrementaldecoder(encoding)()
+    offset, lines = 0, 1  # bytes and line ends before the block being decoded
+    try:
+        with open(path, "rb") as source:
+            while True:
+                block = source.read(_BLOCK)
+                held = decoder.getstate()[0]  # the end of the last block, not yet decoded
+                try:
+                    decoder.decode(block, final=not block)
+                except UnicodeDecodeError as exc:
+                    at = offset - len(held) + exc.start
+                    line = lines + block[: max(0, at - offset)].count(b"\n")
+                    bad = (held + block)[exc.start]
+                    return f"line {line}, byte offset {at}: 0x{bad:02x}: {exc.reason}"
+                if not block:
+                    return None
+                offset, lines = offset + len(block), lines + block.count(b"\n")
+    except OSError:
+        return None
 
 
 def _check_encoding(encoding: str) -> None:

@@ -134,6 +134,43 @@ def service_root(url: str) -> str | None:
     return None
 
 
+def _checked_url(url: str, url_source: str) -> str:
+    """``url`` with its scheme in lower case (a scheme has no case: RFC 3986), or a
+    ConfigurationError: another scheme, no host, or a query or fragment the paths would follow.
+
+    >>> _checked_url("HTTPS://api.example.com", "base_url=")
+    'https://api.example.com'
+    >>> _checked_url("https://gw.example.com/lookup?tenant=7", "base_url=")
+    Traceback (most recent call last):
+    ...
+    lookup_pandas.errors.ConfigurationError: The base URL https://gw.example.com/lookup?tenant=7
+    has a query (?tenant=7): the library adds its paths to the base URL, so they would come
+    after it. Give the URL without it, https://gw.example.com/lookup (check base_url=).
+    """
+    scheme, colon, rest = url.partition(":")
+    url = scheme.lower() + colon + rest
+    if not url.startswith(("http://", "https://")):
+        raise ConfigurationError(
+            f"The base URL must start with http:// or https://: check {url_source}."
+        )
+    split = urlsplit(url)
+    if not split.hostname:
+        raise ConfigurationError(f"The base URL {url} names no host: check {url_source}.")
+    bare = urlunsplit((split.scheme, split.netloc, split.path, "", ""))
+    if tail := url[len(bare) :]:  # "?..." or "#...", even empty
+        what = "a query" if tail.startswith("?") else "a fragment"
+        bare = bare.rstrip("/")
+        told = (
+            f"The base URL {url} has {what} ({tail}): the library adds its paths to the base "
+            "URL, so they would come after it."
+        )
+        raise ConfigurationError(
+            f"{told} Give the URL without it, {bare} (check {url_source}).",
+            cli_message=f"{told} Set {ENV_BASE_URL}={bare}.",
+        )
+    return url
+
+
 def _check_root(url: str, url_source: str) -> None:
     """Refuse a base URL that holds a path the library adds itself (it would be doubled)."""
     root = service_root(url)
@@ -394,12 +431,8 @@ class Settings:
         url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
         if not url or not url.strip():
             raise _missing("base URL", "base_url", ENV_BASE_URL)
-        url = url.strip().rstrip("/")
         url_source = source("base_url", ENV_BASE_URL, given=base_url is not None)
-        if not url.startswith(("http://", "https://")):
-            raise ConfigurationError(
-                f"The base URL must start with http:// or https://: check {url_source}."
-            )
+        url = _checked_url(url.strip().rstrip("/"), url_source)
         _check_root(url, url_source)
         values: dict[str, Any] = {"api_key": key.strip(), "base_url": url}
         for name, f in known.items():

@@ -213,6 +213,11 @@ class Tracker:
         """
         return self._resolved - (self._resolved_before or 0)
 
+    @property
+    def unresolved(self) -> int:
+        """Inputs not seen resolved (nor in ``errors``) at the latest poll: all of them before."""
+        return max(0, len(self.inputs) - self._resolved - self.errors)
+
     def missing(self) -> list[str]:
         """Inputs neither found nor not-found (errored, or left out): fetch them singly."""
         return [h for h in self.inputs if h not in self._collected]

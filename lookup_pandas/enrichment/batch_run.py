@@ -124,6 +124,29 @@ class BatchRun:
         """Batch jobs this run polled: the stored ones it resumed and those it submitted."""
         return len(self._resumed) + self.submitted
 
+    def in_flight(self) -> str | None:
+        """After a stop (Ctrl-C): what the batch jobs not finished go on billing, or None.
+
+        A submitted job runs to its end at the service, each item billed as it resolves,
+        collected or not. It stays stored, so the next run that needs its handles polls it.
+        """
+        jobs = [job.unresolved for job in self._active]
+        for future, what in self._flight.items():  # submits the driver had not taken in yet
+            landed = future.done() and not future.cancelled() and not future.exception()
+            if not isinstance(what, Tracker) and landed:
+                job_id, mine, _, _ = future.result()
+                jobs.extend([len(mine)] if job_id is not None else [])
+        if not jobs:
+            return None
+        n, items = len(jobs), sum(jobs)
+        one = n == 1
+        return (
+            f"{n} batch job{'' if one else 's'} go{'es' if one else ''} on at the service: "
+            f"{items} more item{'s' * (items != 1)} billed as they resolve, 1 credit each. "
+            f"{'It is' if one else 'They are'} stored: the next run that needs "
+            f"{'its' if one else 'their'} {self.kind.nouns} collects them without paying again"
+        )
+
     def __bool__(self) -> bool:  # False when there is nothing to submit or resume
         return bool(self._resumed or self._queue)
 

@@ -272,8 +272,8 @@ def check_balance(credits: float, items: int, balance: float | None) -> None:
     >>> try:
     ...     check_balance(50, 50, 20)
     ... except InsufficientCreditsError as exc:
-    ...     print(exc.needed, exc.balance, "df.head(20)" in str(exc))
-    50 20 True
+    ...     print(exc.needed, exc.balance, "df.head(20)" in str(exc), exc.cli_message[-57:])
+    50 20 True --max-credits 20 to refuse any job that would spend more.
     """
     if balance is None or credits <= balance:
         return
@@ -285,11 +285,19 @@ def check_balance(credits: float, items: int, balance: float | None) -> None:
         if affordable
         else "set max_credits= to refuse any job that would spend more than you have"
     )
-    exc = InsufficientCreditsError(
-        f"This enrichment needs {credits:g} credits ({items} billable items), and the balance "
-        f"is {balance:g}. Nothing billable was sent. Top up, or {subset}."
+    cli_subset = (  # the command line's options, not Python's
+        f"enrich a smaller input the balance can pay, e.g. the file's first {affordable} rows "
+        f"(head -n {affordable + 1} keeps the header; cached rows are free), with --max-credits "
+        f"{balance:g} to refuse any job that would spend more"
+        if affordable
+        else "pass --max-credits to refuse any job that would spend more than you have"
     )
-    exc.needed, exc.balance = credits, balance
+    told = (
+        f"This enrichment needs {credits:g} credits ({items} billable items), and the balance "
+        f"is {balance:g}. Nothing billable was sent. Top up, or "
+    )
+    exc = InsufficientCreditsError(f"{told}{subset}.")
+    exc.needed, exc.balance, exc.cli_message = credits, balance, f"{told}{cli_subset}."
     raise exc
 
 

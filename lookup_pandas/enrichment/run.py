@@ -159,6 +159,11 @@ def run(
                 fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
                 told = state.kept_text(total, fix)  # a key's hint says where the key came from
                 exc.hint = f"{exc.hint}. {told}" if exc.hint else told
+            if batch is not None:
+                state.batch_billed = batch.billed  # every item seen resolved, collected or not
+                going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
+                if going_on is not None:
+                    exc.add_note(going_on)  # shown under the traceback, and by the CLI
             stopped(exc, state)
             raise
     return state

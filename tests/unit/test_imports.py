@@ -16,7 +16,28 @@ FRESH_RUNS = {
     "plugin": [
         "-c",
         "import json, sys, pytest_lookup_pandas; print(json.dumps(sorted(sys.modules)))",
-    ]
+    ],
+    # as where pyspark is not installed: a finder, first, that refuses it (issue 39)
+    "no-pyspark": [
+        "-c",
+        "import importlib.abc, inspect, io, json, pydoc, sys\n"
+        "class NoSpark(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'pyspark':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, NoSpark())\n"
+        "import lookup_pandas as lp\n"
+        "names = dir(lp)\n"
+        "members = [name for name, _ in inspect.getmembers(lp)]\n"
+        "out = io.StringIO()\n"
+        "pydoc.Helper(output=out).help(lp)\n"
+        "try:\n"
+        "    lp.spark\n"
+        "except ModuleNotFoundError as error:\n"
+        "    spark = [type(error).__name__, str(error), error.name]\n"
+        "print(json.dumps({'dir': names, 'members': members, 'help': out.getvalue(),\n"
+        "                  'spark': spark}))\n",
+    ],
 }
 
 
@@ -35,6 +56,24 @@ def test_lazy_names_are_listed_and_exported():
     assert {"SearchPanel", "testing"} <= set(dir(lp))
     assert "SearchPanel" in lp.__all__
     assert lp.SearchPanel.__name__ == "SearchPanel"
+
+
+def test_help_dir_and_getmembers_work_without_pyspark(fresh_runs):
+    # Issue 39: help(lp) raised ModuleNotFoundError through the lazy lp.spark in dir(lp)
+    done = fresh_runs["no-pyspark"]
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert "spark" not in seen["dir"] and {"SearchPanel", "testing"} <= set(seen["dir"])
+    assert set(seen["dir"]) <= set(seen["members"])
+    assert "class JobSummary" in seen["help"] and "configure(" in seen["help"]
+
+
+def test_lp_spark_without_pyspark_says_which_extra_to_install(fresh_runs):
+    done = fresh_runs["no-pyspark"]
+    assert done.returncode == 0, done.stderr
+    kind, message, name = json.loads(done.stdout.splitlines()[-1])["spark"]
+    assert kind == "ModuleNotFoundError" and name == "pyspark"
+    assert "pip install 'lookup-pandas[spark]'" in message
 
 
 def test_the_pytest_plugin_imports_nothing_heavy_until_a_fixture_is_used(fresh_runs):

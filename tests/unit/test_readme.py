@@ -31,3 +31,17 @@ def test_the_readme_links_every_guide() -> None:
     assert len(guides) >= 13
     unlinked = [name for name in guides if f"](docs/{name})" not in text]
     assert not unlinked, unlinked
+
+
+def test_the_install_says_how_without_a_package_index() -> None:
+    # Issue 39: "pip install lookup-pandas" fails where the index does not have the package
+    install = README.read_text(encoding="utf-8").split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "pip install lookup-pandas" in install
+    assert "`pip install .`" in install and "`pip install dist/lookup_pandas-*.whl`" in install
+    assert "make dist" in install
+
+
+def test_the_readme_says_where_its_relative_links_lead() -> None:
+    # Issue 39: on a package index's page they lead nowhere; the source holds every guide
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "The links below are relative to the source, a clone or the sdist" in text

@@ -389,3 +389,21 @@ def test_a_filter_cannot_set_the_commands_own_keywords(cli_main, fake_service, t
             "is not a filter",
         )
     assert fake_service.count() == 0
+
+
+def test_a_balance_that_cannot_pay_gives_the_command_lines_advice_not_pythons(
+    cli_main, fake_service, tmp_path
+):
+    # Issue 39: it said "e.g. df.head(100)" and "max_credits=" to a person at a shell
+    fake_service.configure(balance=20)
+    leads = _csv(tmp_path, "handle\n" + "".join(f"broke-{i:03d}\n" for i in range(50)))
+    line = _fails(
+        _run(cli_main, fake_service, tmp_path, "enrich", str(leads)),
+        4,
+        "needs 50 credits",
+        "balance is 20",
+        "the file's first 20 rows (head -n 21 keeps the header",
+        "--max-credits 20",
+    )
+    assert "df.head" not in line and "max_credits=" not in line
+    assert fake_service.billed() == 0

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,7 @@ if (_MISSING := _missing()) is not None:
     pytest.skip(_MISSING, allow_module_level=True)
 
 import cloudpickle  # noqa: E402
+import pyspark  # noqa: E402
 from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
@@ -164,6 +166,29 @@ def test_same_rows_and_values_as_pandas_each_handle_billed_once_rerun_sends_noth
     again = in_order(lps.enrich_profiles(sdf, "url", client=client, fields=["headline"]))
     assert fake_service.count() == sent  # a re-run over the warm cache sends nothing
     assert again["profile_json"].tolist() == result["profile_json"].tolist()
+
+
+def test_its_own_pandas_calls_do_not_warn_of_pandas_3_and_the_users_still_do(
+    spark: SparkSession, fake_service: FakeService, tmp_path: Path
+) -> None:
+    # pyspark 4 warns (FutureWarning) at each pandas call that it "does not yet fully support
+    # pandas >= 3.0.0"; this module's calls are tested on pandas 3 with pyspark 4 and 3.5 (CI)
+    client = client_on(fake_service, tmp_path)
+    sdf = leads(spark)  # from a pandas frame: pyspark's warning, if it has one, is the test's
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = lps.enrich_profiles(sdf, "url", client=client, max_calls=1000)
+        estimate = lps.estimate_profiles(sdf, "url", client=client)
+        assert out.count() == len(VALUES) and estimate.rows == len(VALUES)
+        ours = [str(w.message) for w in seen if "fully support pandas" in str(w.message)]
+        assert ours == []
+        out.toPandas()  # the user's own call: pyspark's warning, if it has one, is theirs
+    users = [w for w in seen if "fully support pandas" in str(w.message)]
+    assert len(users) == (_major(pd.__version__) >= 3 and _major(pyspark.__version__) >= 4)
+
+
+def _major(version: str) -> int:
+    return int(version.split(".")[0])
 
 
 def test_fields_missing_ones_are_null_and_typed(

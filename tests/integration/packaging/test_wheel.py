@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import zipfile
 from dataclasses import dataclass
@@ -179,6 +181,17 @@ def test_the_wheel_holds_every_file_of_the_package_and_nothing_else(installed):
     assert set(NEEDED) <= shipped, set(NEEDED) - shipped
     assert shipped == ours | {PLUGIN}, (ours | {PLUGIN}) ^ shipped
     assert {f"{dist_info}{n}" for n in ("METADATA", "RECORD", "entry_points.txt")} <= names
+
+
+def test_the_sdist_holds_every_file_the_readme_links(installed):
+    # the README's relative links lead into the source: a clone, or this sdist (issue 39)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = {link for link in re.findall(r"\]\(([^)#\s]+)", readme) if "://" not in link}
+    (sdist,) = installed.wheel.parent.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top = f"lookup_pandas-{lp.__version__}/"
+        names = {n.removeprefix(top) for n in archive.getnames()}
+    assert len(linked) >= 13 and linked <= names, linked - names
 
 
 def opened_files() -> set[str]:

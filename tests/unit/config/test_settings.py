@@ -93,6 +93,38 @@ def test_base_url_without_http_scheme_is_rejected_naming_where_it_came_from(url,
     assert "the LOOKUP_BASE_URL environment variable" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [("HTTP://127.0.0.1:8080", "http://127.0.0.1:8080"), ("Https://h/x/", "https://h/x")],
+)
+def test_the_scheme_of_a_base_url_has_no_case(url, expected):
+    # Issue 39: HTTP:// was refused (RFC 3986: a scheme is case-insensitive)
+    assert Settings.build(api_key=KEY, base_url=url, cache=False).base_url == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "what", "bare"),
+    [
+        ("https://gw.example.com/lookup?tenant=7", "a query (?tenant=7)", "https://gw.example.com/lookup"),
+        ("http://h:8080/?", "a query (?)", "http://h:8080"),
+        ("http://h/x#top", "a fragment (#top)", "http://h/x"),
+    ],
+)  # fmt: skip
+def test_a_base_url_with_a_query_or_fragment_is_refused_in_one_line(url, what, bare, monkeypatch):
+    # Issue 39: the paths were added after the query (https://gw/lookup?tenant=7/api/data/v1/...)
+    with pytest.raises(ConfigurationError) as info:
+        Settings.build(api_key=KEY, base_url=url, cache=False)
+    assert f"The base URL {url} has {what}" in str(info.value)
+    assert f"Give the URL without it, {bare} (check base_url=)." in str(info.value)
+    assert info.value.cli_message.endswith(f"Set LOOKUP_BASE_URL={bare}.")
+    assert "\n" not in str(info.value) and KEY not in str(info.value)
+
+
+def test_a_base_url_without_a_host_is_refused():
+    with pytest.raises(ConfigurationError, match="names no host"):
+        Settings.build(api_key=KEY, base_url="https://:8080/x", cache=False)
+
+
 def test_missing_settings_speak_to_python_and_to_the_command_line(monkeypatch):
     monkeypatch.delenv(ENV_API_KEY, raising=False)
     monkeypatch.delenv(ENV_BASE_URL, raising=False)

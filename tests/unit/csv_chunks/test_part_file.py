@@ -54,3 +54,22 @@ def test_part_file_writes_utf8_without_newline_translation(tmp_path):
         part.handle.write("é,\r\n")
         part.commit()
     assert target.read_bytes() == "é,\r\n".encode()
+
+
+def test_a_part_file_no_process_writes_is_removed_by_the_next_one_of_its_target(tmp_path):
+    # Issue 39: a kill -9 left a hidden part file (45 MB) that no later run removed
+    target = tmp_path / "out.csv"
+    abandoned = tmp_path / ".out.csv.0badf00d.part"  # its writer died: nothing holds it
+    abandoned.write_text("half a file\n")
+    others = [tmp_path / n for n in (".other.csv.0badf00d.part", ".out.csv.keep", "x.part")]
+    for other in others:
+        other.write_text("not ours\n")
+    with PartFile(target) as writing:  # a live writer: locked while it writes
+        assert not abandoned.exists()
+        with PartFile(target) as second:
+            assert writing.path.exists() and second.path.exists()
+            second.discard()
+        writing.handle.write("a\n")
+        writing.commit()
+    assert target.read_text() == "a\n"
+    assert sorted(tmp_path.iterdir()) == sorted([target, *others])
