@@ -55,6 +55,10 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
         >>> est = Estimate(rows=3, valid=2, unique=2, cached=2, to_fetch=0)
         >>> describe_estimate(est, 60.0, "companies")
         '3 rows, 2 distinct companies, 2 cached: nothing to fetch'
+        >>> batch = Estimate(rows=500, valid=500, unique=500, cached=0, to_fetch=500,
+        ...                  method="batch", jobs=1, polls=5, seconds=3.0, credits=500)
+        >>> describe_estimate(batch, None).split(": ")[1]  # batch jobs on an unmetered key
+        '500 to fetch by batch (1 job, ~5 polls), about 3 s (no rate limit); 500 credits'
     """
     line = f"{est.rows} rows, {est.unique} distinct {nouns}, {est.cached} cached: "
     if est.to_fetch == 0:
@@ -63,5 +67,6 @@ def describe_estimate(est: Estimate, per_minute: float | None, nouns: str = "han
     if est.seconds is None:
         line += ", unpaced (no rate limit)" if per_minute is None else ""
     else:
-        line += f", {about(est.seconds)} at {per_minute:.0f} calls/min"
+        pace = f"at {per_minute:.0f} calls/min" if per_minute else "(no rate limit)"
+        line += f", {about(est.seconds)} {pace}"
     return line + spending(est)

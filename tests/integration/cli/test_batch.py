@@ -243,3 +243,18 @@ def test_a_batch_job_stopped_by_credits_exits_4_and_a_rerun_buys_the_rest(cli_ma
         assert again.returncode == 0, again.stderr
         billed = svc.billed_handles()
         assert set(billed) == set(handles) and set(billed.values()) == {1}
+
+
+def test_batch_jobs_on_an_unmetered_key_are_timed_without_a_pace(cli_main, tmp_path):
+    """A key with no rate limit: the estimate line times the batch jobs and names no pace
+    (it once formatted the missing pace and stopped before the run)."""
+    path, handles = _leads(tmp_path, "unmet", n=30, unknown=0)
+    out = tmp_path / "out.csv"
+    with FakeService(rate_limit_per_minute=0) as svc:
+        done = _run(cli_main, svc, tmp_path / "c.sqlite", "enrich", str(path), "-c", "handle",
+                    "-o", str(out))  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        estimate = done.stderr.strip().splitlines()[0]
+        assert "30 to fetch by batch (1 job," in estimate
+        assert re.search(r"\), (about .+|under a second) \(no rate limit\)", estimate), estimate
+        assert svc.billed_handles() == dict.fromkeys(handles, 1)
