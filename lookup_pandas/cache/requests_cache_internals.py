@@ -17,7 +17,8 @@ Example:
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from requests_cache.backends.base import BaseCache
@@ -26,6 +27,7 @@ from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 __all__ = [
     "batched_writes",
     "connection",
+    "one_transaction",
     "delete_expired",
     "redis_answer_key",
     "redis_connection",
@@ -45,6 +47,33 @@ def batched_writes(cache: BaseCache) -> AbstractContextManager[Any]:
         bulk: AbstractContextManager[Any] = responses.bulk_commit()
         return bulk
     return nullcontext()
+
+
+@contextmanager
+def one_transaction(cache: SQLiteCache) -> Iterator[None]:
+    """The writes to ``cache.responses`` made inside, in one transaction (one commit), or in
+    the one :func:`batched_writes` has under way. An error inside rolls it back.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     cache = SQLiteCache(Path(tmp, "leads.sqlite"))
+    ...     with one_transaction(cache):
+    ...         cache.responses["a"] = cache.responses["b"] = 1
+    ...     print(sorted(cache.responses.keys()))
+    ...     cache.close()
+    ['a', 'b']
+    """
+    responses = cache.responses
+    if responses._active_transaction:  # a bulk write under way: its transaction
+        yield
+        return
+    with responses.connection(commit=True) as conn:
+        try:
+            yield
+        except BaseException:
+            conn.rollback()
+            raise
 
 
 def write_lock(cache: SQLiteCache) -> AbstractContextManager[Any]:

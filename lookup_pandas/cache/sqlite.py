@@ -23,8 +23,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 
+import requests
 from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
@@ -56,6 +58,16 @@ CHECKPOINT_PAUSE_S = 0.2
 
 class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
     """The SQLite backend, storing only what :func:`.policy.should_cache` accepts."""
+
+    def save_response(
+        self,
+        response: requests.Response,
+        cache_key: str | None = None,
+        expires: datetime | None = None,
+    ) -> None:
+        """An answer and its aliases saved in one transaction: one commit a paid answer."""
+        with internals.one_transaction(self):
+            super().save_response(response, cache_key, expires)
 
     def save_aliases(self, aliases: Iterable[str], key: str) -> None:
         """The aliases written on the answers' connection: inside its transaction when

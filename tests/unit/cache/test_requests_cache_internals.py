@@ -95,3 +95,26 @@ def test_a_redis_cache_uses_the_connection_it_was_given():
     connection = redis.Redis(host="127.0.0.1", port=1)  # connects at its first command only
     cache = RedisCache(namespace="lookup_pandas:ns:cache", connection=connection)
     assert internals.redis_connection(cache) is connection
+
+
+def test_one_transaction_commits_its_writes_once_and_rolls_back_on_an_error(cache):
+    with internals.one_transaction(cache):
+        assert cache.responses._active_transaction  # the writes inside join it
+        cache.save_response(_answer("ada"))
+        cache.responses["raw"] = 1
+    assert {"raw"} < set(cache.responses.keys()) and len(cache.responses) == 2
+    with pytest.raises(RuntimeError), internals.one_transaction(cache):
+        cache.responses["lost"] = 1
+        raise RuntimeError("an error before the commit")
+    assert "lost" not in cache.responses
+    with internals.one_transaction(cache):  # the connection was left with no open transaction
+        cache.responses["after"] = 1
+    assert "after" in cache.responses
+
+
+def test_one_transaction_inside_batched_writes_is_that_transaction(cache):
+    with internals.batched_writes(cache):
+        with internals.one_transaction(cache):
+            cache.responses["a"] = 1
+        cache.responses["b"] = 2
+    assert {"a", "b"} <= set(cache.responses.keys())
