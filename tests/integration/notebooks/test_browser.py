@@ -161,12 +161,14 @@ def _text_matching(locator, pattern: re.Pattern[str], seconds: float = 60) -> st
     """The locator's text once it matches ``pattern``, read in the same look.
 
     ``expect(...).to_have_text`` then ``inner_text()`` is two looks: a widget redrawn between
-    them (its HTML replaced from the job's thread) can read as "" in the second.
+    them (its HTML replaced from the job's thread) can read as "" in the second. The DOM's text
+    is read, not the rendered text: JupyterLab stops rendering cells scrolled far out of view
+    (notebook 02 runs on past the job's cells), and their ``inner_text()`` is then "".
     """
     deadline = time.monotonic() + seconds
     text = ""
     while time.monotonic() < deadline:
-        text = locator.inner_text()
+        text = (locator.text_content() or "").strip()
         if pattern.search(text):
             return text
         time.sleep(0.05)
