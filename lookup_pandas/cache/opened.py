@@ -78,12 +78,6 @@ class CacheLocation:
         return f"CacheLocation({self.label!r}, namespace={self.namespace!r}{name})"
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CacheLocation:
-        """The cache of a Client with these settings (its namespace in a Redis)."""
-        ns = answers_namespace(settings)
-        return cls(settings.cache_path, settings.cache_url, ns, settings.cache_namespace)
-
-    @classmethod
     def from_environment(cls) -> CacheLocation:
         """The cache ``LOOKUP_CACHE`` names (a path, a Redis URL, ``off``), else the default file.
 

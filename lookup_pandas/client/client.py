@@ -180,11 +180,6 @@ class Client:
         """``client.waiting  # 3``: calls waiting for an answer another process is buying."""
         return self._parts.counter.waiting
 
-    @property
-    def claim_ttl(self) -> float:
-        """``client.claim_ttl  # 30.0``: seconds a claim holds unrenewed (:mod:`.claims`)."""
-        return self._parts.claims.ttl
-
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
     ) -> dict[str, Any]:

@@ -4,8 +4,6 @@ Shapes only. Nothing here reads the cache or sends anything.
 
 >>> Outcome(OK, {"id": "prsn_1", "handle": "ada"}).record["handle"]
 'ada'
->>> invalid_error("  ")
-'invalid handle: empty'
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ from ..display.facts import (
     summary_html,
 )
 from ..errors import NotFoundError, ServiceError
-from ..identifiers.handles import invalid_reason
 
 __all__ = [
     "ERROR",
@@ -46,7 +43,6 @@ __all__ = [
     "OnRecord",
     "Outcome",
     "handed",
-    "invalid_error",
     "row_error",
 ]
 
@@ -225,14 +221,3 @@ def row_error(handle: str, outcome: Outcome, noun: str = "handle") -> ServiceErr
     named.message = f"{exc.message} ({noun} {handle!r})"
     named.args = (named.message,)
     return named
-
-
-def invalid_error(value: Any, fold_case: bool = True) -> str:
-    """The ``lookup_error`` of a row whose value is not a handle (its status is ``invalid``).
-
-    ``fold_case`` is the job's: it decides whether ``"@#NA"`` is a handle.
-
-    >>> invalid_error("  ")
-    'invalid handle: empty'
-    """
-    return f"invalid handle: {invalid_reason(value, fold_case=fold_case)}"

@@ -19,7 +19,6 @@ from lookup_pandas.enrichment.results import (
     JobSummary,
     Outcome,
     handed,
-    invalid_error,
     row_error,
 )
 from lookup_pandas.errors import NotFoundError, ServerError
@@ -113,28 +112,3 @@ def test_a_not_found_without_its_exception_becomes_one_naming_the_value_by_its_n
     assert isinstance(named, NotFoundError)
     assert named.message == "Company not found (company 'acme')"
     assert row_error("x", Outcome(NOT_FOUND)).message == "Not found (handle 'x')"
-
-
-@pytest.mark.parametrize(
-    ("value", "reason"),
-    [
-        ("   ", "empty"),
-        (None, "missing"),
-        ("N/A", "missing"),
-        ("na", "too short (min 3 characters)"),
-        ("a b", "contains whitespace or control characters"),
-    ],
-)
-def test_an_invalid_value_says_why(value, reason):
-    assert invalid_error(value) == f"invalid handle: {reason}"
-
-
-def test_the_jobs_case_folding_decides_what_a_value_normalises_to():
-    # unfolded, "#NA" is a spelling of a missing value; folded to "#na" it is not, and its "#"
-    # is what is wrong
-    assert invalid_error("@#NA") == (
-        "invalid handle: contains '#' (letters, digits, '-', '_', '.' only)"
-    )
-    assert invalid_error("@#NA", fold_case=False) == (
-        "invalid handle: normalises to a missing-value string"
-    )
