@@ -155,18 +155,27 @@ def run(
                     batch.finish()
                     state.batch_jobs += batch.batch_jobs
         except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
-            if isinstance(exc, InsufficientCreditsError | AuthenticationError):
-                fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
-                told = state.kept_text(total, fix)  # a key's hint says where the key came from
-                exc.hint = f"{exc.hint}. {told}" if exc.hint else told
-            if batch is not None:
-                state.batch_billed = batch.billed  # every item seen resolved, collected or not
-                going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
-                if going_on is not None:
-                    exc.add_note(going_on)  # shown under the traceback, and by the CLI
-            stopped(exc, state)
+            _told(exc, state, batch, total)
             raise
     return state
+
+
+def _told(exc: BaseException, state: EnrichmentRun, batch: BatchRun | None, total: int) -> None:
+    """Leave on ``exc``, which stops the run, what the run did and what to do next.
+
+    What was kept (a re-run buys only the rest), what batch jobs in flight go on billing
+    (Ctrl-C), and the run itself (:func:`stopped`).
+    """
+    if isinstance(exc, InsufficientCreditsError | AuthenticationError):
+        fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
+        told = state.kept_text(total, fix)  # a key's hint says where the key came from
+        exc.hint = f"{exc.hint}. {told}" if exc.hint else told
+    if batch is not None:
+        state.batch_billed = batch.billed  # every item seen resolved, collected or not
+        going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
+        if going_on is not None:
+            exc.add_note(going_on)  # shown under the traceback, and by the CLI
+    stopped(exc, state)
 
 
 def _batch_run(
