@@ -346,7 +346,7 @@ class BatchRun:
         A stored job's needs are submitted anew. A job this run submitted goes to single calls
         (see "An expired batch job" in docs/decisions.md).
         """
-        self.client._parts.store.forget(job.job_id)
+        self.client._parts.store.drop_job(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
         logger.info("batch job %s is gone (expired): %d still needed", job.job_id, len(again))
@@ -365,8 +365,8 @@ class BatchRun:
         again could only count them twice. The other jobs stay stored until then, or expire.
         """
         for job in self._finished:
-            self.client._parts.store.forget(job.job_id)
+            self.client._parts.store.drop_job(job.job_id)
         path, params = self.kind.endpoint.path, self.kind.params
         for idle in self._idle:
             if all(self.client.is_cached(path, params(h)) for h in idle.inputs):
-                self.client._parts.store.forget(idle.job_id)
+                self.client._parts.store.drop_job(idle.job_id)

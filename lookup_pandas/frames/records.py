@@ -25,7 +25,6 @@ __all__ = [
     "to_csv_cells",
     "with_nullable_dtypes",
     "with_fields",
-    "with_person_fields",
 ]
 
 FIRST_COLUMNS = ("id", "handle")
@@ -259,15 +258,6 @@ def with_nullable_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     """
     changes = {c: _NULLABLE[str(t)] for c, t in frame.dtypes.items() if str(t) in _NULLABLE}
     return frame.astype(changes) if changes else frame.copy(deep=False)  # copy-on-write
-
-
-def with_person_fields(frame: pd.DataFrame) -> pd.DataFrame:
-    """A new frame with every PERSON_FIELDS column (empty where absent), those first.
-
-    >>> list(with_person_fields(records_to_frame([])).columns) == list(PERSON_FIELDS)
-    True
-    """
-    return with_fields(frame, PERSON_FIELDS)
 
 
 def with_fields(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:

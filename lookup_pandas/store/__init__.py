@@ -137,8 +137,6 @@ class MemoryStore:
         with self._lock:
             self._jobs.pop(job_id, None)
 
-    forget = drop_job  # the former name
-
     def job(self, job_id: str) -> common.StoredJob | None:
         with self._lock:
             return self._jobs.get(job_id)

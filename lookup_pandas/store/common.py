@@ -149,8 +149,6 @@ class Store(Protocol):
         """Drop the stored job ``job_id``. Nothing happens when it is not stored."""
         ...
 
-    def forget(self, job_id: str) -> None: ...  # the former name of drop_job
-
     def job(self, job_id: str) -> StoredJob | None:
         """The stored job ``job_id`` as it is now, or None when it is not stored."""
         ...

@@ -345,8 +345,6 @@ class LocalStore:
 
         self._write(work)
 
-    forget = drop_job  # the former name
-
     # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
     def job(self, job_id: str) -> common.StoredJob | None:

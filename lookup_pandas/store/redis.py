@@ -277,8 +277,6 @@ class RedisStore:
         with translated(self.url):
             self._redis.hdel(self._jobs_key, job_id)
 
-    forget = drop_job  # the former name
-
     # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
     def job(self, job_id: str) -> common.StoredJob | None:

@@ -11,7 +11,7 @@ import pytest
 
 from lookup_pandas import ConfigurationError
 from lookup_pandas.frames.polars import to_polars
-from lookup_pandas.frames.records import PERSON_FIELDS, records_to_frame, with_person_fields
+from lookup_pandas.frames.records import PERSON_FIELDS, records_to_frame, with_fields
 from lookup_pandas.testing import data
 
 
@@ -137,7 +137,7 @@ def test_the_index_is_dropped_and_the_input_left_alone():
 
 
 def test_an_empty_person_frame_keeps_its_columns_and_types():
-    out = to_polars(with_person_fields(records_to_frame([])))
+    out = to_polars(with_fields(records_to_frame([]), PERSON_FIELDS))
     assert out.height == 0
     assert out.columns == list(PERSON_FIELDS)
     expected = {"str": pl.String, "Int64": pl.Int64, "boolean": pl.Boolean, "object": pl.Null}

@@ -268,13 +268,13 @@ def test_prefixed_names_prefix_again_only_to_avoid_a_collision():
     assert len(set(names.values())) == 2
 
 
-def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest():
-    from lookup_pandas.frames.records import PERSON_FIELDS, with_person_fields
+def test_with_fields_of_person_fields_adds_the_documented_fields_first_and_keeps_the_rest():
+    from lookup_pandas.frames.records import PERSON_FIELDS, with_fields
 
     frame = records_to_frame(
         [{"id": "prsn_1", "handle": "ada", "extra": 1, "geo": {"city": "Berlin"}}]
     )
-    out = with_person_fields(frame)
+    out = with_fields(frame, PERSON_FIELDS)
     assert list(out.columns) == [*PERSON_FIELDS, "extra"]
     assert out.loc[0, "geo.city"] == "Berlin" and pd.isna(out.loc[0, "first_name"])
     assert str(out["follower_count"].dtype) == "Int64"
@@ -282,10 +282,10 @@ def test_with_person_fields_adds_the_documented_fields_first_and_keeps_the_rest(
     assert list(frame.columns) == ["id", "handle", "extra", "geo.city"]  # input untouched
 
 
-def test_with_person_fields_of_no_records_has_typed_empty_columns():
-    from lookup_pandas.frames.records import PERSON_FIELDS, with_person_fields
+def test_with_fields_of_person_fields_of_no_records_has_typed_empty_columns():
+    from lookup_pandas.frames.records import PERSON_FIELDS, with_fields
 
-    out = with_person_fields(records_to_frame([]))
+    out = with_fields(records_to_frame([]), PERSON_FIELDS)
     assert list(out.columns) == list(PERSON_FIELDS) and out.empty
     assert {c: str(t) for c, t in out.dtypes.items()} == {
         c: ("str" if t == "str" else t) for c, t in PERSON_FIELDS.items()

@@ -204,13 +204,6 @@ def test_drop_job_twice_is_a_no_op(store):
     assert store.jobs() == [JOB_B]
 
 
-def test_forget_is_the_former_name_of_drop_job(store):
-    store.remember(JOB_A)
-    store.forget("job_a")
-    assert store.jobs() == []
-    assert type(store).forget is type(store).drop_job
-
-
 def test_remembering_the_same_job_id_replaces_it(store):
     store.remember(JOB_A)
     store.remember(JOB_B)
