@@ -13,12 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import math
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
 from . import common
@@ -26,8 +22,7 @@ from .common import *  # noqa: F403  the vocabulary every store shares is the pa
 
 if TYPE_CHECKING:
     from ..config.settings import Settings
-
-T = TypeVar("T")
+    from .local import MemoryStore
 
 __all__ = [
     "MemoryStore",
@@ -42,141 +37,13 @@ __all__ = [
 __all__ += common.__all__
 
 
-class MemoryStore:
-    """The store of a Client without a cache: its own claims, jobs and marks, in memory.
+def __getattr__(name: str) -> object:
+    """``MemoryStore``, from :mod:`.local`, loaded when first asked for (as a store opens)."""
+    if name == "MemoryStore":
+        from .local import MemoryStore
 
-    Example:
-        >>> store = MemoryStore()
-        >>> store.reserve(0.5), store.key_seen()
-        (0.0, False)
-        >>> store.mark_key_seen()
-        >>> store.key_seen()
-        True
-        >>> store.mark_checked(["key-of-ada"], 1700000000.0)
-        >>> store.checked_at(["key-of-ada", "key-of-grace"])
-        {'key-of-ada': 1700000000.0}
-    """
-
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
-        self._lock = threading.Lock()
-        self._jobs: dict[str, common.StoredJob] = {}
-        self._key_seen = -math.inf  # time.monotonic() when the key last worked
-        self._clock = clock
-        self._checked: dict[str, tuple[float, float]] = {}  # key -> (checked at, kept until)
-        self._acted: dict[str, float] = {}  # event key -> kept until
-        self._rates: dict[str, tuple[float, float]] = {}  # service -> (items/s, kept until)
-
-    def reserve(self, interval: float) -> float:
-        return 0.0
-
-    def defer(self, seconds: float) -> None:
-        return None
-
-    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        return None
-
-    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
-        return dict.fromkeys(keys, common.MINE)  # one Client: its enrichment dedupes its own calls
-
-    def renew(self, keys: list[str], ttl: float) -> None:
-        return None
-
-    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
-        return None
-
-    def key_seen(self) -> bool:
-        return time.monotonic() - self._key_seen < common.KEY_SEEN_SECONDS
-
-    def mark_key_seen(self) -> None:
-        self._key_seen = time.monotonic()
-
-    def checked_at(self, keys: list[str]) -> dict[str, float]:
-        now = self._clock()
-        with self._lock:
-            found = {k: self._checked.get(k) for k in keys}
-        return {k: mark[0] for k, mark in found.items() if mark is not None and mark[1] > now}
-
-    def mark_checked(self, keys: list[str], when: float) -> None:
-        now = self._clock()
-        until = now + common.MARKS_KEPT_SECONDS
-        with self._lock:
-            _drop_stale(self._checked, lambda mark: mark[1], now)
-            for key in keys:
-                before = self._checked.get(key)
-                self._checked[key] = (max(when, before[0]) if before else when, until)
-
-    def acted_changes(self, keys: list[str]) -> set[str]:
-        now = self._clock()
-        with self._lock:
-            return {k for k in keys if self._acted.get(k, -math.inf) > now}
-
-    def mark_acted(self, keys: list[str]) -> None:
-        now = self._clock()
-        with self._lock:
-            _drop_stale(self._acted, lambda until: until, now)
-            self._acted.update(dict.fromkeys(keys, now + common.MARKS_KEPT_SECONDS))
-
-    def resolve_rate(self, service: str) -> float | None:
-        with self._lock:
-            rate, until = self._rates.get(service, (0.0, -math.inf))
-        return rate if until > self._clock() else None
-
-    def keep_resolve_rate(self, service: str, rate: float) -> None:
-        with self._lock:
-            self._rates[service] = (rate, self._clock() + common.RESOLVE_RATE_KEPT_SECONDS)
-
-    def remember(self, job: common.StoredJob) -> None:
-        with self._lock:
-            self._jobs[job.job_id] = job
-
-    def jobs(self) -> list[common.StoredJob]:
-        with self._lock:
-            return sorted(self._jobs.values(), key=lambda j: j.submitted)
-
-    def drop_job(self, job_id: str) -> None:
-        with self._lock:
-            self._jobs.pop(job_id, None)
-
-    def job(self, job_id: str) -> common.StoredJob | None:
-        with self._lock:
-            return self._jobs.get(job_id)
-
-    def drop_inputs(
-        self, matches: Callable[[str], bool], *, every_namespace: bool = False
-    ) -> list[tuple[str, tuple[str, ...]]]:
-        changed = []
-        with self._lock:
-            for job in list(self._jobs.values()):
-                kept, dropped = common.split_inputs(job.inputs, matches)
-                if not dropped:
-                    continue
-                if kept:
-                    self._jobs[job.job_id] = common.StoredJob(job.job_id, kept, job.submitted)
-                else:
-                    del self._jobs[job.job_id]
-                changed.append((job.job_id, dropped))
-        return changed
-
-    def clear_jobs(self, *, every_namespace: bool = False) -> int:
-        with self._lock:
-            removed = len(self._jobs)
-            self._jobs.clear()
-            self._checked.clear()
-            self._acted.clear()
-        return removed
-
-    def count_jobs(self, *, every_namespace: bool = False) -> int:
-        with self._lock:
-            return len(self._jobs)
-
-    def close(self) -> None:
-        return None
-
-
-def _drop_stale(marks: dict[str, T], until: Callable[[T], float], now: float) -> None:
-    """Remove the marks kept until before ``now``."""
-    for key in [k for k, mark in marks.items() if until(mark) <= now]:
-        del marks[key]
+        return MemoryStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def namespace(api_key: str, base_url: str) -> str:
@@ -254,17 +121,17 @@ def open_store(cache: Path | str | None, ns: str, *, answers: str | None = None)
         >>> type(open_store(Path("leads.sqlite"), "ns")).__name__
         'LocalStore'
     """
+    from ..config.cache_urls import is_redis_url
+    from .local import LocalStore, MemoryStore
+
     if cache is None:
         return MemoryStore()
-    from ..config.cache_urls import is_redis_url
 
     if isinstance(cache, str) and is_redis_url(cache):
         require_redis()
         from .redis import Namespaces, RedisStore
 
         return RedisStore(cache, Namespaces(ns, answers or ns))
-    from .local import LocalStore
-
     return LocalStore(store_path(Path(cache)), ns)
 
 

@@ -27,7 +27,7 @@ from . import common
 from .holders import holder_gone, holder_name
 from .private_files import prepare_sqlite_file, while_locked
 
-__all__ = ["LocalStore"]
+__all__ = ["LocalStore", "MemoryStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batch_jobs (
@@ -77,17 +77,19 @@ _CHECKED, _ACTED = "checked", "acted"
 #: Keys a query names at most (SQLite allows 999 variables in builds older than 3.32).
 _QUERY_CHUNK = 500
 T = TypeVar("T")
+Work = Callable[[sqlite3.Connection, float], T]
+Pace = tuple[float, float, float, float]  # next slot, deferred until, floor, floor until
 
 
 class LocalStore:
     """The shared pace, claims, batch jobs and marks of one namespace in the SQLite file ``path``.
 
-    The file is created by the first operation that writes.
+    The file is created by the first operation that writes. ``path=None`` keeps them in memory.
     """
 
     def __init__(
         self,
-        path: Path,
+        path: Path | None,
         namespace: str,
         *,
         clock: Callable[[], float] = time.time,
@@ -105,24 +107,17 @@ class LocalStore:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            prepare_sqlite_file(self.path)  # 0600 in 0700 directories; warns if others can read
-            self._conn = while_locked(self._open)
+            path = self.path
+            if path is not None:
+                prepare_sqlite_file(path)  # 0600 in 0700 directories; warns if others can read
+            self._conn = while_locked(lambda: _open(path or ":memory:"))
         return self._conn
 
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-        )
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+    def _missing(self) -> bool:
+        """Whether the file is not there yet: nothing to read or remove, and it is not created."""
+        return self._conn is None and self.path is not None and not self.path.exists()
 
-    def _write(self, work: Callable[[sqlite3.Connection, float], T]) -> T:
+    def _write(self, work: Work[T]) -> T:
         """Run ``work(conn, now)`` in one BEGIN IMMEDIATE transaction."""
         with self._lock:
             conn = self._connection()
@@ -138,9 +133,7 @@ class LocalStore:
     def _read(self, query: str, args: tuple[Any, ...]) -> list[Any]:
         """Rows of ``query``, or none while the file does not exist (it is not created)."""
         with self._lock:
-            if self._conn is None and not self.path.exists():
-                return []
-            return self._connection().execute(query, args).fetchall()
+            return [] if self._missing() else self._connection().execute(query, args).fetchall()
 
     def close(self) -> None:
         with self._lock:
@@ -150,34 +143,46 @@ class LocalStore:
 
     # -- pace --------------------------------------------------------------------------------
 
-    def reserve(self, interval: float) -> float:
+    def _pace(self, change: Callable[[Pace, float], tuple[Pace, float]]) -> float:
+        """Read the pace, write ``change(pace, now)[0]``, return its ``[1]``, in one transaction."""
+
         def work(conn: sqlite3.Connection, now: float) -> float:
-            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
-            slot = max(now, next_slot, deferred)
-            step = max(interval, floor if floor_until > now else 0.0)
-            _save_pace(conn, self._ns, (slot + step, deferred, floor, floor_until))
-            return slot - now
+            row = conn.execute(
+                "SELECT next_slot, deferred_until, floor_interval, floor_until FROM pace "
+                "WHERE namespace = ?",
+                (self._ns,),
+            ).fetchone()
+            pace, result = change(tuple(row) if row else (0.0, 0.0, 0.0, 0.0), now)
+            conn.execute("INSERT OR REPLACE INTO pace VALUES (?, ?, ?, ?, ?)", (self._ns, *pace))
+            return result
 
         return self._write(work)
 
-    def defer(self, seconds: float) -> None:
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
-            until = now + max(0.0, seconds)
-            _save_pace(
-                conn, self._ns, (max(next_slot, until), max(deferred, until), floor, floor_until)
-            )
+    def reserve(self, interval: float) -> float:
+        def change(pace: Pace, now: float) -> tuple[Pace, float]:
+            next_slot, deferred, floor, floor_until = pace
+            slot = max(now, next_slot, deferred)
+            step = max(interval, floor if floor_until > now else 0.0)
+            return (slot + step, deferred, floor, floor_until), slot - now
 
-        self._write(work)
+        return self._pace(change)
+
+    def defer(self, seconds: float) -> None:
+        def change(pace: Pace, now: float) -> tuple[Pace, float]:
+            next_slot, deferred, floor, floor_until = pace
+            until = now + max(0.0, seconds)
+            return (max(next_slot, until), max(deferred, until), floor, floor_until), 0.0
+
+        self._pace(change)
 
     def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            next_slot, deferred, floor, floor_until = _pace_row(conn, self._ns)
+        def change(pace: Pace, now: float) -> tuple[Pace, float]:
+            next_slot, deferred, floor, floor_until = pace
             if floor_until > now and floor >= interval:
-                return  # a slower pace is already shared
-            _save_pace(conn, self._ns, (next_slot, deferred, interval, now + seconds))
+                return pace, 0.0  # a slower pace is already shared
+            return (next_slot, deferred, interval, now + seconds), 0.0
 
-        self._write(work)
+        self._pace(change)
 
     # -- claims ------------------------------------------------------------------------------
 
@@ -194,8 +199,7 @@ class LocalStore:
                     states[key] = common.BUSY
                     continue
                 conn.execute(
-                    "INSERT OR REPLACE INTO claims (namespace, key, holder, done, expires) "
-                    "VALUES (?, ?, ?, 0, ?)",
+                    "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, 0, ?)",
                     (self._ns, key, self._holder, now + ttl),
                 )
                 states[key] = common.RECHECK if live and row[1] else common.MINE
@@ -204,22 +208,16 @@ class LocalStore:
         return self._write(work) if keys else {}
 
     def renew(self, keys: list[str], ttl: float) -> None:
-        if not keys:
-            return
-
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.executemany(
-                "UPDATE claims SET expires = ? WHERE namespace = ? AND key = ? AND holder = ? "
-                "AND done = 0 AND expires > ?",  # an expired claim is anyone's: not revived
-                [(now + ttl, self._ns, key, self._holder, now) for key in keys],
+        if keys:
+            self._write(
+                lambda conn, now: conn.executemany(
+                    "UPDATE claims SET expires = ? WHERE namespace = ? AND key = ? AND holder = ? "
+                    "AND done = 0 AND expires > ?",  # an expired claim is anyone's: not revived
+                    [(now + ttl, self._ns, key, self._holder, now) for key in keys],
+                )
             )
 
-        self._write(work)
-
     def release_many(self, keys: list[str], *, bought: bool = True) -> None:
-        if not keys:
-            return
-
         def work(conn: sqlite3.Connection, now: float) -> None:
             if bought:
                 conn.executemany(
@@ -234,7 +232,8 @@ class LocalStore:
                 )
             conn.execute("DELETE FROM claims WHERE expires < ?", (now,))
 
-        self._write(work)
+        if keys:
+            self._write(work)
 
     # -- keys seen to work --------------------------------------------------------------------
 
@@ -244,12 +243,11 @@ class LocalStore:
         return bool(self._read(query, (self._ns, since)))
 
     def mark_key_seen(self) -> None:
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO keys_seen (namespace, seen) VALUES (?, ?)", (self._ns, now)
+        self._write(
+            lambda conn, now: conn.execute(
+                "INSERT OR REPLACE INTO keys_seen VALUES (?, ?)", (self._ns, now)
             )
-
-        self._write(work)
+        )
 
     # -- marks: answers checked, job changes acted on ----------------------------------------
 
@@ -274,7 +272,7 @@ class LocalStore:
         def work(conn: sqlite3.Connection, now: float) -> None:
             at, until = now if when is None else when, now + common.MARKS_KEPT_SECONDS
             conn.executemany(
-                "INSERT INTO marks (namespace, kind, key, at, kept_until) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO marks VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (namespace, kind, key) DO UPDATE SET "
                 "at = max(at, excluded.at), kept_until = excluded.kept_until",
                 [(self._ns, kind, key, at, until) for key in dict.fromkeys(keys)],
@@ -304,57 +302,47 @@ class LocalStore:
         return float(rows[0][0]) if rows else None
 
     def keep_resolve_rate(self, service: str, rate: float) -> None:
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO resolve_rates (service, rate, kept_until) VALUES (?, ?, ?)",
+        self._write(
+            lambda conn, now: conn.execute(
+                "INSERT OR REPLACE INTO resolve_rates VALUES (?, ?, ?)",
                 (service, rate, now + common.RESOLVE_RATE_KEPT_SECONDS),
             )
-
-        self._write(work)
+        )
 
     # -- batch jobs --------------------------------------------------------------------------
 
     def remember(self, job: common.StoredJob) -> None:
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO batch_jobs (namespace, job_id, submitted, inputs) "
-                "VALUES (?, ?, ?, ?)",
+        self._write(
+            lambda conn, now: conn.execute(
+                "INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, ?)",
                 (self._ns, job.job_id, job.submitted, json.dumps(list(job.inputs))),
             )
-
-        self._write(work)
+        )
 
     def jobs(self) -> list[common.StoredJob]:
-        rows = self._read(
-            "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? "
-            "ORDER BY submitted",
-            (self._ns,),
-        )
-        return [
-            common.StoredJob(job_id, tuple(json.loads(inputs)), at) for job_id, at, inputs in rows
-        ]
-
-    def drop_job(self, job_id: str) -> None:
-        if self._conn is None and not self.path.exists():
-            return
-
-        def work(conn: sqlite3.Connection, now: float) -> None:
-            conn.execute(
-                "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (self._ns, job_id)
-            )
-
-        self._write(work)
-
-    # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
+        return self._jobs(None)
 
     def job(self, job_id: str) -> common.StoredJob | None:
+        return next(iter(self._jobs(job_id)), None)
+
+    def _jobs(self, job_id: str | None) -> list[common.StoredJob]:
+        """The stored jobs in submit order (only ``job_id``'s, when given)."""
         rows = self._read(
-            "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? AND job_id = ?",
-            (self._ns, job_id),
+            "SELECT job_id, submitted, inputs FROM batch_jobs WHERE namespace = ? "
+            "AND (? IS NULL OR job_id = ?) ORDER BY submitted",
+            (self._ns, job_id, job_id),
         )
-        return next(
-            (common.StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows), None
-        )
+        return [common.StoredJob(i, tuple(json.loads(inputs)), at) for i, at, inputs in rows]
+
+    def drop_job(self, job_id: str) -> None:
+        if not self._missing():
+            self._write(
+                lambda conn, now: conn.execute(
+                    "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (self._ns, job_id)
+                )
+            )
+
+    # -- erasure (see lookup_pandas.cache.admin) ---------------------------------------------
 
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
@@ -364,17 +352,13 @@ class LocalStore:
         The old text of each job is overwritten with zeros (:mod:`lookup_pandas.cache.admin` then
         rewrites the file and empties its write-ahead log).
         """
-        if self._conn is None and not self.path.exists():
+        if self._missing():
             return []
         where, args = _where(self._ns, every_namespace)
-
-        def work(conn: sqlite3.Connection, now: float) -> list[tuple[str, tuple[str, ...]]]:
-            return _drop_inputs(conn, where, args, matches)
-
-        return self._write(_securely(work))
+        return self._write(_securely(lambda conn, now: _drop_inputs(conn, where, args, matches)))
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
-        if self._conn is None and not self.path.exists():
+        if self._missing():
             return 0
         where, args = _where(self._ns, every_namespace)
 
@@ -391,25 +375,52 @@ class LocalStore:
         return int(rows[0][0]) if rows else 0
 
 
-Work = Callable[[sqlite3.Connection, float], T]
-Pace = tuple[float, float, float, float]  # next slot, deferred until, floor, floor until
+class MemoryStore(LocalStore):
+    """A Client's store without a cache: its jobs and marks in memory, no pace or claims shared.
+
+    Example:
+        >>> store = MemoryStore()
+        >>> store.reserve(0.5), store.key_seen(), store.claim_many(["key-of-ada"], ttl=30)
+        (0.0, False, {'key-of-ada': 'mine'})
+        >>> store.mark_checked(["key-of-ada"], 1700000000.0)
+        >>> store.checked_at(["key-of-ada", "key-of-grace"])
+        {'key-of-ada': 1700000000.0}
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(None, "", clock=clock)
+
+    def reserve(self, interval: float) -> float:
+        return 0.0
+
+    def defer(self, seconds: float) -> None:
+        return None
+
+    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
+        return None
+
+    def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        return dict.fromkeys(keys, common.MINE)  # one Client: its enrichment dedupes its own calls
+
+    def renew(self, keys: list[str], ttl: float) -> None:
+        return None
+
+    def release_many(self, keys: list[str], *, bought: bool = True) -> None:
+        return None
 
 
-def _pace_row(conn: sqlite3.Connection, ns: str) -> Pace:
-    row = conn.execute(
-        "SELECT next_slot, deferred_until, floor_interval, floor_until FROM pace "
-        "WHERE namespace = ?",
-        (ns,),
-    ).fetchone()
-    return tuple(row) if row else (0.0, 0.0, 0.0, 0.0)
-
-
-def _save_pace(conn: sqlite3.Connection, ns: str, row: Pace) -> None:
-    conn.execute(
-        "INSERT OR REPLACE INTO pace (namespace, next_slot, deferred_until, floor_interval, "
-        "floor_until) VALUES (?, ?, ?, ?, ?)",
-        (ns, *row),
+def _open(path: Path | str) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _where(ns: str, every_namespace: bool) -> tuple[str, tuple[str, ...]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
@@ -30,14 +31,13 @@ from . import common
 from .holders import holder_name
 from .redis_connection import connect, key_prefix, translated
 from .redis_scripts import (
-    ABANDON,
     CLAIM,
     DEFER,
-    MARK_CHECKED,
+    DONE,
+    HELD,
+    MARK,
     MERGE_HASH,
     MOVE_KEYS,
-    RELEASE,
-    RENEW,
     REPLACE_JOB,
     RESERVE,
     SLOW_TO,
@@ -92,17 +92,16 @@ class Namespaces:
     it (:class:`Adoption`).
 
     Example:
-        >>> Namespaces(key="3f2a", answers="3f2a").adoption(None, "redis://localhost") is None
-        True
+        >>> Namespaces(key="3f2a", answers="3f2a").adoption(None, "redis://localhost")()  # none
     """
 
     key: str  # "" for cache management, which has no key
     answers: str
 
-    def adoption(self, connection: redis.Redis, url: str) -> Adoption | None:
-        """What moves the key's answers into the team's namespace, once; None when there is none."""
+    def adoption(self, connection: redis.Redis, url: str) -> Callable[[], None]:
+        """What moves the key's answers into the team's namespace, once (nothing, without one)."""
         if not self.key or self.key == self.answers:
-            return None
+            return lambda: None
         return Adoption(connection, url, self.key, self.answers)
 
 
@@ -131,11 +130,9 @@ class RedisStore:
         self._defer = self._redis.register_script(DEFER)
         self._slow_to = self._redis.register_script(SLOW_TO)
         self._claim = self._redis.register_script(CLAIM)
-        self._renew = self._redis.register_script(RENEW)
-        self._release = self._redis.register_script(RELEASE)
-        self._abandon = self._redis.register_script(ABANDON)
+        self._held = self._redis.register_script(HELD)
         self._replace = self._redis.register_script(REPLACE_JOB)
-        self._mark_checked = self._redis.register_script(MARK_CHECKED)
+        self._mark_script = self._redis.register_script(MARK)
 
     def __repr__(self) -> str:
         answers = f", answers={self._answers_prefix!r}" if self._named else ""
@@ -175,15 +172,16 @@ class RedisStore:
         return states
 
     def renew(self, keys: list[str], ttl: float) -> None:
-        for chunk in _chunks(keys):
-            with translated(self.url):
-                self._renew(keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)])
+        self._let_go(keys, self._holder, _ms(ttl))
 
     def release_many(self, keys: list[str], *, bought: bool = True) -> None:
-        script = self._release if bought else self._abandon
+        self._let_go(keys, DONE if bought else "", _ms(common.DONE_SECONDS))
+
+    def _let_go(self, keys: list[str], value: str, ms: str) -> None:
+        """Each claim of ``keys`` still held becomes ``value`` for ``ms`` (``""``: deleted)."""
         for chunk in _chunks(keys):
             with translated(self.url):
-                script(keys=[self._claim_key(k) for k in chunk], args=[self._holder])
+                self._held(keys=[self._claim_key(k) for k in chunk], args=[self._holder, value, ms])
 
     # -- keys seen to work --------------------------------------------------------------------
 
@@ -205,8 +203,7 @@ class RedisStore:
         unique = list(dict.fromkeys(keys))
         if not unique:
             return {}
-        if self._adopt is not None:
-            self._adopt()  # the key's own marks moved in with its answers
+        self._adopt()  # the key's own marks moved in with its answers
         pipe = self._redis.pipeline(transaction=False)
         for chunk in _chunks(unique):
             pipe.mget([self._mark_key(kind, k) for k in chunk])
@@ -214,33 +211,26 @@ class RedisStore:
             values = [v for chunk_values in pipe.execute() for v in chunk_values]
         return {k: v for k, v in zip(unique, values, strict=True) if v is not None}
 
+    def _mark(self, kind: str, keys: list[str], when: float) -> None:
+        """Mark ``keys`` at ``when`` in one round trip (:data:`.redis_scripts.MARK`)."""
+        if not keys:
+            return
+        self._adopt()
+        names = [self._mark_key(kind, k) for k in dict.fromkeys(keys)]
+        with translated(self.url):
+            self._mark_script(keys=names, args=[repr(float(when)), _MARKS_KEPT])
+
     def checked_at(self, keys: list[str]) -> dict[str, float]:
         return {k: float(v) for k, v in self._marks(_CHECKED, keys).items()}
 
     def mark_checked(self, keys: list[str], when: float) -> None:
-        unique = list(dict.fromkeys(keys))
-        if not unique:
-            return
-        if self._adopt is not None:
-            self._adopt()
-        names = [self._mark_key(_CHECKED, k) for k in unique]
-        with translated(self.url):
-            self._mark_checked(keys=names, args=[repr(float(when)), _MARKS_KEPT])
+        self._mark(_CHECKED, keys, when)
 
     def acted_changes(self, keys: list[str]) -> set[str]:
         return set(self._marks(_ACTED, keys))
 
     def mark_acted(self, keys: list[str]) -> None:
-        unique = list(dict.fromkeys(keys))
-        if not unique:
-            return
-        if self._adopt is not None:
-            self._adopt()
-        pipe = self._redis.pipeline(transaction=False)
-        for key in unique:
-            pipe.set(self._mark_key(_ACTED, key), b"1", ex=_MARKS_KEPT)
-        with translated(self.url):
-            pipe.execute()
+        self._mark(_ACTED, keys, time.time())
 
     # -- a service's batch speed (filed by base URL, not by key) ----------------------------
 
@@ -262,8 +252,7 @@ class RedisStore:
 
     def remember(self, job: common.StoredJob) -> None:
         entry = json.dumps({"inputs": list(job.inputs), "submitted": job.submitted})
-        if self._adopt is not None:
-            self._adopt()  # the key counted among the namespace's: its jobs are found from it
+        self._adopt()  # the key counted among the namespace's: its jobs are found from it
         with translated(self.url):
             self._redis.hset(self._jobs_key, job.job_id, entry)
 

@@ -6,19 +6,15 @@ the slot starts now.
 
 from __future__ import annotations
 
-from .common import DONE_SECONDS
-
 __all__ = [
-    "ABANDON",
     "CLAIM",
     "DEFER",
     "DONE",
-    "MARK_CHECKED",
+    "HELD",
+    "MARK",
     "MERGE_HASH",
     "MOVE_KEYS",
     "PACE_KEEP_MS",
-    "RELEASE",
-    "RENEW",
     "REPLACE_JOB",
     "RESERVE",
     "SLOW_TO",
@@ -101,10 +97,14 @@ for i, key in ipairs(KEYS) do
 end
 return out
 """
-# ARGV[2]: ttl (ms).
-RENEW = """
+# ARGV[2]: what each claim the holder still holds becomes ("": deleted, so the next claimant
+# buys at once), ARGV[3]: for how long (ms). Renewed: the holder again; let go of: DONE.
+HELD = """
 for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
+  if redis.call('GET', key) == ARGV[1] then
+    if ARGV[2] == '' then redis.call('DEL', key)
+    else redis.call('SET', key, ARGV[2], 'PX', ARGV[3]) end
+  end
 end
 return 0
 """
@@ -116,27 +116,11 @@ if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
 else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return 1
 """
-# Claims let go of without an answer bought: gone, so the next claimant buys at once.
-ABANDON = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
-end
-return 0
-"""
-RELEASE = f"""
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
-    redis.call('SET', key, '{DONE}', 'PX', {round(DONE_SECONDS * 1000)})
-  end
-end
-return 0
-"""
-
-# -- marks: KEYS are answers' checked marks ------------------------------------------------------
+# -- marks: KEYS are marks (an answer checked, a job change acted on) ----------------------------
 
 # ARGV[1]: when (seconds since the epoch, as text), ARGV[2]: how long the mark is kept (s). A
 # later mark already there is kept, its lifetime renewed: a mark never moves back.
-MARK_CHECKED = """
+MARK = """
 local when = tonumber(ARGV[1])
 for _, key in ipairs(KEYS) do
   local v = tonumber(redis.call('GET', key))
