@@ -14,7 +14,8 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
-from ..display.facts import about, fetching, spending
+from ..display.facts import about
+from ..enrichment.results import fetching, spending
 from .options import EnrichOptions
 
 if TYPE_CHECKING:

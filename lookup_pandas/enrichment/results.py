@@ -17,12 +17,15 @@ from typing import Any, Literal
 import pandas as pd
 
 from ..display.facts import (
-    EstimateFacts,
-    SummaryFacts,
-    estimate_html,
-    estimate_line,
+    RefreshCounts,
+    RefreshEstimate,
+    about,
+    credits_text,
+    duration,
+    number,
+    refresh_estimate_text,
     refresh_text,
-    summary_html,
+    table,
 )
 from ..errors import NotFoundError, ServiceError
 
@@ -42,8 +45,11 @@ __all__ = [
     "Method",
     "OnRecord",
     "Outcome",
+    "batch_calls",
+    "fetching",
     "handed",
     "row_error",
+    "spending",
 ]
 
 Errors = Literal["coerce", "raise"]
@@ -64,7 +70,7 @@ OnRecord = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
-class Estimate(EstimateFacts):
+class Estimate:
     """What an enrichment would do, told without sending anything.
 
     >>> est = Estimate(rows=3, valid=2, unique=2, cached=1, to_fetch=1, method="single")
@@ -85,8 +91,10 @@ class Estimate(EstimateFacts):
       to. None only for single calls on an unmetered key. ``resolve_rate`` is the batch speed
       it is timed at (None: not timed as batch jobs), ``resolve_rate_seen`` whether it was seen
       on this service's jobs (else assumed).
-    - ``credits``, ``balance`` and ``tier_change``: what it would spend, and where that leaves
-      the key on the tier ladder (:mod:`lookup_pandas.service.credits`).
+    - ``credits``, ``balance`` and ``tier_change``: what it would spend (single calls at the
+      profile route's cost, batch items at 1 each), the balance now (None: unknown), and where
+      that leaves the key on the tier ladder (:mod:`lookup_pandas.service.credits`), e.g.
+      ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
     - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
       some of ``to_fetch``; they are collected, not submitted again.
     - ``refresh`` (``refresh="changed"`` only): the answers it would check, at how many
@@ -94,20 +102,125 @@ class Estimate(EstimateFacts):
       expire, or expired and bought), and the most and the least it can cost. ``to_fetch``
       and ``credits`` are then the most.
 
-    The fields are declared once, in :class:`~lookup_pandas.display.facts.EstimateFacts`.
-    ``str(est)`` is one line, a notebook shows a table (:mod:`lookup_pandas.display.facts`).
+    ``str(est)`` is one line, a notebook shows a table.
     """
 
+    rows: int
+    valid: int
+    unique: int
+    cached: int
+    to_fetch: int
+    method: str = "none"
+    jobs: int = 0
+    polls: int = 0
+    seconds: float | None = None
+    resolve_rate: float | None = None
+    resolve_rate_seen: bool = False
+    stored_jobs: int = 0
+    stored_items: int = 0
+    credits: float = 0.0
+    balance: float | None = None
+    tier_change: str | None = None
+    refresh: RefreshEstimate | None = None
+
     def __str__(self) -> str:
-        return estimate_line(self)
+        """One line: what it would fetch, how, about how long, what it would spend; no unknowns.
+
+        >>> print(Estimate(rows=5, valid=5, unique=4, cached=4, to_fetch=0))
+        Estimate: 5 rows, 4 distinct, 4 cached, nothing to fetch
+        >>> print(Estimate(rows=5, valid=5, unique=4, cached=0, to_fetch=4, method="single",
+        ...       credits=4.0, tier_change="Developer (70/min) -> Hobby (30/min) after 3 credits"))
+        Estimate: 5 rows, 4 distinct, 0 cached, 4 to fetch by single; 4 credits;
+        tier Developer (70/min) -> Hobby (30/min) after 3 credits
+        """
+        line = f"Estimate: {self.rows} rows, {self.unique} distinct, {self.cached} cached, "
+        if self.to_fetch == 0:
+            return line + "nothing to fetch"
+        line += fetching(self)
+        if self.seconds is not None:
+            line += f", {about(self.seconds)}"
+        return line + spending(self)
 
     def _repr_html_(self) -> str:
-        """The estimate as a small table, in a notebook: ``display(est)``."""
-        return estimate_html(self)
+        """The facts of its line as a table captioned "Estimate", in a notebook; no unknowns.
+
+        >>> import re
+        >>> est = Estimate(rows=5, valid=5, unique=4, cached=4, to_fetch=0)
+        >>> re.findall("<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", est._repr_html_())
+        [('Rows', '5'), ('Distinct', '4'), ('Cached', '4'), ('To fetch', 'nothing')]
+        """
+        facts = [("Rows", str(self.rows)), ("Distinct", str(self.unique))]
+        facts.append(("Cached", str(self.cached)))
+        if self.to_fetch == 0:
+            return table("Estimate", [*facts, ("To fetch", "nothing")])
+        facts.append(("To fetch", f"{self.to_fetch} by {self.method}"))
+        batch = batch_calls(self)
+        facts += [("Batch calls", batch)] if batch else []
+        facts += [("About", duration(self.seconds))] if self.seconds is not None else []
+        facts.append(("Credits", number(self.credits)))
+        facts += [("Balance", number(self.balance))] if self.balance is not None else []
+        facts += [("Tier", self.tier_change)] if self.tier_change else []
+        if self.refresh is not None:
+            facts.append(("Refresh", refresh_estimate_text(self.refresh)))
+        return table("Estimate", facts)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """In a terminal IPython, the one line of ``str(est)``."""
         p.text(str(self))
+
+
+def fetching(est: Estimate) -> str:
+    """What is to buy, how, and its batch calls ("up to" with ``refresh="changed"``: the most).
+
+    >>> print(fetching(Estimate(rows=130, valid=130, unique=130, cached=0, to_fetch=130,
+    ...                         method="batch", jobs=1, polls=3)))
+    130 to fetch by batch (1 job, ~3 polls)
+    """
+    batch = batch_calls(est)
+    most = "up to " if est.refresh is not None else ""
+    return f"{most}{est.to_fetch} to fetch by {est.method}" + (f" ({batch})" if batch else "")
+
+
+def spending(est: Estimate) -> str:
+    """An estimate line's tail: the credits, the balance when known, a tier change, a refresh.
+
+    >>> spending(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1, credits=1.0,
+    ...                   balance=99.0))
+    '; 1 credit, balance 99'
+    """
+    text = f"; {credits_text(est.credits)}"
+    if est.balance is not None:
+        text += f", balance {number(est.balance)}"
+    if est.tier_change:
+        text += f"; tier {est.tier_change}"
+    if est.refresh is not None:
+        text += f"; refresh {refresh_estimate_text(est.refresh)}"
+    return text
+
+
+def batch_calls(est: Estimate) -> str:
+    """The batch calls of an estimate, or ``""`` when there are none.
+
+    >>> batch_calls(Estimate(rows=300, valid=300, unique=300, cached=0, to_fetch=300,
+    ...                      jobs=1, polls=3, stored_jobs=1, stored_items=152))
+    'collecting 1 stored job of 152, 1 new job, ~3 polls'
+    >>> batch_calls(Estimate(rows=200, valid=200, unique=200, cached=0, to_fetch=200,
+    ...                      jobs=1, polls=15, resolve_rate=9.8, resolve_rate_seen=True))
+    '1 job, ~15 polls, at ~9.8 items/s seen'
+    """
+    parts = []
+    if est.stored_jobs:
+        stored = f"{est.stored_jobs} stored job{'s' * (est.stored_jobs != 1)}"
+        parts.append(f"collecting {stored} of {est.stored_items}")
+    if est.jobs:
+        parts.append(f"{est.jobs} {'new ' * bool(est.stored_jobs)}job{'s' * (est.jobs != 1)}")
+    if est.polls:
+        parts.append(f"~{est.polls} poll{'s' * (est.polls != 1)}")
+    if est.resolve_rate is not None and est.jobs:
+        how = "seen" if est.resolve_rate_seen else "assumed"
+        rate = f"{est.resolve_rate:,.0f}" if est.resolve_rate >= 10 else f"{est.resolve_rate:.2g}"
+        parts.append(f"at ~{rate} items/s {how}")
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +240,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class JobSummary(SummaryFacts):
+class JobSummary:
     """What one enrichment did: the counts its progress bar showed, and the traffic.
 
     ``cached``, ``fetched`` and ``failed`` count distinct handles. ``jobs`` (also
@@ -139,7 +252,6 @@ class JobSummary(SummaryFacts):
     An enrichment keeps its summary on the frame it returns: ``enriched.lookup.summary``
     (made from ``enriched.attrs["lookup_summary"]``, plain values). An exception that stops a
     run part-way carries the summary of what it did up to there: ``exc.summary``.
-    The fields are declared once, in :class:`~lookup_pandas.display.facts.SummaryFacts`.
 
     >>> summary = JobSummary(rows=3, statuses={"ok": 2, "invalid": 1}, cached=1, fetched=1,
     ...                      failed=0, credits=1.0, requests=2, rate_limited=0, retries=0,
@@ -147,6 +259,21 @@ class JobSummary(SummaryFacts):
     >>> print(summary)  # doctest: +ELLIPSIS
     3 rows (2 ok, 0 not_found, 1 invalid, 0 error) in 0.1s: 1 cached, 1 fetched, 0 failed...
     """
+
+    rows: int
+    statuses: dict[str, int]  # ok / not_found / invalid / error -> rows
+    cached: int
+    fetched: int
+    failed: int
+    credits: float
+    requests: int
+    rate_limited: int  # answers 429
+    retries: int
+    seconds: float
+    jobs: int = 0
+    refused: int = 0  # shown only when there are any
+    #: With ``refresh="changed"``: what the feed checked (``cached`` counts the kept answers).
+    refresh: RefreshCounts | None = None
 
     @property
     def batch_jobs(self) -> int:
@@ -172,8 +299,33 @@ class JobSummary(SummaryFacts):
         )
 
     def _repr_html_(self) -> str:
-        """The summary as a small table, in a notebook: ``display(summary)``."""
-        return summary_html(self, self._shown_statuses())
+        """The summary as a table captioned "Enrichment summary", in a notebook.
+
+        >>> import re
+        >>> summary = JobSummary(rows=3, statuses={"ok": 2, "not_found": 1}, cached=1, fetched=2,
+        ...                      failed=0, credits=2.0, requests=2, rate_limited=0, retries=0,
+        ...                      seconds=1.25)
+        >>> re.findall("<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", summary._repr_html_())[:3]
+        [('Rows', '3'), ('ok', '2'), ('not_found', '1')]
+        """
+        n = self.jobs
+        fetched = str(self.fetched) + (f" ({n} batch job{'s' * (n != 1)})" if n else "")
+        facts = [("Rows", str(self.rows))]
+        facts += [(status, str(self.statuses.get(status, 0))) for status in self._shown_statuses()]
+        facts += [
+            ("Time", f"{self.seconds:.1f} s"),
+            ("Cached", str(self.cached)),
+            ("Fetched", fetched),
+            *([("Refused", str(self.refused))] if self.refused else []),
+            ("Failed", str(self.failed)),
+            ("Requests sent", str(self.requests)),
+            ("Answered 429", str(self.rate_limited)),
+            ("Retries", str(self.retries)),
+            ("Credits", f"{self.credits:g}"),
+        ]
+        if self.refresh is not None:
+            facts.append(("Refresh", refresh_text(self.refresh)))
+        return table("Enrichment summary", facts)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """In a terminal IPython, the one line of ``str(summary)``."""

@@ -1,5 +1,5 @@
-"""lookup_pandas.display.facts: an Estimate's line, and the HTML and IPython reprs of both
-shapes."""
+"""lookup_pandas.display.facts and the reprs it builds: an Estimate's line, and the HTML and
+IPython reprs of an Estimate and a JobSummary (enrichment/results.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from lookup_pandas.display.facts import estimate_html, estimate_line, summary_html
 from lookup_pandas.enrichment.results import Estimate, JobSummary
 
 EST = Estimate(
@@ -59,12 +58,11 @@ def cells(table: str) -> list[tuple[str, str]]:
 
 
 def test_line_with_every_fact():
-    assert estimate_line(EST) == (
+    assert str(EST) == (
         "Estimate: 250 rows, 190 distinct, 60 cached, 130 to fetch by batch (1 job, ~3 polls),"
         " about 6 s; 130 credits, balance 10,050;"
         " tier Developer (70/min) -> Hobby (30/min) after 51 credits"
     )
-    assert str(EST) == estimate_line(EST)
 
 
 def test_line_leaves_out_what_is_unknown():
@@ -101,7 +99,7 @@ def test_fractional_credits_and_long_durations():
 
 
 def test_estimate_html_shows_every_fact_of_the_line():
-    table = estimate_html(EST)
+    table = EST._repr_html_()
     assert table.startswith('<table class="lookup-pandas-display"><caption>Estimate</caption>')
     assert table.endswith("</tbody></table>")
     assert cells(table) == [
@@ -119,7 +117,7 @@ def test_estimate_html_shows_every_fact_of_the_line():
 
 def test_estimate_html_has_no_row_for_what_is_unknown():
     est = dataclasses.replace(EST, seconds=None, balance=None, tier_change=None, jobs=0, polls=0)
-    assert [what for what, _ in cells(estimate_html(est))] == [
+    assert [what for what, _ in cells(est._repr_html_())] == [
         "Rows",
         "Distinct",
         "Cached",
@@ -127,16 +125,16 @@ def test_estimate_html_has_no_row_for_what_is_unknown():
         "Credits",
     ]
     cached = Estimate(rows=3, valid=2, unique=2, cached=2, to_fetch=0)
-    assert cells(estimate_html(cached))[-1] == ("To fetch", "nothing")
+    assert cells(cached._repr_html_())[-1] == ("To fetch", "nothing")
 
 
 def test_html_escapes_and_carries_no_script_or_colour():
     est = dataclasses.replace(EST, tier_change="<b>Dev</b> & co -> Hobby")
-    table = estimate_html(est)
+    table = est._repr_html_()
     assert "<b>" not in table
     assert "&lt;b&gt;Dev&lt;/b&gt; &amp; co -&gt; Hobby" in table
     assert ("Tier", "<b>Dev</b> & co -> Hobby") in cells(table)
-    for text in (table, summary_html(SUMMARY)):
+    for text in (table, SUMMARY._repr_html_()):
         lowered = text.lower()
         assert "<script" not in lowered
         assert "background" not in lowered
@@ -183,23 +181,11 @@ def test_summary_html_names_the_statuses_its_line_names(extra):
     assert cells(summary._repr_html_())[1 + len(in_line)][0] == "Time"
 
 
-def test_summary_html_without_an_order_follows_the_statuses():
-    summary = dataclasses.replace(SUMMARY, statuses={"ok": 1, "<odd>": 2}, jobs=0)
-    pairs = cells(summary_html(summary))
-    assert pairs[1:3] == [("ok", "1"), ("<odd>", "2")]
-    assert ("Fetched", "190") in pairs
-    assert "&lt;odd&gt;" in summary_html(summary)
-
-
 def test_summary_text_is_unchanged():
     assert str(SUMMARY) == (
         "250 rows (225 ok, 10 not_found, 15 invalid, 0 error) in 4.1s: 0 cached, 190 fetched"
         " (2 batch jobs), 0 failed; 191 requests sent, 0 answered 429, 0 retries; 190 credits"
     )
-
-
-def test_estimate_repr_html_is_its_table():
-    assert EST._repr_html_() == estimate_html(EST)
 
 
 @pytest.mark.parametrize("obj", [EST, SUMMARY], ids=["estimate", "summary"])
