@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,15 +26,6 @@ from .opened import Answers, CacheLocation, OpenCache
 from .reports import CacheInfo, Forgotten, Removed, summarise
 
 __all__ = ["cache_info", "clear", "forget", "prune"]
-
-
-@contextlib.contextmanager
-def _opened(where: CacheLocation | OpenCache) -> Iterator[OpenCache]:
-    if isinstance(where, OpenCache):
-        yield where
-    else:
-        with OpenCache.open(where) as opened:
-            yield opened
 
 
 def _every_entry(answers: Answers) -> Iterator[tuple[str, CachedResponse | None]]:
@@ -74,7 +64,7 @@ def cache_info(where: CacheLocation | OpenCache) -> CacheInfo:
         >>> print(cache_info(CacheLocation(None)))
         cache:      off (nothing is cached)
     """
-    with _opened(where) as cache:
+    with OpenCache.open(where) as cache:
         entries, stored = 0, []
         for answers in cache.answers:
             entries += len(answers.keys())
@@ -98,7 +88,7 @@ def prune(where: CacheLocation | OpenCache) -> Removed:
 
     Example: ``prune(CacheLocation(Path("leads.sqlite"))).entries`` -> ``12``
     """
-    with _opened(where) as cache:
+    with OpenCache.open(where) as cache:
         with cache.securely():
             removed = sum(answers.delete_expired() for answers in cache.answers)
             failed = cache.rewrite() if removed else []
@@ -111,7 +101,7 @@ def clear(where: CacheLocation | OpenCache) -> Removed:
 
     Example: ``clear(CacheLocation.from_environment()).entries`` -> ``1234``
     """
-    with _opened(where) as cache:
+    with OpenCache.open(where) as cache:
         with cache.securely():
             removed = 0
             for answers in cache.answers:
@@ -142,7 +132,7 @@ def forget(
     forgotten = frozenset(wanted)
     matched: set[str] = set()
     counts = {"profile": 0, "page": 0, "unreadable": 0}
-    with _opened(where) as cache:
+    with OpenCache.open(where) as cache:
         with cache.securely():
             for answers in cache.answers:
                 doomed = []

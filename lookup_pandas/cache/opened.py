@@ -168,9 +168,14 @@ class OpenCache:
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, location: CacheLocation) -> Iterator[OpenCache]:
-        """The cache at ``location``, closed afterwards. A missing SQLite file is not created."""
-        if location.url is not None:
+    def open(cls, location: CacheLocation | OpenCache) -> Iterator[OpenCache]:
+        """The cache at ``location``, closed afterwards (one already open stays open).
+
+        A missing SQLite file is not created.
+        """
+        if isinstance(location, OpenCache):
+            yield location
+        elif location.url is not None:
             with _open_redis(location) as opened:
                 yield opened
         elif location.path is not None:
