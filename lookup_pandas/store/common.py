@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 __all__ = [
+    "ACTED",
     "BUSY",
+    "CHECKED",
     "DONE_SECONDS",
     "KEY_SEEN_SECONDS",
     "MARKS_KEPT_SECONDS",
@@ -27,6 +29,8 @@ __all__ = [
     "split_inputs",
 ]
 
+#: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
+CHECKED, ACTED = "checked", "acted"
 #: Claim outcomes: the caller holds it and fetches; another holder is fetching it; the caller
 #: holds it, but another holder released it lately: the answer is probably cached, look first.
 MINE, BUSY, RECHECK = "mine", "busy", "recheck"
@@ -61,6 +65,8 @@ class StoredJob:
 
 class Store(Protocol):
     """The shared state of one key: its pace, its claims, its batch jobs, its refresh marks.
+
+    A store subclasses it: the marks are written and read by its ``_mark`` and ``_marks``.
 
     Example: ``store.reserve(0.5)`` -> the seconds until this caller's send slot.
     """
@@ -115,21 +121,29 @@ class Store(Protocol):
         Seconds since the epoch. Keys never checked, or checked more than
         :data:`MARKS_KEPT_SECONDS` ago, are left out.
         """
-        ...
+        return self._marks(CHECKED, keys)
 
     def mark_checked(self, keys: list[str], when: float) -> None:
         """The answers of ``keys`` were confirmed unchanged at ``when`` (seconds since the epoch).
 
         A later mark already stored is kept: a mark never moves back.
         """
-        ...
+        self._mark(CHECKED, keys, when)
 
     def acted_changes(self, keys: list[str]) -> set[str]:
         """Which job-change events of ``keys`` were already acted on (their person bought anew)."""
-        ...
+        return set(self._marks(ACTED, keys))
 
     def mark_acted(self, keys: list[str]) -> None:
         """The job-change events of ``keys`` were acted on: their people were bought anew."""
+        self._mark(ACTED, keys, None)
+
+    def _marks(self, kind: str, keys: list[str]) -> dict[str, float]:
+        """The live marks of ``kind`` among ``keys``: key -> its time, in one round trip."""
+        ...
+
+    def _mark(self, kind: str, keys: list[str], when: float | None) -> None:
+        """Mark ``keys`` at ``when`` (None: now), kept :data:`MARKS_KEPT_SECONDS`."""
         ...
 
     def resolve_rate(self, service: str) -> float | None:

@@ -72,8 +72,6 @@ CREATE TABLE IF NOT EXISTS resolve_rates (
 );
 """
 _BUSY_TIMEOUT_S = 30.0
-#: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
-_CHECKED, _ACTED = "checked", "acted"
 #: Keys a query names at most (SQLite allows 999 variables in builds older than 3.32).
 _QUERY_CHUNK = 500
 T = TypeVar("T")
@@ -81,7 +79,7 @@ Work = Callable[[sqlite3.Connection, float], T]
 Pace = tuple[float, float, float, float]  # next slot, deferred until, floor, floor until
 
 
-class LocalStore:
+class LocalStore(common.Store):
     """The shared pace, claims, batch jobs and marks of one namespace in the SQLite file ``path``.
 
     The file is created by the first operation that writes. ``path=None`` keeps them in memory.
@@ -252,7 +250,6 @@ class LocalStore:
     # -- marks: answers checked, job changes acted on ----------------------------------------
 
     def _marks(self, kind: str, keys: list[str]) -> dict[str, float]:
-        """The live marks of ``kind`` among ``keys``: key -> its time."""
         found: dict[str, float] = {}
         now = self._clock()
         unique = list(dict.fromkeys(keys))
@@ -267,8 +264,6 @@ class LocalStore:
         return found
 
     def _mark(self, kind: str, keys: list[str], when: float | None) -> None:
-        """Write marks of ``kind`` (at ``when``, else now), and drop the marks past keeping."""
-
         def work(conn: sqlite3.Connection, now: float) -> None:
             at, until = now if when is None else when, now + common.MARKS_KEPT_SECONDS
             conn.executemany(
@@ -277,22 +272,10 @@ class LocalStore:
                 "at = max(at, excluded.at), kept_until = excluded.kept_until",
                 [(self._ns, kind, key, at, until) for key in dict.fromkeys(keys)],
             )
-            conn.execute("DELETE FROM marks WHERE kept_until <= ?", (now,))
+            conn.execute("DELETE FROM marks WHERE kept_until <= ?", (now,))  # past keeping
 
         if keys:
             self._write(work)
-
-    def checked_at(self, keys: list[str]) -> dict[str, float]:
-        return self._marks(_CHECKED, keys)
-
-    def mark_checked(self, keys: list[str], when: float) -> None:
-        self._mark(_CHECKED, keys, when)
-
-    def acted_changes(self, keys: list[str]) -> set[str]:
-        return set(self._marks(_ACTED, keys))
-
-    def mark_acted(self, keys: list[str]) -> None:
-        self._mark(_ACTED, keys, None)
 
     # -- a service's batch speed (filed by base URL, not by key) ----------------------------
 

@@ -59,8 +59,6 @@ __all__ = [
 CHUNK = 1000
 
 _CLAIM_STATES = {0: common.MINE, 1: common.BUSY, 2: common.RECHECK}
-#: The kinds of mark: an answer (its cache key) checked, a job-change event (its key) acted on.
-_CHECKED, _ACTED = "checked", "acted"
 #: A mark's TTL, in whole seconds.
 _MARKS_KEPT = int(common.MARKS_KEPT_SECONDS)
 #: Times a stored job is read again when it changed while handles were erased from it.
@@ -105,7 +103,7 @@ class Namespaces:
         return Adoption(connection, url, self.key, self.answers)
 
 
-class RedisStore:
+class RedisStore(common.Store):
     """The shared pace, claims, batch jobs and marks of one key in the Redis at ``url``.
 
     ``spaces.key`` holds the key's pace, its jobs and the mark that it worked (``""`` for cache
@@ -198,8 +196,7 @@ class RedisStore:
     def _mark_key(self, kind: str, key: str) -> str:
         return f"{self._answers_prefix}:mark:{kind}:{key}"
 
-    def _marks(self, kind: str, keys: list[str]) -> dict[str, bytes]:
-        """The stored marks of ``kind`` among ``keys``, in one round trip."""
+    def _marks(self, kind: str, keys: list[str]) -> dict[str, float]:
         unique = list(dict.fromkeys(keys))
         if not unique:
             return {}
@@ -209,28 +206,16 @@ class RedisStore:
             pipe.mget([self._mark_key(kind, k) for k in chunk])
         with translated(self.url):
             values = [v for chunk_values in pipe.execute() for v in chunk_values]
-        return {k: v for k, v in zip(unique, values, strict=True) if v is not None}
+        return {k: float(v) for k, v in zip(unique, values, strict=True) if v is not None}
 
-    def _mark(self, kind: str, keys: list[str], when: float) -> None:
-        """Mark ``keys`` at ``when`` in one round trip (:data:`.redis_scripts.MARK`)."""
+    def _mark(self, kind: str, keys: list[str], when: float | None) -> None:
         if not keys:
             return
         self._adopt()
         names = [self._mark_key(kind, k) for k in dict.fromkeys(keys)]
+        at = repr(time.time() if when is None else float(when))
         with translated(self.url):
-            self._mark_script(keys=names, args=[repr(float(when)), _MARKS_KEPT])
-
-    def checked_at(self, keys: list[str]) -> dict[str, float]:
-        return {k: float(v) for k, v in self._marks(_CHECKED, keys).items()}
-
-    def mark_checked(self, keys: list[str], when: float) -> None:
-        self._mark(_CHECKED, keys, when)
-
-    def acted_changes(self, keys: list[str]) -> set[str]:
-        return set(self._marks(_ACTED, keys))
-
-    def mark_acted(self, keys: list[str]) -> None:
-        self._mark(_ACTED, keys, time.time())
+            self._mark_script(keys=names, args=[at, _MARKS_KEPT])
 
     # -- a service's batch speed (filed by base URL, not by key) ----------------------------
 
