@@ -65,21 +65,15 @@ def cache_info(where: CacheLocation | OpenCache) -> CacheInfo:
         cache:      off (nothing is cached)
     """
     with OpenCache.open(where) as cache:
-        entries, stored = 0, []
-        for answers in cache.answers:
-            entries += len(answers.keys())
-            stored.append(summarise(answers.readable()))
-        oldest = min((s[0] for s in stored if s[0] is not None), default=None)
-        newest = max((s[1] for s in stored if s[1] is not None), default=None)
-        jobs = cache.store.count_jobs(every_namespace=cache.every_namespace) if cache.store else 0
+        oldest, newest, expired = summarise(r for a in cache.answers for r in a.readable())
         return CacheInfo(
             location=cache.label,
-            entries=entries,
-            expired=sum(s[2] for s in stored),
+            entries=sum(len(answers.keys()) for answers in cache.answers),
+            expired=expired,
             bytes=cache.size(),
             oldest=oldest,
             newest=newest,
-            jobs=jobs,
+            jobs=cache.store.count_jobs(every_namespace=cache.every_namespace),
         )
 
 
@@ -108,9 +102,7 @@ def clear(where: CacheLocation | OpenCache) -> Removed:
                 keys = answers.keys()
                 answers.delete(keys)
                 removed += len(keys)
-            jobs = (
-                cache.store.clear_jobs(every_namespace=cache.every_namespace) if cache.store else 0
-            )
+            jobs = cache.store.clear_jobs(every_namespace=cache.every_namespace)
             failed = cache.rewrite()
         _warn_incomplete(failed)
         return Removed(cache.label, entries=removed, jobs=jobs, complete=not failed)
@@ -148,13 +140,9 @@ def forget(
                         matched |= who
                         counts[kind_of(urls[0] if urls else "")] += 1
                 answers.delete(doomed)
-            changed = (
-                cache.store.drop_inputs(
-                    lambda h: normalise_handle(h, fold_case=fold_case) in forgotten,
-                    every_namespace=cache.every_namespace,
-                )
-                if cache.store is not None
-                else []
+            changed = cache.store.drop_inputs(
+                lambda h: normalise_handle(h, fold_case=fold_case) in forgotten,
+                every_namespace=cache.every_namespace,
             )
             for _, dropped in changed:
                 matched.update(

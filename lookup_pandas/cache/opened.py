@@ -34,6 +34,7 @@ from ..config.settings import (
 )
 from ..errors import ConfigurationError
 from ..store import (
+    MemoryStore,
     Store,
     answers_namespace,
     named_namespace,
@@ -139,7 +140,7 @@ class OpenCache:
 
     label: str
     answers: list[Answers]
-    store: Store | None
+    store: Store  # an empty MemoryStore without a cache
     _: KW_ONLY
     every_namespace: bool
     sqlite: SQLiteAnswers | None = None
@@ -182,7 +183,7 @@ class OpenCache:
             with _open_sqlite(location.path) as opened:
                 yield opened
         else:
-            yield cls("off", [], None, every_namespace=False)
+            yield cls("off", [], MemoryStore(), every_namespace=False)
 
     @contextlib.contextmanager
     def securely(self) -> Iterator[None]:
