@@ -34,7 +34,6 @@ from ..config.settings import (
 )
 from ..errors import ConfigurationError
 from ..store import (
-    MemoryStore,
     Store,
     answers_namespace,
     named_namespace,
@@ -183,6 +182,8 @@ class OpenCache:
             with _open_sqlite(location.path) as opened:
                 yield opened
         else:
+            from ..store.local import MemoryStore
+
             yield cls("off", [], MemoryStore(), every_namespace=False)
 
     @contextlib.contextmanager

@@ -359,7 +359,7 @@ class LocalStore(common.Store):
 
 
 class MemoryStore(LocalStore):
-    """A Client's store without a cache: its jobs and marks in memory, no pace or claims shared.
+    """A Client's store without a cache: its jobs and marks in memory, its claims always MINE.
 
     Example:
         >>> store = MemoryStore()
@@ -372,15 +372,6 @@ class MemoryStore(LocalStore):
 
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__(None, "", clock=clock)
-
-    def reserve(self, interval: float) -> float:
-        return 0.0
-
-    def defer(self, seconds: float) -> None:
-        return None
-
-    def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        return None
 
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         return dict.fromkeys(keys, common.MINE)  # one Client: its enrichment dedupes its own calls
