@@ -338,7 +338,25 @@ class LocalStore(common.Store):
         if self._missing():
             return []
         where, args = _where(self._ns, every_namespace)
-        return self._write(_securely(lambda conn, now: _drop_inputs(conn, where, args, matches)))
+
+        def work(conn: sqlite3.Connection, now: float) -> list[tuple[str, tuple[str, ...]]]:
+            changed = []
+            rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
+            for ns, job_id, inputs in rows.fetchall():
+                kept, dropped = common.split_inputs(json.loads(inputs), matches)
+                if kept and dropped:
+                    conn.execute(
+                        "UPDATE batch_jobs SET inputs = ? WHERE namespace = ? AND job_id = ?",
+                        (json.dumps(list(kept)), ns, job_id),
+                    )
+                elif dropped:
+                    conn.execute(
+                        "DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (ns, job_id)
+                    )
+                changed += [(job_id, dropped)] if dropped else []
+            return changed
+
+        return self._write(_securely(work))
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
         if self._missing():
@@ -399,30 +417,6 @@ def _open(path: Path | str) -> sqlite3.Connection:
 
 def _where(ns: str, every_namespace: bool) -> tuple[str, tuple[str, ...]]:
     return ("", ()) if every_namespace else (" WHERE namespace = ?", (ns,))
-
-
-def _drop_inputs(
-    conn: sqlite3.Connection, where: str, args: tuple[str, ...], matches: Callable[[str], bool]
-) -> list[tuple[str, tuple[str, ...]]]:
-    """Erase the inputs ``matches`` accepts from the jobs ``where`` selects.
-
-    A job left with none is removed. Returns ``(job_id, inputs erased)`` for each job changed.
-    """
-    changed = []
-    rows = conn.execute(f"SELECT namespace, job_id, inputs FROM batch_jobs{where}", args)
-    for ns, job_id, inputs in rows.fetchall():
-        kept, dropped = common.split_inputs(json.loads(inputs), matches)
-        if not dropped:
-            continue
-        if kept:
-            conn.execute(
-                "UPDATE batch_jobs SET inputs = ? WHERE namespace = ? AND job_id = ?",
-                (json.dumps(list(kept)), ns, job_id),
-            )
-        else:
-            conn.execute("DELETE FROM batch_jobs WHERE namespace = ? AND job_id = ?", (ns, job_id))
-        changed.append((job_id, dropped))
-    return changed
 
 
 def _securely(work: Work[T]) -> Work[T]:
