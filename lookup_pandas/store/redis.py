@@ -323,19 +323,15 @@ class RedisStore(common.Store):
                 pipe.hlen(key)
                 pipe.delete(key)
                 removed += int(pipe.execute()[0])
-        claims = list(self._scan("claim:*", every_namespace))
-        marks = list(self._scan("mark:*", every_namespace))
-        for chunk in _chunks(claims + marks):
+        doomed = [*self._scan("claim:*", every_namespace), *self._scan("mark:*", every_namespace)]
+        for chunk in _chunks(doomed):
             with translated(self.url):
                 self._redis.delete(*chunk)
         return removed
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
-        total = 0
-        for key in self._jobs_keys(every_namespace):
-            with translated(self.url):
-                total += int(self._redis.hlen(key))
-        return total
+        with translated(self.url):
+            return sum(int(self._redis.hlen(key)) for key in self._jobs_keys(every_namespace))
 
 
 def _job(job_id: bytes, raw: bytes, where: str) -> common.StoredJob | None:
