@@ -35,8 +35,8 @@ def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> Non
 
     if options.max_calls is not None and est.to_fetch > options.max_calls:
         return  # the job refuses it before sending anything, in one line of its own
-    if est.to_fetch and not client.pace_known:
-        client.learn_pace()
+    if est.to_fetch and not client.parts.contact.rate_known:
+        client.parts.contact.learn_pace()
     if est.to_fetch:  # estimated with credits=False: nothing is read before --max-calls
         est = dataclasses.replace(est, balance=read_credit_facts(client))
     est = planned(est, client, options.method, options.kind, est.refresh)
