@@ -79,60 +79,38 @@ def _offline() -> Any:
     return switch("--offline", "answer from the cache only; send nothing")
 
 
-def rows(text: str) -> int:
-    """A whole number >= 0, for argparse.
+def _at_least(least: int, parse: Callable[[str], N], what: str) -> Callable[[str], N]:
+    """An argparse type: ``parse(text)`` when it is a finite number >= ``least``, else
+    argparse's one-line error.
 
     Example:
-        >>> rows("7")
-        7
-        >>> rows("-1")
-        Traceback (most recent call last):
-        ...
-        argparse.ArgumentTypeError: must be 0 or more, not -1
-    """
-    return _at_least(0, text, int, "a whole number")
-
-
-def rate(text: str) -> float:
-    """A number >= 0, for argparse.
-
-    Example:
-        >>> rate("2.5")
-        2.5
-    """
-    return _at_least(0, text, float, "a number")
-
-
-def page_size(text: str) -> int:
-    """A whole number >= 1, for argparse.
-
-    Example:
-        >>> page_size("100")
-        100
-    """
-    return _at_least(1, text, int, "a whole number")
-
-
-def _at_least(least: int, text: str, parse: Callable[[str], N], what: str) -> N:
-    """``parse(text)`` when it is a finite number >= ``least``, else argparse's one-line error.
-
-    Example:
-        >>> _at_least(1, "0", int, "a whole number")
+        >>> rows("7"), rate("2.5"), page_size("100")
+        (7, 2.5, 100)
+        >>> page_size("0")
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: must be 1 or more, not 0
-        >>> _at_least(0, "inf", float, "a number")
+        >>> rate("inf")
         Traceback (most recent call last):
         ...
         argparse.ArgumentTypeError: must be 0 or more, not inf
     """
-    try:
-        value = parse(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-    if not value >= least or value == float("inf"):  # NaN is not >= anything
-        raise argparse.ArgumentTypeError(f"must be {least} or more, not {text}")
-    return value
+
+    def check(text: str) -> N:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not value >= least or value == float("inf"):  # NaN is not >= anything
+            raise argparse.ArgumentTypeError(f"must be {least} or more, not {text}")
+        return value
+
+    return check
+
+
+rows = _at_least(0, int, "a whole number")  # rows of a chunk
+rate = _at_least(0, float, "a number")  # credits, items or people a second or minute
+page_size = _at_least(1, int, "a whole number")
 
 
 #: What ``--refresh`` takes: every answer bought anew, or only the people whose job changed.

@@ -157,24 +157,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_fields(
-        command(sub, "enrich", "enrich a CSV of handles or profile URLs", EnrichOptions),
-        EnrichOptions,
-    )
+    add_fields(command(sub, "enrich", _ENRICH, EnrichOptions), EnrichOptions)
     _add_listings(sub)
-    companies = "companies by slug, company page URL or org_ id"
-    add_fields(command(sub, "companies", companies, CompaniesOptions), CompaniesOptions)
-    tier = (
-        "the credits tier in one line (tier, limit per minute, balance, the next tier); "
-        "-o FILE writes it as a one-row CSV"
-    )
-    add_fields(command(sub, "tier", tier, TierOptions), TierOptions)
-    add_fields(
-        command(
-            sub, "serve", "run the service emulator in the foreground", ServeOptions, _SERVE, None
-        ),
-        ServeOptions,
-    )
+    for name, helptext, options, description, epilog in (
+        ("companies", _COMPANIES, CompaniesOptions, None, ENVIRONMENT),
+        ("tier", _TIER, TierOptions, None, ENVIRONMENT),
+        ("serve", "run the service emulator in the foreground", ServeOptions, _SERVE, None),
+    ):
+        add_fields(command(sub, name, helptext, options, description, epilog), options)
     demo = sub.add_parser("demo", help="the emulator + a sample lead list enriched end to end")
     add_fields(demo, DemoOptions)
     demo.set_defaults(options=DemoOptions)
@@ -208,6 +198,12 @@ def _add_listings(sub: Sub) -> None:
         add_fields(p, ListingOptions, "output", "progress", "offline")
 
 
+_ENRICH = "enrich a CSV of handles or profile URLs"
+_COMPANIES = "companies by slug, company page URL or org_ id"
+_TIER = (
+    "the credits tier in one line (tier, limit per minute, balance, the next tier); "
+    "-o FILE writes it as a one-row CSV"
+)
 _SERVE = (
     "Run the service emulator on 127.0.0.1 until Ctrl-C or SIGTERM. It prints "
     "what it billed when it stops, and on SIGUSR1 while it runs (requests seen, billed "
