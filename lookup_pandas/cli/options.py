@@ -143,8 +143,20 @@ _CHUNKSIZE_HELP = (
 )
 
 
+class _Job:
+    """A command that runs an enrichment: ``job`` is its options that are the engine's."""
+
+    @property
+    def job(self) -> dict[str, Any]:
+        """The engine's options as set here (:class:`~lookup_pandas.enrichment.plan.Options`).
+
+        Example: ``api.enrich_companies(df, o.column, client=c, **o.job)``
+        """
+        return {name: getattr(self, name) for name in _DECLARED if hasattr(self, name)}
+
+
 @dataclass(frozen=True)
-class EnrichOptions:
+class EnrichOptions(_Job):
     """``enrich INPUT``: a CSV of handles enriched, whole or in chunks.
 
     ``column`` and ``prefix`` default by what the column holds (people, or ``--companies``).
@@ -199,14 +211,6 @@ class EnrichOptions:
         """
         return COMPANIES if self.companies else PEOPLE
 
-    @property
-    def job(self) -> dict[str, Any]:
-        """The engine's options as set here (:class:`~lookup_pandas.enrichment.plan.Options`).
-
-        Example: ``api.enrich_companies(df, o.column, client=c, **o.job)``
-        """
-        return {name: getattr(self, name) for name in _DECLARED if hasattr(self, name)}
-
 
 @dataclass(frozen=True)
 class ListingOptions:
@@ -229,7 +233,7 @@ class ListingOptions:
 
 
 @dataclass(frozen=True)
-class CompaniesOptions:
+class CompaniesOptions(_Job):
     """``companies SLUG_OR_ID...``: those companies' records as CSV, one row per value."""
 
     values: tuple[str, ...] = arg("", "slugs, URLs or org_ ids", nargs="+", metavar="SLUG_OR_ID")
@@ -244,11 +248,6 @@ class CompaniesOptions:
     output: str | None = _output()
     progress: bool | None = _no_progress()
     offline: bool = _offline()
-
-    @property
-    def job(self) -> dict[str, Any]:
-        """The engine's options as set here."""
-        return {name: getattr(self, name) for name in _DECLARED if hasattr(self, name)}
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,15 @@ def test_the_cli_flags_for_the_options_have_the_declared_default_and_help():
     assert actions["method"].choices == typing.get_args(TYPES["method"])
     companies = {a.dest: a for a in commands["companies"]._actions}
     assert companies["errors"].help == DECLARED["errors"].metadata["help"]
+
+
+def test_the_cli_options_that_are_the_engines_have_its_types_and_defaults():
+    from lookup_pandas.cli.options import CompaniesOptions, EnrichOptions
+
+    for cls in (EnrichOptions, CompaniesOptions):
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in DECLARED:
+                assert hints[f.name] == TYPES[f.name], (cls.__name__, f.name)
+                assert f.default == DECLARED[f.name].default, (cls.__name__, f.name)
+    assert set(EnrichOptions("a.csv").job) == set(DECLARED) - {"provenance"}
