@@ -160,25 +160,20 @@ class Contact:
             self._checking = True
         proven, rejected = False, None
         try:
-            proven = self.store.key_seen() or self._tier_takes_key()
+            if not self.store.key_seen():
+                self.credits_tier()  # its answer proves the key
+            proven = True
         except AuthenticationError as exc:
             rejected = exc
             raise
+        except ServiceError as exc:
+            proven = True  # not proven, but not asked again by this Client
+            logger.warning("Could not check the API key (%s); answering from the cache.", exc)
         finally:
             with self._lock:
                 self._checking, self._key_rejected = False, rejected
                 self.key_proven = self.key_proven or proven
                 self._lock.notify_all()
-
-    def _tier_takes_key(self) -> bool:
-        """Read the tier, which proves the key; True (not asked again) when it cannot be read."""
-        try:
-            self.credits_tier()
-        except AuthenticationError:
-            raise
-        except ServiceError as exc:
-            logger.warning("Could not check the API key (%s); answering from the cache.", exc)
-        return True
 
     def resolve_forbidden(self, exc: ServiceError, path: str) -> ServiceError:
         """A 403 told apart: a PermissionDeniedError about one record, or an AuthenticationError.
@@ -372,7 +367,7 @@ class Contact:
             if not self.contacted and not isinstance(exc, TransportError):
                 # Something answered, but not with a tier: is it the service at all? (A
                 # transport failure says nothing more; the next call meets it again.)
-                self._probe_health()
+                self.request(Call(HEALTH_PATH, cache=False, paced=False))  # free, unpaced
             rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "
@@ -383,10 +378,6 @@ class Contact:
             return rate
         self._note_tier(tier)
         return self._rate_from(tier)
-
-    def _probe_health(self) -> None:
-        """Ask the Data API's free health probe (unpaced) whether the base URL is the service."""
-        self.request(Call(HEALTH_PATH, cache=False, paced=False))
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:
         """The tier's pace (:func:`rate_from_tier`), or the fallback with a warning."""

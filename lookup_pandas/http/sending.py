@@ -47,7 +47,6 @@ from .contact import Contact
 from .decisions import (
     Attempts,
     Call,
-    Read,
     SendActions,
     Situation,
     fresh_enough,
@@ -310,23 +309,19 @@ class PacedAttempts:
             attempts.retries,
             self.policy.max_retries,
         )
-        if isinstance(failure, RateLimitError):
-            self.on_rate_limited(failure)
+        if isinstance(failure, RateLimitError):  # it always slows the pace (:func:`.slowdown`)
+            change = slowdown(failure, self.pacer.per_minute)
+            if change.action == "set":
+                logger.info("rate limited: pacing at %.1f/min", change.per_minute)
+                self.pacer.set_rate(change.per_minute, share=True)
+            elif change.action == "halve":
+                rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
+                logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
+            self.contact.reread_tier(after_429=True)  # the tier may drop with the balance
             self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
         if unpaced or not isinstance(failure, RateLimitError):
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
             pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
-
-    def on_rate_limited(self, exc: RateLimitError) -> None:
-        """A 429 always slows the pace (see :func:`~.decisions.slowdown`)."""
-        change = slowdown(exc, self.pacer.per_minute)
-        if change.action == "set":
-            logger.info("rate limited: pacing at %.1f/min", change.per_minute)
-            self.pacer.set_rate(change.per_minute, share=True)
-        elif change.action == "halve":
-            rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
-            logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
-        self.contact.reread_tier(after_429=True)  # the tier may have dropped with the balance
 
     def attempt(
         self, prepared: requests.PreparedRequest, path: str, store_as: str | None = None
@@ -411,10 +406,16 @@ class Sender:
         keyed = wire.cache_on and (actions.read != "skip" or actions.claim or actions.store)
         key = wire.cache_key(prepared) if keyed else None  # once: the lookup, claim and store
         lookup = self.lookup(path, key, actions.fresh_after)
-        stored = self.read(actions.read, lookup, cancel)
+        stored = None
+        if actions.read == "once":
+            stored = lookup()
+        elif actions.read == "afresh":  # a claim let go of lately: until the answer shows
+            stored = fresh_lookup(lookup, cancel)
         claimed: str | None = None
-        if stored is None and actions.claim and key is not None:
-            claimed, stored = self.claim(key, lookup, cancel)
+        if stored is None and actions.claim and key is not None:  # or another process buys it
+            claimed, stored = claim_or_wait(
+                self.claims, key, lookup, cancel, self.stats.count_waiting
+            )
         if stored is not None:
             if actions.send and not self.contact.key_proven:
                 self.contact.check_key()
@@ -452,27 +453,3 @@ class Sender:
             )
 
         return look
-
-    def read(
-        self, read: Read, lookup: Lookup, cancel: threading.Event | None
-    ) -> requests.Response | None:
-        """The stored answer, read as ``read`` says, or None on a miss.
-
-        ``"afresh"`` reads until the answer shows, for a claim let go of lately
-        (:func:`lookup_pandas.store.claims.fresh_lookup`).
-        """
-        if read == "once":
-            return lookup()
-        if read == "afresh":
-            return fresh_lookup(lookup, cancel)
-        return None
-
-    def claim(
-        self, key: str, lookup: Lookup, cancel: threading.Event | None
-    ) -> tuple[str | None, requests.Response | None]:
-        """``(claim, None)`` to buy it, or ``(None, answer)`` another process bought meanwhile.
-
-        ``key`` is the answer's cache key; ``lookup`` reads what counts of it (:meth:`lookup`).
-        See :func:`lookup_pandas.store.claims.claim_or_wait`.
-        """
-        return claim_or_wait(self.claims, key, lookup, cancel, self.stats.count_waiting)
