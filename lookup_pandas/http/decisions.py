@@ -80,6 +80,9 @@ class Call:
     known_miss: bool = False
     #: The claim the caller holds (MINE, or RECHECK): the call neither claims nor lets go of it.
     held: str | None = None
+    #: The request's cache key, when the caller has it already (``Wire.cache_keys``, read
+    #: ahead): the call then works none out. It must be the key of ``path`` and ``params``.
+    key: str | None = None
     #: False: a free probe sent while the pace is being learned.
     paced: bool = True
     #: Statuses raised as they are: never retried, never taken for a wrong base URL.

@@ -404,7 +404,7 @@ class Sender:
         path, cancel = call.path, call.cancel
         prepared = wire.prepare(path, call.params, method=call.method, body=call.body)
         keyed = wire.cache_on and (actions.read != "skip" or actions.claim or actions.store)
-        key = wire.cache_key(prepared) if keyed else None  # once: the lookup, claim and store
+        key = (call.key or wire.cache_key(prepared)) if keyed else None  # once, for all three
         lookup = self.lookup(path, key, actions.fresh_after)
         stored = None
         if actions.read == "once":

@@ -16,6 +16,7 @@ from requests_cache.policy import expiration
 
 import lookup_pandas as lp
 from lookup_pandas.cache.policy import IGNORED_PARAMETERS
+from lookup_pandas.http.decisions import Call
 from lookup_pandas.service import answers
 from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
@@ -293,3 +294,22 @@ def test_a_fresh_answer_is_decoded_once_and_its_reading_is_what_the_cache_keeps(
     assert decoded == [200]
     assert cached_client.profile("ada")["id"] == "prsn_ada"  # the stored answer, read
     assert decoded == [200, 200] and sent(cached_client, "ada") == 1
+
+
+def test_a_call_given_its_key_works_none_out(cached_client):
+    wire = cached_client._parts.wire
+    cache = wire.session.cache
+    (key,) = wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])  # read ahead, say
+    made: list[str] = []
+    create = cache.create_key
+
+    def counting(request, **kwargs):
+        made.append(request.url)
+        return create(request, **kwargs)
+
+    cache.create_key = counting
+    env = cached_client._parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, key=key))
+    assert not env.from_cache and key in cache.responses  # looked up, claimed, stored under it
+    assert [url for url in made if "handle=" in url] == []  # only the alias's (the id's)
+    cache.create_key = create
+    assert cached_client.profile_answer("ada").from_cache
