@@ -370,7 +370,7 @@ class Sender:
 
         Order of operations:
 
-        1. Decide the actions once, and prepare the request.
+        1. Decide the actions once, prepare the request and work its cache key out (once).
         2. Read the cache (``actions.read``). With ``actions.fresh_after``, an answer stored
            earlier is a miss.
         3. On a miss, claim the answer among the processes sharing the store (``actions.claim``).
