@@ -46,7 +46,7 @@ def main() -> None:
         with time_machine.travel(week_later, tick=True):
             before = svc.billed()
             with Client(api_key=svc.api_key, base_url=svc.base_url, cache=cache) as client:
-                client.learn_pace()
+                client.parts.contact.learn_pace()
                 started = time.perf_counter()
                 out, summary = enrich_with_summary(
                     frame, "handle", client=client, progress=False, refresh="changed",

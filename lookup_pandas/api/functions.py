@@ -41,7 +41,9 @@ __all__ = [
 class EnrichKeywords(TypedDict, total=False):
     """The keywords ``enrich_profiles`` and ``enrich_companies`` share, for their overloads.
 
-    Their implementations spell each keyword out, with its default and meaning.
+    Their implementations spell each keyword out, with its default and meaning; each is a field of
+    :class:`~lookup_pandas.enrichment.plan.Options` but ``prefix`` and ``client``
+    (tests/unit/api/test_functions.py checks them against it).
     """
 
     prefix: str
@@ -84,16 +86,7 @@ def get_profiles(
     :data:`lookup_pandas.frames.records.PERSON_FIELDS`, then any other field the records carry,
     then ``lookup_status`` and ``lookup_error``.
     """
-    options = Options(
-        errors=errors,
-        max_credits=max_credits,
-        fold_case=fold_case,
-        method=method,
-        progress=progress,
-        provenance=provenance,
-        refresh=refresh,
-    )
-    return get_frame(handles, client=client, kind=PEOPLE, options=options)
+    return get_frame(handles, client=client, kind=PEOPLE, options=Options.of(locals()))
 
 
 @overload
@@ -213,19 +206,7 @@ def enrich_profiles(
     AuthenticationError or ConfigurationError (no service at the base URL) raises at once. So
     many transport failures in a row stop the job (docs/enriching.md, *The rules*).
     """
-    options = Options(
-        errors=errors,
-        max_calls=max_calls,
-        max_credits=max_credits,
-        refresh=refresh,
-        fold_case=fold_case,
-        method=method,
-        progress=progress,
-        provenance=provenance,
-    )
-    request = EnrichRequest(
-        frame, column=column, prefix=prefix, client=client, kind=PEOPLE, options=options
-    )
+    request = EnrichRequest(frame, column, prefix, client, PEOPLE, Options.of(locals()))
     return enrich_or_start(request, background)
 
 
@@ -252,15 +233,7 @@ def get_companies(
     The columns are those of :data:`lookup_pandas.frames.records.COMPANY_FIELDS`, then any other
     field, then ``lookup_status`` and ``lookup_error``.
     """
-    options = Options(
-        errors=errors,
-        max_credits=max_credits,
-        fold_case=fold_case,
-        method=method,
-        progress=progress,
-        provenance=provenance,
-    )
-    return get_frame(values, client=client, kind=COMPANIES, options=options)
+    return get_frame(values, client=client, kind=COMPANIES, options=Options.of(locals()))
 
 
 @overload
@@ -314,19 +287,7 @@ def enrich_companies(
     The columns added are :data:`lookup_pandas.frames.records.COMPANY_FIELDS` prefixed, any other
     field, then ``lookup_status`` (ok, not_found, forbidden, invalid, error) and ``lookup_error``.
     """
-    options = Options(
-        errors=errors,
-        max_calls=max_calls,
-        max_credits=max_credits,
-        refresh=refresh,
-        fold_case=fold_case,
-        method=method,
-        progress=progress,
-        provenance=provenance,
-    )
-    request = EnrichRequest(
-        frame, column=column, prefix=prefix, client=client, kind=COMPANIES, options=options
-    )
+    request = EnrichRequest(frame, column, prefix, client, COMPANIES, Options.of(locals()))
     return enrich_or_start(request, background)
 
 

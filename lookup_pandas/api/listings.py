@@ -141,7 +141,7 @@ def company_query(
 
 def _looked_up(value: str, param: CompanyParam, client: Client | None) -> str:
     """Company ``value``'s ``param.field`` (its slug, its id), from its record."""
-    record = fetched(resolve_client(client).lookup_answer, value, COMPANIES)
+    record = fetched(resolve_client(client).parts.sender.request, value, COMPANIES)
     found = record.get(param.field)
     if not isinstance(found, str) or not found:
         raise ResponseError(

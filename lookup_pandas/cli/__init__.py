@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 #: Each command's options, and the module and function that run them (imported when used).
-_COMMANDS: dict[type[_options.Options], tuple[str, str]] = {
+_COMMANDS: dict[type[_options.CommandOptions], tuple[str, str]] = {
     _options.EnrichOptions: (".enrich", "enrich"),
     _options.CompaniesOptions: (".companies_command", "companies"),
     _options.ListingOptions: (".listing_commands", "listing"),
@@ -78,7 +78,7 @@ _COMMANDS: dict[type[_options.Options], tuple[str, str]] = {
 }
 
 
-def command(options: _options.Options) -> Callable[[], int]:
+def command(options: _options.CommandOptions) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (its module imported only now).
 
     Example:
@@ -86,7 +86,7 @@ def command(options: _options.Options) -> Callable[[], int]:
         'tier'
     """
     module, name = _COMMANDS[type(options)]
-    run_command: Callable[[_options.Options], int] = getattr(
+    run_command: Callable[[_options.CommandOptions], int] = getattr(
         importlib.import_module(module, __name__), name
     )
     return functools.partial(run_command, options)

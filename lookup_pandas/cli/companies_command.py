@@ -27,14 +27,7 @@ def companies(options: CompaniesOptions) -> int:
     o = options
     check_output(o.output)
     with service_client(o.offline) as client:
-        frame = api.get_companies(
-            list(o.values),
-            errors=o.errors,
-            method=o.method,
-            client=client,
-            progress=o.progress,
-            fold_case=o.fold_case,
-        )
+        frame = api.get_companies(list(o.values), client=client, **o.job)
     write_frame(frame, o.output)
     print(f"{len(frame)} companies: {_statuses(frame)}{target(o.output)}", file=sys.stderr)
     return 0

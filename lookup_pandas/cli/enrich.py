@@ -13,8 +13,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..api.columns import check_columns
 from ..csv_chunks import (
@@ -39,9 +38,6 @@ from .service_client import service_client
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..client.client import Client
-    from ..enrichment.results import Estimate
-
 
 def enrich(options: EnrichOptions) -> int:
     """Enrich the whole file at once, or in chunks when asked or when it has many rows.
@@ -62,7 +58,7 @@ def enrich(options: EnrichOptions) -> int:
     check_output(o.output, source=o.input)
     check_columns(leads, o.column, o.prefix)
     with service_client(o.offline) as client:
-        print_estimate(_estimate(leads[o.column], o, client), o, client)
+        print_estimate(leads[o.column], o, client)
         summarised = api.enrich_companies_with_summary if o.companies else api.enrich_with_summary
         enriched, summary = summarised(leads, o.column, prefix=o.prefix, client=client, **o.job)
     write_frame(enriched, o.output)
@@ -105,8 +101,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
         scan = scan_handles(chunks, handles)
         with open_output(o.output) as out:
-            est = _estimate(scan.distinct, o, client)
-            print_estimate(dataclasses.replace(est, rows=scan.rows, valid=scan.valid), o, client)
+            print_estimate(scan.distinct, o, client, rows=scan.rows, valid=scan.valid)
             records = RecordStore()  # the job keeps no record: they are kept as text here
             result = lookup_values(
                 scan.distinct,
@@ -189,20 +184,4 @@ def _changed(path: str, what: str) -> str:
     return (
         f"{path} changed while it was read in chunks ({what}); run again: what was fetched "
         "is cached"
-    )
-
-
-def _estimate(values: Iterable[Any], o: EnrichOptions, client: Client) -> Estimate:
-    """The estimate printed before the job: counted without the credits facts, which are read
-    after ``--max-calls``, if at all (:func:`~lookup_pandas.cli.estimate.print_estimate`)."""
-    from ..enrichment.values import estimate_values
-
-    return estimate_values(
-        values,
-        client=client,
-        fold_case=o.fold_case,
-        method=o.method,
-        credits=False,
-        kind=o.kind,
-        refresh=o.refresh,
     )

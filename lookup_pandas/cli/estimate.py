@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..display.facts import about, fetching, spending
 from .options import EnrichOptions
@@ -22,21 +23,32 @@ if TYPE_CHECKING:
     from ..enrichment.results import Estimate
 
 
-def print_estimate(est: Estimate, options: EnrichOptions, client: Client) -> None:
-    """Print the estimate line on stderr before the job. ``est`` is from ``credits=False``.
+def print_estimate(
+    values: Iterable[Any], options: EnrichOptions, client: Client, **counts: Any
+) -> None:
+    """Print the estimate line on stderr before the job: what enriching ``values`` fetches.
 
-    It learns the pace first when anything must be fetched (free panel calls). A fully cached
+    ``counts`` are the rows and valid rows when ``values`` are only the distinct ones (chunks).
+    It is counted without the credits facts, which are read after ``--max-calls``, if at all. It
+    learns the pace first when anything must be fetched (free panel calls). A fully cached
     run sends nothing. A job that ``--max-calls``, ``--max-credits`` or the balance refuses prints
     only its refusal.
 
-    Example: ``print_estimate(estimate_values(column, client=client, credits=False), o, client)``
+    Example: ``print_estimate(leads["handle"], o, client)``
     """
     from ..enrichment.estimate import planned, read_credit_facts
+    from ..enrichment.values import estimate_values
 
+    o = options
+    est = estimate_values(
+        values, client=client, fold_case=o.fold_case, method=o.method, credits=False,
+        kind=o.kind, refresh=o.refresh,
+    )  # fmt: skip
+    est = dataclasses.replace(est, **counts)
     if options.max_calls is not None and est.to_fetch > options.max_calls:
         return  # the job refuses it before sending anything, in one line of its own
-    if est.to_fetch and not client.pace_known:
-        client.learn_pace()
+    if est.to_fetch and not client.parts.contact.rate_known:
+        client.parts.contact.learn_pace()
     if est.to_fetch:  # estimated with credits=False: nothing is read before --max-calls
         est = dataclasses.replace(est, balance=read_credit_facts(client))
     est = planned(est, client, options.method, options.kind, est.refresh)

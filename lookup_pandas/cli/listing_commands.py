@@ -10,7 +10,6 @@ writes the engineers in Germany to stdout as CSV.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,14 +25,13 @@ from ..service.endpoints import (
     SKILL_SEARCH,
     Listing,
 )
-from .arguments import Sub, add_common, add_errors, progress, service_command
 from .exits import InputError
-from .options import CompaniesOptions, ListingOptions
+from .options import ListingOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LIST_COMMANDS", "ListCommand", "add_companies", "add_listings", "listing", "pair"]
+__all__ = ["LIST_COMMANDS", "ListCommand", "listing", "pair"]
 
 
 @dataclass(frozen=True)
@@ -84,73 +82,6 @@ LIST_COMMANDS: dict[str, ListCommand] = {
                     "recent job changes: people who joined, left or changed title"),
     )
 }  # fmt: skip
-
-
-def add_listings(sub: Sub) -> None:
-    """One command per row of LIST_COMMANDS: its argument, paging, and ``--filter``.
-
-    The endpoint's other required parameter is an option (``search-companies --website``).
-    """
-    for c in LIST_COMMANDS.values():
-        p = service_command(sub, c.name, c.helptext)
-        if c.argument is not None:  # optional unless the endpoint requires it
-            nargs = None if c.argument == c.listing.required else "?"
-            p.add_argument("query", metavar=c.metavar or c.argument, nargs=nargs)
-        for name in c.listing.one_of:
-            if name != c.argument:
-                p.add_argument(f"--{name}", default=None, help=f"the {name} to match (3+ chars)")
-        p.add_argument("--limit", type=int, default=50, help="page size, 1-50 (50)")
-        p.add_argument(
-            "--max-records", type=int, default=None, help="stop after this many (0 or more)"
-        )
-        if c.filters:
-            p.add_argument(
-                "--filter",
-                action="append",
-                metavar="KEY=VALUE",
-                help=f"a filter, repeatable: {', '.join(c.filters)}",
-            )
-        add_common(p)
-        p.set_defaults(options=_listing_options)
-
-
-def _listing_options(ns: argparse.Namespace) -> ListingOptions:
-    return ListingOptions(
-        command=ns.command,
-        query=getattr(ns, "query", None),
-        website=getattr(ns, "website", None),
-        limit=ns.limit,
-        max_records=ns.max_records,
-        filters=tuple(getattr(ns, "filter", None) or ()),
-        output=ns.output,
-        progress=progress(ns),
-        offline=ns.offline,
-    )
-
-
-def add_companies(sub: Sub) -> None:
-    p = service_command(sub, "companies", "companies by slug, company page URL or org_ id")
-    p.add_argument("values", nargs="+", metavar="SLUG_OR_ID", help="slugs, URLs or org_ ids")
-    add_errors(p)
-    p.add_argument(
-        "--method",
-        choices=("auto", "batch", "single"),
-        default="auto",
-        help="batch jobs when more than 20 are to fetch (auto), always, or one call each",
-    )
-    p.add_argument("--keep-case", action="store_true", help="send slugs as written")
-    add_common(p)
-    p.set_defaults(
-        options=lambda ns: CompaniesOptions(
-            values=tuple(ns.values),
-            errors=ns.errors,
-            method=ns.method,
-            keep_case=ns.keep_case,
-            output=ns.output,
-            progress=progress(ns),
-            offline=ns.offline,
-        )
-    )
 
 
 #: Keywords of the listing functions themselves, which a --filter must not set (nor the

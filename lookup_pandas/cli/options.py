@@ -1,4 +1,9 @@
-"""What each command was asked to do: typed, frozen option objects the parser makes.
+"""What each command is asked: a frozen dataclass per command, whose fields declare its flags.
+
+Each field is one argument: its name is the argument's ``dest``, its default argparse's, and
+:func:`arg` holds argparse's other keywords (flags, help, type, choices). An option of the
+engine (:class:`lookup_pandas.enrichment.plan.Options`) takes its default and help from there
+(:func:`engine`). :mod:`.parser` adds the fields' arguments and makes the options from them.
 
 Example:
     >>> EnrichOptions(input="leads.csv", output="out.csv", method="batch").job["method"]
@@ -7,22 +12,25 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import argparse
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TypeVar, get_args
 
-if TYPE_CHECKING:
-    from ..enrichment.results import Refresh
-    from ..identifiers.kinds import Kind
+from ..enrichment.plan import Options
+from ..enrichment.results import Errors, Method, Refresh
+from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
 
 __all__ = [
     "STDIN",
     "CacheOptions",
+    "CommandOptions",
     "CompaniesOptions",
     "DemoOptions",
     "EnrichOptions",
     "ListingOptions",
-    "Options",
     "ServeOptions",
     "TierOptions",
 ]
@@ -30,38 +38,168 @@ __all__ = [
 #: The input name that means standard input, as other tools take it.
 STDIN = "-"
 
-Errors = Literal["coerce", "raise"]
-Method = Literal["auto", "batch", "single"]
+N = TypeVar("N", int, float)
 ListingCommand = Literal[
     "employees", "search", "search-companies", "institutions", "alumni", "skills", "job-changes"
 ]
 CacheAction = Literal["info", "prune", "clear", "forget"]
 
 
-@dataclass(frozen=True)
-class EnrichOptions:
-    """``enrich INPUT``: a CSV of handles enriched, whole or in chunks."""
+def arg(flags: str, help: str, default: Any = dataclasses.MISSING, **argparse_: Any) -> Any:
+    """A field, and the argument that sets it: its ``flags`` (``""``: a positional), its help,
+    its default, and argparse's other keywords."""
+    metadata = {"flags": tuple(flags.split()), "help": help, **argparse_}
+    return dataclasses.field(default=default, metadata=metadata)
 
-    input: str
-    column: str = "handle"
-    prefix: str = "profile_"
-    errors: Errors = "coerce"
-    max_calls: int | None = None
-    max_credits: float | None = None
-    refresh: Refresh = False  # True, or "changed": --refresh changed
-    method: Method = "auto"
-    encoding: str = "utf-8"
-    keep_case: bool = False
-    chunksize: int | None = None  # rows per chunk; 0: never; None: by the file's rows
-    chunk_threshold: int | None = None  # rows above which it is chunked unasked
-    output: str | None = None  # None or "-": stdout
-    progress: bool | None = None  # False: --no-progress; None: when on a terminal
-    offline: bool = False  # --offline: answers from the cache only, nothing sent
-    companies: bool = False  # --companies: the column holds companies (slugs, org_ ids)
+
+def switch(flags: str, help: str) -> Any:
+    """A field that is False unless its flag is given."""
+    return arg(flags, help, False, action="store_true")
+
+
+def engine(name: str, flags: str, help: str | None = None, **argparse_: Any) -> Any:
+    """A field that is the engine's option ``name``, with its declared default and help line
+    (``help`` where a command says it in its own words)."""
+    declared = _DECLARED[name]
+    return arg(flags, help or declared.metadata["help"], declared.default, **argparse_)
+
+
+_DECLARED = {f.name: f for f in dataclasses.fields(Options)}
+
+
+def _output() -> Any:
+    return arg("-o --output", "CSV file to write (default: stdout)", None)
+
+
+def _no_progress() -> Any:  # False: --no-progress; None: a bar when on a terminal
+    return arg("--no-progress", "no progress bar", None, action="store_const", const=False)
+
+
+def _offline() -> Any:
+    return switch("--offline", "answer from the cache only; send nothing")
+
+
+def _at_least(least: int, parse: Callable[[str], N], what: str) -> Callable[[str], N]:
+    """An argparse type: ``parse(text)`` when it is a finite number >= ``least``, else
+    argparse's one-line error.
+
+    Example:
+        >>> rows("7"), rate("2.5"), page_size("100")
+        (7, 2.5, 100)
+        >>> page_size("0")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 1 or more, not 0
+        >>> rate("inf")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be 0 or more, not inf
+    """
+
+    def check(text: str) -> N:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not value >= least or value == float("inf"):  # NaN is not >= anything
+            raise argparse.ArgumentTypeError(f"must be {least} or more, not {text}")
+        return value
+
+    return check
+
+
+rows = _at_least(0, int, "a whole number")  # rows of a chunk
+rate = _at_least(0, float, "a number")  # credits, items or people a second or minute
+page_size = _at_least(1, int, "a whole number")
+
+
+#: What ``--refresh`` takes: every answer bought anew, or only the people whose job changed.
+REFRESH_MODES: dict[str, Refresh] = {"all": True, "changed": "changed"}
+
+
+def refresh_mode(text: str) -> Refresh:
+    """``--refresh``'s value: ``all`` (the same as a bare ``--refresh``) or ``changed``.
+
+    >>> refresh_mode("changed"), refresh_mode("all")
+    ('changed', True)
+    """
+    try:
+        return REFRESH_MODES[text]
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"--refresh takes 'changed' or nothing (every answer anew), not {text!r}"
+        ) from None
+
+
+_CHUNKSIZE_HELP = (
+    "read, enrich and write N rows at a time, so that memory does not grow with the "
+    "file's length (default: 10000-row chunks for an input of more than 50000 rows, else "
+    "the whole file at once; 0: never). The output is the same; each distinct value is "
+    "normalised once and each distinct handle fetched once, as one job (one budget, one "
+    "estimate). The input is read twice, so it must be "
+    "a file. With -o FILE the output is written beside FILE as .FILE.<random>.part and "
+    "renamed onto FILE only when complete (an interrupted run leaves no half file); to "
+    "stdout, chunks are written as they are made and a failure can leave a partial CSV"
+)
+
+
+class _Job:
+    """A command that runs an enrichment: ``job`` is its options that are the engine's."""
 
     @property
-    def fold_case(self) -> bool:
-        return not self.keep_case
+    def job(self) -> dict[str, Any]:
+        """The engine's options as set here (:class:`~lookup_pandas.enrichment.plan.Options`).
+
+        Example: ``api.enrich_companies(df, o.column, client=c, **o.job)``
+        """
+        return {name: getattr(self, name) for name in _DECLARED if hasattr(self, name)}
+
+
+@dataclass(frozen=True)
+class EnrichOptions(_Job):
+    """``enrich INPUT``: a CSV of handles enriched, whole or in chunks.
+
+    ``column`` and ``prefix`` default by what the column holds (people, or ``--companies``).
+    """
+
+    input: str = arg("", "the CSV file to read ('-': standard input)")
+    companies: bool = switch(
+        "--companies",
+        "the column holds companies (slugs, company page URLs or org_ ids), not people",
+    )
+    column: str = arg("-c --column", "column of handles (handle; --companies: slug)", None)
+    prefix: str = arg("--prefix", "prefix of new columns (profile_; --companies: company_)", None)
+    errors: Errors = engine("errors", "--errors", choices=get_args(Errors))
+    max_calls: int | None = engine("max_calls", "--max-calls", type=int)
+    max_credits: float | None = engine("max_credits", "--max-credits", type=rate, metavar="N")
+    refresh: Refresh = engine(
+        "refresh", "--refresh", nargs="?", const=True, type=refresh_mode, metavar="changed"
+    )
+    method: Method = engine("method", "--method", choices=get_args(Method))
+    encoding: str = arg(
+        "--encoding", "the input file's text encoding (utf-8), e.g. latin-1, cp1252", "utf-8"
+    )
+    fold_case: bool = arg(
+        "--keep-case",
+        "send handles as written (default: lower case; public handles "
+        "are case-insensitive, so Ada and ada are one person, paid once)",
+        True,
+        action="store_false",
+    )
+    # rows per chunk; 0: never; None: by the file's rows
+    chunksize: int | None = arg("--chunksize", _CHUNKSIZE_HELP, None, type=rows, metavar="N")
+    # rows above which an input is chunked unasked (default csv_chunks.AUTO_CHUNK_ROWS); for tests
+    chunk_threshold: int | None = arg("--chunk-threshold", argparse.SUPPRESS, None, type=rows)
+    output: str | None = _output()
+    progress: bool | None = _no_progress()
+    offline: bool = _offline()
+
+    def __post_init__(self) -> None:
+        column, prefix = ("slug", "company_") if self.companies else ("handle", "profile_")
+        if self.column is None:
+            object.__setattr__(self, "column", column)
+        if self.prefix is None:
+            object.__setattr__(self, "prefix", prefix)
 
     @property
     def kind(self) -> Kind:
@@ -71,115 +209,143 @@ class EnrichOptions:
             >>> EnrichOptions("accounts.csv", companies=True).kind.desc
             'companies'
         """
-        from ..identifiers.kinds import COMPANIES, PEOPLE
-
         return COMPANIES if self.companies else PEOPLE
-
-    @property
-    def job(self) -> dict[str, Any]:
-        """The enrichment's keywords as set here: all but the column, the prefix and the client.
-
-        Example: ``api.enrich_companies(df, o.column, client=c, **o.job)``
-        """
-        return {
-            "errors": self.errors,
-            "max_calls": self.max_calls,
-            "max_credits": self.max_credits,
-            "refresh": self.refresh,
-            "method": self.method,
-            "progress": self.progress,
-            "fold_case": self.fold_case,
-        }
 
 
 @dataclass(frozen=True)
 class ListingOptions:
     """A listing written as CSV: ``employees SLUG``, ``search TITLE``, ``job-changes``...
 
-    The commands are in :data:`.listing_commands.LIST_COMMANDS`.
+    The commands, their argument and filters are in :data:`.listing_commands.LIST_COMMANDS`.
     """
 
     command: ListingCommand
     query: str | None = None  # the command's argument (slug, title, name); None: none given
     website: str | None = None  # search-companies --website
-    limit: int = 50
-    max_records: int | None = None
+    limit: int = arg("--limit", "page size, 1-50 (50)", 50, type=int)
+    max_records: int | None = arg(
+        "--max-records", "stop after this many (0 or more)", None, type=int
+    )
     filters: tuple[str, ...] = ()  # each KEY=VALUE, as given
-    output: str | None = None
-    progress: bool | None = None
-    offline: bool = False  # --offline
+    output: str | None = _output()
+    progress: bool | None = _no_progress()
+    offline: bool = _offline()
 
 
 @dataclass(frozen=True)
-class CompaniesOptions:
+class CompaniesOptions(_Job):
     """``companies SLUG_OR_ID...``: those companies' records as CSV, one row per value."""
 
-    values: tuple[str, ...]
-    errors: Errors = "coerce"
-    method: Method = "auto"
-    keep_case: bool = False
-    output: str | None = None
-    progress: bool | None = None
-    offline: bool = False  # --offline
-
-    @property
-    def fold_case(self) -> bool:
-        return not self.keep_case
+    values: tuple[str, ...] = arg("", "slugs, URLs or org_ ids", nargs="+", metavar="SLUG_OR_ID")
+    errors: Errors = engine("errors", "--errors", choices=get_args(Errors))
+    method: Method = engine(
+        "method",
+        "--method",
+        "batch jobs when more than 20 are to fetch (auto), always, or one call each",
+        choices=get_args(Method),
+    )
+    fold_case: bool = arg("--keep-case", "send slugs as written", True, action="store_false")
+    output: str | None = _output()
+    progress: bool | None = _no_progress()
+    offline: bool = _offline()
 
 
 @dataclass(frozen=True)
 class TierOptions:
     """``tier``: the credits tier in one line (``-o FILE``: as a one-row CSV)."""
 
-    output: str | None = None
-    progress: bool | None = None
-    offline: bool = False  # --offline
+    output: str | None = _output()
+    progress: bool | None = _no_progress()
+    offline: bool = _offline()
 
 
 @dataclass(frozen=True)
 class ServeOptions:
     """``serve``: the emulator in the foreground."""
 
-    port: int = 0
-    latency: float = 0.0
-    rate_limit: float = 6000.0  # calls a minute; 0: none
-    fault_rate: float = 0.0
-    api_key: str | None = None
-    sparse: bool = False
-    batch: bool = True
-    batch_resolve_rate: float | None = None
-    batch_page_size: int | None = None
-    move_rate: float = 0.0  # people who move to another company each minute
-    duration: float | None = None
+    port: int = arg("--port", "port on 127.0.0.1 (default: any free)", 0, type=int)
+    latency: float = arg("--latency", "seconds added to every answer", 0.0, type=float)
+    rate_limit: float = arg(
+        "--rate-limit", "calls per minute per key, enforced smoothly (0: none)", 6000.0, type=float
+    )
+    fault_rate: float = arg(
+        "--fault-rate", "share of requests answered with a transient fault", 0.0, type=float
+    )
+    api_key: str | None = arg("--api-key", "the key it accepts (default: a new one)", None)
+    sparse: bool = switch("--sparse", "records carry only id, handle and some of the other fields")
+    batch: bool = arg(
+        "--batch",
+        "the batch-enrich endpoints exist (default); --no-batch answers them 404, "
+        "as a service without them",
+        True,
+        action=argparse.BooleanOptionalAction,
+    )
+    batch_resolve_rate: float | None = arg(
+        "--batch-resolve-rate",
+        "items a batch job resolves per second (default 300; 0: at once)",
+        None,
+        type=rate,
+        metavar="N",
+    )
+    batch_page_size: int | None = arg(
+        "--batch-page-size",
+        "batch results per poll (default 100)",
+        None,
+        type=page_size,
+        metavar="N",
+    )
+    move_rate: float = arg(
+        "--move-rate",
+        "people of its population who move to another company each minute (default 0): "
+        "their records change and the job-change feed lists their moves, so a refresh finds "
+        "movers; each move is printed",
+        0.0,
+        type=rate,
+        metavar="R",
+    )
+    duration: float | None = arg("--duration", argparse.SUPPRESS, None, type=float)
 
 
 @dataclass(frozen=True)
 class DemoOptions:
     """``demo``: the emulator and the sample lead list, end to end."""
 
-    workdir: Path = Path("lookup-demo")
-    progress: bool = True
-    sparse: bool = False
+    workdir: Path = arg(
+        "--workdir",
+        "where the demo's cache and enriched CSV go (lookup-demo)",
+        Path("lookup-demo"),
+        type=Path,
+    )
+    progress: bool = arg("--no-progress", "no progress bars", True, action="store_false")
+    sparse: bool = switch("--sparse", "records carry only some fields (id and handle always)")
 
 
 @dataclass(frozen=True)
 class CacheOptions:
-    """``cache info | prune | clear | forget``: the cache LOOKUP_CACHE names."""
+    """``cache info | prune | clear | forget``: the cache LOOKUP_CACHE names.
+
+    Only ``clear`` takes ``yes``, and only ``forget`` the others.
+    """
 
     action: CacheAction
-    yes: bool = False  # clear: do not ask
-    handles: tuple[str, ...] = field(default=())  # forget: handles or profile URLs
-    from_csv: str | None = None  # forget: also the handles of a CSV column
-    column: str = "handle"
-    encoding: str = "utf-8"
-    keep_case: bool = False
+    yes: bool = switch("--yes", "do not ask (required when stdin is not a terminal)")
+    handles: tuple[str, ...] = arg(
+        "", "handles, profile URLs or prsn_ ids", (), nargs="*", metavar="HANDLE"
+    )
+    from_csv: str | None = arg(
+        "--from-csv", "also the handles in a CSV column", None, metavar="FILE"
+    )
+    column: str = arg("-c --column", "the column of --from-csv (handle)", "handle")
+    encoding: str = arg("--encoding", "the CSV's text encoding (utf-8)", "utf-8")
+    fold_case: bool = arg(
+        "--keep-case",
+        "match handles as written (default: lower case, as enrichment sends them)",
+        True,
+        action="store_false",
+    )
 
-    @property
-    def fold_case(self) -> bool:
-        return not self.keep_case
 
-
-Options = (
+CommandOptions = (
     EnrichOptions
     | ListingOptions
     | CompaniesOptions

@@ -8,9 +8,10 @@ Example:
     >>> from lookup_pandas.testing import MockService
     >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
     ...     with service.client() as client:
-    ...         job_id = client.submit_batch(["ada"])  # BatchCalls.submit
-    ...         page = client.batch_status(job_id)  # one poll
-    ...         stored = client.batch_result("ada", page["profiles"]["ada"], job_id)
+    ...         batch = client.parts.batch
+    ...         job_id = batch.submit(PEOPLE, ["ada"], None)
+    ...         page = batch.status(PEOPLE, job_id, 0, None)  # one poll
+    ...         stored = batch.result(PEOPLE, "ada", page["profiles"]["ada"], job_id)
     ...         again = client.profile("ada")  # a cache hit, as after a single call
     >>> page["status"], stored.data == again, service.count("/people/profile")
     ('completed', True, 0)
@@ -105,7 +106,7 @@ class BatchCalls:
     def no_batch(self, kind: Kind, exc: ServiceError | None) -> BatchUnavailableError:
         """:func:`no_batch` for this Client's base URL. ``exc`` is the answer that told.
 
-        Example: ``raise client.no_batch()``
+        Example: ``raise client.parts.batch.no_batch(PEOPLE, None)``
         """
         return no_batch(self._wire.settings.base_url, exc, path=_batch_path(kind))
 
@@ -117,7 +118,7 @@ class BatchCalls:
         submit is sent. A submit whose answer was lost may have created a job, so its retry may pay
         for those items twice.
 
-        Example: ``job_id = client.submit_batch(["ada", "grace"])``
+        Example: ``job_id = client.parts.batch.submit(PEOPLE, ["ada", "grace"], None)``
         """
         path = _batch_path(kind)
         if self.supported_for(kind) is False:
@@ -163,7 +164,7 @@ class BatchCalls:
         and ``profiles``. A poll is never cached and takes a pacing slot. An unknown or expired
         job raises NotFoundError (any 404).
 
-        Example: ``client.batch_status(job_id, 0)["status"]`` -> ``"processing"``
+        Example: ``batch.status(PEOPLE, job_id, 0, None)["status"]`` -> ``"processing"``
         """
         try:
             env = self._request(
@@ -201,7 +202,7 @@ class BatchCalls:
         ``record=None`` is the billed not-found, raised as the NotFoundError a single call raises.
         Afterwards ``client.profile(handle)`` and a re-run are free cache hits.
 
-        Example: ``client.batch_result("ada", page["profiles"]["ada"], job_id).data["id"]``
+        Example: ``batch.result(PEOPLE, "ada", page["profiles"]["ada"], job_id).data["id"]``
         """
         wire = self._wire
         path = kind.endpoint.path

@@ -8,13 +8,14 @@ Example:
     >>> profile = "/api/data/v1/people/profile"
     >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
     ...     with service.client() as client:
-    ...         before = client.is_cached(profile, {"handle": "ada"})
+    ...         cache = client.parts.cache
+    ...         before = cache.is_cached(profile, {"handle": "ada"})
     ...         _ = client.profile("ada")
-    ...         after = client.is_cached(profile, {"handle": "ada"})
-    ...         expired = client.stored_at(profile, {"handle": "ada"})[1]
-    ...         stored = client._parts.cache.stored_answer(profile, {"handle": "ada"})
-    ...         keys = client.profile_keys(["ada", "x"]).values()
-    ...         renewed = client._parts.cache.renew(profile, keys)
+    ...         after = cache.is_cached(profile, {"handle": "ada"})
+    ...         expired = cache.stored_at(profile, {"handle": "ada"})[1]
+    ...         stored = cache.stored_answer(profile, {"handle": "ada"})
+    ...         keys = cache.profile_keys(["ada", "x"]).values()
+    ...         renewed = cache.renew(profile, keys)
     ...         entries, cleared = client.cache_info().entries, client.clear()
     >>> before, after, expired, entries, cleared
     (False, True, False, 1, 1)
@@ -51,7 +52,7 @@ class ClientCache:
     def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
         """Whether a GET of ``path`` with ``params`` would be answered from the cache.
 
-        Example: ``client.is_cached(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
+        Example: ``cache.is_cached(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
         """
         return self._read(path, params) is not None
 
@@ -60,7 +61,7 @@ class ClientCache:
 
         A cached not-found raises NotFoundError, exactly as the live answer did.
 
-        Example: ``client.cached(PROFILE_PATH, {"handle": "ada"})`` -> an Envelope, or None
+        Example: ``cache.cached(PROFILE_PATH, {"handle": "ada"})`` -> an Envelope, or None
         """
         response = self._read(path, params)
         if response is None:
@@ -75,7 +76,7 @@ class ClientCache:
 
         An expired answer counts only offline, as for every read.
 
-        Example: ``client.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(...), False)``
+        Example: ``cache.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(...), False)``
         """
         response = self._read(path, params)
         when = None if response is None else _created_at(response)
@@ -91,7 +92,7 @@ class ClientCache:
         ``answer`` is None for a stored not-found. None when nothing readable is stored. It sends
         nothing and counts no cache hit: what the caller does with the answer decides that.
 
-        Example: ``client._parts.cache.stored_answer(PROFILE_PATH, {"handle": "ada"})`` ->
+        Example: ``cache.stored_answer(PROFILE_PATH, {"handle": "ada"})`` ->
         ``(Envelope(...), datetime(...), True)``
         """
         if not self._wire.cache_on:
@@ -101,7 +102,7 @@ class ClientCache:
     def stored_at_key(self, path: str, key: str) -> tuple[Envelope | None, datetime, bool] | None:
         """:meth:`stored_answer`, read by its cache key (``profile_keys``), prepared once.
 
-        Example: ``cache.stored_at_key(PROFILE_PATH, client.profile_keys(["ada"])["ada"])``
+        Example: ``cache.stored_at_key(PROFILE_PATH, cache.profile_keys(["ada"])["ada"])``
         """
         response = self._wire.stored(path, key)
         when = None if response is None else _created_at(response)
@@ -121,7 +122,7 @@ class ClientCache:
 
         When each was stored (bought) is kept. Sends nothing; one transaction on SQLite.
 
-        Example: ``client._parts.cache.renew(PROFILE_PATH, client.profile_keys(["ada"]).values())``
+        Example: ``cache.renew(PROFILE_PATH, cache.profile_keys(["ada"]).values())``
         """
         return self._wire.renew(path, keys)
 
@@ -133,7 +134,7 @@ class ClientCache:
         Empty without a cache, where there is nothing to share or claim. ``ahead``: each request is
         kept for the call that will send it, prepared once. ``kind``: whose lookups.
 
-        Example: ``client.profile_keys(["ada"])`` -> ``{"ada": "5f3c..."}``
+        Example: ``cache.profile_keys(["ada"])`` -> ``{"ada": "5f3c..."}``
         """
         wire = self._wire
         if not wire.cache_on:

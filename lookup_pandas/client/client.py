@@ -30,8 +30,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import timedelta
 from typing import Any
 
 import requests
@@ -39,10 +39,9 @@ from requests.adapters import BaseAdapter
 
 from ..cache import CacheInfo, Forgotten
 from ..config.settings import SETTING_NAMES, Settings, keyword_help
-from ..errors import BatchUnavailableError, ServiceError
 from ..http.decisions import Call
 from ..http.stats import ClientStats
-from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..identifiers.kinds import COMPANIES, PEOPLE
 from ..service.endpoints import (
     BATCH_PATH,
     EMPLOYEES_PATH,
@@ -50,14 +49,9 @@ from ..service.endpoints import (
     SEARCH_PATH,
     TIER_PATH,
 )
-from ..service.envelope import Envelope
-from . import fetching as lookups
-from .fetching import LookupFlags
-from .pagination import Page, PagePlan, Style, check_max_records, read_page, walk
+from .fetching import record
+from .pagination import PagePlan, Style, check_max_records, read_page, walk
 from .parts import ClientParts
-
-#: A cached answer's (stored at, expired), or None: :meth:`Client.stored_at`.
-StoredTime = tuple[datetime, bool] | None
 
 __all__ = [
     "BATCH_PATH",
@@ -114,7 +108,6 @@ class Client:
     ) -> None:
         given = locals()
         self.settings = Settings.build(**{name: given[name] for name in SETTING_NAMES})
-        #: The parts (the send chain, the store, the pace, ...): other modules use them here.
         self._parts = ClientParts.build(self.settings, transport)
 
     def __repr__(self) -> str:
@@ -134,6 +127,15 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def parts(self) -> ClientParts:
+        """The package's seam to this Client's parts (send chain, cache, store, ...): not user API.
+
+        The engine (:mod:`lookup_pandas.enrichment`) and the package's other callers use them
+        here, and nowhere reach ``_parts``.
+        """
+        return self._parts
 
     @property
     def base_url(self) -> str:
@@ -156,29 +158,9 @@ class Client:
         return self._parts.counter.snapshot()
 
     @property
-    def credits_consumed(self) -> float:
-        """``client.credits_consumed  # 12.0``: the sum of the X-Credits-Consumed seen."""
-        return self.stats.credits_consumed
-
-    @property
-    def credits_balance(self) -> float | None:
-        """``client.credits_balance  # 988.0``: the last X-Credits-Balance seen, if any."""
-        return self.stats.credits_balance
-
-    @property
     def rate_limit_per_minute(self) -> float | None:
         """``client.rate_limit_per_minute  # 57.0``: the pace applied to network calls."""
         return self._parts.pacer.per_minute
-
-    @property
-    def pace_known(self) -> bool:
-        """``client.pace_known``: whether the pace was learned (the credits tier, or a 429)."""
-        return self._parts.contact.rate_known
-
-    @property
-    def waiting(self) -> int:
-        """``client.waiting  # 3``: calls waiting for an answer another process is buying."""
-        return self._parts.counter.waiting
 
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, refresh: bool = False
@@ -192,20 +174,11 @@ class Client:
         """The person record for a handle, profile URL or ``prsn_`` id, normalised as enrichment.
 
         None when not found. An id is sent as ``id=``. A value that cannot be a handle is a
-        UsageError, and nothing is sent. :meth:`fetch_profile` raises NotFoundError instead of None.
+        UsageError, and nothing is sent.
         Example: ``client.profile("https://www.example.com/in/Ada/")["id"]``
         """
-        return lookups.record(
-            self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
-        )
-
-    def fetch_profile(
-        self, handle: str, *, refresh: bool = False, fold_case: bool = True
-    ) -> dict[str, Any]:
-        """Alias of :meth:`profile` that raises NotFoundError (the server's message), not None."""
-        return lookups.fetched(
-            self.lookup_answer, handle, PEOPLE, refresh=refresh, fold_case=fold_case
-        )
+        request = self._parts.sender.request
+        return record(request, handle, PEOPLE, refresh=refresh, fold_case=fold_case)
 
     def company(
         self, slug_or_id: str, *, refresh: bool = False, fold_case: bool = True
@@ -214,42 +187,8 @@ class Client:
 
         Example: ``client.company("https://www.linkedin.com/company/acme/")["name"]``
         """
-        return lookups.record(
-            self.lookup_answer, slug_or_id, COMPANIES, refresh=refresh, fold_case=fold_case
-        )
-
-    def profile_answer(
-        self,
-        handle: str,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        known_miss: bool = False,
-        held: str | None = None,
-    ) -> Envelope:
-        """``client.profile_answer("ada").from_cache``: :meth:`lookup_answer` for a person."""
-        return self.lookup_answer(
-            handle, PEOPLE, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
-        )
-
-    def lookup_answer(
-        self,
-        value: str,
-        kind: Kind = PEOPLE,
-        *,
-        refresh: bool = False,
-        cancel: threading.Event | None = None,
-        known_miss: bool = False,
-        held: str | None = None,
-        fresh_after: float | None = None,
-    ) -> Envelope:
-        """One lookup's whole answer, its case kept. NotFoundError if there is none.
-
-        The keywords are :class:`~lookup_pandas.client.fetching.LookupFlags`'s.
-        Example: ``client.lookup_answer("acme", COMPANIES).data``
-        """
-        flags = LookupFlags(refresh, cancel, known_miss, held, fresh_after)  # its fields' order
-        return lookups.answer(self._parts.sender.request, value, kind, flags)
+        request = self._parts.sender.request
+        return record(request, slug_or_id, COMPANIES, refresh=refresh, fold_case=fold_case)
 
     def credits_tier(self) -> dict[str, Any]:
         """The panel's credits tier (``balance``, ``current_tier``, ``next_tier``), never cached.
@@ -257,21 +196,6 @@ class Client:
         Reading it teaches the Client its pace. Example: ``client.credits_tier()["balance"]``
         """
         return self._parts.contact.credits_tier()
-
-    def check_key(self) -> None:
-        """``client.check_key()``: raise AuthenticationError for a bad key, asking once per key."""
-        self._parts.contact.check_key()
-
-    def learn_pace(self) -> float | None:
-        """``client.learn_pace()  # 57.0``: the pace, learned now (None: unpaced)."""
-        return self._parts.contact.learn_pace()
-
-    def page(
-        self, path: str, params: Mapping[str, Any], plan: PagePlan, *, refresh: bool = False
-    ) -> Page:
-        """``records, pagination = client.page(SEARCH_PATH, plan.first(params), plan)``."""
-        request = self._parts.sender.request
-        return read_page(lambda p, q: request(Call(p, q, refresh=refresh)), path, params, plan)
 
     def paginate(
         self,
@@ -290,69 +214,10 @@ class Client:
         ``style="offset"`` walks ``offset_param`` (``start``) instead. ``max_records`` stops without
         fetching another page. A loop is a PaginationError instead.
         """
-        page = functools.partial(self.page, path, refresh=refresh)
+        request = self._parts.sender.request
+        page = functools.partial(read_page, request, path, refresh=refresh)
         new_plan = functools.partial(PagePlan, style, offset_param=offset_param)
         return walk(page, path, params, new_plan, max_records=max_records, progress=progress)
-
-    @property
-    def batch_supported(self) -> bool | None:
-        """``client.batch_supported  # None``: has the service batch jobs (None: not told yet)?"""
-        return self._parts.batch.supported
-
-    def batch_supported_for(self, kind: Kind) -> bool | None:
-        """``client.batch_supported_for(COMPANIES)``: :attr:`batch_supported`, for a kind."""
-        return self._parts.batch.supported_for(kind)
-
-    def submit_batch(
-        self,
-        handles: Sequence[str],
-        *,
-        cancel: threading.Event | None = None,
-        kind: Kind = PEOPLE,
-    ) -> str:
-        """``job_id = client.submit_batch(["ada", "prsn_1"])``: :meth:`BatchCalls.submit`."""
-        return self._parts.batch.submit(kind, handles, cancel)
-
-    def batch_status(
-        self,
-        job_id: str,
-        after: int = 0,
-        *,
-        cancel: threading.Event | None = None,
-        kind: Kind = PEOPLE,
-    ) -> dict[str, Any]:
-        """``client.batch_status(job_id, 0)["status"]``: see :meth:`BatchCalls.status`."""
-        return self._parts.batch.status(kind, job_id, after, cancel)
-
-    def batch_result(
-        self, handle: str, record: dict[str, Any] | None, job_id: str, kind: Kind = PEOPLE
-    ) -> Envelope:
-        """``client.batch_result("ada", record, job_id)``: see :meth:`BatchCalls.result`."""
-        return self._parts.batch.result(kind, handle, record, job_id)
-
-    def no_batch(
-        self, exc: ServiceError | None = None, kind: Kind = PEOPLE
-    ) -> BatchUnavailableError:
-        """``raise client.no_batch()``: the error saying this service has no batch jobs."""
-        return self._parts.batch.no_batch(kind, exc)
-
-    def is_cached(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
-        """``client.is_cached(PROFILE_PATH, {"handle": "ada"})``: would a GET be a cache hit?"""
-        return self._parts.cache.is_cached(path, params)
-
-    def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
-        """``client.cached(PROFILE_PATH, {"handle": "ada"})``: the cached answer, or None."""
-        return self._parts.cache.cached(path, params)
-
-    def stored_at(self, path: str, params: Mapping[str, Any] | None = None) -> StoredTime:
-        """``client.stored_at(PROFILE_PATH, {"handle": "ada"})``: (when stored, expired) or None."""
-        return self._parts.cache.stored_at(path, params)
-
-    def profile_keys(
-        self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
-    ) -> dict[str, str]:
-        """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
-        return self._parts.cache.profile_keys(handles, ahead=ahead, kind=kind)
 
     def cache_info(self) -> CacheInfo:
         """What the cache holds, sending nothing. Example: ``print(client.cache_info())``"""

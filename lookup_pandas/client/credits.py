@@ -94,7 +94,7 @@ def _public(client: Client, path: str) -> Any:
     facts = _facts(client)
     if facts.has(path):
         return facts.get(path)
-    client.check_key()  # a public answer proves nothing about the key: ask it first
+    client.parts.contact.check_key()  # a public answer proves nothing about the key: ask it first
     return facts.keep(path, _read(client, path))
 
 
@@ -222,13 +222,13 @@ def balance_for_job(client: Client, credits: float) -> float | None:
 
     Example: ``balance_for_job(client, 50)`` reads the balance when the last one seen was 20.
     """
-    seen = client.credits_balance
+    seen = client.stats.credits_balance
     tier = client._parts.contact.tier
     if seen is None and tier is not None and not is_enterprise(tier):
         seen = finite_number(tier.get("balance"))  # no answer told it: the tier read last did
     if seen is not None and seen >= credits:
         return seen
-    if not client.pace_known:
+    if not client.parts.contact.rate_known:
         tier = client.credits_tier()
         value = finite_number(tier.get("balance"))
         if value is not None and not is_enterprise(tier):

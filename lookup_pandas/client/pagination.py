@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from ..display.progress import Progress
 from ..errors import PaginationError, UsageError
+from ..http.decisions import Call, Requester
 from ..service.endpoints import checked_data
-from ..service.envelope import Envelope
 
 __all__ = ["PagePlan", "Style", "check_max_records", "read_page", "walk"]
 
@@ -206,16 +206,19 @@ Page = tuple[list[dict[str, Any]], Mapping[str, Any] | None]
 
 
 def read_page(
-    fetch: Callable[[str, Mapping[str, Any]], Envelope],
+    request: Requester,
     path: str,
     params: Mapping[str, Any],
     plan: PagePlan,
+    *,
+    refresh: bool = False,
 ) -> Page:
     """One page: its records and its pagination block, checked by ``plan`` before anyone uses them.
 
-    Example: ``records, pagination = read_page(fetch, path, params, plan)``
+    ``request`` is the send chain's (``client.parts.sender.request``).
+    Example: ``records, pagination = read_page(request, path, params, plan)``
     """
-    env = fetch(path, params)
+    env = request(Call(path, params, refresh=refresh))
     records: list[dict[str, Any]] = checked_data(env, path, list)
     plan.check(params, env.pagination, records)
     return records, env.pagination
@@ -238,7 +241,7 @@ def walk(
     Example:
         >>> pages = {None: ([{"id": 1}, {"id": 2}], {"has_more": True, "next_cursor": "c1"}),
         ...          "c1": ([{"id": 3}], {"has_more": False, "next_cursor": None})}
-        >>> def page(params, plan):  # stands for Client.page
+        >>> def page(params, plan):  # stands for read_page
         ...     records, pagination = pages[params.get("cursor")]
         ...     plan.check(params, pagination)
         ...     return records, pagination

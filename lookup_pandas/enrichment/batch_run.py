@@ -38,7 +38,7 @@ from ..store.pacing import check_cancel
 from .batch_plan import BatchPage, Tracker, smaller_job, split, tagged
 from .timing import jobs_at_once, learn
 
-__all__ = ["Answer", "BatchRun"]
+__all__ = ["Answer", "BatchRun", "out_of_credits"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class BatchRun:
     """The batch part of one enrichment: see the module's example.
 
     Args:
-        stored: jobs of earlier runs (``client._parts.store.jobs()``), of ``kind``, untagged.
+        stored: jobs of earlier runs (``client.parts.store.jobs()``), of ``kind``, untagged.
             Those holding any of ``handles`` are polled instead of submitting them again.
         submit: False only resumes stored jobs. Handles none covers go to :attr:`fallback`.
         resume: False (a ``refresh``) polls none. :meth:`finish` still forgets those whose
@@ -71,7 +71,7 @@ class BatchRun:
         kind: Kind = PEOPLE,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.client, self.kind = client, kind
+        self.client, self.parts, self.kind = client, client.parts, kind
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
         self._submits = submit
@@ -159,14 +159,14 @@ class BatchRun:
 
         Returns (job_id or None, what was submitted, their claim keys, what was left to others).
         """
-        client = self.client
-        keys = client.profile_keys(chunk, kind=self.kind)
-        states = client._parts.claims.take(list(keys.values()))
+        parts = self.parts
+        keys = parts.cache.profile_keys(chunk, kind=self.kind)
+        states = parts.claims.take(list(keys.values()))
         # BUSY: another process is buying it. RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
         # other holder, or reads the cache, before it would buy anything.
         left = [h for h in keys if states[keys[h]] in (BUSY, RECHECK)]
-        client._parts.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
+        parts.claims.release([keys[h] for h in left if states[keys[h]] == RECHECK])
         if left:
             logger.debug("%d claimed by another holder: left to single calls", len(left))
         others = set(left)
@@ -175,24 +175,24 @@ class BatchRun:
         if not mine:
             return None, (), {}, left
         try:
-            job_id = client.submit_batch(mine, cancel=stop, kind=self.kind)
+            job_id = parts.batch.submit(self.kind, mine, stop)
         except BaseException:
-            client._parts.claims.release(list(mine_keys.values()), bought=False)  # none submitted
+            parts.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
         # Here, not in the driver: stored even when the driver is interrupted meanwhile.
-        client._parts.store.remember(StoredJob(job_id, tagged(mine, self.kind.tag), time.time()))
+        parts.store.remember(StoredJob(job_id, tagged(mine, self.kind.tag), time.time()))
         return job_id, mine, mine_keys, left
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         kind = self.kind
-        data = self.client.batch_status(job_id, after, cancel=stop, kind=kind)
+        data = self.parts.batch.status(kind, job_id, after, stop)
         return BatchPage.parse(data, kind.endpoint.results or "profiles", kind.endpoint.batch or "")
 
     # -- the driver ---------------------------------------------------------------------------
 
     def __iter__(self) -> Iterator[Answer]:
         stop = threading.Event()
-        tally = self.client._parts.counter  # its submits and polls count for the run's tally too
+        tally = self.parts.counter  # its submits and polls count for the run's tally too
         pool = ThreadPoolExecutor(self._most, "lookup-batch", tally.join, (tally.current(),))
         try:
             while self._queue or self._active or self._flight:
@@ -213,13 +213,13 @@ class BatchRun:
             pool.shutdown(wait=True, cancel_futures=True)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
-            self.client._parts.claims.release(list(self._held.values()), bought=False)  # not cached
+            self.parts.claims.release(list(self._held.values()), bought=False)  # not cached
             self._held.clear()
 
     def _send(self, pool: ThreadPoolExecutor, stop: threading.Event) -> float:
         """Submit what may be submitted and poll the jobs that are due. Returns how long to wait."""
         # One submit alone until the service is known to have batch jobs.
-        allowed = 1 if self.client.batch_supported_for(self.kind) is None else self._most
+        allowed = 1 if self.parts.batch.supported_for(self.kind) is None else self._most
         while (
             self._queue
             and self._submitting < allowed
@@ -285,12 +285,12 @@ class BatchRun:
         for handle, record in results:
             try:
                 answers.append(
-                    (handle, self.client.batch_result(handle, record, job.job_id, self.kind))
+                    (handle, self.parts.batch.result(self.kind, handle, record, job.job_id))
                 )
             except NotFoundError as exc:
                 answers.append((handle, exc))
-        self.client._parts.claims.release([held.pop(h) for h, _ in answers if h in held])
-        self.client._parts.claims.release([held.pop(h) for h in erased if h in held], bought=False)
+        self.parts.claims.release([held.pop(h) for h, _ in answers if h in held])
+        self.parts.claims.release([held.pop(h) for h in erased if h in held], bought=False)
         self.fallback.extend(h for h in erased if self._wanted(h))
         for handle, answer in answers:
             if self._wanted(handle):
@@ -307,7 +307,7 @@ class BatchRun:
         """
         if not results:
             return results, []
-        stored = self.client._parts.store.job(job.job_id)
+        stored = self.parts.store.job(job.job_id)
         tag = self.kind.tag
         inputs = {i[len(tag) :] for i in stored.inputs if i.startswith(tag)} if stored else set()
         kept = [(h, r) for h, r in results if h in inputs]
@@ -346,7 +346,7 @@ class BatchRun:
         A stored job's needs are submitted anew. A job this run submitted goes to single calls
         (see "An expired batch job" in docs/decisions.md).
         """
-        self.client._parts.store.forget(job.job_id)
+        self.parts.store.forget(job.job_id)
         collected = job.collected
         again = [h for h in job.inputs if self._wanted(h) and h not in collected]
         logger.info("batch job %s is gone (expired): %d still needed", job.job_id, len(again))
@@ -365,8 +365,41 @@ class BatchRun:
         again could only count them twice. The other jobs stay stored until then, or expire.
         """
         for job in self._finished:
-            self.client._parts.store.forget(job.job_id)
+            self.parts.store.forget(job.job_id)
         path, params = self.kind.endpoint.path, self.kind.params
         for idle in self._idle:
-            if all(self.client.is_cached(path, params(h)) for h in idle.inputs):
-                self.client._parts.store.forget(idle.job_id)
+            if all(self.parts.cache.is_cached(path, params(h)) for h in idle.inputs):
+                self.parts.store.forget(idle.job_id)
+
+
+def out_of_credits(
+    unaffordable: list[str],
+    refusal: InsufficientCreditsError | None,
+    kind: Kind,
+    bought: int = 0,
+) -> InsufficientCreditsError:
+    """The error that ends a batch run whose balance could not pay for ``unaffordable``.
+
+    ``bought``: the answers this run bought before it stopped.
+
+    >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
+    'Nothing was bought'
+    >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]
+    'The 25 answers the balance allowed were bought first'
+    """
+    n = len(unaffordable)
+    said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
+    what = (
+        f"The {bought} answer{'s' * (bought != 1)} the balance allowed "
+        f"{'were' if bought != 1 else 'was'} bought first"
+        if bought
+        else "Nothing was bought"
+    )
+    exc = InsufficientCreditsError(
+        f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
+        f"service refused a batch job of them{said}. {what}",
+        status_code=refusal.status_code if refusal is not None else None,
+        url=refusal.url if refusal is not None else None,
+    )
+    exc.needed = float(n)
+    return exc

@@ -46,7 +46,7 @@ def planned(
     """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace
     and the speed its service's batch jobs resolve (:mod:`lookup_pandas.enrichment.timing`).
 
-    Until the pace is learned (``client.learn_pace()``, free), it is what the run would fall
+    Until the pace is learned (``client.credits_tier()``, free), it is what the run would fall
     back to. ``kind`` gives the route's cost and the batch jobs. ``checks``: what a
     ``refresh="changed"`` would check; its feed calls are timed and its most is the credits.
     Why batch speed waits for a service known to have them: docs/decisions.md.
@@ -55,7 +55,7 @@ def planned(
     has ``method="single"``.
     """
     rest = est.to_fetch - est.stored_items  # what no stored batch job holds
-    supported = batch_told(client.batch_supported_for(kind), kept_costs(client), kind)
+    supported = batch_told(client.parts.batch.supported_for(kind), kept_costs(client), kind)
     batch = use_batch(method, rest, supported)
     jobs = -(-rest // MAX_JOB_ITEMS) if batch else 0
     # collected whatever the method: a page each, and the poll that finds each done

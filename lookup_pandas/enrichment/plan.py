@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from ..display.facts import RefreshCounts
 from ..errors import BudgetExceededError, InsufficientCreditsError, UsageError
@@ -48,30 +49,56 @@ __all__ = [
 ASSUMED_PAGE = 100
 
 
+def _option(default: Any, help: str) -> Any:
+    """A field of :class:`Options`: its default, and the one line that says what it does."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class Options:
     """What a lookup job is asked, beside its values, its kind and its Client.
 
-    They are the keywords of ``get_*`` and ``enrich_*`` that reach the engine: the plan reads
-    the budget, ``errors``, ``method`` and ``refresh``; the run reads ``progress`` and
-    ``provenance``; the values are normalised with ``fold_case``.
+    The one declaration of the enrichment's keywords: each field's name, type, default and help
+    line are those of ``get_*``, ``enrich_*``, ``estimate_*``, the accessors and the CLI's flags
+    (tests/unit/api/test_functions.py holds them to it). The plan reads the budget, ``errors``,
+    ``method`` and ``refresh``; the run reads ``progress`` and ``provenance``; the values are
+    normalised with ``fold_case``.
 
     >>> Options(max_calls=10).method
     'auto'
+    >>> Options.of({"column": "handle", "max_calls": 5}).max_calls
+    5
     """
 
-    #: ``True`` buys every answer anew; ``"changed"`` only the people the job-change feed says
-    #: moved (:mod:`lookup_pandas.enrichment.refresh_run`).
-    refresh: Refresh = False
-    max_calls: int | None = None
-    errors: Errors = "coerce"
-    method: Method = "auto"
-    max_credits: float | None = None
-    #: Keep each value's source and time (:mod:`lookup_pandas.enrichment.provenance`).
-    provenance: bool = False
-    fold_case: bool = True
-    #: ``False`` hides the progress bar; None: shown where a person is watching.
-    progress: bool | None = None
+    refresh: Refresh = _option(
+        False,
+        "buy every answer anew; '--refresh changed': only the people whose job changed since "
+        "their answer was bought, read from the job-change feed (the others are kept)",
+    )
+    max_calls: int | None = _option(None, "refuse to start if more billable calls would be needed")
+    errors: Errors = _option(
+        "coerce", "record failures per row (coerce) or stop at the first (raise)"
+    )
+    method: Method = _option(
+        "auto",
+        "batch jobs when more than 20 handles are to fetch and the service has them (auto), "
+        "always (batch), or one call per handle (single)",
+    )
+    max_credits: float | None = _option(
+        None,
+        "refuse to start if the job would spend more credits than N (route costs; batch items "
+        "1 each); a job the balance cannot pay is always refused",
+    )
+    provenance: bool = _option(False, "keep each value's source and time")
+    fold_case: bool = _option(
+        True, "public handles are case-insensitive: Ada and ada are one person, paid once"
+    )
+    progress: bool | None = _option(None, "False: no progress bar; None: where a person watches")
+
+    @classmethod
+    def of(cls, given: Mapping[str, Any]) -> Options:
+        """The options among a call's arguments by name (``locals()``); the others are left out."""
+        return cls(**{f.name: given[f.name] for f in fields(cls) if f.name in given})
 
 
 @dataclass(frozen=True)

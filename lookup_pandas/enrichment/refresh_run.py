@@ -24,7 +24,7 @@ from typing import Any
 
 from ..client.client import Client
 from ..client.credits import route_costs, unless_failing
-from ..client.pagination import PagePlan
+from ..client.pagination import PagePlan, read_page
 from ..display.facts import RefreshCounts, RefreshEstimate
 from ..identifiers.kinds import PEOPLE
 from ..service.credits import RouteCosts
@@ -109,9 +109,9 @@ class _Cached:
 
 def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _Cached:
     """Each value's stored answer (expired too) and when it was bought or last checked."""
-    path, cache = PEOPLE.endpoint.path, client._parts.cache
-    keys = client.profile_keys(distinct)
-    checked = client._parts.store.checked_at(list(keys.values())) if keys else {}
+    path, cache = PEOPLE.endpoint.path, client.parts.cache
+    keys = cache.profile_keys(distinct)
+    checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
     cost = _profile_cost(client)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
@@ -278,7 +278,7 @@ class _FeedReader:
         splits = self._query(first, rate)
         rest = remaining[len(first.organizations) :]
         groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
-        workers, counter = max(1, self.client.max_workers), self.client._parts.counter
+        workers, counter = max(1, self.client.max_workers), self.client.parts.counter
         # the pool's threads count for the run's own tally, as the run's single calls do
         with ThreadPoolExecutor(workers, "lookup-feed", counter.join, (counter.current(),)) as pool:
             pending = {pool.submit(self._query, g, rate) for g in groups}
@@ -321,9 +321,9 @@ class _FeedReader:
         }
         plan = PagePlan()
         sent: dict[str, Any] | None = plan.first(params)
-        today = self.now.date()
+        today, request = self.now.date(), self.client.parts.sender.request
         while sent is not None:
-            records, pagination = self.client.page(JOB_CHANGES_PATH, sent, plan, refresh=True)
+            records, pagination = read_page(request, JOB_CHANGES_PATH, sent, plan, refresh=True)
             with self._lock:
                 self.pages += 1
             sent = plan.next(sent, pagination, len(records))
@@ -333,7 +333,7 @@ class _FeedReader:
     def _note(self, events: list[JobChange], group: Group) -> set[str]:
         """Record the movers among ``events``; the group's answers known to have moved."""
         in_group = {v: self.answers[v] for v in group.shares}
-        acted = self.client._parts.store.acted_changes([e.key for e in events]) if events else set()
+        acted = self.client.parts.store.acted_changes([e.key for e in events]) if events else set()
         with self._lock:
             for value, keys in movers(events, in_group, acted).items():
                 self.found.setdefault(value, set()).update(keys)
@@ -381,7 +381,7 @@ def keep_checked(client: Client, plan: RefreshPlan) -> None:
 
     Written in chunks of :data:`KEEP_CHUNK`; :func:`keeping` runs it beside the purchases.
     """
-    store, cache, path = client._parts.store, client._parts.cache, PEOPLE.endpoint.path
+    store, cache, path = client.parts.store, client.parts.cache, PEOPLE.endpoint.path
     keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
     for i in range(0, len(keys), KEEP_CHUNK):
         chunk = keys[i : i + KEEP_CHUNK]
@@ -414,4 +414,4 @@ def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]
         for key in keys
     ]
     if bought:
-        client._parts.store.mark_acted(bought)
+        client.parts.store.mark_acted(bought)

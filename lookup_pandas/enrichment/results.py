@@ -81,7 +81,7 @@ class Estimate(EstimateFacts):
       its items take to resolve, polled every ``batch_poll_interval``, at the speed this
       service's jobs were last seen to resolve (else an assumed 20 items a second:
       :mod:`lookup_pandas.enrichment.timing`), and a slot per submit and poll. Before the pace
-      is learned (``client.learn_pace()``, unbilled), it is the pace the run would fall back
+      is learned (``client.credits_tier()``, unbilled), it is the pace the run would fall back
       to. None only for single calls on an unmetered key. ``resolve_rate`` is the batch speed
       it is timed at (None: not timed as batch jobs), ``resolve_rate_seen`` whether it was seen
       on this service's jobs (else assumed).

@@ -9,7 +9,8 @@
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached=lambda h: None, stored=[], options=options,
 ...                 batch_supported=None)
->>> state = run(the_plan, client, options=options, before=client.stats)
+>>> state = EnrichmentRun(client, the_plan, options, before=client.stats)
+>>> state.run()
 >>> state.outcomes["ada"].status, state.counts["fetched"]
 ('ok', 1)
 >>> state.kept_text(1, "topping up")  # doctest: +ELLIPSIS
@@ -29,9 +30,7 @@ like an outage (docs/enriching.md). What was fetched is in the cache, and a re-r
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import KW_ONLY, dataclass, field
@@ -40,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..client.client import Client, ClientStats
 from ..client.credits import kept_costs
-from ..display.facts import RefreshCounts
 from ..display.progress import Bar, Progress
 from ..errors import (
     AuthenticationError,
@@ -58,7 +56,7 @@ from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
 from ..store.pacing import check_cancel
 from .aliases import HeldIds
-from .batch_run import BatchRun
+from .batch_run import BatchRun, out_of_credits
 from .plan import Options, Plan
 from .provenance import Source, arrived
 from .results import (
@@ -72,12 +70,12 @@ from .results import (
     handed,
     row_error,
 )
-from .single import fetch_one, in_cache, not_cached_outcome, window_size
+from .single import SingleCalls, fetch_one, in_cache, not_cached_outcome, window_size
 
 if TYPE_CHECKING:
     from .background import Watch
 
-__all__ = ["EnrichmentRun", "fetched_as", "run", "stopped_run"]
+__all__ = ["EnrichmentRun", "fetched_as"]
 
 #: Failures (after all retries) that, so many in a row, mean the service is down or unreachable.
 _OUTAGE = (TransportError, ServerError)
@@ -85,178 +83,6 @@ _OUTAGE = (TransportError, ServerError)
 _Fetched = Future[tuple[Outcome, bool] | None]
 #: A background job cancelled: it stops as on Ctrl-C (the calls in flight land).
 _CANCELLED = "cancelled: what was fetched is cached; a re-run resumes there"
-
-
-def run(
-    plan: Plan,
-    client: Client,
-    *,
-    options: Options,
-    before: ClientStats,
-    on_record: OnRecord | None = None,
-    missed_at: float | None = None,
-    kind: Kind = PEOPLE,
-    watch: Watch | None = None,
-) -> EnrichmentRun:
-    """Carry ``plan`` out: record what was read ahead, run the batch jobs, then single calls.
-
-    See the module's example.
-
-    Args:
-        missed_at: when the cache was read ahead for ``plan.to_fetch``.
-        kind: whose lookups.
-        watch: a background job's :class:`~lookup_pandas.enrichment.background.Watch`. Its view
-            stands for the bar, and its cancel event stops the run as Ctrl-C does.
-    """
-    cancel = watch.cancel if watch else None
-    held = HeldIds.of(plan.to_fetch, kind)  # ids wait for the records the names bring
-    args = (plan, client, options, kind, cancel)
-    batch = _batch_run(*args, held.phases()[0])
-    total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
-    shown = Progress if watch is None else watch.progress
-    with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
-        state = EnrichmentRun(
-            client,
-            refresh=options.refresh is True,
-            errors=options.errors,
-            bar=bar,
-            before=before,
-            on_record=on_record,
-            kind=kind,
-            sources={} if options.provenance else None,
-            cancel=cancel,
-            fresh_after=plan.fresh_after,
-            checked=plan.checked,
-            held=held,
-        )
-        if watch is not None:
-            watch.traffic = state.traffic()  # the run's own tally: its 429s, on the job's line
-        try:
-            for handle, outcome in plan.cached.items():
-                state.record(handle, outcome, "cached")
-            for handle in plan.not_cached:  # offline
-                state.record(handle, not_cached_outcome(), "not_cached")
-            for later, phase in enumerate(held.phases()):
-                if later:  # the ids no record of the names named
-                    phase = state.answered_by_names(phase)
-                    unsupported = client.batch_supported_for(kind) is False
-                    batch = None if batch is None or unsupported else _batch_run(*args, phase)
-                singles = state.run_batch_jobs(batch, options.method) if batch else phase
-                if batch is not None and (over := state.over_budget(singles, options, total)):
-                    batch.finish()  # the jobs are collected: the single calls would go past the cap
-                    raise over
-                state.run_singles(singles, missed_at)
-                if batch is not None and batch.unaffordable:
-                    batch.finish()  # the jobs it could pay for are collected
-                    raise out_of_credits(
-                        batch.unaffordable, batch.refusal, kind, state.counts["fetched"]
-                    )
-                if batch is not None:
-                    batch.finish()
-                    state.batch_jobs += batch.batch_jobs
-        except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
-            _told(exc, state, batch, total)
-            raise
-    return state
-
-
-def _told(exc: BaseException, state: EnrichmentRun, batch: BatchRun | None, total: int) -> None:
-    """Leave on ``exc``, which stops the run, what the run did and what to do next.
-
-    What was kept (a re-run buys only the rest), what batch jobs in flight go on billing
-    (Ctrl-C), and the run itself (:func:`stopped`).
-    """
-    if isinstance(exc, InsufficientCreditsError | AuthenticationError):
-        fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
-        told = state.kept_text(total, fix)  # a key's hint says where the key came from
-        exc.hint = f"{exc.hint}. {told}" if exc.hint else told
-    if batch is not None:
-        state.batch_billed = batch.billed  # every item seen resolved, collected or not
-        going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
-        if going_on is not None:
-            exc.add_note(going_on)  # shown under the traceback, and by the CLI
-    stopped(exc, state)
-
-
-def _batch_run(
-    plan: Plan,
-    client: Client,
-    options: Options,
-    kind: Kind,
-    cancel: threading.Event | None,
-    handles: Sequence[str],
-) -> BatchRun | None:
-    """The batch part of ``plan`` for ``handles`` (jobs to submit, stored ones to resume), if
-    it has one."""
-    if not plan.batch_run:
-        return None
-    return BatchRun(
-        client,
-        handles,
-        submit=plan.batch,
-        stored=plan.stored_batch_jobs,
-        resume=options.refresh is False,
-        kind=kind,
-        cancel=cancel,
-    )
-
-
-def out_of_credits(
-    unaffordable: list[str],
-    refusal: InsufficientCreditsError | None,
-    kind: Kind,
-    bought: int = 0,
-) -> InsufficientCreditsError:
-    """The error that ends a batch run whose balance could not pay for ``unaffordable``.
-
-    ``bought``: the answers this run bought before it stopped.
-
-    >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
-    'Nothing was bought'
-    >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]
-    'The 25 answers the balance allowed were bought first'
-    """
-    n = len(unaffordable)
-    said = f" ({refusal.message})" if refusal is not None and refusal.message else ""
-    what = (
-        f"The {bought} answer{'s' * (bought != 1)} the balance allowed "
-        f"{'were' if bought != 1 else 'was'} bought first"
-        if bought
-        else "Nothing was bought"
-    )
-    exc = InsufficientCreditsError(
-        f"The balance cannot pay for {n} more {kind.noun if n == 1 else kind.nouns}: the "
-        f"service refused a batch job of them{said}. {what}",
-        status_code=refusal.status_code if refusal is not None else None,
-        url=refusal.url if refusal is not None else None,
-    )
-    exc.needed = float(n)
-    return exc
-
-
-def stopped(exc: BaseException, state: EnrichmentRun) -> None:
-    """Leave the run's state on the exception that stops it, for :func:`stopped_run`.
-
-    >>> exc = KeyboardInterrupt()
-    >>> stopped(exc, "the state")
-    >>> exc.lookup_run
-    'the state'
-    """
-    with contextlib.suppress(AttributeError):  # an exception type with __slots__
-        exc.lookup_run = state  # type: ignore[attr-defined]
-
-
-def stopped_run(exc: BaseException) -> EnrichmentRun | None:
-    """The state of the run ``exc`` stopped, if it stopped one, taken off the exception.
-
-    The state holds the Client, which must not travel with the exception (Dask pickles a
-    worker's exceptions).
-
-    >>> stopped_run(KeyboardInterrupt()) is None
-    True
-    """
-    state = exc.__dict__.pop("lookup_run", None)
-    return state if isinstance(state, EnrichmentRun) else None
 
 
 def fetched_as(outcome: Outcome) -> str:
@@ -272,30 +98,25 @@ def fetched_as(outcome: Outcome) -> str:
 
 @dataclass(eq=False, repr=False)
 class EnrichmentRun:
-    """One enrichment's run state: its outcomes, counts and progress bar, and the single calls.
+    """One enrichment's run of ``plan``: its outcomes, counts and progress bar, and the calls.
 
-    :func:`run` makes it (see the module's example). The main thread hands the handles to the
+    The caller makes it, then calls :meth:`run` (see the module's example): when the run stops
+    on an exception, the caller holds what it did. The main thread hands the handles to the
     pool, and only it touches the counts. At most ``4 x max_workers`` calls wait in the pool's
     queue (see docs/decisions.md).
     """
 
     client: Client
+    plan: Plan
+    options: Options
     _: KW_ONLY
-    refresh: bool
-    errors: str
-    bar: Bar
     before: ClientStats  # the client's stats when the run began
     on_record: OnRecord | None = None
     kind: Kind = PEOPLE
-    #: With provenance, how each value's answer came (lookup_pandas.enrichment.provenance).
-    sources: dict[str, Source] | None = None
-    #: A background job's cancel event: once set, the run stops as on Ctrl-C.
-    cancel: threading.Event | None = None
-    #: After ``refresh="changed"``: an answer counts if stored after this; the feed's findings.
-    fresh_after: float | None = None
-    checked: RefreshCounts | None = None
-    #: The ids bought after the names, unless a record bought for a name names them.
-    held: HeldIds | None = None
+    #: A background job's watch: its view stands for the bar, and once its cancel event is
+    #: set, the run stops as on Ctrl-C.
+    watch: Watch | None = None
+    bar: Bar | None = None  # drawn while it runs
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -313,11 +134,89 @@ class EnrichmentRun:
     _outage: list[ServiceError] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        self._tally = self.client._parts.counter.current()  # this run's own counts, if kept
-        self._breaker_after = max(3, self.client.max_workers)
+        self.parts = parts = self.client.parts
+        self._tally = parts.counter.current()  # this run's own counts, if kept
+        self._breaker_after = max(3, parts.settings.max_workers)
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
         self._cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
+        self.refresh = self.options.refresh is True
+        self.cancel = self.watch.cancel if self.watch else None
+        #: With provenance, how each value's answer came (lookup_pandas.enrichment.provenance).
+        self.sources: dict[str, Source] | None = {} if self.options.provenance else None
+        #: After ``refresh="changed"``, the feed's findings.
+        self.checked = self.plan.checked
+        #: The ids bought after the names, unless a record bought for a name names them.
+        self.held = HeldIds.of(self.plan.to_fetch, self.kind)
+        self._calls = SingleCalls(
+            parts.sender.request, self.kind, refresh=self.refresh, fresh_after=self.plan.fresh_after
+        )
+
+    def run(self, missed_at: float | None = None) -> None:
+        """Carry the plan out: record what was read ahead, run the batch jobs, then single calls.
+
+        ``missed_at``: when the cache was read ahead for ``plan.to_fetch``.
+        """
+        plan, options, kind, held = self.plan, self.options, self.kind, self.held
+        batch = self._batch_run(held.phases()[0])
+        total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
+        shown = Progress if self.watch is None else self.watch.progress
+        with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
+            self.bar = bar
+            if self.watch is not None:
+                self.watch.traffic = self.traffic()  # the run's own tally: its 429s, on its line
+            try:
+                for handle, outcome in plan.cached.items():
+                    self.record(handle, outcome, "cached")
+                for handle in plan.not_cached:  # offline
+                    self.record(handle, not_cached_outcome(), "not_cached")
+                for later, phase in enumerate(held.phases()):
+                    if later:  # the ids no record of the names named
+                        phase = self.answered_by_names(phase)
+                        unsupported = self.parts.batch.supported_for(kind) is False
+                        batch = None if batch is None or unsupported else self._batch_run(phase)
+                    singles = self.run_batch_jobs(batch, options.method) if batch else phase
+                    if batch is not None and (over := self.over_budget(singles, total)):
+                        batch.finish()  # collected: the single calls would go past the cap
+                        raise over
+                    self.run_singles(singles, missed_at)
+                    if batch is not None and batch.unaffordable:
+                        batch.finish()  # the jobs it could pay for are collected
+                        bought = self.counts["fetched"]
+                        raise out_of_credits(batch.unaffordable, batch.refusal, kind, bought)
+                    if batch is not None:
+                        batch.finish()
+                        self.batch_jobs += batch.batch_jobs
+            except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
+                self._told(exc, batch, total)
+                raise
+
+    def _told(self, exc: BaseException, batch: BatchRun | None, total: int) -> None:
+        """Tell on ``exc``, which stops the run, what was kept (a re-run buys only the rest)
+        and what batch jobs in flight go on billing (Ctrl-C)."""
+        if isinstance(exc, InsufficientCreditsError | AuthenticationError):
+            fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
+            told = self.kept_text(total, fix)  # a key's hint says where the key came from
+            exc.hint = f"{exc.hint}. {told}" if exc.hint else told
+        if batch is not None:
+            self.batch_billed = batch.billed  # every item seen resolved, collected or not
+            going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
+            if going_on is not None:
+                exc.add_note(going_on)  # shown under the traceback, and by the CLI
+
+    def _batch_run(self, handles: Sequence[str]) -> BatchRun | None:
+        """The batch part of the plan for ``handles`` (jobs to submit, stored ones to resume)."""
+        if not self.plan.batch_run:
+            return None
+        return BatchRun(
+            self.client,
+            handles,
+            submit=self.plan.batch,
+            stored=self.plan.stored_batch_jobs,
+            resume=self.options.refresh is False,
+            kind=self.kind,
+            cancel=self.cancel,
+        )
 
     def credits(self, *, shown: bool = False) -> float:
         """Credits this run paid: what the answers reported, plus one per batch item resolved.
@@ -350,9 +249,7 @@ class EnrichmentRun:
             f"{fix}, a re-run buys only the other {billable - kept}"
         )
 
-    def over_budget(
-        self, handles: Sequence[str], options: Options, total: int
-    ) -> BudgetExceededError | None:
+    def over_budget(self, handles: Sequence[str], total: int) -> BudgetExceededError | None:
         """The error that stops the run before single calls for ``handles``, left by its batch
         jobs, would take it past ``max_credits`` or ``max_calls``; None when they fit.
 
@@ -360,12 +257,11 @@ class EnrichmentRun:
         left in a job's ``errors``) buys at the single route's cost. What the cache holds is
         not counted, unless a refresh buys it anew; ``total`` is the job's billable values.
         """
+        options, path, params = self.options, self.kind.endpoint.path, self.kind.params
         if (options.max_credits is None and options.max_calls is None) or not handles:
             return None
-        path, params = self.kind.endpoint.path, self.kind.params
-        buying = [
-            h for h in handles if options.refresh or not self.client.is_cached(path, params(h))
-        ]
+        cached = self.parts.cache.is_cached
+        buying = [h for h in handles if options.refresh or not cached(path, params(h))]
         cost = (kept_costs(self.client) or RouteCosts()).cost_of(path)
         spent, credits = self.credits(), len(buying) * cost
         feed = self.checked.feed_pages if self.checked else 0
@@ -398,7 +294,7 @@ class EnrichmentRun:
 
         The tally leaves out another run on the same Client.
         """
-        return self._tally or since(self.before, self.client.stats)  # a tally is never falsy
+        return self._tally or since(self.before, self.parts.counter.snapshot())  # never falsy
 
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
@@ -430,7 +326,7 @@ class EnrichmentRun:
         if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
             self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
         self._show(1)
-        if self.errors == "raise" and outcome.status != OK:
+        if self.options.errors == "raise" and outcome.status != OK:
             raise row_error(handle, outcome, self.kind.noun)
         if kind in ("fetched", "refused", "failed"):
             self._watch_outage(outcome)
@@ -451,7 +347,7 @@ class EnrichmentRun:
             "fetched": self.counts["fetched"],
             "credits": f"{self.credits(shown=True):g}",
         }
-        self._waiting = self.client.waiting
+        self._waiting = self.parts.counter.waiting
         if self._waiting:
             counts["waiting"] = f"{self._waiting} {self.kind.nouns} another process is buying"
         if self.batch_shown:
@@ -466,15 +362,8 @@ class EnrichmentRun:
                 counts["not_checkable"] = c.uncheckable
         if "not_cached" in self.counts:  # offline
             counts["not_cached"] = self.counts["not_cached"]
-        self.bar.update(n, **counts)
-
-    def tick(self) -> None:
-        """Between answers, redraw while calls wait for another process, and once when they stop.
-
-        So the bar says why it does not move.
-        """
-        if self.client.waiting or self._waiting:
-            self._show(0)
+        if self.bar is not None:
+            self.bar.update(n, **counts)
 
     def _watch_outage(self, outcome: Outcome) -> None:
         """The breaker: so many fetches in a row that failed like an outage end the run."""
@@ -487,7 +376,7 @@ class EnrichmentRun:
         last = self._outage[-1]
         stopped = type(last)(
             f"Stopped: {len(self._outage)} {self.kind.nouns} in a row failed after every retry, "
-            f"the last with: {last}. The service at {self.client.base_url} looks down or "
+            f"the last with: {last}. The service at {self.parts.settings.base_url} looks down or "
             f"unreachable; the {self.counts['fetched']} answers fetched are cached, and a "
             "re-run resumes from there",
             status_code=last.status_code,
@@ -526,17 +415,16 @@ class EnrichmentRun:
         ``missed_at`` is when the cache was read ahead for them and held none
         (``time.monotonic()``), else None.
         """
-        stop = threading.Event()
-        workers = self.client.max_workers
+        parts, stop = self.parts, self._calls.stop
+        workers = parts.settings.max_workers
         # the pool's threads count for this run's tally
-        parts = self.client._parts
         pool = ThreadPoolExecutor(workers, "lookup", parts.counter.join, (self._tally,))
         window = None if self.refresh else ClaimWindow(parts.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:
             for handle, held in self._windows(handles, window):
                 check_cancel(self.cancel, _CANCELLED)
-                future = pool.submit(self._fetch, handle, stop, missed_at, held, window)
+                future = pool.submit(self._fetch, handle, missed_at, held, window)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers, window=window)
             while pending:
@@ -563,23 +451,20 @@ class EnrichmentRun:
         """Each handle with its claim (key, state) held by ``window``, or None (the call claims).
 
         A window is claimed as it is reached, and its held handles go first. Why: see "Claims
-        in windows" in docs/decisions.md.
+        in windows" in docs/decisions.md. No cache: none held.
         """
         if window is None:
             yield from ((handle, None) for handle in handles)
             return
-        remaining = iter(handles)
+        remaining, keys = iter(handles), self.parts.cache.profile_keys
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(
-                self.client.profile_keys(chunk, ahead=True, kind=self.kind)
-            )  # no cache: none held
+            held = window.hold(keys(chunk, ahead=True, kind=self.kind))
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
 
     def _fetch(
         self,
         handle: str,
-        stop: threading.Event,
         missed_at: float | None,
         held: tuple[str, str] | None,
         window: ClaimWindow | None,
@@ -588,8 +473,7 @@ class EnrichmentRun:
         claim = None if held is None or window is None else held[1]
         result = None
         try:
-            args = (self.client, handle, self.refresh, stop, missed_at, claim, self.kind)
-            result = fetch_one(*args, fresh_after=self.fresh_after)
+            result = fetch_one(self._calls, handle, claim, missed_at)
             return result
         finally:
             if claim is not None and window is not None and held is not None:
@@ -601,8 +485,8 @@ class EnrichmentRun:
         if window is not None and window.due():
             window.flush()
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
-        if not done:
-            self.tick()
+        if not done and (self.parts.counter.waiting or self._waiting):
+            self._show(0)  # calls wait for another process, or stopped: the bar says why
         for future in done:
             handle = pending.pop(future)
             result = future.result()  # an AuthenticationError surfaces here

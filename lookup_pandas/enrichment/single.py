@@ -7,7 +7,7 @@
 ...                    transport=transport, cache=False)
 >>> cached_outcome(client, "ada") is None  # no cache: it must be fetched
 True
->>> outcome, from_cache = fetch_one(client, "ada", False, threading.Event())
+>>> outcome, from_cache = fetch_one(SingleCalls(client.parts.sender.request, PEOPLE), "ada")
 >>> outcome.status, outcome.record["handle"], from_cache
 ('ok', 'ada', False)
 >>> in_cache((outcome, from_cache))
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass, field
 
 from ..client.client import Client
 from ..errors import (
@@ -32,13 +33,16 @@ from ..errors import (
     PermissionDeniedError,
     ServiceError,
 )
+from ..http.decisions import Call, Requester
 from ..identifiers.kinds import PEOPLE, Kind
+from ..service.endpoints import checked_data
 from ..store import DONE_SECONDS
 from ..store.pacing import Cancelled
 from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 
 __all__ = [
     "FRESH_MISS_SECONDS",
+    "SingleCalls",
     "cached_outcome",
     "fetch_one",
     "in_cache",
@@ -59,7 +63,7 @@ def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome 
     Example: ``cached_outcome(client, "acme", COMPANIES)`` reads a company's (see the module).
     """
     try:
-        env = client.cached(kind.endpoint.path, kind.params(handle))
+        env = client.parts.cache.cached(kind.endpoint.path, kind.params(handle))
     except NotFoundError as exc:
         return Outcome(NOT_FOUND, error=exc.message, exc=exc)
     except ServiceError:
@@ -80,39 +84,54 @@ def not_cached_outcome() -> Outcome:
     return Outcome(NOT_CACHED, error=message, exc=NotCachedError(message))
 
 
+@dataclass(frozen=True)
+class SingleCalls:
+    """What every single call of a run shares, made once per run: it turns a value into its Call.
+
+    ``request`` is the send chain's. ``stop`` is the run's cancel event: a thread still waiting
+    for its slot or a back-off when the run stops sends nothing. ``fresh_after``: a stored answer
+    counts only if stored since then (seconds since the epoch), else it is bought anew, once
+    among the processes (:class:`~lookup_pandas.http.decisions.Call`).
+
+    >>> SingleCalls(print, PEOPLE, refresh=True).call("ada", held="mine").params
+    {'handle': 'ada'}
+    """
+
+    request: Requester
+    kind: Kind
+    stop: threading.Event = field(default_factory=threading.Event)
+    refresh: bool = False
+    fresh_after: float | None = None
+
+    def call(self, value: str, held: str | None = None, known_miss: bool = False) -> Call:
+        """``value``'s Call, holding the claim ``held`` (MINE or RECHECK), if any."""
+        kind = self.kind
+        return Call(
+            kind.endpoint.path,
+            kind.params(value),
+            refresh=self.refresh,
+            cancel=self.stop,
+            known_miss=known_miss,
+            held=held,
+            fresh_after=self.fresh_after,
+        )
+
+
 def fetch_one(
-    client: Client,
-    handle: str,
-    refresh: bool,
-    stop: threading.Event,
-    missed_at: float | None = None,
-    held: str | None = None,
-    kind: Kind = PEOPLE,
-    fresh_after: float | None = None,
+    calls: SingleCalls, handle: str, held: str | None = None, missed_at: float | None = None
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache), or None if the run stopped.
 
-    The call reads the cache once, right before it waits for its slot and sends. ``stop`` is
-    the Client's cancel event. A thread still waiting for its slot or a back-off when the run
-    stops sends nothing. ``held`` is the claim the run's window holds (MINE or RECHECK).
-    ``fresh_after``: a stored answer counts only if stored since then (seconds since the epoch),
-    else it is bought anew, once among the processes (:class:`~lookup_pandas.http.decisions.Call`).
-    See the module's example.
+    The call reads the cache once, right before it waits for its slot and sends. ``held`` is
+    the claim the run's window holds (MINE or RECHECK). See the module's example.
     """
     # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
     # another process stored since then still shows in its claim (RECHECK), so nothing is
     # bought twice. An older miss is looked up again.
     known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
-        env = client.lookup_answer(
-            handle,
-            kind,
-            refresh=refresh,
-            cancel=stop,
-            known_miss=known_miss,
-            held=held,
-            fresh_after=fresh_after,
-        )
+        env = calls.request(calls.call(handle, held, known_miss))
+        checked_data(env, calls.kind.endpoint.path)
         return Outcome(OK, env.data), env.from_cache
     except Cancelled:
         return None
@@ -122,7 +141,7 @@ def fetch_one(
     except PermissionDeniedError as exc:  # this record only: not billed, not cached
         return Outcome(FORBIDDEN, error=exc.message, exc=exc), False
     except _FATAL:
-        stop.set()  # every further call would fail the same way
+        calls.stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
         return Outcome(ERROR, error=str(exc), exc=exc), False

@@ -47,7 +47,7 @@ def jobs_at_once(client: Client) -> int:
 def resolve_rate(client: Client) -> tuple[float, bool]:
     """Items a second this service's batch jobs resolve, and whether it was seen: as learned
     lately (True), else assumed (False)."""
-    kept = client._parts.store.resolve_rate(service_namespace(client.settings.base_url))
+    kept = client.parts.store.resolve_rate(service_namespace(client.settings.base_url))
     return (kept, True) if kept is not None and kept > 0 else (ASSUMED_RESOLVE_RATE, False)
 
 
@@ -62,7 +62,7 @@ def learn(client: Client, job: Tracker) -> None:
     rate, bound = job.speed
     if bound and rate <= resolve_rate(client)[0]:
         return
-    client._parts.store.keep_resolve_rate(service_namespace(client.settings.base_url), rate)
+    client.parts.store.keep_resolve_rate(service_namespace(client.settings.base_url), rate)
 
 
 def batch_time(
@@ -119,7 +119,7 @@ def run_time(
     """
     per_minute = (
         client.rate_limit_per_minute
-        if client.pace_known
+        if client.parts.contact.rate_known
         else client.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
     )
     slot = 60.0 / per_minute if per_minute else 0.0

@@ -70,7 +70,7 @@ from .results import (
     Refresh,
     handed,
 )
-from .run import EnrichmentRun, run, stopped_run
+from .run import EnrichmentRun
 from .single import cached_outcome
 
 if TYPE_CHECKING:
@@ -114,7 +114,9 @@ def estimate_values(
     mapped = _normalise(values, fold_case, kind)
     rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
     path = kind.endpoint.path
-    missing = [h for h in distinct if refresh or not client.is_cached(path, kind.params(h))]
+    missing = [
+        h for h in distinct if refresh or not client.parts.cache.is_cached(path, kind.params(h))
+    ]
     checks = None
     if refresh == "changed" and not client.settings.offline:
         checks = estimate_changes(distinct, client)
@@ -126,7 +128,7 @@ def estimate_values(
             cached=len(distinct) - len(missing),
             to_fetch=0,
         )
-    stored = stored_batch_jobs_holding(jobs_tagged(client._parts.store.jobs(), kind.tag), missing)
+    stored = stored_batch_jobs_holding(jobs_tagged(client.parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
     # A refresh counts the answers it holds as cached, and the most it could buy as to fetch
@@ -162,7 +164,7 @@ def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
     def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
         client = kwargs["client"]
         assert isinstance(client, Client)
-        with client._parts.counter.tallied():
+        with client.parts.counter.tallied():
             return function(*args, **kwargs)
 
     return counted
@@ -194,8 +196,8 @@ def lookup_values(
     check_options(options.errors, options.max_calls, options.max_credits)
     check_method(options.method)
     check_refresh(options.refresh, kind)
-    if options.method == "batch" and client.batch_supported_for(kind) is False:
-        raise client.no_batch(None, kind)
+    if options.method == "batch" and client.parts.batch.supported_for(kind) is False:
+        raise client.parts.batch.no_batch(kind, None)
     started, before = time.perf_counter(), client.stats
     mapped = _normalise(values, options.fold_case, kind)
     distinct = mapped.distinct()
@@ -211,22 +213,18 @@ def lookup_values(
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used. On the fast path, each call's own cache hit checks it.
-        client.check_key()
+        client.parts.contact.check_key()
     check_job_credits(client, the_plan, options, kind)
     kept_checked = None if changes is None else keeping(client, changes)
+    state = EnrichmentRun(
+        client, the_plan, options, before=before, on_record=sink, kind=kind, watch=watch
+    )
     try:
-        state = run(
-            the_plan,
-            client,
-            options=options,
-            before=before,
-            on_record=sink,
-            missed_at=missed_at if the_plan.read_ahead else None,
-            kind=kind,
-            watch=watch,
-        )
-    except BaseException as exc:
-        _summarise_stop(exc, mapped, started)
+        state.run(missed_at if the_plan.read_ahead else None)
+    except BaseException as exc:  # it leaves the engine with what the run did up to there
+        if not hasattr(exc, "summary"):
+            seconds = time.perf_counter() - started
+            exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
         raise
     finally:
         if kept_checked is not None:
@@ -239,14 +237,6 @@ def lookup_values(
     if state.sources is None:
         return result
     return _with_provenance(result, state, client, kind, changes)
-
-
-def _summarise_stop(exc: BaseException, mapped: Mapped, started: float) -> None:
-    """Leave on ``exc`` what the run it stopped did up to there (``exc.summary``)."""
-    stopped = stopped_run(exc)
-    if stopped is not None and not hasattr(exc, "summary"):
-        seconds = time.perf_counter() - started
-        exc.summary = _partial_summary(mapped, stopped, seconds=seconds)  # type: ignore[attr-defined]
 
 
 def _with_provenance(
@@ -272,7 +262,7 @@ def _with_provenance(
         result.handles,
         result.status,
         sources,
-        lambda h: client.stored_at(path, kind.params(h)),
+        lambda h: client.parts.cache.stored_at(path, kind.params(h)),
         checked=checked,
     )
     return dataclasses.replace(result, provenance=where)
@@ -308,13 +298,13 @@ def _plan(
     if client.settings.offline:
         check_offline(options)
         return offline_plan(distinct, cached=cached)
-    stored = jobs_tagged(client._parts.store.jobs(), kind.tag)
+    stored = jobs_tagged(client.parts.store.jobs(), kind.tag)
     if changes is not None:
         to_fetch = changes.rebuy + changes.uncached
         return Plan(
             cached={v: handed(sink, v, o) for v, o in changes.cached.items()},
             to_fetch=to_fetch,
-            batch=use_batch(options.method, len(to_fetch), client.batch_supported_for(kind)),
+            batch=use_batch(options.method, len(to_fetch), client.parts.batch.supported_for(kind)),
             stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),
             read_ahead=True,
             fresh_after=changes.fresh_after,
@@ -325,8 +315,8 @@ def _plan(
         cached=cached,
         stored=stored,
         options=options,
-        batch_supported=client.batch_supported_for(kind),
-        balance_seen=client.credits_balance is not None,
+        batch_supported=client.parts.batch.supported_for(kind),
+        balance_seen=client.stats.credits_balance is not None,
         nouns=kind.nouns,
     )
 
@@ -393,19 +383,19 @@ def check_job_credits(
         return
     path = kind.endpoint.path
     if not the_plan.read_ahead and not options.refresh:
-        seen = client.credits_balance
+        seen = client.stats.credits_balance
         if seen is not None:
             costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
             if len(to_fetch) * costs.cost_of(path) <= seen:
                 return
-        to_fetch = [h for h in to_fetch if not client.is_cached(path, kind.params(h))]
+        to_fetch = [h for h in to_fetch if not client.parts.cache.is_cached(path, kind.params(h))]
         if not to_fetch:
             return
     costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
     # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
     # never falls back); else at the single calls' price, which "auto" falls back to (the
     # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
-    told = batch_told(client.batch_supported_for(kind), costs, kind)
+    told = batch_told(client.parts.batch.supported_for(kind), costs, kind)
     by_batch = the_plan.batch and (told is True or options.method == "batch")
     credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)

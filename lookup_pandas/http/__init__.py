@@ -12,7 +12,7 @@ Example:
     >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com",
     ...                transport=transport, cache=False) as client:
     ...     _ = client.profile("ada")
-    ...     credits = client.credits_consumed
+    ...     credits = client.stats.credits_consumed
     >>> [urlsplit(request.url).path for request in transport.requests]  # the pace first, free
     ['/api/panel/credits/tier/k/', '/api/data/v1/people/profile']
     >>> credits

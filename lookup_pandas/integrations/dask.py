@@ -256,7 +256,7 @@ def _billable(
     else:
         client = spec.client()
         path = kind.endpoint.path
-        needed = sum(not client.is_cached(path, kind.params(h)) for h in handles)
+        needed = sum(not client.parts.cache.is_cached(path, kind.params(h)) for h in handles)
     return pd.DataFrame({"needed": [needed], "distinct": [distinct]})
 
 

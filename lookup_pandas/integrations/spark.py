@@ -356,7 +356,7 @@ def _billable_counter(
             needed = len(handles)
         else:
             client, path = spec.client(), kind.endpoint.path
-            needed = sum(not client.is_cached(path, kind.params(h)) for h in handles)
+            needed = sum(not client.parts.cache.is_cached(path, kind.params(h)) for h in handles)
         yield pd.DataFrame({"needed": [needed], "total": [len(handles)]})
 
     return count

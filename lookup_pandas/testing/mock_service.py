@@ -40,10 +40,12 @@ def batch_service(*records: Mapping[str, Any], balance: float | None = None) -> 
     is not found.
 
     Example:
+        >>> from lookup_pandas.identifiers.kinds import PEOPLE
         >>> answer = batch_service({"id": "prsn_1", "handle": "ada"})
         >>> with Client(api_key="lk_example", base_url=BASE_URL, cache=False,
         ...             transport=MockTransport(answer)) as client:
-        ...     page = client.batch_status(client.submit_batch(["ada", "grace"]))
+        ...     batch = client.parts.batch
+        ...     page = batch.status(PEOPLE, batch.submit(PEOPLE, ["ada", "grace"], None), 0, None)
         >>> page["status"], page["profiles"], page["not_found"]
         ('completed', {'ada': {'id': 'prsn_1', 'handle': 'ada'}}, ['grace'])
     """

@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
-from ..client.pagination import PagePlan
+from ..client.pagination import PagePlan, read_page
 from ..errors import UsageError
 from ..frames.overview import current_position, full_name, summary
 from ..frames.records import records_to_frame
@@ -323,7 +323,8 @@ class SearchPanel(widgets.VBox):
         try:
             # The same page walk as Client.paginate, one page per click.
             client = resolve_client(self._client_arg)
-            records, pagination = client.page(self._listing.path, params, self._plan)
+            request = client.parts.sender.request
+            records, pagination = read_page(request, self._listing.path, params, self._plan)
             self._next = self._plan.next(params, pagination, len(records))
             self._records.extend(records)
         except Exception as exc:  # every failure is one line in the panel, never a traceback

@@ -43,11 +43,11 @@ def test_a_resumed_jobs_items_are_counted_as_they_resolve_during_the_run(fake_se
     cache = tmp_path / "c.sqlite"
     stored = HANDLES[:152]
     with make_client(fake_service, cache=cache) as client:  # an interrupted run's leftover
-        job_id = client.submit_batch(stored)
-        client._parts.store.remember(lp.store.StoredJob(job_id, tuple(stored), 0.0))
+        job_id = client.parts.batch.submit(PEOPLE, stored, None)
+        client.parts.store.remember(lp.store.StoredJob(job_id, tuple(stored), 0.0))
     frame = pd.DataFrame({"handle": stored})
     with make_client(fake_service, cache=cache, rate_limit_per_minute=600) as client:
-        client.learn_pace()
+        client.parts.contact.learn_pace()
         est = frame.lookup.estimate_profiles("handle", client=client)
         line = describe_estimate(est, client.rate_limit_per_minute)
         summary = _summary(frame, client)
@@ -72,7 +72,7 @@ def test_a_rerun_after_a_job_holding_refused_people_costs_nothing_and_says_so(
     frame = pd.DataFrame({"handle": HANDLES[:60]})
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
         first = _summary(frame, client, method="batch")
-        assert client._parts.store.jobs() == []  # finished: forgotten
+        assert client.parts.store.jobs() == []  # finished: forgotten
         billed = fake_service.billed()
         assert first.credits == billed == 58
         assert (first.fetched, first.refused) == (58, 2)

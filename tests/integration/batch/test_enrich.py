@@ -32,7 +32,9 @@ from lookup_pandas import (
     NotFoundError,
 )
 from lookup_pandas.api import functions as api
+from lookup_pandas.client.fetching import fetched
 from lookup_pandas.identifiers.handles import normalise_handle
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 
 from ..enrich_helpers import AfterN, expected_status, lead_frame, person_id, spellings
@@ -152,7 +154,7 @@ def test_batch_and_single_give_equal_frames_for_any_list(fake_service, values, c
         sent_posts, sent_profiles = posts(fake_service), fake_service.count(PROFILE)
         with make_client(fake_service, cache=on_disk if cached else False) as client:
             batch = enrich(frame, client, method="batch")
-            assert client._parts.store.jobs() == []
+            assert client.parts.store.jobs() == []
         assert posts(fake_service) - sent_posts == (1 if distinct else 0)
         assert fake_service.count(PROFILE) == sent_profiles
         with make_client(fake_service, cache=False if cached else on_disk) as client:
@@ -178,7 +180,7 @@ def test_without_batch_auto_falls_back_to_single_calls_and_remembers(fake_servic
         assert fake_service.count(BATCH, method="GET") == 0
         assert {h: fake_service.count(PROFILE, handle=h) for h in first} == {h: 1 for h in first}
         assert_statuses(out, first)
-        assert client.batch_supported is False
+        assert client.parts.batch.supported is False
 
         again = enrich(lead_frame(second), client)
         assert posts(fake_service) == 1  # remembered: no second submit
@@ -197,7 +199,7 @@ def test_without_batch_method_batch_raises(fake_service, tmp_path):
         assert posts(fake_service) == 1
         assert fake_service.billed() == 0
         assert fake_service.count(PROFILE) == 0
-        assert client.batch_supported is False
+        assert client.parts.batch.supported is False
 
         # The Client knows now: refused before anything is sent.
         sent = fake_service.count()
@@ -277,7 +279,7 @@ def test_items_in_errors_are_fetched_by_single_calls(fake_service, fake_client):
         h: int(h in errored) for h in handles
     }
     assert billed_per_handle(fake_service) == {h: 1 for h in handles}
-    assert fake_client._parts.store.jobs() == []
+    assert fake_client.parts.store.jobs() == []
 
 
 # -- 7. a job that expires before it is collected ---------------------------------------------
@@ -290,7 +292,7 @@ def test_a_job_that_expires_before_it_is_polled_falls_back_to_single_calls(fake_
     handles = names("expire", 56, unknown=4)
     with make_client(fake_service, cache=tmp_path / "c.sqlite", batch_poll_interval=0.5) as c:
         out = enrich(lead_frame(handles), c)
-        assert c._parts.store.jobs() == []  # the expired job is forgotten
+        assert c.parts.store.jobs() == []  # the expired job is forgotten
 
     assert_statuses(out, handles)
     assert fake_service.count(BATCH, method="GET", status=404) == 1
@@ -326,7 +328,7 @@ def test_a_key_revoked_mid_job_raises_and_stops(fake_service, fake_client):
     time.sleep(0.3)  # nothing is left running that would send more
     assert fake_service.count() == sent
     # The job stays stored: a re-run with a valid key polls it instead of paying again.
-    assert [j.inputs for j in fake_client._parts.store.jobs()] == [tuple(names("revoked", 60))]
+    assert [j.inputs for j in fake_client.parts.store.jobs()] == [tuple(names("revoked", 60))]
 
 
 # -- 9. every batch result is a cache hit afterwards -----------------------------------------------
@@ -342,7 +344,7 @@ def test_batch_results_are_cache_hits_for_every_later_call(fake_service, fake_cl
     assert fake_client.profile("hit0003")["id"] == person_id("hit0003")
     assert fake_client.profile("unknown-hit1") is None
     with pytest.raises(NotFoundError):
-        fake_client.fetch_profile("unknown-hit2")
+        fetched(fake_client.parts.sender.request, "unknown-hit2", PEOPLE)
     assert fake_service.count() == sent
 
     again = enrich(frame, fake_client)
@@ -403,7 +405,7 @@ def test_estimate_of_a_batch_run(fake_service, fake_client):
     assert est.credits == 250  # batch items at 1 each
     assert data_count(fake_service) == 0 and fake_service.count(TIER) == 1  # free reads only
 
-    assert fake_client.learn_pace() > 0  # known already: not read again
+    assert fake_client.parts.contact.learn_pace() > 0  # known already: not read again
     assert data_count(fake_service) == 0 and fake_service.count(TIER) == 1
     again = frame.lookup.estimate_profiles("handle", client=fake_client, method="auto")
     assert (again.method, again.jobs, again.polls, again.seconds) == (
@@ -453,7 +455,7 @@ def test_the_api_key_is_in_no_file_beside_the_cache(fake_service, tmp_path):
     with make_client(fake_service, cache=stopped / "leads.sqlite") as client:
         with pytest.raises(AuthenticationError):
             enrich(lead_frame(names("secret2-", 60)), client)
-        (stored,) = client._parts.store.jobs()
+        (stored,) = client.parts.store.jobs()
     files = files_bytes(stopped)
     assert "leads.store.sqlite" in files
     assert any(stored.job_id.encode() in content for content in files.values())

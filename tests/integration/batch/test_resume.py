@@ -29,6 +29,7 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.api import functions as api
 from lookup_pandas.enrichment.batch_run import BatchRun
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import StoredJob, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
@@ -77,9 +78,9 @@ def assert_rows(out, handles: list[str]) -> None:
 def store_a_job(svc: FakeService, cache, handles: list[str]) -> str:
     """What an interrupted run leaves: a job submitted and stored, nothing collected."""
     with make_client(svc, cache=cache) as client:
-        job_id = client.submit_batch(handles)
-        client._parts.store.remember(StoredJob(job_id, tuple(handles), time.time()))
-        assert job_id in [j.job_id for j in client._parts.store.jobs()]
+        job_id = client.parts.batch.submit(PEOPLE, handles, None)
+        client.parts.store.remember(StoredJob(job_id, tuple(handles), time.time()))
+        assert job_id in [j.job_id for j in client.parts.store.jobs()]
     return job_id
 
 
@@ -198,7 +199,7 @@ def test_sigint_mid_collection_then_the_rerun_polls_the_stored_job_and_pays_once
         out, summary = api.enrich_with_summary(
             frame, "handle", client=client, method="batch", progress=False
         )
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
         assert stored.jobs() == []
 
     assert polls(fake_service, job_id) > polled  # the re-run polled the stored job...
@@ -219,7 +220,7 @@ def test_sigint_mid_collection_then_the_rerun_polls_the_stored_job_and_pays_once
     sent = fake_service.count()
     with make_client(fake_service, cache=cache) as client:
         third = enrich(frame, client, method="batch")
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
     assert fake_service.count() == sent
     assert third.equals(out)
 
@@ -237,9 +238,9 @@ def test_a_stored_job_never_collected_is_polled_and_only_new_handles_are_submitt
     frame = lead_frame(values)
 
     with make_client(fake_service, cache=cache) as client:
-        assert [j.job_id for j in client._parts.store.jobs()] == [old_job]
+        assert [j.job_id for j in client.parts.store.jobs()] == [old_job]
         out = enrich(frame, client)
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
 
     jobs = fake_service.batch_jobs
     assert posts(fake_service) == len(jobs) == 2
@@ -261,20 +262,20 @@ def test_a_batch_run_broken_off_after_its_first_result_is_resumed_by_the_next_ru
     cache = tmp_path / "c.sqlite"
     first, extra = names("broken", 36, unknown=4), names("later", 22)
     with make_client(fake_service, cache=cache) as client:
-        run = BatchRun(client, first, submit=True, stored=client._parts.store.jobs())
+        run = BatchRun(client, first, submit=True, stored=client.parts.store.jobs())
         results = iter(run)
         handle, answer = next(results)
         results.close()  # as Ctrl-C in the loop would: the generator stops where it is
         assert handle in first
-        (stored,) = client._parts.store.jobs()
+        (stored,) = client.parts.store.jobs()
         assert stored.inputs == tuple(first)
-        cached = [h for h in first if client.is_cached(PROFILE, {"handle": h})]
+        cached = [h for h in first if client.parts.cache.is_cached(PROFILE, {"handle": h})]
         assert handle in cached and len(cached) < len(first)
 
     frame = lead_frame(extra + first)
     with make_client(fake_service, cache=cache) as client:
         out, summary = api.enrich_with_summary(frame, "handle", client=client, progress=False)
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
 
     jobs = fake_service.batch_jobs
     assert jobs[stored.job_id] == tuple(first)
@@ -321,7 +322,7 @@ def test_an_expired_stored_job_is_polled_once_forgotten_and_what_is_needed_resub
 
     with make_client(fake_service, cache=cache) as client:
         out = enrich(lead_frame(needed), client, method="batch")
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
 
     assert polls(fake_service, old_job) == 1
     assert polls(fake_service, old_job, status=404) == 1
@@ -353,7 +354,7 @@ def test_a_resumed_job_is_forgotten_when_all_is_cached_even_if_the_run_needed_pa
         out = enrich(lead_frame(part), client)
         # Polling collected and cached every result of the job, so it is forgotten; the job
         # that holds none of this run's handles was not even polled, and stays.
-        assert [j.job_id for j in client._parts.store.jobs()] == [kept]
+        assert [j.job_id for j in client.parts.store.jobs()] == [kept]
         est = lead_frame(rest).lookup.estimate_profiles("handle", client=client)
         assert (est.cached, est.to_fetch) == (len(rest), 0)
         sent = fake_service.count()
@@ -387,8 +388,8 @@ def test_a_finished_job_is_forgotten_though_errored_inputs_are_not_cached(fake_s
 
     with make_client(fake_service, cache=cache) as client:
         out = enrich(lead_frame(part), client)
-        assert client._parts.store.jobs() == []  # finished: forgotten
-        uncached = {h for h in handles if not client.is_cached(PROFILE, {"handle": h})}
+        assert client.parts.store.jobs() == []  # finished: forgotten
+        uncached = {h for h in handles if not client.parts.cache.is_cached(PROFILE, {"handle": h})}
         assert uncached == errored & set(rest)
     assert_rows(out, part)
     assert posts(fake_service) == 1
@@ -400,7 +401,7 @@ def test_a_finished_job_is_forgotten_though_errored_inputs_are_not_cached(fake_s
 
     with make_client(fake_service, cache=cache) as client:
         again = enrich(lead_frame(rest), client)
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
     assert_rows(again, rest)
     assert polls(fake_service, job_id) == first_polls  # never polled again
     assert posts(fake_service) == 1
@@ -421,7 +422,7 @@ def test_method_single_resumes_a_stored_job_instead_of_paying_again(fake_service
 
     with make_client(fake_service, cache=cache) as client:
         out = enrich(lead_frame(values), client, method="single")
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
 
     assert polls(fake_service, job_id, status=200) >= 1
     assert posts(fake_service) == 1  # the stored job's own submit: nothing more
@@ -441,7 +442,7 @@ def test_refresh_ignores_stored_jobs(fake_service, tmp_path):
     with make_client(fake_service, cache=cache) as client:
         out = enrich(lead_frame(old), client, method="single", refresh=True)
         # Not polled; but every input of it is cached now (fetched anew), so it is forgotten.
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
 
     assert polls(fake_service, job_id) == 0
     assert posts(fake_service) == 1
@@ -462,7 +463,7 @@ def test_a_stored_job_whose_inputs_are_all_cached_is_forgotten_without_a_poll(
             client.profile(handle)
         sent = fake_service.count()
         out = enrich(lead_frame(handles), client)
-        assert client._parts.store.jobs() == []  # nothing left to collect from it
+        assert client.parts.store.jobs() == []  # nothing left to collect from it
 
     assert fake_service.count() == sent  # every answer from the cache: not even a poll
     assert polls(fake_service, job_id) == 0

@@ -29,6 +29,7 @@ import lookup_pandas as lp
 from lookup_pandas.cache import sqlite
 from lookup_pandas.enrichment.batch_run import BatchRun
 from lookup_pandas.errors import IncompleteErasureWarning
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import StoredJob, store_path
 from lookup_pandas.testing import BATCH, FakeService, catalog, data
 
@@ -114,8 +115,8 @@ def wait_resolved(svc: FakeService, job_id: str) -> None:
 def store_job(svc: FakeService, client: lp.Client, handles: Iterable[str]) -> str:
     """What an interrupted run leaves: a job submitted, resolved (billed) and stored."""
     inputs = tuple(handles)
-    job_id = client.submit_batch(inputs)
-    client._parts.store.remember(StoredJob(job_id, inputs, time.time()))
+    job_id = client.parts.batch.submit(PEOPLE, inputs, None)
+    client.parts.store.remember(StoredJob(job_id, inputs, time.time()))
     wait_resolved(svc, job_id)
     return job_id
 
@@ -159,7 +160,7 @@ def keep_deleted_bytes(client: lp.Client) -> None:
     for table in (cache.responses, cache.redirects):
         with table.connection() as conn:
             conn.execute("PRAGMA secure_delete = OFF")
-    client._parts.store._connection().execute("PRAGMA secure_delete = OFF")
+    client.parts.store._connection().execute("PRAGMA secure_delete = OFF")
 
 
 # -- forget ---------------------------------------------------------------------------------------
@@ -200,12 +201,12 @@ def test_forget_leaves_no_byte_of_them_and_everyone_else_cached(fake_service, tm
         assert svc.count(PROFILE) == sent[PROFILE]
 
         # the stored job lost the handle; resuming it caches no answer of theirs
-        (stored,) = client._parts.store.jobs()
+        (stored,) = client.parts.store.jobs()
         assert (stored.job_id, stored.inputs) == (job_id, JOB_REST)
         out = enrich(lead_frame(list(JOB_REST)), client, method="batch")
         assert (out[STATUS] == "ok").all()
-        assert svc.count(BATCH, method="POST") == posts and client._parts.store.jobs() == []
-        assert not client.is_cached(PROFILE, {"handle": EMPLOYED})
+        assert svc.count(BATCH, method="POST") == posts and client.parts.store.jobs() == []
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": EMPLOYED})
 
         # the listings send only the two pages that were dropped (which, fetched again,
         # list them again: the service still does)
@@ -250,7 +251,7 @@ def test_forget_while_another_process_reads_reports_itself_incomplete(
         again = client.forget([SEARCHED])  # nothing left to match, but the log is emptied now
         assert again.complete and again.matched == ()
         assert found_in(sqlite_files(cache), needles(SEARCHED)) == {}
-        assert client.is_cached(PROFILE, {"handle": "person-00001"})
+        assert client.parts.cache.is_cached(PROFILE, {"handle": "person-00001"})
 
 
 @pytest.mark.parametrize("forgotten", [True, False])
@@ -267,13 +268,13 @@ def test_resuming_a_job_after_forget_never_caches_the_erased_handle(
         if forgotten:
             result = client.forget([gone])
             assert (result.jobs, result.matched) == (1, (gone,))
-            assert client._parts.store.jobs()[0].inputs == tuple(h for h in handles if h != gone)
+            assert client.parts.store.jobs()[0].inputs == tuple(h for h in handles if h != gone)
         rest = [h for h in handles if h != gone]
         out = enrich(lead_frame(rest), client, method="batch")
         assert (out[STATUS] == "ok").all()
-        assert client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == []
         # every result of a resumed job is cached (each was billed): but not an erased one
-        assert client.is_cached(PROFILE, {"handle": gone}) is not forgotten
+        assert client.parts.cache.is_cached(PROFILE, {"handle": gone}) is not forgotten
     assert svc.count(BATCH, method="POST") == 1  # the job was resumed, not submitted again
     assert list(svc.batch_jobs) == [job_id]
     assert svc.count(PROFILE) == 0
@@ -285,18 +286,20 @@ def test_a_handle_erased_while_its_job_is_collected_is_not_cached(fake_service, 
     fake_service.configure(batch_resolve_rate=100, batch_page_size=5)
     handles = [f"person-{i:05d}" for i in range(500, 530)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        run = BatchRun(client, handles, submit=True, stored=client._parts.store.jobs())
+        run = BatchRun(client, handles, submit=True, stored=client.parts.store.jobs())
         results = iter(run)
         first, _ = next(results)
-        waiting = [h for h in handles if not client.is_cached(PROFILE, {"handle": h})]
+        waiting = [h for h in handles if not client.parts.cache.is_cached(PROFILE, {"handle": h})]
         gone = waiting[-1]
         assert client.forget([gone]).jobs == 1
         later = [handle for handle, _ in results]
         assert gone not in later and gone != first
         assert gone in run.fallback  # this run needs it: the single calls would fetch it
-        assert not client.is_cached(PROFILE, {"handle": gone})
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": gone})
         assert sorted([first, *later]) == sorted(h for h in handles if h != gone)
-        assert all(client.is_cached(PROFILE, {"handle": h}) for h in handles if h != gone)
+        assert all(
+            client.parts.cache.is_cached(PROFILE, {"handle": h}) for h in handles if h != gone
+        )
 
 
 # -- prune, clear, info ---------------------------------------------------------------------------
@@ -346,11 +349,11 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         started = datetime.now(UTC)
         enrich(lead_frame(handles), client, method="single")
         lp.search_people(TITLE, limit=10, max_records=20, client=client, progress=False)
-        client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
-        client._parts.store.claim_many(["a-claim"], 60)
-        keys = list(client.profile_keys(handles).values())
-        client._parts.store.mark_checked(keys, time.time())
-        client._parts.store.mark_acted(["an-event-acted-on"])
+        client.parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
+        client.parts.store.claim_many(["a-claim"], 60)
+        keys = list(client.parts.cache.profile_keys(handles).values())
+        client.parts.store.mark_checked(keys, time.time())
+        client.parts.store.mark_acted(["an-event-acted-on"])
         finished = datetime.now(UTC)
         info = client.cache_info()
         assert (info.entries, info.expired, info.jobs) == (7, 0, 1)
@@ -372,7 +375,7 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         with sqlite3.connect(store_path(cache)) as conn:
             assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
             assert conn.execute("SELECT COUNT(*) FROM marks").fetchone()[0] == 0
-        assert client._parts.store.checked_at(keys) == {}
+        assert client.parts.store.checked_at(keys) == {}
         wanted = [n for h in handles for n in needles(h)]
         assert found_in(sqlite_files(cache), wanted) == {}
 
@@ -411,7 +414,7 @@ def test_forget_by_id_or_handle_erases_the_person_bought_either_way(fake_service
         assert result.handles == result.matched == (by_id["id"], by_handle["handle"])
         assert (result.profiles, result.pages, result.complete) == (2, 1, True)
         assert found_in(files, first + second) == {}
-        assert not client.is_cached(PROFILE, {"id": by_id["id"]})
-        assert not client.is_cached(PROFILE, {"handle": by_id["handle"]})
-        assert not client.is_cached(PROFILE, {"id": by_handle["id"]})
+        assert not client.parts.cache.is_cached(PROFILE, {"id": by_id["id"]})
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": by_id["handle"]})
+        assert not client.parts.cache.is_cached(PROFILE, {"id": by_handle["id"]})
     assert svc.count() == sent  # forgetting sends nothing

@@ -45,7 +45,7 @@ def test_a_person_bought_by_handle_is_answered_by_id(fake_service: FakeService, 
     ada = person_id("ada-lovelace")
     with make_client(fake_service, cache=cache) as client:
         record = client.profile("ada-lovelace")
-        assert client.is_cached(PROFILE, {"id": ada})
+        assert client.parts.cache.is_cached(PROFILE, {"id": ada})
         assert client.profile(ada) == record  # one call each, the second free
         assert client.profile(" https://www.linkedin.com/in/Ada-Lovelace/ ") == record
     with make_client(fake_service, cache=cache) as other:  # another Client, the same cache
@@ -98,7 +98,7 @@ def test_an_alias_leads_nowhere_once_its_answer_names_someone_else(
         anew = lp.get_profiles(["ada-lovelace"], client=client, progress=False, refresh=True)
         fake_service.override(PROFILE, None)
         assert anew["id"].tolist() == ["prsn_someoneElse"]
-        assert not client.is_cached(PROFILE, {"id": old})
+        assert not client.parts.cache.is_cached(PROFILE, {"id": old})
         record = client.profile(old)
     assert record is not None and record["id"] == old
     assert fake_service.count(PROFILE, id=old) == 1
@@ -140,16 +140,16 @@ def test_aliases_go_with_their_answers(fake_service: FakeService, cache: Any):
         redirects = client.session.cache.redirects  # type: ignore[attr-defined]
         client.profile("ada-lovelace")
         client.profile(grace)
-        assert client.is_cached(PROFILE, {"id": ada})
+        assert client.parts.cache.is_cached(PROFILE, {"id": ada})
         assert len(list(redirects.keys())) == 2
         client.forget([ada])  # named by id: the answer bought by handle goes, and its alias
-        assert not client.is_cached(PROFILE, {"handle": "ada-lovelace"})
-        assert not client.is_cached(PROFILE, {"id": ada})
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": "ada-lovelace"})
+        assert not client.parts.cache.is_cached(PROFILE, {"id": ada})
         assert len(list(redirects.keys())) == 1  # grace's stays
         client.profile(ada)
-        assert client.is_cached(PROFILE, {"handle": "ada-lovelace"})
+        assert client.parts.cache.is_cached(PROFILE, {"handle": "ada-lovelace"})
         client.clear()
-        assert not client.is_cached(PROFILE, {"handle": "ada-lovelace"})
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": "ada-lovelace"})
         assert list(redirects.keys()) == []
     assert fake_service.billed() == 3
 
@@ -162,10 +162,12 @@ def test_an_answer_renewed_by_its_alias_is_renewed_not_copied(
     ada = person_id("ada-lovelace")
     with make_client(fake_service, cache=cache) as client:
         client.profile("ada-lovelace")
-        before = client.stored_at(PROFILE, {"id": ada})
-        renewed = client._parts.cache.renew(PROFILE, client.profile_keys([ada]).values())
+        before = client.parts.cache.stored_at(PROFILE, {"id": ada})
+        renewed = client.parts.cache.renew(PROFILE, client.parts.cache.profile_keys([ada]).values())
         assert renewed == 1 and client.cache_info().entries == 1
-        assert client.stored_at(PROFILE, {"id": ada}) == before  # bought then, kept longer
+        assert (
+            client.parts.cache.stored_at(PROFILE, {"id": ada}) == before
+        )  # bought then, kept longer
         assert client.profile(ada)["handle"] == "ada-lovelace"
     assert fake_service.billed() == 1
 
@@ -178,7 +180,7 @@ def test_prune_drops_the_aliases_of_answers_redis_let_go(fake_service: FakeServi
         client.profile("ada-lovelace")
         redirects = client.session.cache.redirects  # type: ignore[attr-defined]
         assert len(list(redirects.keys())) == 1
-        key = client.profile_keys(["ada-lovelace"])["ada-lovelace"]
+        key = client.parts.cache.profile_keys(["ada-lovelace"])["ada-lovelace"]
         answer = redis_answer_key(client.session.cache, key)  # type: ignore[attr-defined]
         assert redis.Redis.from_url(redis_url).delete(answer) == 1  # as its TTL would
         assert client.prune() == 0

@@ -17,6 +17,8 @@ from lookup_pandas import (
     ServiceError,
     ValidationError,
 )
+from lookup_pandas.http.decisions import Call
+from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.testing import data
 
 from ..helpers import (
@@ -125,10 +127,10 @@ def test_an_expired_answer_is_bought_again(fake_service, fake_cache_path, monkey
 
 def test_is_cached_answers_without_sending(fake_service, fake_client):
     params = {"handle": "ada"}
-    assert fake_client.is_cached(PROFILE, params) is False
+    assert fake_client.parts.cache.is_cached(PROFILE, params) is False
     fake_client.profile("ada")
-    assert fake_client.is_cached(PROFILE, params) is True
-    assert fake_client.is_cached(PROFILE, {"handle": "grace"}) is False
+    assert fake_client.parts.cache.is_cached(PROFILE, params) is True
+    assert fake_client.parts.cache.is_cached(PROFILE, {"handle": "grace"}) is False
     assert fake_service.count(PROFILE) == 1
 
 
@@ -164,11 +166,21 @@ def test_clients_asking_for_answers_stored_since_a_time_buy_each_once(
 
         def ask(client) -> list[bool]:
             start.wait(timeout=30)
-            return [client.lookup_answer(h, fresh_after=since).from_cache for h in handles]
+            return [
+                client.parts.sender.request(
+                    Call(PROFILE_PATH, {"handle": h}, fresh_after=since)
+                ).from_cache
+                for h in handles
+            ]
 
         with ThreadPoolExecutor(2) as pool:
             cached = list(pool.map(ask, clients))
-        again = [clients[1].lookup_answer(h, fresh_after=since).from_cache for h in handles]
+        again = [
+            clients[1]
+            .parts.sender.request(Call(PROFILE_PATH, {"handle": h}, fresh_after=since))
+            .from_cache
+            for h in handles
+        ]
     finally:
         for c in clients:
             c.close()
@@ -290,7 +302,7 @@ def test_credits_tier_is_never_cached(fake_service, fake_client, fake_cache_path
 def test_cache_off(fake_service):
     with make_client(fake_service, cache=False) as client:
         assert client.profile("ada") == client.profile("ada")
-        assert client.is_cached(PROFILE, {"handle": "ada"}) is False
+        assert client.parts.cache.is_cached(PROFILE, {"handle": "ada"}) is False
         assert "off" in repr(client)
     assert fake_service.count(PROFILE, handle="ada") == 2
     assert fake_service.billed(PROFILE) == 2
@@ -327,7 +339,7 @@ def test_failed_refresh_keeps_the_answer_already_paid_for(fake_service, fake_cac
             client.profile("ada", refresh=True)
         fake_service.override(PROFILE, None)
 
-        assert client.is_cached(PROFILE, {"handle": "ada"})
+        assert client.parts.cache.is_cached(PROFILE, {"handle": "ada"})
         assert client.profile("ada") == rec
     assert fake_service.count(PROFILE, handle="ada") == 2
     assert fake_service.billed(PROFILE, handle="ada") == 1

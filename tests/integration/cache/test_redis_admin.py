@@ -85,7 +85,7 @@ def test_forget_leaves_no_key_or_value_holding_them(fake_service, redis_url, red
         rest = [h for h in SINGLES if h != SEARCHED]
         assert (enrich(lead_frame(rest), client, method="single")[STATUS] == "ok").all()
         assert svc.count(PROFILE) == sent  # the others are still cached
-        (stored,) = client._parts.store.jobs()
+        (stored,) = client.parts.store.jobs()
         assert stored.job_id == job_id and EMPLOYED not in stored.inputs
         billed = svc.billed(PROFILE, handle=EMPLOYED)
         assert client.profile(EMPLOYED)["handle"] == EMPLOYED
@@ -100,10 +100,12 @@ def test_prune_info_and_clear_on_redis(fake_service, redis_url, redis_server):
         enrich(lead_frame(brief), client, method="single")
     with make_client(svc, cache=redis_url) as client:
         enrich(lead_frame(lasting), client, method="single")
-        client._parts.store.remember(StoredJob("job_kept", ("ada",), 1.0))
-        client._parts.store.claim_many(["a-claim"], 60)
-        client._parts.store.mark_checked(list(client.profile_keys(lasting).values()), 1.0)
-        client._parts.store.mark_acted(["an-event-acted-on"])
+        client.parts.store.remember(StoredJob("job_kept", ("ada",), 1.0))
+        client.parts.store.claim_many(["a-claim"], 60)
+        client.parts.store.mark_checked(
+            list(client.parts.cache.profile_keys(lasting).values()), 1.0
+        )
+        client.parts.store.mark_acted(["an-event-acted-on"])
         assert wait_until(lambda: client.cache_info().expired == 3)
         info = client.cache_info()
         assert (info.entries, info.expired, info.jobs) == (7, 3, 1)
@@ -149,7 +151,10 @@ def test_the_cli_acts_on_the_keys_namespace_or_on_every_one(fake_service, redis_
 
     def cached(key: str) -> list[bool]:
         with make_client(svc, api_key=key, cache=redis_url) as client:
-            return [client.is_cached(PROFILE, {"handle": h}) for h in (SEARCHED, "person-00001")]
+            return [
+                client.parts.cache.is_cached(PROFILE, {"handle": h})
+                for h in (SEARCHED, "person-00001")
+            ]
 
     info = cli("info")
     assert info.returncode == 0, info.stderr

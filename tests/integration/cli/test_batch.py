@@ -105,7 +105,7 @@ def test_auto_fetches_60_handles_by_one_batch_job_and_says_so(cli_main, fake_ser
     assert fake_service.billed_handles() == {h: 1 for h in handles}
     _check_output(out, handles)
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        assert client._parts.store.jobs() == []  # collected and forgotten
+        assert client.parts.store.jobs() == []  # collected and forgotten
 
 
 def test_method_single_sends_one_call_per_handle_and_no_batch_job(cli_main, fake_service, tmp_path):

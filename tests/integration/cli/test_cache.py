@@ -73,7 +73,7 @@ def real_cli(cache: Path | str, *args: str, stdin: int) -> subprocess.CompletedP
 
 def cached(svc: FakeService, cache: Path, handles: list[str]) -> list[bool]:
     with make_client(svc, cache=cache) as client:
-        return [client.is_cached(PROFILE, {"handle": h}) for h in handles]
+        return [client.parts.cache.is_cached(PROFILE, {"handle": h}) for h in handles]
 
 
 def one_line(text: str) -> str:

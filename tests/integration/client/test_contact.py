@@ -286,7 +286,7 @@ def test_a_batch_job_whose_polls_keep_failing_stops_the_job(fake_service, tmp_pa
         with pytest.raises(error):
             frame.lookup.enrich_profiles("handle", client=client, progress=False)
         # the job stays stored: a re-run collects it instead of paying again
-        assert [len(job.inputs) for job in client._parts.store.jobs()] == [60]
+        assert [len(job.inputs) for job in client.parts.store.jobs()] == [60]
     assert fake_service.count(BATCH, method="POST") == 1
     assert fake_service.count(BATCH, method="GET") == 2  # one poll, retried once: then it stops
     assert fake_service.count(PROFILE) == 1  # nothing fell back to single calls

@@ -79,4 +79,4 @@ def test_configure_while_the_old_default_is_busy_in_a_thread(
     assert not worker.is_alive() and "error" not in result, result.get("error")
     assert result["out"]["lookup_status"].eq("ok").all()
     assert lp.default_client() is not first
-    assert lp.default_client().is_cached(PROFILE, {"handle": "busy-149"})
+    assert lp.default_client().parts.cache.is_cached(PROFILE, {"handle": "busy-149"})

@@ -57,7 +57,7 @@ def test_a_key_revoked_after_it_worked_is_found_once_its_hour_is_up(fake_service
     assert fake_service.count() == 0
     with make_client(fake_service, api_key=key, cache=cache) as client:
         # a later run, an hour on: the store's clock (its only one) is moved forward
-        client._parts.store._clock = lambda: time.time() + KEY_SEEN_SECONDS + 1  # type: ignore[attr-defined]
+        client.parts.store._clock = lambda: time.time() + KEY_SEEN_SECONDS + 1  # type: ignore[attr-defined]
         with pytest.raises(lp.AuthenticationError):
             LEADS.lookup.enrich_profiles("handle", client=client, progress=False)
     assert fake_service.count(TIER) == 1

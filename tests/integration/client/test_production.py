@@ -40,7 +40,7 @@ def test_an_enterprise_key_is_paced_by_its_own_limit_not_the_safe_default():
         make_client(svc, max_workers=4) as client,
     ):
         estimate = leads(handles).lookup.estimate_profiles("handle", client=client)
-        assert client.learn_pace() == pytest.approx(0.95 * ENTERPRISE_LIMIT)
+        assert client.parts.contact.learn_pace() == pytest.approx(0.95 * ENTERPRISE_LIMIT)
         out = leads(handles).lookup.enrich_profiles(
             "handle", client=client, method="single", progress=False
         )
@@ -62,7 +62,7 @@ def test_an_enterprise_account_s_tier_balance_and_estimate():
         assert tier["limit_per_minute"].item() == ENTERPRISE_LIMIT
         assert tier_line(client.credits_tier()).startswith("tier enterprise: 1,200 calls/min")
         assert lp.balance(client=client) == 5_000_000  # the enterprise workspace's route
-        client.learn_pace()
+        client.parts.contact.learn_pace()
         estimate = leads(95).lookup.estimate_profiles("handle", client=client, method="single")
         assert estimate.seconds == pytest.approx(95 / (0.95 * ENTERPRISE_LIMIT) * 60)
 

@@ -2,7 +2,7 @@
 transaction of its own (the claim and its release are shared by a window of calls), and a run
 that stops lets go of every claim it held.
 
-The store's methods are wrapped on the Client's own store object (``client._parts.store``, which the
+The store's methods are wrapped on the Client's own store object (``client.parts.store``, which the
 claims and the shared pace use too), counting each call: one call is one store transaction.
 """
 
@@ -20,8 +20,11 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.client.client import Client
 from lookup_pandas.display.progress import Progress
+from lookup_pandas.enrichment.plan import Options, Plan
 from lookup_pandas.enrichment.run import EnrichmentRun
 from lookup_pandas.enrichment.single import window_size
+from lookup_pandas.http.decisions import Call
+from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store import BUSY, MINE, RECHECK, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 
@@ -37,7 +40,7 @@ COUNTED = ("claim_many", "release_many", "renew", "reserve")
 def store_calls(client: Client) -> Iterator[Counter[str]]:
     """Calls of the client's store methods while the block runs, by name."""
     calls: Counter[str] = Counter()
-    store = client._parts.store
+    store = client.parts.store
 
     def counting(name: str) -> Any:
         original = getattr(store, name)
@@ -65,7 +68,8 @@ def other_holder(fake_service: Any, cache: Any) -> LocalStore:
 def singles(client: Client, handles: list[str]) -> EnrichmentRun:
     """The run's single calls alone, without the plan's read-ahead of the cache."""
     with Progress(False) as bar:
-        state = EnrichmentRun(client, refresh=False, errors="coerce", bar=bar, before=client.stats)
+        options = Options(progress=False)
+        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar)
         state.run_singles(handles)
     return state
 
@@ -80,8 +84,8 @@ def test_200_uncontended_misses_cost_a_claim_and_a_release_per_window_not_per_mi
             out = lead_frame(handles).lookup.enrich_profiles(
                 "handle", client=client, progress=False, method="single"
             )
-        assert client._parts.claims.held == 0
-        keys = list(client.profile_keys(handles).values())
+        assert client.parts.claims.held == 0
+        keys = list(client.parts.cache.profile_keys(handles).values())
     windows = math.ceil(len(handles) / window_size(4))  # 25 windows of 8
     assert calls["claim_many"] == windows
     # One release per bought-flag group, when the next window is taken and at the end.
@@ -114,12 +118,12 @@ def test_a_run_stopped_midway_lets_go_of_every_claim_it_held(fake_service, tmp_p
     trigger = AfterN(10, interrupt_main)
     fake_service.override(PROFILE, trigger)
     with make_client(fake_service, cache=cache, max_workers=4) as client:
-        keys = client.profile_keys(handles)
+        keys = client.parts.cache.profile_keys(handles)
         with pytest.raises(KeyboardInterrupt):
             lead_frame(handles).lookup.enrich_profiles(
                 "handle", client=client, progress=False, method="single"
             )
-        assert client._parts.claims.held == 0
+        assert client.parts.claims.held == 0
         other = other_holder(fake_service, cache)
         try:
             states = other.claim_many(list(keys.values()), ttl=30.0)
@@ -149,8 +153,8 @@ def test_a_window_claim_let_go_of_lately_reads_the_cache_first(fake_service, tmp
     cached, gone = ["recheck-cached", "recheck-ada"], ["recheck-gone"]
     with make_client(fake_service, cache=cache) as client:
         for handle in cached:
-            client.profile_answer(handle)
-        keys = client.profile_keys(cached + gone)
+            client.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}))
+        keys = client.parts.cache.profile_keys(cached + gone)
         other = other_holder(fake_service, cache)
         try:
             other.claim_many(list(keys.values()), ttl=30.0)
@@ -159,7 +163,7 @@ def test_a_window_claim_let_go_of_lately_reads_the_cache_first(fake_service, tmp
                 state = singles(client, cached + gone)
         finally:
             other.close()
-        assert client._parts.claims.held == 0
+        assert client.parts.claims.held == 0
     assert {h: state.outcomes[h].status for h in cached + gone} == dict.fromkeys(
         cached + gone, "ok"
     )
@@ -173,9 +177,9 @@ def test_a_window_claim_still_reads_the_cache_once_before_buying(fake_service, t
     # window's claim is MINE, but the call reads the cache before it sends.
     cache = tmp_path / "window.sqlite"
     with make_client(fake_service, cache=cache) as client:
-        client.profile_answer("bought-before")
-        keys = client.profile_keys(["bought-before"])
-        client._parts.store.release_many(list(keys.values()), bought=False)  # the claim long gone
+        client.parts.sender.request(Call(PROFILE_PATH, {"handle": "bought-before"}))
+        keys = client.parts.cache.profile_keys(["bought-before"])
+        client.parts.store.release_many(list(keys.values()), bought=False)  # the claim long gone
         with store_calls(client) as calls:
             state = singles(client, ["bought-before", "not-yet-bought"])
     assert state.counts == {"cached": 1, "fetched": 1, "refused": 0, "failed": 0}
@@ -190,15 +194,15 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
     handles = [f"shared{i:02d}-lead" for i in range(20)]
     theirs = handles[3:6]
     with make_client(fake_service, cache=cache, max_workers=2) as client:
-        keys = client.profile_keys(handles)
+        keys = client.parts.cache.profile_keys(handles)
         with make_client(fake_service, cache=cache) as buyer:
             held = [keys[h] for h in theirs]
-            assert set(buyer._parts.claims.take(held).values()) == {MINE}
+            assert set(buyer.parts.claims.take(held).values()) == {MINE}
 
             def buy() -> None:  # bought while this run waits, then let go
                 for handle in theirs:
-                    buyer.profile_answer(handle, held=MINE)
-                buyer._parts.claims.release(held)
+                    buyer.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}, held=MINE))
+                buyer.parts.claims.release(held)
 
             later = threading.Timer(0.5, buy)
             later.start()
@@ -206,6 +210,6 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
                 state = singles(client, handles)
             finally:
                 later.join()
-        assert client._parts.claims.held == 0
+        assert client.parts.claims.held == 0
     assert state.counts == {"cached": 3, "fetched": 17, "refused": 0, "failed": 0}
     assert fake_service.billed_handles() == dict.fromkeys(handles, 1)

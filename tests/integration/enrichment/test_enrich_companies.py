@@ -93,12 +93,12 @@ def test_enrich_companies_buys_each_distinct_company_once_at_the_routes_cost(
     for slug in ("acme", "globex", "unknown-co"):
         assert fake_service.count(COMPANY_PATH, slug=slug) == 1
     assert fake_service.count(COMPANY_PATH) == 3
-    assert fake_client.credits_consumed == 3 * 2  # the company route costs 2
+    assert fake_client.stats.credits_consumed == 3 * 2  # the company route costs 2
 
     sent = fake_service.count()
     again = frame.lookup.enrich_companies("slug", client=fake_client, progress=False)
     assert fake_service.count(COMPANY_PATH) == 3  # a re-run buys nothing
-    assert fake_client.credits_consumed == 6
+    assert fake_client.stats.credits_consumed == 6
     assert fake_service.count() - sent <= 1  # at most a free key check
     pd.testing.assert_frame_equal(again, out)
 
@@ -188,8 +188,8 @@ def test_a_stored_company_job_is_resumed_and_never_taken_for_a_people_job(
     fake_service, fake_client
 ):
     slugs = [f"resumeco-{i:02d}" for i in range(25)]
-    job_id = fake_client.submit_batch(slugs, kind=COMPANIES)  # a run stopped right after
-    fake_client._parts.store.remember(StoredJob(job_id, tagged(slugs, COMPANIES.tag), time.time()))
+    job_id = fake_client.parts.batch.submit(COMPANIES, slugs, None)  # a run stopped right after
+    fake_client.parts.store.remember(StoredJob(job_id, tagged(slugs, COMPANIES.tag), time.time()))
 
     people = pd.DataFrame({"handle": slugs}).lookup.enrich_profiles(
         "handle", client=fake_client, progress=False, method="single"
@@ -202,4 +202,4 @@ def test_a_stored_company_job_is_resumed_and_never_taken_for_a_people_job(
     assert out[STATUS].eq("ok").all()
     assert fake_service.count(COMPANY_BATCH_PATH, method="POST") == 1  # polled, not bought again
     assert fake_service.count(COMPANY_PATH) == 0
-    assert fake_client._parts.store.jobs() == []  # collected, then forgotten
+    assert fake_client.parts.store.jobs() == []  # collected, then forgotten

@@ -43,8 +43,8 @@ def test_an_answer_bought_elsewhere_after_the_read_ahead_is_not_bought_again(
         make_client(fake_service, cache=cache) as client,
         make_client(fake_service, cache=cache) as other,
     ):
-        client.learn_pace()
-        original = client.cached
+        client.parts.contact.learn_pace()
+        original = client.parts.cache.cached
 
         def read_ahead(path, params=None):
             answer = original(path, params)
@@ -52,7 +52,7 @@ def test_an_answer_bought_elsewhere_after_the_read_ahead_is_not_bought_again(
                 other.profile(handles[0])  # bought by "another process" right after the miss
             return answer
 
-        client.cached = read_ahead
+        client.parts.cache.cached = read_ahead  # type: ignore[method-assign]
         out = pd.DataFrame({"handle": handles}).lookup.enrich_profiles(
             "handle", client=client, progress=False, max_calls=10, method="single"
         )

@@ -6,13 +6,17 @@ answers (and bills) anything it is asked, so what it billed is exactly what the 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.client.fetching import fetched
+from lookup_pandas.enrichment.single import SingleCalls, fetch_one
 from lookup_pandas.errors import UsageError
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import data
 
 from ..enrich_helpers import lead_frame
@@ -78,14 +82,17 @@ def test_a_profile_url_sends_its_handle(fake_service, fake_client):
     assert fake_service.count(PROFILE, handle=real) == 1
     # Any spelling of the same person is the same handle: a free cache hit, nothing sent.
     assert fake_client.profile(f"WWW.EXAMPLE.COM/IN/{real.upper()}?utm_source=x") == record
-    assert fake_client.fetch_profile(f"@{real}/") == record
-    assert fake_client.profile_answer(f"https://www.example.com/in/{real}/").from_cache
+    request = fake_client.parts.sender.request
+    assert fetched(request, f"@{real}/", PEOPLE) == record
+    assert (
+        fetched(request, f"https://www.example.com/in/{real}/", PEOPLE, fold_case=False) == record
+    )
     assert fake_service.count(PROFILE) == 1
 
 
-def test_profile_answer_keeps_case_as_enrichment_normalised_it(fake_service, fake_client):
-    # enrichment with fold_case=False hands "Ada-Lovelace-042" to profile_answer: sent so
-    fake_client.profile_answer("Ada-Lovelace-042")
+def test_a_single_call_keeps_case_as_enrichment_normalised_it(fake_service, fake_client):
+    # enrichment with fold_case=False hands "Ada-Lovelace-042" to its single calls: sent so
+    fetch_one(SingleCalls(fake_client.parts.sender.request, PEOPLE), "Ada-Lovelace-042")
     fake_client.profile("Ada-Lovelace-042", fold_case=False)
     assert _profile_handles_sent(fake_service) == ["Ada-Lovelace-042"]
 
@@ -93,7 +100,9 @@ def test_profile_answer_keeps_case_as_enrichment_normalised_it(fake_service, fak
 @pytest.mark.parametrize("raw", list(GARBAGE), ids=lambda v: repr(v)[:20])
 def test_the_client_refuses_garbage_and_sends_nothing(fake_service, fake_client, raw):
     reason = GARBAGE[raw].removeprefix("invalid handle: ")
-    for call in (fake_client.profile, fake_client.fetch_profile, fake_client.profile_answer):
+    raising = functools.partial(fetched, fake_client.parts.sender.request, kind=PEOPLE)
+    unfolded = functools.partial(raising, fold_case=False)
+    for call in (fake_client.profile, raising, unfolded):
         with pytest.raises(UsageError) as caught:
             call(raw)
         assert reason in str(caught.value) and "Nothing was sent" in str(caught.value)

@@ -119,7 +119,7 @@ def test_the_estimates_time_follows_the_tier_down(fake_service, tmp_path):
     fake_service.configure(ladder=ladder, balance=120, tier_follows_balance=True)
     leads = _leads("drop", 50)
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        client.learn_pace()
+        client.parts.contact.learn_pace()
         est = leads.lookup.estimate_profiles("handle", client=client, method="single")
         started = time.perf_counter()
         leads.lookup.enrich_profiles("handle", client=client, progress=False, method="single")

@@ -51,7 +51,7 @@ def release_once_waited_on(client, other: LocalStore, keys: list[str]) -> thread
     """Let go of ``keys``, unbought, once the client waits for each of them (bounded)."""
 
     def let_go() -> None:
-        wait_until(lambda: client._parts.counter.waiting >= len(keys), within=60)
+        wait_until(lambda: client.parts.counter.waiting >= len(keys), within=60)
         other.release_many(keys, bought=False)
 
     thread = threading.Thread(target=let_go, daemon=True)
@@ -65,7 +65,7 @@ def test_a_run_at_debug_logs_pace_retries_claims_and_batch_jobs_never_the_key(
     cache = tmp_path / "logged.sqlite"
     with make_client(service, api_key=KEY, cache=cache, max_retries=10) as client:
         other = LocalStore(store_path(cache), namespace(KEY, service.base_url))
-        keys = list(client.profile_keys(HELD).values())
+        keys = list(client.parts.cache.profile_keys(HELD).values())
         assert set(other.claim_many(keys, ttl=60.0).values()) == {"mine"}
         releaser = release_once_waited_on(client, other, keys)
         service.override(PROFILE, FailFirst(1, lambda: rate_limited(1, limit=3000)))

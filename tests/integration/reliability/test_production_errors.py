@@ -50,7 +50,9 @@ def test_one_opted_out_and_one_premium_gated_person_never_stop_the_job(
         assert "Premium" in rows.loc[GATED, "lookup_error"]
         assert billed(svc, OPTED_OUT) == billed(svc, GATED) == 0
         assert svc.stats()["credits"] == 38
-        assert not client.is_cached(PROFILE, {"handle": OPTED_OUT})  # not cached: asked again
+        assert not client.parts.cache.is_cached(
+            PROFILE, {"handle": OPTED_OUT}
+        )  # not cached: asked again
         before = svc.stats()["credits"]
         again = frame.lookup.enrich_profiles("handle", client=client, progress=False)
         assert again["lookup_status"].value_counts().to_dict() == {"ok": 38, "forbidden": 2}
@@ -79,7 +81,7 @@ def test_an_ambiguous_403_is_decided_by_the_tier_endpoint(fake_service):
         assert svc.count(TIER) == tier_reads + 1
         svc.revoke_key()
         svc.override(PROFILE, lambda req: fail(403, "Forbidden"))
-        client._parts.contact._key_good_at = None  # the memory of a good key, past
+        client.parts.contact._key_good_at = None  # the memory of a good key, past
         with pytest.raises(AuthenticationError):
             client.profile("lead-003")  # the tier endpoint refuses the key: it is the key's
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import lookup_pandas as lp
 from lookup_pandas import Client
+from lookup_pandas.client.fetching import fetched
 from lookup_pandas.errors import (
     NotFoundError,
     PaginationError,
@@ -33,6 +34,7 @@ from lookup_pandas.errors import (
     ServiceError,
     TransportError,
 )
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import data
 
 from ..helpers import EMPLOYEES, PROFILE, SEARCH, TIER, FailFirst, Reply, make_client, ok
@@ -144,7 +146,7 @@ def test_malformed_profile_answer_is_a_clear_response_error_not_retried_not_cach
     exc2 = raised(lambda: fake_client.profile("ada"))
     assert isinstance(exc2, ResponseError)
     assert fake_service.count(PROFILE) == 2, "the malformed answer was served from the cache"
-    assert not fake_client.is_cached(PROFILE, {"handle": "ada"})
+    assert not fake_client.parts.cache.is_cached(PROFILE, {"handle": "ada"})
 
     # Once the service answers properly, the real record comes back.
     fake_service.override(PROFILE, None)
@@ -292,7 +294,7 @@ def test_20_mb_of_html_with_200_is_a_short_response_error(fake_service, fake_cli
     exc = raised(lambda: fake_client.profile("ada"))
     check_response_error(exc, "not JSON")
     assert fake_service.count(PROFILE) == 1
-    assert not fake_client.is_cached(PROFILE, {"handle": "ada"})
+    assert not fake_client.parts.cache.is_cached(PROFILE, {"handle": "ada"})
 
 
 @pytest.mark.timeout(60)
@@ -544,7 +546,7 @@ def test_silent_server_with_zero_retries_is_one_attempt_each():
     with SilentServer("silent") as server:
         client = _silent_client(server.base_url, max_retries=0)
         try:
-            exc = raised(lambda: client.fetch_profile("ada"))
+            exc = raised(lambda: fetched(client.parts.sender.request, "ada", PEOPLE))
         finally:
             client.close()
         server.wait_for_requests(2)

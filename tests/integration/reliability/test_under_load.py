@@ -348,7 +348,7 @@ def test_clients_created_at_the_same_moment_on_a_new_cache_file_all_work(fake_se
             try:
                 barrier.wait()
                 with make_client(fake_service, cache=cache) as client:
-                    client.is_cached(PROFILE, {"handle": "ada"})
+                    client.parts.cache.is_cached(PROFILE, {"handle": "ada"})
             except Exception as exc:  # noqa: BLE001 - collected and reported below
                 failures.append(f"trial {trial}: {exc!r}")
 

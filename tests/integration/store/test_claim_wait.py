@@ -19,7 +19,7 @@ HANDLES = ["ada-lovelace", "grace-hopper", "alan-turing"]
 def test_the_bar_says_how_many_handles_another_process_is_buying(fake_service, tmp_path, capsys):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
-        keys = client.profile_keys(HANDLES[:2])
+        keys = client.parts.cache.profile_keys(HANDLES[:2])
         # Another holder (a live one: this process) is buying two of the three.
         other = LocalStore(
             store_path(cache), namespace(fake_service.api_key, fake_service.base_url)

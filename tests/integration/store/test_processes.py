@@ -69,9 +69,9 @@ CHILD = textwrap.dedent(
     handles = spec["handles"]
     client = lp.Client(batch_poll_interval=0.1)  # key, base URL and cache from the environment
     if spec["mode"] == "claim":
-        key = client.profile_keys(handles)[handles[0]]
+        key = client.parts.cache.profile_keys(handles)[handles[0]]
         before = time.monotonic()
-        state = client._parts.store.claim_many([key], ttl=spec["ttl"])[key]
+        state = client.parts.store.claim_many([key], ttl=spec["ttl"])[key]
         print("claimed " + json.dumps({"state": state, "before": before}), flush=True)
         time.sleep(120)  # holds the claim until killed
         sys.exit(3)

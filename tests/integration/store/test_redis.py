@@ -32,6 +32,8 @@ import redis
 
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
+from lookup_pandas.http.decisions import Call
+from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store import (
     BUSY,
     MARKS_KEPT_SECONDS,
@@ -453,11 +455,11 @@ def fill(svc: FakeService, url: str) -> None:
         frame.lookup.enrich_profiles("handle", client=client, method="single", progress=False)
         more = pd.DataFrame({"handle": [f"batch{i}" for i in range(40)]})
         more.lookup.enrich_profiles("handle", client=client, method="batch", progress=False)
-        client._parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
-        client._parts.store.claim_many(["held-claim"], 60)
-        checked = list(client.profile_keys(["fill0", "fill1"]).values())
-        client._parts.store.mark_checked(checked, time.time())
-        client._parts.store.mark_acted(["event-key-of-fill2"])
+        client.parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
+        client.parts.store.claim_many(["held-claim"], 60)
+        checked = list(client.parts.cache.profile_keys(["fill0", "fill1"]).values())
+        client.parts.store.mark_checked(checked, time.time())
+        client.parts.store.mark_acted(["event-key-of-fill2"])
 
 
 def test_the_api_key_is_in_no_redis_key_or_value(fake_service, redis_url, redis_server):
@@ -513,7 +515,7 @@ def test_a_pickle_planted_in_redis_is_never_unpickled(
     svc = fake_service
     marker = tmp_path / "pwned"
     with make_client(svc, cache=redis_url) as client:
-        (key,) = client.profile_keys(["ada"]).values()
+        (key,) = client.parts.cache.profile_keys(["ada"]).values()
         ns = namespace(svc.api_key, svc.base_url)
         with redis_server.client() as conn:
             conn.set(f"{key_prefix(ns)}:cache:{key}", pickle.dumps(_Planted(marker)))
@@ -548,8 +550,8 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
         client.profile("ada")
     week = 7 * 86400
     with make_client(svc, cache=redis_url, expire_after=week) as client:
-        cache = client._parts.cache
-        (key,) = client.profile_keys(["ada"]).values()
+        cache = client.parts.cache
+        (key,) = client.parts.cache.profile_keys(["ada"]).values()
         name = f"{key_prefix(namespace(svc.api_key, svc.base_url))}:cache:{key}"
         stored = cache.stored_answer(PROFILE, {"handle": "ada"})
         assert stored is not None and stored[0] is not None
@@ -560,7 +562,7 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
             kept = json.loads(conn.get(name))
         assert cache.stored_answer(PROFILE, {"handle": "ada"})[1:] == (stored[1], False)
         assert kept["created_at"] == stored[1].isoformat()
-        assert cache.renew(PROFILE, client.profile_keys(["nobody"]).values()) == 0
+        assert cache.renew(PROFILE, client.parts.cache.profile_keys(["nobody"]).values()) == 0
     assert svc.count(PROFILE) == 1  # renewing sends nothing
 
 
@@ -577,7 +579,12 @@ def test_machines_asking_for_answers_stored_since_a_time_buy_each_once(fake_serv
 
         def ask(client: lp.Client) -> list[bool]:
             start.wait(timeout=30)
-            return [client.lookup_answer(h, fresh_after=since).from_cache for h in handles]
+            return [
+                client.parts.sender.request(
+                    Call(PROFILE_PATH, {"handle": h}, fresh_after=since)
+                ).from_cache
+                for h in handles
+            ]
 
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(ask, clients))

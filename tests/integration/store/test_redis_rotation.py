@@ -105,7 +105,7 @@ def test_without_a_name_each_key_keeps_its_own_and_two_names_stay_apart(fake_ser
 
     def cached(key: str, cache: str, handle: str) -> bool:
         with make_client(svc, api_key=key, cache=cache) as client:
-            return client.is_cached(PROFILE, {"handle": handle})  # sends nothing
+            return client.parts.cache.is_cached(PROFILE, {"handle": handle})  # sends nothing
 
     with make_client(svc, cache=redis_url) as client:
         client.profile("person-00500")
@@ -131,13 +131,15 @@ def test_the_pace_and_jobs_stay_the_keys_and_management_reaches_every_keys_jobs(
         job_id = store_job(svc, client, ("person-00600", "person-00601"))  # not collected
     new = svc.rotate_key()
     with make_client(svc, api_key=new, cache=cache) as client:
-        assert client._parts.store.jobs() == []  # a job is polled with the key that submitted it
+        assert client.parts.store.jobs() == []  # a job is polled with the key that submitted it
         enrich(lead_frame(HANDLES[5:8]), client, method="single")
         assert client.cache_info().jobs == 1  # the old key's, still stored
         forgotten = client.forget(["person-00600"])
         assert forgotten.jobs == 1
-        client._parts.store.mark_checked(list(client.profile_keys(HANDLES[5:8]).values()), 1.0)
-        client._parts.store.mark_acted(["an-event-acted-on"])
+        client.parts.store.mark_checked(
+            list(client.parts.cache.profile_keys(HANDLES[5:8]).values()), 1.0
+        )
+        client.parts.store.mark_acted(["an-event-acted-on"])
         with redis_server.client() as conn:
             stored = everything_in(conn)
         assert client.clear() == 8
@@ -194,7 +196,9 @@ def test_the_cli_shows_and_acts_on_the_named_namespace_without_a_key(fake_servic
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith(f"(namespace {NAME} named in LOOKUP_CACHE)")
     with make_client(svc, api_key=new, cache=named(redis_url)) as client:
-        assert not client.is_cached(PROFILE, {"handle": "person-00700"})
-        assert client.is_cached(PROFILE, {"handle": "person-00701"})
+        assert not client.parts.cache.is_cached(PROFILE, {"handle": "person-00700"})
+        assert client.parts.cache.is_cached(PROFILE, {"handle": "person-00701"})
     with make_client(svc, api_key=new, cache=redis_url) as client:
-        assert client.is_cached(PROFILE, {"handle": "person-00700"})  # another namespace's
+        assert client.parts.cache.is_cached(
+            PROFILE, {"handle": "person-00700"}
+        )  # another namespace's

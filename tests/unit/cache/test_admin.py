@@ -61,7 +61,7 @@ def test_forget_removes_profiles_and_pages_that_mention_the_person_and_nothing_e
         client.profile(handle)
     client.get(SEARCH_PATH, {"title": "ada"})  # holds ada-0, ada-1, ada-2
     client.get(SEARCH_PATH, {"title": "bob"})
-    client._parts.store.remember(StoredJob("j1", ("ada", "grace"), 1.0))
+    client.parts.store.remember(StoredJob("j1", ("ada", "grace"), 1.0))
     before = client.cache_info()
     assert before.entries == 5 and before.jobs == 1
 
@@ -70,11 +70,11 @@ def test_forget_removes_profiles_and_pages_that_mention_the_person_and_nothing_e
     assert result.handles == ("ada", "ada-1", "nobody")
     assert result.matched == ("ada", "ada-1")
     assert (result.profiles, result.pages, result.jobs, result.complete) == (1, 1, 1, True)
-    assert not client.is_cached(PROFILE_PATH, {"handle": "ada"})
-    assert not client.is_cached(SEARCH_PATH, {"title": "ada"})  # the whole page
-    assert client.is_cached(PROFILE_PATH, {"handle": "grace"})
-    assert client.is_cached(SEARCH_PATH, {"title": "bob"})
-    assert client._parts.store.jobs() == [StoredJob("j1", ("grace",), 1.0)]
+    assert not client.parts.cache.is_cached(PROFILE_PATH, {"handle": "ada"})
+    assert not client.parts.cache.is_cached(SEARCH_PATH, {"title": "ada"})  # the whole page
+    assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": "grace"})
+    assert client.parts.cache.is_cached(SEARCH_PATH, {"title": "bob"})
+    assert client.parts.store.jobs() == [StoredJob("j1", ("grace",), 1.0)]
     assert client.cache_info().entries == 3
 
 
@@ -88,13 +88,15 @@ def test_forget_removes_answers_it_cannot_read(client, tmp_path):
     assert client.cache_info().entries == 2
     result = client.forget(["ada"])
     assert (result.profiles, result.pages, result.unreadable) == (0, 0, 1)
-    assert client.cache_info().entries == 1 and client.is_cached(PROFILE_PATH, {"handle": "grace"})
+    assert client.cache_info().entries == 1 and client.parts.cache.is_cached(
+        PROFILE_PATH, {"handle": "grace"}
+    )
 
 
 def _plant_expired(client: lp.Client, handle: str) -> None:
     """An answer for ``handle`` that expired a day ago (requests-cache's own save)."""
-    prepared = client._parts.wire.prepare(PROFILE_PATH, {"handle": handle})
-    response = client._parts.wire.send(prepared)
+    prepared = client.parts.wire.prepare(PROFILE_PATH, {"handle": handle})
+    response = client.parts.wire.send(prepared)
     cache = client.session.cache
     expired = datetime.now(UTC) - timedelta(days=1)
     cache.save_response(response, cache_key=cache.create_key(prepared), expires=expired)
@@ -109,15 +111,15 @@ def test_prune_removes_only_expired_answers_and_info_counts_them(client):
     assert client.prune() == 2
     info = client.cache_info()
     assert (info.entries, info.expired) == (1, 0)
-    assert client.is_cached(PROFILE_PATH, {"handle": "grace"})
+    assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": "grace"})
     assert client.prune() == 0
 
 
 def test_clear_removes_every_answer_job_and_claim(client, tmp_path):
     client.profile("grace")
     client.get(SEARCH_PATH, {"title": "bob"})
-    client._parts.store.remember(StoredJob("j1", ("ada",), 1.0))
-    client._parts.store.claim_many(["some-key"], 60)
+    client.parts.store.remember(StoredJob("j1", ("ada",), 1.0))
+    client.parts.store.claim_many(["some-key"], 60)
     assert client.clear() == 2
     info = client.cache_info()
     assert (info.entries, info.jobs, info.oldest, info.newest) == (0, 0, None, None)
@@ -132,21 +134,21 @@ def test_a_client_without_a_cache_reports_nothing_and_erases_only_its_jobs_in_me
         api_key="lk_unit", base_url=BASE, cache=False, transport=MockTransport(_handler)
     ) as client:
         client.profile("ada")
-        client._parts.store.remember(StoredJob("j1", ("ada", "grace"), 1.0))
+        client.parts.store.remember(StoredJob("j1", ("ada", "grace"), 1.0))
         info = client.cache_info()
         assert (info.location, info.entries, info.bytes, info.jobs) == ("off", 0, 0, 1)
         assert client.prune() == 0
         result = client.forget("ada")
         assert (result.profiles, result.pages, result.jobs) == (0, 0, 1)
-        assert client._parts.store.jobs() == [StoredJob("j1", ("grace",), 1.0)]
-        assert client.clear() == 0 and client._parts.store.jobs() == []
+        assert client.parts.store.jobs() == [StoredJob("j1", ("grace",), 1.0)]
+        assert client.clear() == 0 and client.parts.store.jobs() == []
 
 
 def test_forget_with_a_value_that_is_no_handle_erases_nothing(client):
     client.profile("ada")
     with pytest.raises(UsageError):
         client.forget(["ada", "N/A"])
-    assert client.is_cached(PROFILE_PATH, {"handle": "ada"})
+    assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": "ada"})
 
 
 def test_a_location_that_does_not_exist_reports_empty_and_creates_nothing(tmp_path):

@@ -48,7 +48,7 @@ def test_enrich_defaults_and_every_option():
         refresh=True,
         method="single",
         encoding="latin-1",
-        keep_case=True,
+        fold_case=False,
         chunksize=7,
         chunk_threshold=100,
         output="out.csv",
@@ -119,7 +119,7 @@ def test_companies_and_enrich_companies():
     assert parse_args(
         ["companies", "acme", "--errors", "raise", "--method", "single", "--keep-case", "-o", "c"]
     ) == CompaniesOptions(
-        values=("acme",), errors="raise", method="single", keep_case=True, output="c"
+        values=("acme",), errors="raise", method="single", fold_case=False, output="c"
     )
     companies = parse_args(["enrich", "accounts.csv", "--companies"])
     assert companies == EnrichOptions(
@@ -178,7 +178,7 @@ def test_cache_actions_take_only_their_own_options():
         from_csv="f.csv",
         column="lead",
         encoding="cp1252",
-        keep_case=True,
+        fold_case=False,
     )
     assert not forget.fold_case
 

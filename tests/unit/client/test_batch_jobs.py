@@ -7,6 +7,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.client.batch_jobs import no_batch
 from lookup_pandas.errors import BatchUnavailableError, NotFoundError, ResponseError, ServiceError
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"
@@ -48,9 +49,9 @@ def test_the_no_batch_message_speaks_to_python_and_to_the_command_line():
 
 def test_a_submit_returns_the_job_id_and_learns_batch_jobs_exist():
     with client_on(lambda r: (200, envelope({"job_id": "job_1"}))) as client:
-        assert client.batch_supported is None
-        assert client.submit_batch(["ada", "grace"]) == "job_1"
-        assert client.batch_supported is True
+        assert client.parts.batch.supported is None
+        assert client.parts.batch.submit(PEOPLE, ["ada", "grace"], None) == "job_1"
+        assert client.parts.batch.supported is True
 
 
 @pytest.mark.parametrize("status", [404, 405])
@@ -63,34 +64,34 @@ def test_a_service_without_batch_jobs_is_told_once(status):
 
     with client_on(batch) as client:
         with pytest.raises(BatchUnavailableError, match=f"answered {status}"):
-            client.submit_batch(["ada"])
-        assert client.batch_supported is False
+            client.parts.batch.submit(PEOPLE, ["ada"], None)
+        assert client.parts.batch.supported is False
         with pytest.raises(BatchUnavailableError):
-            client.submit_batch(["ada"])
+            client.parts.batch.submit(PEOPLE, ["ada"], None)
         assert len(sent) == 1
 
 
 def test_a_submit_answer_without_a_job_id_is_a_response_error():
     client = client_on(lambda r: (200, envelope({"queued": True})))
     with client, pytest.raises(ResponseError, match="no job_id"):
-        client.submit_batch(["ada"])
+        client.parts.batch.submit(PEOPLE, ["ada"], None)
 
 
 def test_a_poll_of_a_job_that_is_gone_is_not_found():
     client = client_on(lambda r: (404, envelope(None, success=False, message="gone")))
     with client, pytest.raises(NotFoundError):
-        client.batch_status("job_1", 0)
+        client.parts.batch.status(PEOPLE, "job_1", 0, None)
 
 
 def test_a_poll_returns_the_answers_data():
     page = {"status": "processing", "total": 2, "resolved": 1, "profiles": {}}
     with client_on(lambda r: (200, envelope(page))) as client:
-        assert client.batch_status("job_1", 0) == page
+        assert client.parts.batch.status(PEOPLE, "job_1", 0, None) == page
 
 
 def test_a_result_is_the_single_calls_answer():
     with client_on(lambda r: (500, envelope(None, success=False))) as client:
         record = {"id": "prsn_ada", "handle": "ada"}
-        assert client.batch_result("ada", record, "job_1").data == record
+        assert client.parts.batch.result(PEOPLE, "ada", record, "job_1").data == record
         with pytest.raises(NotFoundError):
-            client.batch_result("nobody", None, "job_1")
+            client.parts.batch.result(PEOPLE, "nobody", None, "job_1")

@@ -50,11 +50,14 @@ def client(transport, tmp_path):
 
 
 def test_an_answer_is_cached_once_bought_and_read_back_without_sending(client, transport):
-    assert not client.is_cached(PROFILE_PATH, ADA) and client.cached(PROFILE_PATH, ADA) is None
+    assert (
+        not client.parts.cache.is_cached(PROFILE_PATH, ADA)
+        and client.parts.cache.cached(PROFILE_PATH, ADA) is None
+    )
     client.profile("ada")
     sent, hits = len(transport.requests), client.stats.cache_hits
-    assert client.is_cached(PROFILE_PATH, ADA)
-    answer = client.cached(PROFILE_PATH, ADA)
+    assert client.parts.cache.is_cached(PROFILE_PATH, ADA)
+    answer = client.parts.cache.cached(PROFILE_PATH, ADA)
     assert answer is not None and answer.from_cache and answer.data["id"] == "prsn_ada"
     assert len(transport.requests) == sent
     assert client.stats.cache_hits == hits + 1  # the read counts as a hit, is_cached does not
@@ -64,16 +67,16 @@ def test_a_cached_not_found_is_raised_as_the_live_answer_was(client, transport):
     assert client.profile("ghost") is None
     sent = len(transport.requests)
     with pytest.raises(NotFoundError, match="Profile not found") as caught:
-        client.cached(PROFILE_PATH, {"handle": "ghost"})
+        client.parts.cache.cached(PROFILE_PATH, {"handle": "ghost"})
     assert caught.value.status_code == 200  # billed, as the live answer was
     assert len(transport.requests) == sent
 
 
 def test_an_answer_says_when_it_was_stored_in_utc_and_not_expired(client):
-    assert client.stored_at(PROFILE_PATH, ADA) is None
+    assert client.parts.cache.stored_at(PROFILE_PATH, ADA) is None
     before = datetime.now(UTC)
     client.profile("ada")
-    stored = client.stored_at(PROFILE_PATH, ADA)
+    stored = client.parts.cache.stored_at(PROFILE_PATH, ADA)
     assert stored is not None
     when, expired = stored
     assert when.tzinfo is not None and expired is False
@@ -83,8 +86,8 @@ def test_an_answer_says_when_it_was_stored_in_utc_and_not_expired(client):
 def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     client, transport, monkeypatch
 ):
-    cache = client._parts.cache
-    (key,) = client.profile_keys(["ada"]).values()
+    cache = client.parts.cache
+    (key,) = client.parts.cache.profile_keys(["ada"]).values()
     assert cache.stored_answer(PROFILE_PATH, ADA) is None and cache.renew(PROFILE_PATH, [key]) == 0
     client.profile("ada")
     client.profile("ghost")
@@ -92,28 +95,34 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     assert first is not None
     env, bought, expired = first
     assert env is not None and env.from_cache and env.data["id"] == "prsn_ada"
-    assert bought == client.stored_at(PROFILE_PATH, ADA)[0] and bought.tzinfo is not None
+    assert (
+        bought == client.parts.cache.stored_at(PROFILE_PATH, ADA)[0] and bought.tzinfo is not None
+    )
     assert expired is False
 
     later = cached_response.utcnow() + timedelta(days=8)  # a week's answers have expired
     monkeypatch.setattr(cached_response, "utcnow", lambda: later)
     monkeypatch.setattr(expiration, "utcnow", lambda: later)
     sent, hits = len(transport.requests), client.stats.cache_hits
-    assert client.cached(PROFILE_PATH, ADA) is None  # online, an expired answer is no hit
+    assert (
+        client.parts.cache.cached(PROFILE_PATH, ADA) is None
+    )  # online, an expired answer is no hit
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, True)  # but it is stored
     assert cache.stored_answer(PROFILE_PATH, {"handle": "ghost"})[0] is None  # a not-found
-    assert cache.renew(PROFILE_PATH, client.profile_keys(["ada"]).values()) == 1
+    assert cache.renew(PROFILE_PATH, client.parts.cache.profile_keys(["ada"]).values()) == 1
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, False)  # bought when it was
-    assert client.cached(PROFILE_PATH, ADA) is not None
+    assert client.parts.cache.cached(PROFILE_PATH, ADA) is not None
     assert len(transport.requests) == sent
     assert client.stats.cache_hits == hits + 1  # the one read through cached(), not the others
 
 
 def test_each_values_key_is_its_answers_name_per_kind(client):
-    keys = client.profile_keys(["ada", "grace", "ada"])
+    keys = client.parts.cache.profile_keys(["ada", "grace", "ada"])
     assert list(keys) == ["ada", "grace"] and keys["ada"] != keys["grace"]
-    assert keys == client.profile_keys(["grace", "ada"])  # the same request, the same name
-    companies = client.profile_keys(["ada"], kind=COMPANIES)
+    assert keys == client.parts.cache.profile_keys(
+        ["grace", "ada"]
+    )  # the same request, the same name
+    companies = client.parts.cache.profile_keys(["ada"], kind=COMPANIES)
     assert companies["ada"] != keys["ada"]  # a slug "ada" is another answer
     client.profile("ada")
     stored = client.session.cache.responses.keys()
@@ -123,11 +132,14 @@ def test_each_values_key_is_its_answers_name_per_kind(client):
 def test_without_a_cache_nothing_is_cached_and_no_value_has_a_key(transport):
     with lp.Client(api_key="lk_test_unit", base_url=BASE, cache=False, transport=transport) as c:
         c.profile("ada")
-        assert not c.is_cached(PROFILE_PATH, ADA) and c.cached(PROFILE_PATH, ADA) is None
-        assert c.stored_at(PROFILE_PATH, ADA) is None
-        assert c._parts.cache.stored_answer(PROFILE_PATH, ADA) is None
-        assert c._parts.cache.renew(PROFILE_PATH, ["any-key"]) == 0
-        assert c.profile_keys(["ada"]) == {}
+        assert (
+            not c.parts.cache.is_cached(PROFILE_PATH, ADA)
+            and c.parts.cache.cached(PROFILE_PATH, ADA) is None
+        )
+        assert c.parts.cache.stored_at(PROFILE_PATH, ADA) is None
+        assert c.parts.cache.stored_answer(PROFILE_PATH, ADA) is None
+        assert c.parts.cache.renew(PROFILE_PATH, ["any-key"]) == 0
+        assert c.parts.cache.profile_keys(["ada"]) == {}
         assert c.cache_info().entries == 0 and c.clear() == 0
 
 
@@ -143,8 +155,8 @@ def test_what_the_cache_holds_is_counted_and_removed_without_sending(client, tra
     assert client.prune() == 0  # nothing expired
     forgotten = client.forget(["ada"])
     assert forgotten.profiles == 1
-    assert not client.is_cached(PROFILE_PATH, ADA)
-    assert client.is_cached(PROFILE_PATH, {"handle": "grace"})
-    assert client.is_cached(COMPANY_PATH, {"slug": "acme"})
+    assert not client.parts.cache.is_cached(PROFILE_PATH, ADA)
+    assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": "grace"})
+    assert client.parts.cache.is_cached(COMPANY_PATH, {"slug": "acme"})
     assert client.clear() == 2 and client.cache_info().entries == 0
     assert len(transport.requests) == sent

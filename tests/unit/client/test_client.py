@@ -15,6 +15,8 @@ import requests
 
 import lookup_pandas as lp
 from lookup_pandas.config.settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE
+from lookup_pandas.http.decisions import Call
+from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store.pacing import Cancelled
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -180,7 +182,7 @@ def test_a_set_cancel_event_sends_nothing():
         stop = threading.Event()
         stop.set()
         with pytest.raises(Cancelled):
-            client.profile_answer("ada", cancel=stop)
+            client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, cancel=stop))
         assert client.session.get_adapter(BASE).count() == 0
 
 
@@ -195,7 +197,7 @@ def test_a_cancel_during_back_off_ends_the_call_without_another_send():
     # timeout fails it (no wall-clock assertion needed).
     with client_on(service(profile=busy), backoff_base=3600, backoff_max=3600) as client:
         with pytest.raises(Cancelled):
-            client.profile_answer("ada", cancel=stop)
+            client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, cancel=stop))
         assert client.session.get_adapter(BASE).count("/people/profile") == 1
 
 
@@ -210,8 +212,8 @@ def test_stats_count_credits_and_the_balance():
 def test_a_cached_answer_is_read_with_one_lookup_and_sends_nothing(tmp_path):
     with client_on(service(), cache=tmp_path / "c.sqlite") as client:
         transport = client.session.get_adapter(BASE)
-        first = client.profile_answer("ada")
-        second = client.profile_answer("ada")
+        first = client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
+        second = client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
         assert (first.from_cache, second.from_cache) == (False, True)
         assert transport.count("/people/profile") == 1
         assert client.stats.cache_hits == 1
@@ -249,9 +251,11 @@ def test_paginate_checks_its_keywords_when_iterated_and_sends_nothing():
 
 def test_the_cache_fronts_answer_without_a_cache_and_send_nothing():
     with client_on(service()) as client:
-        assert client.is_cached("/api/data/v1/people/profile", {"handle": "ada"}) is False
-        assert client.cached("/api/data/v1/people/profile", {"handle": "ada"}) is None
-        assert client.profile_keys(["ada"]) == {}
+        assert (
+            client.parts.cache.is_cached("/api/data/v1/people/profile", {"handle": "ada"}) is False
+        )
+        assert client.parts.cache.cached("/api/data/v1/people/profile", {"handle": "ada"}) is None
+        assert client.parts.cache.profile_keys(["ada"]) == {}
         assert client.cache_info().entries == 0 and client.prune() == 0 and client.clear() == 0
         assert client.session.get_adapter(BASE).count() == 0
 

@@ -136,9 +136,9 @@ def test_each_client_reads_its_public_credit_facts_once_and_keeps_them_on_its_pa
         assert credit_facts.kept_costs(first) is None  # nothing read yet, nothing sent
         assert credit_facts.route_costs(first) == RouteCosts({"api/data/v1/people/profile": 2})
         assert credit_facts.route_costs(first).cost_of("/api/data/v1/people/profile") == 2.0
-        assert first._parts.public_facts.has(ROUTE_COSTS_PATH)
+        assert first.parts.public_facts.has(ROUTE_COSTS_PATH)
         assert credit_facts.kept_costs(second) is None  # the other Client read nothing
-        assert not second._parts.public_facts.has(ROUTE_COSTS_PATH)
+        assert not second.parts.public_facts.has(ROUTE_COSTS_PATH)
         credit_facts.route_costs(second)
     reads = [r.url for r in transport.requests if ROUTE_COSTS_PATH in (r.url or "")]
     assert len(reads) == 2  # once per Client

@@ -4,18 +4,17 @@ kind's rules and sent as its endpoint's parameter; first with stand-ins for the 
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
 import requests
 
-from lookup_pandas.client.fetching import LookupFlags, answer, fetched, or_none, record
+from lookup_pandas.client.fetching import fetched, or_none, record
 from lookup_pandas.client.parts import ClientParts
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import NotFoundError, ResponseError, UsageError
 from lookup_pandas.http.decisions import Call
-from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.service.envelope import Envelope
 from lookup_pandas.testing import MockTransport, envelope
@@ -37,20 +36,7 @@ class Requests:
         return env(self.data)
 
 
-class Lookups:
-    """A stand-in for ``Client.lookup_answer``: records each value; ``ghost`` is not found."""
-
-    def __init__(self) -> None:
-        self.asked: list[tuple[str, Kind, bool]] = []
-
-    def __call__(self, value: str, kind: Kind, *, refresh: bool = False) -> Envelope:
-        self.asked.append((value, kind, refresh))
-        if value == "ghost":
-            raise NotFoundError("Profile not found", status_code=200)
-        return env({"id": "prsn_1", "handle": value})
-
-
-# -- answer: the whole answer, the value's case kept ---------------------------------------------
+# -- fetched: one value's record, sent as its kind's parameter -----------------------------------
 
 
 @pytest.mark.parametrize(
@@ -65,56 +51,46 @@ class Lookups:
 )
 def test_a_value_is_sent_as_its_kinds_parameter_with_its_case_kept(value, kind, path, params):
     request = Requests()
-    assert answer(request, value, kind).data == {"id": "prsn_1"}
+    assert fetched(request, value, kind, fold_case=False) == {"id": "prsn_1"}
     (call,) = request.sent
     assert (call.path, call.params, call.method) == (path, params, "GET")
-
-
-def test_the_callers_wishes_are_its_calls():
-    request = Requests()
-    stop = threading.Event()
-    flags = LookupFlags(refresh=True, cancel=stop, known_miss=True, held="mine")
-    answer(request, "ada", PEOPLE, flags)
-    (call,) = request.sent
-    assert (call.refresh, call.cancel, call.known_miss, call.held) == (True, stop, True, "mine")
     assert call.cache and call.paced  # a lookup is cached and paced
 
 
 def test_a_value_that_is_no_handle_is_refused_and_nothing_is_sent():
     request = Requests()
     with pytest.raises(UsageError, match="Nothing was sent"):
-        answer(request, "ada@example.com", PEOPLE)
+        fetched(request, "ada@example.com", PEOPLE)
     assert request.sent == []
 
 
 def test_an_answer_whose_data_is_not_a_record_is_a_response_error():
     with pytest.raises(ResponseError, match="not an object"):
-        answer(Requests(data=["a", "list"]), "ada", PEOPLE)
+        fetched(Requests(data=["a", "list"]), "ada", PEOPLE)
 
 
 # -- record and fetched: normalised as enrichment does -------------------------------------------
 
 
 def test_a_record_is_looked_up_by_the_value_enrichment_would_send():
-    lookup = Lookups()
-    assert record(lookup, "https://www.example.com/in/Ada/", PEOPLE) == {
-        "id": "prsn_1",
-        "handle": "ada",
-    }
-    record(lookup, "Ada", PEOPLE, fold_case=False, refresh=True)
-    record(lookup, "prsn_1A2b", PEOPLE)  # an id: its case is never folded
-    assert [(v, r) for v, _, r in lookup.asked] == [
-        ("ada", False),
-        ("Ada", True),
-        ("prsn_1A2b", False),
+    request = Requests()
+    assert record(request, "https://www.example.com/in/Ada/", PEOPLE) == {"id": "prsn_1"}
+    record(request, "Ada", PEOPLE, fold_case=False, refresh=True)
+    record(request, "prsn_1A2b", PEOPLE)  # an id: its case is never folded
+    assert [(dict(c.params), c.refresh) for c in request.sent] == [
+        ({"handle": "ada"}, False),
+        ({"handle": "Ada"}, True),
+        ({"id": "prsn_1A2b"}, False),
     ]
 
 
 def test_a_record_not_found_is_none_and_fetched_raises_the_servers_error():
-    lookup = Lookups()
-    assert record(lookup, "ghost", PEOPLE) is None
+    def request(call: Call) -> Envelope:
+        raise NotFoundError("Profile not found", status_code=200)
+
+    assert record(request, "ghost", PEOPLE) is None
     with pytest.raises(NotFoundError, match="Profile not found"):
-        fetched(lookup, "ghost", PEOPLE)
+        fetched(request, "ghost", PEOPLE)
 
 
 def test_or_none_lets_any_other_error_through():
@@ -126,10 +102,10 @@ def test_or_none_lets_any_other_error_through():
 
 
 def test_the_record_is_a_copy_of_the_answers_data():
-    lookup = Lookups()
-    got = fetched(lookup, "ada", PEOPLE)
+    request = Requests()
+    got = fetched(request, "ada", PEOPLE)
     got["id"] = "changed"
-    assert fetched(lookup, "ada", PEOPLE)["id"] == "prsn_1"
+    assert fetched(request, "ada", PEOPLE)["id"] == "prsn_1"
 
 
 # -- through a Client's parts --------------------------------------------------------------------
@@ -147,8 +123,8 @@ def test_through_the_send_chain_a_billed_not_found_is_raised_and_a_record_return
     settings = Settings.build(api_key="lk_test_unit", base_url="http://service.test", cache=False)
     parts = ClientParts.build(settings, MockTransport(service))
     try:
-        assert answer(parts.sender.request, "ada", PEOPLE).data["id"] == "prsn_1"
+        assert fetched(parts.sender.request, "ada", PEOPLE)["id"] == "prsn_1"
         with pytest.raises(NotFoundError, match="Profile not found"):
-            answer(parts.sender.request, "ghost", PEOPLE)
+            fetched(parts.sender.request, "ghost", PEOPLE)
     finally:
         parts.close()

@@ -1,15 +1,19 @@
 """Unit tests for lookup_pandas.client.parts: the parts one Client is made of, built from its
 settings and wired together, on MockTransport (no server): nothing sent until the first request,
 which makes first contact through the send chain; the store and the shared pace follow the
-cache setting; the answers outlive the parts that bought them."""
+cache setting; the answers outlive the parts that bought them; and the rest of the package
+reaches them through ``Client.parts`` alone."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
+import lookup_pandas
 from lookup_pandas.cache.sqlite import PaidAnswersCache
 from lookup_pandas.client.parts import ClientParts
 from lookup_pandas.config.settings import Settings
@@ -101,3 +105,17 @@ def test_answers_bought_by_one_set_of_parts_are_read_by_the_next(transport, tmp_
         assert len(transport.requests) == sent
     finally:
         second.close()
+
+
+def test_no_module_outside_the_client_package_reaches_a_clients_private_parts():
+    # The layering check of the seam: the engine and the rest take ``client.parts``.
+    package = Path(lookup_pandas.__file__).parent
+    reaching = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in sorted(package.rglob("*.py"))
+        if path.parent.name != "client" or path.parent.parent != package
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "_parts"
+    ]
+    assert reaching == []
+    assert len(list(package.rglob("*.py"))) > 100  # the package's source was read

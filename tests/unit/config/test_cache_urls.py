@@ -207,7 +207,7 @@ def test_no_repr_shows_the_password():
     s = build(cache=URL)
     client = lp.Client(api_key="lk_test_key", base_url="http://127.0.0.1:8080", cache=URL)
     try:
-        texts = [repr(s), str(s), repr(client), str(client), repr(client._parts.store)]
+        texts = [repr(s), str(s), repr(client), str(client), repr(client.parts.store)]
         texts += [repr(client.session), repr(client.session.cache)]
         for text in texts:
             assert PASSWORD not in text, text

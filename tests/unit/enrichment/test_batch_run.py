@@ -118,11 +118,11 @@ def test_a_job_is_submitted_polled_and_every_result_cached_as_a_single_answer(se
     assert (run.submitted, run.batch_jobs, run.batch_jobs_done, run.billed) == (1, 1, 1, 3)
     assert run.fallback == []
     for handle in ("ada", "ghost-1", "grace"):  # the next lookup of each is a free cache hit
-        assert client.is_cached(PROFILE_PATH, {"handle": handle})
-    stored = [job.job_id for job in client._parts.store.jobs()]
+        assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": handle})
+    stored = [job.job_id for job in client.parts.store.jobs()]
     assert stored == ["job_1"]  # stored before it was polled
     run.finish()
-    assert client._parts.store.jobs() == []  # collected: forgotten
+    assert client.parts.store.jobs() == []  # collected: forgotten
 
 
 def test_items_a_job_errored_on_are_left_to_single_calls(client):
@@ -139,32 +139,32 @@ def test_without_submitting_only_stored_jobs_are_collected_and_the_rest_is_left(
 
 def test_a_stored_job_is_polled_instead_of_paying_for_its_handles_again(service, client):
     service.jobs["job_old"] = ("ada", "linus")  # an earlier run's, still on the service
-    client._parts.store.remember(StoredJob("job_old", ("ada", "linus"), 0.0))
-    run = BatchRun(client, ["ada", "grace"], submit=True, stored=client._parts.store.jobs())
+    client.parts.store.remember(StoredJob("job_old", ("ada", "linus"), 0.0))
+    run = BatchRun(client, ["ada", "grace"], submit=True, stored=client.parts.store.jobs())
     got = answers(run)
     assert set(got) == {"ada", "grace"}  # linus is cached from the job, not handed on
     assert service.submitted == [("grace",)]
     assert run.batch_jobs == 2 and run.billed == 1  # the stored job's items billed before
-    assert client.is_cached(PROFILE_PATH, {"handle": "linus"})
+    assert client.parts.cache.is_cached(PROFILE_PATH, {"handle": "linus"})
 
 
 def test_an_expired_stored_job_is_forgotten_and_what_is_still_needed_submitted(service, client):
-    client._parts.store.remember(StoredJob("job_gone", ("ada", "grace"), 0.0))
-    run = BatchRun(client, ["ada"], submit=True, stored=client._parts.store.jobs())
+    client.parts.store.remember(StoredJob("job_gone", ("ada", "grace"), 0.0))
+    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs())
     assert run.batch_jobs_total == 1
     assert set(answers(run)) == {"ada"}
     assert "job_gone" in service.polled and service.submitted == [("ada",)]
     assert run.batch_jobs_total == 2
-    assert "job_gone" not in {job.job_id for job in client._parts.store.jobs()}
+    assert "job_gone" not in {job.job_id for job in client.parts.store.jobs()}
 
 
 def test_a_refresh_polls_no_stored_job_and_forgets_it_once_its_inputs_are_cached(service, client):
-    client._parts.store.remember(StoredJob("job_old", ("ada",), 0.0))
-    run = BatchRun(client, ["ada"], submit=True, stored=client._parts.store.jobs(), resume=False)
+    client.parts.store.remember(StoredJob("job_old", ("ada",), 0.0))
+    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs(), resume=False)
     assert set(answers(run)) == {"ada"}
     assert "job_old" not in service.polled
     run.finish()
-    assert client._parts.store.jobs() == []
+    assert client.parts.store.jobs() == []
 
 
 def test_a_service_without_batch_jobs_is_told_once_and_remembered():
@@ -174,4 +174,4 @@ def test_a_service_without_batch_jobs_is_told_once_and_remembered():
     ) as client:
         with pytest.raises(BatchUnavailableError):
             answers(BatchRun(client, ["ada"], submit=True))
-        assert client.batch_supported is False
+        assert client.parts.batch.supported is False

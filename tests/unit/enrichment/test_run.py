@@ -11,14 +11,12 @@ import pytest
 import requests
 
 import lookup_pandas as lp
-from lookup_pandas.enrichment.plan import Options
+from lookup_pandas.enrichment.batch_run import out_of_credits
+from lookup_pandas.enrichment.plan import Options, Plan
 from lookup_pandas.enrichment.results import ERROR, FORBIDDEN, NOT_FOUND, OK, JobSummary, Outcome
 from lookup_pandas.enrichment.run import (
     EnrichmentRun,
     fetched_as,
-    out_of_credits,
-    stopped,
-    stopped_run,
 )
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.errors import (
@@ -104,9 +102,8 @@ class Bar:
 def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
     with client_on(found) as client:
         bar = Bar()
-        state = EnrichmentRun(
-            client, refresh=False, errors="coerce", bar=bar, before=client.stats, sources={}
-        )
+        options = Options(progress=False, provenance=True)
+        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar)
         state.record("ada", Outcome(OK, {"id": "prsn_ada"}), "cached")
         state.record("grace", Outcome(NOT_FOUND, error="Not found"), "fetched", "batch")
         state.record("linus", Outcome(ERROR, error="boom"), "failed")
@@ -120,9 +117,8 @@ def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
 
 def test_in_raise_mode_the_first_answer_that_is_not_ok_is_raised_naming_its_value():
     with client_on(found) as client:
-        state = EnrichmentRun(
-            client, refresh=False, errors="raise", bar=Bar(), before=client.stats, kind=COMPANIES
-        )
+        options = Options(progress=False, errors="raise")
+        state = EnrichmentRun(client, Plan(), options, before=client.stats, kind=COMPANIES)
         state.record("acme", Outcome(OK, {"id": "org_1"}), "fetched")
         with pytest.raises(NotFoundError, match=r"Gone \(company 'ghost-co'\)"):
             state.record("ghost-co", Outcome(NOT_FOUND, error="Gone"), "fetched")
@@ -131,16 +127,20 @@ def test_in_raise_mode_the_first_answer_that_is_not_ok_is_raised_naming_its_valu
 # -- what a stopped run leaves -------------------------------------------------------------------
 
 
-def test_a_stopped_runs_state_travels_on_its_exception_and_is_taken_off_once():
-    with client_on(found) as client:
-        state = EnrichmentRun(
-            client, refresh=False, errors="coerce", bar=Bar(), before=client.stats
-        )
-    exc = KeyboardInterrupt()
-    stopped(exc, state)
-    assert stopped_run(exc) is state
-    assert stopped_run(exc) is None  # taken off: it holds the Client, which must not travel
-    assert stopped_run(KeyboardInterrupt()) is None
+def test_the_caller_holds_a_stopped_runs_state_and_nothing_of_it_rides_on_the_exception():
+    def revoked_after_two(handle: str) -> tuple[Any, ...]:
+        if handle in HANDLES[:2]:
+            return found(handle)
+        return 403, envelope(None, success=False, message="API key has been revoked")
+
+    with client_on(revoked_after_two) as client:
+        plan = Plan(to_fetch=tuple(HANDLES))
+        state = EnrichmentRun(client, plan, Options(progress=False), before=client.stats)
+        with pytest.raises(AuthenticationError) as caught:
+            state.run()
+    assert state.counts["fetched"] == 2 and set(state.outcomes) == set(HANDLES[:2])
+    # the state holds the Client, which must not travel with the exception (Dask pickles it)
+    assert not any(isinstance(v, EnrichmentRun) for v in vars(caught.value).values())
 
 
 def test_a_batch_run_out_of_credits_says_how_many_values_it_could_not_pay_for():
@@ -188,7 +188,7 @@ def test_an_answer_between_failures_resets_the_breaker():
     failed = Outcome(ERROR, error="down", exc=ServerError("down", status_code=503))
     with client_on(found) as client:  # one worker: the breaker trips after 3 in a row
         state = EnrichmentRun(
-            client, refresh=False, errors="coerce", bar=Bar(), before=client.stats
+            client, Plan(), Options(progress=False), before=client.stats, bar=Bar()
         )
         for i, outcome in enumerate([failed, failed, Outcome(OK, {}), failed, failed]):
             state.record(f"h{i}", outcome, fetched_as(outcome))

@@ -15,6 +15,7 @@ import requests
 import lookup_pandas as lp
 from lookup_pandas.enrichment.results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 from lookup_pandas.enrichment.single import (
+    SingleCalls,
     cached_outcome,
     fetch_one,
     in_cache,
@@ -28,7 +29,7 @@ from lookup_pandas.errors import (
     PermissionDeniedError,
     ServerError,
 )
-from lookup_pandas.identifiers.kinds import COMPANIES
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -77,46 +78,68 @@ def sent(transport: MockTransport, path: str = PROFILE_PATH) -> list[str]:
     return [r.url or "" for r in transport.requests if path in (r.url or "")]
 
 
+def calls(
+    client: lp.Client,
+    stop: threading.Event,
+    refresh: bool = False,
+    *,
+    kind: Kind = PEOPLE,
+    fresh_after: float | None = None,
+) -> SingleCalls:
+    """A run's single calls on ``client``, stopped by ``stop``."""
+    return SingleCalls(client.parts.sender.request, kind, stop, refresh, fresh_after)
+
+
+def test_a_runs_calls_carry_its_fixed_parts_and_each_its_own_claim():
+    stop = threading.Event()
+    made = SingleCalls(lambda call: None, COMPANIES, stop, refresh=True, fresh_after=1.0)
+    call = made.call("acme", held="mine", known_miss=True)
+    assert (call.path, dict(call.params)) == (COMPANY_PATH, {"slug": "acme"})
+    assert (call.refresh, call.cancel, call.fresh_after) == (True, stop, 1.0)
+    assert (call.held, call.known_miss) == ("mine", True)
+    assert call.cache and call.paced  # a lookup is cached and paced
+
+
 # -- fetch_one -----------------------------------------------------------------------------------
 
 
 def test_a_record_is_fetched_once_then_read_from_the_cache(client, transport):
     stop = threading.Event()
-    assert fetch_one(client, "ada", False, stop) == (Outcome(OK, RECORDS["ada"]), False)
-    assert fetch_one(client, "ada", False, stop) == (Outcome(OK, RECORDS["ada"]), True)
+    assert fetch_one(calls(client, stop), "ada") == (Outcome(OK, RECORDS["ada"]), False)
+    assert fetch_one(calls(client, stop), "ada") == (Outcome(OK, RECORDS["ada"]), True)
     assert len(sent(transport)) == 1 and not stop.is_set()
 
 
 def test_a_refresh_buys_the_answer_again(client, transport):
     stop = threading.Event()
-    fetch_one(client, "ada", False, stop)
-    assert fetch_one(client, "ada", True, stop) == (Outcome(OK, RECORDS["ada"]), False)
+    fetch_one(calls(client, stop), "ada")
+    assert fetch_one(calls(client, stop, True), "ada") == (Outcome(OK, RECORDS["ada"]), False)
     assert len(sent(transport)) == 2
 
 
 def test_an_answer_stored_before_fresh_after_is_bought_anew_then_counts(client, transport):
     stop = threading.Event()
-    fetch_one(client, "ada", False, stop)
+    fetch_one(calls(client, stop), "ada")
     since = time.time()
-    bought = fetch_one(client, "ada", False, stop, fresh_after=since)
+    bought = fetch_one(calls(client, stop, fresh_after=since), "ada")
     assert bought == (Outcome(OK, RECORDS["ada"]), False) and len(sent(transport)) == 2
-    assert fetch_one(client, "ada", False, stop, fresh_after=since) == (bought[0], True)
+    assert fetch_one(calls(client, stop, fresh_after=since), "ada") == (bought[0], True)
     assert len(sent(transport)) == 2
 
 
 def test_a_billed_not_found_is_an_outcome_and_counts_as_cached_the_second_time(client):
     stop = threading.Event()
-    outcome, from_cache = fetch_one(client, "ghost", False, stop)
+    outcome, from_cache = fetch_one(calls(client, stop), "ghost")
     assert (outcome.status, outcome.error, from_cache) == (NOT_FOUND, "Profile not found", False)
     assert isinstance(outcome.exc, NotFoundError)
-    again, from_cache = fetch_one(client, "ghost", False, stop)
+    again, from_cache = fetch_one(calls(client, stop), "ghost")
     assert again.status == NOT_FOUND and from_cache
 
 
 def test_a_record_the_service_refuses_is_forbidden_and_never_cached(client, transport):
     stop = threading.Event()
     for _ in range(2):
-        outcome, from_cache = fetch_one(client, "hidden", False, stop)
+        outcome, from_cache = fetch_one(calls(client, stop), "hidden")
         assert (outcome.status, from_cache) == (FORBIDDEN, False)
         assert isinstance(outcome.exc, PermissionDeniedError)
     assert len(sent(transport)) == 2 and not stop.is_set()  # the job goes on
@@ -124,7 +147,7 @@ def test_a_record_the_service_refuses_is_forbidden_and_never_cached(client, tran
 
 def test_a_failure_is_an_error_outcome_and_the_job_goes_on(client):
     stop = threading.Event()
-    outcome, from_cache = fetch_one(client, "broken", False, stop)
+    outcome, from_cache = fetch_one(calls(client, stop), "broken")
     assert (outcome.status, from_cache) == (ERROR, False)
     assert isinstance(outcome.exc, ServerError) and outcome.error == str(outcome.exc)
     assert not stop.is_set()
@@ -133,20 +156,20 @@ def test_a_failure_is_an_error_outcome_and_the_job_goes_on(client):
 def test_a_rejected_key_stops_every_other_call_and_is_raised(client):
     stop = threading.Event()
     with pytest.raises(AuthenticationError):
-        fetch_one(client, "revoked", False, stop)
+        fetch_one(calls(client, stop), "revoked")
     assert stop.is_set()
 
 
 def test_a_call_of_a_stopped_run_sends_nothing(client, transport):
     stop = threading.Event()
     stop.set()
-    assert fetch_one(client, "ada", False, stop) is None
+    assert fetch_one(calls(client, stop), "ada") is None
     assert sent(transport) == []
 
 
 def test_a_company_is_looked_up_by_its_slug(client, transport):
     stop = threading.Event()
-    outcome, _ = fetch_one(client, "acme", False, stop, kind=COMPANIES)
+    outcome, _ = fetch_one(calls(client, stop, kind=COMPANIES), "acme")
     assert outcome == Outcome(OK, RECORDS["acme"])
     (url,) = sent(transport, COMPANY_PATH)
     assert url.endswith("slug=acme")
@@ -158,9 +181,9 @@ def test_a_company_is_looked_up_by_its_slug(client, transport):
 def test_the_cache_gives_the_stored_outcome_or_none_and_sends_nothing(client, transport):
     stop = threading.Event()
     assert cached_outcome(client, "ada") is None
-    fetch_one(client, "ada", False, stop)
-    fetch_one(client, "ghost", False, stop)
-    fetch_one(client, "acme", False, stop, kind=COMPANIES)
+    fetch_one(calls(client, stop), "ada")
+    fetch_one(calls(client, stop), "ghost")
+    fetch_one(calls(client, stop, kind=COMPANIES), "acme")
     before = len(transport.requests)
     assert cached_outcome(client, "ada") == Outcome(OK, RECORDS["ada"])
     gone = cached_outcome(client, "ghost")
@@ -172,7 +195,7 @@ def test_the_cache_gives_the_stored_outcome_or_none_and_sends_nothing(client, tr
 
 def test_without_a_cache_nothing_is_cached(transport):
     with lp.Client(api_key="lk_test_unit", base_url=BASE, cache=False, transport=transport) as c:
-        fetch_one(c, "ada", False, threading.Event())
+        fetch_one(calls(c, threading.Event()), "ada")
         assert cached_outcome(c, "ada") is None
 
 

@@ -109,7 +109,7 @@ def test_a_job_found_done_teaches_only_a_speed_above_the_one_kept():
 def test_the_speed_is_filed_by_base_url():
     c = client()
     learn(c, done_job(100, 10.0, seen_resolving=50))
-    store = c._parts.store
+    store = c.parts.store
     assert store.resolve_rate(service_namespace(URL)) == 5.0
     assert store.resolve_rate(service_namespace("http://127.0.0.1:10")) is None
 

@@ -46,9 +46,9 @@ def cached_client(tmp_path):
     )
     counted: Counter[str] = Counter()
     for name in ("claim_many", "release_many"):
-        original = getattr(client._parts.store, name)
-        setattr(client._parts.store, name, _counting(counted, name, original))
-    wire = client._parts.wire
+        original = getattr(client.parts.store, name)
+        setattr(client.parts.store, name, _counting(counted, name, original))
+    wire = client.parts.wire
     wire.cached = _counting(counted, "cached", wire.cached)  # type: ignore[method-assign]
     client.counted = counted  # type: ignore[attr-defined]
     yield client
@@ -65,11 +65,15 @@ def _counting(counted: Counter[str], name: str, original):
 
 def test_a_call_claims_and_lets_go_itself_unless_its_claim_is_held(cached_client):
     counted = cached_client.counted
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     assert (counted["claim_many"], counted["release_many"]) == (1, 1)
     counted.clear()
-    assert not cached_client.profile_answer("grace", held=MINE).from_cache  # a miss: bought
-    assert cached_client.profile_answer("grace", held=MINE).from_cache  # read once, not bought
+    assert not cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "grace"}, held=MINE)
+    ).from_cache  # a miss: bought
+    assert cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "grace"}, held=MINE)
+    ).from_cache  # read once, not bought
     assert counted == {"cached": 2}  # neither claimed nor let go: the holder does that
     sent = cached_client.session.get_adapter(BASE).count("/people/profile")
     assert sent == 2
@@ -77,23 +81,31 @@ def test_a_call_claims_and_lets_go_itself_unless_its_claim_is_held(cached_client
 
 def test_a_held_claim_still_reads_the_cache_once_unless_the_caller_just_did(cached_client):
     counted = cached_client.counted
-    cached_client.profile_answer("ada", held=MINE, known_miss=True)
+    cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=MINE, known_miss=True)
+    )
     assert counted == {}  # a miss the caller just read: bought at once
-    assert cached_client.profile_answer("ada", held=MINE).from_cache
+    assert cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=MINE)
+    ).from_cache
     assert counted == {"cached": 1}
 
 
 def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_client):
     counted = cached_client.counted
-    env = cached_client.profile_answer("ada", held=RECHECK, known_miss=True)
+    env = cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True)
+    )
     assert not env.from_cache and counted == {"cached": 5}  # looked a few times, then bought
     counted.clear()
-    assert cached_client.profile_answer("ada", held=RECHECK, known_miss=True).from_cache
+    assert cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True)
+    ).from_cache
     assert counted == {"cached": 1}
 
 
 def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     prepared: list[str] = []
     session_prepare = wire.session.prepare_request
 
@@ -103,19 +115,21 @@ def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
         return session_prepare(request)
 
     wire.session.prepare_request = counting
-    keys = cached_client.profile_keys(["ada", "grace"], ahead=True)
+    keys = cached_client.parts.cache.profile_keys(["ada", "grace"], ahead=True)
     assert prepared == ["ada", "grace"]
     for handle in ("ada", "grace"):
-        cached_client.profile_answer(handle, held=MINE)
+        cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}, held=MINE))
     assert prepared == ["ada", "grace"]  # the calls took the requests prepared ahead
-    assert cached_client.profile_answer("ada").from_cache  # the next call prepares its own
+    assert cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"})
+    ).from_cache  # the next call prepares its own
     assert prepared == ["ada", "grace", "ada"]
     # the keys are the cache's own names for those answers
     stored = cached_client.session.cache.responses.keys()
     assert set(keys.values()) <= set(stored)
     # without ahead, nothing is kept for later
-    cached_client.profile_keys(["linus"])
-    cached_client.profile_answer("linus", held=MINE)
+    cached_client.parts.cache.profile_keys(["linus"])
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "linus"}, held=MINE))
     assert prepared.count("linus") == 2
 
 
@@ -129,19 +143,25 @@ def sent(client: lp.Client, handle: str) -> int:
 
 def test_an_answer_stored_before_fresh_after_is_bought_anew_once_then_read(cached_client):
     counted = cached_client.counted
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     since = time.time()
     counted.clear()
-    env = cached_client.lookup_answer("ada", fresh_after=since)
+    env = cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, fresh_after=since)
+    )
     assert not env.from_cache and sent(cached_client, "ada") == 2  # the older one: bought anew
     assert (counted["claim_many"], counted["release_many"]) == (1, 1)  # claimed, as a miss is
-    again = cached_client.lookup_answer("ada", fresh_after=since)
+    again = cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, fresh_after=since)
+    )
     assert again.from_cache and sent(cached_client, "ada") == 2  # stored since: it counts
-    assert cached_client.profile_answer("ada").from_cache  # and for every other call
+    assert cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"})
+    ).from_cache  # and for every other call
 
 
 def test_an_answer_bought_since_by_another_client_counts(cached_client, tmp_path):
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     since = time.time()
     with lp.Client(
         api_key="lk_test_unit",
@@ -149,19 +169,25 @@ def test_an_answer_bought_since_by_another_client_counts(cached_client, tmp_path
         transport=MockTransport(_profiles),
         cache=tmp_path / "c.sqlite",
     ) as other:
-        other.profile_answer("ada", refresh=True)  # bought again, by another process
-    env = cached_client.lookup_answer("ada", fresh_after=since)
+        other.parts.sender.request(
+            Call(PROFILE_PATH, {"handle": "ada"}, refresh=True)
+        )  # bought again, by another process
+    env = cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, fresh_after=since)
+    )
     assert env.from_cache and sent(cached_client, "ada") == 1
 
 
 def test_a_claim_let_go_of_lately_with_only_an_older_answer_is_bought_after_a_few_looks(
     cached_client,
 ):
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     counted = cached_client.counted
     counted.clear()
     since = time.time()
-    env = cached_client.lookup_answer("ada", held=RECHECK, known_miss=True, fresh_after=since)
+    env = cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True, fresh_after=since)
+    )
     assert not env.from_cache and counted == {"cached": 5}  # the older answer never counted
     assert sent(cached_client, "ada") == 2
 
@@ -178,7 +204,7 @@ def test_fresh_after_offline_sends_nothing_and_says_why(tmp_path):
         ) as client,
         pytest.raises(lp.UsageError, match="fresh_after"),
     ):
-        client.lookup_answer("ada", fresh_after=time.time())
+        client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, fresh_after=time.time()))
     assert transport.requests == []
 
 
@@ -199,10 +225,10 @@ def eight_days_on(monkeypatch):
 
 
 def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eight_days_on):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "ada"}))
     assert wire.stored(PROFILE_PATH, key) is None
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     fresh = wire.stored(PROFILE_PATH, key)
     assert fresh is not None and not fresh.is_expired
     eight_days_on()
@@ -213,8 +239,8 @@ def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eigh
 
 
 def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, eight_days_on):
-    wire = cached_client._parts.wire
-    cached_client.profile_answer("ada")
+    wire = cached_client.parts.wire
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "ada"}))
     later = eight_days_on()
     before = wire.stored(PROFILE_PATH, key)
@@ -230,7 +256,7 @@ def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, e
 
 
 def test_renewing_nothing_stored_is_false(cached_client):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "nobody"}))
     assert wire.renew(PROFILE_PATH, [key]) == 0
     assert wire.stored(PROFILE_PATH, key) is None
@@ -242,7 +268,7 @@ def test_renewing_nothing_stored_is_false(cached_client):
 
 
 def test_the_key_is_requests_caches_own_so_existing_caches_keep_their_answers(cached_client):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     many = [{"handle": h} for h in ("ada", "grace-hopper", "ümlaut", "a b")] + [None]
     expected = [
         requests_cache.create_key(
@@ -255,12 +281,12 @@ def test_the_key_is_requests_caches_own_so_existing_caches_keep_their_answers(ca
     assert [wire.cache_key(wire.prepare(PROFILE_PATH, p)) for p in many] == expected
     assert wire.cache_keys(PROFILE_PATH, many) == expected  # many at once, the same keys
     assert len(set(expected)) == len(expected)
-    cached_client.profile_answer("ada")
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     assert expected[0] in set(wire.session.cache.responses.keys())  # stored under it
 
 
 def test_a_miss_works_its_key_out_once_for_the_lookup_the_claim_and_the_store(cached_client):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     cache = wire.session.cache
     made: list[str] = []
     create, expected = cache.create_key, wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])
@@ -272,7 +298,9 @@ def test_a_miss_works_its_key_out_once_for_the_lookup_the_claim_and_the_store(ca
         return key
 
     cache.create_key = counting
-    assert not cached_client.profile_answer("ada").from_cache  # looked up, claimed, stored
+    assert not cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"})
+    ).from_cache  # looked up, claimed, stored
     assert len(made) == 1 and cached_client.counted["cached"] == 1  # the aliases: the id's
     assert made == expected
     assert cached_client.counted["claim_many"] == 1 and made[0] in cache.responses
@@ -297,7 +325,7 @@ def test_a_fresh_answer_is_decoded_once_and_its_reading_is_what_the_cache_keeps(
 
 
 def test_a_call_given_its_key_works_none_out(cached_client):
-    wire = cached_client._parts.wire
+    wire = cached_client.parts.wire
     cache = wire.session.cache
     (key,) = wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])  # read ahead, say
     made: list[str] = []
@@ -308,8 +336,8 @@ def test_a_call_given_its_key_works_none_out(cached_client):
         return create(request, **kwargs)
 
     cache.create_key = counting
-    env = cached_client._parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, key=key))
+    env = cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, key=key))
     assert not env.from_cache and key in cache.responses  # looked up, claimed, stored under it
     assert [url for url in made if "handle=" in url] == []  # only the alias's (the id's)
     cache.create_key = create
-    assert cached_client.profile_answer("ada").from_cache
+    assert cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"})).from_cache

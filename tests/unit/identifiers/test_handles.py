@@ -706,7 +706,7 @@ def test_every_string_the_grammar_accepts_is_sent_as_written(h):
 @example("Ada", False)
 @example("https://www.example.com/in/ADA/", True)
 def test_normalising_under_the_other_fold_case_changes_nothing(text, fold_case):
-    # enrichment normalises under its fold_case; Client.profile_answer again with case kept
+    # enrichment normalises under its fold_case; the single call again with case kept
     first = normalise_handle(text, fold_case=fold_case)
     if first is not None:
         assert normalise_handle(first, fold_case=False) == first

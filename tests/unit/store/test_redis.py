@@ -46,8 +46,8 @@ def test_the_client_shares_cache_pace_and_claims_through_redis():
     key, base = "lk_test_key", "http://127.0.0.1:8080"
     with lp.Client(api_key=key, base_url=base, cache=URL) as client:
         ns = namespace(key, base)
-        assert isinstance(client._parts.store, RedisStore)
-        assert client._parts.pacer._shared is client._parts.store
+        assert isinstance(client.parts.store, RedisStore)
+        assert client.parts.pacer._shared is client.parts.store
         backend = client.session.cache
         assert isinstance(backend, RedisAnswersCache)
         assert isinstance(backend, PaidAnswersOnly)  # the one save policy, shared with SQLite
@@ -57,7 +57,7 @@ def test_the_client_shares_cache_pace_and_claims_through_redis():
         assert client.session.settings.ignored_parameters == IGNORED_PARAMETERS
         assert {DATA_KEY_HEADER, PANEL_KEY_HEADER} <= set(IGNORED_PARAMETERS)
         assert key not in key_prefix(ns)
-        keys = client.profile_keys(["ada", "grace"])
+        keys = client.parts.cache.profile_keys(["ada", "grace"])
         assert len(set(keys.values())) == 2
 
 
@@ -65,7 +65,7 @@ def test_sqlite_keeps_its_backend_with_the_same_policy(tmp_path):
     assert issubclass(PaidAnswersCache, PaidAnswersOnly)
     with lp.Client(api_key="k", base_url="http://h", cache=tmp_path / "c.sqlite") as client:
         assert isinstance(client.session.cache, PaidAnswersCache)
-        assert isinstance(client._parts.store, LocalStore)
+        assert isinstance(client.parts.store, LocalStore)
 
 
 def test_open_store_picks_the_store_by_its_setting(tmp_path):

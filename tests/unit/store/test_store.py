@@ -117,11 +117,11 @@ def test_two_keys_naming_one_namespace_share_answers_and_claims_not_their_pace()
         named = key_prefix(named_namespace("acme-sales", URL))
         backends = {c.session.cache.responses.namespace for c in clients}
         assert backends == {f"{named}:cache"}
-        assert {c._parts.store._claim_key("k") for c in clients} == {f"{named}:claim:k"}
-        paces = [c._parts.store._pace_key for c in clients]
+        assert {c.parts.store._claim_key("k") for c in clients} == {f"{named}:claim:k"}
+        paces = [c.parts.store._pace_key for c in clients]
         assert paces == [f"{key_prefix(namespace(k, URL))}:pace" for k in (KEY, OTHER_KEY)]
         for c in clients:
-            assert "pw-not-shown" not in repr(c._parts.store) + repr(c.session.cache)
+            assert "pw-not-shown" not in repr(c.parts.store) + repr(c.session.cache)
     finally:
         for c in clients:
             c.close()

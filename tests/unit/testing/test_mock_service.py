@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lookup_pandas.errors import NotFoundError
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import MockService
 
 ADA = {"id": "prsn_1", "handle": "ada"}
@@ -39,9 +40,9 @@ def test_the_balance_is_the_tiers():
 def test_a_batch_job_pages_its_results_from_the_cursor_on():
     grace = {"id": "prsn_2", "handle": "grace"}
     with MockService(ADA, grace) as service, service.client(cache=False) as client:
-        job_id = client.submit_batch(["ada", "linus", "grace", "prsn_9"])
-        whole = client.batch_status(job_id)
-        rest = client.batch_status(job_id, 2)
+        job_id = client.parts.batch.submit(PEOPLE, ["ada", "linus", "grace", "prsn_9"], None)
+        whole = client.parts.batch.status(PEOPLE, job_id, 0, None)
+        rest = client.parts.batch.status(PEOPLE, job_id, 2, None)
     assert (whole["status"], whole["total"], whole["next_cursor"]) == ("completed", 4, 4)
     assert sorted(whole["profiles"]) == ["ada", "grace"]
     assert whole["not_found"] == ["linus", "prsn_9"]  # an id: the profile route's, by handle
@@ -50,8 +51,11 @@ def test_a_batch_job_pages_its_results_from_the_cursor_on():
 
 def test_each_submit_is_its_own_job_and_an_unknown_job_is_not_found():
     with MockService(ADA) as service, service.client(cache=False) as client:
-        first, second = client.submit_batch(["ada"]), client.submit_batch(["grace"])
+        first, second = (
+            client.parts.batch.submit(PEOPLE, ["ada"], None),
+            client.parts.batch.submit(PEOPLE, ["grace"], None),
+        )
         assert first != second
-        assert client.batch_status(second)["not_found"] == ["grace"]
+        assert client.parts.batch.status(PEOPLE, second, 0, None)["not_found"] == ["grace"]
         with pytest.raises(NotFoundError, match="Job not found"):
-            client.batch_status("job_unknown")
+            client.parts.batch.status(PEOPLE, "job_unknown", 0, None)

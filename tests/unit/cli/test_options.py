@@ -1,4 +1,4 @@
-"""Unit tests for lookup_pandas.cli.arguments: the argument types argparse checks."""
+"""Unit tests for the argument types argparse checks (lookup_pandas.cli.options)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from lookup_pandas.cli.arguments import page_size, rate, rows
+from lookup_pandas.cli.options import page_size, rate, rows
 
 
 def test_argument_types():
