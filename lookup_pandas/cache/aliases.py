@@ -23,15 +23,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import requests
 from requests_cache.backends.base import BaseCache
 
 from ..errors import ServiceError
 from ..identifiers.kinds import BY_PATH, Kind
-from ..service.answers import parsed_answer
+from ..service.answers import read_answer
+from ..service.envelope import Envelope
+from .keys import get_keys
 
 __all__ = ["alias_keys", "kind_of", "leads_here"]
 
@@ -48,33 +49,37 @@ def kind_of(response: requests.Response) -> Kind | None:
     return next((k for p, k in BY_PATH.items() if path.endswith(p)), None)
 
 
-def alias_keys(cache: BaseCache, response: requests.Response, key: str) -> set[str]:
+def alias_keys(
+    cache: BaseCache,
+    response: requests.Response,
+    key: str,
+    answer: Envelope | ServiceError | None = None,
+    verify: bool | None = None,
+) -> set[str]:
     """The keys, other than ``key``, of the lookups that name the record ``response`` holds.
 
-    Empty for a not-found, an answer of any other kind, or a key ``cache`` did not make from
-    the response's request. See the module's example.
+    ``answer``: the response read (``read_answer``); ``verify``: the one ``key`` was made with.
+    Each is found out here when not given. Empty for a not-found, an answer of any other kind,
+    or a key ``cache`` did not make from the response's request. See the module's example.
     """
     kind, request = kind_of(response), response.request
     if kind is None or request is None or not request.url:
         return set()
-    try:
-        record: Any = parsed_answer(response, kind.endpoint.path).data
-    except ServiceError:  # a billed not-found names nobody
-        return set()
-    # The key holds ``verify``: the one that remakes ``key`` makes the aliases' keys too.
-    verify = next((v for v in (True, False) if cache.create_key(request, verify=v) == key), None)
-    if verify is None or not isinstance(record, dict):
-        return set()
-    scheme, netloc, path, _, _ = urlsplit(request.url)
-    base = urlunsplit((scheme, netloc, path, "", ""))
-    keys = {
-        cache.create_key(
-            requests.Request("GET", base, params=kind.params(name)).prepare(), verify=verify
+    if answer is None:
+        answer = read_answer(response, kind.endpoint.path)
+    if isinstance(answer, ServiceError) or not isinstance(answer.data, dict):
+        return set()  # a billed not-found names nobody
+    if verify is None:  # the key holds it: the one that remakes ``key`` makes the aliases' too
+        verify = next(
+            (v for v in (True, False) if cache.create_key(request, verify=v) == key), None
         )
-        for name in kind.names(record)
-    }
-    keys.discard(key)
-    return keys
+        if verify is None:
+            return set()
+    scheme, netloc, path, query, _ = urlsplit(request.url)
+    bought = dict(parse_qsl(query))
+    others = [p for p in map(kind.params, kind.names(answer.data)) if p != bought]
+    base = urlunsplit((scheme, netloc, path, "", ""))
+    return set(get_keys(cache, base, others, verify=verify)) - {key}
 
 
 def leads_here(cache: BaseCache, alias: str, response: requests.Response, key: str) -> bool:

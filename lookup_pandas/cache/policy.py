@@ -22,8 +22,8 @@ from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
 from requests_cache.models.response import CachedResponse
 
-from ..errors import NotFoundError
-from ..service.answers import read_once
+from ..errors import NotFoundError, ServiceError
+from ..service.answers import read_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import NOT_FOUND_CODES, Envelope
 from .aliases import alias_keys, leads_here
@@ -45,8 +45,13 @@ PANEL_KEY_HEADER = "X-AUTHAPI-Key"
 IGNORED_PARAMETERS = (*DEFAULT_IGNORED_PARAMS, DATA_KEY_HEADER, PANEL_KEY_HEADER)
 
 
-def should_cache(response: requests.Response) -> bool:
+def should_cache(
+    response: requests.Response, answer: Envelope | ServiceError | None = None
+) -> bool:
     """Whether to keep an answer: what the Client would accept, and billed not-founds.
+
+    ``answer``: the response as :func:`~lookup_pandas.service.answers.read_answer` read it
+    (read here when not given).
 
     Kept: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind, or a 200
     not-found (``error_code: "1010"``), which is billed. Not kept: any other failure, data of the
@@ -64,10 +69,11 @@ def should_cache(response: requests.Response) -> bool:
     path = urlsplit(response.url or "").path
     if response.status_code != 200 or is_panel(path) or is_batch(path):
         return False
-    outcome = read_once(response, path)  # the Client reads this same outcome, not the body
-    if isinstance(outcome, NotFoundError):
-        return outcome.status_code == 200 and outcome.error_code in NOT_FOUND_CODES
-    return isinstance(outcome, Envelope)
+    if answer is None:
+        answer = read_answer(response, path)
+    if isinstance(answer, NotFoundError):
+        return answer.status_code == 200 and answer.error_code in NOT_FOUND_CODES
+    return isinstance(answer, Envelope)
 
 
 class PaidAnswersOnly(BaseCache):
@@ -84,8 +90,14 @@ class PaidAnswersOnly(BaseCache):
         response: requests.Response,
         cache_key: str | None = None,
         expires: datetime | None = None,
+        answer: Envelope | ServiceError | None = None,
+        verify: bool | None = None,
     ) -> None:
-        if not should_cache(response):
+        """requests-cache's save, of what :func:`should_cache` accepts (``answer`` as there),
+        with its aliases (``verify``: the one ``cache_key`` was made with, if known)."""
+        if answer is None:
+            answer = read_answer(response, urlsplit(response.url or "").path)
+        if not should_cache(response, answer):
             logger.debug(
                 "not caching HTTP %s for %s",
                 response.status_code,
@@ -96,7 +108,7 @@ class PaidAnswersOnly(BaseCache):
         if isinstance(response, CachedResponse) and key not in self.responses:
             key = self.redirects.get(key, key)  # a kept answer renewed by an alias: the answer
         super().save_response(response, key, expires)
-        self.save_aliases(alias_keys(self, response, key), key)
+        self.save_aliases(alias_keys(self, response, key, answer, verify), key)
 
     def save_aliases(self, aliases: Iterable[str], key: str) -> None:
         """Let each of ``aliases`` lead to the answer stored under ``key``."""

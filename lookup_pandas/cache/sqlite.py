@@ -31,6 +31,8 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.settings import default_cache_path
+from ..errors import ServiceError
+from ..service.envelope import Envelope
 from ..store.private_files import prepare_sqlite_file, while_locked
 from . import requests_cache_internals as internals
 from .policy import PaidAnswersOnly
@@ -64,10 +66,12 @@ class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
         response: requests.Response,
         cache_key: str | None = None,
         expires: datetime | None = None,
+        answer: Envelope | ServiceError | None = None,
+        verify: bool | None = None,
     ) -> None:
         """An answer and its aliases saved in one transaction: one commit a paid answer."""
         with internals.one_transaction(self):
-            super().save_response(response, cache_key, expires)
+            super().save_response(response, cache_key, expires, answer, verify)
 
     def save_aliases(self, aliases: Iterable[str], key: str) -> None:
         """The aliases written on the answers' connection: inside its transaction when

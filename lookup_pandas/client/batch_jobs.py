@@ -24,8 +24,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from requests_cache.policy.expiration import get_expiration_datetime
-
 from ..errors import (
     BatchUnavailableError,
     ConfigurationError,
@@ -36,7 +34,7 @@ from ..errors import (
 from ..http.decisions import Call, Requester
 from ..http.sending import Wire
 from ..identifiers.kinds import PEOPLE, Kind
-from ..service.answers import parsed_answer, profile_answer_from_batch
+from ..service.answers import profile_answer_from_batch, read_answer
 from ..service.endpoints import BATCH_PATH
 from ..service.envelope import Envelope
 
@@ -213,11 +211,12 @@ class BatchCalls:
         response = profile_answer_from_batch(
             prepared, record, job_id, not_found=(code, kind.not_found_message)
         )
+        answer = read_answer(response, path)
         if wire.cache_on:
-            cache = wire.session.cache  # type: ignore[attr-defined]
-            expires = get_expiration_datetime(wire.settings.expire_after)
-            cache.save_response(response, cache_key=wire.cache_key(prepared), expires=expires)
-        return parsed_answer(response, path)
+            wire.store(response, wire.cache_key(prepared), answer)
+        if isinstance(answer, ServiceError):
+            raise answer
+        return answer
 
 
 def _batch_path(kind: Kind) -> str:

@@ -54,7 +54,7 @@ class ClientCache:
 
         Example: ``cache.is_cached(PROFILE_PATH, {"handle": "ada"})`` -> ``True``
         """
-        return self._wire.cached(path, self._wire.prepare(path, params)) is not None
+        return self._read(path, params) is not None
 
     def cached(self, path: str, params: Mapping[str, Any] | None = None) -> Envelope | None:
         """The cached answer, checked, without touching the network. None when it is not cached.
@@ -63,7 +63,7 @@ class ClientCache:
 
         Example: ``cache.cached(PROFILE_PATH, {"handle": "ada"})`` -> an Envelope, or None
         """
-        response = self._wire.cached(path, self._wire.prepare(path, params))
+        response = self._read(path, params)
         if response is None:
             return None
         self._counter.count(cache_hits=1)
@@ -78,7 +78,7 @@ class ClientCache:
 
         Example: ``cache.stored_at(PROFILE_PATH, {"handle": "ada"})`` -> ``(datetime(...), False)``
         """
-        response = self._wire.cached(path, self._wire.prepare(path, params))
+        response = self._read(path, params)
         when = None if response is None else _created_at(response)
         if response is None or when is None:
             return None
@@ -97,14 +97,14 @@ class ClientCache:
         """
         if not self._wire.cache_on:
             return None
-        return self.stored_at_key(path, self._wire.cache_key(self._wire.prepare(path, params)))
+        return self.stored_at_key(path, self._wire.cache_keys(path, [params])[0])
 
     def stored_at_key(self, path: str, key: str) -> tuple[Envelope | None, datetime, bool] | None:
         """:meth:`stored_answer`, read by its cache key (``profile_keys``), prepared once.
 
         Example: ``cache.stored_at_key(PROFILE_PATH, cache.profile_keys(["ada"])["ada"])``
         """
-        response = self._wire.stored_key(path, key)
+        response = self._wire.stored(path, key)
         when = None if response is None else _created_at(response)
         if response is None or when is None:
             return None
@@ -184,6 +184,11 @@ class ClientCache:
         Example: ``client.forget(["ada-lovelace"])`` -> ``Forgotten(profiles=1, pages=2, ...)``
         """
         return admin.forget(self._open(), handles, fold_case=fold_case)
+
+    def _read(self, path: str, params: Mapping[str, Any] | None) -> Any:
+        """The stored answer of a GET of ``path`` with ``params`` that counts (``Wire.cached``)."""
+        wire = self._wire
+        return wire.cached(path, wire.cache_keys(path, [params])[0]) if wire.cache_on else None
 
     def _open(self) -> OpenCache:
         wire = self._wire

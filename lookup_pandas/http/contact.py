@@ -81,16 +81,16 @@ class Contact:
     _: KW_ONLY
     cache_on: bool
     request: Requester
-    #: Has the base URL answered with the service's envelope yet?
+    #: Has the base URL answered with the service's envelope yet? The three flags only ever
+    #: turn True: a read without the lock can only be late (as ``threading.Event.is_set``).
     contacted: bool = field(default=False, init=False)
     #: Has an answer (here, or in the store's memory) accepted the key?
     key_proven: bool = field(default=False, init=False)
-    _key_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: Is the pace known (from the tier, or the fallback)?
+    rate_known: bool = field(default=False, init=False)
     #: What the key check was told.
     _key_rejected: AuthenticationError | None = field(default=None, init=False)
-    _rate_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    rate_known: bool = field(default=False, init=False)
-    #: Failed attempts to learn it (each is retried by a later call).
+    #: Failed attempts to learn the pace (each is retried by a later call), and the last one's.
     _rate_failures: int = field(default=0, init=False)
     _rate_error: BaseException | None = field(default=None, init=False)
     #: When the tier endpoint last accepted the key after an ambiguous 403 (monotonic).
@@ -100,7 +100,15 @@ class Contact:
     _tier_read_at: float | None = field(default=None, init=False)
     #: The pace already dropped to the lower tier's, just before the balance crosses the floor.
     _dropped_early: bool = field(default=False, init=False)
-    _tier_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: A tier read in flight: the key check's, the first one (the pace), a later one.
+    _checking: bool = field(default=False, init=False)
+    _learning: bool = field(default=False, init=False)
+    _rereading: bool = field(default=False, init=False)
+    #: The one lock over all of the above, never held while a request is sent or the store is
+    #: asked; a thread waits on it for a tier read in flight.
+    _lock: threading.Condition = field(
+        default_factory=lambda: threading.Condition(threading.Lock()), init=False
+    )
 
     def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
         """Note an attempt's outcome (an Envelope or its ServiceError): contact made, key proven.
@@ -111,13 +119,17 @@ class Contact:
         if self.contacted and self.key_proven:  # both only ever turn True: the fast path
             return
         if proves_contact(outcome, from_cache=from_cache):
-            self.contacted = True
+            with self._lock:
+                self.contacted = True
         if not self.key_proven and proves_key(outcome, path, from_cache=from_cache):
             self.prove_key()
 
     def prove_key(self) -> None:
         """An answer accepted the key: remember it here and in the store (once per Client)."""
-        self.key_proven = True
+        with self._lock:
+            if self.key_proven:
+                return
+            self.key_proven = True
         try:
             self.store.mark_key_seen()
         except ServiceError:  # a shared store that is down costs a later tier read, no more
@@ -139,22 +151,29 @@ class Contact:
         """
         if self.key_proven or not self.cache_on:  # no cache: every answer is the key's
             return
-        with self._key_lock:  # one tier read, however many threads meet their first cache hit
+        with self._lock:  # one check, however many threads meet their first cache hit
+            self._lock.wait_for(lambda: not self._checking)
             if self.key_proven:
                 return
             if self._key_rejected is not None:  # told once: every thread gets a copy
                 raise copy.copy(self._key_rejected)
-            if self.store.key_seen():
-                self.key_proven = True
-                return
-            try:
-                self.credits_tier()
-            except AuthenticationError as exc:
-                self._key_rejected = exc
-                raise
-            except ServiceError as exc:
-                self.key_proven = True  # not proven, but not asked again by this Client
-                logger.warning("Could not check the API key (%s); answering from the cache.", exc)
+            self._checking = True
+        proven, rejected = False, None
+        try:
+            if not self.store.key_seen():
+                self.credits_tier()  # its answer proves the key
+            proven = True
+        except AuthenticationError as exc:
+            rejected = exc
+            raise
+        except ServiceError as exc:
+            proven = True  # not proven, but not asked again by this Client
+            logger.warning("Could not check the API key (%s); answering from the cache.", exc)
+        finally:
+            with self._lock:
+                self._checking, self._key_rejected = False, rejected
+                self.key_proven = self.key_proven or proven
+                self._lock.notify_all()
 
     def resolve_forbidden(self, exc: ServiceError, path: str) -> ServiceError:
         """A 403 told apart: a PermissionDeniedError about one record, or an AuthenticationError.
@@ -185,7 +204,9 @@ class Contact:
         if not exc.ambiguous:
             return exc
         now = time.monotonic()
-        if self._key_good_at is not None and now - self._key_good_at < KEY_GOOD_SECONDS:
+        with self._lock:
+            good_at = self._key_good_at
+        if good_at is not None and now - good_at < KEY_GOOD_SECONDS:
             return exc
         try:
             self.request(Call(TIER_PATH, cache=False, paced=False))
@@ -193,7 +214,8 @@ class Contact:
             return rejected
         except ServiceError:
             return exc  # could not tell: this record is forbidden; the next such 403 asks again
-        self._key_good_at = now
+        with self._lock:
+            self._key_good_at = now
         return exc
 
     def seen_balance(self, balance: float | None) -> None:
@@ -214,19 +236,20 @@ class Contact:
             >>> contact.pacer.per_minute
             57.0
         """
-        tier = self._tier
-        if tier is None or not self.rate_known:
-            return
-        action = tier_action(
-            balance,
-            tier_floor(tier),
-            margin=2 * self.settings.max_workers + 4,
-            dropped_early=self._dropped_early,
-            read_at=self._tier_read_at,
-            now=time.monotonic(),
-        )
+        with self._lock:
+            tier = self._tier
+            if tier is None or not self.rate_known:
+                return
+            action = tier_action(
+                balance,
+                tier_floor(tier),
+                margin=2 * self.settings.max_workers + 4,
+                dropped_early=self._dropped_early,
+                read_at=self._tier_read_at,
+                now=time.monotonic(),
+            )
+            self._dropped_early = self._dropped_early or action == "drop"
         if action == "drop":
-            self._dropped_early = True
             lower = rate_from_tier(
                 {"current_tier": tier.get("previous_tier")}, self.settings.rate_limit_per_minute
             )
@@ -241,19 +264,23 @@ class Contact:
 
         After a 429 (``after_429``) the pace only ever slows down.
         """
-        if not self.rate_known or not self._tier_lock.acquire(blocking=False):
-            return  # another thread is reading it
+        with self._lock:
+            if not self.rate_known or self._rereading:
+                return  # another thread is reading it
+            self._rereading = True
         try:
             # Advisory: a 429 here (a limiter that counts the account routes) is not waited
             # out in the caller's thread; the pace stays as it is until the next read.
             answer = self.request(Call(TIER_PATH, final_statuses=frozenset({429})))
             tier = checked_data(answer, TIER_PATH)
         except ServiceError as exc:
-            self._tier_read_at = time.monotonic()  # try again later, pace unchanged
+            with self._lock:
+                self._tier_read_at = time.monotonic()  # try again later, pace unchanged
             logger.info("could not read the credits tier again (%s)", exc)
             return
         finally:
-            self._tier_lock.release()
+            with self._lock:
+                self._rereading = False
         rate = rate_from_tier(tier, self.settings.rate_limit_per_minute)
         current = self.pacer.per_minute or math.inf
         if rate is not None and (rate < current or not after_429):
@@ -263,21 +290,21 @@ class Contact:
         self._note_tier(tier)
 
     def _note_tier(self, tier: Mapping[str, Any]) -> None:
-        self._tier, self._tier_read_at, self._dropped_early = tier, time.monotonic(), False
+        with self._lock:
+            self._tier, self._tier_read_at, self._dropped_early = tier, time.monotonic(), False
 
     @property
     def tier(self) -> Mapping[str, Any] | None:
         """The credits tier as last read (None: not read yet). Sends nothing."""
-        return self._tier
+        with self._lock:
+            return self._tier
 
     def credits_tier(self) -> dict[str, Any]:
         """The credits-tier payload. Reading it teaches the pace, if it was not known yet."""
         tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
         self._note_tier(tier)
         if not self.rate_known:
-            with self._rate_lock:
-                if not self.rate_known:
-                    self._set_rate(self._rate_from(tier))
+            self._set_rate(self._rate_from(tier))
         return tier
 
     def learn_pace(self) -> float | None:
@@ -298,25 +325,32 @@ class Contact:
         A failure is raised in every thread that waited, and the next call tries again.
         """
         pause(0, cancel)  # a stopped job's thread does not start it
-        failures = self._rate_failures
-        with self._rate_lock:
+        with self._lock:
+            failures = self._rate_failures
+            self._lock.wait_for(lambda: not self._learning)
             if self.rate_known:
                 return
             if self._rate_failures != failures:
                 assert self._rate_error is not None
                 raise copy.copy(self._rate_error)
-            try:
-                rate = self._discover_rate()
-            except BaseException as exc:
+            self._learning = True
+        try:
+            self._set_rate(self._discover_rate())
+        except BaseException as exc:
+            with self._lock:
                 self._rate_error = exc
                 self._rate_failures += 1
-                raise
-            self._set_rate(rate)
+            raise
+        finally:
+            with self._lock:
+                self._learning = False
+                self._lock.notify_all()
 
     def _set_rate(self, rate: float) -> None:
-        """Apply a learned pace (``math.inf``: unpaced). The caller holds the rate lock."""
+        """Apply a learned pace (``math.inf``: unpaced), then tell it is known."""
         self.pacer.set_rate(None if rate == math.inf else rate)
-        self.rate_known = True
+        with self._lock:
+            self.rate_known = True
         logger.info("pace learnt: %s", "no limit" if rate == math.inf else f"{rate:.1f} calls/min")
 
     def _discover_rate(self) -> float:
@@ -333,7 +367,7 @@ class Contact:
             if not self.contacted and not isinstance(exc, TransportError):
                 # Something answered, but not with a tier: is it the service at all? (A
                 # transport failure says nothing more; the next call meets it again.)
-                self._probe_health()
+                self.request(Call(HEALTH_PATH, cache=False, paced=False))  # free, unpaced
             rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "
@@ -344,10 +378,6 @@ class Contact:
             return rate
         self._note_tier(tier)
         return self._rate_from(tier)
-
-    def _probe_health(self) -> None:
-        """Ask the Data API's free health probe (unpaced) whether the base URL is the service."""
-        self.request(Call(HEALTH_PATH, cache=False, paced=False))
 
     def _rate_from(self, tier: Mapping[str, Any]) -> float:
         """The tier's pace (:func:`rate_from_tier`), or the fallback with a warning."""

@@ -80,6 +80,9 @@ class Call:
     known_miss: bool = False
     #: The claim the caller holds (MINE, or RECHECK): the call neither claims nor lets go of it.
     held: str | None = None
+    #: The request's cache key, when the caller has it already (``Wire.cache_keys``, read
+    #: ahead): the call then works none out. It must be the key of ``path`` and ``params``.
+    key: str | None = None
     #: False: a free probe sent while the pace is being learned.
     paced: bool = True
     #: Statuses raised as they are: never retried, never taken for a wrong base URL.
@@ -222,7 +225,6 @@ class Step:
     error: ServiceError | None = None
     delay: float = 0.0
     attempts: Attempts = Attempts()
-    rate_limited: bool = False  # a 429: slow the pace, and no thread sends for ``delay``
 
 
 def next_step(
@@ -239,8 +241,8 @@ def next_step(
     >>> limited = RateLimitError("Slow down", status_code=429, retry_after=3.0)
     >>> contacted = Situation(contacted=True)
     >>> step = next_step(limited, Attempts(), contacted, RetryPolicy(), settings, "/p")
-    >>> step.error, step.delay, step.attempts.retries, step.rate_limited
-    (None, 3.0, 1, True)
+    >>> step.error, step.delay, step.attempts.retries
+    (None, 3.0, 1)
     """
     if isinstance(exc, AuthenticationError):
         exc.hint = f"Check {settings.api_key_source}"
@@ -260,12 +262,10 @@ def next_step(
         )
     if not is_retryable(exc) or attempts.retries >= policy.max_retries:
         return Step(error=exc)
-    limited = isinstance(exc, RateLimitError)
     retry_after = exc.retry_after if isinstance(exc, RateLimitError) else None
     return Step(
         delay=policy.delay(attempts.retries, retry_after),
         attempts=replace(attempts, retries=attempts.retries + 1),
-        rate_limited=limited,
     )
 
 

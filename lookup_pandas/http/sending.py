@@ -25,6 +25,7 @@ from typing import Any
 import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
+from ..cache.keys import get_keys
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER, should_cache
 from ..cache.requests_cache_internals import batched_writes
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
@@ -36,7 +37,7 @@ from ..errors import (
     ServiceError,
     TransportError,
 )
-from ..service.answers import parsed_answer
+from ..service.answers import parsed_answer, read_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy
@@ -46,7 +47,6 @@ from .contact import Contact
 from .decisions import (
     Attempts,
     Call,
-    Read,
     SendActions,
     Situation,
     fresh_enough,
@@ -88,7 +88,7 @@ def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> No
 
 
 class Wire:
-    """One session: prepare a request once, send copies of it, look the cache up.
+    """One session: prepare a request once, send copies of it, read and keep answers by key.
 
     Example:
         >>> from lookup_pandas.testing import MockTransport, envelope
@@ -101,10 +101,10 @@ class Wire:
         >>> prepared = wire.prepare("/api/data/v1/people/profile", {"handle": "ada"})
         >>> prepared.url
         'https://api.example.com/api/data/v1/people/profile?handle=ada'
-        >>> wire.send(prepared).status_code, wire.cached("/api/data/v1/people/profile", prepared)
-        (200, None)
+        >>> wire.send(prepared).status_code
+        200
         >>> path = "/api/data/v1/people/profile"
-        >>> wire.stored(path, prepared), wire.renew(path, ["a-key"])  # no cache: none stored
+        >>> wire.cached(path, "a-key"), wire.renew(path, ["a-key"])  # no cache: none stored
         (None, 0)
     """
 
@@ -142,16 +142,13 @@ class Wire:
         )
         return self.session.prepare_request(request)
 
-    def send(self, prepared: requests.PreparedRequest, *, store: bool = False) -> requests.Response:
-        """Send a copy of ``prepared`` over the network, past the cache.
-
-        ``store``: keep the answer for ``expire_after``. Offline, nothing is ever sent
-        (NotCachedError).
-        """
+    def send(self, prepared: requests.PreparedRequest) -> requests.Response:
+        """Send a copy of ``prepared`` over the network, past the cache (docs/decisions.md,
+        *One send path*). Offline, nothing is ever sent (NotCachedError)."""
         if self.settings.offline:  # Sender.request answers offline; this is the last guard
             raise not_cached(prepared)
         s = self.session
-        response = requests.Session.send(
+        return requests.Session.send(
             s,
             prepared.copy(),
             timeout=self.settings.timeout,
@@ -161,34 +158,28 @@ class Wire:
             verify=s.verify,
             cert=s.cert,
         )
-        if store:
-            s.cache.save_response(  # type: ignore[attr-defined]
-                response,
-                cache_key=self.cache_key(prepared),
-                expires=get_expiration_datetime(self.settings.expire_after),
-            )
-        return response
 
-    def cached(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
-        """The stored answer if it has not expired, read by its key. None on a miss.
+    def store(self, response: requests.Response, key: str, answer: Envelope | ServiceError) -> None:
+        """Keep ``response`` (read as ``answer``) under ``key`` for ``expire_after``, if
+        :func:`~lookup_pandas.cache.policy.should_cache` takes it."""
+        expires = get_expiration_datetime(self.settings.expire_after)
+        cache = self.session.cache  # type: ignore[attr-defined]
+        cache.save_response(response, key, expires, answer, verify=bool(self.session.verify))
+
+    def cached(self, path: str, key: str) -> requests.Response | None:
+        """The stored answer of ``key`` if it has not expired. None on a miss.
 
         Offline, an expired answer is used too (its ``is_expired`` tells).
         """
-        response = self.stored(path, prepared)
+        response = self.stored(path, key)
         if response is None:
             return None
         if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
 
-    def stored(self, path: str, prepared: requests.PreparedRequest) -> requests.Response | None:
-        """The stored answer, expired or not, online too, read by its key. None when none is."""
-        if not self.cache_on or is_panel(path):
-            return None
-        return self.stored_key(path, self.cache_key(prepared))
-
-    def stored_key(self, path: str, key: str) -> requests.Response | None:
-        """:meth:`stored`, by the request's cache key."""
+    def stored(self, path: str, key: str) -> requests.Response | None:
+        """The stored answer of ``key``, expired or not, online too. None when none is."""
         if not self.cache_on or is_panel(path):
             return None
         response: requests.Response | None = self.session.cache.get_response(key)  # type: ignore[attr-defined]
@@ -209,10 +200,13 @@ class Wire:
         renewed = 0
         with batched_writes(cache):
             for key in keys:
-                response = self.stored_key(path, key)
-                if response is None or not should_cache(response):
+                response = self.stored(path, key)
+                answer = None if response is None else read_answer(response, path)
+                if response is None or not should_cache(response, answer):
                     continue
-                cache.save_response(response, cache_key=key, expires=expires)
+                cache.save_response(
+                    response, key, expires, answer, verify=bool(self.session.verify)
+                )
                 renewed += 1
         return renewed
 
@@ -224,9 +218,19 @@ class Wire:
         return prepared
 
     def cache_key(self, prepared: requests.PreparedRequest) -> str:
-        """The answer's name in the cache (and among the processes sharing the store)."""
+        """The answer's name in the cache (and among the processes sharing the store):
+        requests-cache's own key of the request."""
         cache = self.session.cache  # type: ignore[attr-defined]
         return str(cache.create_key(prepared, verify=self.session.verify))
+
+    def cache_keys(self, path: str, many: Iterable[Mapping[str, Any] | None]) -> list[str]:
+        """:meth:`cache_key` of a GET of ``path`` with each of ``many`` params, cheaply: each
+        request is built for its key alone (:func:`~lookup_pandas.cache.keys.get_keys`).
+
+        Example: ``wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}, {"handle": "grace"}])``
+        """
+        cache = self.session.cache  # type: ignore[attr-defined]
+        return get_keys(cache, self.url(path), many, verify=bool(self.session.verify))
 
 
 @dataclass(eq=False)
@@ -262,10 +266,11 @@ class PacedAttempts:
         path: str,
         actions: SendActions,
         cancel: threading.Event | None,
+        store_as: str | None = None,
     ) -> Envelope:
         """Send until an answer, or until :func:`next_step` says to raise.
 
-        The answer is stored if ``actions.store`` says so, with no second lookup.
+        The answer is stored under the cache key ``store_as``, if given.
         """
         unpaced = not actions.paced
         attempts = Attempts()
@@ -273,7 +278,7 @@ class PacedAttempts:
             try:
                 if not unpaced:
                     self.contact.pace(cancel)
-                return self.attempt(prepared, path, store=actions.store)
+                return self.attempt(prepared, path, store_as)
             except ServiceError as failed:
                 exc = self.contact.resolve_forbidden(failed, path)
                 situation = Situation(self.contact.contacted, actions.final_statuses)
@@ -304,58 +309,50 @@ class PacedAttempts:
             attempts.retries,
             self.policy.max_retries,
         )
-        if isinstance(failure, RateLimitError):
-            self.on_rate_limited(failure)
+        if isinstance(failure, RateLimitError):  # it always slows the pace (:func:`.slowdown`)
+            change = slowdown(failure, self.pacer.per_minute)
+            if change.action == "set":
+                logger.info("rate limited: pacing at %.1f/min", change.per_minute)
+                self.pacer.set_rate(change.per_minute, share=True)
+            elif change.action == "halve":
+                rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
+                logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
+            self.contact.reread_tier(after_429=True)  # the tier may drop with the balance
             self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
         if unpaced or not isinstance(failure, RateLimitError):
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
             pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
 
-    def on_rate_limited(self, exc: RateLimitError) -> None:
-        """A 429 always slows the pace (see :func:`~.decisions.slowdown`)."""
-        change = slowdown(exc, self.pacer.per_minute)
-        if change.action == "set":
-            logger.info("rate limited: pacing at %.1f/min", change.per_minute)
-            self.pacer.set_rate(change.per_minute, share=True)
-        elif change.action == "halve":
-            rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
-            logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
-        self.contact.reread_tier(after_429=True)  # the tier may have dropped with the balance
-
     def attempt(
-        self, prepared: requests.PreparedRequest, path: str, *, store: bool = False
+        self, prepared: requests.PreparedRequest, path: str, store_as: str | None = None
     ) -> Envelope:
-        """One send: its failure translated, its answer counted, parsed and noted."""
+        """One send: its failure translated, its answer counted, read once, stored under the
+        cache key ``store_as`` (if given) and noted."""
         started = time.perf_counter()
         try:
             with translated_errors(prepared.url or "", path, self.wire.settings.timeout):
-                response = self.wire.send(prepared, store=store)
+                response = self.wire.send(prepared)
         except TransportError:
             self.stats.count(sent=1)
             raise
-        from_cache = bool(getattr(response, "from_cache", False))
-        if from_cache:
-            self.stats.count(cache_hits=1)
-        else:
-            self.stats.account(response, batch=is_batch(path))
-            balance = response.headers.get("X-Credits-Balance")
-            if balance is not None and not is_panel(path):
-                self.contact.seen_balance(finite_number(balance))
+        self.stats.account(response, batch=is_batch(path))
+        balance = response.headers.get("X-Credits-Balance")
+        if balance is not None and not is_panel(path):
+            self.contact.seen_balance(finite_number(balance))
         logger.debug(
-            "%s %s -> %s%s in %.1f ms",
+            "%s %s -> %s in %.1f ms",
             prepared.method,
             prepared.path_url,  # the path and query: the key is only ever in a header
             response.status_code,
-            " (cache)" if from_cache else "",
             1000 * (time.perf_counter() - started),
         )
-        try:
-            env = parsed_answer(response, path, from_cache=from_cache)
-        except NotFoundError as exc:
-            self.contact.note(exc, path, from_cache=from_cache)
-            raise
-        self.contact.note(env, path, from_cache=from_cache)
-        return env
+        answer = read_answer(response, path)
+        if store_as is not None:
+            self.wire.store(response, store_as, answer)
+        self.contact.note(answer, path, from_cache=False)
+        if isinstance(answer, ServiceError):
+            raise answer
+        return answer
 
 
 @dataclass(eq=False)
@@ -373,7 +370,7 @@ class Sender:
 
         Order of operations:
 
-        1. Decide the actions once, and prepare the request.
+        1. Decide the actions once, prepare the request and work its cache key out (once).
         2. Read the cache (``actions.read``). With ``actions.fresh_after``, an answer stored
            earlier is a miss.
         3. On a miss, claim the answer among the processes sharing the store (``actions.claim``).
@@ -400,25 +397,36 @@ class Sender:
             >>> len(transport.requests)
             0
         """
-        actions = SendActions.from_call(call, self.wire.settings, cache_on=self.wire.cache_on)
+        wire = self.wire
+        actions = SendActions.from_call(call, wire.settings, cache_on=wire.cache_on)
         if actions.error is not None:
             raise actions.error
         path, cancel = call.path, call.cancel
-        prepared = self.wire.prepare(path, call.params, method=call.method, body=call.body)
-        lookup = self.lookup(path, prepared, actions.fresh_after)
-        stored = self.read(actions.read, lookup, cancel)
+        prepared = wire.prepare(path, call.params, method=call.method, body=call.body)
+        keyed = wire.cache_on and (actions.read != "skip" or actions.claim or actions.store)
+        key = (call.key or wire.cache_key(prepared)) if keyed else None  # once, for all three
+        lookup = self.lookup(path, key, actions.fresh_after)
+        stored = None
+        if actions.read == "once":
+            stored = lookup()
+        elif actions.read == "afresh":  # a claim let go of lately: until the answer shows
+            stored = fresh_lookup(lookup, cancel)
         claimed: str | None = None
-        if stored is None and actions.claim:
-            claimed, stored = self.claim(self.wire.cache_key(prepared), lookup, cancel)
+        if stored is None and actions.claim and key is not None:  # or another process buys it
+            claimed, stored = claim_or_wait(
+                self.claims, key, lookup, cancel, self.stats.count_waiting
+            )
         if stored is not None:
             if actions.send and not self.contact.key_proven:
                 self.contact.check_key()
-            return self.from_cache(stored, path)
+            self.stats.count(cache_hits=1)
+            return parsed_answer(stored, path, from_cache=True)
         if not actions.send:  # offline: only a call that is never cached skips the read
             raise not_cached(prepared, cached=actions.read != "skip")
         bought = False  # is the answer in the cache now (a record, or a billed not-found)?
+        store_as = key if actions.store else None
         try:
-            env = self.attempts.run(prepared, path, actions, cancel)
+            env = self.attempts.run(prepared, path, actions, cancel, store_as)
             bought = True
             return env
         except NotFoundError as exc:
@@ -428,17 +436,16 @@ class Sender:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
 
-    def lookup(
-        self, path: str, prepared: requests.PreparedRequest, fresh_after: float | None
-    ) -> Lookup:
-        """The call's cache lookup: the stored answer if it counts, else None.
+    def lookup(self, path: str, key: str | None, fresh_after: float | None) -> Lookup:
+        """The call's cache lookup of ``key`` (None: no cache): the stored answer if it counts,
+        else None.
 
         It counts when it has not expired and, with ``fresh_after``, was stored at or after it
         (:func:`~.decisions.fresh_enough`).
         """
 
         def look() -> requests.Response | None:
-            stored = self.wire.cached(path, prepared)
+            stored = None if key is None else self.wire.cached(path, key)
             if stored is None or fresh_after is None:
                 return stored
             return (
@@ -446,36 +453,3 @@ class Sender:
             )
 
         return look
-
-    def read(
-        self, read: Read, lookup: Lookup, cancel: threading.Event | None
-    ) -> requests.Response | None:
-        """The stored answer, read as ``read`` says, or None on a miss.
-
-        ``"afresh"`` reads until the answer shows, for a claim let go of lately
-        (:func:`lookup_pandas.store.claims.fresh_lookup`).
-        """
-        if read == "once":
-            return lookup()
-        if read == "afresh":
-            return fresh_lookup(lookup, cancel)
-        return None
-
-    def from_cache(self, stored: requests.Response, path: str) -> Envelope:
-        """A stored answer, counted and parsed. A stored not-found is raised, marked cached."""
-        self.stats.count(cache_hits=1)
-        try:
-            return parsed_answer(stored, path, from_cache=True)
-        except ServiceError as exc:  # a stored not-found: paid for earlier
-            exc.from_cache = True
-            raise
-
-    def claim(
-        self, key: str, lookup: Lookup, cancel: threading.Event | None
-    ) -> tuple[str | None, requests.Response | None]:
-        """``(claim, None)`` to buy it, or ``(None, answer)`` another process bought meanwhile.
-
-        ``key`` is the answer's cache key; ``lookup`` reads what counts of it (:meth:`lookup`).
-        See :func:`lookup_pandas.store.claims.claim_or_wait`.
-        """
-        return claim_or_wait(self.claims, key, lookup, cancel, self.stats.count_waiting)

@@ -32,7 +32,6 @@ from requests_cache import CachedSession
 from requests_cache.backends.base import BaseCache
 
 from .._version import __version__
-from ..cache.keys import remembered_key
 from ..cache.policy import IGNORED_PARAMETERS
 from ..cache.sqlite import Entry, shared_backends
 from ..config.settings import Settings
@@ -123,7 +122,6 @@ def _cached_session(backend: BaseCache, settings: Settings, *, autoclose: bool) 
         allowable_methods=("GET",),
         allowable_codes=(200,),
         ignored_parameters=IGNORED_PARAMETERS,  # the key headers: out of keys, redacted
-        key_fn=remembered_key,  # requests-cache's keys, worked out once per request
         cache_control=False,  # the service's answers carry no caching headers we should obey
         stale_if_error=False,
     )

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import io
 import json
@@ -27,17 +26,25 @@ __all__ = [
     "BATCH_NOT_FOUND_MESSAGE",
     "parsed_answer",
     "profile_answer_from_batch",
-    "read_once",
+    "read_answer",
 ]
-
-_PARSED = "_lookup_parsed"  # where a response keeps its one reading: Envelope or ServiceError
 
 #: The message of a batch job's not-found, as a single lookup's answer carries it.
 BATCH_NOT_FOUND_MESSAGE = "Profile not found"
 
 
-def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope | ServiceError:
-    """The answer decoded and checked: its Envelope, or the ServiceError it means."""
+def read_answer(
+    response: requests.Response, path: str, *, from_cache: bool = False
+) -> Envelope | ServiceError:
+    """The answer decoded and checked: its Envelope, or the ServiceError it means (returned).
+
+    >>> from lookup_pandas.testing import MockTransport, envelope
+    >>> session = requests.Session()
+    >>> session.mount("http://service.test", MockTransport(lambda r: (200, envelope([]))))
+    >>> response = session.get("http://service.test/api/data/v1/people/profile")
+    >>> read_answer(response, "/api/data/v1/people/profile")
+    ResponseError("The answer's data for /api/data/v1/people/profile is list, not an object.")
+    """
     try:
         env = parse_envelope(
             response.status_code,
@@ -49,30 +56,12 @@ def _read(response: requests.Response, path: str, from_cache: bool) -> Envelope 
         checked_data(env, path)
         return env
     except ServiceError as exc:
+        exc.from_cache = from_cache  # a stored not-found was paid for earlier
         return exc
-
-
-def read_once(response: requests.Response, path: str) -> Envelope | ServiceError:
-    """A fresh answer's reading, kept on the response for :func:`parsed_answer`.
-
-    >>> from lookup_pandas.testing import MockTransport, envelope
-    >>> session = requests.Session()
-    >>> session.mount("http://service.test", MockTransport(lambda r: (200, envelope([]))))
-    >>> response = session.get("http://service.test/api/data/v1/people/profile")
-    >>> read_once(response, "/api/data/v1/people/profile")
-    ResponseError("The answer's data for /api/data/v1/people/profile is list, not an object.")
-    """
-    outcome = _read(response, path, from_cache=False)
-    # A response type that takes no new attribute is simply read again by parsed_answer.
-    with contextlib.suppress(AttributeError):
-        setattr(response, _PARSED, outcome)
-    return outcome
 
 
 def parsed_answer(response: requests.Response, path: str, *, from_cache: bool = False) -> Envelope:
     """The checked Envelope of ``response``, or the ServiceError it means, raised.
-
-    A response :func:`read_once` read is not decoded again.
 
     >>> from lookup_pandas.testing import MockTransport, envelope
     >>> session = requests.Session()
@@ -81,12 +70,10 @@ def parsed_answer(response: requests.Response, path: str, *, from_cache: bool = 
     >>> parsed_answer(session.get("http://service.test" + path), path).data
     {'id': 1}
     """
-    outcome = getattr(response, _PARSED, None)
-    if outcome is None:
-        outcome = _read(response, path, from_cache)
-    if isinstance(outcome, ServiceError):
-        raise outcome
-    return outcome
+    answer = read_answer(response, path, from_cache=from_cache)
+    if isinstance(answer, ServiceError):
+        raise answer
+    return answer
 
 
 def profile_answer_from_batch(

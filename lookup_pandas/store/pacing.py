@@ -66,7 +66,8 @@ def pause(
 class Pacer:
     """Thread-safe, evenly spaced send slots. ``per_minute=None`` means no pacing.
 
-    It knows no HTTP: the Client learns the rate and sets it.
+    It knows no HTTP: the Client learns the rate and sets it. One lock guards its schedule; it
+    is never held while the shared store is asked (a SQLite transaction, a Redis round trip).
 
     Example:
         >>> now = [0.0]
@@ -134,21 +135,27 @@ class Pacer:
             shared.slow_to(interval)
 
     def reserve(self) -> float:
-        """Take the next slot. Returns how many seconds the caller must wait for it."""
+        """Take the next slot. Returns how many seconds the caller must wait for it.
+
+        With a shared store, the store hands the slot out, asked without this lock held.
+        """
         with self._lock:
-            now = self._clock()
-            if self._shared is not None and (self._interval > 0 or now >= self._shared_due):
-                wait = self._shared.reserve(self._interval)
-                if self._interval == 0:  # held back by another process: look at every slot
-                    self._shared_due = now if wait > 0 else now + UNPACED_LOOK_SECONDS
-                slot = now + wait
-            else:
-                slot = max(now, self._next)
-            self._next = slot + self._interval
-            self._last = slot
-            self._recent.append(slot)
-            self._slots += 1
-            return slot - now
+            now, interval, shared = self._clock(), self._interval, self._shared
+            if shared is None or (interval == 0 and now < self._shared_due):
+                return self._take(max(now, self._next), now)
+        wait = shared.reserve(interval)  # its own transaction (or script) makes slots distinct
+        with self._lock:
+            if interval == 0:  # held back by another process: look at every slot
+                self._shared_due = now if wait > 0 else now + UNPACED_LOOK_SECONDS
+            return self._take(now + wait, now)
+
+    def _take(self, slot: float, now: float) -> float:
+        """Hand out ``slot`` (the lock held): the seconds from ``now`` to it."""
+        self._next = slot + self._interval
+        self._last = slot
+        self._recent.append(slot)
+        self._slots += 1
+        return slot - now
 
     def slow_down(self, floor_per_minute: float) -> float:
         """Halve the pace after a 429 that names no limit. Returns the new rate per minute.

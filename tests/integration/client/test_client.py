@@ -388,14 +388,14 @@ def test_random_faults_from_the_emulator_lose_nothing(fake_service):
 
 def test_timeout_is_retried(fake_service):
     calls: list[int] = []
-    lock = threading.Lock()
+    lock, answered = threading.Lock(), threading.Event()
 
     def slow_first(req):
         with lock:
             calls.append(1)
             first = len(calls) == 1
         if first:
-            time.sleep(1.0)  # longer than the client's timeout
+            answered.wait(30)  # no answer until the client has given up on it
             return server_error()
         return None
 
@@ -403,6 +403,7 @@ def test_timeout_is_retried(fake_service):
     with make_client(fake_service, timeout=0.3) as client:
         assert client.profile("ada")["handle"] == "ada"
         assert client.stats.retries == 1
+    answered.set()
     assert len(calls) == 2
     # Let the abandoned slow answer finish, so it is not counted in the next test.
     assert wait_for_count(fake_service, PROFILE, 2)
@@ -410,10 +411,11 @@ def test_timeout_is_retried(fake_service):
 
 def test_persistent_timeout_raises_request_timeout_error(fake_service):
     calls: list[int] = []
+    answered = threading.Event()
 
     def slow(req):
         calls.append(1)
-        time.sleep(0.6)
+        answered.wait(30)  # no answer until the client has given up
         return server_error()
 
     fake_service.override(PROFILE, slow)
@@ -422,6 +424,7 @@ def test_persistent_timeout_raises_request_timeout_error(fake_service):
         pytest.raises(RequestTimeoutError) as info,
     ):
         client.profile("ada")
+    answered.set()
     assert isinstance(info.value, TransportError)
     assert len(calls) == 2
     assert wait_for_count(fake_service, PROFILE, 2)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from lookup_pandas.config.settings import Settings
@@ -123,3 +126,79 @@ def test_a_reread_is_advisory_a_429_on_it_is_not_waited_out_and_leaves_the_pace(
     contact.reread_tier(after_429=True)
     assert 429 in endpoint.calls[-1].final_statuses  # not retried in the caller's thread
     assert pacer.per_minute == pytest.approx(1140) and endpoint.asked == 2
+
+
+class LockFreeEndpoint(TierEndpoint):
+    """The tier endpoint, noting whether the contact's lock was free while it answered."""
+
+    contact: Contact
+
+    def __call__(self, call: Call) -> Envelope:
+        free = self.contact._lock.acquire(blocking=False)
+        if free:
+            self.contact._lock.release()
+        self.free.append(free)
+        return super().__call__(call)
+
+    free: list[bool]
+
+
+def test_the_contact_holds_its_one_lock_across_no_tier_read(store):
+    endpoint = LockFreeEndpoint(FAST)
+    endpoint.free = []
+    contact, _ = contact_on(store, endpoint)
+    endpoint.contact = contact
+    contact.learn_pace()  # the first read
+    contact.reread_tier()  # a later one
+    contact.check_key()  # the key check's
+    forbidden = PermissionDeniedError("Forbidden", status_code=403)
+    forbidden.ambiguous = True
+    contact.resolve_forbidden(forbidden, "/api/data/v1/people/profile")  # a 403 told apart
+    assert endpoint.free == [True] * 4 and contact.key_proven  # the check read the tier
+
+
+def test_threads_meeting_an_unknown_pace_wait_for_one_tier_read(store):
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowEndpoint(TierEndpoint):
+        def __call__(self, call: Call) -> Envelope:
+            entered.set()
+            release.wait(30)
+            return super().__call__(call)
+
+    endpoint = SlowEndpoint(FAST)
+    contact, pacer = contact_on(store, endpoint)
+    with ThreadPoolExecutor(4) as pool:
+        paces = [pool.submit(contact.learn_pace) for _ in range(4)]
+        assert entered.wait(30)
+        release.set()
+        assert [p.result() for p in paces] == [pytest.approx(1140)] * 4
+    assert endpoint.asked == 1 and contact.rate_known
+
+
+def test_a_failed_first_read_is_raised_in_every_thread_that_waited_and_retried_next(store):
+    entered, release = threading.Event(), threading.Event()
+
+    class FailingOnce(TierEndpoint):
+        def __call__(self, call: Call) -> Envelope:
+            if self.asked == 0:
+                entered.set()
+                release.wait(30)
+            return super().__call__(call)
+
+    rejected = AuthenticationError("Invalid API key", status_code=401)
+    endpoint = FailingOnce(rejected, FAST)
+    contact, _ = contact_on(store, endpoint)
+    first = threading.Thread(target=lambda: pytest.raises(AuthenticationError, contact.learn_pace))
+    first.start()
+    assert entered.wait(30)
+    with ThreadPoolExecutor(1) as pool:
+        waiter = pool.submit(contact.learn_pace)
+        while not contact._lock._waiters:  # type: ignore[attr-defined]  # the waiter waits
+            threading.Event().wait(0.001)
+        release.set()
+        first.join()
+        with pytest.raises(AuthenticationError):
+            waiter.result()
+    assert endpoint.asked == 1
+    assert contact.learn_pace() == pytest.approx(1140) and endpoint.asked == 2  # tried again

@@ -131,7 +131,6 @@ def test_retry_or_not_and_how_long_to_wait(failure, attempts, situation, raises,
         low, high = delay
         assert low <= step.delay <= high
         assert step.attempts == after
-        assert step.rate_limited == isinstance(failure, RateLimitError)
     elif raises == "same":
         assert step.error is failure
     else:

@@ -1,6 +1,7 @@
 """Unit tests for lookup_pandas.http.sending, through MockTransport, no server: a call whose claim
 its caller holds (enrichment's claim window); a call that counts only an answer stored since a
-time (``fresh_after``); the Wire's stored answer, expired or not, and its renewal."""
+time (``fresh_after``); the Wire's stored answer, expired or not, and its renewal; the cache
+key, requests-cache's own, worked out once per request."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+import requests_cache
 from requests_cache.models import response as cached_response
 from requests_cache.policy import expiration
 
 import lookup_pandas as lp
+from lookup_pandas.cache.policy import IGNORED_PARAMETERS
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.service import answers
 from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
 from lookup_pandas.testing import MockTransport, envelope
@@ -222,15 +226,14 @@ def eight_days_on(monkeypatch):
 
 def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eight_days_on):
     wire = cached_client.parts.wire
-    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
-    assert wire.stored(PROFILE_PATH, prepared) is None
+    key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "ada"}))
+    assert wire.stored(PROFILE_PATH, key) is None
     cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
-    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
-    fresh = wire.stored(PROFILE_PATH, prepared)
+    fresh = wire.stored(PROFILE_PATH, key)
     assert fresh is not None and not fresh.is_expired
     eight_days_on()
-    assert wire.cached(PROFILE_PATH, prepared) is None  # a lookup misses it
-    stored = wire.stored(PROFILE_PATH, prepared)
+    assert wire.cached(PROFILE_PATH, key) is None  # a lookup misses it
+    stored = wire.stored(PROFILE_PATH, key)
     assert stored is not None and stored.is_expired and stored.status_code == 200
     assert not cached_client.settings.offline
 
@@ -238,24 +241,103 @@ def test_the_stored_answer_is_read_expired_or_not_online_too(cached_client, eigh
 def test_renewing_keeps_when_it_was_bought_and_moves_the_expiry(cached_client, eight_days_on):
     wire = cached_client.parts.wire
     cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
-    prepared = wire.prepare(PROFILE_PATH, {"handle": "ada"})
+    key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "ada"}))
     later = eight_days_on()
-    before = wire.stored(PROFILE_PATH, prepared)
+    before = wire.stored(PROFILE_PATH, key)
     assert before is not None and before.is_expired
-    assert wire.renew(PROFILE_PATH, [wire.cache_key(prepared)]) == 1
-    after = wire.stored(PROFILE_PATH, prepared)
+    assert wire.renew(PROFILE_PATH, [key]) == 1
+    after = wire.stored(PROFILE_PATH, key)
     assert after is not None and not after.is_expired
     assert after.created_at == before.created_at  # still says when it was bought
     assert after.expires == later + cached_client.settings.expire_after
     assert after.content == before.content
-    assert wire.cached(PROFILE_PATH, prepared) is not None  # a lookup finds it again
+    assert wire.cached(PROFILE_PATH, key) is not None  # a lookup finds it again
     assert sent(cached_client, "ada") == 1  # nothing sent
 
 
 def test_renewing_nothing_stored_is_false(cached_client):
     wire = cached_client.parts.wire
-    prepared = wire.prepare(PROFILE_PATH, {"handle": "nobody"})
-    assert wire.renew(PROFILE_PATH, [wire.cache_key(prepared)]) == 0
-    assert wire.stored(PROFILE_PATH, prepared) is None
+    key = wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "nobody"}))
+    assert wire.renew(PROFILE_PATH, [key]) == 0
+    assert wire.stored(PROFILE_PATH, key) is None
     tier = wire.prepare(TIER_PATH, None)
     assert wire.renew(TIER_PATH, [wire.cache_key(tier)]) == 0  # the panel is never stored
+
+
+# -- the cache key: requests-cache's own, worked out once per request -----------------------------
+
+
+def test_the_key_is_requests_caches_own_so_existing_caches_keep_their_answers(cached_client):
+    wire = cached_client.parts.wire
+    many = [{"handle": h} for h in ("ada", "grace-hopper", "ümlaut", "a b")] + [None]
+    expected = [
+        requests_cache.create_key(
+            wire.prepare(PROFILE_PATH, params),
+            ignored_parameters=IGNORED_PARAMETERS,
+            serializer=wire.session.cache.responses.serializer,
+        )
+        for params in many
+    ]
+    assert [wire.cache_key(wire.prepare(PROFILE_PATH, p)) for p in many] == expected
+    assert wire.cache_keys(PROFILE_PATH, many) == expected  # many at once, the same keys
+    assert len(set(expected)) == len(expected)
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
+    assert expected[0] in set(wire.session.cache.responses.keys())  # stored under it
+
+
+def test_a_miss_works_its_key_out_once_for_the_lookup_the_claim_and_the_store(cached_client):
+    wire = cached_client.parts.wire
+    cache = wire.session.cache
+    made: list[str] = []
+    create, expected = cache.create_key, wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])
+
+    def counting(request, **kwargs):
+        key = create(request, **kwargs)
+        if "handle=" in (request.url or ""):
+            made.append(key)
+        return key
+
+    cache.create_key = counting
+    assert not cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"})
+    ).from_cache  # looked up, claimed, stored
+    assert len(made) == 1 and cached_client.counted["cached"] == 1  # the aliases: the id's
+    assert made == expected
+    assert cached_client.counted["claim_many"] == 1 and made[0] in cache.responses
+
+
+def test_a_fresh_answer_is_decoded_once_and_its_reading_is_what_the_cache_keeps(
+    cached_client, monkeypatch
+):
+    decoded: list[int] = []
+    parse = answers.parse_envelope
+
+    def counting(status, headers, content, **kwargs):
+        if kwargs.get("url") == PROFILE_PATH:
+            decoded.append(status)
+        return parse(status, headers, content, **kwargs)
+
+    monkeypatch.setattr(answers, "parse_envelope", counting)
+    assert cached_client.profile("ada")["id"] == "prsn_ada"  # read, kept, and its alias made
+    assert decoded == [200]
+    assert cached_client.profile("ada")["id"] == "prsn_ada"  # the stored answer, read
+    assert decoded == [200, 200] and sent(cached_client, "ada") == 1
+
+
+def test_a_call_given_its_key_works_none_out(cached_client):
+    wire = cached_client.parts.wire
+    cache = wire.session.cache
+    (key,) = wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])  # read ahead, say
+    made: list[str] = []
+    create = cache.create_key
+
+    def counting(request, **kwargs):
+        made.append(request.url)
+        return create(request, **kwargs)
+
+    cache.create_key = counting
+    env = cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, key=key))
+    assert not env.from_cache and key in cache.responses  # looked up, claimed, stored under it
+    assert [url for url in made if "handle=" in url] == []  # only the alias's (the id's)
+    cache.create_key = create
+    assert cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"})).from_cache

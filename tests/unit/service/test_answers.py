@@ -1,5 +1,6 @@
-"""Unit tests for http.answers: an answer read once (the cache policy's reading is reused), its
-error raised, and a batch result made into the answer a single lookup gives."""
+"""Unit tests for service.answers: an answer read once (its reading returned, for the cache
+policy to take), its error raised, and a batch result made into the answer a single lookup
+gives."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from lookup_pandas.service.answers import (
     BATCH_NOT_FOUND_MESSAGE,
     parsed_answer,
     profile_answer_from_batch,
+    read_answer,
 )
 from lookup_pandas.service.endpoints import PROFILE_PATH
 
@@ -40,13 +42,16 @@ def test_parsed_answer_gives_the_envelope_or_raises_its_error():
         parsed_answer(response(200, failed), PROFILE_PATH)
 
 
-def test_an_answer_the_cache_policy_read_is_not_decoded_again(monkeypatch):
+def test_an_answer_read_once_is_returned_and_the_cache_policy_takes_that_reading(monkeypatch):
     fresh = response(200, SUCCESS)
-    assert should_cache(fresh)
+    answer = read_answer(fresh, PROFILE_PATH)
+    assert answer.data == {"id": "prsn_1"} and not hasattr(fresh, "_lookup_parsed")
+    failed = read_answer(response(200, {**SUCCESS, "success": False}), PROFILE_PATH)
+    assert isinstance(failed, ServiceError) and not failed.from_cache  # returned, not raised
+    assert read_answer(response(500, SUCCESS), PROFILE_PATH, from_cache=True).from_cache
     calls: list[str] = []
-    monkeypatch.setattr(answers, "_read", lambda *a, **k: calls.append("read"))
-    assert parsed_answer(fresh, PROFILE_PATH).data == {"id": "prsn_1"}
-    assert calls == []
+    monkeypatch.setattr(answers, "parse_envelope", lambda *a, **k: calls.append("read"))
+    assert should_cache(fresh, answer) and calls == []  # not decoded again
 
 
 def test_a_batch_result_is_the_answer_a_single_lookup_gives():

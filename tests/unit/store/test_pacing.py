@@ -360,3 +360,26 @@ def test_a_change_of_pace_and_a_deferral_are_logged_a_rate_set_again_is_not(capl
         "pace unpaced (was 120.0/min)",
         "no send slot for 2.50s (Retry-After)",
     ]
+
+
+def test_the_lock_is_not_held_while_the_shared_schedule_is_asked():
+    entered, release = threading.Event(), threading.Event()
+    free_inside: list[bool] = []
+
+    class SlowSchedule(CountingSchedule):
+        def reserve(self, interval: float) -> float:
+            entered.set()
+            release.wait(30)  # a Redis round trip, or a SQLite transaction, in flight
+            return super().reserve(interval)
+
+    pacer = Pacer(60, clock=lambda: 0.0, shared=SlowSchedule())  # type: ignore[arg-type]
+    waits: list[float] = []
+    taker = threading.Thread(target=lambda: waits.append(pacer.reserve()))
+    taker.start()
+    assert entered.wait(30)
+    free_inside.append(pacer._lock.acquire(blocking=False))  # another thread can take it
+    pacer._lock.release()
+    pacer.set_rate(30)  # and change the pace meanwhile
+    release.set()
+    taker.join()
+    assert free_inside == [True] and waits == [0.0] and pacer.per_minute == 30
