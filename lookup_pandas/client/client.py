@@ -224,13 +224,10 @@ class Client:
         *,
         refresh: bool = False,
         cancel: threading.Event | None = None,
-        known_miss: bool = False,
         held: str | None = None,
     ) -> Envelope:
         """``client.profile_answer("ada").from_cache``: :meth:`lookup_answer` for a person."""
-        return self.lookup_answer(
-            handle, PEOPLE, refresh=refresh, cancel=cancel, known_miss=known_miss, held=held
-        )
+        return self.lookup_answer(handle, PEOPLE, refresh=refresh, cancel=cancel, held=held)
 
     def lookup_answer(
         self,
@@ -239,7 +236,6 @@ class Client:
         *,
         refresh: bool = False,
         cancel: threading.Event | None = None,
-        known_miss: bool = False,
         held: str | None = None,
         fresh_after: float | None = None,
     ) -> Envelope:
@@ -248,7 +244,7 @@ class Client:
         The keywords are :class:`~lookup_pandas.client.fetching.LookupFlags`'s.
         Example: ``client.lookup_answer("acme", COMPANIES).data``
         """
-        flags = LookupFlags(refresh, cancel, known_miss, held, fresh_after)  # its fields' order
+        flags = LookupFlags(refresh, cancel, held, fresh_after)  # its fields' order
         return lookups.answer(self._parts.sender.request, value, kind, flags)
 
     def credits_tier(self) -> dict[str, Any]:
@@ -348,11 +344,9 @@ class Client:
         """``client.stored_at(PROFILE_PATH, {"handle": "ada"})``: (when stored, expired) or None."""
         return self._parts.cache.stored_at(path, params)
 
-    def profile_keys(
-        self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
-    ) -> dict[str, str]:
+    def profile_keys(self, handles: Iterable[str], *, kind: Kind = PEOPLE) -> dict[str, str]:
         """``client.profile_keys(["ada"])``: each handle's cache key (see :class:`ClientCache`)."""
-        return self._parts.cache.profile_keys(handles, ahead=ahead, kind=kind)
+        return self._parts.cache.profile_keys(handles, kind=kind)
 
     def cache_info(self) -> CacheInfo:
         """What the cache holds, sending nothing. Example: ``print(client.cache_info())``"""

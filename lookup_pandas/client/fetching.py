@@ -43,7 +43,6 @@ class LookupFlags:
 
     refresh: bool = False
     cancel: threading.Event | None = None
-    known_miss: bool = False
     held: str | None = None
     fresh_after: float | None = None
 
@@ -58,7 +57,6 @@ class LookupFlags:
             params,
             refresh=self.refresh,
             cancel=self.cancel,
-            known_miss=self.known_miss,
             held=self.held,
             fresh_after=self.fresh_after,
         )

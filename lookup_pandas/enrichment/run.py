@@ -7,7 +7,7 @@
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
 ...                    transport=transport)
 >>> options = Options(progress=False)
->>> the_plan = plan(["ada"], cached=lambda h: None, stored=[], options=options,
+>>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
 >>> state = run(the_plan, client, options=options, before=client.stats)
 >>> state.outcomes["ada"].status, state.counts["fetched"]
@@ -94,7 +94,6 @@ def run(
     options: Options,
     before: ClientStats,
     on_record: OnRecord | None = None,
-    missed_at: float | None = None,
     kind: Kind = PEOPLE,
     watch: Watch | None = None,
 ) -> EnrichmentRun:
@@ -103,7 +102,6 @@ def run(
     See the module's example.
 
     Args:
-        missed_at: when the cache was read ahead for ``plan.to_fetch``.
         kind: whose lookups.
         watch: a background job's :class:`~lookup_pandas.enrichment.background.Watch`. Its view
             stands for the bar, and its cancel event stops the run as Ctrl-C does.
@@ -145,7 +143,7 @@ def run(
                 if batch is not None and (over := state.over_budget(singles, options, total)):
                     batch.finish()  # the jobs are collected: the single calls would go past the cap
                     raise over
-                state.run_singles(singles, missed_at)
+                state.run_singles(singles)
                 if batch is not None and batch.unaffordable:
                     batch.finish()  # the jobs it could pay for are collected
                     raise out_of_credits(
@@ -520,12 +518,8 @@ class EnrichmentRun:
         self._show(0)  # the batch jobs' final count
         return batch.fallback
 
-    def run_singles(self, handles: Iterable[str], missed_at: float | None = None) -> None:
-        """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache).
-
-        ``missed_at`` is when the cache was read ahead for them and held none
-        (``time.monotonic()``), else None.
-        """
+    def run_singles(self, handles: Iterable[str]) -> None:
+        """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache)."""
         stop = threading.Event()
         workers = self.client.max_workers
         # the pool's threads count for this run's tally
@@ -536,7 +530,7 @@ class EnrichmentRun:
         try:
             for handle, held in self._windows(handles, window):
                 check_cancel(self.cancel, _CANCELLED)
-                future = pool.submit(self._fetch, handle, stop, missed_at, held, window)
+                future = pool.submit(self._fetch, handle, stop, held, window)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers, window=window)
             while pending:
@@ -570,9 +564,7 @@ class EnrichmentRun:
             return
         remaining = iter(handles)
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(
-                self.client.profile_keys(chunk, ahead=True, kind=self.kind)
-            )  # no cache: none held
+            held = window.hold(self.client.profile_keys(chunk, kind=self.kind))  # no cache: none
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
 
@@ -580,7 +572,6 @@ class EnrichmentRun:
         self,
         handle: str,
         stop: threading.Event,
-        missed_at: float | None,
         held: tuple[str, str] | None,
         window: ClaimWindow | None,
     ) -> tuple[Outcome, bool] | None:
@@ -588,7 +579,7 @@ class EnrichmentRun:
         claim = None if held is None or window is None else held[1]
         result = None
         try:
-            args = (self.client, handle, self.refresh, stop, missed_at, claim, self.kind)
+            args = (self.client, handle, self.refresh, stop, claim, self.kind)
             result = fetch_one(*args, fresh_after=self.fresh_after)
             return result
         finally:

@@ -20,7 +20,6 @@ a configuration that cannot work, or a balance that cannot pay ends the job.
 from __future__ import annotations
 
 import threading
-import time
 
 from ..client.client import Client
 from ..errors import (
@@ -33,12 +32,10 @@ from ..errors import (
     ServiceError,
 )
 from ..identifiers.kinds import PEOPLE, Kind
-from ..store import DONE_SECONDS
 from ..store.pacing import Cancelled
 from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 
 __all__ = [
-    "FRESH_MISS_SECONDS",
     "cached_outcome",
     "fetch_one",
     "in_cache",
@@ -48,9 +45,6 @@ __all__ = [
 
 #: Errors that end an enrichment at once: every further call would fail the same way.
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
-#: How long a miss read ahead of the run spares the call its own cache lookup. It is well
-#: inside the time a released claim says "read the cache first" (store.DONE_SECONDS).
-FRESH_MISS_SECONDS = DONE_SECONDS / 2
 
 
 def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome | None:
@@ -85,7 +79,6 @@ def fetch_one(
     handle: str,
     refresh: bool,
     stop: threading.Event,
-    missed_at: float | None = None,
     held: str | None = None,
     kind: Kind = PEOPLE,
     fresh_after: float | None = None,
@@ -99,17 +92,12 @@ def fetch_one(
     else it is bought anew, once among the processes (:class:`~lookup_pandas.http.decisions.Call`).
     See the module's example.
     """
-    # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
-    # another process stored since then still shows in its claim (RECHECK), so nothing is
-    # bought twice. An older miss is looked up again.
-    known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
         env = client.lookup_answer(
             handle,
             kind,
             refresh=refresh,
             cancel=stop,
-            known_miss=known_miss,
             held=held,
             fresh_after=fresh_after,
         )

@@ -178,14 +178,18 @@ def cache_reads(client: Client) -> Iterator[list[str]]:
     cannot see a cache read): ``with cache_reads(client) as reads: ...; len(reads)``."""
     reads: list[str] = []
     backend = client.session.cache  # type: ignore[attr-defined]
-    original = backend.get_response
+    original, batched = backend.get_response, backend.get_responses
 
     def spy(key: str, *args: Any, **kwargs: Any) -> Any:
         reads.append(key)
         return original(key, *args, **kwargs)
 
-    backend.get_response = spy
+    def spy_many(keys: list[str]) -> Any:  # a run's read ahead: one read of many keys
+        reads.extend(keys)
+        return batched(keys)
+
+    backend.get_response, backend.get_responses = spy, spy_many
     try:
         yield reads
     finally:
-        backend.get_response = original
+        backend.get_response, backend.get_responses = original, batched

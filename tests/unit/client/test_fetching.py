@@ -73,10 +73,10 @@ def test_a_value_is_sent_as_its_kinds_parameter_with_its_case_kept(value, kind, 
 def test_the_callers_wishes_are_its_calls():
     request = Requests()
     stop = threading.Event()
-    flags = LookupFlags(refresh=True, cancel=stop, known_miss=True, held="mine")
+    flags = LookupFlags(refresh=True, cancel=stop, held="mine")
     answer(request, "ada", PEOPLE, flags)
     (call,) = request.sent
-    assert (call.refresh, call.cancel, call.known_miss, call.held) == (True, stop, True, "mine")
+    assert (call.refresh, call.cancel, call.held) == (True, stop, "mine")
     assert call.cache and call.paced  # a lookup is cached and paced
 
 
