@@ -106,16 +106,7 @@ class PaidAnswersOnly(BaseCache):
     def get_response(self, key: str, default: Any = None) -> Any:
         """The answer stored under ``key``, or under the key an alias ``key`` leads to, while
         that answer names it; else ``default``."""
-        try:
-            response = self.responses.get(key)
-            if response is None:  # a stored answer with status >= 400 is falsy, never None
-                target = self.redirects[key]
-                response = self.responses[target]
-                if not leads_here(self, key, response, target):
-                    return default
-            return response
-        except (AttributeError, KeyError):
-            return default
+        return self.get_responses([key]).get(key, default)
 
     def get_responses(self, keys: Sequence[str]) -> dict[str, Any]:
         """:meth:`get_response` for many keys in a few reads (:meth:`read_many`): each key's

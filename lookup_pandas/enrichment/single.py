@@ -5,8 +5,8 @@
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
 ...                    transport=transport, cache=False)
->>> cached_outcome(client, "ada") is None  # no cache: it must be fetched
-True
+>>> cached_outcomes(client, ["ada"])  # no cache: it must be fetched
+{}
 >>> outcome, from_cache = fetch_one(client, "ada", False, threading.Event())
 >>> outcome.status, outcome.record["handle"], from_cache
 ('ok', 'ada', False)
@@ -20,6 +20,7 @@ a configuration that cannot work, or a balance that cannot pay ends the job.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 
 from ..client.client import Client
 from ..errors import (
@@ -36,7 +37,7 @@ from ..store.pacing import Cancelled
 from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 
 __all__ = [
-    "cached_outcome",
+    "cached_outcomes",
     "fetch_one",
     "in_cache",
     "not_cached_outcome",
@@ -47,20 +48,21 @@ __all__ = [
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
 
 
-def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome | None:
-    """The stored answer for ``handle`` (no network), or None when it must be fetched.
+def cached_outcomes(
+    client: Client, values: Iterable[str], kind: Kind = PEOPLE
+) -> dict[str, Outcome]:
+    """Each value's stored outcome (a record, a billed not-found), read in one batched read, no
+    network. A value missing (or unreadable) must be fetched.
 
-    Example: ``cached_outcome(client, "acme", COMPANIES)`` reads a company's (see the module).
+    Example: ``cached_outcomes(client, ["acme"], COMPANIES)`` reads a company's (see the module).
     """
-    try:
-        env = client.cached(kind.endpoint.path, kind.params(handle))
-    except NotFoundError as exc:
-        return Outcome(NOT_FOUND, error=exc.message, exc=exc)
-    except ServiceError:
-        return None  # an unreadable stored answer is fetched anew
-    if env is not None and isinstance(env.data, dict):
-        return Outcome(OK, env.data)
-    return None
+    found: dict[str, Outcome] = {}
+    for value, answer in client._parts.cache.read_ahead(values, kind).items():
+        if isinstance(answer, NotFoundError):
+            found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
+        elif isinstance(answer.data, dict):
+            found[value] = Outcome(OK, answer.data)
+    return found
 
 
 def not_cached_outcome() -> Outcome:

@@ -34,7 +34,6 @@ from pandas.api.extensions import take
 from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import unless_failing
-from ..errors import NotFoundError
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
@@ -59,19 +58,17 @@ from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes
 from .results import (
     INVALID,
     NOT_CACHED,
-    NOT_FOUND,
-    OK,
     STATUSES,
     Estimate,
     JobSummary,
     Lookup,
     Method,
     OnRecord,
-    Outcome,
     Refresh,
     handed,
 )
 from .run import EnrichmentRun, run, stopped_run
+from .single import cached_outcomes
 
 if TYPE_CHECKING:
     from .background import Watch
@@ -303,7 +300,7 @@ def _plan(
     elif options.refresh:  # bought anew (offline, refused by the plan)
         cached = {}
     else:
-        cached = _read_ahead(client, distinct, kind)
+        cached = cached_outcomes(client, distinct, kind)
     offline = client.settings.offline
     return plan(
         distinct,
@@ -316,18 +313,6 @@ def _plan(
         fresh_after=None if changes is None else changes.fresh_after,
         checked=None if changes is None else changes.counts,
     )
-
-
-def _read_ahead(client: Client, distinct: list[str], kind: Kind) -> dict[str, Outcome]:
-    """Each value's outcome the cache holds, read in one batched read (a record, a billed
-    not-found)."""
-    found: dict[str, Outcome] = {}
-    for value, answer in client._parts.cache.read_ahead(distinct, kind).items():
-        if isinstance(answer, NotFoundError):
-            found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
-        elif isinstance(answer.data, dict):
-            found[value] = Outcome(OK, answer.data)
-    return found
 
 
 def _result(
