@@ -94,6 +94,9 @@ def test_the_keys_of_a_run_are_the_caches_own_names_for_its_answers(cached_clien
         cached_client.profile_answer(handle, held=MINE)
     stored = cached_client.session.cache.responses.keys()
     assert set(keys.values()) <= set(stored)
+    wire = cached_client._parts.wire  # the key each call claims and stores by
+    path = "/api/data/v1/people/profile"
+    assert keys["ada"] == wire.cache_key(wire.prepare(path, {"handle": "ada"}))
 
 
 # -- fresh_after: only an answer stored since a time counts ---------------------------------------
