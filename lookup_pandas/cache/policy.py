@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -118,13 +118,22 @@ class PaidAnswersOnly(BaseCache):
     def get_response(self, key: str, default: Any = None) -> Any:
         """The answer stored under ``key``, or under the key an alias ``key`` leads to, while
         that answer names it; else ``default``."""
-        try:
-            response = self.responses.get(key)
-            if response is None:  # a stored answer with status >= 400 is falsy, never None
-                target = self.redirects[key]
-                response = self.responses[target]
-                if not leads_here(self, key, response, target):
-                    return default
-            return response
-        except (AttributeError, KeyError):
-            return default
+        return self.get_responses([key]).get(key, default)
+
+    def get_responses(self, keys: Sequence[str]) -> dict[str, Any]:
+        """:meth:`get_response` for many keys in a few reads (:meth:`read_many`): each key's
+        answer, its own or the one its alias leads to while that answer names it. Misses are left
+        out."""
+        found = self.read_many(self.responses, keys)
+        targets = self.read_many(self.redirects, [k for k in keys if k not in found])
+        answers = self.read_many(self.responses, sorted(set(targets.values())))
+        for alias, target in targets.items():
+            response = answers.get(target)
+            if response is not None and leads_here(self, alias, response, target):
+                found[alias] = response
+        return found
+
+    def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
+        """The values ``table`` (``responses`` or ``redirects``) holds under ``keys``, one
+        read each; the backends read them in bulk."""
+        return {k: v for k in keys if (v := table.get(k)) is not None}

@@ -91,8 +91,23 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
         if gone:
             self.redirects.bulk_delete(gone)
 
+    def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
+        """One ``MGET`` of the answers, or one ``HMGET`` of the aliases' hash."""
+        if not keys:
+            return {}
+        conn = internals.redis_connection(self)
+        if table is self.responses:
+            values = conn.mget([internals.redis_answer_key(self, k) for k in keys])
+        else:  # the redirects: one hash
+            values = conn.hmget(table._hash_key, list(keys))
+        found = {
+            k: table.deserialize(k, v) for k, v in zip(keys, values, strict=True) if v is not None
+        }
+        return {k: v for k, v in found.items() if v is not None}  # None: unreadable
+
     # requests-cache's commands, each with a failed Redis command as a ConfigurationError.
     get_response = _translated_command("get_response")
+    get_responses = _translated_command("get_responses")
     save_response = _translated_command("save_response")
     contains = _translated_command("contains")
     delete = _translated_command("delete")

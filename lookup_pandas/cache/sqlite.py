@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import requests
 from requests_cache.backends.sqlite import SQLiteCache
@@ -56,6 +57,8 @@ __all__ = [
 CHECKPOINT_ATTEMPTS = 5
 CHECKPOINT_WAIT_MS = 500
 CHECKPOINT_PAUSE_S = 0.2
+#: Keys read per ``IN (...)`` query: under SQLite's least limit of bound variables (999).
+READ_CHUNK = 900
 
 
 class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
@@ -72,6 +75,19 @@ class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
         """An answer and its aliases saved in one transaction: one commit a paid answer."""
         with internals.one_transaction(self):
             super().save_response(response, cache_key, expires, answer, verify)
+
+    def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
+        """``SELECT ... WHERE key IN (...)``, in chunks under SQLite's variable limit."""
+        found: dict[str, Any] = {}
+        with internals.connection(table) as conn:
+            for start in range(0, len(keys), READ_CHUNK):
+                chunk = keys[start : start + READ_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT key, value FROM {table.table_name} WHERE key IN ({marks})", chunk
+                )
+                found.update((k, table.deserialize(k, blob)) for k, blob in rows)
+        return {k: v for k, v in found.items() if v is not None}  # None: unreadable
 
     def save_aliases(self, aliases: Iterable[str], key: str) -> None:
         """The aliases written on the answers' connection: inside its transaction when

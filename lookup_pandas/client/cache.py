@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+
 from ..cache import CacheInfo, Forgotten, OpenCache, admin
 from ..errors import NotFoundError, ServiceError
 from ..http.sending import Wire
@@ -126,22 +127,48 @@ class ClientCache:
         """
         return self._wire.renew(path, keys)
 
-    def profile_keys(
-        self, handles: Iterable[str], *, ahead: bool = False, kind: Kind = PEOPLE
-    ) -> dict[str, str]:
-        """Each handle's cache key: its name among the processes sharing the store.
+    def profile_keys(self, handles: Iterable[str], *, kind: Kind = PEOPLE) -> dict[str, str]:
+        """Each value's cache key: its name in the cache and among the processes sharing the store.
 
-        Empty without a cache, where there is nothing to share or claim. ``ahead``: each request is
-        kept for the call that will send it, prepared once. ``kind``: whose lookups.
+        The one place a run's keys are worked out. Empty without a cache, where there is nothing
+        to read, share or claim. ``kind``: whose lookups.
 
         Example: ``cache.profile_keys(["ada"])`` -> ``{"ada": "5f3c..."}``
         """
         wire = self._wire
         if not wire.cache_on:
             return {}
-        prepare = wire.prepare_ahead if ahead else wire.prepare
-        path = kind.endpoint.path
-        return {h: wire.cache_key(prepare(path, kind.params(h))) for h in handles}
+        values = list(handles)
+        keys = wire.cache_keys(kind.endpoint.path, [kind.params(v) for v in values])
+        return dict(zip(values, keys, strict=True))
+
+    def read_ahead(
+        self, values: Iterable[str], kind: Kind = PEOPLE
+    ) -> dict[str, Envelope | NotFoundError]:
+        """Each value's answer the cache holds, read in one batched read (no network): an
+        Envelope, or the NotFoundError of a stored not-found. Misses and unreadable answers are
+        left out; an expired answer counts only offline, as for every read.
+
+        Example: ``client.parts.cache.read_ahead(["ada", "new"])`` -> ``{"ada": Envelope(...)}``
+        """
+        keys = self.profile_keys(values, kind=kind)
+        if not keys:
+            return {}
+        stored = self._wire.session.cache.get_responses(list(keys.values()))  # type: ignore[attr-defined]
+        path, offline = kind.endpoint.path, self._wire.settings.offline
+        found: dict[str, Envelope | NotFoundError] = {}
+        for value, key in keys.items():
+            response = stored.get(key)
+            if response is None or (response.is_expired and not offline):
+                continue
+            try:
+                found[value] = parsed_answer(response, path, from_cache=True)
+            except NotFoundError as exc:
+                found[value] = exc
+            except ServiceError:
+                continue  # unreadable: fetched anew
+        self._counter.count(cache_hits=len(found))
+        return found
 
     def info(self) -> CacheInfo:
         """What the cache holds (:class:`~lookup_pandas.cache.CacheInfo`). Sends nothing.

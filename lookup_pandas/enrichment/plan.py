@@ -1,13 +1,14 @@
 """The enrichment's plan, pure: what is cached, what to buy, batch or single, the budget.
 
 >>> ada = Outcome("ok", {"id": "prsn_1", "handle": "ada"})
->>> p = plan(["ada", "grace"], cached={"ada": ada}.get, stored=[],
+>>> p = plan(["ada", "grace"], cached={"ada": ada}, stored=[],
 ...          options=Options(max_calls=5), batch_supported=None)
->>> p.to_fetch, p.batch, p.read_ahead
-(('grace',), False, True)
+>>> p.to_fetch, p.batch
+(('grace',), False)
 
-Nothing here sends anything or reads a clock: the cache is a callable handed in, the stored
-batch jobs a list. :func:`lookup_pandas.enrichment.estimate.planned` times an estimate with a
+Nothing here sends anything or reads a clock: what the cache holds is handed in (read ahead in
+one batched read, :meth:`~lookup_pandas.client.cache.ClientCache.read_ahead`), the stored batch
+jobs a list. :func:`lookup_pandas.enrichment.estimate.planned` times an estimate with a
 Client's facts.
 """
 
@@ -39,7 +40,6 @@ __all__ = [
     "check_options",
     "check_refresh",
     "job_credits",
-    "offline_plan",
     "plan",
     "stored_batch_jobs_holding",
 ]
@@ -105,12 +105,12 @@ class Options:
 class Plan:
     """What one enrichment does before it pays for anything.
 
-    ``cached`` holds the answers read ahead (empty unless ``read_ahead``), ``to_fetch`` the
-    rest, to buy or (on the fast path) to look up call by call. ``batch``: submit batch jobs
-    for them. ``stored_batch_jobs`` hold some distinct value: polled when ``resume``, else
-    forgotten once their inputs are cached.
+    ``cached`` holds the answers read ahead, ``to_fetch`` the rest, to buy (each single call
+    reads the cache once more before it claims: another process may have bought it since).
+    ``batch``: submit batch jobs for them. ``stored_batch_jobs`` hold some distinct value:
+    polled when ``resume``, else forgotten once their inputs are cached.
 
-    >>> Plan(to_fetch=("ada",)).batch_run  # the fast path: a pool of single calls
+    >>> Plan(to_fetch=("ada",)).batch_run  # a pool of single calls
     False
     """
 
@@ -119,7 +119,6 @@ class Plan:
     batch: bool = False
     stored_batch_jobs: tuple[StoredJob, ...] = ()
     resume: bool = False
-    read_ahead: bool = False
     #: Offline: the values the cache does not hold (``lookup_status="not_cached"``).
     not_cached: tuple[str, ...] = ()
     offline: bool = False
@@ -169,76 +168,51 @@ def check_offline(options: Options) -> None:
         raise UsageError("refresh=True buys every answer again: it needs the network, not offline.")
 
 
-def offline_plan(distinct: Sequence[str], *, cached: Callable[[str], Outcome | None]) -> Plan:
-    """Offline: each value's stored answer (an expired one too), the rest ``not_cached``.
-
-    >>> ada = Outcome("ok", {"handle": "ada"})
-    >>> p = offline_plan(["ada", "grace"], cached={"ada": ada}.get)
-    >>> list(p.cached), p.not_cached, p.to_fetch
-    (['ada'], ('grace',), ())
-    """
-    found = {h: o for h in distinct if (o := cached(h)) is not None}
-    rest = tuple(h for h in distinct if h not in found)
-    return Plan(cached=found, not_cached=rest, read_ahead=True, offline=True)
-
-
 def plan(
     distinct: Sequence[str],
     *,
-    cached: Callable[[str], Outcome | None],
+    cached: Mapping[str, Outcome],
     stored: Sequence[StoredJob],
     options: Options,
     batch_supported: bool | None,
-    balance_seen: bool = True,
     nouns: str = "handles",
+    offline: bool = False,
+    fresh_after: float | None = None,
+    checked: RefreshCounts | None = None,
 ) -> Plan:
     """The plan for ``distinct`` values, or BudgetExceededError (nothing sent).
 
     Args:
-        cached: a value's stored answer, or None; called only when the plan must know ahead
-            (see docs/decisions.md, *The plan*).
+        cached: what the cache holds of ``distinct`` (an expired answer too, offline); with
+            ``refresh=True`` nothing counts. After ``refresh="changed"`` read the feed, the
+            answers it keeps, and ``fresh_after`` and ``checked`` say what it found.
         stored: every stored batch job; those holding none of ``distinct`` are left alone.
-        balance_seen: whether the Client has seen its balance (else what is to buy is counted
-            ahead, for the balance to be checked against).
+        offline: what the cache does not hold is ``not_cached``; nothing is bought.
 
-    >>> p = plan(["ada"], cached={}.get, stored=[], options=Options(), batch_supported=None)
-    >>> p.to_fetch, p.read_ahead  # the fast path: each call reads the cache itself
-    (('ada',), False)
-    >>> plan(["ada", "grace"], cached={}.get, stored=[], options=Options(max_calls=1),
+    >>> p = plan(["ada"], cached={}, stored=[], options=Options(), offline=True,
+    ...          batch_supported=None)
+    >>> p.not_cached, p.to_fetch
+    (('ada',), ())
+    >>> plan(["ada", "grace"], cached={}, stored=[], options=Options(max_calls=1),
     ...      batch_supported=None)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     lookup_pandas.errors.BudgetExceededError: This enrichment needs 2 billable calls ...
     """
+    found = {} if options.refresh is True else {h: cached[h] for h in distinct if h in cached}
+    rest = tuple(h for h in distinct if h not in found)
+    if offline:
+        check_offline(options)
+        return Plan(cached=found, not_cached=rest, offline=True)
+    check_budget(len(rest), len(found), len(distinct), options.max_calls, nouns)
     jobs = tuple(stored_batch_jobs_holding(stored, distinct))
-    resume = bool(jobs) and options.refresh is False
-    method = options.method
-    if options.refresh is True:
-        check_budget(len(distinct), 0, len(distinct), options.max_calls, nouns)  # all billed
-        return Plan(
-            to_fetch=tuple(distinct),
-            batch=use_batch(method, len(distinct), batch_supported),
-            stored_batch_jobs=jobs,
-        )
-    fast = (
-        options.max_calls is None
-        and options.max_credits is None
-        and balance_seen
-        and options.errors == "coerce"
-        and not resume
-        and not use_batch(method, len(distinct), batch_supported)
-    )
-    if fast:  # each call reads the cache, or fetches
-        return Plan(to_fetch=tuple(distinct), stored_batch_jobs=jobs)
-    found = {h: o for h in distinct if (o := cached(h)) is not None}
-    to_fetch = tuple(h for h in distinct if h not in found)
-    check_budget(len(to_fetch), len(found), len(distinct), options.max_calls, nouns)
     return Plan(
         cached=found,
-        to_fetch=to_fetch,
-        batch=use_batch(method, len(to_fetch), batch_supported),
+        to_fetch=rest,
+        batch=use_batch(options.method, len(rest), batch_supported),
         stored_batch_jobs=jobs,
-        resume=resume,
-        read_ahead=True,
+        resume=bool(jobs) and options.refresh is False,
+        fresh_after=fresh_after,
+        checked=checked,
     )
 
 

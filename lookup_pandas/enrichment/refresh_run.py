@@ -45,7 +45,7 @@ from .refresh_plan import (
     regroup,
 )
 from .results import NOT_FOUND, OK, Outcome
-from .single import cached_outcome
+from .single import cached_outcomes
 
 __all__ = [
     "KEEP_CHUNK",
@@ -345,7 +345,7 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        held = {v: o for v in cached.held if (o := cached_outcome(self.client, v)) is not None}
+        held = cached_outcomes(self.client, cached.held)
         expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(

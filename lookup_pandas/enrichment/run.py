@@ -7,7 +7,7 @@
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
 ...                    transport=transport)
 >>> options = Options(progress=False)
->>> the_plan = plan(["ada"], cached=lambda h: None, stored=[], options=options,
+>>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
 >>> state = EnrichmentRun(client, the_plan, options, before=client.stats)
 >>> state.run()
@@ -152,11 +152,8 @@ class EnrichmentRun:
             parts.sender.request, self.kind, refresh=self.refresh, fresh_after=self.plan.fresh_after
         )
 
-    def run(self, missed_at: float | None = None) -> None:
-        """Carry the plan out: record what was read ahead, run the batch jobs, then single calls.
-
-        ``missed_at``: when the cache was read ahead for ``plan.to_fetch``.
-        """
+    def run(self) -> None:
+        """Carry the plan out: record what was read ahead, run the batch jobs, then single calls."""
         plan, options, kind, held = self.plan, self.options, self.kind, self.held
         batch = self._batch_run(held.phases()[0])
         total = len(plan.cached) + len(plan.to_fetch) + len(plan.not_cached)
@@ -179,7 +176,7 @@ class EnrichmentRun:
                     if batch is not None and (over := self.over_budget(singles, total)):
                         batch.finish()  # collected: the single calls would go past the cap
                         raise over
-                    self.run_singles(singles, missed_at)
+                    self.run_singles(singles)
                     if batch is not None and batch.unaffordable:
                         batch.finish()  # the jobs it could pay for are collected
                         bought = self.counts["fetched"]
@@ -409,12 +406,8 @@ class EnrichmentRun:
         self._show(0)  # the batch jobs' final count
         return batch.fallback
 
-    def run_singles(self, handles: Iterable[str], missed_at: float | None = None) -> None:
-        """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache).
-
-        ``missed_at`` is when the cache was read ahead for them and held none
-        (``time.monotonic()``), else None.
-        """
+    def run_singles(self, handles: Iterable[str]) -> None:
+        """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache)."""
         parts, stop = self.parts, self._calls.stop
         workers = parts.settings.max_workers
         # the pool's threads count for this run's tally
@@ -424,7 +417,7 @@ class EnrichmentRun:
         try:
             for handle, held in self._windows(handles, window):
                 check_cancel(self.cancel, _CANCELLED)
-                future = pool.submit(self._fetch, handle, missed_at, held, window)
+                future = pool.submit(self._fetch, handle, held, window)
                 pending[future] = handle
                 self._harvest(pending, block=len(pending) >= 4 * workers, window=window)
             while pending:
@@ -458,14 +451,13 @@ class EnrichmentRun:
             return
         remaining, keys = iter(handles), self.parts.cache.profile_keys
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(keys(chunk, ahead=True, kind=self.kind))
+            held = window.hold(keys(chunk, kind=self.kind))
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
 
     def _fetch(
         self,
         handle: str,
-        missed_at: float | None,
         held: tuple[str, str] | None,
         window: ClaimWindow | None,
     ) -> tuple[Outcome, bool] | None:
@@ -473,7 +465,7 @@ class EnrichmentRun:
         claim = None if held is None or window is None else held[1]
         result = None
         try:
-            result = fetch_one(self._calls, handle, claim, missed_at)
+            result = fetch_one(self._calls, handle, claim)
             return result
         finally:
             if claim is not None and window is not None and held is not None:

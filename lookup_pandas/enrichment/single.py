@@ -5,8 +5,8 @@
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
 ...                    transport=transport, cache=False)
->>> cached_outcome(client, "ada") is None  # no cache: it must be fetched
-True
+>>> cached_outcomes(client, ["ada"])  # no cache: it must be fetched
+{}
 >>> outcome, from_cache = fetch_one(SingleCalls(client.parts.sender.request, PEOPLE), "ada")
 >>> outcome.status, outcome.record["handle"], from_cache
 ('ok', 'ada', False)
@@ -20,7 +20,7 @@ a configuration that cannot work, or a balance that cannot pay ends the job.
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..client.client import Client
@@ -36,14 +36,12 @@ from ..errors import (
 from ..http.decisions import Call, Requester
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.endpoints import checked_data
-from ..store import DONE_SECONDS
 from ..store.pacing import Cancelled
 from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 
 __all__ = [
-    "FRESH_MISS_SECONDS",
     "SingleCalls",
-    "cached_outcome",
+    "cached_outcomes",
     "fetch_one",
     "in_cache",
     "not_cached_outcome",
@@ -52,25 +50,23 @@ __all__ = [
 
 #: Errors that end an enrichment at once: every further call would fail the same way.
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
-#: How long a miss read ahead of the run spares the call its own cache lookup. It is well
-#: inside the time a released claim says "read the cache first" (store.DONE_SECONDS).
-FRESH_MISS_SECONDS = DONE_SECONDS / 2
 
 
-def cached_outcome(client: Client, handle: str, kind: Kind = PEOPLE) -> Outcome | None:
-    """The stored answer for ``handle`` (no network), or None when it must be fetched.
+def cached_outcomes(
+    client: Client, values: Iterable[str], kind: Kind = PEOPLE
+) -> dict[str, Outcome]:
+    """Each value's stored outcome (a record, a billed not-found), read in one batched read, no
+    network. A value missing (or unreadable) must be fetched.
 
-    Example: ``cached_outcome(client, "acme", COMPANIES)`` reads a company's (see the module).
+    Example: ``cached_outcomes(client, ["acme"], COMPANIES)`` reads a company's (see the module).
     """
-    try:
-        env = client.parts.cache.cached(kind.endpoint.path, kind.params(handle))
-    except NotFoundError as exc:
-        return Outcome(NOT_FOUND, error=exc.message, exc=exc)
-    except ServiceError:
-        return None  # an unreadable stored answer is fetched anew
-    if env is not None and isinstance(env.data, dict):
-        return Outcome(OK, env.data)
-    return None
+    found: dict[str, Outcome] = {}
+    for value, answer in client.parts.cache.read_ahead(values, kind).items():
+        if isinstance(answer, NotFoundError):
+            found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
+        elif isinstance(answer.data, dict):
+            found[value] = Outcome(OK, answer.data)
+    return found
 
 
 def not_cached_outcome() -> Outcome:
@@ -103,7 +99,7 @@ class SingleCalls:
     refresh: bool = False
     fresh_after: float | None = None
 
-    def call(self, value: str, held: str | None = None, known_miss: bool = False) -> Call:
+    def call(self, value: str, held: str | None = None) -> Call:
         """``value``'s Call, holding the claim ``held`` (MINE or RECHECK), if any."""
         kind = self.kind
         return Call(
@@ -111,26 +107,21 @@ class SingleCalls:
             kind.params(value),
             refresh=self.refresh,
             cancel=self.stop,
-            known_miss=known_miss,
             held=held,
             fresh_after=self.fresh_after,
         )
 
 
 def fetch_one(
-    calls: SingleCalls, handle: str, held: str | None = None, missed_at: float | None = None
+    calls: SingleCalls, handle: str, held: str | None = None
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache), or None if the run stopped.
 
     The call reads the cache once, right before it waits for its slot and sends. ``held`` is
     the claim the run's window holds (MINE or RECHECK). See the module's example.
     """
-    # Read ahead a moment ago and missed: claim at once. Within FRESH_MISS_SECONDS an answer
-    # another process stored since then still shows in its claim (RECHECK), so nothing is
-    # bought twice. An older miss is looked up again.
-    known_miss = missed_at is not None and time.monotonic() - missed_at < FRESH_MISS_SECONDS
     try:
-        env = calls.request(calls.call(handle, held, known_miss))
+        env = calls.request(calls.call(handle, held))
         checked_data(env, calls.kind.endpoint.path)
         return Outcome(OK, env.data), env.from_cache
     except Cancelled:

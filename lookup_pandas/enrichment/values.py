@@ -38,7 +38,7 @@ from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.credits import RouteCosts
-from .batch_plan import jobs_tagged, use_batch
+from .batch_plan import jobs_tagged
 from .estimate import planned, read_credit_facts
 from .plan import (
     Options,
@@ -47,11 +47,9 @@ from .plan import (
     check_balance,
     check_credits,
     check_method,
-    check_offline,
     check_options,
     check_refresh,
     job_credits,
-    offline_plan,
     plan,
     stored_batch_jobs_holding,
 )
@@ -66,12 +64,11 @@ from .results import (
     Lookup,
     Method,
     OnRecord,
-    Outcome,
     Refresh,
     handed,
 )
 from .run import EnrichmentRun
-from .single import cached_outcome
+from .single import cached_outcomes
 
 if TYPE_CHECKING:
     from .background import Watch
@@ -207,12 +204,11 @@ def lookup_values(
     sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-    missed_at = time.monotonic()  # the cache, if read ahead, held none of plan.to_fetch
     changes = _changes(distinct, client, options)
     the_plan = _plan(distinct, client, options, kind, sink, changes)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
-        # they are used. On the fast path, each call's own cache hit checks it.
+        # they are used.
         client.parts.contact.check_key()
     check_job_credits(client, the_plan, options, kind)
     kept_checked = None if changes is None else keeping(client, changes)
@@ -220,7 +216,7 @@ def lookup_values(
         client, the_plan, options, before=before, on_record=sink, kind=kind, watch=watch
     )
     try:
-        state.run(missed_at if the_plan.read_ahead else None)
+        state.run()
     except BaseException as exc:  # it leaves the engine with what the run did up to there
         if not hasattr(exc, "summary"):
             seconds = time.perf_counter() - started
@@ -285,39 +281,28 @@ def _plan(
     sink: OnRecord | None,
     changes: RefreshPlan | None = None,
 ) -> Plan:
-    """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`), or offline the cache's.
+    """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`) from what the cache holds.
 
-    Offline, what the cache does not hold is ``not_cached``: nothing is sent or paid. After
-    ``refresh="changed"`` read the feed (``changes``), the kept answers are read ahead, and the
-    rest is bought: the movers anew, once (``fresh_after``).
+    The cache is read ahead in one batched read; after ``refresh="changed"`` read the feed
+    (``changes``), its kept answers stand for it. Offline, nothing is sent or paid.
     """
-
-    def cached(h: str) -> Outcome | None:
-        return (o := cached_outcome(client, h, kind)) and handed(sink, h, o)
-
-    if client.settings.offline:
-        check_offline(options)
-        return offline_plan(distinct, cached=cached)
-    stored = jobs_tagged(client.parts.store.jobs(), kind.tag)
     if changes is not None:
-        to_fetch = changes.rebuy + changes.uncached
-        return Plan(
-            cached={v: handed(sink, v, o) for v, o in changes.cached.items()},
-            to_fetch=to_fetch,
-            batch=use_batch(options.method, len(to_fetch), client.parts.batch.supported_for(kind)),
-            stored_batch_jobs=tuple(stored_batch_jobs_holding(stored, distinct)),
-            read_ahead=True,
-            fresh_after=changes.fresh_after,
-            checked=changes.counts,
-        )
+        cached = changes.cached
+    elif options.refresh:  # bought anew (offline, refused by the plan)
+        cached = {}
+    else:
+        cached = cached_outcomes(client, distinct, kind)
+    offline = client.settings.offline
     return plan(
         distinct,
-        cached=cached,
-        stored=stored,
+        cached={h: handed(sink, h, o) for h, o in cached.items()},
+        stored=[] if offline else jobs_tagged(client.parts.store.jobs(), kind.tag),
         options=options,
         batch_supported=client.parts.batch.supported_for(kind),
-        balance_seen=client.stats.credits_balance is not None,
         nouns=kind.nouns,
+        offline=offline,
+        fresh_after=None if changes is None else changes.fresh_after,
+        checked=None if changes is None else changes.counts,
     )
 
 
@@ -378,19 +363,9 @@ def check_job_credits(
     balance (when known) cannot pay what is to fetch. How it reads as little as it can: see
     "Checking a job's credits" in docs/decisions.md.
     """
-    to_fetch: Sequence[str] = the_plan.to_fetch
+    to_fetch, path = the_plan.to_fetch, kind.endpoint.path
     if not to_fetch:
         return
-    path = kind.endpoint.path
-    if not the_plan.read_ahead and not options.refresh:
-        seen = client.stats.credits_balance
-        if seen is not None:
-            costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
-            if len(to_fetch) * costs.cost_of(path) <= seen:
-                return
-        to_fetch = [h for h in to_fetch if not client.parts.cache.is_cached(path, kind.params(h))]
-        if not to_fetch:
-            return
     costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
     # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
     # never falls back); else at the single calls' price, which "auto" falls back to (the

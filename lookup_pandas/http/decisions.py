@@ -76,8 +76,6 @@ class Call:
     refresh: bool = False
     #: False: neither looked up nor stored (batch jobs).
     cache: bool = True
-    #: The caller has just looked the cache up and missed.
-    known_miss: bool = False
     #: The claim the caller holds (MINE, or RECHECK): the call neither claims nor lets go of it.
     held: str | None = None
     #: The request's cache key, when the caller has it already (``Wire.cache_keys``, read
@@ -155,7 +153,7 @@ class SendActions:
         looked = cacheable and cache_on and not call.refresh
         if looked and call.held == RECHECK:
             read = "afresh"
-        elif looked and not call.known_miss:
+        elif looked:
             read = "once"
         else:
             read = "skip"

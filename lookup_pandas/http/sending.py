@@ -59,9 +59,6 @@ from .translate import translated_errors
 __all__ = ["PacedAttempts", "Sender", "Wire"]
 
 logger = logging.getLogger(__name__)
-#: At most this many requests prepared ahead wait for their call (calls a stop cancelled never
-#: take theirs).
-AHEAD_MAX = 4096
 #: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
 Lookup = Callable[[], requests.Response | None]
 
@@ -112,8 +109,6 @@ class Wire:
         self.session = session
         self.settings = settings
         self.cache_on = isinstance(session, CachedSession)
-        # requests prepared ahead by the claim window, each taken by the one call that sends it
-        self._ahead: dict[tuple[str, tuple[tuple[str, Any], ...]], requests.PreparedRequest] = {}
 
     def url(self, path: str) -> str:
         """The URL of ``path`` at the base URL. A full URL is a ConfigurationError."""
@@ -128,10 +123,6 @@ class Wire:
 
         Each send takes a copy. ``body`` is sent as JSON.
         """
-        if self._ahead and method == "GET" and params:
-            ahead = self._ahead.pop((path, tuple(sorted(params.items()))), None)
-            if ahead is not None:
-                return ahead
         header = PANEL_KEY_HEADER if is_panel(path) else DATA_KEY_HEADER
         request = requests.Request(
             method,
@@ -209,13 +200,6 @@ class Wire:
                 )
                 renewed += 1
         return renewed
-
-    def prepare_ahead(self, path: str, params: Mapping[str, Any]) -> requests.PreparedRequest:
-        """:meth:`prepare`, kept for the next call that prepares the same GET (once)."""
-        prepared = self.prepare(path, params)
-        if len(self._ahead) < AHEAD_MAX:
-            self._ahead[(path, tuple(sorted(params.items())))] = prepared
-        return prepared
 
     def cache_key(self, prepared: requests.PreparedRequest) -> str:
         """The answer's name in the cache (and among the processes sharing the store):

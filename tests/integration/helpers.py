@@ -178,14 +178,14 @@ def cache_reads(client: Client) -> Iterator[list[str]]:
     cannot see a cache read): ``with cache_reads(client) as reads: ...; len(reads)``."""
     reads: list[str] = []
     backend = client.session.cache  # type: ignore[attr-defined]
-    original = backend.get_response
+    original = backend.get_responses
 
-    def spy(key: str, *args: Any, **kwargs: Any) -> Any:
-        reads.append(key)
-        return original(key, *args, **kwargs)
+    def spy(keys: list[str]) -> Any:  # a run's read ahead, or one call's read (one key)
+        reads.extend(keys)
+        return original(keys)
 
-    backend.get_response = spy
+    backend.get_responses = spy
     try:
         yield reads
     finally:
-        backend.get_response = original
+        backend.get_responses = original

@@ -20,13 +20,14 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.cache import sqlite
 from lookup_pandas.cache.requests_cache_internals import redis_answer_key
 from lookup_pandas.service.endpoints import COMPANY_PATH as COMPANY
 from lookup_pandas.testing import PROFILE, FakeService
 from lookup_pandas.testing.names import org_id, person_id
 from lookup_pandas.testing.replies import Reply, Request, ok
 
-from ..helpers import make_client
+from ..helpers import cache_reads, make_client
 from ..store.test_redis import everything_in
 
 STATUS = "lookup_status"
@@ -99,9 +100,29 @@ def test_an_alias_leads_nowhere_once_its_answer_names_someone_else(
         fake_service.override(PROFILE, None)
         assert anew["id"].tolist() == ["prsn_someoneElse"]
         assert not client.parts.cache.is_cached(PROFILE, {"id": old})
+        assert client.parts.cache.read_ahead([old]) == {}  # a run's read ahead misses it too
         record = client.profile(old)
     assert record is not None and record["id"] == old
     assert fake_service.count(PROFILE, id=old) == 1
+
+
+def test_a_run_reads_the_cache_ahead_in_one_read_through_the_aliases(
+    fake_service: FakeService, cache: Any, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(sqlite, "READ_CHUNK", 2)  # SQLite: several IN (...) queries
+    ada, grace = person_id("ada-lovelace"), person_id("grace-hopper")
+    with make_client(fake_service, cache=cache) as client:
+        client.profile("ada-lovelace")
+        client.profile(grace)
+        with cache_reads(client) as reads:
+            answers = client.parts.cache.read_ahead([ada, "grace-hopper", "ada-lovelace", "x1"])
+    assert {value: a.data["id"] for value, a in answers.items()} == {  # type: ignore[union-attr]
+        ada: ada,
+        "grace-hopper": grace,
+        "ada-lovelace": ada,
+    }
+    assert len(reads) == 4  # one read of the four keys, none one by one
+    assert fake_service.count(PROFILE) == 2
 
 
 def _reassigned(handle: str, new_id: str) -> Any:

@@ -32,7 +32,7 @@ def _spent(svc: FakeService) -> float:
 # -- a balance that cannot pay ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["auto", "single"])  # batch (read ahead) and the fast path
+@pytest.mark.parametrize("method", ["auto", "single"])  # priced as batch items, as single calls
 def test_a_balance_of_20_with_50_handles_is_refused_with_nothing_billed(
     fake_service, tmp_path, method
 ):

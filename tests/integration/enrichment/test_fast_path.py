@@ -35,8 +35,8 @@ def test_auto_without_batch_jobs_reads_each_answer_from_the_cache_at_most_twice(
 def test_an_answer_bought_elsewhere_after_the_read_ahead_is_not_bought_again(
     fake_service, tmp_path
 ):
-    # The single calls skip their own lookup after a fresh read-ahead miss: an answer another
-    # process bought in between must still be found (through its claim), not bought twice.
+    # A value the read-ahead missed is looked up once more by its single call, right before it
+    # claims: an answer another process bought in between is found, not bought twice.
     cache = tmp_path / "c.sqlite"
     handles = HANDLES[:3]
     with (
@@ -44,15 +44,14 @@ def test_an_answer_bought_elsewhere_after_the_read_ahead_is_not_bought_again(
         make_client(fake_service, cache=cache) as other,
     ):
         client.parts.contact.learn_pace()
-        original = client.parts.cache.cached
+        original = client.parts.cache.read_ahead
 
-        def read_ahead(path, params=None):
-            answer = original(path, params)
-            if params == {"handle": handles[0]}:
-                other.profile(handles[0])  # bought by "another process" right after the miss
-            return answer
+        def read_ahead(values, kind):
+            answers = original(values, kind)
+            other.profile(handles[0])  # bought by "another process" right after the read
+            return answers
 
-        client.parts.cache.cached = read_ahead  # type: ignore[method-assign]
+        client.parts.cache.read_ahead = read_ahead  # type: ignore[method-assign]
         out = pd.DataFrame({"handle": handles}).lookup.enrich_profiles(
             "handle", client=client, progress=False, max_calls=10, method="single"
         )

@@ -134,7 +134,7 @@ ENRICH = textwrap.dedent(
         polars = pl.DataFrame({"handle": ["ada-lovelace"]}).lookup.enrich_profiles(
             "handle", client=client, progress=False
         )
-        print(polars["lookup_status"].to_list(), dict(svc.billed_handles()))
+        print(polars["lookup_status"].to_list(), dict(sorted(svc.billed_handles().items())))
         client.close()
     ddf = dask.dataframe.from_pandas(leads, npartitions=1)
     print(hasattr(ddf, "lookup"), lp.__file__)

@@ -8,6 +8,7 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
+from lookup_pandas.display.facts import RefreshCounts
 from lookup_pandas.enrichment.batch_plan import AUTO_THRESHOLD
 from lookup_pandas.enrichment.plan import (
     Options,
@@ -36,108 +37,80 @@ ADA = Outcome(OK, {"id": "prsn_1", "handle": "ada"})
 GONE = Outcome(NOT_FOUND, error="Not found", exc=NotFoundError("Not found"))
 
 
-class Cache:
-    """A cache as the plan sees it: handle -> stored outcome; counts what was read."""
-
-    def __init__(self, held: dict[str, Outcome] | None = None) -> None:
-        self.held = held or {}
-        self.read: list[str] = []
-
-    def __call__(self, handle: str) -> Outcome | None:
-        self.read.append(handle)
-        return self.held.get(handle)
-
-
 def handles(n: int, prefix: str = "h") -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
 
 
 def planned_for(
     distinct: list[str],
-    cache: Cache | None = None,
+    cached: dict[str, Outcome] | None = None,
     stored: list[StoredJob] | None = None,
     batch_supported: bool | None = None,
+    offline: bool = False,
     **options: object,
-) -> tuple[Plan, Cache]:
-    cache = cache or Cache()
-    out = plan(
+) -> Plan:
+    return plan(
         distinct,
-        cached=cache,
+        cached=cached or {},
         stored=stored or [],
         options=Options(**options),  # type: ignore[arg-type]
         batch_supported=batch_supported,
+        offline=offline,
     )
-    return out, cache
 
 
-# -- the fast path: nothing read ahead -----------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("n", "method", "supported"),
-    [
-        (3, "auto", None),  # too few for batch jobs
-        (AUTO_THRESHOLD, "auto", True),  # at the threshold: still single calls
-        (AUTO_THRESHOLD + 1, "auto", False),  # the service has no batch jobs
-        (500, "single", True),
-        (0, "batch", None),  # nothing to fetch at all
-    ],
-)
-def test_the_fast_path_reads_nothing_ahead(n, method, supported):
-    distinct = handles(n)
-    out, cache = planned_for(distinct, Cache({"h0": ADA}), method=method, batch_supported=supported)
-    assert cache.read == []  # each single call reads the cache itself
-    assert out == Plan(to_fetch=tuple(distinct))
-    assert not out.read_ahead and not out.check_key and not out.batch and not out.batch_run
-
-
-# -- what makes the plan read the cache ahead ------------------------------------------------------
+# -- every plan: what the cache holds (read ahead) is not bought ---------------------------------
 
 
 @pytest.mark.parametrize(
-    ("options", "supported", "n", "why"),
+    ("options", "supported", "n", "batch"),
     [
-        ({"max_calls": 100}, None, 5, "a budget counts what is to pay"),
-        ({"errors": "raise"}, None, 5, "a cached failure raises before paying"),
-        ({"method": "batch"}, None, 5, "batch jobs are for what the cache lacks"),
-        ({"method": "auto"}, None, AUTO_THRESHOLD + 1, "auto, support unknown: batch"),
-        ({"method": "auto"}, True, AUTO_THRESHOLD + 1, "auto, supported: batch"),
+        ({"method": "auto"}, None, 3, False),  # too few for batch jobs
+        ({"method": "auto"}, True, AUTO_THRESHOLD + 2, False),  # at the threshold, once cached
+        ({"method": "single"}, True, 500, False),
+        ({"max_calls": 100}, None, 5, False),  # a budget counts what is to pay
+        ({"errors": "raise"}, None, 5, False),  # a cached failure raises before paying
+        ({"method": "batch"}, None, 5, True),  # batch jobs are for what the cache lacks
+        ({"method": "auto"}, None, AUTO_THRESHOLD + 3, True),  # auto, support unknown: batch
     ],
 )
-def test_read_ahead_when_the_plan_needs_the_cache_first(options, supported, n, why):
+def test_every_plan_buys_only_what_the_cache_lacks(options, supported, n, batch):
     distinct = handles(n)
-    cache = Cache({"h0": ADA, "h1": GONE})
-    out, _ = planned_for(distinct, cache, batch_supported=supported, **options)
-    assert cache.read == distinct, why  # each distinct handle read once, in order
-    assert out.read_ahead and out.check_key
+    out = planned_for(distinct, {"h0": ADA, "h1": GONE}, batch_supported=supported, **options)
+    assert out.check_key  # answers read ahead: a key never proven is checked first
     assert dict(out.cached) == {"h0": ADA, "h1": GONE}
-    assert out.to_fetch == tuple(distinct[2:])
+    assert out.to_fetch == tuple(distinct[2:]) and out.batch is batch
 
 
-def test_a_client_that_has_not_seen_its_balance_reads_ahead_to_know_what_to_buy():
-    # The balance is checked against what is to buy before the first billable call; a Client
-    # that has seen none learns what that is from the cache first (a fully cached job then
-    # sends nothing at all).
-    distinct = handles(5)
-    cache = Cache({"h0": ADA})
-    out = plan(distinct, cached=cache, stored=[], options=Options(), batch_supported=False,
-               balance_seen=False)  # fmt: skip
-    assert cache.read == distinct
-    assert out.read_ahead and out.cached == {"h0": ADA} and out.to_fetch == tuple(distinct[1:])
-    seen = plan(distinct, cached=Cache(), stored=[], options=Options(), batch_supported=False)
-    assert not seen.read_ahead  # the balance seen: the fast path
+def test_offline_what_the_cache_lacks_is_not_cached_and_nothing_is_bought():
+    out = planned_for(["a", "b"], {"a": ADA}, offline=True, max_calls=0, method="batch")
+    assert dict(out.cached) == {"a": ADA} and out.not_cached == ("b",)
+    assert out.to_fetch == () and not out.batch_run and not out.check_key
+    for refresh in (True, "changed"):
+        with pytest.raises(UsageError, match="not offline"):
+            planned_for(["a"], {"a": ADA}, offline=True, refresh=refresh)
+
+
+def test_a_refresh_that_read_the_feed_buys_what_it_did_not_keep_once():
+    counts = RefreshCounts(checked=2, unchanged=1, moved=1)
+    out = plan(["a", "b", "c"], cached={"a": ADA}, stored=[], batch_supported=None,
+               options=Options(refresh="changed"), fresh_after=1.5, checked=counts)  # fmt: skip
+    assert dict(out.cached) == {"a": ADA} and out.to_fetch == ("b", "c")
+    assert (out.fresh_after, out.checked, out.resume) == (1.5, counts, False)
+    with pytest.raises(BudgetExceededError, match="needs 2 billable calls"):
+        plan(["a", "b", "c"], cached={"a": ADA}, stored=[], batch_supported=None,
+             options=Options(refresh="changed", max_calls=1))  # fmt: skip
 
 
 def test_errors_raise_reads_ahead_so_a_cached_failure_is_met_before_paying():
-    out, cache = planned_for(["ada", "gone", "new"], Cache({"gone": GONE}), errors="raise")
-    assert cache.read == ["ada", "gone", "new"]
+    out = planned_for(["ada", "gone", "new"], {"gone": GONE}, errors="raise")
     assert out.cached == {"gone": GONE} and out.to_fetch == ("ada", "new")
     assert not out.batch  # two to fetch: single calls
 
 
-def test_nothing_cached_is_read_ahead_but_no_key_check_is_needed():
-    out, _ = planned_for(handles(3), max_calls=3)
-    assert out.read_ahead and not out.check_key and out.to_fetch == ("h0", "h1", "h2")
+def test_nothing_cached_needs_no_key_check():
+    out = planned_for(handles(3), max_calls=3)
+    assert not out.check_key and out.to_fetch == ("h0", "h1", "h2")
 
 
 # -- batch or single: decided on what is left to fetch --------------------------------------------
@@ -158,9 +131,9 @@ def test_auto_uses_batch_jobs_above_the_threshold_when_the_service_may_have_them
 ):
     cached = handles(10, "c")
     distinct = cached + handles(to_fetch)
-    out, _ = planned_for(
+    out = planned_for(
         distinct,
-        Cache(dict.fromkeys(cached, ADA)),
+        dict.fromkeys(cached, ADA),
         batch_supported=supported,
         max_calls=10_000,  # read ahead, so the count is of what the cache lacks
     )
@@ -171,14 +144,14 @@ def test_auto_uses_batch_jobs_above_the_threshold_when_the_service_may_have_them
 def test_auto_decides_on_what_the_cache_lacks_not_on_every_handle():
     distinct = handles(AUTO_THRESHOLD + 5)
     held = dict.fromkeys(distinct[:10], ADA)  # 15 left: below the threshold
-    out, _ = planned_for(distinct, Cache(held), batch_supported=True, max_calls=100)
+    out = planned_for(distinct, held, batch_supported=True, max_calls=100)
     assert len(out.to_fetch) == AUTO_THRESHOLD - 5 and not out.batch
 
 
 def test_method_batch_submits_whatever_is_left_and_nothing_when_all_is_cached():
-    out, _ = planned_for(["a", "b"], Cache({"a": ADA}), method="batch")
+    out = planned_for(["a", "b"], {"a": ADA}, method="batch")
     assert out.batch and out.to_fetch == ("b",)
-    out, _ = planned_for(["a"], Cache({"a": ADA}), method="batch")
+    out = planned_for(["a"], {"a": ADA}, method="batch")
     assert not out.batch and out.to_fetch == ()
 
 
@@ -196,24 +169,22 @@ def test_method_batch_submits_whatever_is_left_and_nothing_when_all_is_cached():
 )
 def test_refresh_buys_every_handle_and_reads_nothing_ahead(n, method, batch):
     distinct = handles(n)
-    cache = Cache(dict.fromkeys(distinct, ADA))
-    out, _ = planned_for(distinct, cache, refresh=True, method=method, errors="raise", max_calls=n)
-    assert cache.read == [] and out.cached == {}
+    cached = dict.fromkeys(distinct, ADA)
+    out = planned_for(distinct, cached, refresh=True, method=method, errors="raise", max_calls=n)
+    assert out.cached == {} and not out.check_key
     assert out.to_fetch == tuple(distinct) and out.batch is batch
-    assert not out.read_ahead and not out.resume
+    assert not out.resume
 
 
 def test_refresh_counts_every_handle_against_the_budget():
-    cache = Cache({"a": ADA, "b": ADA})
     with pytest.raises(BudgetExceededError) as info:
-        planned_for(["a", "b", "c"], cache, refresh=True, max_calls=2)
+        planned_for(["a", "b", "c"], {"a": ADA, "b": ADA}, refresh=True, max_calls=2)
     assert (info.value.needed, info.value.allowed) == (3, 2)
-    assert cache.read == []
 
 
 def test_refresh_keeps_the_stored_batch_jobs_in_view_without_resuming_them():
     job = StoredJob("job_1", ("a", "z"), 0.0)
-    out, _ = planned_for(["a", "b"], stored=[job], refresh=True)
+    out = planned_for(["a", "b"], stored=[job], refresh=True)
     assert out.stored_batch_jobs == (job,) and not out.resume
     assert out.batch_run  # finish() forgets it once its inputs are cached
 
@@ -233,9 +204,9 @@ def test_refresh_keeps_the_stored_batch_jobs_in_view_without_resuming_them():
 )
 def test_the_budget_counts_only_what_the_cache_lacks(cached, max_calls, fits):
     distinct = handles(5)
-    cache = Cache(dict.fromkeys(distinct[:cached], ADA))
+    cache = dict.fromkeys(distinct[:cached], ADA)
     if fits:
-        out, _ = planned_for(distinct, cache, max_calls=max_calls)
+        out = planned_for(distinct, cache, max_calls=max_calls)
         assert len(out.to_fetch) == 5 - cached
         return
     with pytest.raises(BudgetExceededError) as info:
@@ -254,18 +225,17 @@ def test_check_budget_without_a_budget_never_refuses():
 # -- stored batch jobs: resumed when they hold a needed handle -------------------------------------
 
 
-def test_stored_batch_jobs_holding_a_handle_are_resumed_and_read_the_cache_ahead():
+def test_stored_batch_jobs_holding_a_handle_the_cache_lacks_are_resumed():
     held = StoredJob("job_1", ("b", "x"), 0.0)
     other = StoredJob("job_2", ("y",), 0.0)
-    out, cache = planned_for(["a", "b"], Cache({"a": ADA}), stored=[held, other])
-    assert cache.read == ["a", "b"]  # resuming is for what the cache lacks
+    out = planned_for(["a", "b"], {"a": ADA}, stored=[held, other])
     assert out.stored_batch_jobs == (held,) and out.resume
     assert out.to_fetch == ("b",) and not out.batch and out.batch_run
 
 
-def test_stored_batch_jobs_holding_nothing_needed_leave_the_fast_path_alone():
-    out, cache = planned_for(["a"], stored=[StoredJob("job_2", ("y",), 0.0)])
-    assert cache.read == [] and out.stored_batch_jobs == () and not out.batch_run
+def test_stored_batch_jobs_holding_nothing_needed_are_left_alone():
+    out = planned_for(["a"], stored=[StoredJob("job_2", ("y",), 0.0)])
+    assert out.stored_batch_jobs == () and not out.batch_run
 
 
 def test_stored_batch_jobs_holding():

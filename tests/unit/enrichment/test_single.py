@@ -16,7 +16,7 @@ import lookup_pandas as lp
 from lookup_pandas.enrichment.results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
 from lookup_pandas.enrichment.single import (
     SingleCalls,
-    cached_outcome,
+    cached_outcomes,
     fetch_one,
     in_cache,
     not_cached_outcome,
@@ -175,28 +175,28 @@ def test_a_company_is_looked_up_by_its_slug(client, transport):
     assert url.endswith("slug=acme")
 
 
-# -- cached_outcome: the cache, never the network ------------------------------------------------
+# -- cached_outcomes: the cache, never the network ------------------------------------------------
 
 
 def test_the_cache_gives_the_stored_outcome_or_none_and_sends_nothing(client, transport):
     stop = threading.Event()
-    assert cached_outcome(client, "ada") is None
+    assert cached_outcomes(client, ["ada"]) == {}
     fetch_one(calls(client, stop), "ada")
     fetch_one(calls(client, stop), "ghost")
     fetch_one(calls(client, stop, kind=COMPANIES), "acme")
     before = len(transport.requests)
-    assert cached_outcome(client, "ada") == Outcome(OK, RECORDS["ada"])
-    gone = cached_outcome(client, "ghost")
-    assert gone is not None and gone.status == NOT_FOUND and gone.error == "Profile not found"
-    assert cached_outcome(client, "acme", COMPANIES) == Outcome(OK, RECORDS["acme"])
-    assert cached_outcome(client, "acme") is None  # a person named acme was never bought
+    found = cached_outcomes(client, ["ada", "ghost", "acme"])  # a person named acme: never bought
+    assert list(found) == ["ada", "ghost"] and found["ada"] == Outcome(OK, RECORDS["ada"])
+    gone = found["ghost"]
+    assert gone.status == NOT_FOUND and gone.error == "Profile not found"
+    assert cached_outcomes(client, ["acme"], COMPANIES) == {"acme": Outcome(OK, RECORDS["acme"])}
     assert len(transport.requests) == before
 
 
 def test_without_a_cache_nothing_is_cached(transport):
     with lp.Client(api_key="lk_test_unit", base_url=BASE, cache=False, transport=transport) as c:
         fetch_one(calls(c, threading.Event()), "ada")
-        assert cached_outcome(c, "ada") is None
+        assert cached_outcomes(c, ["ada"]) == {}
 
 
 def test_offline_a_value_not_in_the_cache_is_not_cached_and_raises_as_such():

@@ -202,11 +202,9 @@ ACTIONS_TABLE = [
      ("skip", False, True, True, True)),
     ("only an answer stored since a time: read once, claim a miss",
      replace(PROFILE, fresh_after=1.0), ONLINE, True, ("once", True, True, True, True)),
-    ("a miss the caller just read: claimed, not read", replace(PROFILE, known_miss=True),
-     ONLINE, True, ("skip", True, True, True, True)),
     ("a claim the caller holds: read once, not claimed", replace(PROFILE, held=MINE), ONLINE,
      True, ("once", False, True, True, True)),
-    ("a claim let go of lately: read afresh", replace(PROFILE, held=RECHECK, known_miss=True),
+    ("a claim let go of lately: read afresh", replace(PROFILE, held=RECHECK),
      ONLINE, True, ("afresh", False, True, True, True)),
     ("a batch poll: never cached", Call(BATCH, {"job_id": "j"}, cache=False), ONLINE, True,
      ("skip", False, True, False, True)),
@@ -247,7 +245,7 @@ FRESH = replace(PROFILE, fresh_after=1_700_000_000.0)
 def test_a_call_asking_for_an_answer_stored_since_a_time_carries_it_to_its_lookups():
     actions = SendActions.from_call(FRESH, ONLINE, cache_on=True)
     assert actions.fresh_after == 1_700_000_000.0 and actions.claim and actions.read == "once"
-    held_call = replace(FRESH, held=RECHECK, known_miss=True)
+    held_call = replace(FRESH, held=RECHECK)
     held = SendActions.from_call(held_call, ONLINE, cache_on=True)
     assert (held.read, held.claim, held.fresh_after) == ("afresh", False, 1_700_000_000.0)
     assert SendActions.from_call(PROFILE, ONLINE, cache_on=True).fresh_after is None

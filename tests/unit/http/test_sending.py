@@ -79,58 +79,38 @@ def test_a_call_claims_and_lets_go_itself_unless_its_claim_is_held(cached_client
     assert sent == 2
 
 
-def test_a_held_claim_still_reads_the_cache_once_unless_the_caller_just_did(cached_client):
+def test_a_held_claim_still_reads_the_cache_once_before_buying(cached_client):
+    # another process may have bought it since the run read the cache ahead
     counted = cached_client.counted
-    cached_client.parts.sender.request(
-        Call(PROFILE_PATH, {"handle": "ada"}, held=MINE, known_miss=True)
-    )
-    assert counted == {}  # a miss the caller just read: bought at once
+    assert not cached_client.parts.sender.request(
+        Call(PROFILE_PATH, {"handle": "ada"}, held=MINE)
+    ).from_cache
+    assert counted == {"cached": 1}  # read once, missed: bought
     assert cached_client.parts.sender.request(
         Call(PROFILE_PATH, {"handle": "ada"}, held=MINE)
     ).from_cache
-    assert counted == {"cached": 1}
+    assert counted == {"cached": 2}
 
 
 def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_client):
     counted = cached_client.counted
-    env = cached_client.parts.sender.request(
-        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True)
-    )
+    env = cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK))
     assert not env.from_cache and counted == {"cached": 5}  # looked a few times, then bought
     counted.clear()
     assert cached_client.parts.sender.request(
-        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True)
+        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK)
     ).from_cache
     assert counted == {"cached": 1}
 
 
-def test_a_request_prepared_ahead_is_sent_by_its_call_once(cached_client):
-    wire = cached_client.parts.wire
-    prepared: list[str] = []
-    session_prepare = wire.session.prepare_request
-
-    def counting(request):
-        if "handle" in request.params:  # not the tier read of first contact
-            prepared.append(request.params["handle"])
-        return session_prepare(request)
-
-    wire.session.prepare_request = counting
-    keys = cached_client.parts.cache.profile_keys(["ada", "grace"], ahead=True)
-    assert prepared == ["ada", "grace"]
+def test_the_keys_of_a_run_are_the_caches_own_names_for_its_answers(cached_client):
+    keys = cached_client.parts.cache.profile_keys(["ada", "grace"])
     for handle in ("ada", "grace"):
         cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}, held=MINE))
-    assert prepared == ["ada", "grace"]  # the calls took the requests prepared ahead
-    assert cached_client.parts.sender.request(
-        Call(PROFILE_PATH, {"handle": "ada"})
-    ).from_cache  # the next call prepares its own
-    assert prepared == ["ada", "grace", "ada"]
-    # the keys are the cache's own names for those answers
     stored = cached_client.session.cache.responses.keys()
     assert set(keys.values()) <= set(stored)
-    # without ahead, nothing is kept for later
-    cached_client.parts.cache.profile_keys(["linus"])
-    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "linus"}, held=MINE))
-    assert prepared.count("linus") == 2
+    wire = cached_client.parts.wire  # the key each call claims and stores by
+    assert keys["ada"] == wire.cache_key(wire.prepare(PROFILE_PATH, {"handle": "ada"}))
 
 
 # -- fresh_after: only an answer stored since a time counts ---------------------------------------
@@ -186,7 +166,7 @@ def test_a_claim_let_go_of_lately_with_only_an_older_answer_is_bought_after_a_fe
     counted.clear()
     since = time.time()
     env = cached_client.parts.sender.request(
-        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, known_miss=True, fresh_after=since)
+        Call(PROFILE_PATH, {"handle": "ada"}, held=RECHECK, fresh_after=since)
     )
     assert not env.from_cache and counted == {"cached": 5}  # the older answer never counted
     assert sent(cached_client, "ada") == 2
