@@ -29,7 +29,6 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-
 from ..cache import CacheInfo, Forgotten, OpenCache, admin
 from ..errors import NotFoundError, ServiceError
 from ..http.sending import Wire

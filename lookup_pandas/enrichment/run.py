@@ -462,13 +462,12 @@ class EnrichmentRun:
         window: ClaimWindow | None,
     ) -> tuple[Outcome, bool] | None:
         """:func:`fetch_one` in a pool thread, telling ``window`` when a held claim is done."""
-        claim = None if held is None or window is None else held[1]
         result = None
         try:
-            result = fetch_one(self._calls, handle, claim)
+            result = fetch_one(self._calls, handle, held)
             return result
         finally:
-            if claim is not None and window is not None and held is not None:
+            if held is not None and window is not None:
                 window.finished(held[0], bought=in_cache(result))
 
     def _harvest(

@@ -89,7 +89,7 @@ class SingleCalls:
     counts only if stored since then (seconds since the epoch), else it is bought anew, once
     among the processes (:class:`~lookup_pandas.http.decisions.Call`).
 
-    >>> SingleCalls(print, PEOPLE, refresh=True).call("ada", held="mine").params
+    >>> SingleCalls(print, PEOPLE, refresh=True).call("ada", held=("k", "mine")).params
     {'handle': 'ada'}
     """
 
@@ -99,26 +99,29 @@ class SingleCalls:
     refresh: bool = False
     fresh_after: float | None = None
 
-    def call(self, value: str, held: str | None = None) -> Call:
-        """``value``'s Call, holding the claim ``held`` (MINE or RECHECK), if any."""
+    def call(self, value: str, held: tuple[str, str] | None = None) -> Call:
+        """``value``'s Call, holding the claim ``held`` (its cache key, and MINE or RECHECK),
+        if any: the call then works out no key."""
         kind = self.kind
+        key, claim = held if held is not None else (None, None)
         return Call(
             kind.endpoint.path,
             kind.params(value),
             refresh=self.refresh,
             cancel=self.stop,
-            held=held,
+            held=claim,
+            key=key,
             fresh_after=self.fresh_after,
         )
 
 
 def fetch_one(
-    calls: SingleCalls, handle: str, held: str | None = None
+    calls: SingleCalls, handle: str, held: tuple[str, str] | None = None
 ) -> tuple[Outcome, bool] | None:
     """One handle's answer in a pool thread: (outcome, from_cache), or None if the run stopped.
 
     The call reads the cache once, right before it waits for its slot and sends. ``held`` is
-    the claim the run's window holds (MINE or RECHECK). See the module's example.
+    the claim the run's window holds (its key, and MINE or RECHECK). See the module's example.
     """
     try:
         env = calls.request(calls.call(handle, held))

@@ -93,10 +93,11 @@ def calls(
 def test_a_runs_calls_carry_its_fixed_parts_and_each_its_own_claim():
     stop = threading.Event()
     made = SingleCalls(lambda call: None, COMPANIES, stop, refresh=True, fresh_after=1.0)
-    call = made.call("acme", held="mine", known_miss=True)
+    call = made.call("acme", held=("the-key", "mine"))
     assert (call.path, dict(call.params)) == (COMPANY_PATH, {"slug": "acme"})
     assert (call.refresh, call.cancel, call.fresh_after) == (True, stop, 1.0)
-    assert (call.held, call.known_miss) == ("mine", True)
+    assert (call.held, call.key) == ("mine", "the-key")
+    assert made.call("acme").key is None  # unheld: the call works its key out
     assert call.cache and call.paced  # a lookup is cached and paced
 
 
