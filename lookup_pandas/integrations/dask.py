@@ -15,7 +15,6 @@ frame keeps the run's summary: ``enriched.compute().lookup.summary`` (its ``rows
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,12 +27,11 @@ from dask.delayed import delayed
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
-from ..api.enriched_frames import SUMMARY_ATTR, summary_of, with_summary
+from ..api.enriched_frames import SUMMARY_ATTR, with_summary
 from ..client.client import resolve_client
 from ..client.spec import ClientSpec
-from ..display.facts import RefreshCounts
 from ..enrichment.plan import Options
-from ..enrichment.results import Estimate, JobSummary, Refresh
+from ..enrichment.results import Estimate, Refresh
 from ..enrichment.values import lookup_values
 from ..errors import UsageError
 from ..frames.arrow import nested_types
@@ -276,17 +274,18 @@ def _fetch(
 
 def _table(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """The fetched partitions as one table, with the run's summary: the sum of theirs."""
-    summaries = [s for s in map(summary_of, parts) if s is not None]
+    kept = [p.attrs[SUMMARY_ATTR] for p in parts if isinstance(p.attrs.get(SUMMARY_ATTR), dict)]
     table = pd.concat(parts)
-    table.attrs = {}
-    return with_summary(table, _sum(summaries)) if summaries else table
+    table.attrs = {SUMMARY_ATTR: _sum(kept)} if kept else {}
+    return table
 
 
-def _sum(summaries: list[JobSummary]) -> JobSummary:
-    """One summary of the partitions': counts added up, ``seconds`` the longest."""
+def _sum(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One summary of the partitions' (as ``with_summary`` keeps them): counts added up,
+    ``seconds`` the longest."""
     first, *rest = summaries
-    total = dataclasses.asdict(first)
-    for other in map(dataclasses.asdict, rest):
+    total = dict(first)
+    for other in rest:
         for name, value in other.items():
             if name == "seconds":
                 total[name] = max(total[name], value)
@@ -296,8 +295,7 @@ def _sum(summaries: list[JobSummary]) -> JobSummary:
                     total[name] = {k: mine.get(k, 0) + value.get(k, 0) for k in mine | value}
             else:
                 total[name] += value
-    refresh = total.pop("refresh")
-    return JobSummary(**total, refresh=RefreshCounts(**refresh) if refresh else None)
+    return total
 
 
 def _join(
