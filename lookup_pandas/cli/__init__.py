@@ -19,38 +19,10 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from . import options as _options
-from .estimate import describe_estimate
-from .exits import (
-    EXIT_AUTH,
-    EXIT_BROKEN_PIPE,
-    EXIT_BUDGET,
-    EXIT_CONFIG,
-    EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
-    EXIT_SERVICE,
-    InputError,
-    run,
-    show_warning,
-    warning_lines,
-)
-from .options import *  # noqa: F403  the typed options are the command line's names too
-from .parser import build_parser, parse_args
+from .exits import run, show_warning, warning_lines
+from .parser import parse_args
 
-__all__ = [
-    "EXIT_AUTH",
-    "EXIT_BROKEN_PIPE",
-    "EXIT_BUDGET",
-    "EXIT_CONFIG",
-    "EXIT_INCOMPLETE",
-    "EXIT_INTERRUPTED",
-    "EXIT_SERVICE",
-    "InputError",
-    "build_parser",
-    "describe_estimate",
-    "main",
-    "parse_args",
-]
-__all__ += _options.__all__
+__all__ = ["command", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,7 +54,7 @@ def command(options: _options.CommandOptions) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (its module imported only now).
 
     Example:
-        >>> command(TierOptions()).func.__name__
+        >>> command(_options.TierOptions()).func.__name__
         'tier'
     """
     module, name = _COMMANDS[type(options)]

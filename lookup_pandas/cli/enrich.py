@@ -16,18 +16,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
 from ..api.columns import check_columns
-from ..csv_chunks import (
-    AUTO_CHUNK_ROWS,
-    EnrichedChunk,
-    HandleMap,
-    HandleTable,
-    InputChanged,
-    PartFile,
-    RecordStore,
-    chunk_rows,
-    enrich_chunk,
-    scan_handles,
-)
+from ..csv_chunks.json_records import RecordStore
+from ..csv_chunks.part_file import PartFile
+from ..csv_chunks.scan import AUTO_CHUNK_ROWS, InputChanged, chunk_rows, scan_handles
+from ..csv_chunks.table import EnrichedChunk, HandleTable, enrich_chunk
+from ..identifiers.distinct import HandleMap
 from .estimate import print_estimate
 from .exits import InputError
 from .options import STDIN, EnrichOptions

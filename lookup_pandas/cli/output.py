@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..csv_chunks import PartFile
+from ..csv_chunks.part_file import PartFile
 from .exits import InputError
 from .options import STDIN
 

@@ -54,7 +54,7 @@ def default_cache_path() -> Path:
     return Path(platformdirs.user_cache_dir("lookup_pandas")) / "http_cache.sqlite"
 
 
-def _cache_setting(
+def cache_setting(
     cache: bool | str | os.PathLike[str] | None,
 ) -> tuple[Path | None, str | None]:
     """(the SQLite file, None), (None, a checked Redis URL), or (None, None): no cache.
@@ -352,7 +352,7 @@ class Settings:
     def _cache_parts(self) -> tuple[Path | None, str | None]:
         if isinstance(self.cache, Path):
             return self.cache, None
-        return _cache_setting(self.cache)
+        return cache_setting(self.cache)
 
     @property
     def cache_path(self) -> Path | None:
@@ -439,7 +439,7 @@ class Settings:
             check = f.metadata["check"]
             if check is not None:
                 values[name] = check(name, options.get(name, f.default))
-        cache_path, cache_url = _cache_setting(options.get("cache", True))
+        cache_path, cache_url = cache_setting(options.get("cache", True))
         values["cache"] = cache_path or cache_url or False
         settings = cls(**values)
         # Derived, not settings of their own (frozen: set once, here).
@@ -469,9 +469,6 @@ class Settings:
 
 #: The names of a Client's settings, in order: ``Client``'s keywords (but ``transport``).
 SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.init)
-
-
-cache_setting = _cache_setting  # public name for cache/admin
 
 
 def keyword_help() -> str:

@@ -11,6 +11,9 @@ Example:
     >>> from lookup_pandas.enrichment.plan import Options
     >>> from lookup_pandas.enrichment.values import lookup_values
     >>> from lookup_pandas.testing import MockTransport, people_service
+    >>> from lookup_pandas.csv_chunks.json_records import RecordStore
+    >>> from lookup_pandas.csv_chunks.scan import HandleMap, scan_handles
+    >>> from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
     >>> answer = people_service(
     ...     {"id": "prsn_1", "handle": "ada"}, limit_per_minute=600, balance=100
     ... )
@@ -27,43 +30,3 @@ Example:
     [{'ok': 1, 'invalid': 1}, {'ok': 1}]
     >>> client.close()
 """
-
-from __future__ import annotations
-
-from .csv_text import TERMINATOR, csv_header, csv_parts, split_records
-from .json_records import ColumnKinds, RecordStore
-from .part_file import PartFile
-from .scan import (
-    AUTO_CHUNK_ROWS,
-    CHUNK_ROWS,
-    HandleMap,
-    InputChanged,
-    Mapped,
-    Scan,
-    chunk_rows,
-    scan_handles,
-)
-from .table import BATCH_ROWS, TABLE_SLICE, EnrichedChunk, HandleTable, enrich_chunk
-
-__all__ = [
-    "AUTO_CHUNK_ROWS",
-    "BATCH_ROWS",
-    "CHUNK_ROWS",
-    "TABLE_SLICE",
-    "TERMINATOR",
-    "ColumnKinds",
-    "EnrichedChunk",
-    "HandleMap",
-    "HandleTable",
-    "InputChanged",
-    "Mapped",
-    "PartFile",
-    "RecordStore",
-    "Scan",
-    "chunk_rows",
-    "csv_header",
-    "csv_parts",
-    "enrich_chunk",
-    "scan_handles",
-    "split_records",
-]

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..identifiers.distinct import HandleMap as HandleMap
-from ..identifiers.distinct import Mapped as Mapped
+from ..identifiers.distinct import HandleMap
 
 #: Rows per chunk when chunking was not asked for; a file with more rows than this is read in
 #: chunks unasked. A chunk's own memory, and a file's count of rows, do not depend on how many

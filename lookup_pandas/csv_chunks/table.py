@@ -16,9 +16,10 @@ import pandas as pd
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN
 from ..enrichment.results import INVALID, OK, Lookup
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
+from ..identifiers.distinct import HandleMap, Mapped
 from .csv_text import TERMINATOR, csv_header, csv_parts
 from .json_records import ColumnKinds, RecordStore
-from .scan import HandleMap, InputChanged, Mapped
+from .scan import InputChanged
 
 #: Rows joined into one string before it is written (about a MiB of text for rich records:
 #: larger batches add tens of MiB to the peak, for no speed).

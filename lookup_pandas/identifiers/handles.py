@@ -96,16 +96,10 @@ PERSON_RULES = Rules()
 
 
 def _is_missing(value: object) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    try:
-        import pandas as pd
+    import pandas as pd  # on first use: the module itself needs no pandas
 
-        return value is pd.NA or value is pd.NaT
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return False
+    nan = isinstance(value, float) and math.isnan(value)
+    return value is None or nan or value is pd.NA or value is pd.NaT
 
 
 def _from_url(text: str, segment: str = "in") -> str | None:
@@ -180,10 +174,14 @@ def _round(text: str, fold_case: bool, segment: str = "in") -> tuple[str | None,
     return (text.lower() if fold_case else text), None
 
 
-def _clean(
-    value: object, fold_case: bool, rules: Rules = PERSON_RULES
+def cleaned(
+    value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
 ) -> tuple[str | None, str | None]:
-    """(handle, None) when valid, else (None, reason)."""
+    """``(handle, None)`` when ``value`` is a usable handle, else ``(None, reason)``.
+
+    >>> cleaned("@Ada"), cleaned("")
+    (('ada', None), (None, 'empty'))
+    """
     if _is_missing(value):
         return None, "missing"
     if isinstance(value, bytes | bytearray):
@@ -226,17 +224,6 @@ def _clean(
     return text, None
 
 
-def cleaned(
-    value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
-) -> tuple[str | None, str | None]:
-    """``(handle, None)`` when ``value`` is a usable handle, else ``(None, reason)``.
-
-    >>> cleaned("@Ada"), cleaned("")
-    (('ada', None), (None, 'empty'))
-    """
-    return _clean(value, fold_case, rules)
-
-
 def normalise_handle(
     value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES
 ) -> str | None:
@@ -248,7 +235,7 @@ def normalise_handle(
     >>> normalise_handle("Straße"), normalise_handle("Ada", fold_case=False)
     ('straße', 'Ada')
     """
-    return _clean(value, fold_case, rules)[0]
+    return cleaned(value, fold_case=fold_case, rules=rules)[0]
 
 
 def invalid_reason(
@@ -259,7 +246,7 @@ def invalid_reason(
     >>> invalid_reason("ab"), invalid_reason("Null"), invalid_reason("Null", fold_case=False)
     ('too short (min 3 characters)', 'normalises to a missing-value string', None)
     """
-    return _clean(value, fold_case, rules)[1]
+    return cleaned(value, fold_case=fold_case, rules=rules)[1]
 
 
 def checked_handle(value: object, *, fold_case: bool = True, rules: Rules = PERSON_RULES) -> str:
@@ -273,7 +260,7 @@ def checked_handle(value: object, *, fold_case: bool = True, rules: Rules = PERS
     lookup_pandas.errors.UsageError: 'ada@example.com' is not a handle or profile URL: an e-mail
     address. Nothing was sent.
     """
-    handle, reason = _clean(value, fold_case, rules)
+    handle, reason = cleaned(value, fold_case=fold_case, rules=rules)
     if handle is not None:
         return handle
     shown = repr(value)

@@ -15,7 +15,6 @@ frame keeps the run's summary: ``enriched.compute().lookup.summary`` (its ``rows
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,20 +27,18 @@ from dask.delayed import delayed
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
-from ..api.enriched_frames import SUMMARY_ATTR, summary_of, with_summary
-from ..client import credits as credit_facts
-from ..client.client import Client, resolve_client
+from ..api.enriched_frames import SUMMARY_ATTR, with_summary
+from ..client.client import resolve_client
 from ..client.spec import ClientSpec
-from ..display.facts import RefreshCounts
-from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
-from ..enrichment.results import Estimate, JobSummary, Refresh
+from ..enrichment.plan import Options
+from ..enrichment.results import Estimate, Refresh
 from ..enrichment.values import lookup_values
-from ..errors import BudgetExceededError, ConfigurationError, UsageError
+from ..errors import UsageError
 from ..frames.arrow import nested_types
 from ..frames.records import prefixed_names
 from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
-from ..service.credits import RouteCosts
+from .lazy import billable, check_budgets, check_given, checked_fields, worker_options, worker_spec
 
 __all__ = [
     "DaskLookupAccessor",
@@ -75,9 +72,7 @@ def output_columns(
 
 
 def _checked_fields(fields: Sequence[str]) -> list[str]:
-    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
-        raise UsageError(f"fields must be a list of field names, not {fields!r}")
-    chosen = list(dict.fromkeys(fields))
+    chosen = checked_fields(fields)
     if not chosen:
         raise UsageError("fields must name at least one field (e.g. ['id', 'handle'])")
     return chosen
@@ -130,17 +125,10 @@ def _enrich(
 ) -> dd.DataFrame:
     """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
-    if given["background"] or given["provenance"]:
-        raise UsageError(
-            "background= is for pandas frames and provenance= for pandas and polars ones: a "
-            "dask DataFrame is lazy already (compute it where you like), and its workers keep "
-            "no sources."
-        )
-    check_options(given["errors"], given["max_calls"])
-    check_refresh(given["refresh"], kind)
-    check_method(given["method"])
+    refused = given["background"] or given["provenance"]
+    check_given(given, kind, _REFUSED if refused else None)
     own = check_columns(frame._meta, column, prefix)
-    spec = _spec(resolve_client(given["client"]))
+    spec = worker_spec(resolve_client(given["client"]), "Dask workers", _SHARED)
     columns = output_columns(fields, prefix, kind, own)
 
     handles = frame[column].map_partitions(
@@ -163,9 +151,9 @@ def _enrich(
     profiles = distinct.map_partitions(
         _fetch,
         spec,
-        _worker_options(given),
+        worker_options(given),
         (prefix, own),
-        (given["max_calls"], given["max_credits"]),
+        {name: given[name] for name in ("max_calls", "max_credits")},  # never the client
         needed,  # dask collections as arguments of their own: dask computes them first
         total,
         columns,
@@ -224,15 +212,14 @@ class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
     estimate_companies = frame_method(estimate_companies)
 
 
-def _spec(client: Client) -> ClientSpec:
-    """The Client's spec for workers. Refused when its answers cannot be shared."""
-    if client.settings.cache_path is None and client.settings.cache_url is None:
-        raise ConfigurationError(
-            "Dask workers share what they fetch through the cache, and this Client has none "
-            "(cache=False): pass a cache file every worker reaches (one machine), or "
-            "cache='redis://...' for several machines. Nothing was sent."
-        )
-    return ClientSpec.from_client(client)
+_REFUSED = (
+    "background= is for pandas frames and provenance= for pandas and polars ones: a dask "
+    "DataFrame is lazy already (compute it where you like), and its workers keep no sources."
+)
+_SHARED = (
+    "pass a cache file every worker reaches (one machine), or cache='redis://...' for several "
+    "machines"
+)
 
 
 def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -> pd.Series:
@@ -245,32 +232,9 @@ def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -
 def _billable(
     handles: pd.Series, spec: ClientSpec, refresh: Refresh, kind: Kind = PEOPLE
 ) -> pd.DataFrame:
-    """How many of these distinct handles must be paid for: all with refresh, else those not cached.
-
-    With ``refresh="changed"`` that is the most (every answer bought anew). The cache is read
-    without the network.
-    """
-    distinct = len(handles)
-    if refresh:
-        needed = distinct
-    else:
-        client = spec.client()
-        path = kind.endpoint.path
-        needed = sum(not client.parts.cache.is_cached(path, kind.params(h)) for h in handles)
-    return pd.DataFrame({"needed": [needed], "distinct": [distinct]})
-
-
-def _worker_options(given: dict[str, Any]) -> Options:
-    """What each worker's lookup is asked: api's ``errors``, ``refresh`` and ``method``; no bar
-    (Dask's dashboard shows the tasks), and no case folding (the handles are normalised, and
-    folded if asked, by :func:`_distinct_handles`)."""
-    return Options(
-        errors=given["errors"],
-        refresh=given["refresh"],
-        method=given["method"],
-        progress=False,
-        fold_case=False,
-    )
+    """How many of these distinct handles must be paid for (:func:`.lazy.billable`)."""
+    needed = billable(spec, handles.tolist(), refresh, kind)
+    return pd.DataFrame({"needed": [needed], "distinct": [len(handles)]})
 
 
 def _fetch(
@@ -278,7 +242,7 @@ def _fetch(
     spec: ClientSpec,
     options: Options,
     prefixes: tuple[str, str],
-    budgets: tuple[int | None, float | None],
+    budgets: dict[str, Any],
     needed: int | None,
     total: int | None,
     columns: dict[str, str],
@@ -286,25 +250,15 @@ def _fetch(
 ) -> pd.DataFrame:
     """Fetch, or read, one partition of the distinct handles on a worker.
 
-    It runs once the whole input's billable count is known to fit ``budgets`` (max_calls,
-    max_credits, the credits at the profile route's cost). Returns one row per handle, indexed
-    by it, with the fixed, typed output columns and its status (named with ``own`` of
-    ``prefixes``), and the partition's summary in its attrs.
+    It runs once the whole input's billable count is known to fit ``budgets`` (api's
+    max_calls, max_credits, the credits at the profile route's cost). Returns one row per
+    handle, indexed by it, with the fixed, typed output columns and its status (named with
+    ``own`` of ``prefixes``), and the partition's summary in its attrs.
     """
     prefix, own = prefixes
-    max_calls, max_credits = budgets
     client = spec.client()
-    if max_credits is not None and needed is not None:
-        cost = credit_facts.unless_failing(credit_facts.route_costs, client, RouteCosts())
-        check_credits(needed * cost.cost_of(kind.endpoint.path), int(needed), max_credits)
-    if max_calls is not None and needed is not None and needed > max_calls:
-        raise BudgetExceededError(
-            f"This enrichment needs {needed} billable calls ({(total or 0) - needed} of "
-            f"{total} distinct handles are cached), more than max_calls={max_calls}. "
-            "Nothing was sent.",
-            needed=int(needed),
-            allowed=max_calls,
-        )
+    if needed is not None:
+        check_budgets(client, int(needed), int(total or 0), budgets, kind)
     result = lookup_values(handles.tolist(), client=client, options=options, kind=kind)
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
     status = {
@@ -320,17 +274,18 @@ def _fetch(
 
 def _table(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """The fetched partitions as one table, with the run's summary: the sum of theirs."""
-    summaries = [s for s in map(summary_of, parts) if s is not None]
+    kept = [p.attrs[SUMMARY_ATTR] for p in parts if isinstance(p.attrs.get(SUMMARY_ATTR), dict)]
     table = pd.concat(parts)
-    table.attrs = {}
-    return with_summary(table, _sum(summaries)) if summaries else table
+    table.attrs = {SUMMARY_ATTR: _sum(kept)} if kept else {}
+    return table
 
 
-def _sum(summaries: list[JobSummary]) -> JobSummary:
-    """One summary of the partitions': counts added up, ``seconds`` the longest."""
+def _sum(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One summary of the partitions' (as ``with_summary`` keeps them): counts added up,
+    ``seconds`` the longest."""
     first, *rest = summaries
-    total = dataclasses.asdict(first)
-    for other in map(dataclasses.asdict, rest):
+    total = dict(first)
+    for other in rest:
         for name, value in other.items():
             if name == "seconds":
                 total[name] = max(total[name], value)
@@ -340,8 +295,7 @@ def _sum(summaries: list[JobSummary]) -> JobSummary:
                     total[name] = {k: mine.get(k, 0) + value.get(k, 0) for k in mine | value}
             else:
                 total[name] += value
-    refresh = total.pop("refresh")
-    return JobSummary(**total, refresh=RefreshCounts(**refresh) if refresh else None)
+    return total
 
 
 def _join(

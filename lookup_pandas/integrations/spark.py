@@ -49,10 +49,9 @@ from pyspark.sql.pandas.functions import pandas_udf
 from ..api import functions as api
 from ..api.adapters import arguments, delegates_to, extends
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
-from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
-from ..enrichment.plan import Options, check_credits, check_method, check_options, check_refresh
+from ..enrichment.plan import Options
 from ..enrichment.provenance import (
     CHECKED_AT_COLUMN,
     EXPIRED_COLUMN,
@@ -61,11 +60,11 @@ from ..enrichment.provenance import (
 )
 from ..enrichment.results import Estimate, Refresh
 from ..enrichment.values import lookup_values
-from ..errors import BudgetExceededError, ColumnError, ConfigurationError, UsageError
+from ..errors import ColumnError, ConfigurationError
 from ..frames.records import flatten, prefixed_names
 from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
-from ..service.credits import RouteCosts
+from .lazy import billable, check_budgets, check_given, checked_fields, worker_options, worker_spec
 
 __all__ = [
     "enrich_companies",
@@ -158,11 +157,8 @@ def _key_fields(kind: Kind) -> list[str]:
 
 def _checked_fields(fields: Sequence[str] | None) -> list[str]:
     """``fields`` once each, leaving out the key fields (always there)."""
-    if fields is None:
-        return []
-    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
-        raise UsageError(f"fields must be a list of field names, not {fields!r}")
-    return [f for f in dict.fromkeys(fields) if f not in ("id", "handle", "slug", "json")]
+    chosen = [] if fields is None else checked_fields(fields)
+    return [f for f in chosen if f not in ("id", "handle", "slug", "json")]
 
 
 @extends(api.enrich_profiles)
@@ -206,14 +202,11 @@ def _enrich(
     """The lazy enrichment of ``sdf`` by ``given`` (api's arguments by name)."""
     column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
     provenance = bool(given["provenance"])
-    if given["background"]:
-        raise UsageError(
-            "background=True is for pandas frames: a Spark DataFrame is lazy already (an "
-            "action runs it, where and when you like)."
-        )
-    check_options(given["errors"], given["max_calls"])
-    check_refresh(given["refresh"], kind)
-    check_method(given["method"])
+    refused = (
+        "background=True is for pandas frames: a Spark DataFrame is lazy already (an action "
+        "runs it, where and when you like)."
+    )
+    check_given(given, kind, refused if given["background"] else None)
     own = check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
     if {_KEY, _HANDLE} & set(sdf.columns):
         raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
@@ -231,7 +224,7 @@ def _enrich(
         _check_budgets(distinct, spec, client, given, kind)
     fetched = T.StructType([T.StructField(_HANDLE, T.StringType()), *added])
     named = _named(fields, prefix, kind)
-    fetch = _fetcher(spec, _executor_options(given), kind, named)
+    fetch = _fetcher(spec, worker_options(given), kind, named)
     # pyspark 3.5's types refuse a function of pandas frames here; 4's take it
     table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type, unused-ignore]
     if own:  # a later enrichment's statuses (and provenance) take its prefix
@@ -279,12 +272,8 @@ def _spec(client: Client, master: str) -> ClientSpec:
         >>> client.close()
     """
     settings = client.settings
-    if settings.cache_path is None and settings.cache_url is None:
-        raise ConfigurationError(
-            "Spark executors share what they fetch through the cache, and this Client has none "
-            "(cache=False): pass a cache file (master local[...]) or cache='redis://...'. "
-            "Nothing was sent."
-        )
+    how = "pass a cache file (master local[...]) or cache='redis://...'"
+    spec = worker_spec(client, "Spark executors", how)
     if settings.cache_url is None and not master.startswith("local"):
         raise ConfigurationError(
             f"The cache is a file ({settings.cache_path}) and the Spark master is "
@@ -292,7 +281,7 @@ def _spec(client: Client, master: str) -> ClientSpec:
             "(cache='redis://...'), or each would pay for the same values again. "
             "Nothing was sent."
         )
-    return ClientSpec.from_client(client)
+    return spec
 
 
 def _normaliser(fold_case: bool, kind: Kind) -> Callable[[Column], Column]:
@@ -307,20 +296,6 @@ def _normaliser(fold_case: bool, kind: Kind) -> Callable[[Column], Column]:
     return udf
 
 
-def _executor_options(given: dict[str, Any]) -> Options:
-    """What each executor's lookup is asked: api's ``errors``, ``refresh``, ``method`` and
-    ``provenance``; no bar, and no case folding (the handles are normalised, and folded if
-    asked, already)."""
-    return Options(
-        errors=given["errors"],
-        refresh=given["refresh"],
-        method=given["method"],
-        provenance=bool(given.get("provenance")),
-        progress=False,
-        fold_case=False,
-    )
-
-
 def _check_budgets(
     distinct: DataFrame, spec: ClientSpec, client: Client, given: dict[str, Any], kind: Kind
 ) -> None:
@@ -330,19 +305,7 @@ def _check_budgets(
     schema = "needed long, total long"
     counts = distinct.mapInPandas(counter, schema)  # type: ignore[arg-type, unused-ignore]
     row = counts.agg(F.sum("needed"), F.sum("total")).collect()[0]
-    needed, total = int(row[0] or 0), int(row[1] or 0)
-    max_calls, max_credits = given["max_calls"], given["max_credits"]
-    if max_credits is not None:
-        cost = credit_facts.unless_failing(credit_facts.route_costs, client, RouteCosts())
-        check_credits(needed * cost.cost_of(kind.endpoint.path), needed, max_credits)
-    if max_calls is not None and needed > max_calls:
-        raise BudgetExceededError(
-            f"This enrichment needs {needed} billable calls ({total - needed} of {total} "
-            f"distinct {kind.nouns} are cached), more than max_calls={max_calls}. "
-            "Nothing was sent.",
-            needed=needed,
-            allowed=max_calls,
-        )
+    check_budgets(client, int(row[0] or 0), int(row[1] or 0), given, kind)
 
 
 def _billable_counter(
@@ -352,11 +315,7 @@ def _billable_counter(
 
     def count(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         handles = [h for batch in batches for h in batch[_HANDLE]]
-        if refresh:
-            needed = len(handles)
-        else:
-            client, path = spec.client(), kind.endpoint.path
-            needed = sum(not client.parts.cache.is_cached(path, kind.params(h)) for h in handles)
+        needed = billable(spec, handles, refresh, kind)
         yield pd.DataFrame({"needed": [needed], "total": [len(handles)]})
 
     return count

@@ -11,7 +11,7 @@ import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.api.functions import enrich_companies_with_summary, enrich_with_summary
-from lookup_pandas.cli import describe_estimate
+from lookup_pandas.cli.estimate import describe_estimate
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE

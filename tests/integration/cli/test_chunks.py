@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lookup_pandas.csv_chunks import AUTO_CHUNK_ROWS, CHUNK_ROWS
+from lookup_pandas.csv_chunks.scan import AUTO_CHUNK_ROWS, CHUNK_ROWS
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 

@@ -13,7 +13,7 @@ import io
 import pandas as pd
 import pytest
 
-from lookup_pandas.cli import EXIT_CONFIG
+from lookup_pandas.cli.exits import EXIT_CONFIG
 from lookup_pandas.service.endpoints import ENDPOINTS
 from lookup_pandas.testing import catalog
 from lookup_pandas.testing import company_records as companies

@@ -25,7 +25,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from lookup_pandas.cli import EXIT_CONFIG
+from lookup_pandas.cli.exits import EXIT_CONFIG
 
 from ..cli_helpers import CliMain, emulator_env
 from ..refresh.world import Tally, employees, move_every, spread_leads

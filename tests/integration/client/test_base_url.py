@@ -12,6 +12,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import cli
+from lookup_pandas.cli import exits
 from lookup_pandas.config.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.testing.routes import HEALTH
 
@@ -48,7 +49,7 @@ def test_the_cli_refuses_a_doubled_base_url_with_exit_2_naming_the_root(
     monkeypatch.setenv("LOOKUP_CACHE", str(tmp_path / "c.sqlite"))
     code = cli.main(["enrich", str(leads), "-c", "handle", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
-    assert code == cli.EXIT_CONFIG
+    assert code == exits.EXIT_CONFIG
     (line,) = err.strip().splitlines()
     assert line.endswith(f"set LOOKUP_BASE_URL={fake_service.base_url}.")
     assert not (tmp_path / "out.csv").exists()

@@ -14,6 +14,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas import cli
+from lookup_pandas.cli import exits
 from lookup_pandas.store import KEY_SEEN_SECONDS
 
 from ..helpers import PROFILE, TIER, make_client
@@ -94,7 +95,7 @@ def test_the_cli_exits_3_for_a_revoked_key_over_a_warm_cache(
     monkeypatch.setenv("LOOKUP_CACHE", str(cache))
     out = tmp_path / "out.csv"
     code = cli.main(["enrich", str(leads), "-c", "handle", "-o", str(out), "--no-progress"])
-    assert code == cli.EXIT_AUTH
+    assert code == exits.EXIT_AUTH
     assert "AuthenticationError" in capsys.readouterr().err
     assert not out.exists()
     assert fake_service.billed() == 0

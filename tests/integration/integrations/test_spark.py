@@ -116,7 +116,7 @@ def test_nothing_is_billed_before_an_action_and_the_key_is_in_no_plan_or_functio
     assert "mapInPandas" in plan.replace("MapInPandas", "mapInPandas") and key not in plan
     assert key not in repr(out.schema)
     spec = lps._spec(client, "local[2]")
-    options = lps._executor_options({"errors": "coerce", "refresh": False, "method": "auto"})
+    options = lps.worker_options({"errors": "coerce", "refresh": False, "method": "auto"})
     fetch = lps._fetcher(
         spec, options, lps.PEOPLE, lps._named(["headline"], "profile_", lps.PEOPLE)
     )

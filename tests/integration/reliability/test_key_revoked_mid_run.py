@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas import cli
+from lookup_pandas.cli import exits
 from lookup_pandas.testing import BATCH, PROFILE
 
 from ..cli_helpers import CliMain
@@ -88,7 +88,7 @@ def test_the_cli_says_what_is_kept_when_the_key_is_rotated_mid_run(capsys, fake_
         "--no-progress",
     )  # fmt: skip
     assert rotate.fired
-    assert done.returncode == cli.EXIT_AUTH
+    assert done.returncode == exits.EXIT_AUTH
     *estimate, line = done.stderr.strip().splitlines()  # the estimate came first
     assert len(estimate) == 1, done.stderr
     assert line.startswith("lookup-pandas: AuthenticationError: Invalid API key")

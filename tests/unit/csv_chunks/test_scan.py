@@ -31,7 +31,7 @@ def test_chunk_rows_asked_never_and_by_the_rows():
 
 
 def test_the_cli_help_states_the_threshold_and_the_chunk_size():
-    from lookup_pandas.cli import build_parser
+    from lookup_pandas.cli.parser import build_parser
 
     enrich = build_parser()._subparsers._group_actions[0].choices["enrich"]  # type: ignore[union-attr]
     text = " ".join(enrich.format_help().split())
