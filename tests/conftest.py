@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -141,3 +142,18 @@ def fresh_import() -> FreshImport:
     assert done.returncode == 0, done.stderr
     *_, imported, used = done.stdout.splitlines()
     return FreshImport(frozenset(json.loads(imported)), frozenset(json.loads(used)))
+
+
+@pytest.fixture(autouse=True)
+def python_handles_ctrl_c() -> Iterator[None]:
+    """Each test starts with Ctrl-C as a user's process has it: Python's own SIGINT handler
+    (KeyboardInterrupt), SIGINT not blocked. So what an earlier test of this worker left (a
+    SparkContext installs its own handler and keeps it) does not decide whether an interrupt
+    reaches the run under test, in this process or in a CLI it starts (which inherits an
+    ignored or blocked SIGINT)."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    yield
+    if before is not None:
+        signal.signal(signal.SIGINT, before)
