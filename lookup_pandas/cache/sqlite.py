@@ -78,6 +78,8 @@ class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
 
     def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
         """``SELECT ... WHERE key IN (...)``, in chunks under SQLite's variable limit."""
+        if not keys:  # a miss asks for no alias's answer: no connection taken
+            return {}
         found: dict[str, Any] = {}
         with internals.connection(table) as conn:
             for start in range(0, len(keys), READ_CHUNK):
