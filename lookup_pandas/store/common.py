@@ -76,15 +76,12 @@ class Store(Protocol):
 
         The slot comes later while a deferral, or a slower pace set after a 429, holds.
         """
-        ...
 
     def defer(self, seconds: float) -> None:
         """No slot for anyone before ``seconds`` from now."""
-        ...
 
     def slow_to(self, interval: float, seconds: float = SHARED_SLOWDOWN_SECONDS) -> None:
         """Every process keeps at least ``interval`` between slots for ``seconds``."""
-        ...
 
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         """Claim each answer of ``keys`` for ``ttl`` seconds: MINE, BUSY or RECHECK each.
@@ -93,11 +90,9 @@ class Store(Protocol):
         - RECHECK: claimed, but its last holder let go within :data:`DONE_SECONDS`. Read the cache.
         - BUSY: another live holder has it.
         """
-        ...
 
     def renew(self, keys: list[str], ttl: float) -> None:
         """Extend this holder's claims on ``keys`` to ``ttl`` seconds from now."""
-        ...
 
     def release_many(self, keys: list[str], *, bought: bool = True) -> None:
         """Let go of this holder's claims on ``keys``.
@@ -105,15 +100,12 @@ class Store(Protocol):
         ``bought=True``: the answers are in the cache. The next claimants get RECHECK for a while.
         ``bought=False``: the claims are gone, and the next claimant gets MINE.
         """
-        ...
 
     def key_seen(self) -> bool:
         """Whether this namespace's key worked within the last :data:`KEY_SEEN_SECONDS`."""
-        ...
 
     def mark_key_seen(self) -> None:
         """Remember that this namespace's key worked (the namespace is a hash: no secret)."""
-        ...
 
     def checked_at(self, keys: list[str]) -> dict[str, float]:
         """When the feed last confirmed each answer of ``keys`` (cache keys) unchanged.
@@ -140,20 +132,16 @@ class Store(Protocol):
 
     def _marks(self, kind: str, keys: list[str]) -> dict[str, float]:
         """The live marks of ``kind`` among ``keys``: key -> its time, in one round trip."""
-        ...
 
     def _mark(self, kind: str, keys: list[str], when: float | None) -> None:
         """Mark ``keys`` at ``when`` (None: now), kept :data:`MARKS_KEPT_SECONDS`."""
-        ...
 
     def resolve_rate(self, service: str) -> float | None:
         """Items a second the batch jobs of ``service`` (:func:`service_namespace`) resolved, as
         last kept within :data:`RESOLVE_RATE_KEPT_SECONDS`; None when none was."""
-        ...
 
     def keep_resolve_rate(self, service: str, rate: float) -> None:
         """Keep ``rate`` as the batch speed of ``service``, for every process and key using it."""
-        ...
 
     def remember(self, job: StoredJob) -> None: ...
 
@@ -161,11 +149,9 @@ class Store(Protocol):
 
     def drop_job(self, job_id: str) -> None:
         """Drop the stored job ``job_id``. Nothing happens when it is not stored."""
-        ...
 
     def job(self, job_id: str) -> StoredJob | None:
         """The stored job ``job_id`` as it is now, or None when it is not stored."""
-        ...
 
     def drop_inputs(
         self, matches: Callable[[str], bool], *, every_namespace: bool = False
@@ -175,15 +161,12 @@ class Store(Protocol):
         A job left with no inputs is removed. ``every_namespace`` reaches the jobs of every key the
         store holds.
         """
-        ...
 
     def clear_jobs(self, *, every_namespace: bool = False) -> int:
         """Remove every stored job, claim and mark. Returns how many jobs were removed."""
-        ...
 
     def count_jobs(self, *, every_namespace: bool = False) -> int:
         """How many jobs are stored."""
-        ...
 
     def close(self) -> None: ...
 
