@@ -38,18 +38,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(command(options))
 
 
-#: Each command's options, and the module and function that run them (imported when used).
-_COMMANDS: dict[type[_options.CommandOptions], tuple[str, str]] = {
-    _options.EnrichOptions: (".enrich", "enrich"),
-    _options.CompaniesOptions: (".companies_command", "companies"),
-    _options.ListingOptions: (".listing_commands", "listing"),
-    _options.TierOptions: (".tier", "tier"),
-    _options.ServeOptions: (".serve", "serve"),
-    _options.DemoOptions: (".serve", "demo"),
-    _options.CacheOptions: (".cache_commands", "cache"),
-}
-
-
 def command(options: _options.CommandOptions) -> Callable[[], int]:
     """The command ``options`` are for, ready to run (its module imported only now).
 
@@ -57,7 +45,7 @@ def command(options: _options.CommandOptions) -> Callable[[], int]:
         >>> command(_options.TierOptions()).func.__name__
         'tier'
     """
-    module, name = _COMMANDS[type(options)]
+    module, name = options.RUN
     run_command: Callable[[_options.CommandOptions], int] = getattr(
         importlib.import_module(module, __name__), name
     )

@@ -13,23 +13,19 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable
 
 from ..api.columns import check_columns
 from ..csv_chunks.json_records import RecordStore
-from ..csv_chunks.part_file import PartFile
 from ..csv_chunks.scan import AUTO_CHUNK_ROWS, InputChanged, chunk_rows, scan_handles
-from ..csv_chunks.table import EnrichedChunk, HandleTable, enrich_chunk
+from ..csv_chunks.table import HandleTable, enrich_chunk
 from ..identifiers.distinct import HandleMap
 from .estimate import print_estimate
 from .exits import InputError
 from .options import STDIN, EnrichOptions
-from .output import check_output, open_output, target, unwritable, write_frame, write_text
+from .output import check_output, open_output, target, write_frame
 from .reading import count_rows, csv_chunks, file_size, read_csv
 from .service_client import service_client
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def enrich(options: EnrichOptions) -> int:
@@ -87,13 +83,12 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     header = read_csv(o.input, o.encoding, nrows=0)
     check_output(o.output, source=o.input)
     own = check_columns(header, o.column, o.prefix)  # an enriched input: the statuses' prefix
-    with service_client(
-        o.offline
-    ) as client:  # its settings checked before the file is read through
+    # the client's settings are checked before the file is read through
+    with service_client(o.offline) as client:
         handles = HandleMap(fold_case=o.fold_case, kind=o.kind)
         chunks = (c[o.column] for c in csv_chunks(o.input, o.encoding, rows))
         scan = scan_handles(chunks, handles)
-        with open_output(o.output) as out:
+        with open_output(o.output) as write:
             print_estimate(scan.distinct, o, client, rows=scan.rows, valid=scan.valid)
             records = RecordStore()  # the job keeps no record: they are kept as text here
             result = lookup_values(
@@ -108,11 +103,10 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
                 scan.distinct, result, o.prefix, records, fields=o.kind.fields, own=own
             )
             del result, records  # the table holds what is written
-            parts, statuses = _write_chunks(o, rows, table, handles, out, total=scan.rows)
+            parts, statuses = _write_chunks(o, rows, table, handles, write, total=scan.rows)
             written = sum(statuses.values())
-            if written != scan.rows:
+            if written != scan.rows:  # the part file is removed, -o left as it was
                 raise InputError(_changed(o.input, f"{scan.rows} rows, then {written}"))
-            _commit(out, o.output)
     summary = dataclasses.replace(
         summary, rows=written, statuses=dict(statuses), seconds=time.perf_counter() - started
     )
@@ -121,21 +115,12 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
     return 0
 
 
-def _commit(out: TextIO | PartFile, output: str | None) -> None:
-    """Put a complete part file in place of ``-o``. stdout has nothing to commit."""
-    if isinstance(out, PartFile):
-        try:
-            out.commit()
-        except OSError as exc:
-            raise InputError(unwritable(output, exc)) from None
-
-
 def _write_chunks(
     options: EnrichOptions,
     rows: int,
     table: HandleTable,
     handles: HandleMap,
-    out: TextIO | PartFile,
+    write: Callable[[str], object],
     *,
     total: int,
 ) -> tuple[int, Counter[str]]:
@@ -150,27 +135,18 @@ def _write_chunks(
     parts = 0
     with Progress(o.progress, total=total, desc="rows written", unit=" row") as bar:
         for chunk in csv_chunks(o.input, o.encoding, rows):
-            part = _enrich_chunk(chunk, o, table, handles)
+            try:
+                part = enrich_chunk(chunk, o.column, table, handles)
+            except InputChanged as exc:
+                raise InputError(_changed(o.input, str(exc))) from None
             if parts == 0:
-                write_text(table.header(list(chunk.columns)), out, o.output)
+                write(table.header(list(chunk.columns)))
             for text in part.batches():
-                write_text(text, out, o.output)
+                write(text)
             statuses.update(part.statuses)
             parts += 1
             bar.update(part.rows)
     return parts, statuses
-
-
-def _enrich_chunk(
-    chunk: pd.DataFrame,
-    o: EnrichOptions,
-    table: HandleTable,
-    handles: HandleMap,
-) -> EnrichedChunk:
-    try:
-        return enrich_chunk(chunk, o.column, table, handles)
-    except InputChanged as exc:
-        raise InputError(_changed(o.input, str(exc))) from None
 
 
 def _changed(path: str, what: str) -> str:

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, ClassVar, Literal, TypeVar, get_args
 
 from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Method, Refresh
@@ -65,18 +65,6 @@ def engine(name: str, flags: str, help: str | None = None, **argparse_: Any) -> 
 
 
 _DECLARED = {f.name: f for f in dataclasses.fields(Options)}
-
-
-def _output() -> Any:
-    return arg("-o --output", "CSV file to write (default: stdout)", None)
-
-
-def _no_progress() -> Any:  # False: --no-progress; None: a bar when on a terminal
-    return arg("--no-progress", "no progress bar", None, action="store_const", const=False)
-
-
-def _offline() -> Any:
-    return switch("--offline", "answer from the cache only; send nothing")
 
 
 def _at_least(least: int, parse: Callable[[str], N], what: str) -> Callable[[str], N]:
@@ -143,6 +131,26 @@ _CHUNKSIZE_HELP = (
 )
 
 
+@dataclass(frozen=True)
+class CommandOptions:
+    """What one command is asked. ``RUN`` names the function that runs it: module, then name
+    (imported only when it runs)."""
+
+    RUN: ClassVar[tuple[str, str]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Written(CommandOptions):
+    """A command that writes a CSV, from the service or the cache: its last three arguments."""
+
+    output: str | None = arg("-o --output", "CSV file to write (default: stdout)", None)
+    # False: --no-progress; None: a bar when on a terminal
+    progress: bool | None = arg(
+        "--no-progress", "no progress bar", None, action="store_const", const=False
+    )
+    offline: bool = switch("--offline", "answer from the cache only; send nothing")
+
+
 class _Job:
     """A command that runs an enrichment: ``job`` is its options that are the engine's."""
 
@@ -156,11 +164,13 @@ class _Job:
 
 
 @dataclass(frozen=True)
-class EnrichOptions(_Job):
+class EnrichOptions(_Job, _Written):
     """``enrich INPUT``: a CSV of handles enriched, whole or in chunks.
 
     ``column`` and ``prefix`` default by what the column holds (people, or ``--companies``).
     """
+
+    RUN = (".enrich", "enrich")
 
     input: str = arg("", "the CSV file to read ('-': standard input)")
     companies: bool = switch(
@@ -190,9 +200,6 @@ class EnrichOptions(_Job):
     chunksize: int | None = arg("--chunksize", _CHUNKSIZE_HELP, None, type=rows, metavar="N")
     # rows above which an input is chunked unasked (default csv_chunks.AUTO_CHUNK_ROWS); for tests
     chunk_threshold: int | None = arg("--chunk-threshold", argparse.SUPPRESS, None, type=rows)
-    output: str | None = _output()
-    progress: bool | None = _no_progress()
-    offline: bool = _offline()
 
     def __post_init__(self) -> None:
         column, prefix = ("slug", "company_") if self.companies else ("handle", "profile_")
@@ -213,11 +220,13 @@ class EnrichOptions(_Job):
 
 
 @dataclass(frozen=True)
-class ListingOptions:
+class ListingOptions(_Written):
     """A listing written as CSV: ``employees SLUG``, ``search TITLE``, ``job-changes``...
 
     The commands, their argument and filters are in :data:`.listing_commands.LIST_COMMANDS`.
     """
+
+    RUN = (".listing_commands", "listing")
 
     command: ListingCommand
     query: str | None = None  # the command's argument (slug, title, name); None: none given
@@ -227,14 +236,13 @@ class ListingOptions:
         "--max-records", "stop after this many (0 or more)", None, type=int
     )
     filters: tuple[str, ...] = ()  # each KEY=VALUE, as given
-    output: str | None = _output()
-    progress: bool | None = _no_progress()
-    offline: bool = _offline()
 
 
 @dataclass(frozen=True)
-class CompaniesOptions(_Job):
+class CompaniesOptions(_Job, _Written):
     """``companies SLUG_OR_ID...``: those companies' records as CSV, one row per value."""
+
+    RUN = (".companies_command", "companies")
 
     values: tuple[str, ...] = arg("", "slugs, URLs or org_ ids", nargs="+", metavar="SLUG_OR_ID")
     errors: Errors = engine("errors", "--errors", choices=get_args(Errors))
@@ -245,23 +253,20 @@ class CompaniesOptions(_Job):
         choices=get_args(Method),
     )
     fold_case: bool = arg("--keep-case", "send slugs as written", True, action="store_false")
-    output: str | None = _output()
-    progress: bool | None = _no_progress()
-    offline: bool = _offline()
 
 
 @dataclass(frozen=True)
-class TierOptions:
+class TierOptions(_Written):
     """``tier``: the credits tier in one line (``-o FILE``: as a one-row CSV)."""
 
-    output: str | None = _output()
-    progress: bool | None = _no_progress()
-    offline: bool = _offline()
+    RUN = (".tier", "tier")
 
 
 @dataclass(frozen=True)
-class ServeOptions:
+class ServeOptions(CommandOptions):
     """``serve``: the emulator in the foreground."""
+
+    RUN = (".serve", "serve")
 
     port: int = arg("--port", "port on 127.0.0.1 (default: any free)", 0, type=int)
     latency: float = arg("--latency", "seconds added to every answer", 0.0, type=float)
@@ -307,8 +312,10 @@ class ServeOptions:
 
 
 @dataclass(frozen=True)
-class DemoOptions:
+class DemoOptions(CommandOptions):
     """``demo``: the emulator and the sample lead list, end to end."""
+
+    RUN = (".serve", "demo")
 
     workdir: Path = arg(
         "--workdir",
@@ -321,11 +328,13 @@ class DemoOptions:
 
 
 @dataclass(frozen=True)
-class CacheOptions:
+class CacheOptions(CommandOptions):
     """``cache info | prune | clear | forget``: the cache LOOKUP_CACHE names.
 
     Only ``clear`` takes ``yes``, and only ``forget`` the others.
     """
+
+    RUN = (".cache_commands", "cache")
 
     action: CacheAction
     yes: bool = switch("--yes", "do not ask (required when stdin is not a terminal)")
@@ -343,14 +352,3 @@ class CacheOptions:
         True,
         action="store_false",
     )
-
-
-CommandOptions = (
-    EnrichOptions
-    | ListingOptions
-    | CompaniesOptions
-    | TierOptions
-    | ServeOptions
-    | DemoOptions
-    | CacheOptions
-)

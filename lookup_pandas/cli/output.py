@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from ..csv_chunks.part_file import PartFile
 from .exits import InputError
@@ -35,11 +35,16 @@ def target(output: str | None) -> str:
     return "" if to_stdout(output) else f" -> {output}"
 
 
-def unwritable(output: str | None, exc: OSError) -> str:
-    return (
-        f"cannot write {output}: {exc.strerror or exc} (every answer is cached: running again "
-        "costs nothing)"
-    )
+@contextlib.contextmanager
+def _writing(output: str | None) -> Iterator[None]:
+    """A failure to write ``output`` as one InputError line (exit 2)."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {output}: {exc.strerror or exc} (every answer is cached: running "
+            "again costs nothing)"
+        ) from None
 
 
 def check_output(output: str | None, *, source: str | None = None) -> None:
@@ -108,35 +113,28 @@ def write_frame(frame: pd.DataFrame, output: str | None) -> None:
     if output is None or to_stdout(output):
         cells.to_csv(sys.stdout, index=False)
         return
-    try:
+    with _writing(output):
         cells.to_csv(output, index=False)
-    except OSError as exc:
-        raise InputError(unwritable(output, exc)) from None
 
 
 @contextlib.contextmanager
-def open_output(output: str | None) -> Iterator[TextIO | PartFile]:
-    """stdout, or a part file beside ``output``, removed unless committed.
+def open_output(output: str | None) -> Iterator[Callable[[str], object]]:
+    """What writes text to stdout, or to a part file beside ``output`` put in its place when the
+    block ends, and removed when it fails.
 
     The part file is made now, so a directory that cannot take it fails before the job.
     """
     if output is None or to_stdout(output):
-        yield sys.stdout
+        yield sys.stdout.write
         return
-    try:
+    with _writing(output):
         part = PartFile(output)
-    except OSError as exc:
-        raise InputError(unwritable(output, exc)) from None
     with part:
-        yield part
 
+        def write(text: str) -> None:
+            with _writing(output):
+                part.handle.write(text)
 
-def write_text(text: str, out: TextIO | PartFile, output: str | None) -> None:
-    """Write to stdout, or to the part file. A failure is one line, and exit 2."""
-    if not isinstance(out, PartFile):
-        out.write(text)
-        return
-    try:
-        out.handle.write(text)
-    except OSError as exc:
-        raise InputError(unwritable(output, exc)) from None
+        yield write
+        with _writing(output):
+            part.commit()

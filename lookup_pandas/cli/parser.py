@@ -111,7 +111,7 @@ def add_fields(parser: argparse.ArgumentParser, cls: type[Any], *names: str) -> 
     >>> p.parse_args(["--offline"])
     Namespace(offline=True)
     """
-    for f in dataclasses.fields(cls):
+    for f in sorted(dataclasses.fields(cls), key=lambda f: f.kw_only is True):  # _Written's last
         if "flags" not in f.metadata or (names and f.name not in names):
             continue
         kwargs = {k: v for k, v in f.metadata.items() if k != "flags"}
@@ -163,11 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("companies", _COMPANIES, CompaniesOptions, None, ENVIRONMENT),
         ("tier", _TIER, TierOptions, None, ENVIRONMENT),
         ("serve", "run the service emulator in the foreground", ServeOptions, _SERVE, None),
+        ("demo", "the emulator + a sample lead list enriched end to end", DemoOptions, None, None),
     ):
         add_fields(command(sub, name, helptext, options, description, epilog), options)
-    demo = sub.add_parser("demo", help="the emulator + a sample lead list enriched end to end")
-    add_fields(demo, DemoOptions)
-    demo.set_defaults(options=DemoOptions)
     _add_cache(sub)
     return parser
 

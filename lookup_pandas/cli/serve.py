@@ -52,14 +52,10 @@ def serve(options: ServeOptions) -> int:
             f"cannot listen on 127.0.0.1:{o.port}: {exc.strerror or exc}"
             " (pick another --port, or 0 for any free one)"
         ) from None
-    tick = _Mover(svc, o.move_rate).tick if o.move_rate else _still
+    tick = _Mover(svc, o.move_rate).tick  # --move-rate 0: nobody moves
     with svc:  # the banner once Ctrl-C is handled: whoever reads it may stop it at once
         _serve_until_stopped(svc, o.duration, ready=lambda: _print_banner(svc, o), tick=tick)
     return 0
-
-
-def _still(now: float) -> None:
-    """Nobody moves (no ``--move-rate``)."""
 
 
 class _Mover:
@@ -114,8 +110,8 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
 def _serve_until_stopped(
     svc: FakeService,
     duration: float | None,
-    ready: Callable[[], None] = lambda: None,
-    tick: Callable[[float], None] = _still,
+    ready: Callable[[], None],
+    tick: Callable[[float], None],
 ) -> None:
     """Call ``ready`` once the signals are handled, then wait for SIGINT, SIGTERM or the duration.
 
