@@ -136,7 +136,8 @@ def service_root(url: str) -> str | None:
 
 def _checked_url(url: str, url_source: str) -> str:
     """``url`` with its scheme in lower case (a scheme has no case: RFC 3986), or a
-    ConfigurationError: another scheme, no host, or a query or fragment the paths would follow.
+    ConfigurationError: another scheme, no host, a query or fragment the paths would follow, or a
+    path the library adds itself (:func:`service_root`).
 
     >>> _checked_url("HTTPS://api.example.com", "base_url=")
     'https://api.example.com'
@@ -168,20 +169,14 @@ def _checked_url(url: str, url_source: str) -> str:
             f"{told} Give the URL without it, {bare} (check {url_source}).",
             cli_message=f"{told} Set {ENV_BASE_URL}={bare}.",
         )
+    root = service_root(url)  # a path the library adds itself would be doubled
+    if root is not None:
+        told = f"The base URL {url} holds a path the library adds itself ({url[len(root) :]})"
+        raise ConfigurationError(
+            f"{told}: give the service's root instead, {root} (check {url_source}).",
+            cli_message=f"{told}: set {ENV_BASE_URL}={root}.",
+        )
     return url
-
-
-def _check_root(url: str, url_source: str) -> None:
-    """Refuse a base URL that holds a path the library adds itself (it would be doubled)."""
-    root = service_root(url)
-    if root is None:
-        return
-    raise ConfigurationError(
-        f"The base URL {url} holds a path the library adds itself ({url[len(root) :]}): give "
-        f"the service's root instead, {root} (check {url_source}).",
-        cli_message=f"The base URL {url} holds a path the library adds itself "
-        f"({url[len(root) :]}): set {ENV_BASE_URL}={root}.",
-    )
 
 
 def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
@@ -433,7 +428,6 @@ class Settings:
             raise _missing("base URL", "base_url", ENV_BASE_URL)
         url_source = source("base_url", ENV_BASE_URL, given=base_url is not None)
         url = _checked_url(url.strip().rstrip("/"), url_source)
-        _check_root(url, url_source)
         values: dict[str, Any] = {"api_key": key.strip(), "base_url": url}
         for name, f in known.items():
             check = f.metadata["check"]

@@ -52,21 +52,14 @@ class Bar(Protocol):
     def update(self, n: int = 1, **postfix: Any) -> None: ...
 
 
-class _Stream:
-    """A stand-in with the one attribute :func:`_columns` reads of a text bar."""
+def _columns(fp: Any) -> int | None:
+    """The width of the terminal ``fp`` is, or None for a stream that is no terminal (a log file).
 
-    def __init__(self, fp: Any) -> None:
-        self.fp = fp
-
-
-def _columns(bar: Any) -> int | None:
-    """The width of the terminal a text bar is drawn on.
-
-    None for a notebook's widget or a stream that is no terminal (a log file).
+    Example:
+        >>> import io
+        >>> _columns(io.StringIO()) is None
+        True
     """
-    if hasattr(bar, "container"):  # tqdm.notebook
-        return None
-    fp = getattr(bar, "fp", None)
     try:
         if fp is None or not fp.isatty():
             return None
@@ -104,7 +97,7 @@ class Progress:
             if notebook:
                 tqdm_kwargs.setdefault("display", False)  # shown below, with a display id
             else:  # a widget has room for everything; a terminal may not
-                columns = _columns(_Stream(tqdm_kwargs.get("file") or sys.stderr))
+                columns = _columns(tqdm_kwargs.get("file") or sys.stderr)
                 if columns is not None and columns < NARROW_COLUMNS:
                     tqdm_kwargs.setdefault("bar_format", _NARROW_FORMAT)
             self._bar = tqdm(**tqdm_kwargs)
@@ -141,7 +134,8 @@ class Progress:
 
     def _room(self) -> int | None:
         """Characters left for the postfix once the rest of the line and a short bar are in."""
-        columns = _columns(self._bar)
+        notebook = hasattr(self._bar, "container")  # a widget: room for everything
+        columns = None if notebook else _columns(getattr(self._bar, "fp", None))
         if columns is None:
             return None
         meter = dict(self._bar.format_dict, ncols=None, postfix=None)
