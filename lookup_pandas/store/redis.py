@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import redis
 from redis.commands.core import Script
@@ -124,13 +124,8 @@ class RedisStore(common.Store):
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
         self._adopt = spaces.adoption(self._redis, url)
-        self._reserve = self._redis.register_script(RESERVE)
-        self._defer = self._redis.register_script(DEFER)
-        self._slow_to = self._redis.register_script(SLOW_TO)
-        self._claim = self._redis.register_script(CLAIM)
-        self._held = self._redis.register_script(HELD)
-        self._replace = self._redis.register_script(REPLACE_JOB)
-        self._mark_script = self._redis.register_script(MARK)
+        scripts = (RESERVE, DEFER, SLOW_TO, CLAIM, HELD, REPLACE_JOB, MARK)
+        self._scripts = {s: self._redis.register_script(s) for s in scripts}
 
     def __repr__(self) -> str:
         answers = f", answers={self._answers_prefix!r}" if self._named else ""
@@ -139,20 +134,21 @@ class RedisStore(common.Store):
     def close(self) -> None:
         self._redis.close()
 
+    def _run(self, script: str, keys: list[Any], *args: Any) -> Any:
+        """What the Lua ``script`` of :mod:`.redis_scripts` returns for ``keys`` and ``args``."""
+        with translated(self.url):
+            return self._scripts[script](keys=keys, args=list(args))
+
     # -- pace --------------------------------------------------------------------------------
 
     def reserve(self, interval: float) -> float:
-        with translated(self.url):
-            waited = self._reserve(keys=[self._pace_key], args=[_us(max(0.0, interval))])
-        return int(waited) / 1_000_000
+        return int(self._run(RESERVE, [self._pace_key], _us(max(0.0, interval)))) / 1_000_000
 
     def defer(self, seconds: float) -> None:
-        with translated(self.url):
-            self._defer(keys=[self._pace_key], args=[_us(max(0.0, seconds))])
+        self._run(DEFER, [self._pace_key], _us(max(0.0, seconds)))
 
     def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        with translated(self.url):
-            self._slow_to(keys=[self._pace_key], args=[_us(interval), _us(seconds)])
+        self._run(SLOW_TO, [self._pace_key], _us(interval), _us(seconds))
 
     # -- claims ------------------------------------------------------------------------------
 
@@ -162,10 +158,7 @@ class RedisStore(common.Store):
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
         states: dict[str, str] = {}
         for chunk in _chunks(list(dict.fromkeys(keys))):
-            with translated(self.url):
-                codes = self._claim(
-                    keys=[self._claim_key(k) for k in chunk], args=[self._holder, _ms(ttl)]
-                )
+            codes = self._run(CLAIM, [self._claim_key(k) for k in chunk], self._holder, _ms(ttl))
             states.update((k, _CLAIM_STATES[int(c)]) for k, c in zip(chunk, codes, strict=True))
         return states
 
@@ -178,8 +171,7 @@ class RedisStore(common.Store):
     def _let_go(self, keys: list[str], value: str, ms: str) -> None:
         """Each claim of ``keys`` still held becomes ``value`` for ``ms`` (``""``: deleted)."""
         for chunk in _chunks(keys):
-            with translated(self.url):
-                self._held(keys=[self._claim_key(k) for k in chunk], args=[self._holder, value, ms])
+            self._run(HELD, [self._claim_key(k) for k in chunk], self._holder, value, ms)
 
     # -- keys seen to work --------------------------------------------------------------------
 
@@ -214,8 +206,7 @@ class RedisStore(common.Store):
         self._adopt()
         names = [self._mark_key(kind, k) for k in dict.fromkeys(keys)]
         at = repr(time.time() if when is None else float(when))
-        with translated(self.url):
-            self._mark_script(keys=names, args=[at, _MARKS_KEPT])
+        self._run(MARK, names, at, _MARKS_KEPT)
 
     # -- a service's batch speed (filed by base URL, not by key) ----------------------------
 
@@ -306,9 +297,9 @@ class RedisStore(common.Store):
             if not dropped:
                 return ()
             entry = json.dumps({"inputs": list(kept), "submitted": job.submitted}) if kept else ""
+            if int(self._run(REPLACE_JOB, [key], job_id, raw, entry)):
+                return dropped
             with translated(self.url):
-                if int(self._replace(keys=[key], args=[job_id, raw, entry])):
-                    return dropped
                 raw = self._redis.hget(key, job_id)  # type: ignore[assignment]
         raise ConfigurationError(
             f"The stored batch job {job_id.decode()} in the Redis at {redact_url(self.url)} "
