@@ -11,9 +11,8 @@ writes the engineers in Germany to stdout as CSV.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..service.endpoints import (
     ALUMNI,
@@ -27,9 +26,6 @@ from ..service.endpoints import (
 )
 from .exits import InputError
 from .options import ListingOptions
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["LIST_COMMANDS", "ListCommand", "listing", "pair"]
 
@@ -95,6 +91,7 @@ def listing(options: ListingOptions) -> int:
 
     Filter names, the limit and their values are refused (exit 2) before a client is built.
     """
+    from ..api import listings, searches
     from ..client.client import check_max_records
     from ..identifiers.queries import check_listing
     from .output import check_output, write_frame
@@ -113,8 +110,10 @@ def listing(options: ListingOptions) -> int:
     # Filter names, limit and values are refused (UsageError, exit 2) before anything is sent,
     # and before a client is even built (no key or base URL needed to be told).
     check_listing(command.listing, {**own, "limit": o.limit, **filters})
+    # the DataFrame function, in api.listings or api.searches
+    function = getattr(listings, command.function, None) or getattr(searches, command.function)
     with service_client(o.offline) as client:
-        frame = _function(command.function)(
+        frame = function(
             **own,
             limit=o.limit,
             max_records=o.max_records,
@@ -125,14 +124,6 @@ def listing(options: ListingOptions) -> int:
     write_frame(frame, o.output)
     print(f"{len(frame)} records", file=sys.stderr)
     return 0
-
-
-def _function(name: str) -> Callable[..., pd.DataFrame]:
-    """The DataFrame function of that name, in ``api.listings`` or ``api.searches``."""
-    from ..api import listings, searches
-
-    function: Callable[..., pd.DataFrame] = getattr(listings, name, None) or getattr(searches, name)
-    return function
 
 
 def pair(text: str, *own: str) -> tuple[str, str]:
