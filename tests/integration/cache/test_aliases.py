@@ -101,7 +101,9 @@ def test_an_alias_leads_nowhere_once_its_answer_names_someone_else(
         fake_service.override(PROFILE, None)
         assert anew["id"].tolist() == ["prsn_someoneElse"]
         assert not client.parts.cache.is_cached(PROFILE, {"id": old})
-        assert client.parts.cache.read_ahead([old]) == {}  # a run's read ahead misses it too
+        assert (
+            client.parts.cache.read_ahead([old], PEOPLE) == {}
+        )  # a run's read ahead misses it too
         record = client.profile(old)
     assert record is not None and record["id"] == old
     assert fake_service.count(PROFILE, id=old) == 1
@@ -116,7 +118,9 @@ def test_a_run_reads_the_cache_ahead_in_one_read_through_the_aliases(
         client.profile("ada-lovelace")
         client.profile(grace)
         with cache_reads(client) as reads:
-            answers = client.parts.cache.read_ahead([ada, "grace-hopper", "ada-lovelace", "x1"])
+            answers = client.parts.cache.read_ahead(
+                [ada, "grace-hopper", "ada-lovelace", "x1"], PEOPLE
+            )
     assert {value: a.data["id"] for value, a in answers.items()} == {  # type: ignore[union-attr]
         ada: ada,
         "grace-hopper": grace,
