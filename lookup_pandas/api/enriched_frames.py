@@ -42,7 +42,6 @@ from ..enrichment.plan import Options
 from ..enrichment.results import JobSummary
 from ..enrichment.values import lookup_values
 from ..frames.records import prefixed_names
-from ..identifiers.handles import checked_handle
 from ..identifiers.kinds import Kind
 from .columns import check_columns, looked_up, with_status
 
@@ -96,7 +95,7 @@ def get_frame(
     """``get_profiles`` and ``get_companies``: one row per value (a Series keeps its index)."""
     index = values.index if isinstance(values, pd.Series) else None
     if isinstance(values, str):  # one value, a UsageError when it is none
-        checked_handle(values, fold_case=options.fold_case, rules=kind.rules)
+        kind.checked(values, options.fold_case)
         values = [values]
     result = lookup_values(list(values), client=resolve_client(client), options=options, kind=kind)
     frame = with_status(looked_up(result, kind), result)

@@ -387,6 +387,7 @@ def estimate_profiles(
         client=resolve_client(client),
         fold_case=fold_case,
         method=method,
+        kind=PEOPLE,
         refresh=refresh,
     )
 

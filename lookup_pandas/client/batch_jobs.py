@@ -33,7 +33,7 @@ from ..errors import (
 )
 from ..http.decisions import Call, Requester
 from ..http.sending import Wire
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.answers import profile_answer_from_batch, read_answer
 from ..service.endpoints import BATCH_PATH
 from ..service.envelope import Envelope
@@ -53,17 +53,20 @@ def no_batch(
     *,
     cli_advice: str = CLI_ADVICE,
     path: str = BATCH_PATH,
+    of: str = "",
 ) -> BatchUnavailableError:
-    """The error that says this service has no batch jobs. ``exc`` is the answer that told.
-
-    Its ``cli_message`` gives the command line's ``cli_advice`` instead of Python's.
+    """The error that says this service has no batch jobs (``of`` a kind: none has any).
+    ``exc`` is the answer that told. Its ``cli_message`` gives the command line's
+    ``cli_advice`` instead of Python's.
 
     Example:
         >>> print(no_batch("http://x"))  # doctest: +ELLIPSIS
         The service at http://x has no batch jobs... use method='single' or 'auto'.
+        >>> print(no_batch("http://x", of="skills"))  # doctest: +ELLIPSIS
+        The service at http://x has no batch jobs of skills; use method='single' or 'auto'.
     """
     answer = f" (POST {path} answered {exc.status_code})" if exc is not None else ""
-    told = f"The service at {base_url} has no batch jobs{answer};"
+    told = f"The service at {base_url} has no batch jobs{f' of {of}' if of else ''}{answer};"
     return BatchUnavailableError(
         f"{told} {PYTHON_ADVICE}",
         cli_message=f"{told} {cli_advice}",
@@ -84,18 +87,10 @@ class BatchCalls:
         #: Whether the service has each batch path's jobs: absent until a submit tells.
         self._supported: dict[str, bool] = {}
 
-    @property
-    def supported(self) -> bool | None:
-        """Whether the service has people batch jobs: None until the first submit tells."""
-        return self.supported_for(PEOPLE)
-
-    @supported.setter
-    def supported(self, value: bool | None) -> None:
-        self._set_supported(PEOPLE, value)
-
     def supported_for(self, kind: Kind) -> bool | None:
-        """Whether the service has ``kind``'s batch jobs (None: not told yet)."""
-        return self._supported.get(_batch_path(kind))
+        """Whether the service has ``kind``'s batch jobs (None: not told yet; False for a kind
+        with no batch twin)."""
+        return self._supported.get(kind.endpoint.batch) if kind.endpoint.batch else False
 
     def _set_supported(self, kind: Kind, value: bool | None) -> None:
         if value is None:
@@ -108,7 +103,9 @@ class BatchCalls:
 
         Example: ``raise client.parts.batch.no_batch(PEOPLE, None)``
         """
-        return no_batch(self._wire.settings.base_url, exc, path=_batch_path(kind))
+        if kind.endpoint.batch is None:  # a kind bought by single calls only
+            return no_batch(self._wire.settings.base_url, path=kind.endpoint.path, of=kind.nouns)
+        return no_batch(self._wire.settings.base_url, exc, path=kind.endpoint.batch)
 
     def submit(self, kind: Kind, handles: Sequence[str], cancel: threading.Event | None) -> str:
         """Submit one batch job of 1 to 1,000 handles, and return its ``job_id``.

@@ -5,6 +5,7 @@ on any cache.
 
 Example:
     >>> from lookup_pandas.testing import MockService
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> profile = "/api/data/v1/people/profile"
     >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
     ...     with service.client() as client:
@@ -14,7 +15,7 @@ Example:
     ...         after = cache.is_cached(profile, {"handle": "ada"})
     ...         expired = cache.stored_at(profile, {"handle": "ada"})[1]
     ...         stored = cache.stored_answer(profile, {"handle": "ada"})
-    ...         keys = cache.profile_keys(["ada", "x"]).values()
+    ...         keys = cache.keys(["ada", "x"], PEOPLE).values()
     ...         renewed = cache.renew(profile, keys)
     ...         entries, cleared = client.cache_info().entries, client.clear()
     >>> before, after, expired, entries, cleared
@@ -33,7 +34,7 @@ from ..cache import CacheInfo, Forgotten, OpenCache, admin
 from ..errors import NotFoundError, ServiceError
 from ..http.sending import Wire
 from ..http.stats import StatsCounter
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.answers import parsed_answer
 from ..service.envelope import Envelope
 from ..store import Store
@@ -100,9 +101,9 @@ class ClientCache:
         return self.stored_at_key(path, self._wire.cache_keys(path, [params])[0])
 
     def stored_at_key(self, path: str, key: str) -> tuple[Envelope | None, datetime, bool] | None:
-        """:meth:`stored_answer`, read by its cache key (``profile_keys``), prepared once.
+        """:meth:`stored_answer`, read by its cache key (:meth:`keys`), prepared once.
 
-        Example: ``cache.stored_at_key(PROFILE_PATH, cache.profile_keys(["ada"])["ada"])``
+        Example: ``cache.stored_at_key(PROFILE_PATH, cache.keys(["ada"], PEOPLE)["ada"])``
         """
         response = self._wire.stored(path, key)
         when = None if response is None else _created_at(response)
@@ -117,40 +118,38 @@ class ClientCache:
         return env, when, bool(getattr(response, "is_expired", False))
 
     def renew(self, path: str, keys: Iterable[str]) -> int:
-        """Keep the stored answers of ``keys`` (``profile_keys``) another ``expire_after`` from
+        """Keep the stored answers of ``keys`` (:meth:`keys`) another ``expire_after`` from
         now. Returns how many were stored.
 
         When each was stored (bought) is kept. Sends nothing; one transaction on SQLite.
 
-        Example: ``cache.renew(PROFILE_PATH, cache.profile_keys(["ada"]).values())``
+        Example: ``cache.renew(PROFILE_PATH, cache.keys(["ada"], PEOPLE).values())``
         """
         return self._wire.renew(path, keys)
 
-    def profile_keys(self, handles: Iterable[str], *, kind: Kind = PEOPLE) -> dict[str, str]:
+    def keys(self, values: Iterable[str], kind: Kind) -> dict[str, str]:
         """Each value's cache key: its name in the cache and among the processes sharing the store.
 
         The one place a run's keys are worked out. Empty without a cache, where there is nothing
         to read, share or claim. ``kind``: whose lookups.
 
-        Example: ``cache.profile_keys(["ada"])`` -> ``{"ada": "5f3c..."}``
+        Example: ``cache.keys(["ada"], PEOPLE)`` -> ``{"ada": "5f3c..."}``
         """
         wire = self._wire
         if not wire.cache_on:
             return {}
-        values = list(handles)
+        values = list(values)
         keys = wire.cache_keys(kind.endpoint.path, [kind.params(v) for v in values])
         return dict(zip(values, keys, strict=True))
 
-    def read_ahead(
-        self, values: Iterable[str], kind: Kind = PEOPLE
-    ) -> dict[str, Envelope | NotFoundError]:
+    def read_ahead(self, values: Iterable[str], kind: Kind) -> dict[str, Envelope | NotFoundError]:
         """Each value's answer the cache holds, read in one batched read (no network): an
         Envelope, or the NotFoundError of a stored not-found. Misses and unreadable answers are
         left out; an expired answer counts only offline, as for every read.
 
         Example: ``client.parts.cache.read_ahead(["ada", "new"])`` -> ``{"ada": Envelope(...)}``
         """
-        keys = self.profile_keys(values, kind=kind)
+        keys = self.keys(values, kind)
         if not keys:
             return {}
         stored = self._wire.session.cache.get_responses(list(keys.values()))  # type: ignore[attr-defined]

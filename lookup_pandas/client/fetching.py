@@ -20,7 +20,6 @@ from typing import Any, ParamSpec, TypeVar
 
 from ..errors import NotFoundError
 from ..http.decisions import Call, Requester
-from ..identifiers.handles import checked_handle
 from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
 from ..service.envelope import Envelope
@@ -47,7 +46,7 @@ def fetched(
         ...
         lookup_pandas.errors.NotFoundError: No company 'acme'
     """
-    sent = checked_handle(value, fold_case=fold_case, rules=kind.rules)
+    sent = kind.checked(value, fold_case)
     path = kind.endpoint.path
     env: Envelope = request(Call(path, kind.params(sent), refresh=refresh))
     checked_data(env, path)

@@ -10,6 +10,7 @@ Example:
     >>> import lookup_pandas as lp
     >>> from lookup_pandas.enrichment.plan import Options
     >>> from lookup_pandas.enrichment.values import lookup_values
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> from lookup_pandas.testing import MockTransport, people_service
     >>> from lookup_pandas.csv_chunks.json_records import RecordStore
     >>> from lookup_pandas.csv_chunks.scan import HandleMap, scan_handles
@@ -20,10 +21,10 @@ Example:
     >>> client = lp.Client(api_key="lk_example", base_url="http://service.test", cache=False,
     ...                    transport=MockTransport(answer))
     >>> chunks = [pd.DataFrame({"handle": ["ada", ""]}), pd.DataFrame({"handle": ["Ada"]})]
-    >>> handles = HandleMap()
+    >>> handles = HandleMap(kind=PEOPLE)
     >>> scan = scan_handles((chunk["handle"] for chunk in chunks), handles)  # pass 1
     >>> records = RecordStore()
-    >>> result = lookup_values(scan.distinct, client=client, on_record=records.add,
+    >>> result = lookup_values(scan.distinct, client=client, kind=PEOPLE, on_record=records.add,
     ...                        options=Options(progress=False))  # each distinct handle once
     >>> table = HandleTable(scan.distinct, result, "profile_", records)
     >>> [enrich_chunk(chunk, "handle", table, handles).statuses for chunk in chunks]  # pass 2

@@ -5,8 +5,10 @@ True
 >>> [len(chunk) for chunk in split(["ada"] * 2500)]  # balanced, at most 1,000 each
 [834, 833, 833]
 >>> job = Tracker("job_1", ("ada", "grace"), now=0.0, interval=1.5)
+>>> from lookup_pandas.service.endpoints import ENDPOINTS
+>>> people = ENDPOINTS["profile"]  # the lookup whose batch twin ran the job
 >>> page = BatchPage.parse({"status": "completed", "total": 2, "resolved": 1, "next_cursor": 2,
-...                         "profiles": {"ada": {"id": "prsn_1"}}, "not_found": ["grace"]})
+...                         "profiles": {"ada": {"id": "prsn_1"}}, "not_found": ["grace"]}, people)
 >>> job.take(page, now=1.6)  # None is a not-found
 [('ada', {'id': 'prsn_1'}), ('grace', None)]
 >>> job.done, job.missing(), job.billed
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PaginationError, ResponseError
-from ..service.endpoints import BATCH_PATH
+from ..service.endpoints import Endpoint
 from ..store import StoredJob
 
 __all__ = [
@@ -115,22 +117,26 @@ class BatchPage:
     resolved: int
     errors: int
     next_cursor: int
-    profiles: Mapping[str, Any]
+    records: Mapping[str, Any]  # the results found, by input
     not_found: Sequence[str]
+    path: str  # the batch route it came from
 
     @classmethod
-    def parse(
-        cls, data: Mapping[str, Any], results: str = "profiles", path: str = BATCH_PATH
-    ) -> BatchPage:
+    def parse(cls, data: Mapping[str, Any], lookup: Endpoint) -> BatchPage:
         """The poll's ``data``, or ResponseError naming what is missing or of the wrong type.
 
-        ``results`` is the key of its results (a company job's is ``companies``).
+        ``lookup`` is the endpoint whose batch twin (``batch``) ran the job: its ``results`` are
+        the key of the records (a company job's is ``companies``).
 
-        >>> BatchPage.parse({"status": "sleeping", "total": 1, "next_cursor": 0})
+        >>> from lookup_pandas.service.endpoints import ENDPOINTS
+        >>> data = {"status": "sleeping", "total": 1, "next_cursor": 0}
+        >>> BatchPage.parse(data, ENDPOINTS["profile"])
         Traceback (most recent call last):
         ...
         lookup_pandas.errors.ResponseError: Unknown batch job status 'sleeping'.
         """
+
+        path = lookup.batch or lookup.path
 
         def field_(name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
             value = data.get(name, default)
@@ -146,7 +152,7 @@ class BatchPage:
         if status not in _STATUSES:
             raise ResponseError(f"Unknown batch job status {status!r}.", url=path)
         not_found = field_("not_found", list, [])
-        profiles = field_(results, dict, {})
+        records = field_(lookup.results or "", dict, {})
         if not all(isinstance(i, str) for i in not_found):
             raise ResponseError("The batch job's not_found holds a non-string.", url=path)
         return cls(
@@ -155,8 +161,9 @@ class BatchPage:
             resolved=field_("resolved", int, 0),
             errors=field_("errors", int, 0),
             next_cursor=field_("next_cursor", int),
-            profiles=profiles,
+            records=records,
             not_found=not_found,
+            path=path,
         )
 
 
@@ -228,7 +235,7 @@ class Tracker:
             raise PaginationError(
                 f"Batch job {self.job_id}: the cursor went back from {self.after} to "
                 f"{page.next_cursor}.",
-                url=BATCH_PATH,
+                url=page.path,
             )
         step = page.next_cursor - self.after
         progress = page.resolved + page.errors
@@ -242,7 +249,7 @@ class Tracker:
         self._time(page.status, progress, now)
         wanted = set(self.inputs) - self._collected
         new: list[tuple[str, dict[str, Any] | None]] = []
-        for handle, record in page.profiles.items():
+        for handle, record in page.records.items():
             if handle in wanted and isinstance(record, dict):
                 new.append((handle, record))
                 wanted.discard(handle)

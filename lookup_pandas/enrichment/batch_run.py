@@ -1,9 +1,10 @@
 """Running batch jobs for an enrichment: submit, poll, cache every result, resume stored jobs.
 
+>>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.testing import MockService
 >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
 ...     with service.client() as client:
-...         run = BatchRun(client, ["ada", "grace"], submit=True)
+...         run = BatchRun(client, ["ada", "grace"], submit=True, kind=PEOPLE)
 ...         answers = dict(run)
 ...         run.finish()  # drop the finished jobs
 ...         ada, grace = client.profile("ada"), client.profile("grace")
@@ -31,7 +32,7 @@ from typing import Any
 from ..client.client import Client
 from ..client.credits import balance, unless_failing
 from ..errors import InsufficientCreditsError, NotFoundError
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
 from ..store.pacing import check_cancel
@@ -66,9 +67,9 @@ class BatchRun:
         handles: Sequence[str],
         *,
         submit: bool,
+        kind: Kind,
         stored: Sequence[StoredJob] = (),
         resume: bool = True,
-        kind: Kind = PEOPLE,
         cancel: threading.Event | None = None,
     ) -> None:
         self.client, self.parts, self.kind = client, client.parts, kind
@@ -160,7 +161,7 @@ class BatchRun:
         Returns (job_id or None, what was submitted, their claim keys, what was left to others).
         """
         parts = self.parts
-        keys = parts.cache.profile_keys(chunk, kind=self.kind)
+        keys = parts.cache.keys(chunk, self.kind)
         states = parts.claims.take(list(keys.values()))
         # BUSY: another process is buying it. RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
@@ -186,7 +187,7 @@ class BatchRun:
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         kind = self.kind
         data = self.parts.batch.status(kind, job_id, after, stop)
-        return BatchPage.parse(data, kind.endpoint.results or "profiles", kind.endpoint.batch or "")
+        return BatchPage.parse(data, kind.endpoint)
 
     # -- the driver ---------------------------------------------------------------------------
 
@@ -382,6 +383,7 @@ def out_of_credits(
 
     ``bought``: the answers this run bought before it stopped.
 
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
     'Nothing was bought'
     >>> str(out_of_credits(["ada"], None, PEOPLE, bought=25)).split(". ")[-1]

@@ -15,7 +15,7 @@ from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import kept_costs, kept_ladder, unless_failing
 from ..display.facts import RefreshEstimate
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts, tier_change
 from .batch_plan import MAX_JOB_ITEMS, use_batch
 from .plan import ASSUMED_PAGE, batch_told, job_credits
@@ -39,8 +39,8 @@ def read_credit_facts(client: Client) -> float | None:
 def planned(
     est: Estimate,
     client: Client,
-    method: Method = "auto",
-    kind: Kind = PEOPLE,
+    method: Method,
+    kind: Kind,
     checks: RefreshEstimate | None = None,
 ) -> Estimate:
     """``est`` with the method, jobs, polls and seconds for its ``to_fetch`` at the Client's pace

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..display.facts import RefreshCounts
 from ..errors import BudgetExceededError, InsufficientCreditsError, UsageError
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..store import StoredJob
 from .batch_plan import METHODS, use_batch
@@ -330,10 +330,10 @@ def check_method(method: str) -> None:
 
 
 def check_refresh(refresh: object, kind: Kind) -> None:
-    """Refuse a ``refresh`` that is not False, True or ``"changed"``, and ``"changed"`` for
-    companies: the job-change feed is about people.
+    """Refuse a ``refresh`` that is not False, True or ``"changed"``, and ``"changed"`` for a
+    kind the job-change feed does not tell of (:attr:`~.kinds.Kind.changes_feed`: companies).
 
-    >>> from lookup_pandas.identifiers.kinds import COMPANIES
+    >>> from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
     >>> check_refresh("changed", PEOPLE)
     >>> check_refresh("changed", COMPANIES)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -344,11 +344,10 @@ def check_refresh(refresh: object, kind: Kind) -> None:
     """
     if not (isinstance(refresh, bool) or refresh == "changed"):
         raise UsageError(f'refresh must be False, True or "changed", not {refresh!r}')
-    # by its endpoint, not by identity: a Kind that travelled to a Dask worker is a copy
-    if refresh == "changed" and kind.endpoint.path != PEOPLE.endpoint.path:
+    if refresh == "changed" and not kind.changes_feed:
         raise UsageError(
-            "refresh=\"changed\" reads people's job changes: it is for people. A company's "
-            "answer is kept (refresh=False) or bought anew (refresh=True)."
+            f'refresh="changed" reads people\'s job changes: it is not for {kind.nouns}. '
+            f"A {kind.noun}'s answer is kept (refresh=False) or bought anew (refresh=True)."
         )
 
 
@@ -375,13 +374,15 @@ def check_options(errors: str, max_calls: int | None, max_credits: float | None 
         raise UsageError(f"max_credits must be a number >= 0 or None, not {max_credits!r}")
 
 
-def batch_told(known: bool | None, costs: RouteCosts | None, kind: Kind = PEOPLE) -> bool | None:
+def batch_told(known: bool | None, costs: RouteCosts | None, kind: Kind) -> bool | None:
     """Whether the service has ``kind``'s batch jobs, as far as is known without sending
     anything: what a submit told (``known``), else whether the route costs list the batch
     route (production lists it, at 0 credits), else None.
 
-    >>> batch_told(None, RouteCosts({})), batch_told(None, None), batch_told(True, None)
-    (False, None, True)
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
+    >>> known = [batch_told(None, RouteCosts({}), PEOPLE), batch_told(None, None, PEOPLE)]
+    >>> known + [batch_told(True, None, PEOPLE)]
+    [False, None, True]
     """
     if known is not None or costs is None or kind.endpoint.batch is None:
         return known

@@ -26,7 +26,7 @@ from ..client.client import Client
 from ..client.credits import route_costs, unless_failing
 from ..client.pagination import PagePlan, read_page
 from ..display.facts import RefreshCounts, RefreshEstimate
-from ..identifiers.kinds import PEOPLE
+from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..service.endpoints import JOB_CHANGES_PATH
 from ..service.job_changes import JobChange, read_event
@@ -88,6 +88,7 @@ class RefreshPlan:
 
 @dataclass(frozen=True)
 class _Cached:
+    kind: Kind
     """What the cache holds for the values: their answers to check, and the rest.
 
     ``held``: answers the feed cannot check, not expired (kept as they are). ``uncheckable``:
@@ -107,12 +108,12 @@ class _Cached:
         return len(self.uncheckable) + len(self.uncached)
 
 
-def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _Cached:
+def _read_cache(client: Client, kind: Kind, distinct: Sequence[str], now: dt.datetime) -> _Cached:
     """Each value's stored answer (expired too) and when it was bought or last checked."""
-    path, cache = PEOPLE.endpoint.path, client.parts.cache
-    keys = cache.profile_keys(distinct)
+    path, cache = kind.endpoint.path, client.parts.cache
+    keys = cache.keys(distinct, kind)
     checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
-    cost = _profile_cost(client)
+    cost = _cost(client, kind)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
     held: list[str] = []
@@ -135,12 +136,12 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
             (uncheckable if expired else held).append(value)
         else:
             answers[value], records[value] = answer, record
-    return _Cached(answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
+    return _Cached(kind, answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
 
 
-def _profile_cost(client: Client) -> float:
-    """A profile's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client).cost_of(PEOPLE.endpoint.path)
+def _cost(client: Client, kind: Kind) -> float:
+    """A ``kind``'s answer's credits at the service's route costs (read once per Client, free)."""
+    return _costs(client).cost_of(kind.endpoint.path)
 
 
 def _page_cost(client: Client) -> float:
@@ -186,14 +187,14 @@ def most_and_least(
     return most, pages * page + expired * cost
 
 
-def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate:
+def estimate_changes(distinct: Sequence[str], client: Client, kind: Kind) -> RefreshEstimate:
     """What a refresh of ``distinct`` would check, and the most and the least it can cost.
 
     It reads the cache and the store only: no feed page. The feed calls are those the groups
     take before any page has taught the feed's rate (one event per organisation a week).
     """
     now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, distinct, now)
+    cached = _read_cache(client, kind, distinct, now)
     answers = list(cached.answers.values())
     groups = first_groups(answers, FeedRate())
     most, least = most_and_least(
@@ -201,7 +202,7 @@ def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate
         len(groups),
         expired=len(cached.uncheckable),
         uncached=len(cached.uncached),
-        cost=_profile_cost(client),
+        cost=_cost(client, kind),
         page=_page_cost(client),
     )
     return RefreshEstimate(
@@ -218,6 +219,7 @@ def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate
 def check_changes(
     distinct: Sequence[str],
     client: Client,
+    kind: Kind,
     *,
     max_credits: float | None = None,
     max_calls: int | None = None,
@@ -230,16 +232,16 @@ def check_changes(
     (each checked answer bought anew, plus a page per group).
     """
     now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, distinct, now)
+    cached = _read_cache(client, kind, distinct, now)
     rate = FeedRate()
     groups = first_groups(list(cached.answers.values()), rate)
-    cost, page = _profile_cost(client), _page_cost(client)
+    cost, page = _cost(client, kind), _page_cost(client)
     expired, uncached = len(cached.uncheckable), len(cached.uncached)
     most, _ = most_and_least(
         cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
     )
     calls = len(cached.answers) + len(groups) + cached.others
-    check_budget(calls, 0, len(distinct), max_calls, PEOPLE.nouns)  # the most it can call
+    check_budget(calls, 0, len(distinct), max_calls, kind.nouns)  # the most it can call
     check_credits(most, calls, max_credits)  # the most it can spend
     reader = _FeedReader(client, cached.answers, now, page)
     reader.read_all(rate)
@@ -345,7 +347,7 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        held = cached_outcomes(self.client, cached.held)
+        held = cached_outcomes(self.client, cached.held, cached.kind)
         expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(
@@ -376,12 +378,12 @@ class _FeedReader:
 KEEP_CHUNK = 250
 
 
-def keep_checked(client: Client, plan: RefreshPlan) -> None:
+def keep_checked(client: Client, plan: RefreshPlan, kind: Kind) -> None:
     """Mark the kept answers checked, and keep them another ``expire_after``.
 
     Written in chunks of :data:`KEEP_CHUNK`; :func:`keeping` runs it beside the purchases.
     """
-    store, cache, path = client.parts.store, client.parts.cache, PEOPLE.endpoint.path
+    store, cache, path = client.parts.store, client.parts.cache, kind.endpoint.path
     keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
     for i in range(0, len(keys), KEEP_CHUNK):
         chunk = keys[i : i + KEEP_CHUNK]
@@ -390,13 +392,13 @@ def keep_checked(client: Client, plan: RefreshPlan) -> None:
         cache.renew(path, chunk)
 
 
-def keeping(client: Client, plan: RefreshPlan) -> threading.Thread:
+def keeping(client: Client, plan: RefreshPlan, kind: Kind) -> threading.Thread:
     """:func:`keep_checked` in a thread of its own, started: the run buys meanwhile.
 
     The caller joins it once the run is over (a failed run keeps what the feed confirmed).
     """
     thread = threading.Thread(
-        target=keep_checked, args=(client, plan), name="lookup-keep-checked", daemon=True
+        target=keep_checked, args=(client, plan, kind), name="lookup-keep-checked", daemon=True
     )
     thread.start()
     return thread

@@ -1,6 +1,7 @@
 """The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, and its counts.
 
 >>> import lookup_pandas as lp
+>>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.enrichment.plan import plan
 >>> from lookup_pandas.testing import MockTransport, people_service
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
@@ -9,7 +10,7 @@
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
->>> state = EnrichmentRun(client, the_plan, options, before=client.stats)
+>>> state = EnrichmentRun(client, the_plan, options, before=client.stats, kind=PEOPLE)
 >>> state.run()
 >>> state.outcomes["ada"].status, state.counts["fetched"]
 ('ok', 1)
@@ -50,7 +51,7 @@ from ..errors import (
     TransportError,
 )
 from ..http.stats import since
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
 from ..store.claims import ClaimWindow
@@ -111,8 +112,8 @@ class EnrichmentRun:
     options: Options
     _: KW_ONLY
     before: ClientStats  # the client's stats when the run began
+    kind: Kind
     on_record: OnRecord | None = None
-    kind: Kind = PEOPLE
     #: A background job's watch: its view stands for the bar, and once its cancel event is
     #: set, the run stops as on Ctrl-C.
     watch: Watch | None = None
@@ -449,9 +450,9 @@ class EnrichmentRun:
         if window is None:
             yield from ((handle, None) for handle in handles)
             return
-        remaining, keys = iter(handles), self.parts.cache.profile_keys
+        remaining, keys = iter(handles), self.parts.cache.keys
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(keys(chunk, kind=self.kind))
+            held = window.hold(keys(chunk, self.kind))
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
 

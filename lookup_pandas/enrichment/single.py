@@ -1,11 +1,12 @@
 """One handle's call in an enrichment: its cached answer, or its fetch, as an Outcome.
 
 >>> import lookup_pandas as lp
+>>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.testing import MockTransport, people_service
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
 ...                    transport=transport, cache=False)
->>> cached_outcomes(client, ["ada"])  # no cache: it must be fetched
+>>> cached_outcomes(client, ["ada"], PEOPLE)  # no cache: it must be fetched
 {}
 >>> outcome, from_cache = fetch_one(SingleCalls(client.parts.sender.request, PEOPLE), "ada")
 >>> outcome.status, outcome.record["handle"], from_cache
@@ -34,7 +35,7 @@ from ..errors import (
     ServiceError,
 )
 from ..http.decisions import Call, Requester
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
 from ..store.pacing import Cancelled
 from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
@@ -52,9 +53,7 @@ __all__ = [
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
 
 
-def cached_outcomes(
-    client: Client, values: Iterable[str], kind: Kind = PEOPLE
-) -> dict[str, Outcome]:
+def cached_outcomes(client: Client, values: Iterable[str], kind: Kind) -> dict[str, Outcome]:
     """Each value's stored outcome (a record, a billed not-found), read in one batched read, no
     network. A value missing (or unreadable) must be fetched.
 
@@ -89,6 +88,7 @@ class SingleCalls:
     counts only if stored since then (seconds since the epoch), else it is bought anew, once
     among the processes (:class:`~lookup_pandas.http.decisions.Call`).
 
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> SingleCalls(print, PEOPLE, refresh=True).call("ada", held=("k", "mine")).params
     {'handle': 'ada'}
     """

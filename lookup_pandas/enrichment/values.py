@@ -1,15 +1,16 @@
 """Enrichment by value: the engine behind ``enrich_*`` and ``get_*``, and its estimate.
 
 >>> import lookup_pandas as lp
+>>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.testing import MockTransport, people_service
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}, balance=100))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com", cache=False,
 ...                    transport=transport)
 >>> values = ["ada", " https://www.example.com/in/ada/ ", "", "unknown-x"]
->>> result = lookup_values(values, client=client, options=Options(progress=False))
+>>> result = lookup_values(values, client=client, kind=PEOPLE, options=Options(progress=False))
 >>> result.status, result.summary.fetched  # "ada" was asked for once
 (['ok', 'ok', 'invalid', 'not_found'], 2)
->>> estimate_values(["ada", "ada", ""], client=client).to_fetch  # what a job would buy
+>>> estimate_values(["ada", "ada", ""], client=client, kind=PEOPLE).to_fetch  # what a job would buy
 1
 
 The flow: each distinct value normalised once (:mod:`lookup_pandas.identifiers.distinct`),
@@ -36,7 +37,7 @@ from ..client.client import Client
 from ..client.credits import unless_failing
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..identifiers.distinct import HandleMap, Mapped
-from ..identifiers.kinds import PEOPLE, Kind
+from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from .batch_plan import jobs_tagged
 from .estimate import planned, read_credit_facts
@@ -82,7 +83,7 @@ __all__ = [
 P = ParamSpec("P")
 
 
-def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
+def _normalise(values: Iterable[Any], fold_case: bool, kind: Kind) -> Mapped:
     """Each distinct raw value normalised once (:mod:`lookup_pandas.identifiers.distinct`)."""
     return HandleMap(fold_case=fold_case, kind=kind).map(values)
 
@@ -94,7 +95,7 @@ def estimate_values(
     fold_case: bool = True,
     method: Method = "auto",
     credits: bool = True,
-    kind: Kind = PEOPLE,
+    kind: Kind,
     refresh: Refresh = False,
 ) -> Estimate:
     """What a job over ``values`` would fetch, how, how long it would take, and what it would cost.
@@ -116,7 +117,7 @@ def estimate_values(
     ]
     checks = None
     if refresh == "changed" and not client.settings.offline:
-        checks = estimate_changes(distinct, client)
+        checks = estimate_changes(distinct, client, kind)
     if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
         return Estimate(
             rows=rows,
@@ -172,8 +173,8 @@ def lookup_values(
     values: Iterable[Any],
     *,
     client: Client,
+    kind: Kind,
     options: Options | None = None,
-    kind: Kind = PEOPLE,
     on_record: OnRecord | None = None,
     watch: Watch | None = None,
 ) -> Lookup:
@@ -204,14 +205,14 @@ def lookup_values(
     sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-    changes = _changes(distinct, client, options)
+    changes = _changes(distinct, client, options, kind)
     the_plan = _plan(distinct, client, options, kind, sink, changes)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used.
         client.parts.contact.check_key()
     check_job_credits(client, the_plan, options, kind)
-    kept_checked = None if changes is None else keeping(client, changes)
+    kept_checked = None if changes is None else keeping(client, changes, kind)
     state = EnrichmentRun(
         client, the_plan, options, before=before, on_record=sink, kind=kind, watch=watch
     )
@@ -264,12 +265,14 @@ def _with_provenance(
     return dataclasses.replace(result, provenance=where)
 
 
-def _changes(distinct: list[str], client: Client, options: Options) -> RefreshPlan | None:
+def _changes(
+    distinct: list[str], client: Client, options: Options, kind: Kind
+) -> RefreshPlan | None:
     """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
     if options.refresh != "changed" or client.settings.offline:
         return None  # offline, the plan refuses it (check_offline)
     return check_changes(
-        distinct, client, max_credits=options.max_credits, max_calls=options.max_calls
+        distinct, client, kind, max_credits=options.max_credits, max_calls=options.max_calls
     )
 
 
@@ -354,9 +357,7 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
     return {s: seen[s] for s in STATUSES if s != NOT_CACHED or seen[s]}
 
 
-def check_job_credits(
-    client: Client, the_plan: Plan, options: Options, kind: Kind = PEOPLE
-) -> None:
+def check_job_credits(client: Client, the_plan: Plan, options: Options, kind: Kind) -> None:
     """Check the job's credits before the first billable call.
 
     Raises BudgetExceededError over ``max_credits``, and InsufficientCreditsError when the
@@ -378,7 +379,7 @@ def check_job_credits(
     check_balance(credits, len(to_fetch), balance)
 
 
-def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind = PEOPLE) -> pd.DataFrame:
+def _spread(kept: RecordColumns, mapped: Mapped, kind: Kind) -> pd.DataFrame:
     """One flattened record per distinct handle, taken onto every row holding it by position.
 
     The columns come in input order (fields first seen first), not in the order the answers

@@ -31,7 +31,6 @@ COMPANY_RULES = Rules(
     min_length=2,
     ids=("org_",),
     what="a company slug, id or page URL",
-    noun="company",
 )
 
 

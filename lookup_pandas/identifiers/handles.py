@@ -31,6 +31,7 @@ __all__ = [
     "invalid_reason",
     "looks_like_url",
     "normalise_handle",
+    "refused",
 ]
 
 #: The strings that are missing values, not handles: pandas' default ``na_values`` for
@@ -87,8 +88,7 @@ class Rules:
     segment: str = "in"  # the URL path segment before a value: ``.../in/<handle>``
     min_length: int = MIN_LENGTH
     ids: tuple[str, ...] = ("prsn_",)  # opaque id prefixes: such a value is kept as written
-    what: str = "a handle or profile URL"
-    noun: str = "handle"
+    what: str = "a handle or profile URL"  # what a refused value should have been
 
 
 #: People: handles, profile URLs and ``prsn_`` ids.
@@ -261,9 +261,18 @@ def checked_handle(value: object, *, fold_case: bool = True, rules: Rules = PERS
     address. Nothing was sent.
     """
     handle, reason = cleaned(value, fold_case=fold_case, rules=rules)
-    if handle is not None:
-        return handle
+    if handle is None:
+        raise refused(value, rules.what, reason)
+    return handle
+
+
+def refused(value: object, what: str, reason: str | None) -> UsageError:
+    """The UsageError refusing ``value``, which is not ``what`` for ``reason``.
+
+    >>> refused("ab", "a handle", "too short")
+    UsageError("'ab' is not a handle: too short. Nothing was sent.")
+    """
     shown = repr(value)
     if len(shown) > 60:  # a pasted page must not become a page-long message
         shown = f"{shown[:45]}... ({len(value) if isinstance(value, str) else len(shown)} chars)"
-    raise UsageError(f"{shown} is not {rules.what}: {reason}. Nothing was sent.")
+    return UsageError(f"{shown} is not {what}: {reason}. Nothing was sent.")

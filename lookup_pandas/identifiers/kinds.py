@@ -1,5 +1,12 @@
 """The kinds of record the enrichment engine buys by value: people and companies.
 
+A :class:`Kind` is everything the engine needs of one: its endpoint (the route, the parameter
+each value is sent as, the code of a billed not-found, the batch twin and the key of its
+results), how a value is normalised, the columns of its records, and its words. The engine
+(plan, run, estimate, refresh), the adapters and the CLI read it and name no kind: adding one is
+its declaration, its normaliser and the service's route
+(``tests/integration/enrichment/test_kinds.py`` adds skills by id, which cost 0).
+
 >>> PEOPLE.params("prsn_1a2b"), COMPANIES.params("acme")
 ({'id': 'prsn_1a2b'}, {'slug': 'acme'})
 >>> COMPANIES.normalise("https://www.linkedin.com/company/Acme/"), COMPANIES.invalid_error("")
@@ -10,39 +17,53 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from ..frames.records import COMPANY_FIELDS, PERSON_FIELDS
 from ..service.endpoints import ENDPOINTS, Endpoint
 from .companies import COMPANY_RULES
-from .handles import PERSON_RULES, Rules, cleaned, invalid_reason, normalise_handle
+from .handles import PERSON_RULES, cleaned, refused
 
-__all__ = ["BY_PATH", "COMPANIES", "PEOPLE", "Kind"]
+__all__ = ["BY_PATH", "COMPANIES", "PEOPLE", "Kind", "Normaliser"]
+
+
+class Normaliser(Protocol):
+    """How one kind's values are read: ``(the value to send, None)``, else ``(None, why not)``.
+
+    >>> normaliser: Normaliser = partial(cleaned, rules=PERSON_RULES)
+    >>> normaliser("@Ada"), normaliser("Ada", fold_case=False), normaliser("")
+    (('ada', None), ('Ada', None), (None, 'empty'))
+    """
+
+    def __call__(
+        self, value: object, *, fold_case: bool = True
+    ) -> tuple[str | None, str | None]: ...
 
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of record bought by value: its endpoint, its rules, its columns and its words.
+    """One kind of record bought by value, declared once (see the module).
 
-    >>> PEOPLE.endpoint.path, PEOPLE.desc, list(COMPANIES.fields)[:3]
-    ('/api/data/v1/people/profile', 'profiles', ['id', 'slug', 'name'])
+    >>> PEOPLE.endpoint.path, PEOPLE.endpoint.batch, PEOPLE.endpoint.results
+    ('/api/data/v1/people/profile', '/api/data/v1/people/batch/enrich', 'profiles')
+    >>> COMPANIES.desc, list(COMPANIES.fields)[:3], COMPANIES.changes_feed
+    ('companies', ['id', 'slug', 'name'], False)
     """
 
+    #: Its lookup route: the parameter each value is sent as (its ``ids`` prefixes, else its
+    #: ``key``), its billed not-found's code, its batch twin (None: none) and their ``results``.
     endpoint: Endpoint
-    rules: Rules
+    normaliser: Normaliser
     fields: Mapping[str, str]  # the columns every result has (PERSON_FIELDS...)
+    noun: str  # how one value is named in messages: "handle"
+    what: str  # what a value should be, in a refusal: "a handle or profile URL"
     desc: str  # the progress bar's label: "profiles"
     #: The message of a not-found made from a batch result (a single call's words).
     not_found_message: str
-
-    @property
-    def noun(self) -> str:
-        """How one value is named in messages.
-
-        >>> PEOPLE.noun, COMPANIES.noun
-        ('handle', 'company')
-        """
-        return self.rules.noun
+    tag: str = ""  # what the job store puts before this kind's batch inputs ("company:")
+    #: Whether ``refresh="changed"`` can check its answers in the job-change feed.
+    changes_feed: bool = False
 
     @property
     def nouns(self) -> str:
@@ -52,15 +73,6 @@ class Kind:
         ('handles', 'companies')
         """
         return f"{self.noun[:-1]}ies" if self.noun.endswith("y") else f"{self.noun}s"
-
-    @property
-    def tag(self) -> str:
-        """What the job store puts before this kind's batch inputs (none for people).
-
-        >>> PEOPLE.tag, COMPANIES.tag
-        ('', 'company:')
-        """
-        return "" if self.endpoint.kind == "person" else f"{self.endpoint.kind}:"
 
     def params(self, value: str) -> dict[str, str]:
         """The query of ``value``'s lookup.
@@ -76,7 +88,7 @@ class Kind:
         >>> PEOPLE.normalise("@Ada"), PEOPLE.normalise("N/A")
         ('ada', None)
         """
-        return normalise_handle(value, fold_case=fold_case, rules=self.rules)
+        return self.normaliser(value, fold_case=fold_case)[0]
 
     def invalid_error(self, value: Any, fold_case: bool = True) -> str:
         """The ``lookup_error`` of a row whose value is not one.
@@ -84,7 +96,7 @@ class Kind:
         >>> PEOPLE.invalid_error(" ")
         'invalid handle: empty'
         """
-        return self._error(invalid_reason(value, fold_case=fold_case, rules=self.rules))
+        return self._error(self.normaliser(value, fold_case=fold_case)[1])
 
     def clean(self, value: object, fold_case: bool = True) -> tuple[str | None, str | None]:
         """``(the value to send, None)``, or ``(None, the row's lookup_error)``.
@@ -92,8 +104,22 @@ class Kind:
         >>> PEOPLE.clean("@Ada"), PEOPLE.clean("")
         (('ada', None), (None, 'invalid handle: empty'))
         """
-        handle, reason = cleaned(value, fold_case=fold_case, rules=self.rules)
-        return (handle, None) if handle is not None else (None, self._error(reason))
+        sent, reason = self.normaliser(value, fold_case=fold_case)
+        return (sent, None) if sent is not None else (None, self._error(reason))
+
+    def checked(self, value: object, fold_case: bool = True) -> str:
+        """The value to send for ``value``, else a UsageError naming it and the reason.
+
+        >>> COMPANIES.checked("https://acme.com")
+        Traceback (most recent call last):
+        ...
+        lookup_pandas.errors.UsageError: 'https://acme.com' is not a company slug, id or page URL:
+        a URL without /company/<slug>. Nothing was sent.
+        """
+        sent, reason = self.normaliser(value, fold_case=fold_case)
+        if sent is None:
+            raise refused(value, self.what, reason)
+        return sent
 
     def names(self, record: Mapping[str, Any]) -> tuple[str, ...]:
         """The values that name ``record`` in a lookup: its id and its handle (or slug), each as
@@ -112,15 +138,31 @@ class Kind:
         >>> PEOPLE.is_id("prsn_1a2b"), PEOPLE.is_id("ada"), COMPANIES.is_id("org_9")
         (True, False, True)
         """
-        return value.startswith(self.rules.ids)
+        return value.startswith(tuple(prefix for prefix, _ in self.endpoint.ids))
 
     def _error(self, reason: str | None) -> str:
         return f"invalid {self.noun}: {reason}"
 
 
-PEOPLE = Kind(ENDPOINTS["profile"], PERSON_RULES, PERSON_FIELDS, "profiles", "Profile not found")
+PEOPLE = Kind(
+    ENDPOINTS["profile"],
+    partial(cleaned, rules=PERSON_RULES),
+    PERSON_FIELDS,
+    noun="handle",
+    what=PERSON_RULES.what,
+    desc="profiles",
+    not_found_message="Profile not found",
+    changes_feed=True,
+)
 COMPANIES = Kind(
-    ENDPOINTS["company"], COMPANY_RULES, COMPANY_FIELDS, "companies", "Company not found"
+    ENDPOINTS["company"],
+    partial(cleaned, rules=COMPANY_RULES),
+    COMPANY_FIELDS,
+    noun="company",
+    what=COMPANY_RULES.what,
+    desc="companies",
+    not_found_message="Company not found",
+    tag="company:",
 )
 #: The kinds bought by value, by their endpoint's path.
 BY_PATH: dict[str, Kind] = {kind.endpoint.path: kind for kind in (PEOPLE, COMPANIES)}

@@ -51,7 +51,7 @@ __all__ = [
 
 
 def output_columns(
-    fields: Sequence[str] | None, prefix: str, kind: Kind = PEOPLE, own: str = ""
+    fields: Sequence[str] | None, prefix: str, kind: Kind, own: str = ""
 ) -> dict[str, str]:
     """The columns enrichment adds, with their dtypes: the ``fields``, prefixed, then the status.
 
@@ -60,7 +60,8 @@ def output_columns(
     ``own`` prefixes the status columns of an enrichment chained after another (``check_columns``).
 
     Example:
-        >>> output_columns(["first_name", "geo.region"], "p_")  # doctest: +NORMALIZE_WHITESPACE
+        >>> columns = output_columns(["first_name", "geo.region"], "p_", PEOPLE)
+        >>> columns  # doctest: +NORMALIZE_WHITESPACE
         {'p_first_name': 'str', 'p_geo.region': 'object', 'lookup_status': 'str',
          'lookup_error': 'str'}
     """
@@ -222,16 +223,14 @@ _SHARED = (
 )
 
 
-def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind = PEOPLE) -> pd.Series:
+def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
     mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)
     handles = {h for h in mapped.handles if h is not None}
     return pd.Series(sorted(handles), dtype=object, name="handle")
 
 
-def _billable(
-    handles: pd.Series, spec: ClientSpec, refresh: Refresh, kind: Kind = PEOPLE
-) -> pd.DataFrame:
+def _billable(handles: pd.Series, spec: ClientSpec, refresh: Refresh, kind: Kind) -> pd.DataFrame:
     """How many of these distinct handles must be paid for (:func:`.lazy.billable`)."""
     needed = billable(spec, handles.tolist(), refresh, kind)
     return pd.DataFrame({"needed": [needed], "distinct": [len(handles)]})
@@ -246,7 +245,7 @@ def _fetch(
     needed: int | None,
     total: int | None,
     columns: dict[str, str],
-    kind: Kind = PEOPLE,
+    kind: Kind,
 ) -> pd.DataFrame:
     """Fetch, or read, one partition of the distinct handles on a worker.
 

@@ -102,7 +102,7 @@ def _tested_on_pandas_3() -> Iterator[None]:
 def output_schema(
     fields: Sequence[str] | None,
     prefix: str,
-    kind: Kind = PEOPLE,
+    kind: Kind,
     *,
     provenance: bool = False,
     refresh: Refresh = False,
@@ -115,7 +115,7 @@ def output_schema(
     ``refresh="changed"``).
 
     Example:
-        >>> [(f.name, f.dataType.simpleString()) for f in output_schema(["geo.city"], "p_")]
+        >>> [(f.name, f.dataType.simpleString()) for f in output_schema(["geo.city"], "p_", PEOPLE)]
         ... # doctest: +NORMALIZE_WHITESPACE
         [('p_id', 'string'), ('p_handle', 'string'), ('p_geo.city', 'string'),
          ('p_json', 'string'), ('lookup_status', 'string'), ('lookup_error', 'string')]

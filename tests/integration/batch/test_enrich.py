@@ -180,7 +180,7 @@ def test_without_batch_auto_falls_back_to_single_calls_and_remembers(fake_servic
         assert fake_service.count(BATCH, method="GET") == 0
         assert {h: fake_service.count(PROFILE, handle=h) for h in first} == {h: 1 for h in first}
         assert_statuses(out, first)
-        assert client.parts.batch.supported is False
+        assert client.parts.batch.supported_for(PEOPLE) is False
 
         again = enrich(lead_frame(second), client)
         assert posts(fake_service) == 1  # remembered: no second submit
@@ -199,7 +199,7 @@ def test_without_batch_method_batch_raises(fake_service, tmp_path):
         assert posts(fake_service) == 1
         assert fake_service.billed() == 0
         assert fake_service.count(PROFILE) == 0
-        assert client.parts.batch.supported is False
+        assert client.parts.batch.supported_for(PEOPLE) is False
 
         # The Client knows now: refused before anything is sent.
         sent = fake_service.count()

@@ -262,7 +262,7 @@ def test_a_batch_run_broken_off_after_its_first_result_is_resumed_by_the_next_ru
     cache = tmp_path / "c.sqlite"
     first, extra = names("broken", 36, unknown=4), names("later", 22)
     with make_client(fake_service, cache=cache) as client:
-        run = BatchRun(client, first, submit=True, stored=client.parts.store.jobs())
+        run = BatchRun(client, first, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE)
         results = iter(run)
         handle, answer = next(results)
         results.close()  # as Ctrl-C in the loop would: the generator stops where it is

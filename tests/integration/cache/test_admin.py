@@ -286,7 +286,7 @@ def test_a_handle_erased_while_its_job_is_collected_is_not_cached(fake_service, 
     fake_service.configure(batch_resolve_rate=100, batch_page_size=5)
     handles = [f"person-{i:05d}" for i in range(500, 530)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        run = BatchRun(client, handles, submit=True, stored=client.parts.store.jobs())
+        run = BatchRun(client, handles, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE)
         results = iter(run)
         first, _ = next(results)
         waiting = [h for h in handles if not client.parts.cache.is_cached(PROFILE, {"handle": h})]
@@ -351,7 +351,7 @@ def test_info_reports_the_cache_and_clear_empties_it(fake_service, tmp_path):
         lp.search_people(TITLE, limit=10, max_records=20, client=client, progress=False)
         client.parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
         client.parts.store.claim_many(["a-claim"], 60)
-        keys = list(client.parts.cache.profile_keys(handles).values())
+        keys = list(client.parts.cache.keys(handles, PEOPLE).values())
         client.parts.store.mark_checked(keys, time.time())
         client.parts.store.mark_acted(["an-event-acted-on"])
         finished = datetime.now(UTC)

@@ -22,6 +22,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.cache import sqlite
 from lookup_pandas.cache.requests_cache_internals import redis_answer_key
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.endpoints import COMPANY_PATH as COMPANY
 from lookup_pandas.testing import PROFILE, FakeService
 from lookup_pandas.testing.names import org_id, person_id
@@ -100,7 +101,9 @@ def test_an_alias_leads_nowhere_once_its_answer_names_someone_else(
         fake_service.override(PROFILE, None)
         assert anew["id"].tolist() == ["prsn_someoneElse"]
         assert not client.parts.cache.is_cached(PROFILE, {"id": old})
-        assert client.parts.cache.read_ahead([old]) == {}  # a run's read ahead misses it too
+        assert (
+            client.parts.cache.read_ahead([old], PEOPLE) == {}
+        )  # a run's read ahead misses it too
         record = client.profile(old)
     assert record is not None and record["id"] == old
     assert fake_service.count(PROFILE, id=old) == 1
@@ -115,7 +118,9 @@ def test_a_run_reads_the_cache_ahead_in_one_read_through_the_aliases(
         client.profile("ada-lovelace")
         client.profile(grace)
         with cache_reads(client) as reads:
-            answers = client.parts.cache.read_ahead([ada, "grace-hopper", "ada-lovelace", "x1"])
+            answers = client.parts.cache.read_ahead(
+                [ada, "grace-hopper", "ada-lovelace", "x1"], PEOPLE
+            )
     assert {value: a.data["id"] for value, a in answers.items()} == {  # type: ignore[union-attr]
         ada: ada,
         "grace-hopper": grace,
@@ -184,7 +189,7 @@ def test_an_answer_renewed_by_its_alias_is_renewed_not_copied(
     with make_client(fake_service, cache=cache) as client:
         client.profile("ada-lovelace")
         before = client.parts.cache.stored_at(PROFILE, {"id": ada})
-        renewed = client.parts.cache.renew(PROFILE, client.parts.cache.profile_keys([ada]).values())
+        renewed = client.parts.cache.renew(PROFILE, client.parts.cache.keys([ada], PEOPLE).values())
         assert renewed == 1 and client.cache_info().entries == 1
         assert (
             client.parts.cache.stored_at(PROFILE, {"id": ada}) == before
@@ -201,7 +206,7 @@ def test_prune_drops_the_aliases_of_answers_redis_let_go(fake_service: FakeServi
         client.profile("ada-lovelace")
         redirects = client.session.cache.redirects  # type: ignore[attr-defined]
         assert len(list(redirects.keys())) == 1
-        key = client.parts.cache.profile_keys(["ada-lovelace"])["ada-lovelace"]
+        key = client.parts.cache.keys(["ada-lovelace"], PEOPLE)["ada-lovelace"]
         answer = redis_answer_key(client.session.cache, key)  # type: ignore[attr-defined]
         assert redis.Redis.from_url(redis_url).delete(answer) == 1  # as its TTL would
         assert client.prune() == 0

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import StoredJob, namespace
 from lookup_pandas.store.redis_connection import key_prefix
 
@@ -103,7 +104,7 @@ def test_prune_info_and_clear_on_redis(fake_service, redis_url, redis_server):
         client.parts.store.remember(StoredJob("job_kept", ("ada",), 1.0))
         client.parts.store.claim_many(["a-claim"], 60)
         client.parts.store.mark_checked(
-            list(client.parts.cache.profile_keys(lasting).values()), 1.0
+            list(client.parts.cache.keys(lasting, PEOPLE).values()), 1.0
         )
         client.parts.store.mark_acted(["an-event-acted-on"])
         assert wait_until(lambda: client.cache_info().expired == 3)

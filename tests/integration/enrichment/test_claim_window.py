@@ -24,6 +24,7 @@ from lookup_pandas.enrichment.plan import Options, Plan
 from lookup_pandas.enrichment.run import EnrichmentRun
 from lookup_pandas.enrichment.single import window_size
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store import BUSY, MINE, RECHECK, namespace, store_path
 from lookup_pandas.store.local import LocalStore
@@ -69,7 +70,7 @@ def singles(client: Client, handles: list[str]) -> EnrichmentRun:
     """The run's single calls alone, without the plan's read-ahead of the cache."""
     with Progress(False) as bar:
         options = Options(progress=False)
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar)
+        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar, kind=PEOPLE)
         state.run_singles(handles)
     return state
 
@@ -85,7 +86,7 @@ def test_200_uncontended_misses_cost_a_claim_and_a_release_per_window_not_per_mi
                 "handle", client=client, progress=False, method="single"
             )
         assert client.parts.claims.held == 0
-        keys = list(client.parts.cache.profile_keys(handles).values())
+        keys = list(client.parts.cache.keys(handles, PEOPLE).values())
     windows = math.ceil(len(handles) / window_size(4))  # 25 windows of 8
     assert calls["claim_many"] == windows
     # One release per bought-flag group, when the next window is taken and at the end.
@@ -118,7 +119,7 @@ def test_a_run_stopped_midway_lets_go_of_every_claim_it_held(fake_service, tmp_p
     trigger = AfterN(10, interrupt_main)
     fake_service.override(PROFILE, trigger)
     with make_client(fake_service, cache=cache, max_workers=4) as client:
-        keys = client.parts.cache.profile_keys(handles)
+        keys = client.parts.cache.keys(handles, PEOPLE)
         with pytest.raises(KeyboardInterrupt):
             lead_frame(handles).lookup.enrich_profiles(
                 "handle", client=client, progress=False, method="single"
@@ -154,7 +155,7 @@ def test_a_window_claim_let_go_of_lately_reads_the_cache_first(fake_service, tmp
     with make_client(fake_service, cache=cache) as client:
         for handle in cached:
             client.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}))
-        keys = client.parts.cache.profile_keys(cached + gone)
+        keys = client.parts.cache.keys(cached + gone, PEOPLE)
         other = other_holder(fake_service, cache)
         try:
             other.claim_many(list(keys.values()), ttl=30.0)
@@ -178,7 +179,7 @@ def test_a_window_claim_still_reads_the_cache_once_before_buying(fake_service, t
     cache = tmp_path / "window.sqlite"
     with make_client(fake_service, cache=cache) as client:
         client.parts.sender.request(Call(PROFILE_PATH, {"handle": "bought-before"}))
-        keys = client.parts.cache.profile_keys(["bought-before"])
+        keys = client.parts.cache.keys(["bought-before"], PEOPLE)
         client.parts.store.release_many(list(keys.values()), bought=False)  # the claim long gone
         with store_calls(client) as calls:
             state = singles(client, ["bought-before", "not-yet-bought"])
@@ -194,7 +195,7 @@ def test_handles_another_process_is_buying_are_waited_for_and_the_rest_bought(
     handles = [f"shared{i:02d}-lead" for i in range(20)]
     theirs = handles[3:6]
     with make_client(fake_service, cache=cache, max_workers=2) as client:
-        keys = client.parts.cache.profile_keys(handles)
+        keys = client.parts.cache.keys(handles, PEOPLE)
         with make_client(fake_service, cache=cache) as buyer:
             held = [keys[h] for h in theirs]
             assert set(buyer.parts.claims.take(held).values()) == {MINE}

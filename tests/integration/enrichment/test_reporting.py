@@ -24,6 +24,7 @@ from lookup_pandas.errors import (
     UsageError,
 )
 from lookup_pandas.frames.records import PERSON_FIELDS
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import envelope
 
 from ..helpers import PROFILE, SEARCH, cache_reads, make_client
@@ -121,7 +122,7 @@ def test_each_handle_is_read_ahead_once_and_each_miss_once_more_by_its_call(
             _, summary = api.enrich_with_summary(
                 pd.DataFrame({"handle": handles * 2}), "handle", client=client
             )
-    keys = client.parts.cache.profile_keys(handles)
+    keys = client.parts.cache.keys(handles, PEOPLE)
     assert sorted(map(reads.count, keys.values())) == [1] * 4 + [2] * 8
     assert len(reads) == len(handles) + 8
     assert (summary.cached, summary.fetched) == (4, 8)

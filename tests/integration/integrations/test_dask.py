@@ -134,7 +134,7 @@ def test_equals_pandas_row_for_row_each_handle_paid_once_few_429(
     # The same frame as pandas' enrichment of the same input (read from the cache now).
     expected = ddf.compute().lookup.enrich_profiles("url", client=client)
     pd.testing.assert_frame_equal(result, expected[list(result.columns)])
-    assert list(result.columns) == [*ddf.columns, *output_columns(None, "profile_")]
+    assert list(result.columns) == [*ddf.columns, *output_columns(None, "profile_", kind=PEOPLE)]
     assert result["lookup_status"].value_counts().to_dict() == {
         "ok": 360,
         "invalid": 9,

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import namespace, store_path
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.testing import FakeService
@@ -65,7 +66,7 @@ def test_a_run_at_debug_logs_pace_retries_claims_and_batch_jobs_never_the_key(
     cache = tmp_path / "logged.sqlite"
     with make_client(service, api_key=KEY, cache=cache, max_retries=10) as client:
         other = LocalStore(store_path(cache), namespace(KEY, service.base_url))
-        keys = list(client.parts.cache.profile_keys(HELD).values())
+        keys = list(client.parts.cache.keys(HELD, PEOPLE).values())
         assert set(other.claim_many(keys, ttl=60.0).values()) == {"mine"}
         releaser = release_once_waited_on(client, other, keys)
         service.override(PROFILE, FailFirst(1, lambda: rate_limited(1, limit=3000)))

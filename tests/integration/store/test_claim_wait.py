@@ -8,6 +8,7 @@ import threading
 import pandas as pd
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import namespace, store_path
 from lookup_pandas.store.local import LocalStore
 
@@ -19,7 +20,7 @@ HANDLES = ["ada-lovelace", "grace-hopper", "alan-turing"]
 def test_the_bar_says_how_many_handles_another_process_is_buying(fake_service, tmp_path, capsys):
     cache = tmp_path / "c.sqlite"
     with make_client(fake_service, cache=cache) as client:
-        keys = client.parts.cache.profile_keys(HANDLES[:2])
+        keys = client.parts.cache.keys(HANDLES[:2], PEOPLE)
         # Another holder (a live one: this process) is buying two of the three.
         other = LocalStore(
             store_path(cache), namespace(fake_service.api_key, fake_service.base_url)

@@ -69,7 +69,7 @@ CHILD = textwrap.dedent(
     handles = spec["handles"]
     client = lp.Client(batch_poll_interval=0.1)  # key, base URL and cache from the environment
     if spec["mode"] == "claim":
-        key = client.parts.cache.profile_keys(handles)[handles[0]]
+        key = client.parts.cache.keys(handles, PEOPLE)[handles[0]]
         before = time.monotonic()
         state = client.parts.store.claim_many([key], ttl=spec["ttl"])[key]
         print("claimed " + json.dumps({"state": state, "before": before}), flush=True)

@@ -33,6 +33,7 @@ import redis
 import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store import (
     BUSY,
@@ -457,7 +458,7 @@ def fill(svc: FakeService, url: str) -> None:
         more.lookup.enrich_profiles("handle", client=client, method="batch", progress=False)
         client.parts.store.remember(StoredJob("job_kept", ("ada",), time.time()))
         client.parts.store.claim_many(["held-claim"], 60)
-        checked = list(client.parts.cache.profile_keys(["fill0", "fill1"]).values())
+        checked = list(client.parts.cache.keys(["fill0", "fill1"], PEOPLE).values())
         client.parts.store.mark_checked(checked, time.time())
         client.parts.store.mark_acted(["event-key-of-fill2"])
 
@@ -515,7 +516,7 @@ def test_a_pickle_planted_in_redis_is_never_unpickled(
     svc = fake_service
     marker = tmp_path / "pwned"
     with make_client(svc, cache=redis_url) as client:
-        (key,) = client.parts.cache.profile_keys(["ada"]).values()
+        (key,) = client.parts.cache.keys(["ada"], PEOPLE).values()
         ns = namespace(svc.api_key, svc.base_url)
         with redis_server.client() as conn:
             conn.set(f"{key_prefix(ns)}:cache:{key}", pickle.dumps(_Planted(marker)))
@@ -551,7 +552,7 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
     week = 7 * 86400
     with make_client(svc, cache=redis_url, expire_after=week) as client:
         cache = client.parts.cache
-        (key,) = client.parts.cache.profile_keys(["ada"]).values()
+        (key,) = client.parts.cache.keys(["ada"], PEOPLE).values()
         name = f"{key_prefix(namespace(svc.api_key, svc.base_url))}:cache:{key}"
         stored = cache.stored_answer(PROFILE, {"handle": "ada"})
         assert stored is not None and stored[0] is not None
@@ -562,7 +563,7 @@ def test_a_renewed_answer_keeps_when_it_was_bought_and_its_ttl_follows(
             kept = json.loads(conn.get(name))
         assert cache.stored_answer(PROFILE, {"handle": "ada"})[1:] == (stored[1], False)
         assert kept["created_at"] == stored[1].isoformat()
-        assert cache.renew(PROFILE, client.parts.cache.profile_keys(["nobody"]).values()) == 0
+        assert cache.renew(PROFILE, client.parts.cache.keys(["nobody"], PEOPLE).values()) == 0
     assert svc.count(PROFILE) == 1  # renewing sends nothing
 
 

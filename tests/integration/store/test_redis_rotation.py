@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import named_namespace, namespace
 from lookup_pandas.store.redis_connection import key_prefix
 from lookup_pandas.testing import BATCH, FakeService
@@ -137,7 +138,7 @@ def test_the_pace_and_jobs_stay_the_keys_and_management_reaches_every_keys_jobs(
         forgotten = client.forget(["person-00600"])
         assert forgotten.jobs == 1
         client.parts.store.mark_checked(
-            list(client.parts.cache.profile_keys(HANDLES[5:8]).values()), 1.0
+            list(client.parts.cache.keys(HANDLES[5:8], PEOPLE).values()), 1.0
         )
         client.parts.store.mark_acted(["an-event-acted-on"])
         with redis_server.client() as conn:

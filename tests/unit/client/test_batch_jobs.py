@@ -49,9 +49,9 @@ def test_the_no_batch_message_speaks_to_python_and_to_the_command_line():
 
 def test_a_submit_returns_the_job_id_and_learns_batch_jobs_exist():
     with client_on(lambda r: (200, envelope({"job_id": "job_1"}))) as client:
-        assert client.parts.batch.supported is None
+        assert client.parts.batch.supported_for(PEOPLE) is None
         assert client.parts.batch.submit(PEOPLE, ["ada", "grace"], None) == "job_1"
-        assert client.parts.batch.supported is True
+        assert client.parts.batch.supported_for(PEOPLE) is True
 
 
 @pytest.mark.parametrize("status", [404, 405])
@@ -65,7 +65,7 @@ def test_a_service_without_batch_jobs_is_told_once(status):
     with client_on(batch) as client:
         with pytest.raises(BatchUnavailableError, match=f"answered {status}"):
             client.parts.batch.submit(PEOPLE, ["ada"], None)
-        assert client.parts.batch.supported is False
+        assert client.parts.batch.supported_for(PEOPLE) is False
         with pytest.raises(BatchUnavailableError):
             client.parts.batch.submit(PEOPLE, ["ada"], None)
         assert len(sent) == 1

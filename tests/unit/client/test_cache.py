@@ -15,7 +15,7 @@ from requests_cache.policy import expiration
 
 import lookup_pandas as lp
 from lookup_pandas.errors import NotFoundError
-from lookup_pandas.identifiers.kinds import COMPANIES
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -87,7 +87,7 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     client, transport, monkeypatch
 ):
     cache = client.parts.cache
-    (key,) = client.parts.cache.profile_keys(["ada"]).values()
+    (key,) = client.parts.cache.keys(["ada"], PEOPLE).values()
     assert cache.stored_answer(PROFILE_PATH, ADA) is None and cache.renew(PROFILE_PATH, [key]) == 0
     client.profile("ada")
     client.profile("ghost")
@@ -109,7 +109,7 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
     )  # online, an expired answer is no hit
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, True)  # but it is stored
     assert cache.stored_answer(PROFILE_PATH, {"handle": "ghost"})[0] is None  # a not-found
-    assert cache.renew(PROFILE_PATH, client.parts.cache.profile_keys(["ada"]).values()) == 1
+    assert cache.renew(PROFILE_PATH, client.parts.cache.keys(["ada"], PEOPLE).values()) == 1
     assert cache.stored_answer(PROFILE_PATH, ADA)[1:] == (bought, False)  # bought when it was
     assert client.parts.cache.cached(PROFILE_PATH, ADA) is not None
     assert len(transport.requests) == sent
@@ -117,12 +117,10 @@ def test_the_stored_answer_shows_expired_and_renewed_without_sending(
 
 
 def test_each_values_key_is_its_answers_name_per_kind(client):
-    keys = client.parts.cache.profile_keys(["ada", "grace", "ada"])
+    keys = client.parts.cache.keys(["ada", "grace", "ada"], PEOPLE)
     assert list(keys) == ["ada", "grace"] and keys["ada"] != keys["grace"]
-    assert keys == client.parts.cache.profile_keys(
-        ["grace", "ada"]
-    )  # the same request, the same name
-    companies = client.parts.cache.profile_keys(["ada"], kind=COMPANIES)
+    assert keys == client.parts.cache.keys(["grace", "ada"], PEOPLE)  # the same request
+    companies = client.parts.cache.keys(["ada"], COMPANIES)
     assert companies["ada"] != keys["ada"]  # a slug "ada" is another answer
     client.profile("ada")
     stored = client.session.cache.responses.keys()
@@ -139,7 +137,7 @@ def test_without_a_cache_nothing_is_cached_and_no_value_has_a_key(transport):
         assert c.parts.cache.stored_at(PROFILE_PATH, ADA) is None
         assert c.parts.cache.stored_answer(PROFILE_PATH, ADA) is None
         assert c.parts.cache.renew(PROFILE_PATH, ["any-key"]) == 0
-        assert c.parts.cache.profile_keys(["ada"]) == {}
+        assert c.parts.cache.keys(["ada"], PEOPLE) == {}
         assert c.cache_info().entries == 0 and c.clear() == 0
 
 

@@ -16,6 +16,7 @@ import requests
 import lookup_pandas as lp
 from lookup_pandas.config.settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.store.pacing import Cancelled
 from lookup_pandas.testing import MockTransport, envelope
@@ -255,7 +256,7 @@ def test_the_cache_fronts_answer_without_a_cache_and_send_nothing():
             client.parts.cache.is_cached("/api/data/v1/people/profile", {"handle": "ada"}) is False
         )
         assert client.parts.cache.cached("/api/data/v1/people/profile", {"handle": "ada"}) is None
-        assert client.parts.cache.profile_keys(["ada"]) == {}
+        assert client.parts.cache.keys(["ada"], PEOPLE) == {}
         assert client.cache_info().entries == 0 and client.prune() == 0 and client.clear() == 0
         assert client.session.get_adapter(BASE).count() == 0
 

@@ -17,6 +17,7 @@ from lookup_pandas.client import credits as credit_facts
 from lookup_pandas.client.parts import PublicFacts
 from lookup_pandas.enrichment.values import estimate_values
 from lookup_pandas.errors import ConfigurationError, InsufficientCreditsError, ResponseError
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.credits import ROUTE_COSTS_PATH, TIERS_PATH, RouteCosts
 from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
@@ -48,7 +49,7 @@ def test_without_the_routes_costs_are_1_and_ladder_and_balance_unknown():
         api_key="lk_test_unit", base_url="http://service.test", cache=False, transport=transport
     )
     with client:
-        est = estimate_values(["ada", "grace"], client=client)
+        est = estimate_values(["ada", "grace"], client=client, kind=PEOPLE)
         assert (est.credits, est.balance, est.tier_change) == (2.0, None, None)
         assert credit_facts.route_costs(client) == RouteCosts()
         assert credit_facts.ladder(client) == ()
@@ -101,7 +102,7 @@ def test_a_malformed_credits_answer_is_warned_about_and_the_job_goes_on(caplog):
         return _old_service(request)
 
     with _client(handler) as client:
-        est = estimate_values(["ada"], client=client)
+        est = estimate_values(["ada"], client=client, kind=PEOPLE)
         out = api.get_profiles(["ada"], client=client, progress=False)
         with pytest.raises(ResponseError):
             account.route_costs(client=client)  # asked for: raised

@@ -18,6 +18,7 @@ from lookup_pandas.cache.sqlite import PaidAnswersCache
 from lookup_pandas.client.parts import ClientParts
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MemoryStore, store_path
 from lookup_pandas.store.local import LocalStore
@@ -74,7 +75,7 @@ def test_without_a_cache_the_store_is_in_memory_and_the_pace_is_this_clients_own
     try:
         assert isinstance(parts.store, MemoryStore)
         assert not parts.wire.cache_on and parts.pacer._shared is None
-        assert parts.cache.profile_keys(["ada"]) == {}
+        assert parts.cache.keys(["ada"], PEOPLE) == {}
     finally:
         parts.close()
 

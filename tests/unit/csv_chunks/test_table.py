@@ -24,6 +24,7 @@ from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.frames.records import to_csv_cells
 from lookup_pandas.identifiers.distinct import HandleMap
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.testing import MockTransport, data, envelope
 
 from .test_json_records import JSON_VALUES, RECORD_FIELDS
@@ -92,6 +93,7 @@ def _chunked(
             client=client,
             on_record=store.add,
             options=Options(progress=False, method="single", **kw),
+            kind=PEOPLE,
         )
     table = HandleTable(scan.distinct, result, prefix, store)
     assert len(store) == 0  # the table took every record out
@@ -207,6 +209,7 @@ def test_a_handle_pass_1_did_not_see_is_refused():
             client=client,
             on_record=store.add,
             options=Options(progress=False, method="single"),
+            kind=PEOPLE,
         )
     table = HandleTable(scan.distinct, result, "profile_", store)
     with pytest.raises(InputChanged, match="'grace'"):
@@ -286,7 +289,10 @@ def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
     assert store.pop("b")["g.x"] == "y" and "b" not in store
     with _client(_records()) as client:
         result = lookup_values(
-            ["ada", "odd"], client=client, options=Options(progress=False, method="single")
+            ["ada", "odd"],
+            client=client,
+            options=Options(progress=False, method="single"),
+            kind=PEOPLE,
         )
     short = RecordStore()
     short.add("ada", _records()["ada"])

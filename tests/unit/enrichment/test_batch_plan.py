@@ -51,7 +51,8 @@ def page(
             "next_cursor": next_cursor,
             "profiles": profiles or {},
             "not_found": not_found or [],
-        }
+        },
+        PEOPLE.endpoint,
     )
 
 
@@ -191,24 +192,24 @@ GOOD = {
 
 
 def test_parse_good_payload():
-    p = BatchPage.parse(GOOD)
+    p = BatchPage.parse(GOOD, PEOPLE.endpoint)
     assert p.status == "completed"
     assert p.total == 3
     assert p.resolved == 2
     assert p.errors == 1
     assert p.next_cursor == 3
-    assert dict(p.profiles) == {"ada": ADA}
+    assert dict(p.records) == {"ada": ADA}
     assert list(p.not_found) == ["grace"]
 
 
 @pytest.mark.parametrize("status", ["processing", "completed", "error"])
 def test_parse_accepts_every_known_status(status):
-    assert BatchPage.parse({**GOOD, "status": status}).status == status
+    assert BatchPage.parse({**GOOD, "status": status}, PEOPLE.endpoint).status == status
 
 
 def test_parse_defaults_when_optional_fields_are_absent():
-    p = BatchPage.parse({"status": "processing", "total": 5, "next_cursor": 0})
-    assert dict(p.profiles) == {}
+    p = BatchPage.parse({"status": "processing", "total": 5, "next_cursor": 0}, PEOPLE.endpoint)
+    assert dict(p.records) == {}
     assert list(p.not_found) == []
     assert p.resolved == 0
     assert p.errors == 0
@@ -220,7 +221,7 @@ def test_parse_defaults_when_optional_fields_are_absent():
 def test_parse_missing_required_field_is_response_error(name):
     data = {k: v for k, v in GOOD.items() if k != name}
     with pytest.raises(ResponseError) as info:
-        BatchPage.parse(data)
+        BatchPage.parse(data, PEOPLE.endpoint)
     assert name in info.value.message
     assert info.value.url == BATCH_PATH
 
@@ -254,21 +255,21 @@ def test_parse_missing_required_field_is_response_error(name):
 )
 def test_parse_ill_typed_field_is_response_error(name, value):
     with pytest.raises(ResponseError) as info:
-        BatchPage.parse({**GOOD, name: value})
+        BatchPage.parse({**GOOD, name: value}, PEOPLE.endpoint)
     assert name in info.value.message
 
 
 @pytest.mark.parametrize("status", ["done", "COMPLETED", "", "failed", "pending"])
 def test_parse_unknown_status_is_response_error(status):
     with pytest.raises(ResponseError) as info:
-        BatchPage.parse({**GOOD, "status": status})
+        BatchPage.parse({**GOOD, "status": status}, PEOPLE.endpoint)
     assert repr(status) in info.value.message
 
 
 @pytest.mark.parametrize("bad", [1, None, {"h": "ada"}, ["ada"], b"ada"])
 def test_parse_not_found_with_a_non_string_is_response_error(bad):
     with pytest.raises(ResponseError):
-        BatchPage.parse({**GOOD, "not_found": ["grace", bad]})
+        BatchPage.parse({**GOOD, "not_found": ["grace", bad]}, PEOPLE.endpoint)
 
 
 # -- Tracker: first poll -------------------------------------------------------------------------
@@ -558,7 +559,7 @@ def test_collected_is_a_snapshot():
 
 def test_a_tracker_counts_the_items_that_resolved_while_it_was_polled():
     def page(resolved: int, cursor: int) -> BatchPage:
-        return BatchPage("processing", 10, resolved, 0, cursor, {}, [])
+        return BatchPage("processing", 10, resolved, 0, cursor, {}, [], BATCH_PATH)
 
     mine = Tracker("job_1", tuple("abcdefghij"), now=0.0, interval=1.0)
     mine.take(page(4, 0), now=1.0)
@@ -592,8 +593,8 @@ def test_a_company_poll_reads_its_results_under_companies():
         "companies": {"acme": {"id": "org_1", "slug": "acme"}},
         "not_found": ["unknown-co"],
     }
-    page = BatchPage.parse(data, "companies")
-    assert page.profiles == {"acme": {"id": "org_1", "slug": "acme"}}
+    page = BatchPage.parse(data, COMPANIES.endpoint)
+    assert page.records == {"acme": {"id": "org_1", "slug": "acme"}}
     assert page.not_found == ["unknown-co"]
 
 

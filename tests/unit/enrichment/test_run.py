@@ -103,7 +103,7 @@ def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
     with client_on(found) as client:
         bar = Bar()
         options = Options(progress=False, provenance=True)
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar)
+        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar, kind=PEOPLE)
         state.record("ada", Outcome(OK, {"id": "prsn_ada"}), "cached")
         state.record("grace", Outcome(NOT_FOUND, error="Not found"), "fetched", "batch")
         state.record("linus", Outcome(ERROR, error="boom"), "failed")
@@ -135,7 +135,9 @@ def test_the_caller_holds_a_stopped_runs_state_and_nothing_of_it_rides_on_the_ex
 
     with client_on(revoked_after_two) as client:
         plan = Plan(to_fetch=tuple(HANDLES))
-        state = EnrichmentRun(client, plan, Options(progress=False), before=client.stats)
+        state = EnrichmentRun(
+            client, plan, Options(progress=False), before=client.stats, kind=PEOPLE
+        )
         with pytest.raises(AuthenticationError) as caught:
             state.run()
     assert state.counts["fetched"] == 2 and set(state.outcomes) == set(HANDLES[:2])
@@ -167,7 +169,10 @@ def test_a_batch_run_out_of_credits_says_how_many_values_it_could_not_pay_for():
 def test_a_run_counts_the_credits_its_answers_consumed():
     with client_on(found) as client:
         result = lookup_values(
-            HANDLES[:3], client=client, options=Options(progress=False, method="single")
+            HANDLES[:3],
+            client=client,
+            options=Options(progress=False, method="single"),
+            kind=PEOPLE,
         )
     assert result.summary.credits == 3.0 and result.summary.fetched == 3
 
@@ -175,7 +180,12 @@ def test_a_run_counts_the_credits_its_answers_consumed():
 def test_so_many_failures_in_a_row_stop_the_run_as_an_outage():
     with client_on(down) as client:  # one worker: the breaker trips after max(3, 1) failures
         with pytest.raises(ServerError) as caught:
-            lookup_values(HANDLES, client=client, options=Options(progress=False, method="single"))
+            lookup_values(
+                HANDLES,
+                client=client,
+                options=Options(progress=False, method="single"),
+                kind=PEOPLE,
+            )
         sent = len(profiles_sent(client))
     assert 3 <= sent < len(HANDLES)  # stopped early: the calls in flight land, no more are sent
     message = caught.value.message
@@ -188,7 +198,7 @@ def test_an_answer_between_failures_resets_the_breaker():
     failed = Outcome(ERROR, error="down", exc=ServerError("down", status_code=503))
     with client_on(found) as client:  # one worker: the breaker trips after 3 in a row
         state = EnrichmentRun(
-            client, Plan(), Options(progress=False), before=client.stats, bar=Bar()
+            client, Plan(), Options(progress=False), before=client.stats, bar=Bar(), kind=PEOPLE
         )
         for i, outcome in enumerate([failed, failed, Outcome(OK, {}), failed, failed]):
             state.record(f"h{i}", outcome, fetched_as(outcome))
@@ -208,7 +218,12 @@ def test_a_key_rejected_mid_run_says_what_is_kept_and_stops_sending():
 
     with client_on(revoked_after_two) as client:
         with pytest.raises(AuthenticationError) as caught:
-            lookup_values(HANDLES, client=client, options=Options(progress=False, method="single"))
+            lookup_values(
+                HANDLES,
+                client=client,
+                options=Options(progress=False, method="single"),
+                kind=PEOPLE,
+            )
         assert profiles_sent(client) == HANDLES[:3]  # one worker: nothing after the rejection
     assert caught.value.hint is not None
     assert caught.value.hint.endswith(

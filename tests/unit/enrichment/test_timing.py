@@ -18,6 +18,7 @@ from lookup_pandas.enrichment.timing import (
     resolve_rate,
     run_time,
 )
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import service_namespace
 
 URL = "http://127.0.0.1:9"
@@ -33,7 +34,7 @@ def done_job(items: int, at: float, *, seen_resolving: int | None = None) -> Tra
     job = Tracker("job_1", tuple(f"h{i}" for i in range(items)), now=0.0, interval=1.5)
     status, resolved = ("processing", seen_resolving) if seen_resolving else ("completed", items)
     answer = {"status": status, "total": items, "resolved": resolved, "next_cursor": 0}
-    job.take(BatchPage.parse(answer), now=at)
+    job.take(BatchPage.parse(answer, PEOPLE.endpoint), now=at)
     return job
 
 

@@ -14,7 +14,7 @@ import lookup_pandas as lp
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.values import estimate_values, lookup_values
 from lookup_pandas.errors import BudgetExceededError, NotFoundError
-from lookup_pandas.identifiers.kinds import COMPANIES
+from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
@@ -64,7 +64,7 @@ VALUES = ["ada", " https://www.example.com/in/ada/ ", "", "ghost", "ADA", None, 
 def test_each_distinct_handle_is_bought_once_and_each_row_gets_its_status_in_input_order():
     with client_on() as client:
         result = lookup_values(
-            VALUES, client=client, options=Options(progress=False, method="single")
+            VALUES, client=client, options=Options(progress=False, method="single"), kind=PEOPLE
         )
         assert sorted(looked_up(client)) == ["ada", "ghost", "odd"]  # the invalid never sent
     assert result.handles == ["ada", "ada", None, "ghost", "ada", None, None, "odd"]
@@ -85,7 +85,10 @@ def test_each_distinct_handle_is_bought_once_and_each_row_gets_its_status_in_inp
 def test_raise_mode_raises_the_not_found_naming_its_handle():
     with client_on() as client, pytest.raises(NotFoundError, match=r"\(handle 'ghost'\)"):
         lookup_values(
-            ["ada", "ghost"], client=client, options=Options(progress=False, errors="raise")
+            ["ada", "ghost"],
+            client=client,
+            options=Options(progress=False, errors="raise"),
+            kind=PEOPLE,
         )
 
 
@@ -93,16 +96,24 @@ def test_a_budget_the_job_cannot_keep_refuses_it_before_anything_is_bought():
     with client_on() as client:
         with pytest.raises(BudgetExceededError):
             lookup_values(
-                ["ada", "odd"], client=client, options=Options(progress=False, max_calls=1)
+                ["ada", "odd"],
+                client=client,
+                options=Options(progress=False, max_calls=1),
+                kind=PEOPLE,
             )
         assert looked_up(client) == []
 
 
 def test_a_second_run_on_the_same_cache_buys_nothing(tmp_path):
     with client_on(cache=tmp_path / "c.sqlite") as client:
-        first = lookup_values(["ada", "ghost"], client=client, options=Options(progress=False))
+        first = lookup_values(
+            ["ada", "ghost"], client=client, options=Options(progress=False), kind=PEOPLE
+        )
         second = lookup_values(
-            ["ghost", "ada"], client=client, options=Options(progress=False, max_calls=0)
+            ["ghost", "ada"],
+            client=client,
+            options=Options(progress=False, max_calls=0),
+            kind=PEOPLE,
         )
         assert sorted(looked_up(client)) == ["ada", "ghost"]
     assert second.status == ["not_found", "ok"] and second.summary.cached == 2
@@ -125,7 +136,10 @@ def test_companies_are_looked_up_by_slug_whatever_form_they_are_given_in():
 def test_provenance_says_each_row_was_bought_by_a_single_call_now():
     with client_on() as client:
         result = lookup_values(
-            ["ada", ""], client=client, options=Options(progress=False, provenance=True)
+            ["ada", ""],
+            client=client,
+            options=Options(progress=False, provenance=True),
+            kind=PEOPLE,
         )
     assert result.provenance is not None
     assert result.provenance["lookup_source"].tolist()[0] == "single"
@@ -137,8 +151,8 @@ def test_provenance_says_each_row_was_bought_by_a_single_call_now():
 
 def test_the_estimate_counts_rows_handles_and_what_is_to_fetch_and_buys_nothing(tmp_path):
     with client_on(cache=tmp_path / "c.sqlite") as client:
-        lookup_values(["ada"], client=client, options=Options(progress=False))
-        est = estimate_values(VALUES, client=client, method="single")
+        lookup_values(["ada"], client=client, options=Options(progress=False), kind=PEOPLE)
+        est = estimate_values(VALUES, client=client, method="single", kind=PEOPLE)
         assert looked_up(client) == ["ada"]  # only the run's own call
     assert (est.rows, est.valid, est.unique, est.cached, est.to_fetch) == (8, 5, 3, 1, 2)
     assert est.method == "single" and est.credits == 2.0
@@ -146,10 +160,10 @@ def test_the_estimate_counts_rows_handles_and_what_is_to_fetch_and_buys_nothing(
 
 def test_a_fully_cached_input_is_estimated_without_sending_anything(tmp_path):
     with client_on(cache=tmp_path / "c.sqlite") as client:
-        lookup_values(["ada", "odd"], client=client, options=Options(progress=False))
+        lookup_values(["ada", "odd"], client=client, options=Options(progress=False), kind=PEOPLE)
         adapter = client.session.get_adapter(BASE)
         before = len(adapter.requests)
-        est = estimate_values(["odd", "ada", "ADA"], client=client)
+        est = estimate_values(["odd", "ada", "ADA"], client=client, kind=PEOPLE)
         assert len(adapter.requests) == before
     assert (est.unique, est.cached, est.to_fetch, est.method) == (2, 2, 0, "none")
 
@@ -163,13 +177,14 @@ def test_the_job_hands_each_record_over_once_and_keeps_none():
     values = ["ada", "unknown-x", "", "late", "ADA", "odd"]
     with client_on() as client:
         kept = lookup_values(
-            values, client=client, options=Options(progress=False, method="single")
+            values, client=client, options=Options(progress=False, method="single"), kind=PEOPLE
         )
         result = lookup_values(
             values,
             client=client,
             on_record=lambda h, r: handed.append((h, r)),
             options=Options(progress=False, method="single"),
+            kind=PEOPLE,
         )
     assert sorted(handed) == sorted((h, records[h]) for h in ("ada", "late", "odd"))
     assert (result.handles, result.status, result.error) == (kept.handles, kept.status, kept.error)
@@ -181,7 +196,10 @@ def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_jo
     handed: list[str] = []
     with client_on(cache=tmp_path / "c.sqlite") as client:
         lookup_values(
-            ["ada", "odd"], client=client, options=Options(progress=False, method="single")
+            ["ada", "odd"],
+            client=client,
+            options=Options(progress=False, method="single"),
+            kind=PEOPLE,
         )
         # a budget: the cache is read first (and the records handed over as it is), then the
         # one handle not cached is refused
@@ -191,6 +209,7 @@ def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_jo
                 client=client,
                 on_record=lambda h, r: handed.append(h),
                 options=Options(progress=False, max_calls=0),
+                kind=PEOPLE,
             )
         assert handed == ["ada", "odd"]
         handed.clear()
@@ -199,5 +218,6 @@ def test_cached_records_are_handed_over_as_the_cache_is_read_not_kept_for_the_jo
             client=client,
             on_record=lambda h, r: handed.append(h),
             options=Options(progress=False, max_calls=0),
+            kind=PEOPLE,
         )
     assert handed == ["odd", "ada"] and result.summary.cached == 2

@@ -17,6 +17,7 @@ from requests_cache.policy import expiration
 import lookup_pandas as lp
 from lookup_pandas.cache.policy import IGNORED_PARAMETERS
 from lookup_pandas.http.decisions import Call
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service import answers
 from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
@@ -104,7 +105,7 @@ def test_a_held_claim_let_go_of_lately_is_looked_up_afresh_before_buying(cached_
 
 
 def test_the_keys_of_a_run_are_the_caches_own_names_for_its_answers(cached_client):
-    keys = cached_client.parts.cache.profile_keys(["ada", "grace"])
+    keys = cached_client.parts.cache.keys(["ada", "grace"], PEOPLE)
     for handle in ("ada", "grace"):
         cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": handle}, held=MINE))
     stored = cached_client.session.cache.responses.keys()

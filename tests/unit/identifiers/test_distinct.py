@@ -10,6 +10,7 @@ the statuses, errors and counts of the per-row rule.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from decimal import Decimal
 from typing import Any
@@ -25,7 +26,6 @@ import lookup_pandas as lp
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.results import NOT_CACHED, STATUSES
 from lookup_pandas.enrichment.values import estimate_values, lookup_values
-from lookup_pandas.identifiers import kinds
 from lookup_pandas.identifiers.distinct import HandleMap
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
 from lookup_pandas.testing import MockTransport, envelope
@@ -165,14 +165,12 @@ def test_a_series_maps_as_the_python_values_of_its_tolist(values, dtype):
 
 def test_each_distinct_value_is_cleaned_once_over_the_chunks_of_a_file(monkeypatch):
     calls: list[Any] = []
-    real = kinds.cleaned
 
     def counting(value: Any, **options: Any) -> tuple[str | None, str | None]:
         calls.append(value)
-        return real(value, **options)
+        return PEOPLE.normaliser(value, **options)
 
-    monkeypatch.setattr(kinds, "cleaned", counting)
-    handles = HandleMap()
+    handles = HandleMap(kind=dataclasses.replace(PEOPLE, normaliser=counting))
     values = pd.Series(["Ada", "@ada", None, "Ada", "N/A", " ", "Ada"] * 1000, dtype="str")
     m = handles.map(values)
     assert m.rows()[:7] == ["ada", "ada", None, "ada", None, None, "ada"]
@@ -234,7 +232,7 @@ def test_lookup_values_gives_each_row_the_status_and_error_of_the_per_row_rule(f
     handles, errors = _per_row(ROWS, PEOPLE, fold_case)
     with _client() as client:
         result = lookup_values(
-            ROWS, client=client, options=Options(progress=False, fold_case=fold_case)
+            ROWS, client=client, options=Options(progress=False, fold_case=fold_case), kind=PEOPLE
         )
     assert result.handles == handles
     found = {"ada": ("ok", None), "unknown-x": ("not_found", "Profile not found")}
@@ -255,7 +253,7 @@ def test_lookup_values_gives_each_row_the_status_and_error_of_the_per_row_rule(f
 
 def test_estimate_values_counts_rows_valid_rows_and_distinct_handles():
     with _client() as client:
-        est = estimate_values(iter(ROWS), client=client, credits=False)
+        est = estimate_values(iter(ROWS), client=client, credits=False, kind=PEOPLE)
     handles, _ = _per_row(ROWS, PEOPLE, True)
     assert (est.rows, est.valid, est.unique) == (
         len(ROWS),
@@ -274,6 +272,8 @@ def test_estimate_values_counts_rows_valid_rows_and_distinct_handles():
 )
 def test_the_fields_keep_the_dtypes_they_had_when_each_row_was_reindexed(values, dtype):
     with _client() as client:
-        fields = lookup_values(values, client=client, options=Options(progress=False)).fields
+        fields = lookup_values(
+            values, client=client, options=Options(progress=False), kind=PEOPLE
+        ).fields
     assert str(fields["follower_count"].dtype) == dtype
     assert fields["handle"].tolist()[0] == "ada"

@@ -18,6 +18,7 @@ from lookup_pandas.cache.policy import (
 from lookup_pandas.cache.redis import RedisAnswersCache
 from lookup_pandas.cache.sqlite import PaidAnswersCache
 from lookup_pandas.config.settings import Settings
+from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.store import MemoryStore, namespace, open_store
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.store.redis import RedisStore
@@ -57,7 +58,7 @@ def test_the_client_shares_cache_pace_and_claims_through_redis():
         assert client.session.settings.ignored_parameters == IGNORED_PARAMETERS
         assert {DATA_KEY_HEADER, PANEL_KEY_HEADER} <= set(IGNORED_PARAMETERS)
         assert key not in key_prefix(ns)
-        keys = client.parts.cache.profile_keys(["ada", "grace"])
+        keys = client.parts.cache.keys(["ada", "grace"], PEOPLE)
         assert len(set(keys.values())) == 2
 
 
