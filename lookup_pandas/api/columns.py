@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ..enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
-from ..enrichment.results import Lookup
+from ..enrichment.results import LookupResult
 from ..errors import ColumnError, UsageError
 from ..identifiers.kinds import Kind
 
@@ -62,7 +62,7 @@ def run_columns(own: str = "") -> list[str]:
     return [own + name for name in _OWN_COLUMNS]
 
 
-def with_status(frame: pd.DataFrame, result: Lookup, own: str = "") -> pd.DataFrame:
+def with_status(frame: pd.DataFrame, result: LookupResult, own: str = "") -> pd.DataFrame:
     """``frame`` with each row's ``lookup_status`` and ``lookup_error``, and its provenance.
 
     The provenance columns come when the job kept them (``provenance=True``). ``own`` is what
@@ -119,7 +119,7 @@ def check_columns(
     return prefix if any(c in ours for c in frame.columns) else ""
 
 
-def looked_up(result: Lookup, kind: Kind) -> pd.DataFrame:
+def looked_up(result: LookupResult, kind: Kind) -> pd.DataFrame:
     """``result``'s fields, one row per input, with the value each row looked up.
 
     The key's column (``handle``, ``slug``) holds the value as sent (for an id, the record's).

@@ -38,9 +38,9 @@ import pandas as pd
 from ..client.client import Client, resolve_client
 from ..display.facts import RefreshCounts
 from ..enrichment.background import EnrichmentJob, Watch
+from ..enrichment.lookup import lookup_values
 from ..enrichment.plan import Options
 from ..enrichment.results import JobSummary
-from ..enrichment.values import lookup_values
 from ..frames.records import prefixed_names
 from ..identifiers.kinds import Kind
 from .columns import check_columns, looked_up, with_status

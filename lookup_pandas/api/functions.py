@@ -17,9 +17,9 @@ import pandas as pd
 
 from ..client.client import Client, resolve_client
 from ..enrichment.background import EnrichmentJob
+from ..enrichment.lookup import estimate_values
 from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Estimate, JobSummary, Method, Refresh
-from ..enrichment.values import estimate_values
 from ..errors import UsageError
 from ..identifiers.kinds import COMPANIES, PEOPLE
 from .adapters import delegates_to

@@ -74,8 +74,8 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
 
     Example: ``enrich_in_chunks(EnrichOptions("leads.csv", output="out.csv"), 10_000)`` -> ``0``
     """
+    from ..enrichment.lookup import lookup_values
     from ..enrichment.plan import Options
-    from ..enrichment.values import lookup_values
 
     o = options
     started = time.perf_counter()

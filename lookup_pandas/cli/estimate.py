@@ -38,7 +38,7 @@ def print_estimate(
     Example: ``print_estimate(leads["handle"], o, client)``
     """
     from ..enrichment.estimate import planned, read_credit_facts
-    from ..enrichment.values import estimate_values
+    from ..enrichment.lookup import estimate_values
 
     o = options
     est = estimate_values(

@@ -9,7 +9,7 @@ Example:
     >>> import pandas as pd
     >>> import lookup_pandas as lp
     >>> from lookup_pandas.enrichment.plan import Options
-    >>> from lookup_pandas.enrichment.values import lookup_values
+    >>> from lookup_pandas.enrichment.lookup import lookup_values
     >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> from lookup_pandas.testing import MockTransport, people_service
     >>> from lookup_pandas.csv_chunks.json_records import RecordStore

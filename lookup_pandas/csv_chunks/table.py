@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN
-from ..enrichment.results import INVALID, OK, Lookup
+from ..enrichment.results import INVALID, OK, LookupResult
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
 from ..identifiers.distinct import HandleMap, Mapped
 from .csv_text import TERMINATOR, csv_header, csv_parts
@@ -32,7 +32,7 @@ TABLE_SLICE = 500
 class HandleTable:
     """The new cells of every distinct handle, written as CSV once. Rows pick theirs.
 
-    ``result`` is :func:`~lookup_pandas.enrichment.values.lookup_values` over ``distinct``, which
+    ``result`` is :func:`~lookup_pandas.enrichment.lookup.lookup_values` over ``distinct``, which
     handed its records to ``records``. The table takes them out, so ``records`` ends empty. The
     columns are ``fields``, then the other fields in first-seen order, then the status and the
     error: what ``enrich_profiles`` over the whole file gives, with the same dtypes. ``own``
@@ -45,7 +45,7 @@ class HandleTable:
     def __init__(
         self,
         distinct: Sequence[str],
-        result: Lookup,
+        result: LookupResult,
         prefix: str,
         records: RecordStore,
         fields: Iterable[str] = PERSON_FIELDS,

@@ -1,6 +1,6 @@
 """An estimate's method, time and credits, at a Client's pace, route costs and tier ladder.
 
-:func:`lookup_pandas.enrichment.values.estimate_values` counts what a job would fetch;
+:func:`lookup_pandas.enrichment.lookup.estimate_values` counts what a job would fetch;
 :func:`planned` says how it would fetch it, how long that takes and what it costs.
 
 Example: ``planned(Estimate(rows=1, valid=1, unique=1, cached=0, to_fetch=1), client).method``

@@ -41,7 +41,7 @@ __all__ = [
     "Errors",
     "Estimate",
     "JobSummary",
-    "Lookup",
+    "LookupResult",
     "Method",
     "OnRecord",
     "Outcome",
@@ -333,7 +333,7 @@ class JobSummary:
 
 
 @dataclass(frozen=True)
-class Lookup:
+class LookupResult:
     """The result of an enrichment, one entry per input value, in input order.
 
     Example: ``result.status`` is ``["ok", "invalid"]`` and ``result.fields`` has a row per value.

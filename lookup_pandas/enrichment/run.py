@@ -312,21 +312,21 @@ class EnrichmentRun:
             jobs=self.batch_jobs,
         )
 
-    def record(self, handle: str, outcome: Outcome, kind: str, via: str = "single") -> None:
-        """Keep ``handle``'s outcome and count it as ``kind`` (cached, fetched, refused, ...).
+    def record(self, handle: str, outcome: Outcome, count: str, via: str = "single") -> None:
+        """Keep ``handle``'s outcome and count it in ``count`` (cached, fetched, refused, ...).
 
         ``via`` says how an answer not cached came: ``single`` or ``batch``.
         """
         if self.held is not None:
             self.held.note(handle, outcome)
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
-        self.counts[kind] = self.counts.get(kind, 0) + 1  # not_cached: offline only
-        if self.sources is not None and kind not in ("not_cached", "refused"):  # none bought
-            self.sources[handle] = ("cache", None) if kind == "cached" else arrived(via)
+        self.counts[count] = self.counts.get(count, 0) + 1  # not_cached: offline only
+        if self.sources is not None and count not in ("not_cached", "refused"):  # none bought
+            self.sources[handle] = ("cache", None) if count == "cached" else arrived(via)
         self._show(1)
         if self.options.errors == "raise" and outcome.status != OK:
             raise row_error(handle, outcome, self.kind.noun)
-        if kind in ("fetched", "refused", "failed"):
+        if count in ("fetched", "refused", "failed"):
             self._watch_outage(outcome)
 
     def answered_by_names(self, ids: Sequence[str]) -> list[str]:

@@ -60,7 +60,7 @@ __all__ = ["PacedAttempts", "Sender", "Wire"]
 
 logger = logging.getLogger(__name__)
 #: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
-Lookup = Callable[[], requests.Response | None]
+CacheRead = Callable[[], requests.Response | None]
 
 
 def not_cached(prepared: requests.PreparedRequest, *, cached: bool = True) -> NotCachedError:
@@ -420,7 +420,7 @@ class Sender:
             if claimed is not None:
                 self.claims.release([claimed], bought=bought)
 
-    def lookup(self, path: str, key: str | None, fresh_after: float | None) -> Lookup:
+    def lookup(self, path: str, key: str | None, fresh_after: float | None) -> CacheRead:
         """The call's cache lookup of ``key`` (None: no cache): the stored answer if it counts,
         else None.
 

@@ -30,9 +30,9 @@ from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
 from ..api.enriched_frames import SUMMARY_ATTR, with_summary
 from ..client.client import resolve_client
 from ..client.spec import ClientSpec
+from ..enrichment.lookup import lookup_values
 from ..enrichment.plan import Options
 from ..enrichment.results import Estimate, Refresh
-from ..enrichment.values import lookup_values
 from ..errors import UsageError
 from ..frames.arrow import nested_types
 from ..frames.records import prefixed_names

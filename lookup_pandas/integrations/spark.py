@@ -51,6 +51,7 @@ from ..api.adapters import arguments, delegates_to, extends
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
+from ..enrichment.lookup import lookup_values
 from ..enrichment.plan import Options
 from ..enrichment.provenance import (
     CHECKED_AT_COLUMN,
@@ -59,7 +60,6 @@ from ..enrichment.provenance import (
     SOURCE_COLUMN,
 )
 from ..enrichment.results import Estimate, Refresh
-from ..enrichment.values import lookup_values
 from ..errors import ColumnError, ConfigurationError
 from ..frames.records import flatten, prefixed_names
 from ..identifiers.distinct import HandleMap

@@ -12,8 +12,8 @@ import pytest
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.api.functions import enrich_companies_with_summary, enrich_with_summary
 from lookup_pandas.cli.estimate import describe_estimate
+from lookup_pandas.enrichment.lookup import lookup_values
 from lookup_pandas.enrichment.plan import Options
-from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.testing import BATCH, PROFILE, MockTransport, envelope
 

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.api.enriched_frames import EnrichRequest, enriched, get_frame
+from lookup_pandas.enrichment.lookup import estimate_values
 from lookup_pandas.enrichment.plan import Options
-from lookup_pandas.enrichment.values import estimate_values
 from lookup_pandas.errors import BatchUnavailableError, UsageError
 from lookup_pandas.identifiers.kinds import Kind
 from lookup_pandas.service.endpoints import ENDPOINTS, SKILL_PATH

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lookup_pandas.api.columns import looked_up
-from lookup_pandas.enrichment.results import JobSummary, Lookup
+from lookup_pandas.enrichment.results import JobSummary, LookupResult
 from lookup_pandas.identifiers.kinds import COMPANIES
 
 
@@ -23,7 +23,7 @@ def _lookup(handles, fields):
         retries=0,
         seconds=0.0,
     )
-    return Lookup(
+    return LookupResult(
         handles=handles, status=[], error=[], fields=pd.DataFrame(fields), summary=summary
     )
 

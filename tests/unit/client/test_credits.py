@@ -15,7 +15,7 @@ from lookup_pandas.api import account
 from lookup_pandas.api import functions as api
 from lookup_pandas.client import credits as credit_facts
 from lookup_pandas.client.parts import PublicFacts
-from lookup_pandas.enrichment.values import estimate_values
+from lookup_pandas.enrichment.lookup import estimate_values
 from lookup_pandas.errors import ConfigurationError, InsufficientCreditsError, ResponseError
 from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.credits import ROUTE_COSTS_PATH, TIERS_PATH, RouteCosts

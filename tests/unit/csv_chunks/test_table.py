@@ -20,8 +20,8 @@ from lookup_pandas.csv_chunks import table as table_module
 from lookup_pandas.csv_chunks.json_records import RecordStore
 from lookup_pandas.csv_chunks.scan import InputChanged, scan_handles
 from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
+from lookup_pandas.enrichment.lookup import lookup_values
 from lookup_pandas.enrichment.plan import Options
-from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.frames.records import to_csv_cells
 from lookup_pandas.identifiers.distinct import HandleMap
 from lookup_pandas.identifiers.kinds import PEOPLE

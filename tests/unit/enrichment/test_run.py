@@ -12,13 +12,13 @@ import requests
 
 import lookup_pandas as lp
 from lookup_pandas.enrichment.batch_run import out_of_credits
+from lookup_pandas.enrichment.lookup import lookup_values
 from lookup_pandas.enrichment.plan import Options, Plan
 from lookup_pandas.enrichment.results import ERROR, FORBIDDEN, NOT_FOUND, OK, JobSummary, Outcome
 from lookup_pandas.enrichment.run import (
     EnrichmentRun,
     fetched_as,
 )
-from lookup_pandas.enrichment.values import lookup_values
 from lookup_pandas.errors import (
     AuthenticationError,
     InsufficientCreditsError,

@@ -23,9 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lookup_pandas as lp
+from lookup_pandas.enrichment.lookup import estimate_values, lookup_values
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.enrichment.results import NOT_CACHED, STATUSES
-from lookup_pandas.enrichment.values import estimate_values, lookup_values
 from lookup_pandas.identifiers.distinct import HandleMap
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
 from lookup_pandas.testing import MockTransport, envelope

@@ -62,7 +62,7 @@ from .results import (
     STATUSES,
     Estimate,
     JobSummary,
-    Lookup,
+    LookupResult,
     Method,
     OnRecord,
     Refresh,
@@ -152,14 +152,14 @@ def estimate_values(
     )
 
 
-def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
+def _own_tally(function: Callable[P, LookupResult]) -> Callable[P, LookupResult]:
     """Run ``function`` (given ``client=``) counting its traffic in a tally of its own.
 
     So its summary is its own when another run shares the Client (two background jobs).
     """
 
     @functools.wraps(function)
-    def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
+    def counted(*args: P.args, **kwargs: P.kwargs) -> LookupResult:
         client = kwargs["client"]
         assert isinstance(client, Client)
         with client.parts.counter.tallied():
@@ -177,7 +177,7 @@ def lookup_values(
     options: Options | None = None,
     on_record: OnRecord | None = None,
     watch: Watch | None = None,
-) -> Lookup:
+) -> LookupResult:
     """Look up every value's record, each distinct value at most once: see the module's example.
 
     Args:
@@ -237,12 +237,12 @@ def lookup_values(
 
 
 def _with_provenance(
-    result: Lookup,
+    result: LookupResult,
     state: EnrichmentRun,
     client: Client,
     kind: Kind,
     changes: RefreshPlan | None = None,
-) -> Lookup:
+) -> LookupResult:
     """``result`` with each row's source and time (``provenance=True``).
 
     After ``refresh="changed"``, the kept answers' source is ``checked``, with the time the
@@ -311,8 +311,8 @@ def _plan(
 
 def _result(
     mapped: Mapped, state: EnrichmentRun, kept: RecordColumns | None, kind: Kind, *, seconds: float
-) -> Lookup:
-    """The job's Lookup: each row's status, error and record, and the summary."""
+) -> LookupResult:
+    """The job's LookupResult: each row's status, error and record, and the summary."""
     outcomes = [None if h is None else state.outcomes[h] for h in mapped.handles.tolist()]
     statuses = [INVALID if o is None else o.status for o in outcomes]
     errors = [e if o is None else o.error for o, e in zip(outcomes, mapped.errors, strict=True)]
@@ -322,7 +322,7 @@ def _result(
     summary = state.summary(rows, counts, seconds=seconds)
     empty = pd.DataFrame(index=pd.RangeIndex(rows))
     fields = empty if kept is None else _spread(kept, mapped, kind)
-    return Lookup(
+    return LookupResult(
         handles=mapped.rows(),
         status=status,
         error=mapped.spread(errors),

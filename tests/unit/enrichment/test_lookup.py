@@ -1,4 +1,4 @@
-"""Unit tests for lookup_pandas.enrichment.values, the engine behind enrich_profiles and
+"""Unit tests for lookup_pandas.enrichment.lookup, the engine behind enrich_profiles and
 get_profiles, through MockTransport (no server): each distinct handle bought once, statuses in
 input order, invalid values never sent, the budget checked before anything is paid for, the
 estimate, and records handed over instead of kept."""
@@ -11,8 +11,8 @@ import pytest
 import requests
 
 import lookup_pandas as lp
+from lookup_pandas.enrichment.lookup import estimate_values, lookup_values
 from lookup_pandas.enrichment.plan import Options
-from lookup_pandas.enrichment.values import estimate_values, lookup_values
 from lookup_pandas.errors import BudgetExceededError, NotFoundError
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
