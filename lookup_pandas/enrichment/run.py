@@ -478,7 +478,8 @@ class EnrichmentRun:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         if not done and (self.parts.counter.waiting or self._waiting):
             self._show(0)  # calls wait for another process, or stopped: the bar says why
-        for future in done:
+        # Every answer in first: a call that raised (a rejected key) raises only after them.
+        for future in sorted(done, key=lambda f: f.exception() is not None):
             handle = pending.pop(future)
             result = future.result()  # an AuthenticationError surfaces here
             if result is None:

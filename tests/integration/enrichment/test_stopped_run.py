@@ -1,0 +1,64 @@
+"""What a run stopped by an error keeps: every answer that had come in is recorded first.
+
+The emulator holds the answers (an override waiting on events), so the answers and the error
+are all in when the run's thread next looks; nothing waits on the clock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from lookup_pandas.display.progress import Progress
+from lookup_pandas.enrichment.plan import Options, Plan
+from lookup_pandas.enrichment.run import EnrichmentRun
+from lookup_pandas.errors import AuthenticationError
+from lookup_pandas.testing.replies import Request
+
+from ..helpers import PROFILE, make_client
+
+pytestmark = pytest.mark.timeout(120)
+
+REVOKED = {"success": False, "message": "API key revoked", "errors": None, "data": None}
+
+
+def test_a_key_revoked_mid_run_loses_none_of_the_answers_that_came_in_with_the_refusal(
+    fake_service,
+):
+    bought = [f"person-{i}" for i in range(7)]
+    refused = "person-refused"
+    in_flight = threading.Barrier(len(bought) + 1, timeout=60)  # every call sent at once
+    answered = threading.Semaphore(0)  # one per answer bought, as the run's threads read it
+    refuse = threading.Event()
+
+    def hold(req: Request) -> Any:
+        in_flight.wait()
+        if req.param("handle") != refused:
+            return None  # answered as usual
+        assert refuse.wait(60)
+        return 403, REVOKED
+
+    def read(response: Any, *args: Any, **kwargs: Any) -> None:
+        if PROFILE in (response.url or "") and response.status_code == 200:
+            answered.release()
+
+    with make_client(fake_service, max_workers=8, max_retries=0) as client, Progress(False) as bar:
+        client.session.hooks["response"].append(read)
+        fake_service.override(PROFILE, hold)
+        state = EnrichmentRun(client, Plan(), Options(progress=False), before=client.stats, bar=bar)
+
+        def handles() -> Iterator[str]:
+            yield from [*bought, refused]
+            # The run's thread is here, not looking at its calls, while they all come in.
+            for _ in bought:
+                assert answered.acquire(timeout=60)
+            refuse.set()
+            assert state._calls.stop.wait(60)  # the refusal is in: the run stops
+
+        with pytest.raises(AuthenticationError):
+            state.run_singles(handles())
+    assert sorted(state.outcomes) == sorted(bought)  # each bought answer is recorded
+    assert state.counts["fetched"] == len(bought)
