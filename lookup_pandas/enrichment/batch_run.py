@@ -31,6 +31,7 @@ from typing import Any
 from ..client.client import Client
 from ..client.credits import balance, unless_failing
 from ..errors import InsufficientCreditsError, NotFoundError
+from ..http.stats import ClientStats
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
@@ -58,6 +59,7 @@ class BatchRun:
         submit: False only resumes stored jobs. Handles none covers go to :attr:`fallback`.
         resume: False (a ``refresh``) polls none. :meth:`finish` still drops those whose
             every input is cached by then.
+        tally: the run's own counts, which its submits and polls count in.
     """
 
     def __init__(
@@ -70,8 +72,9 @@ class BatchRun:
         resume: bool = True,
         kind: Kind = PEOPLE,
         cancel: threading.Event | None = None,
+        tally: ClientStats | None = None,
     ) -> None:
-        self.client, self.parts, self.kind = client, client.parts, kind
+        self.client, self.parts, self.kind, self._tally = client, client.parts, kind, tally
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
         self._submits = submit
@@ -175,7 +178,7 @@ class BatchRun:
         if not mine:
             return None, (), {}, left
         try:
-            job_id = parts.batch.submit(self.kind, mine, stop)
+            job_id = parts.batch.submit(self.kind, mine, stop, self._tally)
         except BaseException:
             parts.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
@@ -185,15 +188,14 @@ class BatchRun:
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         kind = self.kind
-        data = self.parts.batch.status(kind, job_id, after, stop)
+        data = self.parts.batch.status(kind, job_id, after, stop, self._tally)
         return BatchPage.parse(data, kind.endpoint.results or "profiles", kind.endpoint.batch or "")
 
     # -- the driver ---------------------------------------------------------------------------
 
     def __iter__(self) -> Iterator[Answer]:
         stop = threading.Event()
-        tally = self.parts.counter  # its submits and polls count for the run's tally too
-        pool = ThreadPoolExecutor(self._most, "lookup-batch", tally.join, (tally.current(),))
+        pool = ThreadPoolExecutor(self._most, "lookup-batch")
         try:
             while self._queue or self._active or self._flight:
                 check_cancel(self._cancel, "cancelled: a re-run collects the stored batch jobs")
@@ -325,7 +327,7 @@ class BatchRun:
         self.batch_jobs_total -= 1 + len(self._queue)
         self._queue.clear()
         self.refusal = exc
-        known = unless_failing(balance, self.client, None)  # free: the balance route
+        known = unless_failing(lambda c: balance(c, self._tally), self.client, None)  # free
         size = smaller_job(len(chunk), known)
         if size is None:
             self.unaffordable = []

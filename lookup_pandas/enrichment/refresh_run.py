@@ -26,6 +26,7 @@ from ..client.client import Client
 from ..client.credits import route_costs, unless_failing
 from ..client.pagination import PagePlan, read_page
 from ..display.facts import RefreshCounts, RefreshEstimate
+from ..http.stats import ClientStats
 from ..identifiers.kinds import PEOPLE
 from ..service.credits import RouteCosts
 from ..service.endpoints import JOB_CHANGES_PATH
@@ -107,12 +108,14 @@ class _Cached:
         return len(self.uncheckable) + len(self.uncached)
 
 
-def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _Cached:
+def _read_cache(
+    client: Client, distinct: Sequence[str], now: dt.datetime, tally: ClientStats | None = None
+) -> _Cached:
     """Each value's stored answer (expired too) and when it was bought or last checked."""
     path, cache = PEOPLE.endpoint.path, client.parts.cache
     keys = cache.profile_keys(distinct)
     checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
-    cost = _profile_cost(client)
+    cost = _profile_cost(client, tally)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
     held: list[str] = []
@@ -138,23 +141,24 @@ def _read_cache(client: Client, distinct: Sequence[str], now: dt.datetime) -> _C
     return _Cached(answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
 
 
-def _profile_cost(client: Client) -> float:
+def _profile_cost(client: Client, tally: ClientStats | None = None) -> float:
     """A profile's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client).cost_of(PEOPLE.endpoint.path)
+    return _costs(client, tally).cost_of(PEOPLE.endpoint.path)
 
 
-def _page_cost(client: Client) -> float:
+def _page_cost(client: Client, tally: ClientStats | None = None) -> float:
     """A feed page's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client).cost_of(JOB_CHANGES_PATH)
+    return _costs(client, tally).cost_of(JOB_CHANGES_PATH)
 
 
-def _costs(client: Client) -> RouteCosts:
-    """The route costs, read now if this Client has not read them yet (a free panel call).
+def _costs(client: Client, tally: ClientStats | None) -> RouteCosts:
+    """The route costs, read now if this Client has not read them yet (a free panel call,
+    counted in a run's ``tally`` too).
 
     Not only those the Client has read: a new Client has read none, and its most and least
     would count every profile and page at 1 credit, whatever the service charges.
     """
-    return unless_failing(route_costs, client, RouteCosts())
+    return unless_failing(lambda c: route_costs(c, tally), client, RouteCosts())
 
 
 def most_and_least(
@@ -218,6 +222,7 @@ def estimate_changes(distinct: Sequence[str], client: Client) -> RefreshEstimate
 def check_changes(
     distinct: Sequence[str],
     client: Client,
+    tally: ClientStats,
     *,
     max_credits: float | None = None,
     max_calls: int | None = None,
@@ -227,13 +232,14 @@ def check_changes(
     The answers the feed cannot check are held as they are while they last (``expire_after``).
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
     (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
-    (each checked answer bought anew, plus a page per group).
+    (each checked answer bought anew, plus a page per group). Its reads count in ``tally``, the
+    run's.
     """
     now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, distinct, now)
+    cached = _read_cache(client, distinct, now, tally)
     rate = FeedRate()
     groups = first_groups(list(cached.answers.values()), rate)
-    cost, page = _profile_cost(client), _page_cost(client)
+    cost, page = _profile_cost(client, tally), _page_cost(client, tally)
     expired, uncached = len(cached.uncheckable), len(cached.uncached)
     most, _ = most_and_least(
         cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
@@ -241,7 +247,7 @@ def check_changes(
     calls = len(cached.answers) + len(groups) + cached.others
     check_budget(calls, 0, len(distinct), max_calls, PEOPLE.nouns)  # the most it can call
     check_credits(most, calls, max_credits)  # the most it can spend
-    reader = _FeedReader(client, cached.answers, now, page)
+    reader = _FeedReader(client, cached.answers, now, page, tally)
     reader.read_all(rate)
     return reader.plan(cached, now)
 
@@ -255,8 +261,10 @@ class _FeedReader:
         answers: Mapping[str, CheckedAnswer],
         now: dt.datetime,
         page_cost: float,
+        tally: ClientStats,
     ) -> None:
         self.client, self.answers, self.now, self.page_cost = client, answers, now, page_cost
+        self.tally = tally
         self.found: dict[str, set[str]] = {}
         self.busy: set[str] = set()
         self.groups = self.pages = 0
@@ -278,9 +286,7 @@ class _FeedReader:
         splits = self._query(first, rate)
         rest = remaining[len(first.organizations) :]
         groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
-        workers, counter = max(1, self.client.max_workers), self.client.parts.counter
-        # the pool's threads count for the run's own tally, as the run's single calls do
-        with ThreadPoolExecutor(workers, "lookup-feed", counter.join, (counter.current(),)) as pool:
+        with ThreadPoolExecutor(max(1, self.client.max_workers), "lookup-feed") as pool:
             pending = {pool.submit(self._query, g, rate) for g in groups}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -323,7 +329,9 @@ class _FeedReader:
         sent: dict[str, Any] | None = plan.first(params)
         today, request = self.now.date(), self.client.parts.sender.request
         while sent is not None:
-            records, pagination = read_page(request, JOB_CHANGES_PATH, sent, plan, refresh=True)
+            records, pagination = read_page(
+                request, JOB_CHANGES_PATH, sent, plan, refresh=True, tally=self.tally
+            )
             with self._lock:
                 self.pages += 1
             sent = plan.next(sent, pagination, len(records))
@@ -345,7 +353,7 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        held = cached_outcomes(self.client, cached.held)
+        held = cached_outcomes(self.client, cached.held, tally=self.tally)
         expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(

@@ -9,7 +9,7 @@
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
->>> state = EnrichmentRun(client, the_plan, options, before=client.stats)
+>>> state = EnrichmentRun(client, the_plan, options)
 >>> state.run()
 >>> state.outcomes["ada"].status, state.counts["fetched"]
 ('ok', 1)
@@ -49,7 +49,6 @@ from ..errors import (
     ServiceError,
     TransportError,
 )
-from ..http.stats import since
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
@@ -110,7 +109,9 @@ class EnrichmentRun:
     plan: Plan
     options: Options
     _: KW_ONLY
-    before: ClientStats  # the client's stats when the run began
+    #: What this run sent and spent, counted by every call it makes (not another run's on
+    #: the same Client).
+    tally: ClientStats = field(default_factory=ClientStats)
     on_record: OnRecord | None = None
     kind: Kind = PEOPLE
     #: A background job's watch: its view stands for the bar, and once its cancel event is
@@ -135,7 +136,6 @@ class EnrichmentRun:
 
     def __post_init__(self) -> None:
         self.parts = parts = self.client.parts
-        self._tally = parts.counter.current()  # this run's own counts, if kept
         self._breaker_after = max(3, parts.settings.max_workers)
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
@@ -149,7 +149,11 @@ class EnrichmentRun:
         #: The ids bought after the names, unless a record bought for a name names them.
         self.held = HeldIds.of(self.plan.to_fetch, self.kind)
         self._calls = SingleCalls(
-            parts.sender.request, self.kind, refresh=self.refresh, fresh_after=self.plan.fresh_after
+            parts.sender.request,
+            self.kind,
+            refresh=self.refresh,
+            fresh_after=self.plan.fresh_after,
+            tally=self.tally,
         )
 
     def run(self) -> None:
@@ -161,7 +165,7 @@ class EnrichmentRun:
         with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
             self.bar = bar
             if self.watch is not None:
-                self.watch.traffic = self.traffic()  # the run's own tally: its 429s, on its line
+                self.watch.traffic = self.tally  # the run's own: its 429s, on its line
             try:
                 for handle, outcome in plan.cached.items():
                     self.record(handle, outcome, "cached")
@@ -213,6 +217,7 @@ class EnrichmentRun:
             resume=self.options.refresh is False,
             kind=self.kind,
             cancel=self.cancel,
+            tally=self.tally,
         )
 
     def credits(self, *, shown: bool = False) -> float:
@@ -223,7 +228,7 @@ class EnrichmentRun:
 
         Example: ``state.credits()`` is ``190.0`` after 190 single calls at 1 credit.
         """
-        traffic = self.traffic()
+        traffic = self.tally
         consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:  # a refresh="changed" read its feed pages before the run: all are shown
@@ -286,16 +291,9 @@ class EnrichmentRun:
             )
         return None
 
-    def traffic(self) -> ClientStats:
-        """What this run sent and spent: its own tally, else the Client's counters since ``before``.
-
-        The tally leaves out another run on the same Client.
-        """
-        return self._tally or since(self.before, self.parts.counter.snapshot())  # never falsy
-
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
-        traffic = self.traffic()
+        traffic = self.tally
         return JobSummary(
             rows=rows,
             statuses=statuses,
@@ -410,8 +408,7 @@ class EnrichmentRun:
         """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache)."""
         parts, stop = self.parts, self._calls.stop
         workers = parts.settings.max_workers
-        # the pool's threads count for this run's tally
-        pool = ThreadPoolExecutor(workers, "lookup", parts.counter.join, (self._tally,))
+        pool = ThreadPoolExecutor(workers, "lookup")
         window = None if self.refresh else ClaimWindow(parts.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:

@@ -21,11 +21,10 @@ value, then taken onto the rows by position. Nothing here mutates its input.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +34,7 @@ from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import unless_failing
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
+from ..http.stats import ClientStats
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import PEOPLE, Kind
 from ..service.credits import RouteCosts
@@ -78,8 +78,6 @@ __all__ = [
     "estimate_values",
     "lookup_values",
 ]
-
-P = ParamSpec("P")
 
 
 def _normalise(values: Iterable[Any], fold_case: bool = True, kind: Kind = PEOPLE) -> Mapped:
@@ -151,23 +149,6 @@ def estimate_values(
     )
 
 
-def _own_tally(function: Callable[P, Lookup]) -> Callable[P, Lookup]:
-    """Run ``function`` (given ``client=``) counting its traffic in a tally of its own.
-
-    So its summary is its own when another run shares the Client (two background jobs).
-    """
-
-    @functools.wraps(function)
-    def counted(*args: P.args, **kwargs: P.kwargs) -> Lookup:
-        client = kwargs["client"]
-        assert isinstance(client, Client)
-        with client.parts.counter.tallied():
-            return function(*args, **kwargs)
-
-    return counted
-
-
-@_own_tally
 def lookup_values(
     values: Iterable[Any],
     *,
@@ -195,7 +176,10 @@ def lookup_values(
     check_refresh(options.refresh, kind)
     if options.method == "batch" and client.parts.batch.supported_for(kind) is False:
         raise client.parts.batch.no_batch(kind, None)
-    started, before = time.perf_counter(), client.stats
+    started = time.perf_counter()
+    # The run's own traffic, passed to every call it makes: so its summary is its own when
+    # another run shares the Client (two background jobs).
+    tally = ClientStats()
     mapped = _normalise(values, options.fold_case, kind)
     distinct = mapped.distinct()
     # Without on_record, each record is taken column by column as it comes (its dict let go).
@@ -204,16 +188,16 @@ def lookup_values(
     sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
 
     # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-    changes = _changes(distinct, client, options)
-    the_plan = _plan(distinct, client, options, kind, sink, changes)
+    changes = _changes(distinct, client, options, tally)
+    the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
     if the_plan.check_key:
         # Answers read ahead from the cache: a key never seen to work is checked (free) before
         # they are used.
-        client.parts.contact.check_key()
-    check_job_credits(client, the_plan, options, kind)
+        client.parts.contact.check_key(tally)
+    check_job_credits(client, the_plan, options, kind, tally)
     kept_checked = None if changes is None else keeping(client, changes)
     state = EnrichmentRun(
-        client, the_plan, options, before=before, on_record=sink, kind=kind, watch=watch
+        client, the_plan, options, tally=tally, on_record=sink, kind=kind, watch=watch
     )
     try:
         state.run()
@@ -264,12 +248,14 @@ def _with_provenance(
     return dataclasses.replace(result, provenance=where)
 
 
-def _changes(distinct: list[str], client: Client, options: Options) -> RefreshPlan | None:
+def _changes(
+    distinct: list[str], client: Client, options: Options, tally: ClientStats
+) -> RefreshPlan | None:
     """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
     if options.refresh != "changed" or client.settings.offline:
         return None  # offline, the plan refuses it (check_offline)
     return check_changes(
-        distinct, client, max_credits=options.max_credits, max_calls=options.max_calls
+        distinct, client, tally, max_credits=options.max_credits, max_calls=options.max_calls
     )
 
 
@@ -279,7 +265,8 @@ def _plan(
     options: Options,
     kind: Kind,
     sink: OnRecord | None,
-    changes: RefreshPlan | None = None,
+    changes: RefreshPlan | None,
+    tally: ClientStats,
 ) -> Plan:
     """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`) from what the cache holds.
 
@@ -291,7 +278,7 @@ def _plan(
     elif options.refresh:  # bought anew (offline, refused by the plan)
         cached = {}
     else:
-        cached = cached_outcomes(client, distinct, kind)
+        cached = cached_outcomes(client, distinct, kind, tally)
     offline = client.settings.offline
     return plan(
         distinct,
@@ -355,9 +342,13 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
 
 
 def check_job_credits(
-    client: Client, the_plan: Plan, options: Options, kind: Kind = PEOPLE
+    client: Client,
+    the_plan: Plan,
+    options: Options,
+    kind: Kind = PEOPLE,
+    tally: ClientStats | None = None,
 ) -> None:
-    """Check the job's credits before the first billable call.
+    """Check the job's credits before the first billable call (its reads counted in ``tally``).
 
     Raises BudgetExceededError over ``max_credits``, and InsufficientCreditsError when the
     balance (when known) cannot pay what is to fetch. How it reads as little as it can: see
@@ -366,7 +357,7 @@ def check_job_credits(
     to_fetch, path = the_plan.to_fetch, kind.endpoint.path
     if not to_fetch:
         return
-    costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
+    costs = unless_failing(lambda c: credit_facts.route_costs(c, tally), client, RouteCosts())
     # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
     # never falls back); else at the single calls' price, which "auto" falls back to (the
     # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
@@ -374,7 +365,9 @@ def check_job_credits(
     by_batch = the_plan.batch and (told is True or options.method == "batch")
     credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)
-    balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
+    balance = unless_failing(
+        lambda c: credit_facts.balance_for_job(c, credits, tally), client, None
+    )
     check_balance(credits, len(to_fetch), balance)
 
 

@@ -69,7 +69,7 @@ def singles(client: Client, handles: list[str]) -> EnrichmentRun:
     """The run's single calls alone, without the plan's read-ahead of the cache."""
     with Progress(False) as bar:
         options = Options(progress=False)
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar)
+        state = EnrichmentRun(client, Plan(), options, bar=bar)
         state.run_singles(handles)
     return state
 

@@ -48,7 +48,7 @@ def test_a_key_revoked_mid_run_loses_none_of_the_answers_that_came_in_with_the_r
     with make_client(fake_service, max_workers=8, max_retries=0) as client, Progress(False) as bar:
         client.session.hooks["response"].append(read)
         fake_service.override(PROFILE, hold)
-        state = EnrichmentRun(client, Plan(), Options(progress=False), before=client.stats, bar=bar)
+        state = EnrichmentRun(client, Plan(), Options(progress=False), bar=bar)
 
         def handles() -> Iterator[str]:
             yield from [*bought, refused]
