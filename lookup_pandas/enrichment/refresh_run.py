@@ -6,7 +6,7 @@ each group's first page and decides from it, and returns what the run keeps and 
 anew. An answer the feed cannot check (a billed not-found, a record naming no current
 position) is kept as it is until it expires (``expire_after``), then bought anew.
 :func:`keep_checked` marks the kept answers checked (and keeps them another ``expire_after``),
-beside the run, and :func:`after_run` the bought movers' events acted on,
+beside the run (a task of its pool), and :func:`after_run` the bought movers' events acted on,
 in the shared store.
 
 Example: ``leads.lookup.enrich_profiles("handle", refresh="changed")``; its summary's ``refresh``
@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Generator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +55,6 @@ __all__ = [
     "check_changes",
     "estimate_changes",
     "keep_checked",
-    "keeping",
     "most_and_least",
 ]
 
@@ -223,6 +222,7 @@ def check_changes(
     distinct: Sequence[str],
     client: Client,
     tally: ClientStats,
+    pool: Executor,
     *,
     max_credits: float | None = None,
     max_calls: int | None = None,
@@ -233,7 +233,7 @@ def check_changes(
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
     (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
     (each checked answer bought anew, plus a page per group). Its reads count in ``tally``, the
-    run's.
+    run's, and the groups are read in the run's ``pool``.
     """
     now = dt.datetime.now(dt.UTC)
     cached = _read_cache(client, distinct, now, tally)
@@ -247,7 +247,7 @@ def check_changes(
     calls = len(cached.answers) + len(groups) + cached.others
     check_budget(calls, 0, len(distinct), max_calls, PEOPLE.nouns)  # the most it can call
     check_credits(most, calls, max_credits)  # the most it can spend
-    reader = _FeedReader(client, cached.answers, now, page, tally)
+    reader = _FeedReader(client, cached.answers, now, page, tally, pool)
     reader.read_all(rate)
     return reader.plan(cached, now)
 
@@ -262,9 +262,10 @@ class _FeedReader:
         now: dt.datetime,
         page_cost: float,
         tally: ClientStats,
+        pool: Executor,
     ) -> None:
         self.client, self.answers, self.now, self.page_cost = client, answers, now, page_cost
-        self.tally = tally
+        self.tally, self.pool = tally, pool
         self.found: dict[str, set[str]] = {}
         self.busy: set[str] = set()
         self.groups = self.pages = 0
@@ -275,8 +276,8 @@ class _FeedReader:
         """Query every organisation's feed, and the groups that splits make.
 
         The first group is read alone, to learn the feed's rate. The rest are then grouped at
-        that rate and read in the Client's pool of workers, each group deciding from its own
-        first page, under the Client's one pace.
+        that rate and read in the run's pool, each group deciding from its own first page,
+        under the Client's one pace. Only this thread waits on them.
         """
         orgs = organizations(list(self.answers.values()))
         remaining = list(orgs.order)
@@ -286,12 +287,12 @@ class _FeedReader:
         splits = self._query(first, rate)
         rest = remaining[len(first.organizations) :]
         groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
-        with ThreadPoolExecutor(max(1, self.client.max_workers), "lookup-feed") as pool:
-            pending = {pool.submit(self._query, g, rate) for g in groups}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:  # a split's groups are read in turn
-                    pending |= {pool.submit(self._query, g, rate) for g in future.result()}
+        pool = self.pool
+        pending = {pool.submit(self._query, g, rate) for g in groups}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:  # a split's groups are read in turn
+                pending |= {pool.submit(self._query, g, rate) for g in future.result()}
 
     def _query(self, group: Group, rate: FeedRate) -> list[Group]:
         """Read ``group``'s first page, decide, carry it out; the groups a split makes."""
@@ -387,7 +388,9 @@ KEEP_CHUNK = 250
 def keep_checked(client: Client, plan: RefreshPlan) -> None:
     """Mark the kept answers checked, and keep them another ``expire_after``.
 
-    Written in chunks of :data:`KEEP_CHUNK`; :func:`keeping` runs it beside the purchases.
+    Written in chunks of :data:`KEEP_CHUNK`, beside the purchases (a task of the run's pool);
+    the run's caller waits for it once the run is over (a failed run keeps what the feed
+    confirmed).
     """
     store, cache, path = client.parts.store, client.parts.cache, PEOPLE.endpoint.path
     keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
@@ -396,18 +399,6 @@ def keep_checked(client: Client, plan: RefreshPlan) -> None:
         if plan.checked_at is not None:
             store.mark_checked(chunk, plan.checked_at.timestamp())
         cache.renew(path, chunk)
-
-
-def keeping(client: Client, plan: RefreshPlan) -> threading.Thread:
-    """:func:`keep_checked` in a thread of its own, started: the run buys meanwhile.
-
-    The caller joins it once the run is over (a failed run keeps what the feed confirmed).
-    """
-    thread = threading.Thread(
-        target=keep_checked, args=(client, plan), name="lookup-keep-checked", daemon=True
-    )
-    thread.start()
-    return thread
 
 
 def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]) -> None:

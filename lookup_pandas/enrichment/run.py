@@ -1,5 +1,6 @@
 """The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, and its counts.
 
+>>> from concurrent.futures import ThreadPoolExecutor
 >>> import lookup_pandas as lp
 >>> from lookup_pandas.enrichment.plan import plan
 >>> from lookup_pandas.testing import MockTransport, people_service
@@ -9,15 +10,17 @@
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
->>> state = EnrichmentRun(client, the_plan, options)
->>> state.run()
+>>> with ThreadPoolExecutor(client.max_workers) as pool:  # the run's one pool
+...     state = EnrichmentRun(client, the_plan, options, pool=pool)
+...     state.run()
 >>> state.outcomes["ada"].status, state.counts["fetched"]
 ('ok', 1)
 >>> state.kept_text(1, "topping up")  # doctest: +ELLIPSIS
 "1 of this job's 1 billable answers are kept in the cache..."
 
 The order: the answers read ahead, then the batch jobs
-(:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+(:mod:`lookup_pandas.enrichment.batch_run`), then single calls for the rest, each a task of the
+run's pool (its caller's: see "Locks, threads and pools" in docs/architecture.md).
 When the values mix names and ids, that is done for the names, then for the ids their records
 did not name (:mod:`lookup_pandas.enrichment.aliases`).
 With a cache, the calls' claims are taken a window ahead in one store call
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -101,14 +104,17 @@ class EnrichmentRun:
 
     The caller makes it, then calls :meth:`run` (see the module's example): when the run stops
     on an exception, the caller holds what it did. The main thread hands the handles to the
-    pool, and only it touches the counts. At most ``4 x max_workers`` calls wait in the pool's
-    queue (see docs/decisions.md).
+    pool, and only it touches the counts; no task of the pool waits on another. At most
+    ``4 x max_workers`` calls wait in the pool's queue (see docs/decisions.md).
     """
 
     client: Client
     plan: Plan
     options: Options
     _: KW_ONLY
+    #: The run's one pool (``max_workers`` threads): its single calls, its batch jobs' submits
+    #: and polls; its caller's feed reads and keep-checked work too.
+    pool: Executor
     #: What this run sent and spent, counted by every call it makes (not another run's on
     #: the same Client).
     tally: ClientStats = field(default_factory=ClientStats)
@@ -218,6 +224,7 @@ class EnrichmentRun:
             kind=self.kind,
             cancel=self.cancel,
             tally=self.tally,
+            pool=self.pool,
         )
 
     def credits(self, *, shown: bool = False) -> float:
@@ -406,9 +413,8 @@ class EnrichmentRun:
 
     def run_singles(self, handles: Iterable[str]) -> None:
         """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache)."""
-        parts, stop = self.parts, self._calls.stop
+        parts, stop, pool = self.parts, self._calls.stop, self.pool
         workers = parts.settings.max_workers
-        pool = ThreadPoolExecutor(workers, "lookup")
         window = None if self.refresh else ClaimWindow(parts.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:
@@ -424,14 +430,15 @@ class EnrichmentRun:
             # An error to raise, an authentication failure, or Ctrl-C: send nothing more. The
             # calls in flight finish, since their answers are paid for and land in the cache.
             stop.set()
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in pending:
+                future.cancel()  # not started: never sent
+            wait(pending)
             self.landed = sum(
                 f.done() and not f.cancelled() and f.exception() is None and in_cache(f.result())
                 for f in pending
             )
             raise
         finally:
-            pool.shutdown(wait=True)
             if window is not None:
                 window.close()  # the claims of calls never started are let go unbought
 

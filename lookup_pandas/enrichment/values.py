@@ -24,6 +24,7 @@ import dataclasses
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,7 +55,7 @@ from .plan import (
     stored_batch_jobs_holding,
 )
 from .provenance import provenance_frame
-from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes, keeping
+from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes, keep_checked
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -177,9 +178,7 @@ def lookup_values(
     if options.method == "batch" and client.parts.batch.supported_for(kind) is False:
         raise client.parts.batch.no_batch(kind, None)
     started = time.perf_counter()
-    # The run's own traffic, passed to every call it makes: so its summary is its own when
-    # another run shares the Client (two background jobs).
-    tally = ClientStats()
+    tally = ClientStats()  # the run's own traffic, passed to each call: not another run's
     mapped = _normalise(values, options.fold_case, kind)
     distinct = mapped.distinct()
     # Without on_record, each record is taken column by column as it comes (its dict let go).
@@ -187,28 +186,34 @@ def lookup_values(
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
     sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
 
-    # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-    changes = _changes(distinct, client, options, tally)
-    the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
-    if the_plan.check_key:
-        # Answers read ahead from the cache: a key never seen to work is checked (free) before
-        # they are used.
-        client.parts.contact.check_key(tally)
-    check_job_credits(client, the_plan, options, kind, tally)
-    kept_checked = None if changes is None else keeping(client, changes)
-    state = EnrichmentRun(
-        client, the_plan, options, tally=tally, on_record=sink, kind=kind, watch=watch
-    )
-    try:
-        state.run()
-    except BaseException as exc:  # it leaves the engine with what the run did up to there
-        if not hasattr(exc, "summary"):
-            seconds = time.perf_counter() - started
-            exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
-        raise
-    finally:
-        if kept_checked is not None:
-            kept_checked.join()
+    with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
+        # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
+        changes = _changes(distinct, client, options, tally, pool)
+        the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
+        if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
+            client.parts.contact.check_key(tally)
+        check_job_credits(client, the_plan, options, kind, tally)
+        kept_checked = None if changes is None else pool.submit(keep_checked, client, changes)
+        state = EnrichmentRun(
+            client,
+            the_plan,
+            options,
+            pool=pool,
+            tally=tally,
+            kind=kind,
+            on_record=sink,
+            watch=watch,
+        )
+        try:
+            state.run()
+        except BaseException as exc:  # it leaves the engine with what the run did up to there
+            if not hasattr(exc, "summary"):
+                seconds = time.perf_counter() - started
+                exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
+            raise
+    # The pool's end waited for the keep-checked work, failed run or not; its error is the run's.
+    if kept_checked is not None:
+        kept_checked.result()
     result = _result(mapped, state, kept, kind, seconds=time.perf_counter() - started)
     if changes is not None:
         after_run(client, changes, state.outcomes)
@@ -249,13 +254,18 @@ def _with_provenance(
 
 
 def _changes(
-    distinct: list[str], client: Client, options: Options, tally: ClientStats
+    distinct: list[str], client: Client, options: Options, tally: ClientStats, pool: Executor
 ) -> RefreshPlan | None:
     """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
     if options.refresh != "changed" or client.settings.offline:
         return None  # offline, the plan refuses it (check_offline)
     return check_changes(
-        distinct, client, tally, max_credits=options.max_credits, max_calls=options.max_calls
+        distinct,
+        client,
+        tally,
+        pool,
+        max_credits=options.max_credits,
+        max_calls=options.max_calls,
     )
 
 

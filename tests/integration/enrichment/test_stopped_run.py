@@ -1,13 +1,15 @@
 """What a run stopped by an error keeps: every answer that had come in is recorded first.
 
-The emulator holds the answers (an override waiting on events), so the answers and the error
-are all in when the run's thread next looks; nothing waits on the clock.
+The emulator holds the answers (an override waiting on events) and the run's pool tells when
+each task has finished, so the answers and the error are all in when the run's thread next
+looks; nothing waits on the clock.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -25,13 +27,25 @@ pytestmark = pytest.mark.timeout(120)
 REVOKED = {"success": False, "message": "API key revoked", "errors": None, "data": None}
 
 
+class SeenPool(ThreadPoolExecutor):
+    """The run's pool, telling (a semaphore release) each time one of its tasks has finished."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.finished = threading.Semaphore(0)
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(lambda _: self.finished.release())
+        return future
+
+
 def test_a_key_revoked_mid_run_loses_none_of_the_answers_that_came_in_with_the_refusal(
     fake_service,
 ):
     bought = [f"person-{i}" for i in range(7)]
     refused = "person-refused"
     in_flight = threading.Barrier(len(bought) + 1, timeout=60)  # every call sent at once
-    answered = threading.Semaphore(0)  # one per answer bought, as the run's threads read it
     refuse = threading.Event()
 
     def hold(req: Request) -> Any:
@@ -41,22 +55,22 @@ def test_a_key_revoked_mid_run_loses_none_of_the_answers_that_came_in_with_the_r
         assert refuse.wait(60)
         return 403, REVOKED
 
-    def read(response: Any, *args: Any, **kwargs: Any) -> None:
-        if PROFILE in (response.url or "") and response.status_code == 200:
-            answered.release()
-
-    with make_client(fake_service, max_workers=8, max_retries=0) as client, Progress(False) as bar:
-        client.session.hooks["response"].append(read)
-        fake_service.override(PROFILE, hold)
-        state = EnrichmentRun(client, Plan(), Options(progress=False), bar=bar)
+    fake_service.override(PROFILE, hold)
+    with (
+        make_client(fake_service, max_workers=8, max_retries=0) as client,
+        Progress(False) as bar,
+        SeenPool(8) as pool,
+    ):
+        state = EnrichmentRun(client, Plan(), Options(progress=False), bar=bar, pool=pool)
 
         def handles() -> Iterator[str]:
             yield from [*bought, refused]
-            # The run's thread is here, not looking at its calls, while they all come in.
+            # The run's thread is here, not looking at its calls, while they all finish: the
+            # answers first, then the refusal.
             for _ in bought:
-                assert answered.acquire(timeout=60)
+                assert pool.finished.acquire(timeout=60)
             refuse.set()
-            assert state._calls.stop.wait(60)  # the refusal is in: the run stops
+            assert pool.finished.acquire(timeout=60)
 
         with pytest.raises(AuthenticationError):
             state.run_singles(handles())

@@ -5,6 +5,7 @@ MockTransport (no server; the loopback runs are in tests/integration/batch/)."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -18,6 +19,9 @@ from lookup_pandas.service.endpoints import BATCH_PATH, PROFILE_PATH
 from lookup_pandas.service.envelope import Envelope
 from lookup_pandas.store import StoredJob
 from lookup_pandas.testing import MockTransport, envelope
+
+#: The run's one pool, as ``lookup_values`` makes it (one per test module here).
+POOL = ThreadPoolExecutor(4, "test-run")
 
 BASE = "http://service.test"
 TIER = envelope({"balance": 1000, "current_tier": {"name": "t", "limit_per_minute": 60000}})
@@ -106,7 +110,7 @@ def answers(run: BatchRun) -> dict[str, Any]:
 
 
 def test_a_job_is_submitted_polled_and_every_result_cached_as_a_single_answer(service, client):
-    run = BatchRun(client, ["ada", "ghost-1", "grace"], submit=True)
+    run = BatchRun(client, ["ada", "ghost-1", "grace"], submit=True, pool=POOL)
     assert run and run.batch_jobs_total == 1
     got = answers(run)
     assert got == {
@@ -126,13 +130,13 @@ def test_a_job_is_submitted_polled_and_every_result_cached_as_a_single_answer(se
 
 
 def test_items_a_job_errored_on_are_left_to_single_calls(client):
-    run = BatchRun(client, ["ada", "err-1", "grace"], submit=True)
+    run = BatchRun(client, ["ada", "err-1", "grace"], submit=True, pool=POOL)
     assert set(answers(run)) == {"ada", "grace"}
     assert run.fallback == ["err-1"]
 
 
 def test_without_submitting_only_stored_jobs_are_collected_and_the_rest_is_left(service, client):
-    run = BatchRun(client, ["ada", "grace"], submit=False)
+    run = BatchRun(client, ["ada", "grace"], submit=False, pool=POOL)
     assert not run and run.fallback == ["ada", "grace"]
     assert answers(run) == {} and service.submitted == [] and service.polled == []
 
@@ -140,7 +144,9 @@ def test_without_submitting_only_stored_jobs_are_collected_and_the_rest_is_left(
 def test_a_stored_job_is_polled_instead_of_paying_for_its_handles_again(service, client):
     service.jobs["job_old"] = ("ada", "linus")  # an earlier run's, still on the service
     client.parts.store.remember(StoredJob("job_old", ("ada", "linus"), 0.0))
-    run = BatchRun(client, ["ada", "grace"], submit=True, stored=client.parts.store.jobs())
+    run = BatchRun(
+        client, ["ada", "grace"], submit=True, stored=client.parts.store.jobs(), pool=POOL
+    )
     got = answers(run)
     assert set(got) == {"ada", "grace"}  # linus is cached from the job, not handed on
     assert service.submitted == [("grace",)]
@@ -150,7 +156,7 @@ def test_a_stored_job_is_polled_instead_of_paying_for_its_handles_again(service,
 
 def test_an_expired_stored_job_is_forgotten_and_what_is_still_needed_submitted(service, client):
     client.parts.store.remember(StoredJob("job_gone", ("ada", "grace"), 0.0))
-    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs())
+    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs(), pool=POOL)
     assert run.batch_jobs_total == 1
     assert set(answers(run)) == {"ada"}
     assert "job_gone" in service.polled and service.submitted == [("ada",)]
@@ -160,7 +166,9 @@ def test_an_expired_stored_job_is_forgotten_and_what_is_still_needed_submitted(s
 
 def test_a_refresh_polls_no_stored_job_and_forgets_it_once_its_inputs_are_cached(service, client):
     client.parts.store.remember(StoredJob("job_old", ("ada",), 0.0))
-    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs(), resume=False)
+    run = BatchRun(
+        client, ["ada"], submit=True, stored=client.parts.store.jobs(), resume=False, pool=POOL
+    )
     assert set(answers(run)) == {"ada"}
     assert "job_old" not in service.polled
     run.finish()
@@ -173,5 +181,5 @@ def test_a_service_without_batch_jobs_is_told_once_and_remembered():
         api_key="lk_test_unit", base_url=BASE, cache=False, transport=MockTransport(service)
     ) as client:
         with pytest.raises(BatchUnavailableError):
-            answers(BatchRun(client, ["ada"], submit=True))
+            answers(BatchRun(client, ["ada"], submit=True, pool=POOL))
         assert client.parts.batch.supported is False
