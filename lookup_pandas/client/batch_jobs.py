@@ -5,6 +5,7 @@
 through the Client's send chain.
 
 Example:
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> from lookup_pandas.testing import MockService
     >>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
     ...     with service.client() as client:
@@ -33,6 +34,7 @@ from ..errors import (
 )
 from ..http.decisions import Call, Requester
 from ..http.sending import Wire
+from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.answers import profile_answer_from_batch, read_answer
 from ..service.endpoints import BATCH_PATH
@@ -107,13 +109,19 @@ class BatchCalls:
             return no_batch(self._wire.settings.base_url, path=kind.endpoint.path, of=kind.nouns)
         return no_batch(self._wire.settings.base_url, exc, path=kind.endpoint.batch)
 
-    def submit(self, kind: Kind, handles: Sequence[str], cancel: threading.Event | None) -> str:
+    def submit(
+        self,
+        kind: Kind,
+        handles: Sequence[str],
+        cancel: threading.Event | None,
+        tally: ClientStats | None = None,
+    ) -> str:
         """Submit one batch job of 1 to 1,000 handles, and return its ``job_id``.
 
         Nothing is billed yet: each item is billed when it resolves. A submit takes a pacing slot.
         A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and no further
         submit is sent. A submit whose answer was lost may have created a job, so its retry may pay
-        for those items twice.
+        for those items twice. ``tally``: a run's own counts, which the submit counts in too.
 
         Example: ``job_id = client.parts.batch.submit(PEOPLE, ["ada", "grace"], None)``
         """
@@ -132,6 +140,7 @@ class BatchCalls:
                     cache=False,
                     cancel=cancel,
                     final_statuses=frozenset({404, 405}),
+                    tally=tally,
                 )
             )
         except ServiceError as exc:
@@ -153,13 +162,18 @@ class BatchCalls:
         return job_id
 
     def status(
-        self, kind: Kind, job_id: str, after: int, cancel: threading.Event | None
+        self,
+        kind: Kind,
+        job_id: str,
+        after: int,
+        cancel: threading.Event | None,
+        tally: ClientStats | None = None,
     ) -> dict[str, Any]:
         """One poll of a batch job: the ``data`` of its answer, from result ``after`` on.
 
         That is ``status``, ``total``, ``resolved``, ``errors``, ``next_cursor``, ``not_found``
         and ``profiles``. A poll is never cached and takes a pacing slot. An unknown or expired
-        job raises NotFoundError (any 404).
+        job raises NotFoundError (any 404). ``tally`` as for :meth:`submit`.
 
         Example: ``batch.status(PEOPLE, job_id, 0, None)["status"]`` -> ``"processing"``
         """
@@ -171,6 +185,7 @@ class BatchCalls:
                     cache=False,
                     cancel=cancel,
                     final_statuses=frozenset({404}),
+                    tally=tally,
                 )
             )
         except ConfigurationError as exc:

@@ -33,7 +33,7 @@ from typing import Any
 from ..cache import CacheInfo, Forgotten, OpenCache, admin
 from ..errors import NotFoundError, ServiceError
 from ..http.sending import Wire
-from ..http.stats import StatsCounter
+from ..http.stats import ClientStats, StatsCounter
 from ..identifiers.kinds import Kind
 from ..service.answers import parsed_answer
 from ..service.envelope import Envelope
@@ -142,10 +142,13 @@ class ClientCache:
         keys = wire.cache_keys(kind.endpoint.path, [kind.params(v) for v in values])
         return dict(zip(values, keys, strict=True))
 
-    def read_ahead(self, values: Iterable[str], kind: Kind) -> dict[str, Envelope | NotFoundError]:
+    def read_ahead(
+        self, values: Iterable[str], kind: Kind, tally: ClientStats | None = None
+    ) -> dict[str, Envelope | NotFoundError]:
         """Each value's answer the cache holds, read in one batched read (no network): an
         Envelope, or the NotFoundError of a stored not-found. Misses and unreadable answers are
-        left out; an expired answer counts only offline, as for every read.
+        left out; an expired answer counts only offline, as for every read. The hits count in
+        ``tally`` too (a run's), if given.
 
         Example: ``client.parts.cache.read_ahead(["ada", "new"])`` -> ``{"ada": Envelope(...)}``
         """
@@ -165,7 +168,7 @@ class ClientCache:
                 found[value] = exc
             except ServiceError:
                 continue  # unreadable: fetched anew
-        self._counter.count(cache_hits=len(found))
+        self._counter.count(tally, cache_hits=len(found))
         return found
 
     def info(self) -> CacheInfo:

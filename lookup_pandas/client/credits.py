@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import AuthenticationError, ConfigurationError, ResponseError, ServiceError
 from ..http.decisions import Call
+from ..http.stats import ClientStats
 from ..service.credits import (
     BALANCE_PATH,
     ENTERPRISE_BALANCE_PATH,
@@ -79,31 +80,34 @@ def _facts(client: Client) -> PublicFacts:
     return client._parts.public_facts
 
 
-def _read(client: Client, path: str) -> Any:
-    """The ``data`` of a panel route, read now, or None when the service has no such route."""
+def _read(client: Client, path: str, tally: ClientStats | None = None) -> Any:
+    """The ``data`` of a panel route, read now, or None when the service has no such route.
+
+    ``tally``: a run's own counts, which the read counts in too (as in every function here).
+    """
     try:
-        return client._parts.sender.request(Call(path, final_statuses=_MISSING)).data
+        return client._parts.sender.request(Call(path, final_statuses=_MISSING, tally=tally)).data
     except ServiceError as exc:
         if exc.status_code == 404:  # an old service, or one without credits
             return None
         raise
 
 
-def _public(client: Client, path: str) -> Any:
+def _public(client: Client, path: str, tally: ClientStats | None = None) -> Any:
     """The ``data`` of a public route, read once per Client (after the key is checked)."""
     facts = _facts(client)
     if facts.has(path):
         return facts.get(path)
-    client.parts.contact.check_key()  # a public answer proves nothing about the key: ask it first
-    return facts.keep(path, _read(client, path))
+    client.parts.contact.check_key(tally)  # a public answer proves nothing of the key: ask first
+    return facts.keep(path, _read(client, path, tally))
 
 
-def route_costs(client: Client) -> RouteCosts:
+def route_costs(client: Client, tally: ClientStats | None = None) -> RouteCosts:
     """What each route costs, read once per Client. Every route costs 1 without a costs route.
 
     See the module's example.
     """
-    data = _public(client, ROUTE_COSTS_PATH)
+    data = _public(client, ROUTE_COSTS_PATH, tally)
     return RouteCosts() if data is None else RouteCosts.from_payload(data)
 
 
@@ -170,7 +174,7 @@ def ladder_rows(client: Client) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: float(r["min_credits"]))
 
 
-def balance(client: Client) -> float | None:
+def balance(client: Client, tally: ClientStats | None = None) -> float | None:
     """The balance in credits, read now (free, with the key), or None without a balance route.
 
     An enterprise account's is read from its own route (:data:`ENTERPRISE_BALANCE_PATH`): the
@@ -180,12 +184,12 @@ def balance(client: Client) -> float | None:
     tier = client._parts.contact.tier
     if tier is None:
         try:
-            tier = client.credits_tier()
+            tier = client.parts.contact.credits_tier(tally)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError:  # no tier to tell: the balance route alone
             tier = {}
-    data = _read(client, ENTERPRISE_BALANCE_PATH if is_enterprise(tier) else BALANCE_PATH)
+    data = _read(client, ENTERPRISE_BALANCE_PATH if is_enterprise(tier) else BALANCE_PATH, tally)
     if data is None:
         return None
     value = finite_number(data.get("balance")) if isinstance(data, Mapping) else None
@@ -211,7 +215,9 @@ def unless_failing(read: Callable[[Client], T], client: Client, default: T) -> T
         return default
 
 
-def balance_for_job(client: Client, credits: float) -> float | None:
+def balance_for_job(
+    client: Client, credits: float, tally: ClientStats | None = None
+) -> float | None:
     """The balance a job that spends ``credits`` is checked against, read as cheaply as is safe.
 
     The last ``X-Credits-Balance`` seen (else the balance of the tier read last) serves when it
@@ -229,8 +235,8 @@ def balance_for_job(client: Client, credits: float) -> float | None:
     if seen is not None and seen >= credits:
         return seen
     if not client.parts.contact.rate_known:
-        tier = client.credits_tier()
+        tier = client.parts.contact.credits_tier(tally)
         value = finite_number(tier.get("balance"))
         if value is not None and not is_enterprise(tier):
             return value
-    return balance(client)
+    return balance(client, tally)

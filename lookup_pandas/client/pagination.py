@@ -20,6 +20,7 @@ from typing import Any, Literal
 from ..display.progress import Progress
 from ..errors import PaginationError, UsageError
 from ..http.decisions import Call, Requester
+from ..http.stats import ClientStats
 from ..service.endpoints import checked_data
 
 __all__ = ["PagePlan", "Style", "check_max_records", "read_page", "walk"]
@@ -212,13 +213,14 @@ def read_page(
     plan: PagePlan,
     *,
     refresh: bool = False,
+    tally: ClientStats | None = None,
 ) -> Page:
     """One page: its records and its pagination block, checked by ``plan`` before anyone uses them.
 
-    ``request`` is the send chain's (``client.parts.sender.request``).
+    ``request`` is the send chain's (``client.parts.sender.request``); ``tally``, a run's.
     Example: ``records, pagination = read_page(request, path, params, plan)``
     """
-    env = request(Call(path, params, refresh=refresh))
+    env = request(Call(path, params, refresh=refresh, tally=tally))
     records: list[dict[str, Any]] = checked_data(env, path, list)
     plan.check(params, env.pagination, records)
     return records, env.pagination

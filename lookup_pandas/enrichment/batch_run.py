@@ -1,10 +1,11 @@
 """Running batch jobs for an enrichment: submit, poll, cache every result, resume stored jobs.
 
+>>> from concurrent.futures import ThreadPoolExecutor
 >>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.testing import MockService
->>> with MockService({"id": "prsn_1", "handle": "ada"}) as service:
+>>> with MockService({"id": "prsn_1", "handle": "ada"}) as service, ThreadPoolExecutor(2) as pool:
 ...     with service.client() as client:
-...         run = BatchRun(client, ["ada", "grace"], submit=True, kind=PEOPLE)
+...         run = BatchRun(client, ["ada", "grace"], submit=True, kind=PEOPLE, pool=pool)
 ...         answers = dict(run)
 ...         run.finish()  # drop the finished jobs
 ...         ada, grace = client.profile("ada"), client.profile("grace")
@@ -15,7 +16,8 @@
 >>> run.fallback  # what errored in the job, or was left out: fetched one by one
 []
 
-The calling thread drives it, so Ctrl-C lands there. How jobs are stored, resumed, claimed and
+The calling thread drives it, so Ctrl-C lands there; submits and polls are tasks of the run's
+pool. How jobs are stored, resumed, claimed and
 polled is in docs/architecture.md ("Batch jobs"), and why in docs/decisions.md.
 """
 
@@ -26,12 +28,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from typing import Any
 
 from ..client.client import Client
 from ..client.credits import balance, unless_failing
 from ..errors import InsufficientCreditsError, NotFoundError
+from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
@@ -59,6 +62,8 @@ class BatchRun:
         submit: False only resumes stored jobs. Handles none covers go to :attr:`fallback`.
         resume: False (a ``refresh``) polls none. :meth:`finish` still drops those whose
             every input is cached by then.
+        tally: the run's own counts, which its submits and polls count in.
+        pool: the run's, where they are sent.
     """
 
     def __init__(
@@ -71,8 +76,11 @@ class BatchRun:
         stored: Sequence[StoredJob] = (),
         resume: bool = True,
         cancel: threading.Event | None = None,
+        tally: ClientStats | None = None,
+        pool: Executor,
     ) -> None:
-        self.client, self.parts, self.kind = client, client.parts, kind
+        self.client, self.parts, self.kind, self._tally = client, client.parts, kind, tally
+        self._pool = pool
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
         self._submits = submit
@@ -176,7 +184,7 @@ class BatchRun:
         if not mine:
             return None, (), {}, left
         try:
-            job_id = parts.batch.submit(self.kind, mine, stop)
+            job_id = parts.batch.submit(self.kind, mine, stop, self._tally)
         except BaseException:
             parts.claims.release(list(mine_keys.values()), bought=False)  # none submitted
             raise
@@ -186,15 +194,13 @@ class BatchRun:
 
     def _poll(self, job_id: str, after: int, stop: threading.Event) -> BatchPage:
         kind = self.kind
-        data = self.parts.batch.status(kind, job_id, after, stop)
+        data = self.parts.batch.status(kind, job_id, after, stop, self._tally)
         return BatchPage.parse(data, kind.endpoint)
 
     # -- the driver ---------------------------------------------------------------------------
 
     def __iter__(self) -> Iterator[Answer]:
-        stop = threading.Event()
-        tally = self.parts.counter  # its submits and polls count for the run's tally too
-        pool = ThreadPoolExecutor(self._most, "lookup-batch", tally.join, (tally.current(),))
+        stop, pool = threading.Event(), self._pool
         try:
             while self._queue or self._active or self._flight:
                 check_cancel(self._cancel, "cancelled: a re-run collects the stored batch jobs")
@@ -211,13 +217,15 @@ class BatchRun:
             stop.set()
             raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in self._flight:
+                future.cancel()  # not started: never sent
+            wait(self._flight)
             # Results not collected are left to whoever needs them next (the single calls of
             # this run re-claim what they fetch).
             self.parts.claims.release(list(self._held.values()), bought=False)  # not cached
             self._held.clear()
 
-    def _send(self, pool: ThreadPoolExecutor, stop: threading.Event) -> float:
+    def _send(self, pool: Executor, stop: threading.Event) -> float:
         """Submit what may be submitted and poll the jobs that are due. Returns how long to wait."""
         # One submit alone until the service is known to have batch jobs.
         allowed = 1 if self.parts.batch.supported_for(self.kind) is None else self._most
@@ -326,7 +334,7 @@ class BatchRun:
         self.batch_jobs_total -= 1 + len(self._queue)
         self._queue.clear()
         self.refusal = exc
-        known = unless_failing(balance, self.client, None)  # free: the balance route
+        known = unless_failing(lambda c: balance(c, self._tally), self.client, None)  # free
         size = smaller_job(len(chunk), known)
         if size is None:
             self.unaffordable = []

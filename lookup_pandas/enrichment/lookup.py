@@ -22,11 +22,11 @@ value, then taken onto the rows by position. Nothing here mutates its input.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import unless_failing
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
+from ..http.stats import ClientStats
 from ..identifiers.distinct import HandleMap, Mapped
 from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
@@ -55,7 +56,7 @@ from .plan import (
     stored_batch_jobs_holding,
 )
 from .provenance import provenance_frame
-from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes, keeping
+from .refresh_run import RefreshPlan, after_run, check_changes, estimate_changes, keep_checked
 from .results import (
     INVALID,
     NOT_CACHED,
@@ -79,8 +80,6 @@ __all__ = [
     "estimate_values",
     "lookup_values",
 ]
-
-P = ParamSpec("P")
 
 
 def _normalise(values: Iterable[Any], fold_case: bool, kind: Kind) -> Mapped:
@@ -152,23 +151,6 @@ def estimate_values(
     )
 
 
-def _own_tally(function: Callable[P, LookupResult]) -> Callable[P, LookupResult]:
-    """Run ``function`` (given ``client=``) counting its traffic in a tally of its own.
-
-    So its summary is its own when another run shares the Client (two background jobs).
-    """
-
-    @functools.wraps(function)
-    def counted(*args: P.args, **kwargs: P.kwargs) -> LookupResult:
-        client = kwargs["client"]
-        assert isinstance(client, Client)
-        with client.parts.counter.tallied():
-            return function(*args, **kwargs)
-
-    return counted
-
-
-@_own_tally
 def lookup_values(
     values: Iterable[Any],
     *,
@@ -196,7 +178,8 @@ def lookup_values(
     check_refresh(options.refresh, kind)
     if options.method == "batch" and client.parts.batch.supported_for(kind) is False:
         raise client.parts.batch.no_batch(kind, None)
-    started, before = time.perf_counter(), client.stats
+    started = time.perf_counter()
+    tally = ClientStats()  # the run's own traffic, passed to each call: not another run's
     mapped = _normalise(values, options.fold_case, kind)
     distinct = mapped.distinct()
     # Without on_record, each record is taken column by column as it comes (its dict let go).
@@ -204,28 +187,34 @@ def lookup_values(
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
     sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
 
-    # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-    changes = _changes(distinct, client, options, kind)
-    the_plan = _plan(distinct, client, options, kind, sink, changes)
-    if the_plan.check_key:
-        # Answers read ahead from the cache: a key never seen to work is checked (free) before
-        # they are used.
-        client.parts.contact.check_key()
-    check_job_credits(client, the_plan, options, kind)
-    kept_checked = None if changes is None else keeping(client, changes, kind)
-    state = EnrichmentRun(
-        client, the_plan, options, before=before, on_record=sink, kind=kind, watch=watch
-    )
-    try:
-        state.run()
-    except BaseException as exc:  # it leaves the engine with what the run did up to there
-        if not hasattr(exc, "summary"):
-            seconds = time.perf_counter() - started
-            exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
-        raise
-    finally:
-        if kept_checked is not None:
-            kept_checked.join()
+    with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
+        # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
+        changes = _changes(distinct, client, options, kind, tally, pool)
+        the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
+        if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
+            client.parts.contact.check_key(tally)
+        check_job_credits(client, the_plan, options, kind, tally)
+        kept_checked = None if changes is None else pool.submit(keep_checked, client, changes, kind)
+        state = EnrichmentRun(
+            client,
+            the_plan,
+            options,
+            pool=pool,
+            tally=tally,
+            kind=kind,
+            on_record=sink,
+            watch=watch,
+        )
+        try:
+            state.run()
+        except BaseException as exc:  # it leaves the engine with what the run did up to there
+            if not hasattr(exc, "summary"):
+                seconds = time.perf_counter() - started
+                exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
+            raise
+    # The pool's end waited for the keep-checked work, failed run or not; its error is the run's.
+    if kept_checked is not None:
+        kept_checked.result()
     result = _result(mapped, state, kept, kind, seconds=time.perf_counter() - started)
     if changes is not None:
         after_run(client, changes, state.outcomes)
@@ -266,13 +255,24 @@ def _with_provenance(
 
 
 def _changes(
-    distinct: list[str], client: Client, options: Options, kind: Kind
+    distinct: list[str],
+    client: Client,
+    options: Options,
+    kind: Kind,
+    tally: ClientStats,
+    pool: Executor,
 ) -> RefreshPlan | None:
     """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
     if options.refresh != "changed" or client.settings.offline:
         return None  # offline, the plan refuses it (check_offline)
     return check_changes(
-        distinct, client, kind, max_credits=options.max_credits, max_calls=options.max_calls
+        distinct,
+        client,
+        kind,
+        tally,
+        pool,
+        max_credits=options.max_credits,
+        max_calls=options.max_calls,
     )
 
 
@@ -282,7 +282,8 @@ def _plan(
     options: Options,
     kind: Kind,
     sink: OnRecord | None,
-    changes: RefreshPlan | None = None,
+    changes: RefreshPlan | None,
+    tally: ClientStats,
 ) -> Plan:
     """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`) from what the cache holds.
 
@@ -294,7 +295,7 @@ def _plan(
     elif options.refresh:  # bought anew (offline, refused by the plan)
         cached = {}
     else:
-        cached = cached_outcomes(client, distinct, kind)
+        cached = cached_outcomes(client, distinct, kind, tally)
     offline = client.settings.offline
     return plan(
         distinct,
@@ -357,8 +358,10 @@ def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, 
     return {s: seen[s] for s in STATUSES if s != NOT_CACHED or seen[s]}
 
 
-def check_job_credits(client: Client, the_plan: Plan, options: Options, kind: Kind) -> None:
-    """Check the job's credits before the first billable call.
+def check_job_credits(
+    client: Client, the_plan: Plan, options: Options, kind: Kind, tally: ClientStats | None = None
+) -> None:
+    """Check the job's credits before the first billable call (its reads counted in ``tally``).
 
     Raises BudgetExceededError over ``max_credits``, and InsufficientCreditsError when the
     balance (when known) cannot pay what is to fetch. How it reads as little as it can: see
@@ -367,7 +370,7 @@ def check_job_credits(client: Client, the_plan: Plan, options: Options, kind: Ki
     to_fetch, path = the_plan.to_fetch, kind.endpoint.path
     if not to_fetch:
         return
-    costs = unless_failing(credit_facts.route_costs, client, RouteCosts())
+    costs = unless_failing(lambda c: credit_facts.route_costs(c, tally), client, RouteCosts())
     # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
     # never falls back); else at the single calls' price, which "auto" falls back to (the
     # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
@@ -375,7 +378,9 @@ def check_job_credits(client: Client, the_plan: Plan, options: Options, kind: Ki
     by_batch = the_plan.batch and (told is True or options.method == "batch")
     credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
     check_credits(credits, len(to_fetch), options.max_credits)
-    balance = unless_failing(lambda c: credit_facts.balance_for_job(c, credits), client, None)
+    balance = unless_failing(
+        lambda c: credit_facts.balance_for_job(c, credits, tally), client, None
+    )
     check_balance(credits, len(to_fetch), balance)
 
 

@@ -6,7 +6,7 @@ each group's first page and decides from it, and returns what the run keeps and 
 anew. An answer the feed cannot check (a billed not-found, a record naming no current
 position) is kept as it is until it expires (``expire_after``), then bought anew.
 :func:`keep_checked` marks the kept answers checked (and keeps them another ``expire_after``),
-beside the run, and :func:`after_run` the bought movers' events acted on,
+beside the run (a task of its pool), and :func:`after_run` the bought movers' events acted on,
 in the shared store.
 
 Example: ``leads.lookup.enrich_profiles("handle", refresh="changed")``; its summary's ``refresh``
@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Generator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from ..client.client import Client
 from ..client.credits import route_costs, unless_failing
 from ..client.pagination import PagePlan, read_page
 from ..display.facts import RefreshCounts, RefreshEstimate
+from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..service.endpoints import JOB_CHANGES_PATH
@@ -54,7 +55,6 @@ __all__ = [
     "check_changes",
     "estimate_changes",
     "keep_checked",
-    "keeping",
     "most_and_least",
 ]
 
@@ -108,12 +108,18 @@ class _Cached:
         return len(self.uncheckable) + len(self.uncached)
 
 
-def _read_cache(client: Client, kind: Kind, distinct: Sequence[str], now: dt.datetime) -> _Cached:
+def _read_cache(
+    client: Client,
+    kind: Kind,
+    distinct: Sequence[str],
+    now: dt.datetime,
+    tally: ClientStats | None = None,
+) -> _Cached:
     """Each value's stored answer (expired too) and when it was bought or last checked."""
     path, cache = kind.endpoint.path, client.parts.cache
     keys = cache.keys(distinct, kind)
     checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
-    cost = _cost(client, kind)
+    cost = _cost(client, kind, tally)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
     held: list[str] = []
@@ -139,23 +145,24 @@ def _read_cache(client: Client, kind: Kind, distinct: Sequence[str], now: dt.dat
     return _Cached(kind, answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
 
 
-def _cost(client: Client, kind: Kind) -> float:
+def _cost(client: Client, kind: Kind, tally: ClientStats | None = None) -> float:
     """A ``kind``'s answer's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client).cost_of(kind.endpoint.path)
+    return _costs(client, tally).cost_of(kind.endpoint.path)
 
 
-def _page_cost(client: Client) -> float:
+def _page_cost(client: Client, tally: ClientStats | None = None) -> float:
     """A feed page's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client).cost_of(JOB_CHANGES_PATH)
+    return _costs(client, tally).cost_of(JOB_CHANGES_PATH)
 
 
-def _costs(client: Client) -> RouteCosts:
-    """The route costs, read now if this Client has not read them yet (a free panel call).
+def _costs(client: Client, tally: ClientStats | None) -> RouteCosts:
+    """The route costs, read now if this Client has not read them yet (a free panel call,
+    counted in a run's ``tally`` too).
 
     Not only those the Client has read: a new Client has read none, and its most and least
     would count every profile and page at 1 credit, whatever the service charges.
     """
-    return unless_failing(route_costs, client, RouteCosts())
+    return unless_failing(lambda c: route_costs(c, tally), client, RouteCosts())
 
 
 def most_and_least(
@@ -220,6 +227,8 @@ def check_changes(
     distinct: Sequence[str],
     client: Client,
     kind: Kind,
+    tally: ClientStats,
+    pool: Executor,
     *,
     max_credits: float | None = None,
     max_calls: int | None = None,
@@ -229,13 +238,14 @@ def check_changes(
     The answers the feed cannot check are held as they are while they last (``expire_after``).
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
     (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
-    (each checked answer bought anew, plus a page per group).
+    (each checked answer bought anew, plus a page per group). Its reads count in ``tally``, the
+    run's, and the groups are read in the run's ``pool``.
     """
     now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, kind, distinct, now)
+    cached = _read_cache(client, kind, distinct, now, tally)
     rate = FeedRate()
     groups = first_groups(list(cached.answers.values()), rate)
-    cost, page = _cost(client, kind), _page_cost(client)
+    cost, page = _cost(client, kind, tally), _page_cost(client, tally)
     expired, uncached = len(cached.uncheckable), len(cached.uncached)
     most, _ = most_and_least(
         cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
@@ -243,7 +253,7 @@ def check_changes(
     calls = len(cached.answers) + len(groups) + cached.others
     check_budget(calls, 0, len(distinct), max_calls, kind.nouns)  # the most it can call
     check_credits(most, calls, max_credits)  # the most it can spend
-    reader = _FeedReader(client, cached.answers, now, page)
+    reader = _FeedReader(client, cached.answers, now, page, tally, pool)
     reader.read_all(rate)
     return reader.plan(cached, now)
 
@@ -257,8 +267,11 @@ class _FeedReader:
         answers: Mapping[str, CheckedAnswer],
         now: dt.datetime,
         page_cost: float,
+        tally: ClientStats,
+        pool: Executor,
     ) -> None:
         self.client, self.answers, self.now, self.page_cost = client, answers, now, page_cost
+        self.tally, self.pool = tally, pool
         self.found: dict[str, set[str]] = {}
         self.busy: set[str] = set()
         self.groups = self.pages = 0
@@ -269,8 +282,8 @@ class _FeedReader:
         """Query every organisation's feed, and the groups that splits make.
 
         The first group is read alone, to learn the feed's rate. The rest are then grouped at
-        that rate and read in the Client's pool of workers, each group deciding from its own
-        first page, under the Client's one pace.
+        that rate and read in the run's pool, each group deciding from its own first page,
+        under the Client's one pace. Only this thread waits on them.
         """
         orgs = organizations(list(self.answers.values()))
         remaining = list(orgs.order)
@@ -280,14 +293,12 @@ class _FeedReader:
         splits = self._query(first, rate)
         rest = remaining[len(first.organizations) :]
         groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
-        workers, counter = max(1, self.client.max_workers), self.client.parts.counter
-        # the pool's threads count for the run's own tally, as the run's single calls do
-        with ThreadPoolExecutor(workers, "lookup-feed", counter.join, (counter.current(),)) as pool:
-            pending = {pool.submit(self._query, g, rate) for g in groups}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:  # a split's groups are read in turn
-                    pending |= {pool.submit(self._query, g, rate) for g in future.result()}
+        pool = self.pool
+        pending = {pool.submit(self._query, g, rate) for g in groups}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:  # a split's groups are read in turn
+                pending |= {pool.submit(self._query, g, rate) for g in future.result()}
 
     def _query(self, group: Group, rate: FeedRate) -> list[Group]:
         """Read ``group``'s first page, decide, carry it out; the groups a split makes."""
@@ -325,7 +336,9 @@ class _FeedReader:
         sent: dict[str, Any] | None = plan.first(params)
         today, request = self.now.date(), self.client.parts.sender.request
         while sent is not None:
-            records, pagination = read_page(request, JOB_CHANGES_PATH, sent, plan, refresh=True)
+            records, pagination = read_page(
+                request, JOB_CHANGES_PATH, sent, plan, refresh=True, tally=self.tally
+            )
             with self._lock:
                 self.pages += 1
             sent = plan.next(sent, pagination, len(records))
@@ -347,7 +360,7 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        held = cached_outcomes(self.client, cached.held, cached.kind)
+        held = cached_outcomes(self.client, cached.held, cached.kind, tally=self.tally)
         expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(
@@ -381,7 +394,9 @@ KEEP_CHUNK = 250
 def keep_checked(client: Client, plan: RefreshPlan, kind: Kind) -> None:
     """Mark the kept answers checked, and keep them another ``expire_after``.
 
-    Written in chunks of :data:`KEEP_CHUNK`; :func:`keeping` runs it beside the purchases.
+    Written in chunks of :data:`KEEP_CHUNK`, beside the purchases (a task of the run's pool);
+    the run's caller waits for it once the run is over (a failed run keeps what the feed
+    confirmed).
     """
     store, cache, path = client.parts.store, client.parts.cache, kind.endpoint.path
     keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
@@ -390,18 +405,6 @@ def keep_checked(client: Client, plan: RefreshPlan, kind: Kind) -> None:
         if plan.checked_at is not None:
             store.mark_checked(chunk, plan.checked_at.timestamp())
         cache.renew(path, chunk)
-
-
-def keeping(client: Client, plan: RefreshPlan, kind: Kind) -> threading.Thread:
-    """:func:`keep_checked` in a thread of its own, started: the run buys meanwhile.
-
-    The caller joins it once the run is over (a failed run keeps what the feed confirmed).
-    """
-    thread = threading.Thread(
-        target=keep_checked, args=(client, plan, kind), name="lookup-keep-checked", daemon=True
-    )
-    thread.start()
-    return thread
 
 
 def after_run(client: Client, plan: RefreshPlan, outcomes: Mapping[str, Outcome]) -> None:

@@ -1,5 +1,6 @@
 """The enrichment's run: a :class:`~lookup_pandas.enrichment.plan.Plan` carried out, and its counts.
 
+>>> from concurrent.futures import ThreadPoolExecutor
 >>> import lookup_pandas as lp
 >>> from lookup_pandas.identifiers.kinds import PEOPLE
 >>> from lookup_pandas.enrichment.plan import plan
@@ -10,15 +11,17 @@
 >>> options = Options(progress=False)
 >>> the_plan = plan(["ada"], cached={}, stored=[], options=options,
 ...                 batch_supported=None)
->>> state = EnrichmentRun(client, the_plan, options, before=client.stats, kind=PEOPLE)
->>> state.run()
+>>> with ThreadPoolExecutor(client.max_workers) as pool:  # the run's one pool
+...     state = EnrichmentRun(client, the_plan, options, pool=pool, kind=PEOPLE)
+...     state.run()
 >>> state.outcomes["ada"].status, state.counts["fetched"]
 ('ok', 1)
 >>> state.kept_text(1, "topping up")  # doctest: +ELLIPSIS
 "1 of this job's 1 billable answers are kept in the cache..."
 
 The order: the answers read ahead, then the batch jobs
-(:mod:`lookup_pandas.enrichment.batch_run`), then a thread pool of single calls for the rest.
+(:mod:`lookup_pandas.enrichment.batch_run`), then single calls for the rest, each a task of the
+run's pool (its caller's: see "Locks, threads and pools" in docs/architecture.md).
 When the values mix names and ids, that is done for the names, then for the ids their records
 did not name (:mod:`lookup_pandas.enrichment.aliases`).
 With a cache, the calls' claims are taken a window ahead in one store call
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import KW_ONLY, dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -50,7 +53,6 @@ from ..errors import (
     ServiceError,
     TransportError,
 )
-from ..http.stats import since
 from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
@@ -103,16 +105,21 @@ class EnrichmentRun:
 
     The caller makes it, then calls :meth:`run` (see the module's example): when the run stops
     on an exception, the caller holds what it did. The main thread hands the handles to the
-    pool, and only it touches the counts. At most ``4 x max_workers`` calls wait in the pool's
-    queue (see docs/decisions.md).
+    pool, and only it touches the counts; no task of the pool waits on another. At most
+    ``4 x max_workers`` calls wait in the pool's queue (see docs/decisions.md).
     """
 
     client: Client
     plan: Plan
     options: Options
     _: KW_ONLY
-    before: ClientStats  # the client's stats when the run began
+    #: The run's one pool (``max_workers`` threads): its single calls, its batch jobs' submits
+    #: and polls; its caller's feed reads and keep-checked work too.
+    pool: Executor
     kind: Kind
+    #: What this run sent and spent, counted by every call it makes (not another run's on
+    #: the same Client).
+    tally: ClientStats = field(default_factory=ClientStats)
     on_record: OnRecord | None = None
     #: A background job's watch: its view stands for the bar, and once its cancel event is
     #: set, the run stops as on Ctrl-C.
@@ -136,7 +143,6 @@ class EnrichmentRun:
 
     def __post_init__(self) -> None:
         self.parts = parts = self.client.parts
-        self._tally = parts.counter.current()  # this run's own counts, if kept
         self._breaker_after = max(3, parts.settings.max_workers)
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
@@ -150,7 +156,11 @@ class EnrichmentRun:
         #: The ids bought after the names, unless a record bought for a name names them.
         self.held = HeldIds.of(self.plan.to_fetch, self.kind)
         self._calls = SingleCalls(
-            parts.sender.request, self.kind, refresh=self.refresh, fresh_after=self.plan.fresh_after
+            parts.sender.request,
+            self.kind,
+            refresh=self.refresh,
+            fresh_after=self.plan.fresh_after,
+            tally=self.tally,
         )
 
     def run(self) -> None:
@@ -162,7 +172,7 @@ class EnrichmentRun:
         with shown(options.progress, total=total, desc=kind.desc, unit=f" {kind.noun}") as bar:
             self.bar = bar
             if self.watch is not None:
-                self.watch.traffic = self.traffic()  # the run's own tally: its 429s, on its line
+                self.watch.traffic = self.tally  # the run's own: its 429s, on its line
             try:
                 for handle, outcome in plan.cached.items():
                     self.record(handle, outcome, "cached")
@@ -214,6 +224,8 @@ class EnrichmentRun:
             resume=self.options.refresh is False,
             kind=self.kind,
             cancel=self.cancel,
+            tally=self.tally,
+            pool=self.pool,
         )
 
     def credits(self, *, shown: bool = False) -> float:
@@ -224,7 +236,7 @@ class EnrichmentRun:
 
         Example: ``state.credits()`` is ``190.0`` after 190 single calls at 1 credit.
         """
-        traffic = self.traffic()
+        traffic = self.tally
         consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
         singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
         if shown:  # a refresh="changed" read its feed pages before the run: all are shown
@@ -287,16 +299,9 @@ class EnrichmentRun:
             )
         return None
 
-    def traffic(self) -> ClientStats:
-        """What this run sent and spent: its own tally, else the Client's counters since ``before``.
-
-        The tally leaves out another run on the same Client.
-        """
-        return self._tally or since(self.before, self.parts.counter.snapshot())  # never falsy
-
     def summary(self, rows: int, statuses: dict[str, int], *, seconds: float) -> JobSummary:
         """What this run did, for ``rows`` rows of these ``statuses``, and its traffic."""
-        traffic = self.traffic()
+        traffic = self.tally
         return JobSummary(
             rows=rows,
             statuses=statuses,
@@ -409,10 +414,8 @@ class EnrichmentRun:
 
     def run_singles(self, handles: Iterable[str]) -> None:
         """Fetch ``handles`` in the pool, their claims taken a window ahead (with a cache)."""
-        parts, stop = self.parts, self._calls.stop
+        parts, stop, pool = self.parts, self._calls.stop, self.pool
         workers = parts.settings.max_workers
-        # the pool's threads count for this run's tally
-        pool = ThreadPoolExecutor(workers, "lookup", parts.counter.join, (self._tally,))
         window = None if self.refresh else ClaimWindow(parts.claims, window_size(workers))
         pending: dict[_Fetched, str] = {}
         try:
@@ -428,14 +431,15 @@ class EnrichmentRun:
             # An error to raise, an authentication failure, or Ctrl-C: send nothing more. The
             # calls in flight finish, since their answers are paid for and land in the cache.
             stop.set()
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in pending:
+                future.cancel()  # not started: never sent
+            wait(pending)
             self.landed = sum(
                 f.done() and not f.cancelled() and f.exception() is None and in_cache(f.result())
                 for f in pending
             )
             raise
         finally:
-            pool.shutdown(wait=True)
             if window is not None:
                 window.close()  # the claims of calls never started are let go unbought
 
@@ -479,7 +483,8 @@ class EnrichmentRun:
         done, _ = wait(pending, timeout=0.5 if block else 0, return_when=FIRST_COMPLETED)
         if not done and (self.parts.counter.waiting or self._waiting):
             self._show(0)  # calls wait for another process, or stopped: the bar says why
-        for future in done:
+        # Every answer in first: a call that raised (a rejected key) raises only after them.
+        for future in sorted(done, key=lambda f: f.exception() is not None):
             handle = pending.pop(future)
             result = future.result()  # an AuthenticationError surfaces here
             if result is None:

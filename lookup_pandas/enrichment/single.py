@@ -35,6 +35,7 @@ from ..errors import (
     ServiceError,
 )
 from ..http.decisions import Call, Requester
+from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
 from ..store.pacing import Cancelled
@@ -53,14 +54,16 @@ __all__ = [
 _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
 
 
-def cached_outcomes(client: Client, values: Iterable[str], kind: Kind) -> dict[str, Outcome]:
+def cached_outcomes(
+    client: Client, values: Iterable[str], kind: Kind, tally: ClientStats | None = None
+) -> dict[str, Outcome]:
     """Each value's stored outcome (a record, a billed not-found), read in one batched read, no
-    network. A value missing (or unreadable) must be fetched.
+    network. A value missing (or unreadable) must be fetched. Hits count in ``tally``, if given.
 
     Example: ``cached_outcomes(client, ["acme"], COMPANIES)`` reads a company's (see the module).
     """
     found: dict[str, Outcome] = {}
-    for value, answer in client.parts.cache.read_ahead(values, kind).items():
+    for value, answer in client.parts.cache.read_ahead(values, kind, tally).items():
         if isinstance(answer, NotFoundError):
             found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
         elif isinstance(answer.data, dict):
@@ -86,7 +89,8 @@ class SingleCalls:
     ``request`` is the send chain's. ``stop`` is the run's cancel event: a thread still waiting
     for its slot or a back-off when the run stops sends nothing. ``fresh_after``: a stored answer
     counts only if stored since then (seconds since the epoch), else it is bought anew, once
-    among the processes (:class:`~lookup_pandas.http.decisions.Call`).
+    among the processes (:class:`~lookup_pandas.http.decisions.Call`). ``tally``: the run's own
+    counts, which every call counts in.
 
     >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> SingleCalls(print, PEOPLE, refresh=True).call("ada", held=("k", "mine")).params
@@ -98,6 +102,7 @@ class SingleCalls:
     stop: threading.Event = field(default_factory=threading.Event)
     refresh: bool = False
     fresh_after: float | None = None
+    tally: ClientStats | None = None
 
     def call(self, value: str, held: tuple[str, str] | None = None) -> Call:
         """``value``'s Call, holding the claim ``held`` (its cache key, and MINE or RECHECK),
@@ -112,6 +117,7 @@ class SingleCalls:
             held=claim,
             key=key,
             fresh_after=self.fresh_after,
+            tally=self.tally,
         )
 
 

@@ -46,6 +46,7 @@ from .decisions import (
     tier_action,
     tier_floor,
 )
+from .stats import ClientStats
 
 __all__ = ["KEY_GOOD_SECONDS", "Contact"]
 
@@ -135,7 +136,7 @@ class Contact:
         except ServiceError:  # a shared store that is down costs a later tier read, no more
             logger.debug("could not remember that the key works", exc_info=True)
 
-    def check_key(self) -> None:
+    def check_key(self, tally: ClientStats | None = None) -> None:
         """Make sure the key works, once per key and base URL (see ``Client.check_key``).
 
         Example:
@@ -161,7 +162,7 @@ class Contact:
         proven, rejected = False, None
         try:
             if not self.store.key_seen():
-                self.credits_tier()  # its answer proves the key
+                self.credits_tier(tally)  # its answer proves the key
             proven = True
         except AuthenticationError as exc:
             rejected = exc
@@ -175,7 +176,9 @@ class Contact:
                 self.key_proven = self.key_proven or proven
                 self._lock.notify_all()
 
-    def resolve_forbidden(self, exc: ServiceError, path: str) -> ServiceError:
+    def resolve_forbidden(
+        self, exc: ServiceError, path: str, tally: ClientStats | None = None
+    ) -> ServiceError:
         """A 403 told apart: a PermissionDeniedError about one record, or an AuthenticationError.
 
         A 403 on a panel path is the key's. An ambiguous one is decided by the free tier endpoint.
@@ -209,7 +212,7 @@ class Contact:
         if good_at is not None and now - good_at < KEY_GOOD_SECONDS:
             return exc
         try:
-            self.request(Call(TIER_PATH, cache=False, paced=False))
+            self.request(Call(TIER_PATH, cache=False, paced=False, tally=tally))
         except AuthenticationError as rejected:
             return rejected
         except ServiceError:
@@ -218,7 +221,7 @@ class Contact:
             self._key_good_at = now
         return exc
 
-    def seen_balance(self, balance: float | None) -> None:
+    def seen_balance(self, balance: float | None, tally: ClientStats | None = None) -> None:
         """Follow the tier down as the balance that answers name falls (:func:`.tier_action`).
 
         Example:
@@ -257,9 +260,9 @@ class Contact:
                 logger.info("the balance nears the tier's floor: pacing at %.1f/min", lower)
                 self.pacer.set_rate(lower, share=True)
         elif action == "reread":
-            self.reread_tier()
+            self.reread_tier(tally=tally)
 
-    def reread_tier(self, *, after_429: bool = False) -> None:
+    def reread_tier(self, *, after_429: bool = False, tally: ClientStats | None = None) -> None:
         """Read the tier again (free, unpaced) and pace by it.
 
         After a 429 (``after_429``) the pace only ever slows down.
@@ -271,7 +274,7 @@ class Contact:
         try:
             # Advisory: a 429 here (a limiter that counts the account routes) is not waited
             # out in the caller's thread; the pace stays as it is until the next read.
-            answer = self.request(Call(TIER_PATH, final_statuses=frozenset({429})))
+            answer = self.request(Call(TIER_PATH, final_statuses=frozenset({429}), tally=tally))
             tier = checked_data(answer, TIER_PATH)
         except ServiceError as exc:
             with self._lock:
@@ -299,9 +302,9 @@ class Contact:
         with self._lock:
             return self._tier
 
-    def credits_tier(self) -> dict[str, Any]:
+    def credits_tier(self, tally: ClientStats | None = None) -> dict[str, Any]:
         """The credits-tier payload. Reading it teaches the pace, if it was not known yet."""
-        tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
+        tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH, tally=tally)), TIER_PATH)
         self._note_tier(tier)
         if not self.rate_known:
             self._set_rate(self._rate_from(tier))
@@ -310,16 +313,16 @@ class Contact:
     def learn_pace(self) -> float | None:
         """The pace in calls per minute (None: unpaced), learned now if it was not yet."""
         if not self.rate_known:
-            self._learn_rate(None)
+            self._learn_rate(None, None)
         return self.pacer.per_minute
 
-    def pace(self, cancel: threading.Event | None) -> None:
+    def pace(self, cancel: threading.Event | None, tally: ClientStats | None = None) -> None:
         """Before a paced send: learn the pace (once), then wait for this caller's slot."""
         if not self.rate_known:
-            self._learn_rate(cancel)
+            self._learn_rate(cancel, tally)
         self.pacer.wait(cancel)
 
-    def _learn_rate(self, cancel: threading.Event | None) -> None:
+    def _learn_rate(self, cancel: threading.Event | None, tally: ClientStats | None) -> None:
         """Read the tier once, while other threads wait for it.
 
         A failure is raised in every thread that waited, and the next call tries again.
@@ -335,7 +338,7 @@ class Contact:
                 raise copy.copy(self._rate_error)
             self._learning = True
         try:
-            self._set_rate(self._discover_rate())
+            self._set_rate(self._discover_rate(tally))
         except BaseException as exc:
             with self._lock:
                 self._rate_error = exc
@@ -353,21 +356,21 @@ class Contact:
             self.rate_known = True
         logger.info("pace learnt: %s", "no limit" if rate == math.inf else f"{rate:.1f} calls/min")
 
-    def _discover_rate(self) -> float:
+    def _discover_rate(self, tally: ClientStats | None) -> float:
         """The pace from the credits tier.
 
         An AuthenticationError or a ConfigurationError is raised. A tier that cannot be read
         otherwise gives the configured pace, else the cheapest tier's 7/min, with a warning.
         """
         try:
-            tier = checked_data(self.request(Call(TIER_PATH)), TIER_PATH)
+            tier = checked_data(self.request(Call(TIER_PATH, tally=tally)), TIER_PATH)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
             if not self.contacted and not isinstance(exc, TransportError):
                 # Something answered, but not with a tier: is it the service at all? (A
                 # transport failure says nothing more; the next call meets it again.)
-                self.request(Call(HEALTH_PATH, cache=False, paced=False))  # free, unpaced
+                self.request(Call(HEALTH_PATH, cache=False, paced=False, tally=tally))  # free
             rate = self.settings.rate_limit_per_minute or SAFE_DEFAULT_RATE_PER_MINUTE
             logger.warning(
                 "Could not read the credits tier to learn the rate limit (%s); pacing at "

@@ -29,6 +29,7 @@ from ..service.endpoints import HEALTH_PATH, is_panel
 from ..service.envelope import Envelope, finite_number
 from ..service.retry import RetryPolicy, is_retryable
 from ..store import RECHECK
+from .stats import ClientStats
 
 __all__ = [
     "FIRST_CONTACT_RETRY_DELAY",
@@ -90,6 +91,9 @@ class Call:
     #: A stored answer counts only if stored at or after this time (seconds since the epoch):
     #: an older one is bought anew, claimed as a miss is, so processes buy it once between them.
     fresh_after: float | None = None
+    #: The run's own counts, kept beside the Client's (its summary's traffic): this call's,
+    #: and those of the tier reads it sets off.
+    tally: ClientStats | None = None
 
 
 #: What sends a :class:`Call`: ``Sender.request``.

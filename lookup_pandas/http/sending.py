@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -53,7 +52,7 @@ from .decisions import (
     next_step,
     slowdown,
 )
-from .stats import StatsCounter
+from .stats import ClientStats, StatsCounter
 from .translate import translated_errors
 
 __all__ = ["PacedAttempts", "Sender", "Wire"]
@@ -247,43 +246,37 @@ class PacedAttempts:
     def run(
         self,
         prepared: requests.PreparedRequest,
-        path: str,
+        call: Call,
         actions: SendActions,
-        cancel: threading.Event | None,
         store_as: str | None = None,
     ) -> Envelope:
-        """Send until an answer, or until :func:`next_step` says to raise.
+        """Send ``call`` until an answer, or until :func:`next_step` says to raise.
 
         The answer is stored under the cache key ``store_as``, if given.
         """
-        unpaced = not actions.paced
+        unpaced, path, tally = not actions.paced, call.path, call.tally
         attempts = Attempts()
         while True:
             try:
                 if not unpaced:
-                    self.contact.pace(cancel)
-                return self.attempt(prepared, path, store_as)
+                    self.contact.pace(call.cancel, tally)
+                return self.attempt(prepared, path, store_as, tally)
             except ServiceError as failed:
-                exc = self.contact.resolve_forbidden(failed, path)
+                exc = self.contact.resolve_forbidden(failed, path, tally)
                 situation = Situation(self.contact.contacted, actions.final_statuses)
                 step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
                 if step.error is not None:
                     raise step.error  # noqa: B904 - its cause is the decision's
                 failure = exc
             attempts = step.attempts
-            self._wait(failure, step.delay, attempts, path, unpaced, cancel)
+            self._wait(failure, step.delay, attempts, call, unpaced)
 
     def _wait(
-        self,
-        failure: ServiceError,
-        delay: float,
-        attempts: Attempts,
-        path: str,
-        unpaced: bool,
-        cancel: threading.Event | None,
+        self, failure: ServiceError, delay: float, attempts: Attempts, call: Call, unpaced: bool
     ) -> None:
         """Before a retry: count it, slow the pace after a 429, and wait ``delay``."""
-        self.stats.count(retries=1)
+        path, cancel = call.path, call.cancel
+        self.stats.count(call.tally, retries=1)
         logger.info(
             "retrying %s after %s%s in %.2fs (retry %d of %d)",
             path,
@@ -301,28 +294,32 @@ class PacedAttempts:
             elif change.action == "halve":
                 rate = self.pacer.slow_down(SAFE_DEFAULT_RATE_PER_MINUTE)
                 logger.info("rate limited (no limit named): pacing at %.1f/min", rate)
-            self.contact.reread_tier(after_429=True)  # the tier may drop with the balance
+            self.contact.reread_tier(after_429=True, tally=call.tally)  # it may drop, as credits
             self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
         if unpaced or not isinstance(failure, RateLimitError):
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
             pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
 
     def attempt(
-        self, prepared: requests.PreparedRequest, path: str, store_as: str | None = None
+        self,
+        prepared: requests.PreparedRequest,
+        path: str,
+        store_as: str | None = None,
+        tally: ClientStats | None = None,
     ) -> Envelope:
-        """One send: its failure translated, its answer counted, read once, stored under the
-        cache key ``store_as`` (if given) and noted."""
+        """One send: its failure translated, its answer counted (in ``tally`` too), read once,
+        stored under the cache key ``store_as`` (if given) and noted."""
         started = time.perf_counter()
         try:
             with translated_errors(prepared.url or "", path, self.wire.settings.timeout):
                 response = self.wire.send(prepared)
         except TransportError:
-            self.stats.count(sent=1)
+            self.stats.count(tally, sent=1)
             raise
-        self.stats.account(response, batch=is_batch(path))
+        self.stats.account(response, tally, batch=is_batch(path))
         balance = response.headers.get("X-Credits-Balance")
         if balance is not None and not is_panel(path):
-            self.contact.seen_balance(finite_number(balance))
+            self.contact.seen_balance(finite_number(balance), tally)
         logger.debug(
             "%s %s -> %s in %.1f ms",
             prepared.method,
@@ -402,15 +399,15 @@ class Sender:
             )
         if stored is not None:
             if actions.send and not self.contact.key_proven:
-                self.contact.check_key()
-            self.stats.count(cache_hits=1)
+                self.contact.check_key(call.tally)
+            self.stats.count(call.tally, cache_hits=1)
             return parsed_answer(stored, path, from_cache=True)
         if not actions.send:  # offline: only a call that is never cached skips the read
             raise not_cached(prepared, cached=actions.read != "skip")
         bought = False  # is the answer in the cache now (a record, or a billed not-found)?
         store_as = key if actions.store else None
         try:
-            env = self.attempts.run(prepared, path, actions, cancel, store_as)
+            env = self.attempts.run(prepared, call, actions, store_as)
             bought = True
             return env
         except NotFoundError as exc:

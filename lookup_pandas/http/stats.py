@@ -1,10 +1,9 @@
 """What a Client has done: requests sent, cache hits, retries, credits (counted thread-safely).
 
 Example:
-    >>> counter = StatsCounter()
+    >>> counter, mine = StatsCounter(), ClientStats()
     >>> counter.count(cache_hits=1)
-    >>> with counter.tallied() as mine:  # this run's own counts, besides the Client's
-    ...     counter.count(sent=2)
+    >>> counter.count(mine, sent=2)  # a run's own tally, besides the Client's counters
     >>> mine.sent, mine.cache_hits, counter.snapshot().sent, counter.snapshot().cache_hits
     (2, 0, 2, 1)
 """
@@ -12,15 +11,13 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import requests
 
 from ..service.envelope import finite_number
 
-__all__ = ["ClientStats", "StatsCounter", "since"]
+__all__ = ["ClientStats", "StatsCounter"]
 
 
 @dataclass
@@ -54,27 +51,6 @@ class ClientStats:
     credits_balance: float | None = None  # last X-Credits-Balance seen
 
 
-def since(before: ClientStats, now: ClientStats) -> ClientStats:
-    """What was counted between two snapshots (the balance: the latest seen).
-
-    Example:
-        >>> before = ClientStats(sent=3, credits_consumed=3.0, credits_balance=100)
-        >>> now = ClientStats(sent=5, credits_consumed=5.0, credits_balance=98)
-        >>> delta = since(before, now)
-        >>> delta.sent, delta.credits_consumed, delta.credits_balance
-        (2, 2.0, 98)
-    """
-    return ClientStats(
-        sent=now.sent - before.sent,
-        cache_hits=now.cache_hits - before.cache_hits,
-        retries=now.retries - before.retries,
-        rate_limited=now.rate_limited - before.rate_limited,
-        credits_consumed=now.credits_consumed - before.credits_consumed,
-        batch_credits=now.batch_credits - before.batch_credits,
-        credits_balance=now.credits_balance,
-    )
-
-
 class StatsCounter:
     """The counters of one Client, and the calls now waiting for another process's claim.
 
@@ -89,63 +65,14 @@ class StatsCounter:
         self._stats = ClientStats()
         self._lock = threading.Lock()
         self._waiting = 0
-        self._local = threading.local()  # .tally: the run this thread counts for, if any
-
-    @contextmanager
-    def tallied(self) -> Iterator[ClientStats]:
-        """A tally of what this thread counts until the block ends, besides the Client's.
-
-        Example:
-            >>> counter = StatsCounter()
-            >>> with counter.tallied() as mine:
-            ...     counter.count(sent=1)
-            >>> counter.count(sent=1)  # after the block: the Client's counters only
-            >>> mine.sent, counter.snapshot().sent
-            (1, 2)
-        """
-        previous = self.current()
-        tally = ClientStats()
-        self.join(tally)
-        try:
-            yield tally
-        finally:
-            self.join(previous)
-
-    def current(self) -> ClientStats | None:
-        """The tally this thread counts for (None: the Client's counters only)."""
-        tally: ClientStats | None = getattr(self._local, "tally", None)
-        return tally
-
-    def join(self, tally: ClientStats | None) -> None:
-        """Count this thread's work for ``tally`` too: a run's pool threads join its tally.
-
-        Example:
-            >>> import threading
-            >>> counter = StatsCounter()
-            >>> with counter.tallied() as mine:
-            ...     run = counter.current()
-            ...     def work():
-            ...         counter.join(run)
-            ...         counter.count(sent=1)
-            ...     worker = threading.Thread(target=work)
-            ...     worker.start()
-            ...     worker.join()
-            >>> mine.sent
-            1
-        """
-        self._local.tally = tally
-
-    def _targets(self) -> tuple[ClientStats, ...]:
-        tally = self.current()
-        return (self._stats,) if tally is None else (self._stats, tally)
 
     def snapshot(self) -> ClientStats:
         """A copy of the counters."""
         with self._lock:
             return ClientStats(**vars(self._stats))
 
-    def count(self, **increments: int) -> None:
-        """Add to counters by name.
+    def count(self, tally: ClientStats | None = None, /, **increments: int) -> None:
+        """Add to counters by name, in the Client's and in ``tally`` (a run's own), if given.
 
         Example:
             >>> counter = StatsCounter()
@@ -154,12 +81,15 @@ class StatsCounter:
             2
         """
         with self._lock:
-            for stats in self._targets():
+            for stats in (self._stats, tally) if tally else (self._stats,):
                 for name, n in increments.items():
                     setattr(stats, name, getattr(stats, name) + n)
 
-    def account(self, response: requests.Response, *, batch: bool = False) -> None:
-        """A response from the network: one more sent, a 429, the credits its headers report.
+    def account(
+        self, response: requests.Response, tally: ClientStats | None = None, *, batch: bool = False
+    ) -> None:
+        """A response from the network: one more sent, a 429, the credits its headers report
+        (in ``tally`` too, if given).
 
         Example:
             >>> response = requests.Response()
@@ -174,7 +104,7 @@ class StatsCounter:
         consumed = finite_number(response.headers.get("X-Credits-Consumed"))
         balance = finite_number(response.headers.get("X-Credits-Balance"))
         with self._lock:
-            for stats in self._targets():
+            for stats in (self._stats, tally) if tally else (self._stats,):
                 stats.sent += 1
                 if response.status_code == 429:
                     stats.rate_limited += 1

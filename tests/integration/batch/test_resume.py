@@ -23,6 +23,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -37,6 +38,8 @@ from lookup_pandas.testing import BATCH, PROFILE, FakeService
 from ..enrich_helpers import expected_status, lead_frame, person_id
 from ..helpers import make_client
 
+#: The run's one pool, as ``lookup_values`` makes it (one per test module here).
+POOL = ThreadPoolExecutor(4, "test-run")
 pytestmark = pytest.mark.timeout(120)
 
 STATUS = "lookup_status"
@@ -262,7 +265,9 @@ def test_a_batch_run_broken_off_after_its_first_result_is_resumed_by_the_next_ru
     cache = tmp_path / "c.sqlite"
     first, extra = names("broken", 36, unknown=4), names("later", 22)
     with make_client(fake_service, cache=cache) as client:
-        run = BatchRun(client, first, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE)
+        run = BatchRun(
+            client, first, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE, pool=POOL
+        )
         results = iter(run)
         handle, answer = next(results)
         results.close()  # as Ctrl-C in the loop would: the generator stops where it is

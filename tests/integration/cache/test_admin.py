@@ -18,6 +18,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from lookup_pandas.testing import BATCH, FakeService, catalog, data
 from ..enrich_helpers import lead_frame
 from ..helpers import EMPLOYEES, PROFILE, SEARCH, make_client
 
+#: The run's one pool, as ``lookup_values`` makes it (one per test module here).
+POOL = ThreadPoolExecutor(4, "test-run")
 pytestmark = pytest.mark.timeout(180)
 
 STATUS = "lookup_status"
@@ -286,7 +289,9 @@ def test_a_handle_erased_while_its_job_is_collected_is_not_cached(fake_service, 
     fake_service.configure(batch_resolve_rate=100, batch_page_size=5)
     handles = [f"person-{i:05d}" for i in range(500, 530)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        run = BatchRun(client, handles, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE)
+        run = BatchRun(
+            client, handles, submit=True, stored=client.parts.store.jobs(), kind=PEOPLE, pool=POOL
+        )
         results = iter(run)
         first, _ = next(results)
         waiting = [h for h in handles if not client.parts.cache.is_cached(PROFILE, {"handle": h})]

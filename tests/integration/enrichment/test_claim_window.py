@@ -12,6 +12,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -68,9 +69,9 @@ def other_holder(fake_service: Any, cache: Any) -> LocalStore:
 
 def singles(client: Client, handles: list[str]) -> EnrichmentRun:
     """The run's single calls alone, without the plan's read-ahead of the cache."""
-    with Progress(False) as bar:
+    with Progress(False) as bar, ThreadPoolExecutor(client.max_workers) as pool:
         options = Options(progress=False)
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar, kind=PEOPLE)
+        state = EnrichmentRun(client, Plan(), options, bar=bar, pool=pool, kind=PEOPLE)
         state.run_singles(handles)
     return state
 

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.enrichment import values
+from lookup_pandas.enrichment import lookup
 from lookup_pandas.testing import FakeService
 
 from ..helpers import make_client, wait_until
@@ -136,7 +136,7 @@ def test_a_refresh_while_another_has_bought_the_movers_buys_none_again(
         enrich(leads, first)
         movers = move_every(svc, leads, 10, to="globex")
         seen: list[Tally] = []
-        after_run: Callable[..., None] = values.after_run
+        after_run: Callable[..., None] = lookup.after_run
 
         def meanwhile(client: lp.Client, *args: Any) -> None:
             if client is first:  # the movers are bought and cached; their events not yet marked
@@ -146,7 +146,7 @@ def test_a_refresh_while_another_has_bought_the_movers_buys_none_again(
                 seen.append(Tally.of(svc))
             after_run(client, *args)
 
-        monkeypatch.setattr(values, "after_run", meanwhile)
+        monkeypatch.setattr(lookup, "after_run", meanwhile)
         out = enrich(leads, first, refresh=CHANGED)
     finally:
         first.close()

@@ -5,6 +5,7 @@ MockTransport (no server; the loopback runs are in tests/integration/batch/)."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -19,6 +20,9 @@ from lookup_pandas.service.endpoints import BATCH_PATH, PROFILE_PATH
 from lookup_pandas.service.envelope import Envelope
 from lookup_pandas.store import StoredJob
 from lookup_pandas.testing import MockTransport, envelope
+
+#: The run's one pool, as ``lookup_values`` makes it (one per test module here).
+POOL = ThreadPoolExecutor(4, "test-run")
 
 BASE = "http://service.test"
 TIER = envelope({"balance": 1000, "current_tier": {"name": "t", "limit_per_minute": 60000}})
@@ -107,7 +111,7 @@ def answers(run: BatchRun) -> dict[str, Any]:
 
 
 def test_a_job_is_submitted_polled_and_every_result_cached_as_a_single_answer(service, client):
-    run = BatchRun(client, ["ada", "ghost-1", "grace"], submit=True, kind=PEOPLE)
+    run = BatchRun(client, ["ada", "ghost-1", "grace"], submit=True, pool=POOL, kind=PEOPLE)
     assert run and run.batch_jobs_total == 1
     got = answers(run)
     assert got == {
@@ -127,13 +131,13 @@ def test_a_job_is_submitted_polled_and_every_result_cached_as_a_single_answer(se
 
 
 def test_items_a_job_errored_on_are_left_to_single_calls(client):
-    run = BatchRun(client, ["ada", "err-1", "grace"], submit=True, kind=PEOPLE)
+    run = BatchRun(client, ["ada", "err-1", "grace"], submit=True, pool=POOL, kind=PEOPLE)
     assert set(answers(run)) == {"ada", "grace"}
     assert run.fallback == ["err-1"]
 
 
 def test_without_submitting_only_stored_jobs_are_collected_and_the_rest_is_left(service, client):
-    run = BatchRun(client, ["ada", "grace"], submit=False, kind=PEOPLE)
+    run = BatchRun(client, ["ada", "grace"], submit=False, pool=POOL, kind=PEOPLE)
     assert not run and run.fallback == ["ada", "grace"]
     assert answers(run) == {} and service.submitted == [] and service.polled == []
 
@@ -142,7 +146,12 @@ def test_a_stored_job_is_polled_instead_of_paying_for_its_handles_again(service,
     service.jobs["job_old"] = ("ada", "linus")  # an earlier run's, still on the service
     client.parts.store.remember(StoredJob("job_old", ("ada", "linus"), 0.0))
     run = BatchRun(
-        client, ["ada", "grace"], submit=True, stored=client.parts.store.jobs(), kind=PEOPLE
+        client,
+        ["ada", "grace"],
+        submit=True,
+        stored=client.parts.store.jobs(),
+        pool=POOL,
+        kind=PEOPLE,
     )
     got = answers(run)
     assert set(got) == {"ada", "grace"}  # linus is cached from the job, not handed on
@@ -153,7 +162,9 @@ def test_a_stored_job_is_polled_instead_of_paying_for_its_handles_again(service,
 
 def test_an_expired_stored_job_is_forgotten_and_what_is_still_needed_submitted(service, client):
     client.parts.store.remember(StoredJob("job_gone", ("ada", "grace"), 0.0))
-    run = BatchRun(client, ["ada"], submit=True, stored=client.parts.store.jobs(), kind=PEOPLE)
+    run = BatchRun(
+        client, ["ada"], submit=True, stored=client.parts.store.jobs(), pool=POOL, kind=PEOPLE
+    )
     assert run.batch_jobs_total == 1
     assert set(answers(run)) == {"ada"}
     assert "job_gone" in service.polled and service.submitted == [("ada",)]
@@ -164,7 +175,13 @@ def test_an_expired_stored_job_is_forgotten_and_what_is_still_needed_submitted(s
 def test_a_refresh_polls_no_stored_job_and_forgets_it_once_its_inputs_are_cached(service, client):
     client.parts.store.remember(StoredJob("job_old", ("ada",), 0.0))
     run = BatchRun(
-        client, ["ada"], submit=True, stored=client.parts.store.jobs(), resume=False, kind=PEOPLE
+        client,
+        ["ada"],
+        submit=True,
+        stored=client.parts.store.jobs(),
+        resume=False,
+        pool=POOL,
+        kind=PEOPLE,
     )
     assert set(answers(run)) == {"ada"}
     assert "job_old" not in service.polled
@@ -178,5 +195,5 @@ def test_a_service_without_batch_jobs_is_told_once_and_remembered():
         api_key="lk_test_unit", base_url=BASE, cache=False, transport=MockTransport(service)
     ) as client:
         with pytest.raises(BatchUnavailableError):
-            answers(BatchRun(client, ["ada"], submit=True, kind=PEOPLE))
+            answers(BatchRun(client, ["ada"], submit=True, pool=POOL, kind=PEOPLE))
         assert client.parts.batch.supported_for(PEOPLE) is False

@@ -5,6 +5,7 @@ rejected mid-run saying what is kept, ``errors="raise"``, credits from the answe
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -30,6 +31,9 @@ from lookup_pandas.service.endpoints import PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"
+
+#: The runs' one pool, of client_on's one worker, as ``lookup_values`` makes it.
+POOL = ThreadPoolExecutor(1, "test-run")
 TIER = envelope({"balance": 1000, "current_tier": {"name": "t", "limit_per_minute": 60000}})
 
 
@@ -103,7 +107,7 @@ def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
     with client_on(found) as client:
         bar = Bar()
         options = Options(progress=False, provenance=True)
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, bar=bar, kind=PEOPLE)
+        state = EnrichmentRun(client, Plan(), options, bar=bar, pool=POOL, kind=PEOPLE)
         state.record("ada", Outcome(OK, {"id": "prsn_ada"}), "cached")
         state.record("grace", Outcome(NOT_FOUND, error="Not found"), "fetched", "batch")
         state.record("linus", Outcome(ERROR, error="boom"), "failed")
@@ -118,7 +122,7 @@ def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
 def test_in_raise_mode_the_first_answer_that_is_not_ok_is_raised_naming_its_value():
     with client_on(found) as client:
         options = Options(progress=False, errors="raise")
-        state = EnrichmentRun(client, Plan(), options, before=client.stats, kind=COMPANIES)
+        state = EnrichmentRun(client, Plan(), options, kind=COMPANIES, pool=POOL)
         state.record("acme", Outcome(OK, {"id": "org_1"}), "fetched")
         with pytest.raises(NotFoundError, match=r"Gone \(company 'ghost-co'\)"):
             state.record("ghost-co", Outcome(NOT_FOUND, error="Gone"), "fetched")
@@ -135,9 +139,7 @@ def test_the_caller_holds_a_stopped_runs_state_and_nothing_of_it_rides_on_the_ex
 
     with client_on(revoked_after_two) as client:
         plan = Plan(to_fetch=tuple(HANDLES))
-        state = EnrichmentRun(
-            client, plan, Options(progress=False), before=client.stats, kind=PEOPLE
-        )
+        state = EnrichmentRun(client, plan, Options(progress=False), pool=POOL, kind=PEOPLE)
         with pytest.raises(AuthenticationError) as caught:
             state.run()
     assert state.counts["fetched"] == 2 and set(state.outcomes) == set(HANDLES[:2])
@@ -198,7 +200,7 @@ def test_an_answer_between_failures_resets_the_breaker():
     failed = Outcome(ERROR, error="down", exc=ServerError("down", status_code=503))
     with client_on(found) as client:  # one worker: the breaker trips after 3 in a row
         state = EnrichmentRun(
-            client, Plan(), Options(progress=False), before=client.stats, bar=Bar(), kind=PEOPLE
+            client, Plan(), Options(progress=False), bar=Bar(), pool=POOL, kind=PEOPLE
         )
         for i, outcome in enumerate([failed, failed, Outcome(OK, {}), failed, failed]):
             state.record(f"h{i}", outcome, fetched_as(outcome))
