@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ..api.columns import check_columns
-from ..csv_chunks.json_records import RecordStore
+from ..csv_chunks.json_records import FlatRecords
 from ..csv_chunks.scan import AUTO_CHUNK_ROWS, InputChanged, chunk_rows, scan_handles
 from ..csv_chunks.table import HandleTable, enrich_chunk
 from ..identifiers.distinct import HandleMap
@@ -90,7 +90,7 @@ def enrich_in_chunks(options: EnrichOptions, rows: int) -> int:
         scan = scan_handles(chunks, handles)
         with open_output(o.output) as write:
             print_estimate(scan.distinct, o, client, rows=scan.rows, valid=scan.valid)
-            records = RecordStore()  # the job keeps no record: they are kept as text here
+            records = FlatRecords()  # the job keeps no record: they are kept as text here
             result = lookup_values(
                 scan.distinct,
                 client=client,

@@ -225,7 +225,7 @@ class BatchCalls:
         )
         answer = read_answer(response, path)
         if wire.cache_on:
-            wire.store(response, wire.cache_key(prepared), answer)
+            wire.save(response, wire.cache_key(prepared), answer)
         if isinstance(answer, ServiceError):
             raise answer
         return answer

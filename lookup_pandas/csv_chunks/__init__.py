@@ -12,7 +12,7 @@ Example:
     >>> from lookup_pandas.enrichment.lookup import lookup_values
     >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> from lookup_pandas.testing import MockTransport, people_service
-    >>> from lookup_pandas.csv_chunks.json_records import RecordStore
+    >>> from lookup_pandas.csv_chunks.json_records import FlatRecords
     >>> from lookup_pandas.csv_chunks.scan import HandleMap, scan_handles
     >>> from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
     >>> answer = people_service(
@@ -23,7 +23,7 @@ Example:
     >>> chunks = [pd.DataFrame({"handle": ["ada", ""]}), pd.DataFrame({"handle": ["Ada"]})]
     >>> handles = HandleMap(kind=PEOPLE)
     >>> scan = scan_handles((chunk["handle"] for chunk in chunks), handles)  # pass 1
-    >>> records = RecordStore()
+    >>> records = FlatRecords()
     >>> result = lookup_values(scan.distinct, client=client, kind=PEOPLE, on_record=records.add,
     ...                        options=Options(progress=False))  # each distinct handle once
     >>> table = HandleTable(scan.distinct, result, "profile_", records)

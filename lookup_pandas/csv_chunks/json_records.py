@@ -1,7 +1,7 @@
 """Records kept as JSON text by handle, and the dtypes one frame of them all would have.
 
 Example:
-    >>> store = RecordStore()
+    >>> store = FlatRecords()
     >>> store.add("ada", {"id": "prsn_1", "geo": {"city": "Oslo"}, "n": 3})
     >>> store.pop("ada")
     {'id': 'prsn_1', 'geo.city': 'Oslo', 'n': 3}
@@ -20,7 +20,7 @@ from ..frames.records import flatten, records_to_frame, with_nullable_dtypes
 _Layout = tuple[tuple[str, type | None], ...]
 
 
-class RecordStore:
+class FlatRecords:
     """Records kept flattened, as JSON text, by handle, with their layouts for :class:`ColumnKinds`.
 
     ``store.add`` is what ``lookup_values(on_record=...)`` hands each record to. A layout is a
@@ -28,7 +28,7 @@ class RecordStore:
     columns, and a file's records share a few layouts.
 
     Example:
-        >>> store = RecordStore()
+        >>> store = FlatRecords()
         >>> store.add("ada", {"id": "prsn_1", "n": 3})
         >>> store.add("bob", {"id": "prsn_2", "n": 4})  # the same layout as ada's
         >>> list(store.examples(["ada", "bob"]))  # one record of each layout

@@ -18,7 +18,7 @@ from ..enrichment.results import INVALID, OK, LookupResult
 from ..frames.records import PERSON_FIELDS, prefixed_names, to_csv_cells
 from ..identifiers.distinct import HandleMap, Mapped
 from .csv_text import TERMINATOR, csv_header, csv_parts
-from .json_records import ColumnKinds, RecordStore
+from .json_records import ColumnKinds, FlatRecords
 from .scan import InputChanged
 
 #: Rows joined into one string before it is written (about a MiB of text for rich records:
@@ -47,7 +47,7 @@ class HandleTable:
         distinct: Sequence[str],
         result: LookupResult,
         prefix: str,
-        records: RecordStore,
+        records: FlatRecords,
         fields: Iterable[str] = PERSON_FIELDS,
         own: str = "",
     ) -> None:

@@ -175,9 +175,9 @@ class EnrichmentRun:
                 self.watch.traffic = self.tally  # the run's own: its 429s, on its line
             try:
                 for handle, outcome in plan.cached.items():
-                    self.record(handle, outcome, "cached")
+                    self.keep(handle, outcome, "cached")
                 for handle in plan.not_cached:  # offline
-                    self.record(handle, not_cached_outcome(), "not_cached")
+                    self.keep(handle, not_cached_outcome(), "not_cached")
                 for later, phase in enumerate(held.phases()):
                     if later:  # the ids no record of the names named
                         phase = self.answered_by_names(phase)
@@ -317,7 +317,7 @@ class EnrichmentRun:
             jobs=self.batch_jobs,
         )
 
-    def record(self, handle: str, outcome: Outcome, count: str, via: str = "single") -> None:
+    def keep(self, handle: str, outcome: Outcome, count: str, via: str = "single") -> None:
         """Keep ``handle``'s outcome and count it in ``count`` (cached, fetched, refused, ...).
 
         ``via`` says how an answer not cached came: ``single`` or ``batch``.
@@ -339,7 +339,7 @@ class EnrichmentRun:
         again, counted as cached, its source the record's). Returns the ids left to buy."""
         named = self.held.named() if self.held is not None else {}
         for value, (name, outcome) in named.items():
-            self.record(value, outcome, "cached")
+            self.keep(value, outcome, "cached")
             if self.sources is not None and name in self.sources:
                 self.sources[value] = self.sources[name]
         return [value for value in ids if value not in named]
@@ -402,7 +402,7 @@ class EnrichmentRun:
                     outcome = Outcome(OK, answer.data)
                 else:
                     outcome = Outcome(NOT_FOUND, error=answer.message, exc=answer)
-                self.record(handle, outcome, "fetched", "batch")
+                self.keep(handle, outcome, "fetched", "batch")
         except BatchUnavailableError:
             if method == "batch":
                 raise
@@ -490,4 +490,4 @@ class EnrichmentRun:
             if result is None:
                 continue
             outcome, from_cache = result
-            self.record(handle, outcome, "cached" if from_cache else fetched_as(outcome))
+            self.keep(handle, outcome, "cached" if from_cache else fetched_as(outcome))

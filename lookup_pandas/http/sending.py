@@ -149,7 +149,7 @@ class Wire:
             cert=s.cert,
         )
 
-    def store(self, response: requests.Response, key: str, answer: Envelope | ServiceError) -> None:
+    def save(self, response: requests.Response, key: str, answer: Envelope | ServiceError) -> None:
         """Keep ``response`` (read as ``answer``) under ``key`` for ``expire_after``, if
         :func:`~lookup_pandas.cache.policy.should_cache` takes it."""
         expires = get_expiration_datetime(self.settings.expire_after)
@@ -329,7 +329,7 @@ class PacedAttempts:
         )
         answer = read_answer(response, path)
         if store_as is not None:
-            self.wire.store(response, store_as, answer)
+            self.wire.save(response, store_as, answer)
         self.contact.note(answer, path, from_cache=False)
         if isinstance(answer, ServiceError):
             raise answer

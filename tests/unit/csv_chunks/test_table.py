@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import lookup_pandas as lp
 from lookup_pandas.api import functions as api
 from lookup_pandas.csv_chunks import table as table_module
-from lookup_pandas.csv_chunks.json_records import RecordStore
+from lookup_pandas.csv_chunks.json_records import FlatRecords
 from lookup_pandas.csv_chunks.scan import InputChanged, scan_handles
 from lookup_pandas.csv_chunks.table import HandleTable, enrich_chunk
 from lookup_pandas.enrichment.lookup import lookup_values
@@ -86,7 +86,7 @@ def _chunked(
     chunks = [frame.iloc[i : i + rows] for i in range(0, len(frame), rows)] or [frame]
     handles = HandleMap(fold_case=kw.get("fold_case", True))
     scan = scan_handles((c["handle"] for c in chunks), handles)
-    store = RecordStore()
+    store = FlatRecords()
     with _client(records) as client:
         result = lookup_values(
             scan.distinct,
@@ -202,7 +202,7 @@ def test_a_handle_pass_1_did_not_see_is_refused():
     records = _records()
     handles = HandleMap()
     scan = scan_handles([pd.Series(["ada"], dtype="str")], handles)
-    store = RecordStore()
+    store = FlatRecords()
     with _client(records) as client:
         result = lookup_values(
             scan.distinct,
@@ -271,7 +271,7 @@ def test_a_column_typed_differently_slice_by_slice_is_written_as_the_whole_frame
 
 
 def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
-    store = RecordStore()
+    store = FlatRecords()
     record = {"id": "p", "handle": "a", "n": 3, "f": 0.1, "l": [1, {"é": None}], "e": {}}
     store.add("a", record)
     store.add("b", {**record, "id": "q", "n": 4, "f": 0.2, "g": {"x": "y"}})  # another layout
@@ -294,7 +294,7 @@ def test_record_store_keeps_records_as_text_and_the_table_takes_them_all():
             options=Options(progress=False, method="single"),
             kind=PEOPLE,
         )
-    short = RecordStore()
+    short = FlatRecords()
     short.add("ada", _records()["ada"])
     with pytest.raises(ValueError, match="every handle found"):
         HandleTable(["ada", "odd"], result, "profile_", short)

@@ -108,9 +108,9 @@ def test_each_recorded_answer_is_counted_shown_and_kept_with_its_source():
         bar = Bar()
         options = Options(progress=False, provenance=True)
         state = EnrichmentRun(client, Plan(), options, bar=bar, pool=POOL, kind=PEOPLE)
-        state.record("ada", Outcome(OK, {"id": "prsn_ada"}), "cached")
-        state.record("grace", Outcome(NOT_FOUND, error="Not found"), "fetched", "batch")
-        state.record("linus", Outcome(ERROR, error="boom"), "failed")
+        state.keep("ada", Outcome(OK, {"id": "prsn_ada"}), "cached")
+        state.keep("grace", Outcome(NOT_FOUND, error="Not found"), "fetched", "batch")
+        state.keep("linus", Outcome(ERROR, error="boom"), "failed")
     assert state.counts == {"cached": 1, "fetched": 1, "refused": 0, "failed": 1}
     assert bar.done == 3
     assert bar.shown == {"fetched": 1, "credits": "0", "cached": 1, "failed": 1}
@@ -123,9 +123,9 @@ def test_in_raise_mode_the_first_answer_that_is_not_ok_is_raised_naming_its_valu
     with client_on(found) as client:
         options = Options(progress=False, errors="raise")
         state = EnrichmentRun(client, Plan(), options, kind=COMPANIES, pool=POOL)
-        state.record("acme", Outcome(OK, {"id": "org_1"}), "fetched")
+        state.keep("acme", Outcome(OK, {"id": "org_1"}), "fetched")
         with pytest.raises(NotFoundError, match=r"Gone \(company 'ghost-co'\)"):
-            state.record("ghost-co", Outcome(NOT_FOUND, error="Gone"), "fetched")
+            state.keep("ghost-co", Outcome(NOT_FOUND, error="Gone"), "fetched")
 
 
 # -- what a stopped run leaves -------------------------------------------------------------------
@@ -203,12 +203,12 @@ def test_an_answer_between_failures_resets_the_breaker():
             client, Plan(), Options(progress=False), bar=Bar(), pool=POOL, kind=PEOPLE
         )
         for i, outcome in enumerate([failed, failed, Outcome(OK, {}), failed, failed]):
-            state.record(f"h{i}", outcome, fetched_as(outcome))
-        state.record("refused", Outcome(FORBIDDEN, error="opted out"), "refused")  # resets too
-        state.record("h5", failed, "failed")
-        state.record("h6", failed, "failed")
+            state.keep(f"h{i}", outcome, fetched_as(outcome))
+        state.keep("refused", Outcome(FORBIDDEN, error="opted out"), "refused")  # resets too
+        state.keep("h5", failed, "failed")
+        state.keep("h6", failed, "failed")
         with pytest.raises(ServerError, match="Stopped: 3 handles in a row"):
-            state.record("h7", failed, "failed")
+            state.keep("h7", failed, "failed")
     assert state.counts["failed"] == 7
 
 
