@@ -5,6 +5,7 @@ and companies (issue 30, items 1 and 2)."""
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -16,6 +17,7 @@ from lookup_pandas.enrichment.lookup import lookup_values
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
 from lookup_pandas.testing import BATCH, PROFILE, MockTransport, envelope
+from lookup_pandas.testing.replies import Request
 
 from ..helpers import make_client
 
@@ -38,13 +40,26 @@ def test_a_batch_jobs_summary_credits_equal_what_was_billed(fake_service, tmp_pa
 
 def test_a_resumed_jobs_items_are_counted_as_they_resolve_during_the_run(fake_service, tmp_path):
     # An interrupted run's job, still resolving when the next run polls it: the items that had
-    # resolved before that first poll were billed before the run; the rest, during it.
-    fake_service.configure(batch_resolve_rate=150)  # 152 items: about a second
+    # resolved before that first poll were billed before the run; the rest, during it. The job
+    # waits (a rate of nearly 0) until the run's first poll, which finds 76 items resolved and
+    # the rest resolving at 40 a second (the next one 24 ms on): however slow the machine is
+    # until then, both parts are seen.
+    fake_service.configure(batch_resolve_rate=1e-9)
     cache = tmp_path / "c.sqlite"
     stored = HANDLES[:152]
     with make_client(fake_service, cache=cache) as client:  # an interrupted run's leftover
         job_id = client.parts.batch.submit(PEOPLE, stored, None)
         client.parts.store.remember(lp.store.StoredJob(job_id, tuple(stored), 0.0))
+    polled: list[float] = []
+
+    def first_poll_finds_half_resolved(req: Request) -> None:
+        if req.method == "GET" and not polled:
+            polled.append(time.monotonic())
+            fake_service.state.jobs[job_id].submitted = polled[0] - 76.02 / 40
+            fake_service.configure(batch_resolve_rate=40)
+        # the normal route answers
+
+    fake_service.override(BATCH, first_poll_finds_half_resolved)
     frame = pd.DataFrame({"handle": stored})
     with make_client(fake_service, cache=cache, rate_limit_per_minute=600) as client:
         client.parts.contact.learn_pace()
@@ -55,10 +70,9 @@ def test_a_resumed_jobs_items_are_counted_as_they_resolve_during_the_run(fake_se
     assert "collecting 1 stored job of 152" in line
     assert fake_service.count(BATCH, method="POST") == 1  # the leftover's own submit only
     assert fake_service.billed() == 152
-    first_poll = min(r.at for r in fake_service.requests if r.path == BATCH and r.method == "GET")
     with fake_service.state.lock:
-        during = sum(r.item and r.billed and r.at > first_poll for r in fake_service.state.records)
-    assert 0 < during < 152  # the job was still resolving: the test shows both parts
+        during = sum(r.item and r.billed and r.at > polled[0] for r in fake_service.state.records)
+    assert during == 152 - 76  # the job was still resolving: the test shows both parts
     assert summary.credits == during
 
 
