@@ -37,7 +37,7 @@ from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
 from ..client.pagination import PagePlan, read_page
 from ..errors import UsageError
-from ..frames.overview import current_position, full_name, summary
+from ..frames.overview import OVERVIEW_COLUMNS, current_position, full_name, summary
 from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_company, names_one_company, normalise_company
 from ..identifiers.queries import MIN_TEXT, check_listing
@@ -45,9 +45,9 @@ from ..service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .company_controls import (
     COMPANIES,
     COMPANY_COLUMNS,
+    PEOPLE,
     CompanyControls,
     company_summary,
-    kind_toggle,
     replace_options,
 )
 
@@ -56,14 +56,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["SearchPanel"]
 
 MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.identifiers.queries)
-#: (key of views.summary, label) of the results table: built from what each record has.
-TABLE_COLUMNS = [
-    ("name", "Name"),
-    ("headline", "Headline"),
-    ("company", "Company"),
-    ("city", "City"),
-    ("handle", "Handle"),
-]
+#: (key of :func:`~lookup_pandas.frames.overview.summary`, label) of the people's table.
+TABLE_COLUMNS = [(key, key.title()) for key in OVERVIEW_COLUMNS]
 
 
 def _cell(value: Any) -> str:
@@ -80,11 +74,6 @@ def people_filters(filters: dict[str, Any]) -> dict[str, Any]:
     if sent:
         check_listing(SEARCH, sent)
     return sent
-
-
-def _width(width: str) -> widgets.Layout:
-    """A control's layout: its width (CSS, "26em")."""
-    return widgets.Layout(width=width)
 
 
 class SearchPanel(widgets.VBox):
@@ -112,20 +101,21 @@ class SearchPanel(widgets.VBox):
         self._listing: Listing = SEARCH  # what the loaded records are: people, companies, staff
         self._about = ""  # " companies", " employees of acme": said in the summary line
         self._next: dict[str, Any] | None = None
-        self._rendering = False  # the picker's options are being replaced: not a user choice
 
         # The value syncs as the user types (nothing runs); Enter sends the Text widget's
         # "submit" message, which searches. (Observing value with continuous_update=False would
         # also search on blur, so typing and then clicking Search would search twice.)
-        self.kind = kind_toggle()  # People | Companies
+        self.kind = widgets.ToggleButtons(
+            options=[PEOPLE, COMPANIES], value=PEOPLE, layout={"width": "auto"}
+        )
         self.title = widgets.Text(
             placeholder="Job title, e.g. data scientist (Enter to search)",
             description="Title",
             continuous_update=True,
-            layout=_width("26em"),
+            layout={"width": "26em"},
         )
         self.page_size = widgets.BoundedIntText(
-            value=page_size, min=1, max=50, description="Page size", layout=_width("11em")
+            value=page_size, min=1, max=50, description="Page size", layout={"width": "11em"}
         )
         self.search_button = widgets.Button(
             description="Search", button_style="primary", icon="search"
@@ -136,7 +126,7 @@ class SearchPanel(widgets.VBox):
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.person = widgets.Dropdown(
-            options=[], description="Profile", disabled=True, layout=_width("34em")
+            options=[], description="Profile", disabled=True, layout={"width": "34em"}
         )
         self.profile_view = widgets.HTML()
         self.companies = CompanyControls()
@@ -299,10 +289,9 @@ class SearchPanel(widgets.VBox):
         if content.get("event") == "submit":  # Enter in the title box
             self.search()
 
-    def _say(self, text: str, *, error: bool = True) -> None:
-        color = "#b00020" if error else "inherit"
+    def _say(self, text: str) -> None:
         self.message.value = (
-            f'<span class="lookup-message" style="color:{color}">{html.escape(text)}</span>'
+            f'<span class="lookup-message" style="color:#b00020">{html.escape(text)}</span>'
             if text
             else ""
         )
@@ -353,15 +342,9 @@ class SearchPanel(widgets.VBox):
             for s in shown
             if s["handle"]
         ]
-        self._rendering = True  # replacing options resets the value: that is not a new choice
-        try:
-            replace_options(self.person, options)
-        finally:
-            self._rendering = False
+        replace_options(self.person, options, self._on_person)
 
     def _on_person(self, change: dict[str, Any]) -> None:
-        if self._rendering:
-            return
         handle = change.get("new")
         if not handle:
             self.profile_view.value = ""
