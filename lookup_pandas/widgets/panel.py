@@ -26,8 +26,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import ipywidgets as widgets
@@ -230,19 +232,15 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
-        self._busy(True)
-        try:
-            query = company_query(listing, query, self._client_arg)  # an org_ id's slug...
-        except Exception as exc:  # the lookup an org_ id needs failed: one line
-            self._say(_one_line(exc))
-            logger.debug("company lookup failed", exc_info=True)
+        sent = None
+        with self._working("company lookup"):
+            sent = company_query(listing, query, self._client_arg)  # an org_ id's slug...
+        if sent is None:  # the lookup an org_ id needs failed: said in one line
             return
-        finally:
-            self._busy(False)
         self._listing, self._about = listing, about
         self._records = []
         self._plan = PagePlan(style=None)
-        self._next = self._plan.first(query)
+        self._next = self._plan.first(sent)
         self.profile_view.value = ""
         self._load_page()
 
@@ -256,9 +254,7 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
-        self._busy(True)
-        self._say("")
-        try:
+        with self._working("company lookup"):
             record = resolve_client(self._client_arg).company(value)
             if record is None:
                 self._say(f"No company {value}: the service does not know it.")
@@ -269,11 +265,6 @@ class SearchPanel(widgets.VBox):
                 self._render()
                 if record.get("slug"):
                     self.company.value = record["slug"]
-        except Exception as exc:  # one line in the panel, never a traceback
-            self._say(_one_line(exc))
-            logger.debug("company lookup failed", exc_info=True)
-        finally:
-            self._busy(False)
 
     def _on_kind(self, change: dict[str, Any]) -> None:
         companies = change.get("new") == COMPANIES
@@ -295,6 +286,19 @@ class SearchPanel(widgets.VBox):
             if text
             else ""
         )
+
+    @contextlib.contextmanager
+    def _working(self, what: str) -> Iterator[None]:
+        """Busy meanwhile, the message cleared: a failure is one line in it, never a traceback."""
+        self._busy(True)
+        self._say("")
+        try:
+            yield
+        except Exception as exc:
+            self._say(_one_line(exc))
+            logger.debug("%s failed", what, exc_info=True)
+        finally:
+            self._busy(False)
 
     def _busy(self, on: bool) -> None:
         self.busy.layout.display = "" if on else "none"
@@ -349,19 +353,12 @@ class SearchPanel(widgets.VBox):
         if not handle:
             self.profile_view.value = ""
             return
-        self._busy(True)
-        try:
+        with self._working("profile"):
             record = resolve_client(self._client_arg).profile(handle)
             if record is None:
                 self.profile_view.value = f"<p>No profile for {html.escape(handle)}.</p>"
             else:
                 self.profile_view.value = _profile_html(record)
-            self._say("")
-        except Exception as exc:
-            self._say(_one_line(exc))
-            logger.debug("profile failed", exc_info=True)
-        finally:
-            self._busy(False)
 
 
 def _table(shown: list[dict[str, str | None]], columns: list[tuple[str, str]]) -> str:
