@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -186,14 +187,9 @@ class OpenCache:
 
             yield cls("off", [], MemoryStore(), every_namespace=False)
 
-    @contextlib.contextmanager
-    def securely(self) -> Iterator[None]:
+    def securely(self) -> AbstractContextManager[None]:
         """Deleting with SQLite's ``secure_delete`` on (nothing to do on Redis)."""
-        if self.sqlite is None:
-            yield
-            return
-        with self.sqlite.securely():
-            yield
+        return self.sqlite.securely() if self.sqlite is not None else contextlib.nullcontext()
 
     def rewrite(self) -> list[Path]:
         """Rewrite the SQLite files, empty their write-ahead logs, and return those not done."""
@@ -226,20 +222,16 @@ def _open_sqlite(path: Path) -> Iterator[OpenCache]:
     file = sqlite_cache_file(path)
     stored = store_path(path)
     store = LocalStore(stored, namespace="")  # every namespace: see the module doc
-    sqlite = None
-    shared = None  # the process's shared backend for the file, to let go of
-    try:
+    with contextlib.ExitStack() as stack, contextlib.closing(store):  # the store closed first
+        sqlite = None
         if file.exists():  # never create a cache only to say it is empty
             backend, shared = shared_backends().acquire(path)
+            stack.callback(shared_backends().release, shared)
             sqlite = SQLiteAnswers(backend)
         answers: list[Answers] = [sqlite] if sqlite is not None else []
         yield OpenCache(
             str(path), answers, store, every_namespace=True, sqlite=sqlite, store_file=stored
         )
-    finally:
-        store.close()
-        if shared is not None:
-            shared_backends().release(shared)
 
 
 @contextlib.contextmanager
@@ -251,8 +243,7 @@ def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
 
     url = location.url
     assert url is not None
-    connection = connect(url)
-    try:
+    with contextlib.closing(connect(url)) as connection:
         ns = location.namespace
         names = [ns] if ns is not None else namespaces(connection, url)
         answers: list[Answers] = [
@@ -266,8 +257,6 @@ def _open_redis(location: CacheLocation) -> Iterator[OpenCache]:
             store = RedisStore(url, Namespaces(ns or "", ns or ""), connection=connection)
         redis = (connection, url, names)
         yield OpenCache(location.label, answers, store, every_namespace=ns is None, redis=redis)
-    finally:
-        connection.close()
 
 
 def _measured(connection: Any, url: str, ns: str, name: str | None) -> list[str]:

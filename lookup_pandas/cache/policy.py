@@ -95,14 +95,11 @@ class PaidAnswersOnly(BaseCache):
     ) -> None:
         """requests-cache's save, of what :func:`should_cache` accepts (``answer`` as there),
         with its aliases (``verify``: the one ``cache_key`` was made with, if known)."""
+        path = urlsplit(response.url or "").path
         if answer is None:
-            answer = read_answer(response, urlsplit(response.url or "").path)
+            answer = read_answer(response, path)
         if not should_cache(response, answer):
-            logger.debug(
-                "not caching HTTP %s for %s",
-                response.status_code,
-                urlsplit(response.url or "").path,
-            )
+            logger.debug("not caching HTTP %s for %s", response.status_code, path)
             return
         key = cache_key or self.create_key(response.request)
         if isinstance(response, CachedResponse) and key not in self.responses:

@@ -186,8 +186,8 @@ def _choice(name: str, *choices: str) -> Filter:
 class Listing:
     """The query one list endpoint takes: its required parameter and production's filters.
 
-    >>> SEARCH.required, SEARCH.codes, SEARCH.needs_filter
-    ('', ('geo_country_code',), True)
+    >>> SEARCH.required, SEARCH.text[:2], SEARCH.needs_filter
+    ('', ('title', 'first_name'), True)
     >>> "limit" in SEARCH.filters, SEARCH.filter("is_creator").kind
     (False, 'bool')
     >>> SEARCH.ranges[0]
@@ -214,12 +214,7 @@ class Listing:
     @property
     def text(self) -> tuple[str, ...]:
         """The free-text filters: production needs 3 characters or more."""
-        return self._of_kind("text")
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The two-letter country codes."""
-        return self._of_kind("code")
+        return tuple(f.name for f in self.params if f.kind == "text")
 
     @property
     def ranges(self) -> tuple[tuple[str, str], ...]:
@@ -234,9 +229,6 @@ class Listing:
     def filter(self, name: str) -> Filter | None:
         """The declaration of filter ``name``; None for a name this listing does not take."""
         return next((f for f in self.params if f.name == name), None)
-
-    def _of_kind(self, kind: str) -> tuple[str, ...]:
-        return tuple(f.name for f in self.params if f.kind == kind)
 
 
 def _search_by_name(name: str, path: str) -> Listing:

@@ -161,55 +161,49 @@ _FORBIDDEN: dict[str, type[ServiceError]] = {
     "record": PermissionDeniedError,
     "ambiguous": PermissionDeniedError,
 }
+_BY_STATUS: dict[int, type[ServiceError]] = {
+    400: ValidationError,
+    401: AuthenticationError,
+    402: InsufficientCreditsError,
+    404: NotFoundError,
+    422: ValidationError,
+    429: RateLimitError,
+}
+#: A failure's error codes under a status below 400.
+_BY_CODE = {"VALIDATION_ERROR": ValidationError} | dict.fromkeys(NOT_FOUND_CODES, NotFoundError)
+#: The error codes of a 404 that is an answer of the service, not a wrong URL.
+_ANSWERED_404 = NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE, CREDITS_CODE}
 
 
-def _error_for_status(status: int, message: str, **kw: Any) -> ServiceError:
-    if status == 402 or kw.get("error_code") == CREDITS_CODE:
-        return InsufficientCreditsError(message, status_code=status, **kw)
-    if status == 401:
-        return AuthenticationError(message, status_code=status, **kw)
-    if status == 403:
-        kind = forbidden_kind(message)
-        exc = _FORBIDDEN[kind](message, status_code=status, **kw)
-        if isinstance(exc, PermissionDeniedError):
-            exc.ambiguous = kind == "ambiguous"
-        return exc
-    if status == 404:
-        return NotFoundError(message, status_code=status, **kw)
-    if status == 429:
-        return RateLimitError(message, status_code=status, **kw)
-    if status in (400, 422):
-        return ValidationError(message, status_code=status, **kw)
-    if status >= 500:
-        return ServerError(message, status_code=status, **kw)
-    return ServiceError(message, status_code=status, **kw)
+def _error(
+    status: int, message: str, retry_after: float | None, common: dict[str, Any]
+) -> ServiceError:
+    """The error ``status`` and the ``error_code`` in ``common`` mean (a 200 failure's too).
+
+    A RateLimitError carries the answer's Retry-After.
+    """
+    code, kind = common.get("error_code"), forbidden_kind(message) if status == 403 else None
+    if code == CREDITS_CODE:
+        cls: type[ServiceError] = InsufficientCreditsError
+    elif status < 400:
+        cls = _BY_CODE.get(code or "", ServiceError)
+    elif kind is not None:
+        cls = _FORBIDDEN[kind]
+    else:
+        cls = _BY_STATUS.get(status, ServerError if status >= 500 else ServiceError)
+    exc = cls(message, status_code=status, **common)
+    if isinstance(exc, PermissionDeniedError):
+        exc.ambiguous = kind == "ambiguous"
+    if isinstance(exc, RateLimitError):
+        exc.retry_after = retry_after
+    return exc
 
 
-@dataclass(frozen=True)
-class _Answer:
-    """One answer being checked, as the error it may mean needs it."""
-
-    status: int
-    headers: Mapping[str, str]
-    content: bytes
-    body: Any  # the decoded JSON, or _NOT_JSON
-    retry_after: float | None
-    #: Every error's keywords: request_id and url, then error_code and errors once read.
-    common: dict[str, Any]
-
-    def error_for_status(self, message: str) -> ServiceError:
-        """The error the status means, a RateLimitError carrying the answer's Retry-After."""
-        exc = _error_for_status(self.status, message, **self.common)
-        if isinstance(exc, RateLimitError):
-            exc.retry_after = self.retry_after
-        return exc
-
-
-def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> ConfigurationError:
+def _no_endpoint(message: str, common: dict[str, Any]) -> ConfigurationError:
     """An enveloped 404 without a not-found code: the URL is no endpoint of the service."""
     exc = ConfigurationError(
-        f"No such endpoint: {url or 'the path'} answered HTTP 404 without a not-found code "
-        f"({message})",
+        f"No such endpoint: {common['url'] or 'the path'} answered HTTP 404 without a not-found "
+        f"code ({message})",
         status_code=404,
         **common,
     )
@@ -217,36 +211,22 @@ def _no_endpoint(message: str, url: str | None, common: dict[str, Any]) -> Confi
     return exc
 
 
-def _not_the_envelope(answer: _Answer) -> ServiceError:
-    """The error for an answer that is not the envelope (``enveloped = False``)."""
-    status, content = answer.status, answer.content
-    kind = "a JSON value without the envelope" if answer.body is not _NOT_JSON else "not JSON"
-    ctype = answer.headers.get("Content-Type", "no content type")
+def _not_the_envelope(
+    status: int, headers: Mapping[str, str], content: bytes, body: Any, common: dict[str, Any]
+) -> ServiceError:
+    """The error for an answer that is not the envelope (``enveloped = False``): a ResponseError,
+    unless its status says more (a 401, a 429, a 5xx...)."""
+    kind = "a JSON value without the envelope" if body is not _NOT_JSON else "not JSON"
+    ctype = headers.get("Content-Type", "no content type")
     text = (
         f"Not the service's answer: HTTP {status} ({_reason(status)}) with {kind} "
         f"({ctype}, {len(content)} bytes): {_snippet(content)!r}"
     )
-    exc = answer.error_for_status(text) if status >= 400 else None
-    if exc is None or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
-        exc = ResponseError(text, status_code=status, **answer.common)
+    exc = _error(status, text, told_wait(headers, body), common)
+    if status < 400 or isinstance(exc, NotFoundError) or exc.__class__ is ServiceError:
+        exc = ResponseError(text, status_code=status, **common)
     exc.enveloped = False
     return exc
-
-
-def _failure(answer: _Answer, message: str, error_code: str | None) -> ServiceError:
-    """The error an envelope with ``success: false`` (or a status >= 400) means."""
-    status, common = answer.status, answer.common
-    if error_code == CREDITS_CODE:
-        return InsufficientCreditsError(message, status_code=status, **common)
-    if status < 400:
-        if error_code in NOT_FOUND_CODES:
-            return NotFoundError(message, status_code=status, **common)
-        if error_code == "VALIDATION_ERROR":
-            return ValidationError(message, status_code=status, **common)
-        return ServiceError(message, status_code=status, **common)
-    if status == 404 and error_code not in NOT_FOUND_CODES | {JOB_NOT_FOUND_CODE}:
-        return _no_endpoint(message, common["url"], common)
-    return answer.error_for_status(message)
 
 
 def told_wait(headers: Mapping[str, str], body: Any) -> float | None:
@@ -288,23 +268,19 @@ def parse_envelope(
     """
     request_id = headers.get("X-Request-Id") or None
     body = _decode(content)
-    retry_after = told_wait(headers, body)
     common: dict[str, Any] = {"request_id": request_id, "url": url}
-    answer = _Answer(status, headers, content, body, retry_after, common)
-
-    is_envelope = isinstance(body, dict) and isinstance(body.get("success"), bool)
-    if not is_envelope:
-        raise _not_the_envelope(answer)
+    if not (isinstance(body, dict) and isinstance(body.get("success"), bool)):
+        raise _not_the_envelope(status, headers, content, body, common)
 
     message = body.get("message")
     message = message if isinstance(message, str) and message else _reason(status)
     error_code = body.get("error_code")
     error_code = str(error_code) if error_code is not None else None
-    errors = body.get("errors")
-    common.update(error_code=error_code, errors=errors)
-
+    common.update(error_code=error_code, errors=body.get("errors"))
+    if status == 404 and error_code not in _ANSWERED_404:
+        raise _no_endpoint(message, common)
     if body["success"] is False or status >= 400:
-        raise _failure(answer, message, error_code)
+        raise _error(status, message, told_wait(headers, body), common)
 
     if "data" not in body:
         raise ResponseError(

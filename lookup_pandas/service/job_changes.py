@@ -89,11 +89,7 @@ def days_ago(since: dt.date, today: dt.date) -> int:
 
 def _mapping(raw: Mapping[str, Any], *names: str) -> Mapping[str, Any]:
     """The first of ``names`` that holds a mapping, else an empty one."""
-    for name in names:
-        value = raw.get(name)
-        if isinstance(value, Mapping):
-            return value
-    return {}
+    return next((value for n in names if isinstance(value := raw.get(n), Mapping)), {})
 
 
 def _text(value: Any) -> str | None:
@@ -118,11 +114,8 @@ def _day(raw: Mapping[str, Any]) -> dt.date | None:
     >>> _day({"timestamp": 1764201600}), _day({"date": "2026-11-27T23:30:00-02:00"})
     (datetime.date(2025, 11, 27), datetime.date(2026, 11, 28))
     """
-    for name in DATE_FIELDS:
-        day = _parsed_day(raw.get(name))
-        if day is not None:
-            return day
-    return None
+    days = (_parsed_day(raw.get(name)) for name in DATE_FIELDS)
+    return next((day for day in days if day is not None), None)
 
 
 def _parsed_day(value: Any) -> dt.date | None:

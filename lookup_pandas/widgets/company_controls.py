@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -24,7 +24,6 @@ __all__ = [
     "PEOPLE",
     "CompanyControls",
     "company_summary",
-    "kind_toggle",
     "replace_options",
 ]
 
@@ -40,26 +39,29 @@ COMPANY_COLUMNS = [
 ]
 
 
-def kind_toggle() -> widgets.ToggleButtons:
-    """The panel's "People | Companies" switch, People first."""
-    return widgets.ToggleButtons(
-        options=[PEOPLE, COMPANIES], value=PEOPLE, layout=widgets.Layout(width="auto")
-    )
-
-
-def replace_options(dropdown: widgets.Dropdown, options: Sequence[tuple[str, Any]]) -> None:
+def replace_options(
+    dropdown: widgets.Dropdown,
+    options: Sequence[tuple[str, Any]],
+    on_pick: Callable[[dict[str, Any]], None],
+) -> None:
     """New options for ``dropdown``, its value kept when it is still among them.
 
+    ``on_pick``, the observer of its value, is not told: replacing them is no one's choice.
+
     Example:
+        >>> told = []
         >>> pick = widgets.Dropdown(options=[("Ada", "ada"), ("Grace", "grace")], value="grace")
-        >>> replace_options(pick, [("Grace", "grace"), ("Linus", "linus")])
-        >>> pick.value
-        'grace'
+        >>> pick.observe(told.append, names="value")
+        >>> replace_options(pick, [("Grace", "grace"), ("Linus", "linus")], told.append)
+        >>> pick.value, told
+        ('grace', [])
     """
     current = dropdown.value
+    dropdown.unobserve(on_pick, names="value")
     dropdown.options = options
     if current in {value for _, value in options}:
         dropdown.value = current
+    dropdown.observe(on_pick, names="value")
 
 
 def _text(value: Any) -> str | None:
@@ -127,7 +129,6 @@ class CompanyControls:
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
-        self._rendering = False  # the options are being replaced: not a user choice
         self.picker = widgets.Dropdown(
             options=[], description="Company", disabled=True, layout=widgets.Layout(width="30em")
         )
@@ -155,11 +156,7 @@ class CompanyControls:
             if s["slug"]:
                 label = " — ".join(x for x in (s["name"] or s["slug"], s["industry"]) if x)
                 options.append((label, s["slug"]))
-        self._rendering = True
-        try:
-            replace_options(self.picker, options)
-        finally:
-            self._rendering = False
+        replace_options(self.picker, options, self._on_pick)
         self._show_chosen()
 
     def busy(self, on: bool) -> None:
@@ -167,9 +164,8 @@ class CompanyControls:
         self.button.disabled = on or self.chosen() is None
 
     def _on_pick(self, _change: dict[str, Any]) -> None:
-        if not self._rendering:
-            self._show_chosen()
-            self.button.disabled = self.chosen() is None
+        self._show_chosen()
+        self.button.disabled = self.chosen() is None
 
     def _show_chosen(self) -> None:
         record = self.chosen()

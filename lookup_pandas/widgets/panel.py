@@ -26,8 +26,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import ipywidgets as widgets
@@ -37,7 +39,7 @@ from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
 from ..client.pagination import PagePlan, read_page
 from ..errors import UsageError
-from ..frames.overview import current_position, full_name, summary
+from ..frames.overview import OVERVIEW_COLUMNS, current_position, full_name, summary
 from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_company, names_one_company, normalise_company
 from ..identifiers.queries import MIN_TEXT, check_listing
@@ -45,9 +47,9 @@ from ..service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .company_controls import (
     COMPANIES,
     COMPANY_COLUMNS,
+    PEOPLE,
     CompanyControls,
     company_summary,
-    kind_toggle,
     replace_options,
 )
 
@@ -56,14 +58,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["SearchPanel"]
 
 MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.identifiers.queries)
-#: (key of views.summary, label) of the results table: built from what each record has.
-TABLE_COLUMNS = [
-    ("name", "Name"),
-    ("headline", "Headline"),
-    ("company", "Company"),
-    ("city", "City"),
-    ("handle", "Handle"),
-]
+#: (key of :func:`~lookup_pandas.frames.overview.summary`, label) of the people's table.
+TABLE_COLUMNS = [(key, key.title()) for key in OVERVIEW_COLUMNS]
 
 
 def _cell(value: Any) -> str:
@@ -80,11 +76,6 @@ def people_filters(filters: dict[str, Any]) -> dict[str, Any]:
     if sent:
         check_listing(SEARCH, sent)
     return sent
-
-
-def _width(width: str) -> widgets.Layout:
-    """A control's layout: its width (CSS, "26em")."""
-    return widgets.Layout(width=width)
 
 
 class SearchPanel(widgets.VBox):
@@ -112,20 +103,21 @@ class SearchPanel(widgets.VBox):
         self._listing: Listing = SEARCH  # what the loaded records are: people, companies, staff
         self._about = ""  # " companies", " employees of acme": said in the summary line
         self._next: dict[str, Any] | None = None
-        self._rendering = False  # the picker's options are being replaced: not a user choice
 
         # The value syncs as the user types (nothing runs); Enter sends the Text widget's
         # "submit" message, which searches. (Observing value with continuous_update=False would
         # also search on blur, so typing and then clicking Search would search twice.)
-        self.kind = kind_toggle()  # People | Companies
+        self.kind = widgets.ToggleButtons(
+            options=[PEOPLE, COMPANIES], value=PEOPLE, layout={"width": "auto"}
+        )
         self.title = widgets.Text(
             placeholder="Job title, e.g. data scientist (Enter to search)",
             description="Title",
             continuous_update=True,
-            layout=_width("26em"),
+            layout={"width": "26em"},
         )
         self.page_size = widgets.BoundedIntText(
-            value=page_size, min=1, max=50, description="Page size", layout=_width("11em")
+            value=page_size, min=1, max=50, description="Page size", layout={"width": "11em"}
         )
         self.search_button = widgets.Button(
             description="Search", button_style="primary", icon="search"
@@ -136,7 +128,7 @@ class SearchPanel(widgets.VBox):
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.person = widgets.Dropdown(
-            options=[], description="Profile", disabled=True, layout=_width("34em")
+            options=[], description="Profile", disabled=True, layout={"width": "34em"}
         )
         self.profile_view = widgets.HTML()
         self.companies = CompanyControls()
@@ -240,19 +232,15 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
-        self._busy(True)
-        try:
-            query = company_query(listing, query, self._client_arg)  # an org_ id's slug...
-        except Exception as exc:  # the lookup an org_ id needs failed: one line
-            self._say(_one_line(exc))
-            logger.debug("company lookup failed", exc_info=True)
+        sent = None
+        with self._working("company lookup"):
+            sent = company_query(listing, query, self._client_arg)  # an org_ id's slug...
+        if sent is None:  # the lookup an org_ id needs failed: said in one line
             return
-        finally:
-            self._busy(False)
         self._listing, self._about = listing, about
         self._records = []
         self._plan = PagePlan(style=None)
-        self._next = self._plan.first(query)
+        self._next = self._plan.first(sent)
         self.profile_view.value = ""
         self._load_page()
 
@@ -266,9 +254,7 @@ class SearchPanel(widgets.VBox):
         except UsageError as exc:
             self._say(_one_line(exc))
             return
-        self._busy(True)
-        self._say("")
-        try:
+        with self._working("company lookup"):
             record = resolve_client(self._client_arg).company(value)
             if record is None:
                 self._say(f"No company {value}: the service does not know it.")
@@ -279,11 +265,6 @@ class SearchPanel(widgets.VBox):
                 self._render()
                 if record.get("slug"):
                     self.company.value = record["slug"]
-        except Exception as exc:  # one line in the panel, never a traceback
-            self._say(_one_line(exc))
-            logger.debug("company lookup failed", exc_info=True)
-        finally:
-            self._busy(False)
 
     def _on_kind(self, change: dict[str, Any]) -> None:
         companies = change.get("new") == COMPANIES
@@ -299,13 +280,25 @@ class SearchPanel(widgets.VBox):
         if content.get("event") == "submit":  # Enter in the title box
             self.search()
 
-    def _say(self, text: str, *, error: bool = True) -> None:
-        color = "#b00020" if error else "inherit"
+    def _say(self, text: str) -> None:
         self.message.value = (
-            f'<span class="lookup-message" style="color:{color}">{html.escape(text)}</span>'
+            f'<span class="lookup-message" style="color:#b00020">{html.escape(text)}</span>'
             if text
             else ""
         )
+
+    @contextlib.contextmanager
+    def _working(self, what: str) -> Iterator[None]:
+        """Busy meanwhile, the message cleared: a failure is one line in it, never a traceback."""
+        self._busy(True)
+        self._say("")
+        try:
+            yield
+        except Exception as exc:
+            self._say(_one_line(exc))
+            logger.debug("%s failed", what, exc_info=True)
+        finally:
+            self._busy(False)
 
     def _busy(self, on: bool) -> None:
         self.busy.layout.display = "" if on else "none"
@@ -353,32 +346,19 @@ class SearchPanel(widgets.VBox):
             for s in shown
             if s["handle"]
         ]
-        self._rendering = True  # replacing options resets the value: that is not a new choice
-        try:
-            replace_options(self.person, options)
-        finally:
-            self._rendering = False
+        replace_options(self.person, options, self._on_person)
 
     def _on_person(self, change: dict[str, Any]) -> None:
-        if self._rendering:
-            return
         handle = change.get("new")
         if not handle:
             self.profile_view.value = ""
             return
-        self._busy(True)
-        try:
+        with self._working("profile"):
             record = resolve_client(self._client_arg).profile(handle)
             if record is None:
                 self.profile_view.value = f"<p>No profile for {html.escape(handle)}.</p>"
             else:
                 self.profile_view.value = _profile_html(record)
-            self._say("")
-        except Exception as exc:
-            self._say(_one_line(exc))
-            logger.debug("profile failed", exc_info=True)
-        finally:
-            self._busy(False)
 
 
 def _table(shown: list[dict[str, str | None]], columns: list[tuple[str, str]]) -> str:
