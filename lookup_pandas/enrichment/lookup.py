@@ -176,9 +176,7 @@ def lookup_values(
 
     with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
         # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-        changes = None
-        if options.refresh == "changed" and not client.settings.offline:  # offline: refused
-            changes = check_changes(distinct, client, kind, options, tally, pool)
+        changes = check_changes(distinct, client, kind, options, tally, pool)
         the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
         if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
             client.parts.contact.check_key(tally)

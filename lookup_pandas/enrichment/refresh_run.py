@@ -215,8 +215,10 @@ def check_changes(
     options: Options,
     tally: ClientStats,
     pool: Executor,
-) -> RefreshPlan:
+) -> RefreshPlan | None:
     """Read the feed for the cached answers of ``distinct``; the plan of what to keep and buy.
+
+    None unless ``options.refresh="changed"`` online (offline, the plan refuses it).
 
     The answers the feed cannot check are held as they are while they last (``expire_after``).
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
@@ -224,6 +226,8 @@ def check_changes(
     ``options.max_calls`` (each checked answer bought anew, plus a page per group). Its reads
     count in ``tally``, the run's, and the groups are read in the run's ``pool``.
     """
+    if options.refresh != "changed" or client.settings.offline:
+        return None
     now, costs = dt.datetime.now(dt.UTC), _costs(client, tally)
     cost, page = costs.cost_of(kind.endpoint.path), costs.cost_of(JOB_CHANGES_PATH)
     cached = _read_cache(client, kind, distinct, now, cost)
