@@ -25,7 +25,7 @@ import dataclasses
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,11 +82,6 @@ __all__ = [
 ]
 
 
-def _normalise(values: Iterable[Any], fold_case: bool, kind: Kind) -> Mapped:
-    """Each distinct raw value normalised once (:mod:`lookup_pandas.identifiers.distinct`)."""
-    return HandleMap(fold_case=fold_case, kind=kind).map(values)
-
-
 def estimate_values(
     values: Iterable[Any],
     *,
@@ -108,29 +103,21 @@ def estimate_values(
     """
     check_method(method)
     check_refresh(refresh, kind)
-    mapped = _normalise(values, fold_case, kind)
+    mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)
     rows, valid, distinct = len(mapped.codes), mapped.valid_rows(), mapped.distinct()
     path = kind.endpoint.path
     missing = [
         h for h in distinct if refresh or not client.parts.cache.is_cached(path, kind.params(h))
     ]
-    checks = None
-    if refresh == "changed" and not client.settings.offline:
-        checks = estimate_changes(distinct, client, kind)
+    in_cache = len(distinct) - len(missing)
     if client.settings.offline:  # nothing is fetched offline: the rest will be not_cached
-        return Estimate(
-            rows=rows,
-            valid=valid,
-            unique=len(distinct),
-            cached=len(distinct) - len(missing),
-            to_fetch=0,
-        )
+        return Estimate(rows=rows, valid=valid, unique=len(distinct), cached=in_cache, to_fetch=0)
+    checks = estimate_changes(distinct, client, kind) if refresh == "changed" else None
     stored = stored_batch_jobs_holding(jobs_tagged(client.parts.store.jobs(), kind.tag), missing)
     in_stored = set().union(*(job.inputs for job in stored)) if stored else set()
     balance = read_credit_facts(client) if credits and missing else None
     # A refresh counts the answers it holds as cached, and the most it could buy as to fetch
     # (not those it keeps as they are until they expire).
-    in_cache = len(distinct) - len(missing)
     if checks:
         in_cache = checks.checked + checks.uncheckable + checks.held
     return planned(
@@ -180,7 +167,7 @@ def lookup_values(
         raise client.parts.batch.no_batch(kind, None)
     started = time.perf_counter()
     tally = ClientStats()  # the run's own traffic, passed to each call: not another run's
-    mapped = _normalise(values, options.fold_case, kind)
+    mapped = HandleMap(fold_case=options.fold_case, kind=kind).map(values)
     distinct = mapped.distinct()
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
@@ -189,7 +176,7 @@ def lookup_values(
 
     with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
         # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
-        changes = _changes(distinct, client, options, kind, tally, pool)
+        changes = check_changes(distinct, client, kind, options, tally, pool)
         the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
         if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
             client.parts.contact.check_key(tally)
@@ -252,28 +239,6 @@ def _with_provenance(
         checked=checked,
     )
     return dataclasses.replace(result, provenance=where)
-
-
-def _changes(
-    distinct: list[str],
-    client: Client,
-    options: Options,
-    kind: Kind,
-    tally: ClientStats,
-    pool: Executor,
-) -> RefreshPlan | None:
-    """With ``refresh="changed"`` online, the job-change feed read for the cached answers."""
-    if options.refresh != "changed" or client.settings.offline:
-        return None  # offline, the plan refuses it (check_offline)
-    return check_changes(
-        distinct,
-        client,
-        kind,
-        tally,
-        pool,
-        max_credits=options.max_credits,
-        max_calls=options.max_calls,
-    )
 
 
 def _plan(

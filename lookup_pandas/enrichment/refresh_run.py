@@ -31,7 +31,7 @@ from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
 from ..service.endpoints import JOB_CHANGES_PATH
 from ..service.job_changes import JobChange, read_event
-from .plan import check_budget, check_credits
+from .plan import Options, check_budget, check_credits
 from .refresh_plan import (
     FEED_PAGE,
     MAX_IDS_PER_CALL,
@@ -88,13 +88,13 @@ class RefreshPlan:
 
 @dataclass(frozen=True)
 class _Cached:
-    kind: Kind
     """What the cache holds for the values: their answers to check, and the rest.
 
     ``held``: answers the feed cannot check, not expired (kept as they are). ``uncheckable``:
     those expired (bought anew).
     """
 
+    kind: Kind
     answers: dict[str, CheckedAnswer]
     records: dict[str, dict[str, Any]]
     held: tuple[str, ...]
@@ -109,17 +109,12 @@ class _Cached:
 
 
 def _read_cache(
-    client: Client,
-    kind: Kind,
-    distinct: Sequence[str],
-    now: dt.datetime,
-    tally: ClientStats | None = None,
+    client: Client, kind: Kind, distinct: Sequence[str], now: dt.datetime, cost: float
 ) -> _Cached:
     """Each value's stored answer (expired too) and when it was bought or last checked."""
     path, cache = kind.endpoint.path, client.parts.cache
     keys = cache.keys(distinct, kind)
     checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
-    cost = _cost(client, kind, tally)
     answers: dict[str, CheckedAnswer] = {}
     records: dict[str, dict[str, Any]] = {}
     held: list[str] = []
@@ -145,17 +140,7 @@ def _read_cache(
     return _Cached(kind, answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
 
 
-def _cost(client: Client, kind: Kind, tally: ClientStats | None = None) -> float:
-    """A ``kind``'s answer's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client, tally).cost_of(kind.endpoint.path)
-
-
-def _page_cost(client: Client, tally: ClientStats | None = None) -> float:
-    """A feed page's credits at the service's route costs (read once per Client, free)."""
-    return _costs(client, tally).cost_of(JOB_CHANGES_PATH)
-
-
-def _costs(client: Client, tally: ClientStats | None) -> RouteCosts:
+def _costs(client: Client, tally: ClientStats | None = None) -> RouteCosts:
     """The route costs, read now if this Client has not read them yet (a free panel call,
     counted in a run's ``tally`` too).
 
@@ -200,8 +185,8 @@ def estimate_changes(distinct: Sequence[str], client: Client, kind: Kind) -> Ref
     It reads the cache and the store only: no feed page. The feed calls are those the groups
     take before any page has taught the feed's rate (one event per organisation a week).
     """
-    now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, kind, distinct, now)
+    now, costs = dt.datetime.now(dt.UTC), _costs(client)
+    cached = _read_cache(client, kind, distinct, now, costs.cost_of(kind.endpoint.path))
     answers = list(cached.answers.values())
     groups = first_groups(answers, FeedRate())
     most, least = most_and_least(
@@ -209,8 +194,8 @@ def estimate_changes(distinct: Sequence[str], client: Client, kind: Kind) -> Ref
         len(groups),
         expired=len(cached.uncheckable),
         uncached=len(cached.uncached),
-        cost=_cost(client, kind),
-        page=_page_cost(client),
+        cost=costs.cost_of(kind.endpoint.path),
+        page=costs.cost_of(JOB_CHANGES_PATH),
     )
     return RefreshEstimate(
         checked=len(answers),
@@ -227,32 +212,34 @@ def check_changes(
     distinct: Sequence[str],
     client: Client,
     kind: Kind,
+    options: Options,
     tally: ClientStats,
     pool: Executor,
-    *,
-    max_credits: float | None = None,
-    max_calls: int | None = None,
-) -> RefreshPlan:
+) -> RefreshPlan | None:
     """Read the feed for the cached answers of ``distinct``; the plan of what to keep and buy.
+
+    None unless ``options.refresh="changed"`` online (offline, the plan refuses it).
 
     The answers the feed cannot check are held as they are while they last (``expire_after``).
     Refuses with BudgetExceededError, before any feed page is read, a refresh whose most
-    (:func:`most_and_least`) exceeds ``max_credits``, or whose calls could exceed ``max_calls``
-    (each checked answer bought anew, plus a page per group). Its reads count in ``tally``, the
-    run's, and the groups are read in the run's ``pool``.
+    (:func:`most_and_least`) exceeds ``options.max_credits``, or whose calls could exceed
+    ``options.max_calls`` (each checked answer bought anew, plus a page per group). Its reads
+    count in ``tally``, the run's, and the groups are read in the run's ``pool``.
     """
-    now = dt.datetime.now(dt.UTC)
-    cached = _read_cache(client, kind, distinct, now, tally)
+    if options.refresh != "changed" or client.settings.offline:
+        return None
+    now, costs = dt.datetime.now(dt.UTC), _costs(client, tally)
+    cost, page = costs.cost_of(kind.endpoint.path), costs.cost_of(JOB_CHANGES_PATH)
+    cached = _read_cache(client, kind, distinct, now, cost)
     rate = FeedRate()
     groups = first_groups(list(cached.answers.values()), rate)
-    cost, page = _cost(client, kind, tally), _page_cost(client, tally)
     expired, uncached = len(cached.uncheckable), len(cached.uncached)
     most, _ = most_and_least(
         cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
     )
     calls = len(cached.answers) + len(groups) + cached.others
-    check_budget(calls, 0, len(distinct), max_calls, kind.nouns)  # the most it can call
-    check_credits(most, calls, max_credits)  # the most it can spend
+    check_budget(calls, 0, len(distinct), options.max_calls, kind.nouns)  # the most it can call
+    check_credits(most, calls, options.max_credits)  # the most it can spend
     reader = _FeedReader(client, cached.answers, now, page, tally, pool)
     reader.read_all(rate)
     return reader.plan(cached, now)
