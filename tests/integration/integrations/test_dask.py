@@ -29,6 +29,7 @@ from distributed import LocalCluster
 
 import lookup_pandas as lp
 from lookup_pandas.client.spec import ClientSpec
+from lookup_pandas.identifiers import kinds
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.dask import output_columns
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
@@ -134,7 +135,10 @@ def test_equals_pandas_row_for_row_each_handle_paid_once_few_429(
     # The same frame as pandas' enrichment of the same input (read from the cache now).
     expected = ddf.compute().lookup.enrich_profiles("url", client=client)
     pd.testing.assert_frame_equal(result, expected[list(result.columns)])
-    assert list(result.columns) == [*ddf.columns, *output_columns(None, "profile_", kind=PEOPLE)]
+    assert list(result.columns) == [
+        *ddf.columns,
+        *output_columns(None, "profile_", kind=kinds.PEOPLE),
+    ]
     assert result["lookup_status"].value_counts().to_dict() == {
         "ok": 360,
         "invalid": 9,

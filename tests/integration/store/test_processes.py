@@ -64,6 +64,7 @@ CHILD = textwrap.dedent(
     import pandas as pd
 
     import lookup_pandas as lp
+    from lookup_pandas.identifiers.kinds import PEOPLE
 
     spec = json.loads(sys.argv[1])
     handles = spec["handles"]
