@@ -119,13 +119,14 @@ class LocalStore(common.Store):
         """Run ``work(conn, now)`` in one BEGIN IMMEDIATE transaction."""
         with self._lock:
             conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            try:  # BEGIN inside: a Ctrl-C just after it must not leave the transaction open
+                conn.execute("BEGIN IMMEDIATE")
                 result = work(conn, self._clock())
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:
+                    conn.rollback()
                 raise
-            conn.execute("COMMIT")
             return result
 
     def _read(self, query: str, args: tuple[Any, ...]) -> list[Any]:

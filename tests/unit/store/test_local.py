@@ -306,6 +306,37 @@ def test_store_objects_on_other_files_share_nothing(tmp_path, clock):
         b.close()
 
 
+class InterruptedOnce:
+    """A connection on which Ctrl-C lands just after ``statement`` ran: a signal's timing, which
+    a real interrupt cannot hit deterministically."""
+
+    def __init__(self, conn, statement: str) -> None:
+        self._conn, self._statement = conn, statement
+
+    def execute(self, sql: str, *args):
+        result = self._conn.execute(sql, *args)
+        if sql == self._statement:
+            self._statement = ""
+            raise KeyboardInterrupt
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self._conn, name)
+
+
+@pytest.mark.parametrize("statement", ["BEGIN IMMEDIATE", "COMMIT"])
+def test_a_ctrl_c_around_a_write_leaves_no_transaction_open(stores, statement):
+    store = stores()
+    assert store.claim_many(["a"], 60.0) == {"a": MINE}
+    conn = store._connection()
+    store._conn = InterruptedOnce(conn, statement)
+    with pytest.raises(KeyboardInterrupt):
+        store.release_many(["a"], bought=False)
+    assert not conn.in_transaction
+    store.release_many(["a"], bought=False)  # the clean-up after Ctrl-C writes again
+    assert stores().claim_many(["a"], 60.0) == {"a": MINE}  # let go: another holder takes it
+
+
 # -- Pacers sharing one store ----------------------------------------------------------------
 
 
