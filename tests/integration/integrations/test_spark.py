@@ -7,7 +7,7 @@ What is checked: the rows and values are pandas' for a messy column; each distin
 billed once across partitions, and a re-run sends nothing; nothing is billed before an action;
 budgets are refused on the driver with nothing sent; the key is neither in the plan nor in the
 pickled functions; ``fields=``; companies; estimates; with Redis, two Spark applications at once
-(processes of their own) pay once.
+(this session's and a process of its own) pay once.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
 import pytest
@@ -314,69 +315,63 @@ def test_people_then_companies_on_one_spark_frame(
         lps.enrich_companies(both, "company", prefix="acct_", client=client)
 
 
-#: One Spark application of its own (a process with its own JVM): it enriches the leads through
-#: the Redis cache once the other application is ready too, and prints its statuses.
+#: A second Spark application (a process with its own JVM): it plans the leads' enrichment
+#: through the Redis cache, says so, and once the test's own application has planned too (a line
+#: on its stdin) fetches them and prints its statuses.
 APPLICATION = """
-import json, sys, time
-from pathlib import Path
+import json, sys
 import pandas as pd
 from pyspark.sql import SparkSession
 import lookup_pandas as lp
 
-base_url, cache, me, other = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
-values = json.loads(sys.argv[5])
+base_url, cache, values = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
          .config("spark.sql.shuffle.partitions", "4").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 client = lp.Client(base_url=base_url, cache=cache, backoff_base=0.01, backoff_max=0.2)
 sdf = spark.createDataFrame(pd.DataFrame({"url": values}), "url string").repartition(3)
 out = lp.spark.enrich_profiles(sdf, "url", client=client, method="single")
-me.touch()
-deadline = time.monotonic() + 120
-while not other.exists() and time.monotonic() < deadline:
-    time.sleep(0.05)
+print("planned", flush=True)
+sys.stdin.readline()
 print(json.dumps(sorted(out.toPandas()["lookup_status"].tolist())))
 spark.stop()
 """
 
 
 def test_two_spark_applications_at_once_pay_once_through_redis(
-    fake_service: FakeService, redis_url: str, tmp_path: Path
+    spark: SparkSession, fake_service: FakeService, redis_url: str, tmp_path: Path
 ) -> None:
+    # this test's session is one application, a process of its own the other (a JVM each): a
+    # third JVM would cost as much CPU as the rest of this file's set-up
     fake_service.configure(latency=0.02)
     env = {**os.environ, "LOOKUP_API_KEY": fake_service.api_key, "PYSPARK_PYTHON": sys.executable}
-    ready = [tmp_path / "ready-0", tmp_path / "ready-1"]
-    apps = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                APPLICATION,
-                fake_service.base_url,
-                redis_url,
-                str(ready[i]),
-                str(ready[1 - i]),
-                json.dumps(VALUES),
-            ],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+    args = [APPLICATION, fake_service.base_url, redis_url, json.dumps(VALUES)]
+    with (tmp_path / "other.err").open("w+") as err:
+        other = subprocess.Popen(
+            [sys.executable, "-c", *args], env=env, text=True, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=err,
         )  # fmt: skip
-        for i in (0, 1)
-    ]
-    outputs = []
-    try:
-        for app in apps:
-            out, err = app.communicate(timeout=240)
-            assert app.returncode == 0, err[-3000:]
-            outputs.append(json.loads(out.strip().splitlines()[-1]))
-    finally:
-        for app in apps:
-            if app.poll() is None:
-                app.kill()
-                app.wait(timeout=30)
+        try:
+            client = make_client(fake_service, cache=redis_url)
+            out = lps.enrich_profiles(leads(spark), "url", client=client, method="single")
+            assert other.stdout is not None
+            assert other.stdout.readline() == "planned\n", _end_of(err)
+            assert other.stdin is not None
+            other.stdin.write("go\n")  # this one has planned too: both fetch at once
+            other.stdin.flush()
+            mine = sorted(out.toPandas()["lookup_status"].tolist())
+            theirs, _ = other.communicate(timeout=240)
+            assert other.returncode == 0, _end_of(err)
+        finally:
+            if other.poll() is None:
+                other.kill()
+                other.wait(timeout=30)
     billed = fake_service.billed_handles()
     assert set(billed) == {*PEOPLE, "unknown-spark", "prsn_missing"}
     assert set(billed.values()) == {1}  # both applications ran; each handle was paid once
-    assert outputs[0] == outputs[1] and outputs[0].count("ok") == 160
+    assert json.loads(theirs.strip().splitlines()[-1]) == mine and mine.count("ok") == 160
+
+
+def _end_of(err: IO[str]) -> str:
+    err.seek(0)
+    return err.read()[-3000:]

@@ -3,7 +3,8 @@
 Once per session: the sdist and the wheel are built from this checkout (``python -m build``:
 the wheel from the sdist, in an isolated build environment), and the wheel is installed, not
 editable, with the ``[redis,dask,polars]`` extras, into a fresh venv in a temporary folder
-outside the checkout. Its dependencies come from the package index pip is configured with
+outside the checkout (by this interpreter's pip, ``--python`` the venv's, with no byte-compiling
+ahead). Its dependencies come from the package index pip is configured with
 (pip's cache is reused). Then, in that folder, with no PYTHONPATH and a home of its own:
 ``lookup-pandas demo``, a short enrichment against ``lookup_pandas.testing.FakeService``,
 ``lookup-pandas --version``, and the wheel's files against the checkout's.
@@ -105,8 +106,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     step("python -m build", build_args, top, 600)  # the sdist, then the wheel from it
     wheels = sorted(dist.glob("*.whl"))
     assert len(wheels) == 1, wheels
-    step("python -m venv", [sys.executable, "-m", "venv", str(venv)], top, 300)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check"]
+    step("python -m venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)], top, 300)
+    # this pip, installing into the venv (--python), and no .pyc written ahead (--no-compile):
+    # Python compiles what it imports; byte-compiling every module of pandas, dask and polars
+    # was most of the fixture's time
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
+    pip += ["--disable-pip-version-check", "--no-compile"]
     step(f"pip install the wheel[{EXTRAS}]", [*pip, f"{wheels[0]}[{EXTRAS}]"], top, 800)
     return Installed(wheels[0], venv, home)
 
