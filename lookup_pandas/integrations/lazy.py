@@ -30,7 +30,7 @@ def check_given(given: dict[str, Any], kind: Kind, refused: str | None) -> None:
     """api's arguments checked before anything is planned; ``refused``: a UsageError's message."""
     if refused is not None:
         raise UsageError(refused)
-    check_options(given["errors"], given["max_calls"])
+    check_options(given["errors"], given["max_calls"], given["max_credits"])
     check_refresh(given["refresh"], kind)
     check_method(given["method"])
 

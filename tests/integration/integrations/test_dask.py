@@ -297,6 +297,8 @@ def test_refused_columns_and_options_before_anything_runs(
         leads().lookup.enrich_profiles("url", client=client, fields="first_name")
     with pytest.raises(lp.UsageError):
         leads().lookup.enrich_profiles("url", client=client, method="bulk")  # type: ignore[arg-type]
+    with pytest.raises(lp.UsageError, match="max_credits must be a number >= 0 or None, not -5"):
+        leads().lookup.enrich_profiles("url", client=client, max_credits=-5)
     for option in ("background", "provenance"):  # pandas' and polars' (a dask frame is lazy)
         with pytest.raises(lp.UsageError, match="background= is for pandas frames and provenance="):
             leads().lookup.enrich_profiles("url", client=client, **{option: True})
