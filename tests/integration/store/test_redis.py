@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import pytest
@@ -69,9 +69,25 @@ def stores(redis_url: str) -> Iterator[tuple[RedisStore, RedisStore]]:
     b.close()
 
 
-def slots(store_calls: list[Any]) -> list[float]:
-    """The wall-clock start of each slot reserved by the calls, in order."""
-    return [time.time() + call() for call in store_calls]
+class Slot(NamedTuple):
+    """Where on the wall clock a reserved slot starts: the store answers "wait this long" on
+    its own clock at some moment of the call, so the start lies between the call's start plus
+    the wait and its end plus the wait (a loaded machine widens the span, never moves it)."""
+
+    earliest: float
+    latest: float
+
+
+def slot(call: Any) -> Slot:
+    """The slot that ``call()`` (a reserve, or a defer's None: its moment) took."""
+    before = time.time()
+    wait = call() or 0.0
+    return Slot(before + wait, time.time() + wait)
+
+
+def apart(first: Slot, then: Slot, seconds: float, within: float = 0.05) -> bool:
+    """Whether ``then`` can start ``seconds`` (give or take ``within``) after ``first``."""
+    return then.earliest - first.latest - within <= seconds <= then.latest - first.earliest + within
 
 
 # -- the pace ----------------------------------------------------------------------------------
@@ -79,32 +95,30 @@ def slots(store_calls: list[Any]) -> list[float]:
 
 def test_reserve_spaces_slots_by_the_interval_across_two_stores(stores):
     a, b = stores
-    starts = slots([lambda s=s: s.reserve(0.2) for s in (a, b, a, b, a)])
-    gaps = [later - earlier for earlier, later in zip(starts, starts[1:], strict=False)]
-    assert all(0.15 < g < 0.25 for g in gaps), gaps
-    assert a.reserve(0.2) > 0.8  # the sixth slot: a second after the first
+    starts = [slot(lambda s=s: s.reserve(0.2)) for s in (a, b, a, b, a)]
+    assert all(apart(x, y, 0.2) for x, y in zip(starts, starts[1:], strict=False)), starts
+    assert apart(starts[0], slot(lambda: a.reserve(0.2)), 1.0)  # the sixth: a second later
 
 
 def test_defer_pushes_every_later_slot(stores):
     a, b = stores
-    assert a.reserve(0.1) == pytest.approx(0.0, abs=0.05)
-    b.defer(1.0)  # a 429 said Retry-After: 1 -> nobody, on any machine, before then
-    assert a.reserve(0.1) == pytest.approx(1.0, abs=0.1)
-    assert b.reserve(0.1) == pytest.approx(1.1, abs=0.1)
+    assert a.reserve(0.1) == 0.0  # the first slot is now
+    deferred = slot(lambda: b.defer(1.0))  # a 429 said Retry-After: 1 -> nobody, anywhere, before
+    assert apart(deferred, slot(lambda: a.reserve(0.1)), 1.0)
+    assert apart(deferred, slot(lambda: b.reserve(0.1)), 1.1)
     b.defer(0.2)  # a shorter deferral never brings the schedule forward
-    assert a.reserve(0.1) == pytest.approx(1.2, abs=0.1)
+    assert apart(deferred, slot(lambda: a.reserve(0.1)), 1.2)
 
 
 def test_slow_to_sets_a_floor_for_everyone_until_it_expires(stores):
     a, b = stores
     a.slow_to(0.5, seconds=0.4)
-    starts = slots([lambda: b.reserve(0.01), lambda: a.reserve(0.01), lambda: b.reserve(0.01)])
-    gaps = [later - earlier for earlier, later in zip(starts, starts[1:], strict=False)]
-    assert all(0.45 < g < 0.55 for g in gaps), gaps
+    starts = [slot(lambda s=s: s.reserve(0.01)) for s in (b, a, b)]
+    assert all(apart(x, y, 0.5) for x, y in zip(starts, starts[1:], strict=False)), starts
     a.slow_to(0.3)  # a faster pace does not override a slower one still in force
-    time.sleep(max(0.0, starts[-1] - time.time()) + 0.6)  # past the slots and the floor
-    starts = slots([lambda: a.reserve(0.01), lambda: b.reserve(0.01)])
-    assert starts[1] - starts[0] < 0.1  # the floor of 0.5 s has expired
+    time.sleep(max(0.0, starts[-1].latest - time.time()) + 0.6)  # past the slots and the floor
+    first, second = slot(lambda: a.reserve(0.01)), slot(lambda: b.reserve(0.01))
+    assert second.earliest - first.latest < 0.1  # the floor of 0.5 s has expired
 
 
 def test_the_pace_lives_under_the_namespace_with_an_expiry(stores, redis_server):
