@@ -32,15 +32,13 @@ from .holders import holder_name
 from .redis_connection import connect, key_prefix, translated
 from .redis_scripts import (
     CLAIM,
-    DEFER,
     DONE,
     HELD,
     MARK,
     MERGE_HASH,
     MOVE_KEYS,
+    PACE,
     REPLACE_JOB,
-    RESERVE,
-    SLOW_TO,
 )
 
 logger = logging.getLogger(__name__)
@@ -124,7 +122,7 @@ class RedisStore(common.Store):
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
         self._adopt = spaces.adoption(self._redis, url)
-        scripts = (RESERVE, DEFER, SLOW_TO, CLAIM, HELD, REPLACE_JOB, MARK)
+        scripts = (PACE, CLAIM, HELD, REPLACE_JOB, MARK)
         self._scripts = {s: self._redis.register_script(s) for s in scripts}
 
     def __repr__(self) -> str:
@@ -142,13 +140,14 @@ class RedisStore(common.Store):
     # -- pace --------------------------------------------------------------------------------
 
     def reserve(self, interval: float) -> float:
-        return int(self._run(RESERVE, [self._pace_key], _us(max(0.0, interval)))) / 1_000_000
+        wait = self._run(PACE, [self._pace_key], "reserve", _us(max(0.0, interval)))
+        return int(wait) / 1_000_000
 
     def defer(self, seconds: float) -> None:
-        self._run(DEFER, [self._pace_key], _us(max(0.0, seconds)))
+        self._run(PACE, [self._pace_key], "defer", _us(max(0.0, seconds)))
 
     def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        self._run(SLOW_TO, [self._pace_key], _us(interval), _us(seconds))
+        self._run(PACE, [self._pace_key], "slow_to", _us(interval), _us(seconds))
 
     # -- claims ------------------------------------------------------------------------------
 
