@@ -290,7 +290,7 @@ class RedisStore(common.Store):
     ) -> tuple[str, ...]:
         for _ in range(_CAS_ATTEMPTS):
             job = None if raw is None else _job(job_id, raw, key.decode())
-            if raw is None or job is None:
+            if job is None:
                 return ()
             kept, dropped = common.split_inputs(job.inputs, matches)
             if not dropped:
@@ -370,19 +370,15 @@ def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
     -> ``1234``
     """
     keys_key = f"{key_prefix(ns)}:keys"
-    old, new = f"{key_prefix(key_ns)}:cache".encode(), f"{key_prefix(ns)}:cache".encode()
+    old, new = f"{key_prefix(key_ns)}:".encode(), f"{key_prefix(ns)}:".encode()
     with translated(url):
         if connection.sismember(keys_key, key_ns):
             return 0
         move = connection.register_script(MOVE_KEYS)
-        moved = _move_all(connection, move, old, new)
-        _move_all(
-            connection,
-            move,
-            f"{key_prefix(key_ns)}:mark".encode(),
-            f"{key_prefix(ns)}:mark".encode(),
-        )
-        connection.register_script(MERGE_HASH)(keys=[old + b"-redirects", new + b"-redirects"])
+        moved = _move_all(connection, move, old + b"cache", new + b"cache")
+        _move_all(connection, move, old + b"mark", new + b"mark")
+        redirects = [old + b"cache-redirects", new + b"cache-redirects"]
+        connection.register_script(MERGE_HASH)(keys=redirects)
         connection.sadd(keys_key, key_ns)
     if moved:
         logger.info("moved %d answers of this key into the cache's named namespace", moved)
