@@ -45,7 +45,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = [
-    "Adoption",
     "Namespaces",
     "RedisStore",
     "adopt",
@@ -85,7 +84,7 @@ class Namespaces:
 
     ``answers`` is the team's when the cache URL names one (``?namespace=``), else the key's.
     What the key filed under its own moves into the team's before the first command that needs
-    it (:class:`Adoption`).
+    it (:meth:`adoption`).
 
     Example:
         >>> Namespaces(key="3f2a", answers="3f2a").adoption(None, "redis://localhost")()  # none
@@ -95,10 +94,24 @@ class Namespaces:
     answers: str
 
     def adoption(self, connection: redis.Redis, url: str) -> Callable[[], None]:
-        """What moves the key's answers into the team's namespace, once (nothing, without one)."""
+        """What moves the key's answers into the team's namespace (nothing, without one).
+
+        It runs :func:`adopt` once, before the first command that needs it, by the first thread
+        there.
+        """
         if not self.key or self.key == self.answers:
             return lambda: None
-        return Adoption(connection, url, self.key, self.answers)
+        adopted, lock = threading.Event(), threading.Lock()
+
+        def adoption() -> None:
+            if adopted.is_set():
+                return
+            with lock:
+                if not adopted.is_set():
+                    adopt(connection, url, self.key, self.answers)
+                    adopted.set()
+
+        return adoption
 
 
 class RedisStore(common.Store):
@@ -392,26 +405,6 @@ def _move_all(connection: redis.Redis, move: Script, old: bytes, new: bytes) -> 
     for chunk in _chunks(found):
         moved += int(move(keys=[k for key in chunk for k in (key, new + key[len(old) :])]))
     return moved
-
-
-class Adoption:
-    """:func:`adopt`, run once, before the first command that needs it, by the first thread there.
-
-    Example: ``adoption = Adoption(connection, url, key_ns, ns)``, then ``adoption()``
-    """
-
-    def __init__(self, connection: redis.Redis, url: str, key_ns: str, ns: str) -> None:
-        self._args = (connection, url, key_ns, ns)
-        self._lock = threading.Lock()
-        self._done = False
-
-    def __call__(self) -> None:
-        if self._done:
-            return
-        with self._lock:
-            if not self._done:
-                adopt(*self._args)
-                self._done = True
 
 
 def _chunks(keys: list[T]) -> Iterator[list[T]]:
