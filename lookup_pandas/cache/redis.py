@@ -48,7 +48,7 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
 
     A failed command is a ConfigurationError. The answers are filed under ``spaces.answers``.
     What the key filed under its own moves in before the first command
-    (:class:`~lookup_pandas.store.redis.Adoption`).
+    (:meth:`~lookup_pandas.store.redis.Namespaces.adoption`).
 
     Example: ``CachedSession(backend=RedisAnswersCache(url, Namespaces(key_ns, ns)))``
     """

@@ -143,8 +143,8 @@ class ClaimWindow:
     Example:
         >>> from lookup_pandas.store import MemoryStore
         >>> window = ClaimWindow(Claims(MemoryStore()), size=32)
-        >>> window.take(["k1", "k2"])
-        {'k1': 'mine', 'k2': 'mine'}
+        >>> window.hold({"ada": "k1", "grace": "k2"})
+        {'ada': ('k1', 'mine'), 'grace': ('k2', 'mine')}
         >>> window.finished("k1", bought=True)  # let go with the next batch
         >>> window.close()  # the rest let go, unfinished ones as not bought
         >>> window.claims.close()
@@ -157,20 +157,11 @@ class ClaimWindow:
         self._holding: set[str] = set()  # held, call not finished
         self._finished: dict[bool, list[str]] = {True: [], False: []}
 
-    def take(self, keys: list[str]) -> dict[str, str]:
-        """Let go of what is finished, then claim ``keys`` (not held already) in one call."""
-        self.flush()
-        with self._lock:
-            wanted = [k for k in dict.fromkeys(keys) if k not in self._holding]
-        states = self.claims.take(wanted) if wanted else {}
-        with self._lock:
-            self._holding.update(k for k, s in states.items() if s in (MINE, RECHECK))
-        return states
-
     def hold(self, keys: dict[str, str]) -> dict[str, tuple[str, str]]:
-        """Claim the key of each name in ``keys``. Returns the names held, with key and state.
+        """Let go of what is finished, then claim the key of each name in ``keys``, in one call.
 
-        A key shared by several names is given to the first.
+        Returns the names held, with key and state. A key shared by several names is given to the
+        first; a key held already, to none.
 
         Example:
             >>> from lookup_pandas.store import MemoryStore
@@ -180,13 +171,14 @@ class ClaimWindow:
             >>> window.close()
             >>> window.claims.close()
         """
-        states = self.take(list(keys.values()))
+        self.flush()
+        states = self.claims.take(list(keys.values()))  # a key held already is BUSY
         held: dict[str, tuple[str, str]] = {}
-        given: set[str] = set()
-        for name, key in keys.items():
-            if states.get(key) in (MINE, RECHECK) and key not in given:
-                given.add(key)
-                held[name] = (key, states[key])
+        with self._lock:
+            for name, key in keys.items():
+                if states.get(key) in (MINE, RECHECK) and key not in self._holding:
+                    self._holding.add(key)
+                    held[name] = (key, states[key])
         return held
 
     def finished(self, key: str, *, bought: bool) -> None:

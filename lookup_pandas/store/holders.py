@@ -79,5 +79,4 @@ def holder_gone(holder: str) -> bool:
     fields = _stat(pid)
     if fields and fields[0] in ("Z", "X"):
         return True  # killed, not yet reaped by its parent: it holds nothing any more
-    now = fields[19] if len(fields) > 19 else None
-    return start != "-" and now is not None and now != start
+    return start != "-" and len(fields) > 19 and fields[19] != start  # the pid taken anew

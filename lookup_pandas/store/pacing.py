@@ -93,9 +93,9 @@ class Pacer:
         self._sleep = sleep
         self._interval = _interval(per_minute)
         self._next = float("-inf")  # when the next free slot starts
-        self._last: float | None = None  # when the last slot handed out started
         self._deferred_until = float("-inf")  # no slot before this (Retry-After)
-        self._recent: deque[float] = deque(maxlen=_RECENT)  # starts of the last slots
+        #: The starts of the last slots handed out, the last one last.
+        self._recent: deque[float] = deque(maxlen=_RECENT)
         self._slots = 0  # slots handed out so far
         self._slots_at_slow_down = -1  # self._slots when the pace was last slowed
         self._shared_due = float("-inf")  # unpaced: when to look at the shared schedule again
@@ -119,9 +119,9 @@ class Pacer:
         """
         with self._lock:
             before, self._interval = self._interval, _interval(per_minute)
-            if self._last is not None:
+            if self._recent:
                 # A deferral (Retry-After) still in force survives a rate change.
-                self._next = max(self._deferred_until, self._last + self._interval)
+                self._next = max(self._deferred_until, self._recent[-1] + self._interval)
             interval = self._interval
         shared = self._shared if share and interval > 0 else None
         if interval != before:
@@ -152,7 +152,6 @@ class Pacer:
     def _take(self, slot: float, now: float) -> float:
         """Hand out ``slot`` (the lock held): the seconds from ``now`` to it."""
         self._next = slot + self._interval
-        self._last = slot
         self._recent.append(slot)
         self._slots += 1
         return slot - now

@@ -132,13 +132,10 @@ def make_private_dirs(directory: Path) -> list[Path]:
     if not _POSIX:
         directory.mkdir(parents=True, exist_ok=True)
         return []
-    missing: list[Path] = []
-    for candidate in (directory, *directory.parents):
-        if candidate.exists():
-            break
-        missing.append(candidate)
     created = []
-    for path in reversed(missing):  # the outermost first
+    for path in reversed((directory, *directory.parents)):  # the outermost first
+        if path.exists():
+            continue
         try:
             os.mkdir(path, PRIVATE_DIR_MODE)  # the umask can only take bits away...
         except FileExistsError:

@@ -32,22 +32,19 @@ from .holders import holder_name
 from .redis_connection import connect, key_prefix, translated
 from .redis_scripts import (
     CLAIM,
-    DEFER,
     DONE,
     HELD,
     MARK,
     MERGE_HASH,
     MOVE_KEYS,
+    PACE,
     REPLACE_JOB,
-    RESERVE,
-    SLOW_TO,
 )
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = [
-    "Adoption",
     "Namespaces",
     "RedisStore",
     "adopt",
@@ -87,7 +84,7 @@ class Namespaces:
 
     ``answers`` is the team's when the cache URL names one (``?namespace=``), else the key's.
     What the key filed under its own moves into the team's before the first command that needs
-    it (:class:`Adoption`).
+    it (:meth:`adoption`).
 
     Example:
         >>> Namespaces(key="3f2a", answers="3f2a").adoption(None, "redis://localhost")()  # none
@@ -97,10 +94,24 @@ class Namespaces:
     answers: str
 
     def adoption(self, connection: redis.Redis, url: str) -> Callable[[], None]:
-        """What moves the key's answers into the team's namespace, once (nothing, without one)."""
+        """What moves the key's answers into the team's namespace (nothing, without one).
+
+        It runs :func:`adopt` once, before the first command that needs it, by the first thread
+        there.
+        """
         if not self.key or self.key == self.answers:
             return lambda: None
-        return Adoption(connection, url, self.key, self.answers)
+        adopted, lock = threading.Event(), threading.Lock()
+
+        def adoption() -> None:
+            if adopted.is_set():
+                return
+            with lock:
+                if not adopted.is_set():
+                    adopt(connection, url, self.key, self.answers)
+                    adopted.set()
+
+        return adoption
 
 
 class RedisStore(common.Store):
@@ -124,7 +135,7 @@ class RedisStore(common.Store):
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
         self._adopt = spaces.adoption(self._redis, url)
-        scripts = (RESERVE, DEFER, SLOW_TO, CLAIM, HELD, REPLACE_JOB, MARK)
+        scripts = (PACE, CLAIM, HELD, REPLACE_JOB, MARK)
         self._scripts = {s: self._redis.register_script(s) for s in scripts}
 
     def __repr__(self) -> str:
@@ -142,13 +153,14 @@ class RedisStore(common.Store):
     # -- pace --------------------------------------------------------------------------------
 
     def reserve(self, interval: float) -> float:
-        return int(self._run(RESERVE, [self._pace_key], _us(max(0.0, interval)))) / 1_000_000
+        wait = self._run(PACE, [self._pace_key], "reserve", _us(max(0.0, interval)))
+        return int(wait) / 1_000_000
 
     def defer(self, seconds: float) -> None:
-        self._run(DEFER, [self._pace_key], _us(max(0.0, seconds)))
+        self._run(PACE, [self._pace_key], "defer", _us(max(0.0, seconds)))
 
     def slow_to(self, interval: float, seconds: float = common.SHARED_SLOWDOWN_SECONDS) -> None:
-        self._run(SLOW_TO, [self._pace_key], _us(interval), _us(seconds))
+        self._run(PACE, [self._pace_key], "slow_to", _us(interval), _us(seconds))
 
     # -- claims ------------------------------------------------------------------------------
 
@@ -291,7 +303,7 @@ class RedisStore(common.Store):
     ) -> tuple[str, ...]:
         for _ in range(_CAS_ATTEMPTS):
             job = None if raw is None else _job(job_id, raw, key.decode())
-            if raw is None or job is None:
+            if job is None:
                 return ()
             kept, dropped = common.split_inputs(job.inputs, matches)
             if not dropped:
@@ -371,19 +383,15 @@ def adopt(connection: redis.Redis, url: str, key_ns: str, ns: str) -> int:
     -> ``1234``
     """
     keys_key = f"{key_prefix(ns)}:keys"
-    old, new = f"{key_prefix(key_ns)}:cache".encode(), f"{key_prefix(ns)}:cache".encode()
+    old, new = f"{key_prefix(key_ns)}:".encode(), f"{key_prefix(ns)}:".encode()
     with translated(url):
         if connection.sismember(keys_key, key_ns):
             return 0
         move = connection.register_script(MOVE_KEYS)
-        moved = _move_all(connection, move, old, new)
-        _move_all(
-            connection,
-            move,
-            f"{key_prefix(key_ns)}:mark".encode(),
-            f"{key_prefix(ns)}:mark".encode(),
-        )
-        connection.register_script(MERGE_HASH)(keys=[old + b"-redirects", new + b"-redirects"])
+        moved = _move_all(connection, move, old + b"cache", new + b"cache")
+        _move_all(connection, move, old + b"mark", new + b"mark")
+        redirects = [old + b"cache-redirects", new + b"cache-redirects"]
+        connection.register_script(MERGE_HASH)(keys=redirects)
         connection.sadd(keys_key, key_ns)
     if moved:
         logger.info("moved %d answers of this key into the cache's named namespace", moved)
@@ -397,26 +405,6 @@ def _move_all(connection: redis.Redis, move: Script, old: bytes, new: bytes) -> 
     for chunk in _chunks(found):
         moved += int(move(keys=[k for key in chunk for k in (key, new + key[len(old) :])]))
     return moved
-
-
-class Adoption:
-    """:func:`adopt`, run once, before the first command that needs it, by the first thread there.
-
-    Example: ``adoption = Adoption(connection, url, key_ns, ns)``, then ``adoption()``
-    """
-
-    def __init__(self, connection: redis.Redis, url: str, key_ns: str, ns: str) -> None:
-        self._args = (connection, url, key_ns, ns)
-        self._lock = threading.Lock()
-        self._done = False
-
-    def __call__(self) -> None:
-        if self._done:
-            return
-        with self._lock:
-            if not self._done:
-                adopt(*self._args)
-                self._done = True
 
 
 def _chunks(keys: list[T]) -> Iterator[list[T]]:

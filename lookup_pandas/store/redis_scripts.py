@@ -1,34 +1,34 @@
 """The Lua scripts of the Redis store: the pace on the server's clock, and claims many at a time.
 
-Example: ``connection.register_script(RESERVE)(keys=[pace_key], args=["1050000"])`` -> ``b"0"``:
-the slot starts now.
+Example: ``connection.register_script(PACE)(keys=[pace_key], args=["reserve", "1050000"])``
+-> ``b"0"``: the slot starts now.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "CLAIM",
-    "DEFER",
     "DONE",
     "HELD",
     "MARK",
     "MERGE_HASH",
     "MOVE_KEYS",
+    "PACE",
     "PACE_KEEP_MS",
     "REPLACE_JOB",
-    "RESERVE",
-    "SLOW_TO",
 ]
 
 #: How long the pace hash outlives the latest time it records, in milliseconds.
 PACE_KEEP_MS = 300_000
 DONE = "done"  # a claim's value once released (holder names hold "|": never this)
 
-# -- the pace: three scripts on one hash, all on the server's clock -------------------------------
+# -- the pace: one hash, on the server's clock ------------------------------------------------
 
 # State in microseconds of Redis TIME (integers below 2^53: exact in Lua's doubles), written
-# with %.0f, as Lua's own number format would round them.
-_PACE_READ = """
+# with %.0f, as Lua's own number format would round them. ARGV[1]: what is done, in µs:
+# 'reserve' (ARGV[2]: the interval), 'defer' (ARGV[2]: how long no slot starts) or 'slow_to'
+# (ARGV[2]: the interval, ARGV[3]: how long it holds). Returns the wait for a slot taken, in µs.
+PACE = f"""
 if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5: TIME, then writes
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -37,49 +37,30 @@ local nxt = tonumber(p[1]) or 0
 local deferred = tonumber(p[2]) or 0
 local floor = tonumber(p[3]) or 0
 local floor_until = tonumber(p[4]) or 0
-"""
-_PACE_SAVE = f"""
+local arg = tonumber(ARGV[2])
+local wait = 0
+if ARGV[1] == 'reserve' then
+  local slot = math.max(now, nxt, deferred)
+  if floor_until > now and floor > arg then arg = floor end
+  nxt = slot + arg
+  wait = slot - now
+elseif ARGV[1] == 'defer' then
+  local untl = now + math.max(0, arg)
+  nxt = math.max(nxt, untl)
+  deferred = math.max(deferred, untl)
+elseif floor_until > now and floor >= arg then
+  return '0' -- a slower pace is already shared
+else
+  floor = arg
+  floor_until = now + tonumber(ARGV[3])
+end
 local function us(x) return string.format('%.0f', x) end
 redis.call('HSET', KEYS[1], 'next', us(nxt), 'deferred', us(deferred), 'floor', us(floor),
            'floor_until', us(floor_until))
 local last = math.max(nxt, deferred, floor_until, now)
 redis.call('PEXPIRE', KEYS[1], us(math.floor((last - now) / 1000) + {PACE_KEEP_MS}))
+return us(wait)
 """
-# ARGV: interval (µs). Returns the wait for the slot taken, in µs, as text.
-RESERVE = (
-    _PACE_READ
-    + """
-local slot = math.max(now, nxt, deferred)
-local step = tonumber(ARGV[1])
-if floor_until > now and floor > step then step = floor end
-nxt = slot + step
-"""
-    + _PACE_SAVE
-    + "return string.format('%.0f', slot - now)\n"
-)
-# ARGV: seconds (µs) during which no slot starts.
-DEFER = (
-    _PACE_READ
-    + """
-local untl = now + math.max(0, tonumber(ARGV[1]))
-nxt = math.max(nxt, untl)
-deferred = math.max(deferred, untl)
-"""
-    + _PACE_SAVE
-    + "return 0\n"
-)
-# ARGV: interval (µs), how long it holds (µs).
-SLOW_TO = (
-    _PACE_READ
-    + """
-local interval = tonumber(ARGV[1])
-if floor_until > now and floor >= interval then return 0 end
-floor = interval
-floor_until = now + tonumber(ARGV[2])
-"""
-    + _PACE_SAVE
-    + "return 0\n"
-)
 
 # -- claims: KEYS are claim keys; ARGV[1] the holder --------------------------------------------
 
