@@ -64,12 +64,8 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
             serializer="json",  # never pickle: see the module doc
             ttl=True,  # each entry expires through its own TTL
         )
-        self._adoption = spaces.adoption(conn, url)
-
-    def adopted(self) -> None:
-        """Move the key's answers into the named namespace, once (nothing without one)."""
-        if self._adoption is not None:
-            self._adoption()
+        #: Moves the key's answers into the named namespace, once (nothing without one).
+        self.adopted = spaces.adoption(conn, url)
 
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
