@@ -39,9 +39,6 @@ __all__ = [
 STDIN = "-"
 
 N = TypeVar("N", int, float)
-ListingCommand = Literal[
-    "employees", "search", "search-companies", "institutions", "alumni", "skills", "job-changes"
-]
 CacheAction = Literal["info", "prune", "clear", "forget"]
 
 
@@ -228,7 +225,7 @@ class ListingOptions(_Written):
 
     RUN = (".listing_commands", "listing")
 
-    command: ListingCommand
+    command: str  # a name of LIST_COMMANDS, whose rows declare the listing commands
     query: str | None = None  # the command's argument (slug, title, name); None: none given
     website: str | None = None  # search-companies --website
     limit: int = arg("--limit", "page size, 1-50 (50)", 50, type=int)

@@ -85,21 +85,6 @@ def cache_setting(
     return Path(value).expanduser(), None
 
 
-def _checked_number(
-    name: str, value: object, *, low: float, inclusive: bool = True, integer: bool = False
-) -> float:
-    """``value`` as a finite number above ``low``, else ConfigurationError naming ``name``."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    number = float(value) if ok else math.nan  # type: ignore[arg-type]
-    if integer and ok and not number.is_integer():
-        ok = False
-    if not ok or not math.isfinite(number) or number < low or (not inclusive and number == low):
-        kind = "a whole number" if integer else "a finite number"
-        bound = f"{'>=' if inclusive else '>'} {low:g}"
-        raise ConfigurationError(f"{name} must be {kind} {bound}, not {value!r}.")
-    return number
-
-
 def source(keyword: str, env_var: str, *, given: bool) -> str:
     """How a message names where a setting came from: the keyword, else the variable.
 
@@ -179,13 +164,16 @@ def _checked_url(url: str, url_source: str) -> str:
     return url
 
 
-def _missing(what: str, keyword: str, env_var: str) -> ConfigurationError:
-    """No value anywhere. Python callers may pass the keyword, and the CLI reads the
-    environment."""
-    return ConfigurationError(
-        f"No {what}: pass {keyword}=... or set the {env_var} environment variable.",
-        cli_message=f"No {what}: set the {env_var} environment variable.",
-    )
+def _required(given: str | None, what: str, keyword: str, env_var: str) -> str:
+    """``given``, else ``env_var``'s value, stripped. Blank in both: a ConfigurationError (Python
+    callers may pass the keyword, and the CLI reads the environment)."""
+    value = (given if given is not None else os.environ.get(env_var) or "").strip()
+    if not value:
+        raise ConfigurationError(
+            f"No {what}: pass {keyword}=... or set the {env_var} environment variable.",
+            cli_message=f"No {what}: set the {env_var} environment variable.",
+        )
+    return value
 
 
 CacheSetting = bool | str | os.PathLike[str] | None
@@ -196,18 +184,25 @@ def _setting(
     *,
     env: str | None = None,
     check: Callable[[str, Any], Any] | None = None,
-    repr: bool = True,  # noqa: A002 - dataclasses.field's own name
     doc: str = "",
 ) -> Any:
     """A field of :class:`Settings`: its default, environment variable, check and help."""
-    return field(default=default, repr=repr, metadata={"env": env, "check": check, "doc": doc})
+    return field(default=default, metadata={"env": env, "check": check, "doc": doc})
 
 
 def _number(low: float, *, inclusive: bool = True, integer: bool = False) -> Callable[..., Any]:
-    """A field check: a finite number above ``low`` (see :func:`_checked_number`)."""
+    """A field check: the value as a finite number above ``low``, else a ConfigurationError
+    naming the field."""
 
     def check(name: str, value: Any) -> float | int:
-        n = _checked_number(name, value, low=low, inclusive=inclusive, integer=integer)
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        n = float(value) if ok else math.nan
+        if not (ok and math.isfinite(n) and n >= low and (inclusive or n > low)) or (
+            integer and not n.is_integer()
+        ):
+            kind = "a whole number" if integer else "a finite number"
+            bound = f"{'>=' if inclusive else '>'} {low:g}"
+            raise ConfigurationError(f"{name} must be {kind} {bound}, not {value!r}.")
         return int(n) if integer else n
 
     return check
@@ -246,7 +241,6 @@ class Settings:
     api_key: str = _setting(
         "",
         env=ENV_API_KEY,
-        repr=False,
         doc=("The key, only ever sent in a request header. Default: ``LOOKUP_API_KEY``."),
     )
     base_url: str = _setting(
@@ -259,7 +253,6 @@ class Settings:
     cache: CacheSetting = _setting(
         True,
         env=ENV_CACHE,
-        repr=False,
         doc=(
             "``True`` (default): the file named by ``LOOKUP_CACHE`` (or none if it says "
             "``off``), else ``http_cache.sqlite`` in the user cache dir. ``False``: no cache. "
@@ -345,8 +338,6 @@ class Settings:
 
     @cached_property
     def _cache_parts(self) -> tuple[Path | None, str | None]:
-        if isinstance(self.cache, Path):
-            return self.cache, None
         return cache_setting(self.cache)
 
     @property
@@ -420,15 +411,11 @@ class Settings:
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise TypeError(f"Settings.build() got unexpected keyword arguments {unknown}")
-        key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
-        if not key or not key.strip():
-            raise _missing("API key", "api_key", ENV_API_KEY)
-        url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
-        if not url or not url.strip():
-            raise _missing("base URL", "base_url", ENV_BASE_URL)
+        key = _required(api_key, "API key", "api_key", ENV_API_KEY)
+        url = _required(base_url, "base URL", "base_url", ENV_BASE_URL)
         url_source = source("base_url", ENV_BASE_URL, given=base_url is not None)
-        url = _checked_url(url.strip().rstrip("/"), url_source)
-        values: dict[str, Any] = {"api_key": key.strip(), "base_url": url}
+        url = _checked_url(url.rstrip("/"), url_source)
+        values: dict[str, Any] = {"api_key": key, "base_url": url}
         for name, f in known.items():
             check = f.metadata["check"]
             if check is not None:

@@ -78,13 +78,8 @@ class HandleTable:
             typed = raw.astype({c: dtypes[c] for c in raw.columns if c in dtypes})
             rows = typed.reindex(index=pd.Index(distinct[start:stop], dtype=object), columns=order)
             cells = to_csv_cells(rows.rename(columns=names).reset_index(drop=True))
-            found_cells = cells.assign(
-                **{
-                    STATUS_COLUMN: pd.Series(result.status[start:stop], cells.index, "str"),
-                    ERROR_COLUMN: pd.Series(result.error[start:stop], cells.index, "str"),
-                }
-            )
-            self._tails[start:stop] = csv_parts(found_cells)
+            cells = _with_status(cells, result.status[start:stop], result.error[start:stop])
+            self._tails[start:stop] = csv_parts(cells)
         # a row without a record: the cells of no record
         self._blank = pd.DataFrame(index=[0], columns=self.columns[:-2], dtype=object)
         self._invalid: dict[str, str] = {}  # reason -> the row's new cells, as CSV
@@ -99,12 +94,7 @@ class HandleTable:
     def _invalid_tail(self, error: str) -> str:
         tail = self._invalid.get(error)
         if tail is None:
-            row = self._blank.assign(
-                **{
-                    STATUS_COLUMN: pd.Series([INVALID], index=self._blank.index, dtype="str"),
-                    ERROR_COLUMN: pd.Series([error], index=self._blank.index, dtype="str"),
-                }
-            )
+            row = _with_status(self._blank, [INVALID], [error])
             tail = self._invalid[error] = csv_parts(row)[0]
         return tail
 
@@ -131,6 +121,18 @@ class HandleTable:
             tails[i] = self._invalid_tail(mapped.errors[i])
             statuses[i] = INVALID
         return tails, statuses.tolist()
+
+
+def _with_status(
+    cells: pd.DataFrame, statuses: list[str], errors: list[str | None]
+) -> pd.DataFrame:
+    """``cells`` with the status and error columns after them, as text."""
+    return cells.assign(
+        **{
+            STATUS_COLUMN: pd.Series(statuses, cells.index, "str"),
+            ERROR_COLUMN: pd.Series(errors, cells.index, "str"),
+        }
+    )
 
 
 @dataclass(frozen=True)
