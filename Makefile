@@ -17,12 +17,10 @@ venv: $(STAMP)
 
 # The docstrings' examples run first (`>>>`, one process, a few seconds: a wrong example stops
 # here), then the suite in 4 worker processes, each taking whole test files (module fixtures stay
-# in one process) in the order collected: tests/conftest.py's LONGEST_FIRST files first, so that
-# none of them is the last one running; `.venv/bin/python -m pytest` alone runs the same tests in
-# one process
+# in one process); `.venv/bin/python -m pytest` alone runs the same tests in one process
 test: venv
 	$(PY) -m pytest -q --doctest-modules lookup_pandas docs/hooks
-	$(PY) -m pytest -n 4 --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -n 4 --dist loadfile
 
 # lookup_pandas.spark again under pyspark 3.5 (the dev extra installs 4.x; the spark extra takes
 # either), in a venv of its own: the package with its spark and redis extras, and what the Spark

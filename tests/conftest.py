@@ -1,5 +1,4 @@
-"""Suite-wide: hypothesis profiles, the unit-only run, the longest files first, fresh
-interpreters started early.
+"""Suite-wide: hypothesis profiles, the unit-only run, fresh interpreters started early.
 
 Example::
 
@@ -31,8 +30,7 @@ settings.register_profile("thorough", max_examples=200, deadline=None)
 settings.register_profile("ci", settings.get_profile("ci"), max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-TESTS = Path(__file__).parent
-INTEGRATION = TESTS / "integration"
+INTEGRATION = Path(__file__).parent / "integration"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -43,37 +41,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     ):
         return True
     return None
-
-
-# -- the longest files first ------------------------------------------------------------------
-
-#: The files that take longest (a build, JVMs, notebook kernels, processes under load; see
-#: ``--durations``), longest first. ``make test``'s workers take whole files in the order collected
-#: (``--no-loadscope-reorder``), so these start first and none of them is the last one running.
-LONGEST_FIRST = (
-    "integration/integrations/test_spark.py",
-    "integration/reliability/test_under_load.py",
-    "integration/packaging/test_wheel.py",
-    "integration/store/test_processes.py",
-    "integration/docs/test_site.py",
-    "integration/integrations/test_dask.py",
-    "integration/notebooks/test_notebooks.py",
-    "unit/api/test_typing.py",
-    "integration/notebooks/test_browser.py",
-    "integration/security/test_secrets.py",
-    "integration/store/test_redis.py",
-    "integration/cli/test_chunks.py",
-)
-
-
-@pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests of ``LONGEST_FIRST``'s files first, in its order; a stable sort keeps the order
-    within each file and among the other files."""
-    rank = {TESTS / name: i for i, name in enumerate(LONGEST_FIRST)}
-    if gone := [str(path) for path in rank if not path.is_file()]:
-        raise pytest.UsageError(f"LONGEST_FIRST names files that are not there: {gone}")
-    items.sort(key=lambda item: rank.get(item.path, len(rank)))
 
 
 # -- fresh interpreters, started early ---------------------------------------------------------
