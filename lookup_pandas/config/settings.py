@@ -184,10 +184,11 @@ def _setting(
     *,
     env: str | None = None,
     check: Callable[[str, Any], Any] | None = None,
+    repr: bool = True,  # noqa: A002 - dataclasses.field's own name
     doc: str = "",
 ) -> Any:
     """A field of :class:`Settings`: its default, environment variable, check and help."""
-    return field(default=default, metadata={"env": env, "check": check, "doc": doc})
+    return field(default=default, repr=repr, metadata={"env": env, "check": check, "doc": doc})
 
 
 def _number(low: float, *, inclusive: bool = True, integer: bool = False) -> Callable[..., Any]:
@@ -241,6 +242,7 @@ class Settings:
     api_key: str = _setting(
         "",
         env=ENV_API_KEY,
+        repr=False,  # never shown, should the custom __repr__ ever go
         doc=("The key, only ever sent in a request header. Default: ``LOOKUP_API_KEY``."),
     )
     base_url: str = _setting(
