@@ -207,12 +207,18 @@ class BatchCalls:
         return data
 
     def result(
-        self, kind: Kind, handle: str, record: dict[str, Any] | None, job_id: str
+        self,
+        kind: Kind,
+        handle: str,
+        record: dict[str, Any] | None,
+        job_id: str,
+        key: str | None = None,
     ) -> Envelope:
         """One batch job result as the single call's answer, cached exactly as that answer would be.
 
         ``record=None`` is the billed not-found, raised as the NotFoundError a single call raises.
-        Afterwards ``client.profile(handle)`` and a re-run are free cache hits.
+        Afterwards ``client.profile(handle)`` and a re-run are free cache hits. ``key``: its
+        request's cache key, if the run has worked it out.
 
         Example: ``batch.result(PEOPLE, "ada", page["profiles"]["ada"], job_id).data["id"]``
         """
@@ -225,7 +231,7 @@ class BatchCalls:
         )
         answer = read_answer(response, path)
         if wire.cache_on:
-            wire.save(response, wire.cache_key(prepared), answer)
+            wire.save(response, key or wire.cache_key(prepared), answer)
         if isinstance(answer, ServiceError):
             raise answer
         return answer

@@ -143,16 +143,17 @@ class ClientCache:
         return dict(zip(values, keys, strict=True))
 
     def read_ahead(
-        self, values: Iterable[str], kind: Kind, tally: ClientStats | None = None
+        self, keys: Mapping[str, str], kind: Kind, tally: ClientStats | None = None
     ) -> dict[str, Envelope | NotFoundError]:
         """Each value's answer the cache holds, read in one batched read (no network): an
-        Envelope, or the NotFoundError of a stored not-found. Misses and unreadable answers are
-        left out; an expired answer counts only offline, as for every read. The hits count in
-        ``tally`` too (a run's), if given.
+        Envelope, or the NotFoundError of a stored not-found. ``keys``: each value's cache key
+        (:meth:`keys`, worked out once a run). Misses and unreadable answers are left out; an
+        expired answer counts only offline, as for every read. The hits count in ``tally`` too
+        (a run's), if given.
 
-        Example: ``client.parts.cache.read_ahead(["ada", "new"])`` -> ``{"ada": Envelope(...)}``
+        Example: ``cache.read_ahead(cache.keys(["ada", "new"], PEOPLE), PEOPLE)`` ->
+        ``{"ada": Envelope(...)}``
         """
-        keys = self.keys(values, kind)
         if not keys:
             return {}
         stored = self._wire.session.cache.get_responses(list(keys.values()))  # type: ignore[attr-defined]

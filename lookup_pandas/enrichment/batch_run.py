@@ -27,7 +27,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from typing import Any
 
@@ -64,6 +64,7 @@ class BatchRun:
             every input is cached by then.
         tally: the run's own counts, which its submits and polls count in.
         pool: the run's, where they are sent.
+        keys: each handle's cache key, if the run has worked them out (they are claimed by it).
     """
 
     def __init__(
@@ -78,8 +79,10 @@ class BatchRun:
         cancel: threading.Event | None = None,
         tally: ClientStats | None = None,
         pool: Executor,
+        keys: Mapping[str, str] | None = None,
     ) -> None:
         self.client, self.parts, self.kind, self._tally = client, client.parts, kind, tally
+        self._keys = client.parts.cache.keys(handles, kind) if keys is None else keys
         self._pool = pool
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
         self.handles = list(handles)
@@ -169,7 +172,7 @@ class BatchRun:
         Returns (job_id or None, what was submitted, their claim keys, what was left to others).
         """
         parts = self.parts
-        keys = parts.cache.keys(chunk, self.kind)
+        keys = {h: self._keys[h] for h in chunk if h in self._keys}
         states = parts.claims.take(list(keys.values()))
         # BUSY: another process is buying it. RECHECK: another just bought it, so it is
         # most likely cached. Both are left to the single-call path, which waits for the
@@ -291,11 +294,11 @@ class BatchRun:
         held = self._held  # kept alive by the Client's heartbeat while the job runs
         results, erased = self._still_stored(job, results)
         answers: list[Answer] = []
+        result = self.parts.batch.result
         for handle, record in results:
             try:
-                answers.append(
-                    (handle, self.parts.batch.result(self.kind, handle, record, job.job_id))
-                )
+                key = self._keys.get(handle)
+                answers.append((handle, result(self.kind, handle, record, job.job_id, key)))
             except NotFoundError as exc:
                 answers.append((handle, exc))
         self.parts.claims.release([held.pop(h) for h, _ in answers if h in held])

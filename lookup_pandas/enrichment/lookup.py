@@ -177,7 +177,8 @@ def lookup_values(
     with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
         # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
         changes = check_changes(distinct, client, kind, options, tally, pool)
-        the_plan = _plan(distinct, client, options, kind, sink, changes, tally)
+        keys = client.parts.cache.keys(distinct, kind)  # once: read, claimed, stored by them
+        the_plan = _plan(keys, distinct, client, options, kind, sink, changes, tally)
         if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
             client.parts.contact.check_key(tally)
         check_job_credits(client, the_plan, options, kind, tally)
@@ -189,6 +190,7 @@ def lookup_values(
             pool=pool,
             tally=tally,
             kind=kind,
+            keys=keys,
             on_record=sink,
             watch=watch,
         )
@@ -242,6 +244,7 @@ def _with_provenance(
 
 
 def _plan(
+    keys: dict[str, str],
     distinct: list[str],
     client: Client,
     options: Options,
@@ -252,15 +255,15 @@ def _plan(
 ) -> Plan:
     """The job's plan (:func:`~lookup_pandas.enrichment.plan.plan`) from what the cache holds.
 
-    The cache is read ahead in one batched read; after ``refresh="changed"`` read the feed
-    (``changes``), its kept answers stand for it. Offline, nothing is sent or paid.
+    The cache is read ahead by ``keys`` in one batched read; after ``refresh="changed"`` read
+    the feed (``changes``), its kept answers stand for it. Offline, nothing is sent or paid.
     """
     if changes is not None:
         cached = changes.cached
     elif options.refresh:  # bought anew (offline, refused by the plan)
         cached = {}
     else:
-        cached = cached_outcomes(client, distinct, kind, tally)
+        cached = cached_outcomes(client, keys, kind, tally)
     offline = client.settings.offline
     return plan(
         distinct,

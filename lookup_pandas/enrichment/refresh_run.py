@@ -347,7 +347,8 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        held = cached_outcomes(self.client, cached.held, cached.kind, tally=self.tally)
+        keys = self.client.parts.cache.keys(cached.held, cached.kind)
+        held = cached_outcomes(self.client, keys, cached.kind, tally=self.tally)
         expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(

@@ -125,6 +125,8 @@ class EnrichmentRun:
     #: set, the run stops as on Ctrl-C.
     watch: Watch | None = None
     bar: Bar | None = None  # drawn while it runs
+    #: Each value's cache key, worked out once a run (:meth:`keys_of` adds those missing).
+    keys: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, Outcome] = field(default_factory=dict, init=False)
     counts: dict[str, int] = field(
         default_factory=lambda: {"cached": 0, "fetched": 0, "refused": 0, "failed": 0},
@@ -226,6 +228,7 @@ class EnrichmentRun:
             cancel=self.cancel,
             tally=self.tally,
             pool=self.pool,
+            keys=self.keys_of(handles),
         )
 
     def credits(self, *, shown: bool = False) -> float:
@@ -454,11 +457,20 @@ class EnrichmentRun:
         if window is None:
             yield from ((handle, None) for handle in handles)
             return
-        remaining, keys = iter(handles), self.parts.cache.keys
+        remaining = iter(handles)
         while chunk := list(islice(remaining, window.size)):
-            held = window.hold(keys(chunk, self.kind))
+            held = window.hold(self.keys_of(chunk))
             yield from held.items()
             yield from ((handle, None) for handle in chunk if handle not in held)
+
+    def keys_of(self, values: Sequence[str]) -> dict[str, str]:
+        """Each of ``values``' cache key (none without a cache), each worked out once a run.
+
+        Only the main thread calls it: it hands the keys to the pool's tasks.
+        """
+        if missing := [v for v in values if v not in self.keys]:
+            self.keys.update(self.parts.cache.keys(missing, self.kind))
+        return {v: self.keys[v] for v in values if v in self.keys}
 
     def _fetch(
         self,

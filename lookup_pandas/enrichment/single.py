@@ -6,7 +6,7 @@
 >>> transport = MockTransport(people_service({"id": "prsn_1", "handle": "ada"}))
 >>> client = lp.Client(api_key="lk_test", base_url="https://api.example.com",
 ...                    transport=transport, cache=False)
->>> cached_outcomes(client, ["ada"], PEOPLE)  # no cache: it must be fetched
+>>> cached_outcomes(client, client.parts.cache.keys(["ada"], PEOPLE), PEOPLE)  # no cache: none
 {}
 >>> outcome, from_cache = fetch_one(SingleCalls(client.parts.sender.request, PEOPLE), "ada")
 >>> outcome.status, outcome.record["handle"], from_cache
@@ -21,7 +21,7 @@ a configuration that cannot work, or a balance that cannot pay ends the job.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..client.client import Client
@@ -55,15 +55,16 @@ _FATAL = (AuthenticationError, ConfigurationError, InsufficientCreditsError)
 
 
 def cached_outcomes(
-    client: Client, values: Iterable[str], kind: Kind, tally: ClientStats | None = None
+    client: Client, keys: Mapping[str, str], kind: Kind, tally: ClientStats | None = None
 ) -> dict[str, Outcome]:
-    """Each value's stored outcome (a record, a billed not-found), read in one batched read, no
-    network. A value missing (or unreadable) must be fetched. Hits count in ``tally``, if given.
+    """Each value's stored outcome (a record, a billed not-found), read by its cache key in
+    ``keys`` in one batched read, no network. A value missing (or unreadable) must be fetched.
+    Hits count in ``tally``, if given.
 
-    Example: ``cached_outcomes(client, ["acme"], COMPANIES)`` reads a company's (see the module).
+    Example: ``cached_outcomes(client, client.parts.cache.keys(["acme"], COMPANIES), COMPANIES)``
     """
     found: dict[str, Outcome] = {}
-    for value, answer in client.parts.cache.read_ahead(values, kind, tally).items():
+    for value, answer in client.parts.cache.read_ahead(keys, kind, tally).items():
         if isinstance(answer, NotFoundError):
             found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
         elif isinstance(answer.data, dict):

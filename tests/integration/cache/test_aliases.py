@@ -101,9 +101,8 @@ def test_an_alias_leads_nowhere_once_its_answer_names_someone_else(
         fake_service.override(PROFILE, None)
         assert anew["id"].tolist() == ["prsn_someoneElse"]
         assert not client.parts.cache.is_cached(PROFILE, {"id": old})
-        assert (
-            client.parts.cache.read_ahead([old], PEOPLE) == {}
-        )  # a run's read ahead misses it too
+        cache = client.parts.cache
+        assert cache.read_ahead(cache.keys([old], PEOPLE), PEOPLE) == {}  # a run's misses it too
         record = client.profile(old)
     assert record is not None and record["id"] == old
     assert fake_service.count(PROFILE, id=old) == 1
@@ -117,10 +116,9 @@ def test_a_run_reads_the_cache_ahead_in_one_read_through_the_aliases(
     with make_client(fake_service, cache=cache) as client:
         client.profile("ada-lovelace")
         client.profile(grace)
+        keys = client.parts.cache.keys([ada, "grace-hopper", "ada-lovelace", "x1"], PEOPLE)
         with cache_reads(client) as reads:
-            answers = client.parts.cache.read_ahead(
-                [ada, "grace-hopper", "ada-lovelace", "x1"], PEOPLE
-            )
+            answers = client.parts.cache.read_ahead(keys, PEOPLE)
     assert {value: a.data["id"] for value, a in answers.items()} == {  # type: ignore[union-attr]
         ada: ada,
         "grace-hopper": grace,

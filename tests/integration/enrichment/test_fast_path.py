@@ -46,8 +46,8 @@ def test_an_answer_bought_elsewhere_after_the_read_ahead_is_not_bought_again(
         client.parts.contact.learn_pace()
         original = client.parts.cache.read_ahead
 
-        def read_ahead(values, kind, tally=None):
-            answers = original(values, kind, tally)
+        def read_ahead(keys, kind, tally=None):
+            answers = original(keys, kind, tally)
             other.profile(handles[0])  # bought by "another process" right after the read
             return answers
 

@@ -129,6 +129,29 @@ def test_each_handle_is_read_ahead_once_and_each_miss_once_more_by_its_call(
     assert bars[-1].postfixes[-1] == {"cached": "4", "fetched": "8", "failed": "0", "credits": "8"}
 
 
+@pytest.mark.parametrize("method", ["single", "batch"])
+def test_each_handle_s_cache_key_is_worked_out_once_a_run(fake_service, tmp_path, method):
+    # Read ahead, claimed, submitted or sent, and stored: one key of each handle's request for
+    # all of it. (A record's aliases, its id, are keys of other requests.)
+    handles = [f"person-{i:03d}" for i in range(12)]
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        cache = client.session.cache
+        made: list[str] = []
+        create_key = cache.create_key
+
+        def counted(request, **kwargs):
+            made.append(request.url)
+            return create_key(request, **kwargs)
+
+        cache.create_key = counted
+        out = pd.DataFrame({"handle": handles * 2}).lookup.enrich_profiles(
+            "handle", client=client, progress=False, method=method
+        )
+    assert out["lookup_status"].eq("ok").all()
+    by_handle = [url for url in made if "handle=" in url]
+    assert sorted(by_handle) == sorted(set(by_handle)) and len(by_handle) == len(handles)
+
+
 def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(5)]})
     with pytest.raises(BudgetExceededError):
