@@ -15,6 +15,7 @@ frame keeps the run's summary: ``enriched.compute().lookup.summary`` (its ``rows
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,10 +27,8 @@ from dask.delayed import delayed
 
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
-from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns, with_status
 from ..api.enriched_frames import SUMMARY_ATTR, with_summary
-from ..client.client import Client
-from ..client.spec import ClientSpec
 from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.arrow import nested_types
@@ -63,17 +62,12 @@ def output_columns(
          'lookup_error': 'str'}
     """
     known = kind.fields
-    chosen = list(known) if fields is None else _checked_fields(fields)
+    chosen = list(known) if fields is None else checked_fields(fields)
+    if not chosen:
+        raise UsageError("fields must name at least one field (e.g. ['id', 'handle'])")
     names = prefixed_names(chosen, prefix)
     columns = {names[f]: known.get(f, "object") for f in chosen}
     return {**columns, own + STATUS_COLUMN: "str", own + ERROR_COLUMN: "str"}
-
-
-def _checked_fields(fields: Sequence[str]) -> list[str]:
-    chosen = checked_fields(fields)
-    if not chosen:
-        raise UsageError("fields must name at least one field (e.g. ['id', 'handle'])")
-    return chosen
 
 
 def _empty(columns: dict[str, str], types: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -124,7 +118,8 @@ def _enrich(
     """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
     if given["background"] or given["provenance"]:
         raise UsageError(_REFUSED)
-    run = LazyRun.of(given, kind, frame._meta, _spec)
+    spec = functools.partial(worker_spec, workers="Dask workers", how=_SHARED)
+    run = LazyRun.of(given, kind, frame._meta, spec)
     columns = output_columns(fields, run.prefix, kind, run.own)
 
     handles = frame[run.column].map_partitions(
@@ -201,11 +196,6 @@ _SHARED = (
 )
 
 
-def _spec(client: Client) -> ClientSpec:
-    """The Client's key-less spec for the workers (:func:`.lazy.worker_spec`)."""
-    return worker_spec(client, "Dask workers", _SHARED)
-
-
 def _distinct_handles(values: pd.Series, run: LazyRun) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
     handles, _ = run.normalised(values)
@@ -227,12 +217,7 @@ def _fetch(
     """
     result = run.lookup(handles.tolist(), needed, total)
     fields = result.fields.rename(columns=prefixed_names(result.fields.columns, run.prefix))
-    status = {
-        run.own + STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
-        run.own + ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
-    }
-    rows = fields.assign(**status)
-    added = rows.reindex(columns=list(columns))
+    added = with_status(fields, result, run.own).reindex(columns=list(columns))
     typed = {name: _as(added[name], dtype) for name, dtype in columns.items()}
     table = pd.DataFrame(typed).set_axis(pd.Index(result.handles, name="handle"))
     return with_summary(table, result.summary)
@@ -249,19 +234,18 @@ def _table(parts: list[pd.DataFrame]) -> pd.DataFrame:
 def _sum(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """One summary of the partitions' (as ``with_summary`` keeps them): counts added up,
     ``seconds`` the longest."""
-    first, *rest = summaries
-    total = dict(first)
-    for other in rest:
-        for name, value in other.items():
-            if name == "seconds":
-                total[name] = max(total[name], value)
-            elif name in ("statuses", "refresh"):  # dicts of counts (refresh: or None)
-                if value is not None:
-                    mine = total[name] or {}
-                    total[name] = {k: mine.get(k, 0) + value.get(k, 0) for k in mine | value}
-            else:
-                total[name] += value
-    return total
+    return {name: _added(name, [s[name] for s in summaries]) for name in summaries[0]}
+
+
+def _added(name: str, values: list[Any]) -> Any:
+    """One field of the run's summary from the partitions' ``values`` of it."""
+    if name == "seconds":
+        return max(values)
+    if name in ("statuses", "refresh"):  # dicts of counts (refresh: or None)
+        counts = [v for v in values if v is not None]
+        names = dict.fromkeys(k for c in counts for k in c)
+        return {k: sum(c.get(k, 0) for c in counts) for k in names} if counts else None
+    return sum(values)
 
 
 def _join(

@@ -373,11 +373,10 @@ def _estimate(
     """``estimate`` run here on the column's distinct raw values, its row counts the column's."""
     given = arguments(estimate, sdf, *args, **options)
     column = given["column"]
-    check_columns(pd.DataFrame(columns=sdf.columns), column)
+    check_columns(sdf, column)
     counts = sdf.groupBy(F.col(_ref(column)).alias("value")).count().toPandas()
     values = counts[["value"]].astype(object).rename(columns={"value": column})
-    rest = {k: v for k, v in given.items() if k not in ("frame", "column")}
-    result = estimate(values, column, **rest)
+    result = estimate(values, *args, **options)
     kind = COMPANIES if estimate is api.estimate_companies else PEOPLE
     mapped = HandleMap(fold_case=given["fold_case"], kind=kind).map(values[column])
     valid = [h is not None for h in mapped.rows()]
