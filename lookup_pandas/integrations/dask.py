@@ -15,6 +15,7 @@ frame keeps the run's summary: ``enriched.compute().lookup.summary`` (its ``rows
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,19 +27,14 @@ from dask.delayed import delayed
 
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
-from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns, with_status
 from ..api.enriched_frames import SUMMARY_ATTR, with_summary
-from ..client.client import resolve_client
-from ..client.spec import ClientSpec
-from ..enrichment.lookup import lookup_values
-from ..enrichment.plan import Options
-from ..enrichment.results import Estimate, Refresh
+from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.arrow import nested_types
 from ..frames.records import prefixed_names
-from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
-from .lazy import billable, check_budgets, check_given, checked_fields, worker_options, worker_spec
+from .lazy import LazyRun, checked_fields, worker_spec
 
 __all__ = [
     "DaskLookupAccessor",
@@ -66,17 +62,12 @@ def output_columns(
          'lookup_error': 'str'}
     """
     known = kind.fields
-    chosen = list(known) if fields is None else _checked_fields(fields)
+    chosen = list(known) if fields is None else checked_fields(fields)
+    if not chosen:
+        raise UsageError("fields must name at least one field (e.g. ['id', 'handle'])")
     names = prefixed_names(chosen, prefix)
     columns = {names[f]: known.get(f, "object") for f in chosen}
     return {**columns, own + STATUS_COLUMN: "str", own + ERROR_COLUMN: "str"}
-
-
-def _checked_fields(fields: Sequence[str]) -> list[str]:
-    chosen = checked_fields(fields)
-    if not chosen:
-        raise UsageError("fields must name at least one field (e.g. ['id', 'handle'])")
-    return chosen
 
 
 def _empty(columns: dict[str, str], types: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -125,55 +116,37 @@ def _enrich(
     frame: dd.DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
 ) -> dd.DataFrame:
     """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
-    column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
-    refused = given["background"] or given["provenance"]
-    check_given(given, kind, _REFUSED if refused else None)
-    own = check_columns(frame._meta, column, prefix)
-    spec = worker_spec(resolve_client(given["client"]), "Dask workers", _SHARED)
-    columns = output_columns(fields, prefix, kind, own)
+    if given["background"] or given["provenance"]:
+        raise UsageError(_REFUSED)
+    spec = functools.partial(worker_spec, workers="Dask workers", how=_SHARED)
+    run = LazyRun.of(given, kind, frame._meta, spec)
+    columns = output_columns(fields, run.prefix, kind, run.own)
 
-    handles = frame[column].map_partitions(
-        _distinct_handles, fold_case, kind, meta=pd.Series(dtype=object, name="handle")
+    handles = frame[run.column].map_partitions(
+        _distinct_handles, run, meta=pd.Series(dtype=object, name="handle")
     )
     distinct = handles.drop_duplicates(
         split_out=max(1, min(frame.npartitions, 16)), shuffle_method="tasks"
     )
     needed: Any = None
     total: Any = None
-    if given["max_calls"] is not None or given["max_credits"] is not None:
-        counts = distinct.map_partitions(
-            _billable,
-            spec,
-            given["refresh"],
-            kind,
-            meta=pd.DataFrame({"needed": [0], "distinct": [0]})[:0],
-        )
-        needed, total = counts["needed"].sum(), counts["distinct"].sum()
+    if run.budgeted:
+        meta = pd.DataFrame({"needed": [0], "total": [0]})[:0]
+        counts = distinct.map_partitions(run.counted, meta=meta)
+        needed, total = counts["needed"].sum(), counts["total"].sum()
     profiles = distinct.map_partitions(
         _fetch,
-        spec,
-        worker_options(given),
-        (prefix, own),
-        {name: given[name] for name in ("max_calls", "max_credits")},  # never the client
+        run,
         needed,  # dask collections as arguments of their own: dask computes them first
         total,
         columns,
-        kind,
         meta=_empty(columns).rename_axis("handle"),
     )
     # One table of every distinct handle's columns, moved once to each worker that needs
     # it; each input partition is then a reindex on it, with no cache read.
     table = delayed(_table)(profiles.to_delayed())
-    meta = pd.concat([frame._meta, _empty(columns, nested_types(kind.fields, prefix))], axis=1)
-    return frame.map_partitions(
-        _join,
-        table,
-        column,
-        (fold_case, kind, own),
-        list(columns),
-        meta=meta,
-        align_dataframes=False,
-    )
+    meta = pd.concat([frame._meta, _empty(columns, nested_types(kind.fields, run.prefix))], axis=1)
+    return frame.map_partitions(_join, table, run, list(columns), meta=meta, align_dataframes=False)
 
 
 @delegates_to(api.estimate_profiles)
@@ -223,49 +196,28 @@ _SHARED = (
 )
 
 
-def _distinct_handles(values: pd.Series, fold_case: bool, kind: Kind) -> pd.Series:
+def _distinct_handles(values: pd.Series, run: LazyRun) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
-    mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)
-    handles = {h for h in mapped.handles if h is not None}
-    return pd.Series(sorted(handles), dtype=object, name="handle")
-
-
-def _billable(handles: pd.Series, spec: ClientSpec, refresh: Refresh, kind: Kind) -> pd.DataFrame:
-    """How many of these distinct handles must be paid for (:func:`.lazy.billable`)."""
-    needed = billable(spec, handles.tolist(), refresh, kind)
-    return pd.DataFrame({"needed": [needed], "distinct": [len(handles)]})
+    handles, _ = run.normalised(values)
+    return pd.Series(sorted({h for h in handles if h is not None}), dtype=object, name="handle")
 
 
 def _fetch(
     handles: pd.Series,
-    spec: ClientSpec,
-    options: Options,
-    prefixes: tuple[str, str],
-    budgets: dict[str, Any],
+    run: LazyRun,
     needed: int | None,
     total: int | None,
     columns: dict[str, str],
-    kind: Kind,
 ) -> pd.DataFrame:
     """Fetch, or read, one partition of the distinct handles on a worker.
 
-    It runs once the whole input's billable count is known to fit ``budgets`` (api's
-    max_calls, max_credits, the credits at the profile route's cost). Returns one row per
-    handle, indexed by it, with the fixed, typed output columns and its status (named with
-    ``own`` of ``prefixes``), and the partition's summary in its attrs.
+    It runs once the whole input's billable count (``needed`` of ``total``), when counted, is
+    known to fit the run's budgets. Returns one row per handle, indexed by it, with the fixed,
+    typed output ``columns``, and the partition's summary in its attrs.
     """
-    prefix, own = prefixes
-    client = spec.client()
-    if needed is not None:
-        check_budgets(client, int(needed), int(total or 0), budgets, kind)
-    result = lookup_values(handles.tolist(), client=client, options=options, kind=kind)
-    fields = result.fields.rename(columns=prefixed_names(result.fields.columns, prefix))
-    status = {
-        own + STATUS_COLUMN: pd.Series(result.status, index=fields.index, dtype="str"),
-        own + ERROR_COLUMN: pd.Series(result.error, index=fields.index, dtype="str"),
-    }
-    rows = fields.assign(**status)
-    added = rows.reindex(columns=list(columns))
+    result = run.lookup(handles.tolist(), needed, total)
+    fields = result.fields.rename(columns=prefixed_names(result.fields.columns, run.prefix))
+    added = with_status(fields, result, run.own).reindex(columns=list(columns))
     typed = {name: _as(added[name], dtype) for name, dtype in columns.items()}
     table = pd.DataFrame(typed).set_axis(pd.Index(result.handles, name="handle"))
     return with_summary(table, result.summary)
@@ -282,42 +234,35 @@ def _table(parts: list[pd.DataFrame]) -> pd.DataFrame:
 def _sum(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """One summary of the partitions' (as ``with_summary`` keeps them): counts added up,
     ``seconds`` the longest."""
-    first, *rest = summaries
-    total = dict(first)
-    for other in rest:
-        for name, value in other.items():
-            if name == "seconds":
-                total[name] = max(total[name], value)
-            elif name in ("statuses", "refresh"):  # dicts of counts (refresh: or None)
-                if value is not None:
-                    mine = total[name] or {}
-                    total[name] = {k: mine.get(k, 0) + value.get(k, 0) for k in mine | value}
-            else:
-                total[name] += value
-    return total
+    return {name: _added(name, [s[name] for s in summaries]) for name in summaries[0]}
+
+
+def _added(name: str, values: list[Any]) -> Any:
+    """One field of the run's summary from the partitions' ``values`` of it."""
+    if name == "seconds":
+        return max(values)
+    if name in ("statuses", "refresh"):  # dicts of counts (refresh: or None)
+        counts = [v for v in values if v is not None]
+        names = dict.fromkeys(k for c in counts for k in c)
+        return {k: sum(c.get(k, 0) for c in counts) for k in names} if counts else None
+    return sum(values)
 
 
 def _join(
-    part: pd.DataFrame,
-    table: pd.DataFrame,
-    column: str,
-    how: tuple[bool, Kind, str],
-    columns: list[str],
+    part: pd.DataFrame, table: pd.DataFrame, run: LazyRun, columns: list[str]
 ) -> pd.DataFrame:
     """One input partition with each row's columns from ``table``, once every fetch is done.
 
     An invalid value gets ``invalid`` and its reason, as in pandas. Every partition carries
     the run's summary, so the computed frame keeps it.
     """
-    fold_case, kind, own = how  # as the values were normalised
-    mapped = HandleMap(fold_case=fold_case, kind=kind).map(part[column])  # each raw value once
-    handles, errors = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
+    handles, errors = run.normalised(part[run.column])  # as the values were normalised
     added = table.reindex(pd.Index(handles, dtype=object))
     added.index = part.index
     invalid = pd.isna(handles)
     if invalid.any():
-        added.loc[invalid, own + STATUS_COLUMN] = "invalid"
-        added.loc[invalid, own + ERROR_COLUMN] = errors[invalid]
+        added.loc[invalid, run.own + STATUS_COLUMN] = "invalid"
+        added.loc[invalid, run.own + ERROR_COLUMN] = errors[invalid]
     out = pd.concat([part, added[columns]], axis=1)
     out.attrs = {**part.attrs, SUMMARY_ATTR: table.attrs.get(SUMMARY_ATTR)}
     return out

@@ -51,8 +51,6 @@ from ..api.adapters import arguments, delegates_to, extends
 from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
-from ..enrichment.lookup import lookup_values
-from ..enrichment.plan import Options
 from ..enrichment.provenance import (
     CHECKED_AT_COLUMN,
     EXPIRED_COLUMN,
@@ -60,11 +58,11 @@ from ..enrichment.provenance import (
     SOURCE_COLUMN,
 )
 from ..enrichment.results import Estimate, Refresh
-from ..errors import ColumnError, ConfigurationError
+from ..errors import ColumnError, ConfigurationError, UsageError
 from ..frames.records import flatten, prefixed_names
 from ..identifiers.distinct import HandleMap
 from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
-from .lazy import billable, check_budgets, check_given, checked_fields, worker_options, worker_spec
+from .lazy import LazyRun, checked_fields, worker_spec
 
 __all__ = [
     "enrich_companies",
@@ -146,19 +144,11 @@ def _provenance_fields(refresh: Refresh) -> list[T.StructField]:
 
 
 def _named(fields: Sequence[str] | None, prefix: str, kind: Kind) -> dict[str, str]:
-    """Each record field put in a column (the key fields, ``fields``, the JSON) -> its name."""
-    return prefixed_names([*_key_fields(kind), *_checked_fields(fields), "json"], prefix)
-
-
-def _key_fields(kind: Kind) -> list[str]:
-    """The fields every record has: ``id`` and the handle (a company's ``slug``)."""
-    return list(kind.fields)[:2]
-
-
-def _checked_fields(fields: Sequence[str] | None) -> list[str]:
-    """``fields`` once each, leaving out the key fields (always there)."""
+    """Each record field put in a column -> its name: the fields every record has (``id`` and
+    the handle, a company's ``slug``), ``fields`` once each, then the JSON."""
     chosen = [] if fields is None else checked_fields(fields)
-    return [f for f in chosen if f not in ("id", "handle", "slug", "json")]
+    rest = [f for f in chosen if f not in ("id", "handle", "slug", "json")]
+    return prefixed_names([*list(kind.fields)[:2], *rest, "json"], prefix)
 
 
 @extends(api.enrich_profiles)
@@ -200,32 +190,31 @@ def _enrich(
     sdf: DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
 ) -> DataFrame:
     """The lazy enrichment of ``sdf`` by ``given`` (api's arguments by name)."""
-    column, prefix, fold_case = given["column"], given["prefix"], given["fold_case"]
-    provenance = bool(given["provenance"])
-    refused = (
-        "background=True is for pandas frames: a Spark DataFrame is lazy already (an action "
-        "runs it, where and when you like)."
-    )
-    check_given(given, kind, refused if given["background"] else None)
-    own = check_columns(pd.DataFrame(columns=sdf.columns), column, prefix, provenance)
+    if given["background"]:
+        raise UsageError(
+            "background=True is for pandas frames: a Spark DataFrame is lazy already (an action "
+            "runs it, where and when you like)."
+        )
     if {_KEY, _HANDLE} & set(sdf.columns):
         raise ColumnError(f"{_KEY} and {_HANDLE} are lookup_pandas' own columns: rename them.")
-    client = resolve_client(given["client"])
-    spec = _spec(client, _master(sdf))
-    added = output_schema(fields, prefix, kind, provenance=provenance, refresh=given["refresh"])
+    run = LazyRun.of(given, kind, sdf, lambda client: _spec(client, _master(sdf)))
+    own = run.own
+    added = output_schema(
+        fields, run.prefix, kind, provenance=run.options.provenance, refresh=run.options.refresh
+    )
 
-    keyed = sdf.withColumn(_KEY, _normaliser(fold_case, kind)(F.col(_ref(column))))
+    keyed = sdf.withColumn(_KEY, _normaliser(run)(F.col(_ref(run.column))))
     distinct = (
         keyed.select(F.col(f"{_KEY}.handle").alias(_HANDLE))
         .where(F.col(_HANDLE).isNotNull())
         .distinct()
     )
-    if given["max_calls"] is not None or given["max_credits"] is not None:
-        _check_budgets(distinct, spec, client, given, kind)
+    if run.budgeted:
+        _check_budgets(distinct, run, resolve_client(given["client"]))
     fetched = T.StructType([T.StructField(_HANDLE, T.StringType()), *added])
-    named = _named(fields, prefix, kind)
-    fetch = _fetcher(spec, worker_options(given), kind, named)
+    named = _named(fields, run.prefix, kind)
     # pyspark 3.5's types refuse a function of pandas frames here; 4's take it
+    fetch = _fetcher(run, named)
     table = distinct.mapInPandas(fetch, fetched)  # type: ignore[arg-type, unused-ignore]
     if own:  # a later enrichment's statuses (and provenance) take its prefix
         table = table.withColumnsRenamed({f.name: own + f.name for f in added[len(named) :]})
@@ -284,45 +273,32 @@ def _spec(client: Client, master: str) -> ClientSpec:
     return spec
 
 
-def _normaliser(fold_case: bool, kind: Kind) -> Callable[[Column], Column]:
+def _normaliser(run: LazyRun) -> Callable[[Column], Column]:
     """A pandas UDF: each value's normalised handle, or None and the reason it is invalid."""
 
     def normalise(values: pd.Series) -> pd.DataFrame:
-        mapped = HandleMap(fold_case=fold_case, kind=kind).map(values)  # each raw value once
-        handles, reasons = mapped.handles[mapped.codes], mapped.errors[mapped.codes]
+        handles, reasons = run.normalised(values)
         return pd.DataFrame({"handle": handles, "reason": reasons}, dtype=object)
 
     udf: Callable[[Column], Column] = pandas_udf(normalise, _KEY_TYPE)  # type: ignore[call-overload]
     return udf
 
 
-def _check_budgets(
-    distinct: DataFrame, spec: ClientSpec, client: Client, given: dict[str, Any], kind: Kind
-) -> None:
+def _check_budgets(distinct: DataFrame, run: LazyRun, client: Client) -> None:
     """Raise BudgetExceededError here when the billable handles pass ``max_calls`` or
     ``max_credits``. One Spark job counts them; the cache is read, nothing is sent."""
-    counter = _billable_counter(spec, given["refresh"], kind)
-    schema = "needed long, total long"
-    counts = distinct.mapInPandas(counter, schema)  # type: ignore[arg-type, unused-ignore]
-    row = counts.agg(F.sum("needed"), F.sum("total")).collect()[0]
-    check_budgets(client, int(row[0] or 0), int(row[1] or 0), given, kind)
-
-
-def _billable_counter(
-    spec: ClientSpec, refresh: Refresh, kind: Kind
-) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
-    """For ``mapInPandas``: how many of a partition's distinct handles must be paid for."""
 
     def count(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        handles = [h for batch in batches for h in batch[_HANDLE]]
-        needed = billable(spec, handles, refresh, kind)
-        yield pd.DataFrame({"needed": [needed], "total": [len(handles)]})
+        yield run.counted([h for batch in batches for h in batch[_HANDLE]])
 
-    return count
+    schema = "needed long, total long"
+    counts = distinct.mapInPandas(count, schema)  # type: ignore[arg-type, unused-ignore]
+    row = counts.agg(F.sum("needed"), F.sum("total")).collect()[0]
+    run.check_budgets(client, int(row[0] or 0), int(row[1] or 0))
 
 
 def _fetcher(
-    spec: ClientSpec, options: Options, kind: Kind, named: dict[str, str]
+    run: LazyRun, named: dict[str, str]
 ) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
     """For ``mapInPandas``: a partition of the distinct handles fetched (or read) on an executor.
 
@@ -336,21 +312,14 @@ def _fetcher(
         if not handles:
             return
         records: dict[str, dict[str, Any]] = {}
-        result = lookup_values(
-            handles,
-            client=spec.client(),
-            options=options,
-            kind=kind,
-            on_record=lambda h, record: records.__setitem__(h, record),
-        )
+        result = run.lookup(handles, on_record=lambda h, record: records.__setitem__(h, record))
         rows: dict[str, Any] = {_HANDLE: pd.Series(result.handles, dtype=object)}
         flat = {h: flatten(r) for h, r in records.items()}
         for field in fields:
             values = [flat.get(h, {}).get(field) for h in result.handles]  # type: ignore[arg-type]
-            rows[named[field]] = _typed(values, kind.fields.get(field, ""))
-        rows[named["json"]] = pd.Series(
-            [_json(records[h]) if h in records else None for h in result.handles], dtype=object
-        )
+            rows[named[field]] = _typed(values, run.kind.fields.get(field, ""))
+        whole = [_text(records.get(h)) for h in result.handles]  # type: ignore[arg-type]
+        rows[named["json"]] = pd.Series(whole, dtype=object)
         rows[STATUS_COLUMN] = pd.Series(result.status, dtype=object)
         rows[ERROR_COLUMN] = pd.Series(result.error, dtype=object)
         if result.provenance is not None:
@@ -359,10 +328,6 @@ def _fetcher(
         yield pd.DataFrame(rows)
 
     return fetch
-
-
-def _json(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str)
 
 
 def _typed(values: list[Any], dtype: str) -> pd.Series:
@@ -408,11 +373,10 @@ def _estimate(
     """``estimate`` run here on the column's distinct raw values, its row counts the column's."""
     given = arguments(estimate, sdf, *args, **options)
     column = given["column"]
-    check_columns(pd.DataFrame(columns=sdf.columns), column)
+    check_columns(sdf, column)
     counts = sdf.groupBy(F.col(_ref(column)).alias("value")).count().toPandas()
     values = counts[["value"]].astype(object).rename(columns={"value": column})
-    rest = {k: v for k, v in given.items() if k not in ("frame", "column")}
-    result = estimate(values, column, **rest)
+    result = estimate(values, *args, **options)
     kind = COMPANIES if estimate is api.estimate_companies else PEOPLE
     mapped = HandleMap(fold_case=given["fold_case"], kind=kind).map(values[column])
     valid = [h is not None for h in mapped.rows()]

@@ -48,6 +48,7 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 import lookup_pandas as lp  # noqa: E402
+from lookup_pandas.enrichment.plan import Options  # noqa: E402
 from lookup_pandas.integrations import spark as lps  # noqa: E402
 from lookup_pandas.testing import PROFILE, FakeService  # noqa: E402
 
@@ -117,15 +118,9 @@ def test_nothing_is_billed_before_an_action_and_the_key_is_in_no_plan_or_functio
     assert "mapInPandas" in plan.replace("MapInPandas", "mapInPandas") and key not in plan
     assert key not in repr(out.schema)
     spec = lps._spec(client, "local[2]")
-    options = lps.worker_options({"errors": "coerce", "refresh": False, "method": "auto"})
-    fetch = lps._fetcher(
-        spec, options, lps.PEOPLE, lps._named(["headline"], "profile_", lps.PEOPLE)
-    )
-    for function in (
-        fetch,
-        lps._normaliser(True, lps.PEOPLE),
-        lps._billable_counter(spec, False, lps.PEOPLE),
-    ):
+    run = lps.LazyRun("url", "profile_", "", lps.PEOPLE, Options(progress=False), spec)
+    fetch = lps._fetcher(run, lps._named(["headline"], "profile_", lps.PEOPLE))
+    for function in (fetch, lps._normaliser(run), run):  # run: all the budget check ships
         assert key.encode() not in cloudpickle.dumps(function)
     assert fake_service.count() == 0  # planning and pickling sent nothing
     assert out.count() == len(VALUES)  # an action runs it
