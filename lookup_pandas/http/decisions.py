@@ -155,12 +155,9 @@ class SendActions:
                 read, send=False, paced=paced, final_statuses=call.final_statuses, error=error
             )
         looked = cacheable and cache_on and not call.refresh
-        if looked and call.held == RECHECK:
-            read = "afresh"
-        elif looked:
-            read = "once"
-        else:
-            read = "skip"
+        read = "skip"
+        if looked:
+            read = "afresh" if call.held == RECHECK else "once"
         return cls(
             read,
             claim=looked and call.held is None,
