@@ -55,7 +55,7 @@ from .decisions import (
 from .stats import ClientStats, StatsCounter
 from .translate import translated_errors
 
-__all__ = ["PacedAttempts", "Sender", "Wire"]
+__all__ = ["Sender", "Wire"]
 
 logger = logging.getLogger(__name__)
 #: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
@@ -217,42 +217,44 @@ class Wire:
 
 
 @dataclass(eq=False)
-class PacedAttempts:
-    """Paced attempts of one request, retried as :func:`~.decisions.next_step` says.
-
-    Example:
-        >>> import lookup_pandas as lp
-        >>> from lookup_pandas.testing import MockTransport, envelope
-        >>> statuses = iter([503, 200])
-        >>> def answer(request):
-        ...     if "/credits/tier/" in request.url:
-        ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-        ...     status = next(statuses)
-        ...     return status, envelope({"id": "prsn_1"}, success=status == 200)
-        >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com", cache=False,
-        ...                backoff_base=0, transport=MockTransport(answer)) as client:
-        ...     record = client.profile("ada")
-        ...     stats = client.stats
-        >>> record["id"], stats.retries
-        ('prsn_1', 1)
-    """
+class Sender:
+    """The chain for one request: cache lookup -> claim -> paced attempts -> one attempt."""
 
     wire: Wire
     policy: RetryPolicy
     pacer: Pacer
+    claims: Claims
     stats: StatsCounter
     contact: Contact
 
-    def run(
+    def _paced(
         self,
         prepared: requests.PreparedRequest,
         call: Call,
         actions: SendActions,
         store_as: str | None = None,
     ) -> Envelope:
-        """Send ``call`` until an answer, or until :func:`next_step` says to raise.
+        """Paced attempts of ``call``, retried as :func:`~.decisions.next_step` says: its answer,
+        or the error the decision raises.
 
         The answer is stored under the cache key ``store_as``, if given.
+
+        Example:
+            >>> import lookup_pandas as lp
+            >>> from lookup_pandas.testing import MockTransport, envelope
+            >>> statuses = iter([503, 200])
+            >>> def answer(request):
+            ...     if "/credits/tier/" in request.url:
+            ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+            ...     status = next(statuses)
+            ...     return status, envelope({"id": "prsn_1"}, success=status == 200)
+            >>> transport = MockTransport(answer)
+            >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+            ...                cache=False, backoff_base=0, transport=transport) as client:
+            ...     record = client.profile("ada")
+            ...     stats = client.stats
+            >>> record["id"], stats.retries
+            ('prsn_1', 1)
         """
         unpaced, path, tally = not actions.paced, call.path, call.tally
         attempts = Attempts()
@@ -260,7 +262,7 @@ class PacedAttempts:
             try:
                 if not unpaced:
                     self.contact.pace(call.cancel, tally)
-                return self.attempt(prepared, path, store_as, tally)
+                return self._attempt(prepared, path, store_as, tally)
             except ServiceError as failed:
                 exc = self.contact.resolve_forbidden(failed, path, tally)
                 situation = Situation(self.contact.contacted, actions.final_statuses)
@@ -300,7 +302,7 @@ class PacedAttempts:
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
             pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
 
-    def attempt(
+    def _attempt(
         self,
         prepared: requests.PreparedRequest,
         path: str,
@@ -334,17 +336,6 @@ class PacedAttempts:
         if isinstance(answer, ServiceError):
             raise answer
         return answer
-
-
-@dataclass(eq=False)
-class Sender:
-    """The chain for one request: cache lookup -> claim -> :class:`PacedAttempts`."""
-
-    wire: Wire
-    attempts: PacedAttempts
-    claims: Claims
-    stats: StatsCounter
-    contact: Contact
 
     def request(self, call: Call) -> Envelope:
         """The one place requests are sent: the call's :class:`SendActions`, carried out.
@@ -407,7 +398,7 @@ class Sender:
         bought = False  # is the answer in the cache now (a record, or a billed not-found)?
         store_as = key if actions.store else None
         try:
-            env = self.attempts.run(prepared, call, actions, store_as)
+            env = self._paced(prepared, call, actions, store_as)
             bought = True
             return env
         except NotFoundError as exc:
