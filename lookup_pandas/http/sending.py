@@ -47,7 +47,6 @@ from .decisions import (
     Attempts,
     Call,
     SendActions,
-    Situation,
     fresh_enough,
     next_step,
     slowdown,
@@ -265,8 +264,8 @@ class Sender:
                 return self._attempt(prepared, path, store_as, tally)
             except ServiceError as failed:
                 exc = self.contact.resolve_forbidden(failed, path, tally)
-                situation = Situation(self.contact.contacted, actions.final_statuses)
-                step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
+                contacted = self.contact.contacted
+                step = next_step(exc, attempts, call, contacted, self.policy, self.wire.settings)
                 if step.error is not None:
                     raise step.error  # noqa: B904 - its cause is the decision's
                 failure = exc
