@@ -71,7 +71,7 @@ class Contact:
         >>> contact.contacted, contact.key_proven
         (False, False)
         >>> ada = Envelope({"id": "prsn_1"}, "ok", None, None, {})
-        >>> contact.note(ada, PROFILE_PATH, from_cache=False)  # a success from the network
+        >>> contact.note(ada, PROFILE_PATH)  # a success from the network
         >>> contact.contacted, contact.key_proven
         (True, True)
     """
@@ -111,18 +111,19 @@ class Contact:
         default_factory=lambda: threading.Condition(threading.Lock()), init=False
     )
 
-    def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
-        """Note an attempt's outcome (an Envelope or its ServiceError): contact made, key proven.
+    def note(self, outcome: object, path: str) -> None:
+        """Note an attempt's outcome (an Envelope or its ServiceError, from the network): contact
+        made, key proven.
 
         :func:`~lookup_pandas.http.decisions.proves_contact` and
         :func:`~lookup_pandas.http.decisions.proves_key` decide.
         """
         if self.contacted and self.key_proven:  # both only ever turn True: the fast path
             return
-        if proves_contact(outcome, from_cache=from_cache):
+        if proves_contact(outcome):
             with self._lock:
                 self.contacted = True
-        if not self.key_proven and proves_key(outcome, path, from_cache=from_cache):
+        if not self.key_proven and proves_key(outcome, path):
             with self._lock:  # remembered here, and in the store once per Client
                 if self.key_proven:
                     return

@@ -266,30 +266,25 @@ def not_the_service(exc: ServiceError) -> bool:
     return not exc.enveloped or getattr(exc, "before_connecting", False)
 
 
-def proves_contact(outcome: object, *, from_cache: bool) -> bool:
-    """Whether an answer proves that the base URL is the service.
+def proves_contact(outcome: object) -> bool:
+    """Whether an answer from the network proves that the base URL is the service.
 
     >>> billed = NotFoundError("No such person", status_code=200)
-    >>> proves_contact(billed, from_cache=False), proves_contact(billed, from_cache=True)
+    >>> proves_contact(billed), proves_contact(NotFoundError("Not Found", status_code=404))
     (True, False)
     """
-    if from_cache:
-        return False
     if isinstance(outcome, NotFoundError):
         return outcome.status_code == 200
     return not isinstance(outcome, BaseException)
 
 
-def proves_key(outcome: object, path: str, *, from_cache: bool) -> bool:
-    """Whether an answer proves that the key works.
+def proves_key(outcome: object, path: str) -> bool:
+    """Whether an answer from the network proves that the key works.
 
-    >>> proves_key(object(), "/api/data/v1/people/profile", from_cache=False)
-    True
-    >>> proves_key(object(), HEALTH_PATH, from_cache=False)
-    False
+    >>> proves_key(object(), "/api/data/v1/people/profile"), proves_key(object(), HEALTH_PATH)
+    (True, False)
     """
-    keyless = path in _KEYLESS
-    return not from_cache and not isinstance(outcome, BaseException) and not keyless
+    return not isinstance(outcome, BaseException) and path not in _KEYLESS
 
 
 def misconfigured(exc: ServiceError, path: str, settings: Settings) -> ConfigurationError:

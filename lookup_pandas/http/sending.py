@@ -331,7 +331,7 @@ class Sender:
         answer = read_answer(response, path)
         if store_as is not None:
             self.wire.save(response, store_as, answer)
-        self.contact.note(answer, path, from_cache=False)
+        self.contact.note(answer, path)
         if isinstance(answer, ServiceError):
             raise answer
         return answer

@@ -299,38 +299,36 @@ def test_which_stored_answer_counts(stored_at, fresh_after, counts):
 
 # -- first contact: only a success, or a billed not-found ---------------------------------------
 
+# Only answers from the network are noted: a cached one proves nothing (test_sending.py holds it).
 CONTACT_TABLE = [
-    ("a success from the network", ENV, False, True),
-    ("a success from the cache", ENV, True, False),
-    ("a billed not-found (200 + its code)", enveloped(NotFoundError, 200), False, True),
-    ("an enveloped 404 not-found", enveloped(NotFoundError, 404), False, False),
-    ("a cached not-found", enveloped(NotFoundError, 200), True, False),
-    ("an enveloped 503", enveloped(ServerError, 503), False, False),
-    ("a rejected key", enveloped(AuthenticationError, 403), False, False),
+    ("a success", ENV, True),
+    ("a billed not-found (200 + its code)", enveloped(NotFoundError, 200), True),
+    ("an enveloped 404 not-found", enveloped(NotFoundError, 404), False),
+    ("an enveloped 503", enveloped(ServerError, 503), False),
+    ("a rejected key", enveloped(AuthenticationError, 403), False),
 ]
 
 
 @pytest.mark.parametrize(
-    ("outcome", "from_cache", "expected"),
+    ("outcome", "expected"),
     [case[1:] for case in CONTACT_TABLE],
     ids=[case[0] for case in CONTACT_TABLE],
 )
-def test_what_counts_as_first_contact(outcome, from_cache, expected):
-    assert proves_contact(outcome, from_cache=from_cache) is expected
+def test_what_counts_as_first_contact(outcome, expected):
+    assert proves_contact(outcome) is expected
 
 
 @pytest.mark.parametrize(
-    ("outcome", "path", "from_cache", "expected"),
+    ("outcome", "path", "expected"),
     [
-        (ENV, PROFILE_PATH, False, True),
-        (ENV, TIER_PATH, False, True),
-        (ENV, HEALTH_PATH, False, False),  # the health probe takes no key
-        (ENV, PROFILE_PATH, True, False),
-        (enveloped(NotFoundError, 200), PROFILE_PATH, False, False),
+        (ENV, PROFILE_PATH, True),
+        (ENV, TIER_PATH, True),
+        (ENV, HEALTH_PATH, False),  # the health probe takes no key
+        (enveloped(NotFoundError, 200), PROFILE_PATH, False),
     ],
 )
-def test_what_proves_the_key(outcome, path, from_cache, expected):
-    assert proves_key(outcome, path, from_cache=from_cache) is expected
+def test_what_proves_the_key(outcome, path, expected):
+    assert proves_key(outcome, path) is expected
 
 
 # -- the pace after a 429 -------------------------------------------------------------------------
