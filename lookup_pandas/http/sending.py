@@ -161,9 +161,7 @@ class Wire:
         Offline, an expired answer is used too (its ``is_expired`` tells).
         """
         response = self.stored(path, key)
-        if response is None:
-            return None
-        if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
+        if response is not None and response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
 
