@@ -182,19 +182,16 @@ class Wire:
         """
         if not self.cache_on or is_panel(path):
             return 0
-        cache = self.session.cache  # type: ignore[attr-defined]
-        expires = get_expiration_datetime(self.settings.expire_after)
         renewed = 0
-        with batched_writes(cache):
+        with batched_writes(self.session.cache):  # type: ignore[attr-defined]
             for key in keys:
                 response = self.stored(path, key)
-                answer = None if response is None else read_answer(response, path)
-                if response is None or not should_cache(response, answer):
+                if response is None:
                     continue
-                cache.save_response(
-                    response, key, expires, answer, verify=bool(self.session.verify)
-                )
-                renewed += 1
+                answer = read_answer(response, path)
+                if should_cache(response, answer):
+                    self.save(response, key, answer)
+                    renewed += 1
         return renewed
 
     def cache_key(self, prepared: requests.PreparedRequest) -> str:
@@ -274,11 +271,10 @@ class Sender:
         self, failure: ServiceError, delay: float, attempts: Attempts, call: Call, unpaced: bool
     ) -> None:
         """Before a retry: count it, slow the pace after a 429, and wait ``delay``."""
-        path, cancel = call.path, call.cancel
         self.stats.count(call.tally, retries=1)
         logger.info(
             "retrying %s after %s%s in %.2fs (retry %d of %d)",
-            path,
+            call.path,
             type(failure).__name__,
             f" (HTTP {failure.status_code})" if failure.status_code is not None else "",
             delay,
@@ -297,7 +293,7 @@ class Sender:
             self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
         if unpaced or not isinstance(failure, RateLimitError):
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
-            pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
+            pause(delay, call.cancel)  # ends early, sending nothing, if the job is stopping
 
     def _attempt(
         self,
