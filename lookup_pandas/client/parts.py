@@ -27,7 +27,7 @@ from requests.adapters import BaseAdapter
 
 from ..config.settings import SAFE_DEFAULT_RATE_PER_MINUTE, Settings
 from ..http.contact import Contact
-from ..http.sending import PacedAttempts, Sender, Wire
+from ..http.sending import Sender, Wire
 from ..http.session import build_session
 from ..http.stats import StatsCounter
 from ..service.retry import RetryPolicy
@@ -125,8 +125,7 @@ class ClientParts:
             cache_on=wire.cache_on,
             request=lambda call: sender.request(call),
         )
-        attempts = PacedAttempts(wire, retry_policy, pacer, counter, contact)
-        sender = Sender(wire, attempts, claims, counter, contact)
+        sender = Sender(wire, retry_policy, pacer, claims, counter, contact)
         batch = BatchCalls(sender.request, wire)
         cache = ClientCache(wire, store, counter)
         return cls(

@@ -71,7 +71,7 @@ class Contact:
         >>> contact.contacted, contact.key_proven
         (False, False)
         >>> ada = Envelope({"id": "prsn_1"}, "ok", None, None, {})
-        >>> contact.note(ada, PROFILE_PATH, from_cache=False)  # a success from the network
+        >>> contact.note(ada, PROFILE_PATH)  # a success from the network
         >>> contact.contacted, contact.key_proven
         (True, True)
     """
@@ -111,30 +111,27 @@ class Contact:
         default_factory=lambda: threading.Condition(threading.Lock()), init=False
     )
 
-    def note(self, outcome: object, path: str, *, from_cache: bool) -> None:
-        """Note an attempt's outcome (an Envelope or its ServiceError): contact made, key proven.
+    def note(self, outcome: object, path: str) -> None:
+        """Note an attempt's outcome (an Envelope or its ServiceError, from the network): contact
+        made, key proven.
 
         :func:`~lookup_pandas.http.decisions.proves_contact` and
         :func:`~lookup_pandas.http.decisions.proves_key` decide.
         """
         if self.contacted and self.key_proven:  # both only ever turn True: the fast path
             return
-        if proves_contact(outcome, from_cache=from_cache):
+        if proves_contact(outcome):
             with self._lock:
                 self.contacted = True
-        if not self.key_proven and proves_key(outcome, path, from_cache=from_cache):
-            self.prove_key()
-
-    def prove_key(self) -> None:
-        """An answer accepted the key: remember it here and in the store (once per Client)."""
-        with self._lock:
-            if self.key_proven:
-                return
-            self.key_proven = True
-        try:
-            self.store.mark_key_seen()
-        except ServiceError:  # a shared store that is down costs a later tier read, no more
-            logger.debug("could not remember that the key works", exc_info=True)
+        if not self.key_proven and proves_key(outcome, path):
+            with self._lock:  # remembered here, and in the store once per Client
+                if self.key_proven:
+                    return
+                self.key_proven = True
+            try:
+                self.store.mark_key_seen()
+            except ServiceError:  # a shared store that is down costs a later tier read, no more
+                logger.debug("could not remember that the key works", exc_info=True)
 
     def check_key(self, tally: ClientStats | None = None) -> None:
         """Make sure the key works, once per key and base URL (see ``Client.check_key``).
@@ -303,23 +300,34 @@ class Contact:
             return self._tier
 
     def credits_tier(self, tally: ClientStats | None = None) -> dict[str, Any]:
-        """The credits-tier payload. Reading it teaches the pace, if it was not known yet."""
+        """The credits-tier payload. Reading it teaches the pace, if it was not known yet.
+
+        A tier that names no current tier gives the configured pace, else the cheapest tier's.
+        """
         tier: dict[str, Any] = checked_data(self.request(Call(TIER_PATH, tally=tally)), TIER_PATH)
         self._note_tier(tier)
         if not self.rate_known:
-            self._set_rate(self._rate_from(tier))
+            explicit = self.settings.rate_limit_per_minute
+            rate = rate_from_tier(tier, explicit)
+            if rate is None:
+                rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
+                logger.warning(
+                    "The credits tier names no current tier; pacing at %.0f calls/min.", rate
+                )
+            self._set_rate(rate)
         return tier
 
-    def learn_pace(self) -> float | None:
+    def learn_pace(
+        self, cancel: threading.Event | None = None, tally: ClientStats | None = None
+    ) -> float | None:
         """The pace in calls per minute (None: unpaced), learned now if it was not yet."""
         if not self.rate_known:
-            self._learn_rate(None, None)
+            self._learn_rate(cancel, tally)
         return self.pacer.per_minute
 
     def pace(self, cancel: threading.Event | None, tally: ClientStats | None = None) -> None:
         """Before a paced send: learn the pace (once), then wait for this caller's slot."""
-        if not self.rate_known:
-            self._learn_rate(cancel, tally)
+        self.learn_pace(cancel, tally)
         self.pacer.wait(cancel)
 
     def _learn_rate(self, cancel: threading.Event | None, tally: ClientStats | None) -> None:
@@ -338,7 +346,7 @@ class Contact:
                 raise copy.copy(self._rate_error)
             self._learning = True
         try:
-            self._set_rate(self._discover_rate(tally))
+            self._discover_rate(tally)
         except BaseException as exc:
             with self._lock:
                 self._rate_error = exc
@@ -356,14 +364,14 @@ class Contact:
             self.rate_known = True
         logger.info("pace learnt: %s", "no limit" if rate == math.inf else f"{rate:.1f} calls/min")
 
-    def _discover_rate(self, tally: ClientStats | None) -> float:
-        """The pace from the credits tier.
+    def _discover_rate(self, tally: ClientStats | None) -> None:
+        """Pace by the credits tier (:meth:`credits_tier`).
 
         An AuthenticationError or a ConfigurationError is raised. A tier that cannot be read
         otherwise gives the configured pace, else the cheapest tier's 7/min, with a warning.
         """
         try:
-            tier = checked_data(self.request(Call(TIER_PATH, tally=tally)), TIER_PATH)
+            self.credits_tier(tally)
         except (AuthenticationError, ConfigurationError):
             raise
         except ServiceError as exc:
@@ -378,17 +386,4 @@ class Contact:
                 exc,
                 rate,
             )
-            return rate
-        self._note_tier(tier)
-        return self._rate_from(tier)
-
-    def _rate_from(self, tier: Mapping[str, Any]) -> float:
-        """The tier's pace (:func:`rate_from_tier`), or the fallback with a warning."""
-        explicit = self.settings.rate_limit_per_minute
-        rate = rate_from_tier(tier, explicit)
-        if rate is None:
-            rate = explicit or SAFE_DEFAULT_RATE_PER_MINUTE
-            logger.warning(
-                "The credits tier names no current tier; pacing at %.0f calls/min.", rate
-            )
-        return rate
+            self._set_rate(rate)

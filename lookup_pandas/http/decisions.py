@@ -38,7 +38,6 @@ __all__ = [
     "Read",
     "Requester",
     "SendActions",
-    "Situation",
     "Slowdown",
     "Step",
     "fresh_enough",
@@ -125,8 +124,6 @@ class SendActions:
     store: bool = False
     #: Take a pacing slot before each attempt.
     paced: bool = True
-    #: Statuses raised as they are: never retried, never taken for a wrong base URL.
-    final_statuses: frozenset[int] = frozenset()
     #: Raise this, sending nothing and reading nothing.
     error: UsageError | None = None
     #: A stored answer counts only if stored at or after this time (:func:`fresh_enough`).
@@ -151,22 +148,16 @@ class SendActions:
                 refused = "fresh_after buys older answers anew: it needs the network, not offline."
             error = UsageError(refused) if call.refresh or call.fresh_after is not None else None
             read: Read = "once" if cacheable else "skip"
-            return cls(
-                read, send=False, paced=paced, final_statuses=call.final_statuses, error=error
-            )
+            return cls(read, send=False, paced=paced, error=error)
         looked = cacheable and cache_on and not call.refresh
-        if looked and call.held == RECHECK:
-            read = "afresh"
-        elif looked:
-            read = "once"
-        else:
-            read = "skip"
+        read = "skip"
+        if looked:
+            read = "afresh" if call.held == RECHECK else "once"
         return cls(
             read,
             claim=looked and call.held is None,
             store=cacheable and cache_on and settings.expire_after > _NO_TIME,
             paced=paced,
-            final_statuses=call.final_statuses,
             fresh_after=call.fresh_after if looked else None,
         )
 
@@ -205,18 +196,6 @@ class Attempts:
 
 
 @dataclass(frozen=True)
-class Situation:
-    """What the Client knows when an attempt fails.
-
-    >>> Situation(contacted=True, final_statuses=frozenset({404})).contacted
-    True
-    """
-
-    contacted: bool = False  # has the base URL answered like the service yet?
-    final_statuses: frozenset[int] = frozenset()  # raised as they are (a 404 to a submit)
-
-
-@dataclass(frozen=True)
 class Step:
     """What to do after a failed attempt: raise ``error``, or wait ``delay`` s and retry.
 
@@ -232,17 +211,19 @@ class Step:
 def next_step(
     exc: ServiceError,
     attempts: Attempts,
-    situation: Situation,
+    call: Call,
+    contacted: bool,
     policy: RetryPolicy,
     settings: Settings,
-    path: str,
 ) -> Step:
-    """Retry or not, and how long to wait first.
+    """Retry or not, and how long to wait first, for ``call`` failing with ``exc``.
+
+    ``contacted``: the base URL has answered like the service already. The call's
+    ``final_statuses`` are raised as they are (a 404 to a batch submit).
 
     >>> settings = Settings.build(api_key="lk_doc", base_url="http://127.0.0.1:9")
     >>> limited = RateLimitError("Slow down", status_code=429, retry_after=3.0)
-    >>> contacted = Situation(contacted=True)
-    >>> step = next_step(limited, Attempts(), contacted, RetryPolicy(), settings, "/p")
+    >>> step = next_step(limited, Attempts(), Call("/p"), True, RetryPolicy(), settings)
     >>> step.error, step.delay, step.attempts.retries
     (None, 3.0, 1)
     """
@@ -250,14 +231,14 @@ def next_step(
         exc.hint = f"Check {settings.api_key_source}"
         return Step(error=exc)
     if isinstance(exc, ConfigurationError):
-        if exc.server_message is not None and 404 not in situation.final_statuses:
-            return Step(error=no_endpoint(exc, path, settings))
+        if exc.server_message is not None and 404 not in call.final_statuses:
+            return Step(error=no_endpoint(exc, call.path, settings))
         return Step(error=exc)
-    if exc.status_code in situation.final_statuses:
+    if exc.status_code in call.final_statuses:
         return Step(error=exc)
-    if not situation.contacted and not_the_service(exc):
+    if not contacted and not_the_service(exc):
         if attempts.first_contact_retried:
-            return Step(error=misconfigured(exc, path, settings))
+            return Step(error=misconfigured(exc, call.path, settings))
         return Step(
             delay=FIRST_CONTACT_RETRY_DELAY,
             attempts=replace(attempts, first_contact_retried=True),
@@ -285,30 +266,25 @@ def not_the_service(exc: ServiceError) -> bool:
     return not exc.enveloped or getattr(exc, "before_connecting", False)
 
 
-def proves_contact(outcome: object, *, from_cache: bool) -> bool:
-    """Whether an answer proves that the base URL is the service.
+def proves_contact(outcome: object) -> bool:
+    """Whether an answer from the network proves that the base URL is the service.
 
     >>> billed = NotFoundError("No such person", status_code=200)
-    >>> proves_contact(billed, from_cache=False), proves_contact(billed, from_cache=True)
+    >>> proves_contact(billed), proves_contact(NotFoundError("Not Found", status_code=404))
     (True, False)
     """
-    if from_cache:
-        return False
     if isinstance(outcome, NotFoundError):
         return outcome.status_code == 200
     return not isinstance(outcome, BaseException)
 
 
-def proves_key(outcome: object, path: str, *, from_cache: bool) -> bool:
-    """Whether an answer proves that the key works.
+def proves_key(outcome: object, path: str) -> bool:
+    """Whether an answer from the network proves that the key works.
 
-    >>> proves_key(object(), "/api/data/v1/people/profile", from_cache=False)
-    True
-    >>> proves_key(object(), HEALTH_PATH, from_cache=False)
-    False
+    >>> proves_key(object(), "/api/data/v1/people/profile"), proves_key(object(), HEALTH_PATH)
+    (True, False)
     """
-    keyless = path in _KEYLESS
-    return not from_cache and not isinstance(outcome, BaseException) and not keyless
+    return not isinstance(outcome, BaseException) and path not in _KEYLESS
 
 
 def misconfigured(exc: ServiceError, path: str, settings: Settings) -> ConfigurationError:

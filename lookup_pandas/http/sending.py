@@ -47,7 +47,6 @@ from .decisions import (
     Attempts,
     Call,
     SendActions,
-    Situation,
     fresh_enough,
     next_step,
     slowdown,
@@ -55,7 +54,7 @@ from .decisions import (
 from .stats import ClientStats, StatsCounter
 from .translate import translated_errors
 
-__all__ = ["PacedAttempts", "Sender", "Wire"]
+__all__ = ["Sender", "Wire"]
 
 logger = logging.getLogger(__name__)
 #: A call's cache lookup: the stored answer if it counts, else None (:meth:`Sender.lookup`).
@@ -162,9 +161,7 @@ class Wire:
         Offline, an expired answer is used too (its ``is_expired`` tells).
         """
         response = self.stored(path, key)
-        if response is None:
-            return None
-        if response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
+        if response is not None and response.is_expired and not self.settings.offline:  # type: ignore[attr-defined]
             return None
         return response
 
@@ -185,19 +182,16 @@ class Wire:
         """
         if not self.cache_on or is_panel(path):
             return 0
-        cache = self.session.cache  # type: ignore[attr-defined]
-        expires = get_expiration_datetime(self.settings.expire_after)
         renewed = 0
-        with batched_writes(cache):
+        with batched_writes(self.session.cache):  # type: ignore[attr-defined]
             for key in keys:
                 response = self.stored(path, key)
-                answer = None if response is None else read_answer(response, path)
-                if response is None or not should_cache(response, answer):
+                if response is None:
                     continue
-                cache.save_response(
-                    response, key, expires, answer, verify=bool(self.session.verify)
-                )
-                renewed += 1
+                answer = read_answer(response, path)
+                if should_cache(response, answer):
+                    self.save(response, key, answer)
+                    renewed += 1
         return renewed
 
     def cache_key(self, prepared: requests.PreparedRequest) -> str:
@@ -217,42 +211,44 @@ class Wire:
 
 
 @dataclass(eq=False)
-class PacedAttempts:
-    """Paced attempts of one request, retried as :func:`~.decisions.next_step` says.
-
-    Example:
-        >>> import lookup_pandas as lp
-        >>> from lookup_pandas.testing import MockTransport, envelope
-        >>> statuses = iter([503, 200])
-        >>> def answer(request):
-        ...     if "/credits/tier/" in request.url:
-        ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
-        ...     status = next(statuses)
-        ...     return status, envelope({"id": "prsn_1"}, success=status == 200)
-        >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com", cache=False,
-        ...                backoff_base=0, transport=MockTransport(answer)) as client:
-        ...     record = client.profile("ada")
-        ...     stats = client.stats
-        >>> record["id"], stats.retries
-        ('prsn_1', 1)
-    """
+class Sender:
+    """The chain for one request: cache lookup -> claim -> paced attempts -> one attempt."""
 
     wire: Wire
     policy: RetryPolicy
     pacer: Pacer
+    claims: Claims
     stats: StatsCounter
     contact: Contact
 
-    def run(
+    def _paced(
         self,
         prepared: requests.PreparedRequest,
         call: Call,
         actions: SendActions,
         store_as: str | None = None,
     ) -> Envelope:
-        """Send ``call`` until an answer, or until :func:`next_step` says to raise.
+        """Paced attempts of ``call``, retried as :func:`~.decisions.next_step` says: its answer,
+        or the error the decision raises.
 
         The answer is stored under the cache key ``store_as``, if given.
+
+        Example:
+            >>> import lookup_pandas as lp
+            >>> from lookup_pandas.testing import MockTransport, envelope
+            >>> statuses = iter([503, 200])
+            >>> def answer(request):
+            ...     if "/credits/tier/" in request.url:
+            ...         return 200, envelope({"current_tier": {"limit_per_minute": 60000}})
+            ...     status = next(statuses)
+            ...     return status, envelope({"id": "prsn_1"}, success=status == 200)
+            >>> transport = MockTransport(answer)
+            >>> with lp.Client(api_key="lk_example", base_url="https://api.example.com",
+            ...                cache=False, backoff_base=0, transport=transport) as client:
+            ...     record = client.profile("ada")
+            ...     stats = client.stats
+            >>> record["id"], stats.retries
+            ('prsn_1', 1)
         """
         unpaced, path, tally = not actions.paced, call.path, call.tally
         attempts = Attempts()
@@ -260,11 +256,11 @@ class PacedAttempts:
             try:
                 if not unpaced:
                     self.contact.pace(call.cancel, tally)
-                return self.attempt(prepared, path, store_as, tally)
+                return self._attempt(prepared, path, store_as, tally)
             except ServiceError as failed:
                 exc = self.contact.resolve_forbidden(failed, path, tally)
-                situation = Situation(self.contact.contacted, actions.final_statuses)
-                step = next_step(exc, attempts, situation, self.policy, self.wire.settings, path)
+                contacted = self.contact.contacted
+                step = next_step(exc, attempts, call, contacted, self.policy, self.wire.settings)
                 if step.error is not None:
                     raise step.error  # noqa: B904 - its cause is the decision's
                 failure = exc
@@ -275,11 +271,10 @@ class PacedAttempts:
         self, failure: ServiceError, delay: float, attempts: Attempts, call: Call, unpaced: bool
     ) -> None:
         """Before a retry: count it, slow the pace after a 429, and wait ``delay``."""
-        path, cancel = call.path, call.cancel
         self.stats.count(call.tally, retries=1)
         logger.info(
             "retrying %s after %s%s in %.2fs (retry %d of %d)",
-            path,
+            call.path,
             type(failure).__name__,
             f" (HTTP {failure.status_code})" if failure.status_code is not None else "",
             delay,
@@ -298,9 +293,9 @@ class PacedAttempts:
             self.pacer.defer(delay)  # every thread waits, and the retry takes a new slot
         if unpaced or not isinstance(failure, RateLimitError):
             # The panel endpoint takes no slot, so it waits out a Retry-After itself.
-            pause(delay, cancel)  # ends early, sending nothing, if the job is stopping
+            pause(delay, call.cancel)  # ends early, sending nothing, if the job is stopping
 
-    def attempt(
+    def _attempt(
         self,
         prepared: requests.PreparedRequest,
         path: str,
@@ -330,21 +325,10 @@ class PacedAttempts:
         answer = read_answer(response, path)
         if store_as is not None:
             self.wire.save(response, store_as, answer)
-        self.contact.note(answer, path, from_cache=False)
+        self.contact.note(answer, path)
         if isinstance(answer, ServiceError):
             raise answer
         return answer
-
-
-@dataclass(eq=False)
-class Sender:
-    """The chain for one request: cache lookup -> claim -> :class:`PacedAttempts`."""
-
-    wire: Wire
-    attempts: PacedAttempts
-    claims: Claims
-    stats: StatsCounter
-    contact: Contact
 
     def request(self, call: Call) -> Envelope:
         """The one place requests are sent: the call's :class:`SendActions`, carried out.
@@ -407,7 +391,7 @@ class Sender:
         bought = False  # is the answer in the cache now (a record, or a billed not-found)?
         store_as = key if actions.store else None
         try:
-            env = self.attempts.run(prepared, call, actions, store_as)
+            env = self._paced(prepared, call, actions, store_as)
             bought = True
             return env
         except NotFoundError as exc:

@@ -41,7 +41,6 @@ __all__ = [
     "EMPLOYEES",
     "EMPLOYEES_PATH",
     "HEALTH_PATH",
-    "LISTINGS",
     "MIN_TEXT",
     "PANEL_PREFIX",
     "PROFILE_PATH",
@@ -343,12 +342,6 @@ JOB_CHANGES = Listing(
     ),
     companies=(CompanyParam("organization_ids", "id", many=True),),
 )
-#: The declared list endpoints, by path.
-LISTINGS: dict[str, Listing] = {
-    listing.path: listing
-    for listing in (SEARCH, EMPLOYEES, COMPANY_SEARCH, INSTITUTION_SEARCH, ALUMNI, SKILL_SEARCH,
-                    JOB_CHANGES)
-}  # fmt: skip
 
 
 @dataclass(frozen=True)

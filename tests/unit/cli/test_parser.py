@@ -133,11 +133,13 @@ def test_companies_and_enrich_companies():
 def test_every_listing_command_is_a_row_of_the_table():
     from lookup_pandas.api import listings, searches
     from lookup_pandas.cli.listing_commands import LIST_COMMANDS
-    from lookup_pandas.service.endpoints import LISTINGS
+    from lookup_pandas.service.endpoints import ENDPOINTS
 
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(LIST_COMMANDS) <= set(commands)
-    assert {c.listing for c in LIST_COMMANDS.values()} == set(LISTINGS.values())
+    assert {c.listing for c in LIST_COMMANDS.values()} == {
+        e.listing for e in ENDPOINTS.values() if e.listing
+    }
     for c in LIST_COMMANDS.values():
         assert callable(getattr(listings, c.function, None) or getattr(searches, c.function))
         assert c.argument is None or c.argument in (c.listing.required, *c.listing.filters)

@@ -28,7 +28,6 @@ from lookup_pandas.http.decisions import (
     Attempts,
     Call,
     SendActions,
-    Situation,
     Slowdown,
     fresh_enough,
     next_step,
@@ -76,8 +75,14 @@ def no_endpoint_404() -> ConfigurationError:
     return exc
 
 
-FIRST = Situation(contacted=False)
-AFTER = Situation(contacted=True)
+# What the decision is told besides the failure: the call, and whether the Client has contact.
+FIRST = (Call(PROFILE_PATH), False)
+AFTER = (Call(PROFILE_PATH), True)
+
+
+def expecting(*statuses: int) -> tuple[Call, bool]:
+    """After contact, a call that raises ``statuses`` as they are."""
+    return Call(PROFILE_PATH, final_statuses=frozenset(statuses)), True
 
 
 # (case, failure, attempts, situation) -> (raise what? None: retry; delay range; attempts after)
@@ -96,7 +101,7 @@ RETRY_TABLE = [
     ("a not-found is final", enveloped(NotFoundError, 200), Attempts(), FIRST,
      "same", None, None),
     ("a final status is raised as it is", enveloped(ServerError, 503), Attempts(),
-     Situation(True, frozenset({503})), "same", None, None),
+     expecting(503), "same", None, None),
     ("first contact, no envelope: one quick retry", not_enveloped(ResponseError, 200),
      Attempts(), FIRST, None, (FIRST_CONTACT_RETRY_DELAY,) * 2,
      Attempts(first_contact_retried=True)),
@@ -115,7 +120,7 @@ RETRY_TABLE = [
     ("an enveloped 404 that is no endpoint", no_endpoint_404(), Attempts(), AFTER,
      ConfigurationError, None, None),
     ("a 404 a batch call expects is raised as it is", no_endpoint_404(), Attempts(),
-     Situation(True, frozenset({404})), "same", None, None),
+     expecting(404), "same", None, None),
 ]  # fmt: skip
 
 
@@ -125,7 +130,7 @@ RETRY_TABLE = [
     ids=[case[0] for case in RETRY_TABLE],
 )
 def test_retry_or_not_and_how_long_to_wait(failure, attempts, situation, raises, delay, after):
-    step = next_step(failure, attempts, situation, policy(), SETTINGS, PROFILE_PATH)
+    step = next_step(failure, attempts, *situation, policy(), SETTINGS)
     if raises is None:
         assert step.error is None
         low, high = delay
@@ -139,9 +144,7 @@ def test_retry_or_not_and_how_long_to_wait(failure, attempts, situation, raises,
 
 def test_misconfigured_names_the_base_url_what_came_back_and_the_setting():
     failure = not_enveloped(ResponseError, 404)
-    step = next_step(
-        failure, Attempts(first_contact_retried=True), FIRST, policy(), SETTINGS, PROFILE_PATH
-    )
+    step = next_step(failure, Attempts(first_contact_retried=True), *FIRST, policy(), SETTINGS)
     assert str(step.error.message) == (
         f"The base URL http://127.0.0.1:9 does not answer like the service (GET {PROFILE_PATH}, "
         "tried twice): an HTML page. Check base_url=."
@@ -150,7 +153,7 @@ def test_misconfigured_names_the_base_url_what_came_back_and_the_setting():
 
 
 def test_no_endpoint_names_the_url_for_python_and_the_variable_for_the_command_line():
-    step = next_step(no_endpoint_404(), Attempts(), AFTER, policy(), SETTINGS, "/x")
+    step = next_step(no_endpoint_404(), Attempts(), Call("/x"), True, policy(), SETTINGS)
     assert step.error.message.startswith("No endpoint at http://127.0.0.1:9/x: ")
     assert "(Cannot GET /x)" in step.error.message and "check base_url=" in step.error.message
     assert step.error.cli_message.endswith("check the LOOKUP_BASE_URL environment variable")
@@ -159,7 +162,7 @@ def test_no_endpoint_names_the_url_for_python_and_the_variable_for_the_command_l
 
 def test_a_rejected_key_gets_a_hint_naming_where_the_key_came_from():
     step = next_step(
-        enveloped(AuthenticationError, 403), Attempts(), AFTER, policy(), SETTINGS, "/p"
+        enveloped(AuthenticationError, 403), Attempts(), Call("/p"), True, policy(), SETTINGS
     )
     assert step.error.hint == "Check api_key="
 
@@ -231,7 +234,7 @@ ACTIONS_TABLE = [
 def test_what_one_call_does(call, settings, cache_on, expected):
     actions = SendActions.from_call(call, settings, cache_on=cache_on)
     assert (actions.read, actions.claim, actions.send, actions.store, actions.paced) == expected
-    assert actions.final_statuses is call.final_statuses and actions.error is None
+    assert actions.error is None
 
 
 def test_a_refresh_offline_is_refused_before_anything_is_read():
@@ -296,38 +299,36 @@ def test_which_stored_answer_counts(stored_at, fresh_after, counts):
 
 # -- first contact: only a success, or a billed not-found ---------------------------------------
 
+# Only answers from the network are noted: a cached one proves nothing (test_sending.py holds it).
 CONTACT_TABLE = [
-    ("a success from the network", ENV, False, True),
-    ("a success from the cache", ENV, True, False),
-    ("a billed not-found (200 + its code)", enveloped(NotFoundError, 200), False, True),
-    ("an enveloped 404 not-found", enveloped(NotFoundError, 404), False, False),
-    ("a cached not-found", enveloped(NotFoundError, 200), True, False),
-    ("an enveloped 503", enveloped(ServerError, 503), False, False),
-    ("a rejected key", enveloped(AuthenticationError, 403), False, False),
+    ("a success", ENV, True),
+    ("a billed not-found (200 + its code)", enveloped(NotFoundError, 200), True),
+    ("an enveloped 404 not-found", enveloped(NotFoundError, 404), False),
+    ("an enveloped 503", enveloped(ServerError, 503), False),
+    ("a rejected key", enveloped(AuthenticationError, 403), False),
 ]
 
 
 @pytest.mark.parametrize(
-    ("outcome", "from_cache", "expected"),
+    ("outcome", "expected"),
     [case[1:] for case in CONTACT_TABLE],
     ids=[case[0] for case in CONTACT_TABLE],
 )
-def test_what_counts_as_first_contact(outcome, from_cache, expected):
-    assert proves_contact(outcome, from_cache=from_cache) is expected
+def test_what_counts_as_first_contact(outcome, expected):
+    assert proves_contact(outcome) is expected
 
 
 @pytest.mark.parametrize(
-    ("outcome", "path", "from_cache", "expected"),
+    ("outcome", "path", "expected"),
     [
-        (ENV, PROFILE_PATH, False, True),
-        (ENV, TIER_PATH, False, True),
-        (ENV, HEALTH_PATH, False, False),  # the health probe takes no key
-        (ENV, PROFILE_PATH, True, False),
-        (enveloped(NotFoundError, 200), PROFILE_PATH, False, False),
+        (ENV, PROFILE_PATH, True),
+        (ENV, TIER_PATH, True),
+        (ENV, HEALTH_PATH, False),  # the health probe takes no key
+        (enveloped(NotFoundError, 200), PROFILE_PATH, False),
     ],
 )
-def test_what_proves_the_key(outcome, path, from_cache, expected):
-    assert proves_key(outcome, path, from_cache=from_cache) is expected
+def test_what_proves_the_key(outcome, path, expected):
+    assert proves_key(outcome, path) is expected
 
 
 # -- the pace after a 429 -------------------------------------------------------------------------

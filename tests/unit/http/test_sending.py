@@ -141,6 +141,21 @@ def test_an_answer_stored_before_fresh_after_is_bought_anew_once_then_read(cache
     ).from_cache  # and for every other call
 
 
+def test_an_answer_from_the_cache_proves_no_contact_and_no_key(cached_client, tmp_path):
+    cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
+    assert cached_client.parts.contact.contacted and cached_client.parts.contact.key_proven
+    with lp.Client(
+        api_key="lk_test_unit",
+        base_url=BASE,
+        transport=MockTransport(_profiles),
+        cache=tmp_path / "c.sqlite",
+        offline=True,  # nothing sent: the key is not checked either
+    ) as other:
+        env = other.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
+        assert env.from_cache
+        assert not other.parts.contact.contacted and not other.parts.contact.key_proven
+
+
 def test_an_answer_bought_since_by_another_client_counts(cached_client, tmp_path):
     cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}))
     since = time.time()

@@ -17,7 +17,6 @@ from lookup_pandas.service.endpoints import (
     EMPLOYEES_PATH,
     ENDPOINTS,
     HEALTH_PATH,
-    LISTINGS,
     PANEL_PREFIX,
     PROFILE_PATH,
     SEARCH,
@@ -57,8 +56,9 @@ def test_the_data_api_and_the_panel_are_two_surfaces():
 
 
 def test_each_listing_is_filed_under_its_own_path():
-    assert LISTINGS[SEARCH.path] is SEARCH and SEARCH.path == SEARCH_PATH
-    assert LISTINGS[EMPLOYEES.path] is EMPLOYEES and EMPLOYEES.path == EMPLOYEES_PATH
+    assert all(e.listing.path == e.path for e in ENDPOINTS.values() if e.listing)
+    assert ENDPOINTS["people_search"].listing is SEARCH and SEARCH.path == SEARCH_PATH
+    assert ENDPOINTS["employees"].listing is EMPLOYEES and EMPLOYEES.path == EMPLOYEES_PATH
     assert (SEARCH.required, EMPLOYEES.required) == ("", "slug")
 
 
