@@ -40,10 +40,8 @@ from .refresh_plan import (
     Group,
     checked_answer,
     decide,
-    first_groups,
     movers,
     organizations,
-    regroup,
 )
 from .results import NOT_FOUND, OK, Outcome
 from .single import cached_outcomes
@@ -107,7 +105,7 @@ class _Cached:
     def bounds(self) -> tuple[int, float, float]:
         """The feed calls the answers take before any page has taught the feed's rate, and the
         most and the least the refresh costs (:func:`most_and_least`)."""
-        calls = len(first_groups(list(self.answers.values()), FeedRate()))
+        calls = len(organizations(list(self.answers.values())).groups(FeedRate()))
         expired, uncached = len(self.uncheckable), len(self.uncached)
         most, least = most_and_least(
             self.answers, calls, expired=expired, uncached=uncached, cost=self.cost, page=self.page
@@ -250,10 +248,9 @@ class _FeedReader:
         orgs, rate = organizations(list(self.answers.values())), FeedRate()
         if not orgs.order:
             return
-        first = regroup(orgs.order, orgs.window, orgs.by_org, rate)[0]
+        first = orgs.groups(rate)[0]
         splits = self._query(first, rate)
-        rest = orgs.order[len(first.organizations) :]
-        groups = splits + regroup(rest, orgs.window, orgs.by_org, rate)
+        groups = splits + orgs.groups(rate, start=len(first.organizations))
         pending = {self.pool.submit(self._query, g, rate) for g in groups}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
