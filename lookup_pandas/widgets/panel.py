@@ -60,6 +60,11 @@ __all__ = ["SearchPanel"]
 MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.identifiers.queries)
 #: (key of :func:`~lookup_pandas.frames.overview.summary`, label) of the people's table.
 TABLE_COLUMNS = [(key, key.title()) for key in OVERVIEW_COLUMNS]
+#: What the text box asks for, by the toggle: its label, its placeholder, what a short text lacks.
+TEXT_BOX = {
+    PEOPLE: ("Title", "Job title, e.g. data scientist (Enter to search)", "a job title"),
+    COMPANIES: ("Company", "Company name, e.g. labs (Enter to search)", "a company name"),
+}
 
 
 def _cell(value: Any) -> str:
@@ -110,9 +115,10 @@ class SearchPanel(widgets.VBox):
         self.kind = widgets.ToggleButtons(
             options=[PEOPLE, COMPANIES], value=PEOPLE, layout={"width": "auto"}
         )
+        label, placeholder, _ = TEXT_BOX[PEOPLE]
         self.title = widgets.Text(
-            placeholder="Job title, e.g. data scientist (Enter to search)",
-            description="Title",
+            placeholder=placeholder,
+            description=label,
             continuous_update=True,
             layout={"width": "26em"},
         )
@@ -181,8 +187,7 @@ class SearchPanel(widgets.VBox):
             self._start(SEARCH, dict(self.filters), "")
             return
         if len(text) < MIN_TITLE:
-            what = "a company name" if companies else "a job title"
-            self._say(f"Type at least {MIN_TITLE} characters of {what}.")
+            self._say(f"Type at least {MIN_TITLE} characters of {TEXT_BOX[self.kind.value][2]}.")
             return
         if companies and names_one_company(text):
             self._open_company(text)
@@ -267,14 +272,8 @@ class SearchPanel(widgets.VBox):
                     self.company.value = record["slug"]
 
     def _on_kind(self, change: dict[str, Any]) -> None:
-        companies = change.get("new") == COMPANIES
-        self.title.description = "Company" if companies else "Title"
-        self.title.placeholder = (
-            "Company name, e.g. labs (Enter to search)"
-            if companies
-            else "Job title, e.g. data scientist (Enter to search)"
-        )
-        self.companies.show(companies)
+        self.title.description, self.title.placeholder, _ = TEXT_BOX[change["new"]]
+        self.companies.show(change["new"] == COMPANIES)
 
     def _on_title_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         if content.get("event") == "submit":  # Enter in the title box
@@ -311,23 +310,16 @@ class SearchPanel(widgets.VBox):
     def _load_page(self) -> None:
         assert self._plan is not None and self._next is not None
         params = self._next
-        self._busy(True)
-        self._say("")
-        try:
-            # The same page walk as Client.paginate, one page per click.
-            client = resolve_client(self._client_arg)
-            request = client.parts.sender.request
-            records, pagination = read_page(request, self._listing.path, params, self._plan)
-            self._next = self._plan.next(params, pagination, len(records))
-            self._records.extend(records)
-        except Exception as exc:  # every failure is one line in the panel, never a traceback
-            self._say(_one_line(exc))
-            logger.debug("search failed", exc_info=True)
-            if not self._records:
-                self._next = None  # a failed first page: Search again, not Load more
-        finally:
-            self._render()
-            self._busy(False)
+        if not self._records:
+            self._next = None  # a failed first page: Search again, not Load more
+        with self._working("search"):
+            try:  # the same page walk as Client.paginate, one page per click
+                request = resolve_client(self._client_arg).parts.sender.request
+                records, pagination = read_page(request, self._listing.path, params, self._plan)
+                self._next = self._plan.next(params, pagination, len(records))
+                self._records.extend(records)
+            finally:
+                self._render()
 
     def _render(self) -> None:
         n = len(self._records)
@@ -341,12 +333,7 @@ class SearchPanel(widgets.VBox):
         else:
             shown = [summary(r) for r in self._records]
             self.table.value = _table(shown, TABLE_COLUMNS)
-        options = [("", None)] + [
-            (" — ".join(x for x in (s["name"] or s["handle"], s["headline"]) if x), s["handle"])
-            for s in shown
-            if s["handle"]
-        ]
-        replace_options(self.person, options, self._on_person)
+        replace_options(self.person, shown, "handle", "headline", self._on_person)
 
     def _on_person(self, change: dict[str, Any]) -> None:
         handle = change.get("new")
