@@ -130,13 +130,11 @@ def _read_cache(
     for value in distinct:
         key = keys.get(value)
         stored = None if key is None else cache.stored_at_key(path, key)
-        if stored is None:
+        if key is None or stored is None:
             found.uncached.append(value)
             continue
-        env, bought, expired = stored
-        since = bought
-        mark = checked.get(keys.get(value, ""))
-        if mark is not None:
+        env, since, expired = stored
+        if (mark := checked.get(key)) is not None:  # checked since it was bought
             since = max(since, dt.datetime.fromtimestamp(mark, dt.UTC))
         record = env.data if env is not None and isinstance(env.data, dict) else None
         answer = checked_answer(value, record, since=since, cost=found.cost, now=now)
