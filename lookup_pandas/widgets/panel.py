@@ -38,7 +38,6 @@ import pandas as pd
 from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
 from ..client.pagination import PagePlan, read_page
-from ..errors import UsageError
 from ..frames.overview import OVERVIEW_COLUMNS, current_position, full_name, summary
 from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_company, names_one_company, normalise_company
@@ -232,15 +231,11 @@ class SearchPanel(widgets.VBox):
 
     def _start(self, listing: Listing, query: dict[str, Any], about: str) -> None:
         query = {**query, "limit": int(self.page_size.value)}
-        try:
-            check_listing(listing, query)  # what lp.search_people & co refuse, refused here too
-        except UsageError as exc:
-            self._say(_one_line(exc))
-            return
         sent = None
-        with self._working("company lookup"):
+        with self._working("search"):
+            check_listing(listing, query)  # what lp.search_people & co refuse, refused here too
             sent = company_query(listing, query, self._client_arg)  # an org_ id's slug...
-        if sent is None:  # the lookup an org_ id needs failed: said in one line
+        if sent is None:  # refused, or the lookup an org_ id needs failed: said in one line
             return
         self._listing, self._about = listing, about
         self._records = []
@@ -254,12 +249,8 @@ class SearchPanel(widgets.VBox):
 
         A not-found is said in one line.
         """
-        try:
-            value = checked_company(text)
-        except UsageError as exc:
-            self._say(_one_line(exc))
-            return
         with self._working("company lookup"):
+            value = checked_company(text)  # what is no company: a UsageError, in one line
             record = resolve_client(self._client_arg).company(value)
             if record is None:
                 self._say(f"No company {value}: the service does not know it.")
