@@ -314,7 +314,7 @@ class _FeedReader:
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        keys = self.client.parts.cache.keys(cached.held, cached.kind)
+        keys = {v: cached.keys[v] for v in cached.held}  # the keys the cache was read by
         held = cached_outcomes(self.client, keys, cached.kind, tally=self.tally)
         expired = cached.uncheckable + [v for v in cached.held if v not in held]
         billed = self.client.stats.credits_consumed - self.credits_before
