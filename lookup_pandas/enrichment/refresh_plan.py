@@ -13,7 +13,7 @@ never spends more than buying the checked answers anew, plus one feed page per g
 >>> answer = checked_answer("ada", ada, since=now - dt.timedelta(days=7), cost=1.0, now=now)
 >>> answer.organizations, answer.days_ago
 (('org_1',), 7)
->>> [g.organizations for g in first_groups([answer], FeedRate())]
+>>> [g.organizations for g in organizations([answer]).groups(FeedRate())]
 [('org_1',)]
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -39,10 +39,8 @@ __all__ = [
     "checked_answer",
     "current_organizations",
     "decide",
-    "first_groups",
     "movers",
     "organizations",
-    "regroup",
 ]
 
 #: Events per feed page: production's largest ``limit``.
@@ -175,15 +173,6 @@ class Group:
         return self.days_ago + 1
 
 
-def _shares(answers: Sequence[CheckedAnswer]) -> dict[str, dict[str, float]]:
-    """Each organisation's answers, with each answer's share of its cost."""
-    by_org: dict[str, dict[str, float]] = defaultdict(dict)
-    for a in answers:
-        for org in a.organizations:
-            by_org[org][a.value] = a.cost / len(a.organizations)
-    return by_org
-
-
 @dataclass(frozen=True)
 class Organizations:
     """The organisations the checked answers work at, in the order they are queried.
@@ -196,9 +185,55 @@ class Organizations:
     window: Mapping[str, int]
     by_org: Mapping[str, Mapping[str, float]]
 
+    def groups(
+        self,
+        rate: FeedRate | Mapping[str, float],
+        *,
+        start: int = 0,
+        max_ids: int = MAX_IDS_PER_CALL,
+    ) -> list[Group]:
+        """The organisations from ``start`` on, packed into feed queries in order.
+
+        ``rate`` is the learnt :class:`FeedRate`, or each organisation's expected events per
+        day. A group closes when one more organisation would take its expected events past
+        :data:`TARGET_SHARE` of a page, or its ids past ``max_ids``.
+
+        >>> orgs = Organizations(("org_1", "org_2", "org_3"), dict.fromkeys(["org_1", "org_2",
+        ...     "org_3"], 7), {"org_1": {"a": 1.0}, "org_2": {"b": 1.0}, "org_3": {"c": 1.0}})
+        >>> orgs.groups({"org_1": 5.0, "org_2": 0.1, "org_3": 0.1})
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [Group(organizations=('org_1',), days_ago=7),
+         Group(organizations=('org_2', 'org_3'), days_ago=7)]
+        """
+        groups: list[Group] = []
+        current: list[str] = []
+        expected = 0.0
+
+        def per_day(org: str) -> float:
+            return rate.per_day if isinstance(rate, FeedRate) else rate.get(org, 0.0)
+
+        def close() -> None:
+            if current:
+                days = max(self.window[o] for o in current)
+                groups.append(Group(tuple(current), days, {o: self.by_org[o] for o in current}))
+
+        for org in self.order[start:]:
+            events = per_day(org) * (self.window[org] + 1)
+            full = expected + events > TARGET_SHARE * FEED_PAGE or len(current) >= max_ids
+            if current and full:
+                close()
+                current, expected = [], 0.0
+            current.append(org)
+            expected += events
+        close()
+        return groups
+
 
 def organizations(answers: Sequence[CheckedAnswer]) -> Organizations:
     """The organisations of ``answers``' current positions, ordered to be queried.
+
+    Their :meth:`~Organizations.groups` are the feed queries, packed while a group's expected
+    events over its window stay within about one page. See the module's example.
 
     >>> import datetime as dt
     >>> now = dt.datetime(2026, 11, 27, tzinfo=dt.UTC)
@@ -206,70 +241,14 @@ def organizations(answers: Sequence[CheckedAnswer]) -> Organizations:
     >>> organizations([a]).by_org["org_2"]
     {'ada': 0.5}
     """
-    by_org = _shares(answers)
+    by_org: dict[str, dict[str, float]] = defaultdict(dict)
     window: dict[str, int] = {}
     for a in answers:
         for org in a.organizations:
+            by_org[org][a.value] = a.cost / len(a.organizations)
             window[org] = max(window.get(org, 1), a.days_ago)
     order = sorted(by_org, key=lambda o: (-window[o], -len(by_org[o]), o))
     return Organizations(tuple(order), window, by_org)
-
-
-def first_groups(
-    answers: Sequence[CheckedAnswer], rate: FeedRate, *, max_ids: int = MAX_IDS_PER_CALL
-) -> list[Group]:
-    """The feed queries ``answers`` take at ``rate``, at most ``max_ids`` organisations each.
-
-    Organisations are taken in :func:`organizations`' order, and packed while the group's
-    expected events over its window stay within about one page. See the module's example.
-    """
-    orgs = organizations(answers)
-    return regroup(orgs.order, orgs.window, orgs.by_org, rate, max_ids=max_ids)
-
-
-def regroup(
-    organizations: Iterable[str],
-    window: Mapping[str, int],
-    by_org: Mapping[str, Mapping[str, float]],
-    rate: FeedRate | Mapping[str, float],
-    *,
-    max_ids: int = MAX_IDS_PER_CALL,
-) -> list[Group]:
-    """``organizations`` packed into groups, in order.
-
-    ``rate`` is the learnt :class:`FeedRate`, or each organisation's expected events per day.
-    A group closes when one more organisation would take its expected events past
-    :data:`TARGET_SHARE` of a page, or its ids past ``max_ids``.
-
-    >>> regroup(["org_1", "org_2", "org_3"], {"org_1": 7, "org_2": 7, "org_3": 7},
-    ...         {"org_1": {"a": 1.0}, "org_2": {"b": 1.0}, "org_3": {"c": 1.0}},
-    ...         {"org_1": 5.0, "org_2": 0.1, "org_3": 0.1})
-    ... # doctest: +NORMALIZE_WHITESPACE
-    [Group(organizations=('org_1',), days_ago=7),
-     Group(organizations=('org_2', 'org_3'), days_ago=7)]
-    """
-    groups: list[Group] = []
-    current: list[str] = []
-    expected = 0.0
-
-    def per_day(org: str) -> float:
-        return rate.per_day if isinstance(rate, FeedRate) else rate.get(org, 0.0)
-
-    def close() -> None:
-        if current:
-            days = max(window[o] for o in current)
-            groups.append(Group(tuple(current), days, {o: by_org[o] for o in current}))
-
-    for org in organizations:
-        events = per_day(org) * (window[org] + 1)
-        full = expected + events > TARGET_SHARE * FEED_PAGE or len(current) >= max_ids
-        if current and full:
-            close()
-            current, expected = [], 0.0
-        current.append(org)
-        expected += events
-    close()
-    return groups
 
 
 def movers(
@@ -420,17 +399,16 @@ def _split(
     regrouped. The split is taken when its first pages plus the busy organisations' answers cost
     less than buying the group's answers (``rest``).
     """
-    per_org: dict[str, int] = defaultdict(int)
-    for e in events:
-        if e.organization_id in group.organizations:
-            per_org[e.organization_id] += 1
-    per_day = {o: per_org.get(o, 0) / span for o in group.organizations}
+    per_org = Counter(e.organization_id for e in events)
+    per_day = {o: per_org[o] / span for o in group.organizations}
     busy = {o for o in group.organizations if per_day[o] * group.window_days > FEED_PAGE}
     quiet = [o for o in group.organizations if o not in busy]
     if not quiet:
         return None
-    window = {o: group.days_ago for o in group.organizations}
-    quiet_groups = regroup(quiet, window, group.by_org, per_day, max_ids=max_ids)
+    window = dict.fromkeys(quiet, group.days_ago)
+    quiet_groups = Organizations(tuple(quiet), window, group.by_org).groups(
+        per_day, max_ids=max_ids
+    )
     kept = {v for g in quiet_groups for v in g.shares}
     shares = group.shares
     bought = tuple(v for v in rest if v not in kept)

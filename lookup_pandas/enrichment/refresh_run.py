@@ -40,10 +40,8 @@ from .refresh_plan import (
     Group,
     checked_answer,
     decide,
-    first_groups,
     movers,
     organizations,
-    regroup,
 )
 from .results import NOT_FOUND, OK, Outcome
 from .single import cached_outcomes
@@ -59,95 +57,92 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RefreshPlan:
     """What the run keeps and buys anew after the feed was read.
 
-    ``kept``: the answers the feed checked, unchanged. ``held``: the answers it cannot check,
-    not expired, kept as they are (neither checked nor renewed). ``fresh_after``: an answer
-    stored after this time (epoch seconds) counts as new (another process bought it meanwhile).
+    ``kept``: the answers the feed checked, unchanged. ``cached``: those, and the answers it
+    cannot check, not expired, kept as they are (neither checked nor renewed): every answer the
+    run takes from the cache. ``checked_at``: when the feed was read.
     """
 
-    kept: dict[str, Outcome] = field(default_factory=dict)
-    held: dict[str, Outcome] = field(default_factory=dict)
-    rebuy: tuple[str, ...] = ()
-    uncached: tuple[str, ...] = ()
-    counts: RefreshCounts = field(default_factory=RefreshCounts)
-    fresh_after: float = 0.0
-    checked_at: dt.datetime | None = None
+    kept: dict[str, Outcome]
+    cached: dict[str, Outcome]
+    counts: RefreshCounts
+    checked_at: dt.datetime
     #: Each mover's events, marked acted on once it is bought anew.
-    events: dict[str, set[str]] = field(default_factory=dict)
+    events: dict[str, set[str]]
     #: Each value's cache key (answers kept are marked checked by it).
-    keys: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def cached(self) -> dict[str, Outcome]:
-        """Every answer the run takes from the cache: the checked ones and the held ones."""
-        return {**self.kept, **self.held}
-
-
-@dataclass(frozen=True)
-class _Cached:
-    """What the cache holds for the values: their answers to check, and the rest.
-
-    ``held``: answers the feed cannot check, not expired (kept as they are). ``uncheckable``:
-    those expired (bought anew).
-    """
-
-    kind: Kind
-    answers: dict[str, CheckedAnswer]
-    records: dict[str, dict[str, Any]]
-    held: tuple[str, ...]
-    uncheckable: tuple[str, ...]
-    uncached: tuple[str, ...]
     keys: dict[str, str]
 
     @property
-    def others(self) -> int:
-        """The values bought whatever the feed says: not checkable and expired, or not cached."""
-        return len(self.uncheckable) + len(self.uncached)
+    def fresh_after(self) -> float:
+        """An answer stored after this time (epoch seconds) counts as new (another process
+        bought it meanwhile)."""
+        return self.checked_at.timestamp()
+
+
+@dataclass
+class _Cached:
+    """What the cache holds for the values, and what a feed page and an answer cost.
+
+    ``answers``: those the feed can check (``records``, their records). ``held``: answers the
+    feed cannot check, not expired (kept as they are). ``uncheckable``: those expired (bought
+    anew).
+    """
+
+    kind: Kind
+    now: dt.datetime
+    keys: dict[str, str]
+    cost: float
+    page: float
+    answers: dict[str, CheckedAnswer] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    held: list[str] = field(default_factory=list)
+    uncheckable: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+
+    def bounds(self) -> tuple[int, float, float]:
+        """The feed calls the answers take before any page has taught the feed's rate, and the
+        most and the least the refresh costs (:func:`most_and_least`)."""
+        calls = len(organizations(list(self.answers.values())).groups(FeedRate()))
+        expired, uncached = len(self.uncheckable), len(self.uncached)
+        most, least = most_and_least(
+            self.answers, calls, expired=expired, uncached=uncached, cost=self.cost, page=self.page
+        )
+        return calls, most, least
 
 
 def _read_cache(
-    client: Client, kind: Kind, distinct: Sequence[str], now: dt.datetime, cost: float
+    client: Client, kind: Kind, distinct: Sequence[str], tally: ClientStats | None = None
 ) -> _Cached:
-    """Each value's stored answer (expired too) and when it was bought or last checked."""
-    path, cache = kind.endpoint.path, client.parts.cache
+    """Each value's stored answer (expired too) and when it was bought or last checked.
+
+    The route costs are read now if this Client has not read them yet (a free panel call,
+    counted in ``tally`` too): a new Client has read none, and its most and least would count
+    every profile and page at 1 credit, whatever the service charges.
+    """
+    costs = unless_failing(lambda c: route_costs(c, tally), client, RouteCosts())
+    path, cache, now = kind.endpoint.path, client.parts.cache, dt.datetime.now(dt.UTC)
     keys = cache.keys(distinct, kind)
     checked = client.parts.store.checked_at(list(keys.values())) if keys else {}
-    answers: dict[str, CheckedAnswer] = {}
-    records: dict[str, dict[str, Any]] = {}
-    held: list[str] = []
-    uncheckable: list[str] = []
-    uncached: list[str] = []
+    found = _Cached(kind, now, keys, costs.cost_of(path), costs.cost_of(JOB_CHANGES_PATH))
     for value in distinct:
         key = keys.get(value)
         stored = None if key is None else cache.stored_at_key(path, key)
-        if stored is None:
-            uncached.append(value)
+        if key is None or stored is None:
+            found.uncached.append(value)
             continue
-        env, bought, expired = stored
-        since = bought
-        mark = checked.get(keys.get(value, ""))
-        if mark is not None:
+        env, since, expired = stored
+        if (mark := checked.get(key)) is not None:  # checked since it was bought
             since = max(since, dt.datetime.fromtimestamp(mark, dt.UTC))
         record = env.data if env is not None and isinstance(env.data, dict) else None
-        answer = checked_answer(value, record, since=since, cost=cost, now=now)
+        answer = checked_answer(value, record, since=since, cost=found.cost, now=now)
         if answer is None or record is None:
-            (uncheckable if expired else held).append(value)
+            (found.uncheckable if expired else found.held).append(value)
         else:
-            answers[value], records[value] = answer, record
-    return _Cached(kind, answers, records, tuple(held), tuple(uncheckable), tuple(uncached), keys)
-
-
-def _costs(client: Client, tally: ClientStats | None = None) -> RouteCosts:
-    """The route costs, read now if this Client has not read them yet (a free panel call,
-    counted in a run's ``tally`` too).
-
-    Not only those the Client has read: a new Client has read none, and its most and least
-    would count every profile and page at 1 credit, whatever the service charges.
-    """
-    return unless_failing(lambda c: route_costs(c, tally), client, RouteCosts())
+            found.answers[value], found.records[value] = answer, record
+    return found
 
 
 def most_and_least(
@@ -185,22 +180,12 @@ def estimate_changes(distinct: Sequence[str], client: Client, kind: Kind) -> Ref
     It reads the cache and the store only: no feed page. The feed calls are those the groups
     take before any page has taught the feed's rate (one event per organisation a week).
     """
-    now, costs = dt.datetime.now(dt.UTC), _costs(client)
-    cached = _read_cache(client, kind, distinct, now, costs.cost_of(kind.endpoint.path))
-    answers = list(cached.answers.values())
-    groups = first_groups(answers, FeedRate())
-    most, least = most_and_least(
-        cached.answers,
-        len(groups),
-        expired=len(cached.uncheckable),
-        uncached=len(cached.uncached),
-        cost=costs.cost_of(kind.endpoint.path),
-        page=costs.cost_of(JOB_CHANGES_PATH),
-    )
+    cached = _read_cache(client, kind, distinct)
+    feed_calls, most, least = cached.bounds()
     return RefreshEstimate(
-        checked=len(answers),
-        organizations=len(organizations(answers).order),
-        feed_calls=len(groups),
+        checked=len(cached.answers),
+        organizations=len(organizations(list(cached.answers.values())).order),
+        feed_calls=feed_calls,
         uncheckable=len(cached.uncheckable),
         most=most,
         least=least,
@@ -228,64 +213,47 @@ def check_changes(
     """
     if options.refresh != "changed" or client.settings.offline:
         return None
-    now, costs = dt.datetime.now(dt.UTC), _costs(client, tally)
-    cost, page = costs.cost_of(kind.endpoint.path), costs.cost_of(JOB_CHANGES_PATH)
-    cached = _read_cache(client, kind, distinct, now, cost)
-    rate = FeedRate()
-    groups = first_groups(list(cached.answers.values()), rate)
-    expired, uncached = len(cached.uncheckable), len(cached.uncached)
-    most, _ = most_and_least(
-        cached.answers, len(groups), expired=expired, uncached=uncached, cost=cost, page=page
-    )
-    calls = len(cached.answers) + len(groups) + cached.others
+    cached = _read_cache(client, kind, distinct, tally)
+    feed_calls, most, _ = cached.bounds()
+    others = len(cached.uncheckable) + len(cached.uncached)  # bought whatever the feed says
+    calls = len(cached.answers) + feed_calls + others
     check_budget(calls, 0, len(distinct), options.max_calls, kind.nouns)  # the most it can call
     check_credits(most, calls, options.max_credits)  # the most it can spend
-    reader = _FeedReader(client, cached.answers, now, page, tally, pool)
-    reader.read_all(rate)
-    return reader.plan(cached, now)
+    reader = _FeedReader(client, cached, tally, pool)
+    reader.read_all()
+    return reader.plan()
 
 
 class _FeedReader:
     """Reads groups' feeds, deciding from each first page; collects movers and busy answers."""
 
-    def __init__(
-        self,
-        client: Client,
-        answers: Mapping[str, CheckedAnswer],
-        now: dt.datetime,
-        page_cost: float,
-        tally: ClientStats,
-        pool: Executor,
-    ) -> None:
-        self.client, self.answers, self.now, self.page_cost = client, answers, now, page_cost
+    def __init__(self, client: Client, cached: _Cached, tally: ClientStats, pool: Executor) -> None:
+        self.client, self.cached, self.answers = client, cached, cached.answers
         self.tally, self.pool = tally, pool
         self.found: dict[str, set[str]] = {}
         self.busy: set[str] = set()
-        self.groups = self.pages = 0
+        self.pages = 0
         self._lock = threading.Lock()  # the pool's groups share what they found
         self.credits_before = client.stats.credits_consumed
 
-    def read_all(self, rate: FeedRate) -> None:
+    def read_all(self) -> None:
         """Query every organisation's feed, and the groups that splits make.
 
         The first group is read alone, to learn the feed's rate. The rest are then grouped at
         that rate and read in the run's pool, each group deciding from its own first page,
         under the Client's one pace. Only this thread waits on them.
         """
-        orgs = organizations(list(self.answers.values()))
-        remaining = list(orgs.order)
-        if not remaining:
+        orgs, rate = organizations(list(self.answers.values())), FeedRate()
+        if not orgs.order:
             return
-        first = regroup(remaining, orgs.window, orgs.by_org, rate)[0]
+        first = orgs.groups(rate)[0]
         splits = self._query(first, rate)
-        rest = remaining[len(first.organizations) :]
-        groups = splits + (regroup(rest, orgs.window, orgs.by_org, rate) if rest else [])
-        pool = self.pool
-        pending = {pool.submit(self._query, g, rate) for g in groups}
+        groups = splits + orgs.groups(rate, start=len(first.organizations))
+        pending = {self.pool.submit(self._query, g, rate) for g in groups}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:  # a split's groups are read in turn
-                pending |= {pool.submit(self._query, g, rate) for g in future.result()}
+                pending |= {self.pool.submit(self._query, g, rate) for g in future.result()}
 
     def _query(self, group: Group, rate: FeedRate) -> list[Group]:
         """Read ``group``'s first page, decide, carry it out; the groups a split makes."""
@@ -293,9 +261,8 @@ class _FeedReader:
         events, last = next(pages)
         moved = self._note(events, group)
         with self._lock:  # the rate is learnt by every group's decision
-            self.groups += 1
             decision = decide(
-                group, events, last=last, moved=moved, page_cost=self.page_cost, rate=rate
+                group, events, last=last, moved=moved, page_cost=self.cached.page, rate=rate
             )
         if decision.action == "read":
             for read, (events, last) in enumerate(pages, 1):
@@ -321,7 +288,7 @@ class _FeedReader:
         }
         plan = PagePlan()
         sent: dict[str, Any] | None = plan.first(params)
-        today, request = self.now.date(), self.client.parts.sender.request
+        today, request = self.cached.now.date(), self.client.parts.sender.request
         while sent is not None:
             records, pagination = read_page(
                 request, JOB_CHANGES_PATH, sent, plan, refresh=True, tally=self.tally
@@ -341,15 +308,15 @@ class _FeedReader:
                 self.found.setdefault(value, set()).update(keys)
             return {v for v in in_group if v in self.found}
 
-    def plan(self, cached: _Cached, now: dt.datetime) -> RefreshPlan:
+    def plan(self) -> RefreshPlan:
         """The refresh's plan: the kept answers, and those to buy anew."""
-        moved = set(self.found)
+        cached, moved = self.cached, set(self.found)
         busy = self.busy - moved
         kept = {v: Outcome(OK, cached.records[v]) for v in cached.answers if v not in moved | busy}
         # read as any cached answer is (a cache hit); gone meanwhile (expired): bought anew
-        keys = self.client.parts.cache.keys(cached.held, cached.kind)
+        keys = {v: cached.keys[v] for v in cached.held}  # the keys the cache was read by
         held = cached_outcomes(self.client, keys, cached.kind, tally=self.tally)
-        expired = cached.uncheckable + tuple(v for v in cached.held if v not in held)
+        expired = cached.uncheckable + [v for v in cached.held if v not in held]
         billed = self.client.stats.credits_consumed - self.credits_before
         counts = RefreshCounts(
             checked=len(cached.answers),
@@ -359,18 +326,14 @@ class _FeedReader:
             uncheckable=len(expired),
             held=len(held),
             feed_pages=self.pages,
-            feed_credits=billed if billed > 0 else self.pages * self.page_cost,
+            feed_credits=billed if billed > 0 else self.pages * cached.page,
         )
-        rebuy = tuple(v for v in cached.answers if v in moved | busy) + expired
         return RefreshPlan(
             kept=kept,
-            held=held,
-            rebuy=rebuy,
-            uncached=cached.uncached,
+            cached={**kept, **held},
             counts=counts,
-            fresh_after=now.timestamp(),
-            checked_at=now,
-            events={v: self.found[v] for v in moved},
+            checked_at=cached.now,
+            events=dict(self.found),
             keys=cached.keys,
         )
 
@@ -390,8 +353,7 @@ def keep_checked(client: Client, plan: RefreshPlan, kind: Kind) -> None:
     keys = [plan.keys[v] for v in plan.kept if v in plan.keys]
     for i in range(0, len(keys), KEEP_CHUNK):
         chunk = keys[i : i + KEEP_CHUNK]
-        if plan.checked_at is not None:
-            store.mark_checked(chunk, plan.checked_at.timestamp())
+        store.mark_checked(chunk, plan.checked_at.timestamp())
         cache.renew(path, chunk)
 
 

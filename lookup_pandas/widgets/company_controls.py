@@ -41,21 +41,32 @@ COMPANY_COLUMNS = [
 
 def replace_options(
     dropdown: widgets.Dropdown,
-    options: Sequence[tuple[str, Any]],
+    shown: Sequence[Mapping[str, str | None]],
+    key: str,
+    detail: str,
     on_pick: Callable[[dict[str, Any]], None],
 ) -> None:
     """New options for ``dropdown``, its value kept when it is still among them.
 
-    ``on_pick``, the observer of its value, is not told: replacing them is no one's choice.
+    The empty choice, then one option per summary in ``shown`` with a ``key``: its name (else
+    its key) and its ``detail``. ``on_pick``, the observer of its value, is not told: replacing
+    them is no one's choice.
 
     Example:
         >>> told = []
         >>> pick = widgets.Dropdown(options=[("Ada", "ada"), ("Grace", "grace")], value="grace")
         >>> pick.observe(told.append, names="value")
-        >>> replace_options(pick, [("Grace", "grace"), ("Linus", "linus")], told.append)
-        >>> pick.value, told
-        ('grace', [])
+        >>> shown = [{"name": "Grace", "handle": "grace", "headline": "Admiral"},
+        ...          {"name": None, "handle": "linus", "headline": None}]
+        >>> replace_options(pick, shown, "handle", "headline", told.append)
+        >>> pick.options, pick.value, told
+        ((('', None), ('Grace — Admiral', 'grace'), ('linus', 'linus')), 'grace', [])
     """
+    options = [("", None)] + [
+        (" — ".join(x for x in (s["name"] or s[key], s[detail]) if x), s[key])
+        for s in shown
+        if s[key]
+    ]
     current = dropdown.value
     dropdown.unobserve(on_pick, names="value")
     dropdown.options = options
@@ -150,13 +161,8 @@ class CompanyControls:
     def set_records(self, records: list[dict[str, Any]]) -> None:
         """The companies to pick from. The current choice stays when it is still among them."""
         self.records = list(records)
-        options: list[tuple[str, str | None]] = [("", None)]
-        for r in self.records:
-            s = company_summary(r)
-            if s["slug"]:
-                label = " — ".join(x for x in (s["name"] or s["slug"], s["industry"]) if x)
-                options.append((label, s["slug"]))
-        replace_options(self.picker, options, self._on_pick)
+        shown = [company_summary(r) for r in self.records]
+        replace_options(self.picker, shown, "slug", "industry", self._on_pick)
         self._show_chosen()
 
     def busy(self, on: bool) -> None:

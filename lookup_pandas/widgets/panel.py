@@ -38,7 +38,6 @@ import pandas as pd
 from ..api.listings import company_query, query_value
 from ..client.client import Client, resolve_client
 from ..client.pagination import PagePlan, read_page
-from ..errors import UsageError
 from ..frames.overview import OVERVIEW_COLUMNS, current_position, full_name, summary
 from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_company, names_one_company, normalise_company
@@ -60,6 +59,11 @@ __all__ = ["SearchPanel"]
 MIN_TITLE = MIN_TEXT  # production's shortest text filter (lookup_pandas.identifiers.queries)
 #: (key of :func:`~lookup_pandas.frames.overview.summary`, label) of the people's table.
 TABLE_COLUMNS = [(key, key.title()) for key in OVERVIEW_COLUMNS]
+#: What the text box asks for, by the toggle: its label, its placeholder, what a short text lacks.
+TEXT_BOX = {
+    PEOPLE: ("Title", "Job title, e.g. data scientist (Enter to search)", "a job title"),
+    COMPANIES: ("Company", "Company name, e.g. labs (Enter to search)", "a company name"),
+}
 
 
 def _cell(value: Any) -> str:
@@ -110,9 +114,10 @@ class SearchPanel(widgets.VBox):
         self.kind = widgets.ToggleButtons(
             options=[PEOPLE, COMPANIES], value=PEOPLE, layout={"width": "auto"}
         )
+        label, placeholder, _ = TEXT_BOX[PEOPLE]
         self.title = widgets.Text(
-            placeholder="Job title, e.g. data scientist (Enter to search)",
-            description="Title",
+            placeholder=placeholder,
+            description=label,
             continuous_update=True,
             layout={"width": "26em"},
         )
@@ -181,8 +186,7 @@ class SearchPanel(widgets.VBox):
             self._start(SEARCH, dict(self.filters), "")
             return
         if len(text) < MIN_TITLE:
-            what = "a company name" if companies else "a job title"
-            self._say(f"Type at least {MIN_TITLE} characters of {what}.")
+            self._say(f"Type at least {MIN_TITLE} characters of {TEXT_BOX[self.kind.value][2]}.")
             return
         if companies and names_one_company(text):
             self._open_company(text)
@@ -227,15 +231,11 @@ class SearchPanel(widgets.VBox):
 
     def _start(self, listing: Listing, query: dict[str, Any], about: str) -> None:
         query = {**query, "limit": int(self.page_size.value)}
-        try:
-            check_listing(listing, query)  # what lp.search_people & co refuse, refused here too
-        except UsageError as exc:
-            self._say(_one_line(exc))
-            return
         sent = None
-        with self._working("company lookup"):
+        with self._working("search"):
+            check_listing(listing, query)  # what lp.search_people & co refuse, refused here too
             sent = company_query(listing, query, self._client_arg)  # an org_ id's slug...
-        if sent is None:  # the lookup an org_ id needs failed: said in one line
+        if sent is None:  # refused, or the lookup an org_ id needs failed: said in one line
             return
         self._listing, self._about = listing, about
         self._records = []
@@ -249,12 +249,8 @@ class SearchPanel(widgets.VBox):
 
         A not-found is said in one line.
         """
-        try:
-            value = checked_company(text)
-        except UsageError as exc:
-            self._say(_one_line(exc))
-            return
         with self._working("company lookup"):
+            value = checked_company(text)  # what is no company: a UsageError, in one line
             record = resolve_client(self._client_arg).company(value)
             if record is None:
                 self._say(f"No company {value}: the service does not know it.")
@@ -267,14 +263,8 @@ class SearchPanel(widgets.VBox):
                     self.company.value = record["slug"]
 
     def _on_kind(self, change: dict[str, Any]) -> None:
-        companies = change.get("new") == COMPANIES
-        self.title.description = "Company" if companies else "Title"
-        self.title.placeholder = (
-            "Company name, e.g. labs (Enter to search)"
-            if companies
-            else "Job title, e.g. data scientist (Enter to search)"
-        )
-        self.companies.show(companies)
+        self.title.description, self.title.placeholder, _ = TEXT_BOX[change["new"]]
+        self.companies.show(change["new"] == COMPANIES)
 
     def _on_title_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         if content.get("event") == "submit":  # Enter in the title box
@@ -311,23 +301,16 @@ class SearchPanel(widgets.VBox):
     def _load_page(self) -> None:
         assert self._plan is not None and self._next is not None
         params = self._next
-        self._busy(True)
-        self._say("")
-        try:
-            # The same page walk as Client.paginate, one page per click.
-            client = resolve_client(self._client_arg)
-            request = client.parts.sender.request
-            records, pagination = read_page(request, self._listing.path, params, self._plan)
-            self._next = self._plan.next(params, pagination, len(records))
-            self._records.extend(records)
-        except Exception as exc:  # every failure is one line in the panel, never a traceback
-            self._say(_one_line(exc))
-            logger.debug("search failed", exc_info=True)
-            if not self._records:
-                self._next = None  # a failed first page: Search again, not Load more
-        finally:
-            self._render()
-            self._busy(False)
+        if not self._records:
+            self._next = None  # a failed first page: Search again, not Load more
+        with self._working("search"):
+            try:  # the same page walk as Client.paginate, one page per click
+                request = resolve_client(self._client_arg).parts.sender.request
+                records, pagination = read_page(request, self._listing.path, params, self._plan)
+                self._next = self._plan.next(params, pagination, len(records))
+                self._records.extend(records)
+            finally:
+                self._render()
 
     def _render(self) -> None:
         n = len(self._records)
@@ -341,12 +324,7 @@ class SearchPanel(widgets.VBox):
         else:
             shown = [summary(r) for r in self._records]
             self.table.value = _table(shown, TABLE_COLUMNS)
-        options = [("", None)] + [
-            (" — ".join(x for x in (s["name"] or s["handle"], s["headline"]) if x), s["handle"])
-            for s in shown
-            if s["handle"]
-        ]
-        replace_options(self.person, options, self._on_person)
+        replace_options(self.person, shown, "handle", "headline", self._on_person)
 
     def _on_person(self, change: dict[str, Any]) -> None:
         handle = change.get("new")

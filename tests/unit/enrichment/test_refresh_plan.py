@@ -21,8 +21,8 @@ from lookup_pandas.enrichment.refresh_plan import (
     checked_answer,
     current_organizations,
     decide,
-    first_groups,
     movers,
+    organizations,
 )
 from lookup_pandas.service.job_changes import JobChange
 
@@ -82,7 +82,7 @@ def test_events_match_by_id_else_handle_from_the_day_bought_and_never_twice():
 
 def test_groups_hold_every_organisation_once_within_the_url_limit():
     answers = [_answer(f"p{i}", f"org_{i % 130}", f"org_{(i + 1) % 130}") for i in range(400)]
-    groups = first_groups(answers, FeedRate(events=0.0001))  # a quiet feed: ids decide
+    groups = organizations(answers).groups(FeedRate(events=0.0001))  # a quiet feed: ids decide
     orgs = [o for g in groups for o in g.organizations]
     assert sorted(orgs) == sorted({f"org_{i}" for i in range(130)})
     assert all(len(g.organizations) <= MAX_IDS_PER_CALL for g in groups)
