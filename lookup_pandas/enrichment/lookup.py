@@ -49,7 +49,6 @@ from .plan import (
     check_balance,
     check_credits,
     check_method,
-    check_options,
     check_refresh,
     job_credits,
     plan,
@@ -160,9 +159,7 @@ def lookup_values(
             :mod:`lookup_pandas.csv_chunks` does).
     """
     options = Options() if options is None else options
-    check_options(options.errors, options.max_calls, options.max_credits)
-    check_method(options.method)
-    check_refresh(options.refresh, kind)
+    options.check(kind)
     if options.method == "batch" and client.parts.batch.supported_for(kind) is False:
         raise client.parts.batch.no_batch(kind, None)
     started = time.perf_counter()

@@ -100,6 +100,19 @@ class Options:
         """The options among a call's arguments by name (``locals()``); the others are left out."""
         return cls(**{f.name: given[f.name] for f in fields(cls) if f.name in given})
 
+    def check(self, kind: Kind) -> None:
+        """Raise UsageError for an ``errors``, a budget, a ``method`` or a ``refresh`` no job of
+        ``kind`` takes, before anything is read or sent.
+
+        >>> from lookup_pandas.identifiers.kinds import PEOPLE
+        >>> Options(method="bulk").check(PEOPLE)
+        Traceback (most recent call last):
+        lookup_pandas.errors.UsageError: method must be one of 'auto', 'batch', 'single', not 'bulk'
+        """
+        check_options(self.errors, self.max_calls, self.max_credits)
+        check_method(self.method)
+        check_refresh(self.refresh, kind)
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -190,12 +190,11 @@ class EnrichmentRun:
                         batch.finish()  # collected: the single calls would go past the cap
                         raise over
                     self.run_singles(singles)
-                    if batch is not None and batch.unaffordable:
-                        batch.finish()  # the jobs it could pay for are collected
-                        bought = self.counts["fetched"]
-                        raise out_of_credits(batch.unaffordable, batch.refusal, kind, bought)
                     if batch is not None:
-                        batch.finish()
+                        batch.finish()  # collected: those it could pay for, if it ran out
+                        if batch.unaffordable:
+                            bought = self.counts["fetched"]
+                            raise out_of_credits(batch.unaffordable, batch.refusal, kind, bought)
                         self.batch_jobs += batch.batch_jobs
             except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
                 self._told(exc, batch, total)
@@ -321,10 +320,8 @@ class EnrichmentRun:
         )
 
     def keep(self, handle: str, outcome: Outcome, count: str, via: str = "single") -> None:
-        """Keep ``handle``'s outcome and count it in ``count`` (cached, fetched, refused, ...).
-
-        ``via`` says how an answer not cached came: ``single`` or ``batch``.
-        """
+        """Keep ``handle``'s outcome and count it in ``count`` (cached, fetched, refused, ...);
+        ``via``: how an answer not cached came, ``single`` or ``batch``."""
         if self.held is not None:
             self.held.note(handle, outcome)
         self.outcomes[handle] = handed(self.on_record, handle, outcome)
@@ -464,10 +461,7 @@ class EnrichmentRun:
             yield from ((handle, None) for handle in chunk if handle not in held)
 
     def keys_of(self, values: Sequence[str]) -> dict[str, str]:
-        """Each of ``values``' cache key (none without a cache), each worked out once a run.
-
-        Only the main thread calls it: it hands the keys to the pool's tasks.
-        """
+        """Their cache keys (none without a cache), each made once a run, in the main thread."""
         if missing := [v for v in values if v not in self.keys]:
             self.keys.update(self.parts.cache.keys(missing, self.kind))
         return {v: self.keys[v] for v in values if v in self.keys}

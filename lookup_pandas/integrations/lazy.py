@@ -23,9 +23,6 @@ from ..enrichment.plan import (
     Options,
     check_budget,
     check_credits,
-    check_method,
-    check_options,
-    check_refresh,
 )
 from ..enrichment.results import LookupResult, OnRecord
 from ..errors import ConfigurationError, UsageError
@@ -59,12 +56,10 @@ class LazyRun:
     ) -> LazyRun:
         """api's arguments (by name) checked on ``frame``'s columns; ``spec`` makes the workers'
         spec of the Client."""
-        check_options(given["errors"], given["max_calls"], given["max_credits"])
-        check_refresh(given["refresh"], kind)
-        check_method(given["method"])
         provenance = bool(given["provenance"])
-        own = check_columns(frame, given["column"], given["prefix"], provenance)
         options = dataclasses.replace(Options.of(given), provenance=provenance, progress=False)
+        options.check(kind)
+        own = check_columns(frame, given["column"], given["prefix"], provenance)
         workers = spec(resolve_client(given["client"]))
         return cls(given["column"], given["prefix"], own, kind, options, workers)
 
