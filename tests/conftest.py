@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -157,3 +158,23 @@ def python_handles_ctrl_c() -> Iterator[None]:
     yield
     if before is not None:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
+def keys_made(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``made = keys_made(client)``: the URL of each request whose cache key ``client``'s cache
+    works out from then on, to the test's end (the emulator cannot see a key being made)."""
+
+    def spy(client: Any) -> list[str]:
+        made: list[str] = []
+        cache = client.session.cache
+        create = cache.create_key
+
+        def counting(request: Any, **kwargs: Any) -> str:
+            made.append(request.url)
+            return create(request, **kwargs)
+
+        monkeypatch.setattr(cache, "create_key", counting)
+        return made
+
+    return spy

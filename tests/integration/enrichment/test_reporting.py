@@ -130,20 +130,14 @@ def test_each_handle_is_read_ahead_once_and_each_miss_once_more_by_its_call(
 
 
 @pytest.mark.parametrize("method", ["single", "batch"])
-def test_each_handle_s_cache_key_is_worked_out_once_a_run(fake_service, tmp_path, method):
+def test_each_handle_s_cache_key_is_worked_out_once_a_run(
+    fake_service, tmp_path, method, keys_made
+):
     # Read ahead, claimed, submitted or sent, and stored: one key of each handle's request for
     # all of it. (A record's aliases, its id, are keys of other requests.)
     handles = [f"person-{i:03d}" for i in range(12)]
     with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
-        cache = client.session.cache
-        made: list[str] = []
-        create_key = cache.create_key
-
-        def counted(request, **kwargs):
-            made.append(request.url)
-            return create_key(request, **kwargs)
-
-        cache.create_key = counted
+        made = keys_made(client)
         out = pd.DataFrame({"handle": handles * 2}).lookup.enrich_profiles(
             "handle", client=client, progress=False, method=method
         )

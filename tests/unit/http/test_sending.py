@@ -320,20 +320,12 @@ def test_a_fresh_answer_is_decoded_once_and_its_reading_is_what_the_cache_keeps(
     assert decoded == [200, 200] and sent(cached_client, "ada") == 1
 
 
-def test_a_call_given_its_key_works_none_out(cached_client):
+def test_a_call_given_its_key_works_none_out(cached_client, keys_made):
     wire = cached_client.parts.wire
     cache = wire.session.cache
     (key,) = wire.cache_keys(PROFILE_PATH, [{"handle": "ada"}])  # read ahead, say
-    made: list[str] = []
-    create = cache.create_key
-
-    def counting(request, **kwargs):
-        made.append(request.url)
-        return create(request, **kwargs)
-
-    cache.create_key = counting
+    made = keys_made(cached_client)
     env = cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"}, key=key))
     assert not env.from_cache and key in cache.responses  # looked up, claimed, stored under it
     assert [url for url in made if "handle=" in url] == []  # only the alias's (the id's)
-    cache.create_key = create
     assert cached_client.parts.sender.request(Call(PROFILE_PATH, {"handle": "ada"})).from_cache
