@@ -14,6 +14,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas.cli.tier import tier_line
+from lookup_pandas.config.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.errors import InsufficientCreditsError
 from lookup_pandas.service.endpoints import ALUMNI_PATH, BATCH_PATH
 from lookup_pandas.testing import FakeService
@@ -47,9 +48,11 @@ def test_an_enterprise_key_is_paced_by_its_own_limit_not_the_safe_default():
         sent = [r.at for r in svc.requests if r.path == PROFILE]
         assert (out["lookup_status"] == "ok").all() and len(sent) == handles
         assert svc.rate_limited() == 0
-    bound = handles / (ENTERPRISE_LIMIT / 60.0)  # seconds: handles / limit
-    # the first to the last request: (handles - 1) slots at 95% of the limit, 1.05x the bound
-    assert (max(sent) - min(sent)) / bound <= 1.3
+    # The pace is the enterprise limit's: at the safe default the 39 gaps would take 334 s. A
+    # tenth of that holds on a loaded machine, where a ratio to the limit's 2 s would not (the
+    # rate-bound benchmark measures how close to the limit a run keeps).
+    at_safe_default = (handles - 1) * 60.0 / SAFE_DEFAULT_RATE_PER_MINUTE
+    assert max(sent) - min(sent) < at_safe_default / 10
     assert estimate.tier_change is None  # an enterprise account climbs no ladder
 
 
