@@ -174,7 +174,7 @@ def lookup_values(
     with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
         # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
         changes = check_changes(distinct, client, kind, options, tally, pool)
-        keys = client.parts.cache.keys(distinct, kind)  # once: read, claimed, stored by them
+        keys = changes.keys if changes else client.parts.cache.keys(distinct, kind)  # once a run
         the_plan = _plan(keys, distinct, client, options, kind, sink, changes, tally)
         if the_plan.check_key:  # answers read ahead: a key never seen to work is checked first
             client.parts.contact.check_key(tally)

@@ -146,6 +146,22 @@ def test_each_handle_s_cache_key_is_worked_out_once_a_run(
     assert sorted(by_handle) == sorted(set(by_handle)) and len(by_handle) == len(handles)
 
 
+def test_a_refresh_works_each_handle_s_key_out_once_too(fake_service, tmp_path, keys_made):
+    # refresh="changed" reads the cache and the store by the keys, then reads the feed, then
+    # runs: the run takes the keys the refresh worked out.
+    handles = [f"person-{i:03d}" for i in range(12)]
+    frame = pd.DataFrame({"handle": handles})
+    with make_client(fake_service, cache=tmp_path / "c.sqlite") as client:
+        frame.lookup.enrich_profiles("handle", client=client, progress=False)
+        made = keys_made(client)
+        out = frame.lookup.enrich_profiles(
+            "handle", client=client, progress=False, refresh="changed"
+        )
+    assert out["lookup_status"].eq("ok").all()
+    by_handle = [url for url in made if "handle=" in url]
+    assert sorted(by_handle) == sorted(set(by_handle)) and len(by_handle) == len(handles)
+
+
 def test_a_refused_budget_draws_no_bar(fake_service, fake_client, bars):
     frame = pd.DataFrame({"handle": [f"person-{i}" for i in range(5)]})
     with pytest.raises(BudgetExceededError):
