@@ -1,0 +1,118 @@
+"""The Email API's values as a CRM exports them: people's names, company domains, addresses.
+
+Each is read by a :class:`~lookup_pandas.identifiers.kinds.Normaliser`: ``(the value to send,
+None)``, else ``(None, why it is invalid)``, so garbage is never sent (issue 41).
+
+>>> domain("https://www.Acme.com/about"), domain("jane@acme.com"), domain(" acme.com ")
+(('acme.com', None), ('acme.com', None), ('acme.com', None))
+>>> domain("localhost"), domain("")
+((None, 'a domain without a dot'), (None, 'empty'))
+>>> address(" Jane.Doe@ACME.com "), address("jane@")
+(('Jane.Doe@acme.com', None), (None, 'no domain after the @'))
+>>> name("  Jane   Marie "), name("Jane", fold_case=False)
+(('jane marie', None), ('Jane', None))
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from urllib.parse import urlsplit
+
+import pandas as pd
+
+__all__ = ["address", "domain", "name"]
+
+#: One label of a host name: letters, digits and inner hyphens, at most 63 (RFC 1035); an IDN's
+#: Unicode letters too, as CRMs export them unencoded.
+_LABEL = re.compile(r"[^\W_](?:(?:[^\W_]|-){0,61}[^\W_])?\Z")
+
+
+def _text(value: object) -> tuple[str, str | None]:
+    """``value`` stripped, and why it is no value: ``empty`` (a gap: None, NaN, pandas' NA, a
+    blank) or ``not text`` (a number, a list...)."""
+    if isinstance(value, str):
+        text = value.strip()
+        return text, None if text else "empty"
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "", "empty"
+    return "", "not text"
+
+
+def _host_reason(host: str) -> str | None:
+    """Why ``host`` (lower-cased, no ``www.``) cannot be a mail domain; None when it can."""
+    if "." not in host:
+        return "a domain without a dot"
+    if len(host) > 253 or not all(_LABEL.match(label) for label in host.split(".")):
+        return "not a host name"
+    return None
+
+
+def domain(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
+    """A company's mail domain: a bare host, a website URL or an address, as its bare host.
+
+    Lower-cased, a leading ``www.`` dropped (no mailbox lives at www), a trailing dot, a port
+    and a path dropped. Host names are case-blind, so ``fold_case`` changes nothing here.
+
+    >>> domain("http://www.acme.co.uk:8080/contact?x=1"), domain("acme.com/jobs")
+    (('acme.co.uk', None), ('acme.com', None))
+    >>> domain("acme .com"), domain("-acme.com")
+    ((None, 'not a host name'), (None, 'not a host name'))
+    """
+    text, gap = _text(value)
+    if gap:
+        return None, gap
+    if "@" in text and "/" not in text:  # an address: its domain
+        text = text.rpartition("@")[2]
+    elif "/" in text or ":" in text:  # a URL, with its scheme or without
+        text = urlsplit(text if "//" in text else f"//{text}").hostname or ""
+    host = text.lower().rstrip(".")
+    host = host[4:] if host.startswith("www.") else host
+    if not host:
+        return None, "empty"
+    reason = _host_reason(host)
+    return (None, reason) if reason else (host, None)
+
+
+def address(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
+    """An email address, trimmed, its domain lower-cased (its local part is the mailbox's own).
+
+    Only what cannot be an address is refused: the service itself judges the rest
+    (``verify_reason`` ``invalid_syntax``).
+
+    >>> address("jane doe@acme.com"), address("jane.acme.com"), address("a@b@acme.com")
+    ((None, 'a space in the address'), (None, 'no @'), (None, 'more than one @'))
+    >>> address("jane@localhost")
+    (None, 'a domain without a dot')
+    """
+    text, gap = _text(value)
+    if gap:
+        return None, gap
+    if any(ch.isspace() for ch in text):
+        return None, "a space in the address"
+    local, at, host = text.rpartition("@")
+    if not at:
+        return None, "no @"
+    if "@" in local:
+        return None, "more than one @"
+    if not local:
+        return None, "nothing before the @"
+    if not host:
+        return None, "no domain after the @"
+    host = host.lower()
+    reason = _host_reason(host)
+    return (None, reason) if reason else (f"{local}@{host}", None)
+
+
+def name(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
+    """A first or last name: trimmed, inner runs of spaces made one, compared case-blind
+    (``fold_case``: sent lower-cased, so "Jane" and "JANE" are one lookup).
+
+    >>> name("O'Brien"), name("  "), name(None), name(42)
+    (("o'brien", None), (None, 'empty'), (None, 'empty'), (None, 'not text'))
+    """
+    text, gap = _text(value)
+    if gap:
+        return None, gap
+    text = " ".join(text.split())
+    return (text.casefold() if fold_case else text), None
