@@ -15,11 +15,10 @@ None)``, else ``(None, why it is invalid)``, so garbage is never sent (issue 41)
 
 from __future__ import annotations
 
-import math
 import re
 from urllib.parse import urlsplit
 
-import pandas as pd
+from .handles import is_missing
 
 __all__ = ["address", "domain", "name"]
 
@@ -34,9 +33,7 @@ def _text(value: object) -> tuple[str, str | None]:
     if isinstance(value, str):
         text = value.strip()
         return text, None if text else "empty"
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return "", "empty"
-    return "", "not text"
+    return "", "empty" if is_missing(value) else "not text"
 
 
 def _host_reason(host: str) -> str | None:

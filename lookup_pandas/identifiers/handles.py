@@ -29,6 +29,7 @@ __all__ = [
     "checked_handle",
     "cleaned",
     "invalid_reason",
+    "is_missing",
     "looks_like_url",
     "normalise_handle",
     "refused",
@@ -95,7 +96,8 @@ class Rules:
 PERSON_RULES = Rules()
 
 
-def _is_missing(value: object) -> bool:
+def is_missing(value: object) -> bool:
+    """Whether ``value`` is a gap: None, NaN, pandas' NA or NaT."""
     import pandas as pd  # on first use: the module itself needs no pandas
 
     nan = isinstance(value, float) and math.isnan(value)
@@ -182,7 +184,7 @@ def cleaned(
     >>> cleaned("@Ada"), cleaned("")
     (('ada', None), (None, 'empty'))
     """
-    if _is_missing(value):
+    if is_missing(value):
         return None, "missing"
     if isinstance(value, bytes | bytearray):
         return None, "not text"
