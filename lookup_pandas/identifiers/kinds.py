@@ -80,7 +80,7 @@ class Kind:
         >>> PEOPLE.params("ada")
         {'handle': 'ada'}
         """
-        return dict([self.endpoint.param_for(value)])
+        return self.endpoint.query(value)
 
     def normalise(self, value: object, fold_case: bool = True) -> str | None:
         """The value to send for ``value``, or None when it is not one.

@@ -27,6 +27,16 @@ __all__ = [
     "COMPANY_SEARCH",
     "COMPANY_SEARCH_PATH",
     "DATA_PREFIX",
+    "EMAILS_HEALTH_PATH",
+    "EMAILS_PREFIX",
+    "EMAIL_FIND_PATH",
+    "EMAIL_FIND_PROFILE_PATH",
+    "EMAIL_PROSPECTS_PATH",
+    "EMAIL_REVERSE_PATH",
+    "EMAIL_VERIFY_PATH",
+    "FIND_BATCH_PATH",
+    "PART_SEPARATOR",
+    "VERIFY_BATCH_PATH",
     "ENDPOINTS",
     "INSTITUTION_PATH",
     "INSTITUTION_SEARCH",
@@ -74,6 +84,22 @@ ALUMNI_PATH = f"{DATA_PREFIX}/institutions/alumni"
 SKILL_PATH = f"{DATA_PREFIX}/skills/skill"
 SKILL_SEARCH_PATH = f"{DATA_PREFIX}/skills/search"
 JOB_CHANGES_PATH = f"{DATA_PREFIX}/job-changes/search"
+#: The Email API (``email-api.md``): same key, same envelope, its own base.
+EMAILS_PREFIX = "/api/emails/v1"
+EMAIL_VERIFY_PATH = f"{EMAILS_PREFIX}/verify"
+EMAIL_FIND_PATH = f"{EMAILS_PREFIX}/find"
+EMAIL_FIND_PROFILE_PATH = f"{EMAILS_PREFIX}/find/linkedin"
+EMAIL_REVERSE_PATH = f"{EMAILS_PREFIX}/reverse"
+EMAIL_PROSPECTS_PATH = f"{EMAILS_PREFIX}/prospects"
+#: The Email API's batch jobs: POST ``{"emails": [...]}`` / ``{"queries": [...]}``, GET with
+#: ``job_id`` and an integer ``after``.
+VERIFY_BATCH_PATH = f"{EMAILS_PREFIX}/verify/batch"
+FIND_BATCH_PATH = f"{EMAILS_PREFIX}/find/batch"
+#: The Email API's liveness probe: free, no key.
+EMAILS_HEALTH_PATH = f"{EMAILS_PREFIX}/health"
+#: What joins the parts of a value sent as several parameters (``find``'s first name, last name
+#: and domain): a tab, which no part holds once normalised (inner whitespace is one space).
+PART_SEPARATOR = "\t"
 
 
 @dataclass(frozen=True)
@@ -357,7 +383,9 @@ class Endpoint:
 
     name: str
     path: str
-    kind: str  # the record kind: person, company, institution, skill, job_change
+    #: The record kind: person, company, institution, skill, job_change; the Email API's
+    #: verdict, email (a find's answer), reverse, prospect.
+    kind: str
     data: type | None = dict  # dict: one record, list: a page of them, None: not checked
     ids: tuple[tuple[str, str], ...] = ()  # opaque id prefixes and the parameter each goes as
     key: str | None = None  # the parameter for any value that is no id
@@ -366,6 +394,21 @@ class Endpoint:
     listing: Listing | None = None  # a list endpoint's query
     batch: str | None = None  # the batch path that resolves this lookup's values in bulk
     results: str | None = None  # the key of the results in that batch job's poll
+    #: The parameters a value of several parts is sent as, in order (``find``: first_name,
+    #: last_name, domain); the parts are joined by PART_SEPARATOR.
+    parts: tuple[str, ...] = ()
+
+    def query(self, value: str) -> dict[str, str]:
+        """The query a lookup of ``value`` sends: its parts by name, else :meth:`param_for`.
+
+        >>> ENDPOINTS["email_find"].query("jane\\tdoe\\tacme.com")
+        {'first_name': 'jane', 'last_name': 'doe', 'domain': 'acme.com'}
+        >>> ENDPOINTS["email_verify"].query("jane@acme.com")
+        {'email': 'jane@acme.com'}
+        """
+        if self.parts:
+            return dict(zip(self.parts, value.split(PART_SEPARATOR), strict=True))
+        return dict([self.param_for(value)])
 
     def param_for(self, value: str) -> tuple[str, str]:
         """The parameter a value is sent as: its id prefix's, else ``key``.
@@ -383,7 +426,8 @@ class Endpoint:
         return self.key, value
 
 
-#: Every Data API endpoint (production's 16 routes, the two batch pairs counted once each).
+#: Every endpoint of the Data API (production's 16 routes, the two batch pairs counted once each)
+#: and of the Email API (its 10, the same way: 8).
 ENDPOINTS: dict[str, Endpoint] = {
     e.name: e
     for e in (
@@ -408,6 +452,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         Endpoint("people_batch", BATCH_PATH, "batch"),
         Endpoint("companies_batch", COMPANY_BATCH_PATH, "batch"),
         Endpoint("health", HEALTH_PATH, "health", None),
+        Endpoint("email_verify", EMAIL_VERIFY_PATH, "verdict", key="email",
+                 batch=VERIFY_BATCH_PATH, results="results"),
+        Endpoint("email_find", EMAIL_FIND_PATH, "email",
+                 parts=("first_name", "last_name", "domain"), batch=FIND_BATCH_PATH,
+                 results="results"),
+        Endpoint("email_find_profile", EMAIL_FIND_PROFILE_PATH, "email", key="url"),
+        Endpoint("email_reverse", EMAIL_REVERSE_PATH, "reverse", key="email"),
+        Endpoint("email_prospects", EMAIL_PROSPECTS_PATH, "prospect", pages="cursor"),
+        Endpoint("verify_batch", VERIFY_BATCH_PATH, "batch"),
+        Endpoint("find_batch", FIND_BATCH_PATH, "batch"),
+        Endpoint("emails_health", EMAILS_HEALTH_PATH, "health", None),
     )
 }  # fmt: skip
 

@@ -193,7 +193,7 @@ def test_a_skill_is_looked_up_by_id_only():
 def test_the_table_covers_production_s_data_api():
     """renidly/renidly-skills data-api.md: 16 routes (the batch POST/GET pairs count once)."""
     paths = {e.path.removeprefix("/api/data/v1") for e in ENDPOINTS.values()}
-    assert paths == {
+    assert {p for p in paths if not p.startswith("/api/emails/v1")} == {
         "/health", "/people/profile", "/people/search", "/people/batch/enrich",
         "/companies/company", "/companies/search", "/companies/employees",
         "/companies/batch/enrich", "/institutions/institution", "/institutions/search",
@@ -201,6 +201,18 @@ def test_the_table_covers_production_s_data_api():
     }  # fmt: skip
     lookups = {e.name: e.not_found for e in ENDPOINTS.values() if e.not_found}
     assert lookups == {"profile": "1010", "company": "1020", "skill": "1030", "institution": "1040"}
+
+
+def test_the_table_covers_production_s_email_api():
+    """renidly/renidly-skills email-api.md: 10 routes (the batch POST/GET pairs count once)."""
+    paths = {e.path for e in ENDPOINTS.values() if e.path.startswith("/api/emails/v1")}
+    assert {p.removeprefix("/api/emails/v1") for p in paths} == {
+        "/health", "/verify", "/find", "/find/linkedin", "/reverse", "/prospects",
+        "/verify/batch", "/find/batch",
+    }  # fmt: skip
+    assert ENDPOINTS["email_find"].query("jane\tdoe\tacme.com") == {
+        "first_name": "jane", "last_name": "doe", "domain": "acme.com",
+    }  # fmt: skip
 
 
 def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():
