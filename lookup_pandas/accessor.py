@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .api import emails
 from .api import functions as api
 from .api.adapters import FrameAccessor, frame_method
 from .api.enriched_frames import summary_of
@@ -39,12 +40,19 @@ __all__ = ["LookupAccessor"]
 
 @pd.api.extensions.register_dataframe_accessor("lookup")
 class LookupAccessor(FrameAccessor[pd.DataFrame]):
-    """``df.lookup``: ``enrich_profiles``, ``enrich_companies``, their estimates, ``summary``."""
+    """``df.lookup``: ``enrich_profiles``, ``enrich_companies``, the Email API's
+    ``find_emails``, ``verify_emails`` and ``reverse_emails``, their estimates, ``summary``."""
 
     enrich_profiles = frame_method(api.enrich_profiles)
     estimate_profiles = frame_method(api.estimate_profiles)
     enrich_companies = frame_method(api.enrich_companies)
     estimate_companies = frame_method(api.estimate_companies)
+    find_emails = frame_method(emails.find_emails)
+    estimate_find_emails = frame_method(emails.estimate_find_emails)
+    verify_emails = frame_method(emails.verify_emails)
+    estimate_verify_emails = frame_method(emails.estimate_verify_emails)
+    reverse_emails = frame_method(emails.reverse_emails)
+    estimate_reverse_emails = frame_method(emails.estimate_reverse_emails)
 
     @property
     def summary(self) -> JobSummary | None:

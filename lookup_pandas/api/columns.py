@@ -34,14 +34,18 @@ from ..identifiers.kinds import Kind
 __all__ = [
     "ERROR_COLUMN",
     "STATUS_COLUMN",
+    "Columns",
     "HasColumns",
     "check_columns",
+    "column_values",
     "looked_up",
     "run_columns",
     "with_status",
 ]
 
 STATUS_COLUMN, ERROR_COLUMN = "lookup_status", "lookup_error"
+#: The column a lookup reads its values from, or the columns whose row is one value (a find's).
+Columns = str | tuple[str, ...]
 #: A run's own columns as the first enrichment of a frame names them: statuses, provenance.
 _OWN_COLUMNS = (STATUS_COLUMN, ERROR_COLUMN, *PROVENANCE_COLUMNS, CHECKED_AT_COLUMN)
 
@@ -81,7 +85,7 @@ def with_status(frame: pd.DataFrame, result: LookupResult, own: str = "") -> pd.
 
 
 def check_columns(
-    frame: HasColumns, column: str, prefix: str | None = None, provenance: bool = False
+    frame: HasColumns, column: Columns, prefix: str | None = None, provenance: bool = False
 ) -> str:
     """Refuse, before anything is sent, a missing ``column`` or columns enrichment would hit.
 
@@ -94,10 +98,11 @@ def check_columns(
     Traceback (most recent call last):
     lookup_pandas.errors.ColumnError: No column 'handle' in the frame...
     """
-    if column not in frame.columns:
-        raise ColumnError(
-            f"No column {column!r} in the frame; columns are {list(map(str, frame.columns))}."
-        )
+    for name in (column,) if isinstance(column, str) else column:
+        if name not in frame.columns:
+            raise ColumnError(
+                f"No column {name!r} in the frame; columns are {list(map(str, frame.columns))}."
+            )
     if prefix is None:
         return ""
     if not isinstance(prefix, str) or not prefix:
@@ -117,6 +122,20 @@ def check_columns(
         )
     ours = run_columns() if provenance else run_columns()[:2]
     return prefix if any(c in ours for c in frame.columns) else ""
+
+
+def column_values(frame: pd.DataFrame, column: Columns) -> pd.Series:
+    """The values a lookup reads from ``frame``: one column's, or for several columns one tuple
+    a row (a find's first name, last name and domain).
+
+    >>> frame = pd.DataFrame({"first": ["Jane"], "last": ["Doe"], "domain": ["acme.com"]})
+    >>> column_values(frame, ("first", "last", "domain")).tolist()
+    [('Jane', 'Doe', 'acme.com')]
+    """
+    if isinstance(column, str):
+        return frame[column]
+    parts = [frame[name].tolist() for name in column]
+    return pd.Series(list(zip(*parts, strict=True)), index=frame.index, dtype=object)
 
 
 def looked_up(result: LookupResult, kind: Kind) -> pd.DataFrame:

@@ -43,7 +43,7 @@ from ..enrichment.plan import Options
 from ..enrichment.results import JobSummary
 from ..frames.records import prefixed_names
 from ..identifiers.kinds import Kind
-from .columns import check_columns, looked_up, with_status
+from .columns import Columns, check_columns, column_values, looked_up, with_status
 
 __all__ = [
     "SUMMARY_ATTR",
@@ -75,7 +75,7 @@ class EnrichRequest:
     """
 
     frame: pd.DataFrame
-    column: str
+    column: Columns  # a find by name reads three columns, one value a row
     prefix: str
     client: Client | None
     kind: Kind
@@ -121,7 +121,7 @@ def enriched(request: EnrichRequest, watch: Watch | None = None) -> tuple[pd.Dat
     """``enrich_*`` of ``request``: the frame, and the run's JobSummary."""
     own = request.check()
     frame = request.frame
-    values = frame[request.column]  # a Series: each distinct value normalised once
+    values = column_values(frame, request.column)  # each distinct value normalised once
     client = resolve_client(request.client)
     result = lookup_values(
         values, client=client, options=request.options, kind=request.kind, watch=watch

@@ -169,7 +169,7 @@ def lookup_values(
     # Without on_record, each record is taken column by column as it comes (its dict let go).
     kept = RecordColumns() if on_record is None else None
     rank = {h: i for i, h in enumerate(distinct)} if kept is not None else {}
-    sink = on_record if kept is None else lambda h, record: kept.add(h, record, rank[h])
+    sink = _sink(kind, kept, rank, on_record)
 
     with ThreadPoolExecutor(client.max_workers, "lookup") as pool:  # docs/architecture.md
         # Everything that can refuse the job does so before a bar is drawn or a call is paid for.
@@ -209,6 +209,18 @@ def lookup_values(
     if state.sources is None:
         return result
     return _with_provenance(result, state, client, kind, changes)
+
+
+def _sink(
+    kind: Kind, kept: RecordColumns | None, rank: dict[str, int], on_record: OnRecord | None
+) -> OnRecord | None:
+    """Where each record found goes, its fields named as the kind's columns name them: into
+    ``kept`` column by column (at its value's ``rank``), else to ``on_record``."""
+    if kept is not None:
+        return lambda h, record: kept.add(h, kind.record(record), rank[h])
+    if on_record is None or not kind.renamed:
+        return on_record
+    return lambda h, record: on_record(h, kind.record(record))
 
 
 def _with_provenance(

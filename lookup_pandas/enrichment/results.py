@@ -32,6 +32,8 @@ from ..errors import NotFoundError, ServiceError
 __all__ = [
     "ERROR",
     "FORBIDDEN",
+    "REFUSED",
+    "UNSUPPORTED",
     "INVALID",
     "NOT_FOUND",
     "NOT_CACHED",
@@ -59,11 +61,16 @@ Refresh = bool | Literal["changed"]
 OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
 #: A 403 for this one record (opted out, premium-gated): not billed, not cached, the job goes on.
 FORBIDDEN = "forbidden"
+#: A 422 for this one value: the service does not take it (``reverse_emails`` of a public
+#: provider's, a role account's, a disposable or relay address). Free, not cached, not an error.
+UNSUPPORTED = "unsupported"
 #: Offline, and the cache does not hold this value's answer: nothing was sent.
 NOT_CACHED = "not_cached"
-STATUSES = (OK, NOT_FOUND, FORBIDDEN, NOT_CACHED, INVALID, ERROR)
+STATUSES = (OK, NOT_FOUND, FORBIDDEN, UNSUPPORTED, NOT_CACHED, INVALID, ERROR)
 #: Statuses a summary names only when some row has them.
-RARE_STATUSES = (FORBIDDEN, NOT_CACHED)
+RARE_STATUSES = (FORBIDDEN, UNSUPPORTED, NOT_CACHED)
+#: The answers the service refused for this value alone, billing nothing: the job goes on.
+REFUSED = (FORBIDDEN, UNSUPPORTED)
 
 #: Takes each record found, ``(handle, record)``: see ``lookup_values(on_record=...)``.
 OnRecord = Callable[[str, dict[str, Any]], None]

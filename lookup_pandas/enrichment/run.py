@@ -64,9 +64,9 @@ from .plan import Options, Plan
 from .provenance import Source, arrived
 from .results import (
     ERROR,
-    FORBIDDEN,
     NOT_FOUND,
     OK,
+    REFUSED,
     JobSummary,
     OnRecord,
     Outcome,
@@ -91,12 +91,12 @@ _CANCELLED = "cancelled: what was fetched is cached; a re-run resumes there"
 def fetched_as(outcome: Outcome) -> str:
     """How a fetched answer is counted: ``failed``, ``refused`` (a 403, not billed) or ``fetched``.
 
-    >>> fetched_as(Outcome(FORBIDDEN, error="opted out")), fetched_as(Outcome(OK, {}))
+    >>> fetched_as(Outcome("forbidden", error="opted out")), fetched_as(Outcome(OK, {}))
     ('refused', 'fetched')
     """
     if outcome.status == ERROR:
         return "failed"
-    return "refused" if outcome.status == FORBIDDEN else "fetched"
+    return "refused" if outcome.status in REFUSED else "fetched"
 
 
 @dataclass(eq=False, repr=False)
@@ -255,7 +255,7 @@ class EnrichmentRun:
         """
         outcomes = self.outcomes.values()
         kept = sum(in_cache((o, False)) for o in outcomes) + self.landed
-        billable = total - sum(o.status == FORBIDDEN for o in outcomes)
+        billable = total - sum(o.status in REFUSED for o in outcomes)
         return (
             f"{kept} of this job's {billable} billable answers are kept in the cache; after "
             f"{fix}, a re-run buys only the other {billable - kept}"

@@ -39,7 +39,7 @@ from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.endpoints import checked_data
 from ..store.pacing import Cancelled
-from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, Outcome
+from .results import ERROR, FORBIDDEN, NOT_CACHED, NOT_FOUND, OK, UNSUPPORTED, Outcome
 
 __all__ = [
     "SingleCalls",
@@ -145,6 +145,8 @@ def fetch_one(
         calls.stop.set()  # every further call would fail the same way
         raise
     except ServiceError as exc:
+        if exc.status_code == 422:  # the service takes no such value (reverse: a gmail.com...)
+            return Outcome(UNSUPPORTED, error=exc.message, exc=exc), False
         return Outcome(ERROR, error=str(exc), exc=exc), False
 
 

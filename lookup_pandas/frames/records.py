@@ -16,6 +16,10 @@ import pandas as pd
 
 __all__ = [
     "COMPANY_FIELDS",
+    "FIND_FIELDS",
+    "FIND_PROFILE_FIELDS",
+    "REVERSE_FIELDS",
+    "VERIFY_FIELDS",
     "FIRST_COLUMNS",
     "PERSON_FIELDS",
     "RecordColumns",
@@ -75,6 +79,50 @@ COMPANY_FIELDS: dict[str, str] = {
     "founded": "Int64",
     "specialties": "object",
     "follower_count": "Int64",
+}
+
+
+#: A work email found (``/api/emails/v1/find``): the answer's ``email`` is named ``address``, so
+#: with the prefix ``email_`` the columns read ``email_address``, ``email_found``...
+FIND_FIELDS: dict[str, str] = {
+    "address": "str",  # "" when none was found
+    "found": "boolean",
+    "confidence": "str",  # high | low
+    "catch_all": "boolean",
+}
+#: A work email found from a profile (``/find/linkedin``): FIND_FIELDS and whom it resolved.
+FIND_PROFILE_FIELDS: dict[str, str] = {
+    **FIND_FIELDS,
+    "first_name": "str",
+    "last_name": "str",
+    "domain": "str",
+    "company": "str",
+    "url": "str",
+}
+#: An address verified (``/verify``): ``address`` is the one checked.
+VERIFY_FIELDS: dict[str, str] = {
+    "address": "str",
+    "deliverable": "boolean",
+    #: mailbox_accepts, mailbox_rejected, catch_all, risky, invalid_syntax, disposable, relay,
+    #: no_mx
+    "reason": "str",
+    "catch_all": "boolean",
+    "mx_hosts": "object",
+}
+#: The person and company behind an address (``/reverse``), flattened as profiles are: every
+#: other field of ``person`` and ``current_company`` follows these.
+REVERSE_FIELDS: dict[str, str] = {
+    "address": "str",
+    "found": "boolean",
+    "confidence": "str",  # high | medium | low | none
+    "person.full_name": "str",
+    "person.title": "str",
+    "person.headline": "str",
+    "person.profile_url": "str",
+    "person.location": "str",
+    "current_company.name": "str",
+    "current_company.slug": "str",
+    "current_company.website": "str",
 }
 
 

@@ -11,6 +11,10 @@ None)``, else ``(None, why it is invalid)``, so garbage is never sent (issue 41)
 (('Jane.Doe@acme.com', None), (None, 'no domain after the @'))
 >>> name("  Jane   Marie "), name("Jane", fold_case=False)
 (('jane marie', None), ('Jane', None))
+>>> query(("Jane", "Doe", "https://www.acme.com/about"))
+('jane\\tdoe\\tacme.com', None)
+>>> profile("https://www.linkedin.com/in/Jane-Doe/"), profile("prsn_1a2b")
+(('jane-doe', None), (None, 'a person id, not a profile URL or handle'))
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from .handles import is_missing
+from ..service.endpoints import PART_SEPARATOR
+from .handles import PERSON_RULES, cleaned, is_missing
 
-__all__ = ["address", "domain", "name"]
+__all__ = ["QUERY_PARTS", "address", "domain", "name", "profile", "query"]
+
 
 #: One label of a host name: letters, digits and inner hyphens, at most 63 (RFC 1035); an IDN's
 #: Unicode letters too, as CRMs export them unencoded.
@@ -113,3 +119,41 @@ def name(value: object, *, fold_case: bool = True) -> tuple[str | None, str | No
         return None, gap
     text = " ".join(text.split())
     return (text.casefold() if fold_case else text), None
+
+
+#: A find's query, part by part: how a refusal names each part, and its rule.
+QUERY_PARTS = (("first name", name), ("last name", name), ("domain", domain))
+
+
+def query(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
+    """A find's query, ``(first name, last name, domain)`` as one row holds it, as one value:
+    each part read by its rule, joined by
+    :data:`~lookup_pandas.service.endpoints.PART_SEPARATOR` (``Endpoint.query`` splits it).
+
+    A refusal names the part: ``last name: empty``.
+
+    >>> query(("Jane", " ", "acme.com")), query(("Jane", "Doe", "localhost"))
+    ((None, 'last name: empty'), (None, 'domain: a domain without a dot'))
+    >>> query("jane@acme.com")
+    (None, 'not a first name, last name and domain')
+    """
+    if not isinstance(value, tuple) or len(value) != len(QUERY_PARTS):
+        return None, "not a first name, last name and domain"
+    sent = []
+    for (part, read), given in zip(QUERY_PARTS, value, strict=True):
+        text, reason = read(given, fold_case=fold_case)
+        if text is None:
+            return None, f"{part}: {reason}"
+        sent.append(text)
+    return PART_SEPARATOR.join(sent), None
+
+
+def profile(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
+    """A person's profile as ``/find/linkedin`` takes it: a profile URL or a handle, read as
+    people's handles are (so a URL and its handle are one lookup), sent as the bare handle.
+    A ``prsn_`` id names a person but no profile page: refused.
+    """
+    sent, reason = cleaned(value, fold_case=fold_case, rules=PERSON_RULES)
+    if sent is not None and sent.startswith(PERSON_RULES.ids):
+        return None, "a person id, not a profile URL or handle"
+    return sent, reason

@@ -11,21 +11,48 @@ its declaration, its normaliser and the service's route
 ({'id': 'prsn_1a2b'}, {'slug': 'acme'})
 >>> COMPANIES.normalise("https://www.linkedin.com/company/Acme/"), COMPANIES.invalid_error("")
 ('acme', 'invalid company: empty')
+
+The Email API's lookups are kinds too (issue 41): an address verified (VERIFY), reversed to its
+person and company (REVERSE), and a work email found by name and domain (FIND: a row's three
+columns are one value) or by profile (FIND_BY_PROFILE).
+
+>>> FIND.params(FIND.normalise(("Jane", "Doe", "www.acme.com")))
+{'first_name': 'jane', 'last_name': 'doe', 'domain': 'acme.com'}
+>>> VERIFY.invalid_error("jane.acme.com"), REVERSE.nouns
+('invalid address: no @', 'addresses')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from ..frames.records import COMPANY_FIELDS, PERSON_FIELDS
+from ..frames.records import (
+    COMPANY_FIELDS,
+    FIND_FIELDS,
+    FIND_PROFILE_FIELDS,
+    PERSON_FIELDS,
+    REVERSE_FIELDS,
+    VERIFY_FIELDS,
+)
 from ..service.endpoints import ENDPOINTS, Endpoint
+from . import emails
 from .companies import COMPANY_RULES
 from .handles import PERSON_RULES, cleaned, refused
 
-__all__ = ["BY_PATH", "COMPANIES", "PEOPLE", "Kind", "Normaliser"]
+__all__ = [
+    "BY_PATH",
+    "COMPANIES",
+    "FIND",
+    "FIND_BY_PROFILE",
+    "PEOPLE",
+    "REVERSE",
+    "VERIFY",
+    "Kind",
+    "Normaliser",
+]
 
 
 class Normaliser(Protocol):
@@ -64,6 +91,9 @@ class Kind:
     tag: str = ""  # what the job store puts before this kind's batch inputs ("company:")
     #: Whether ``refresh="changed"`` can check its answers in the job-change feed.
     changes_feed: bool = False
+    #: The answer's fields that a column names otherwise: ``{"email": "address"}`` (so a
+    #: column reads ``email_address``, not ``email_email``).
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def nouns(self) -> str:
@@ -72,7 +102,9 @@ class Kind:
         >>> PEOPLE.nouns, COMPANIES.nouns
         ('handles', 'companies')
         """
-        return f"{self.noun[:-1]}ies" if self.noun.endswith("y") else f"{self.noun}s"
+        if self.noun.endswith("y"):
+            return f"{self.noun[:-1]}ies"
+        return f"{self.noun}es" if self.noun.endswith("s") else f"{self.noun}s"
 
     def params(self, value: str) -> dict[str, str]:
         """The query of ``value``'s lookup.
@@ -132,6 +164,16 @@ class Kind:
         values = (self.normalise(record.get(name)) for name in fields if name)
         return tuple(dict.fromkeys(v for v in values if v is not None))
 
+    def record(self, data: dict[str, Any]) -> dict[str, Any]:
+        """``data`` (an answer's) with its fields named as the columns name them (``renamed``).
+
+        >>> VERIFY.record({"email": "jane@acme.com", "deliverable": True})
+        {'address': 'jane@acme.com', 'deliverable': True}
+        """
+        if not self.renamed:
+            return data
+        return {self.renamed.get(name, name): value for name, value in data.items()}
+
     def is_id(self, value: str) -> bool:
         """Whether ``value`` (as :meth:`normalise` gives it) is an opaque id, not a name.
 
@@ -164,5 +206,52 @@ COMPANIES = Kind(
     not_found_message="Company not found",
     tag="company:",
 )
+_ADDRESS = {"email": "address"}
+VERIFY = Kind(
+    ENDPOINTS["email_verify"],
+    emails.address,
+    VERIFY_FIELDS,
+    noun="address",
+    what="an email address",
+    desc="addresses verified",
+    not_found_message="",  # a verdict is always given
+    tag="email-verify:",
+    renamed=_ADDRESS,
+)
+REVERSE = Kind(
+    ENDPOINTS["email_reverse"],
+    emails.address,
+    REVERSE_FIELDS,
+    noun="address",
+    what="a business email address",
+    desc="addresses reversed",
+    not_found_message="",  # nothing found is an answer: found false
+    tag="email-reverse:",
+    renamed=_ADDRESS,
+)
+FIND = Kind(
+    ENDPOINTS["email_find"],
+    emails.query,
+    FIND_FIELDS,
+    noun="query",
+    what="a first name, last name and company domain",
+    desc="emails found",
+    not_found_message="",  # none found is an answer: found false
+    tag="email-find:",
+    renamed=_ADDRESS,
+)
+FIND_BY_PROFILE = Kind(
+    ENDPOINTS["email_find_profile"],
+    emails.profile,
+    FIND_PROFILE_FIELDS,
+    noun="profile",
+    what="a profile URL or handle",
+    desc="emails found",
+    not_found_message="",
+    tag="email-profile:",
+    renamed=_ADDRESS,
+)
 #: The kinds bought by value, by their endpoint's path.
-BY_PATH: dict[str, Kind] = {kind.endpoint.path: kind for kind in (PEOPLE, COMPANIES)}
+BY_PATH: dict[str, Kind] = {
+    kind.endpoint.path: kind for kind in (PEOPLE, COMPANIES, VERIFY, REVERSE, FIND, FIND_BY_PROFILE)
+}

@@ -1,0 +1,205 @@
+"""The Email API as DataFrame columns: ``find_emails``, ``verify_emails``, ``reverse_emails``.
+
+A lead list as a CRM exports it (names, company domains, addresses) becomes work emails found,
+addresses verified, and the people and companies behind them, each distinct input bought once
+and cached as every enrichment is. docs/emails.md has the rules in full.
+
+Example::
+
+    leads = pd.DataFrame({"first_name": ["Jane"], "last_name": ["Doe"],
+                          "domain": ["https://www.acme.com/about"]})
+    found = leads.lookup.find_emails()            # email_address, email_found...
+    checked = found.lookup.verify_emails("email_address")
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..client.client import Client, resolve_client
+from ..enrichment.lookup import estimate_values
+from ..enrichment.plan import Options
+from ..enrichment.results import Errors, Estimate, Method, Refresh
+from ..errors import UsageError
+from ..identifiers.kinds import FIND, FIND_BY_PROFILE, REVERSE, VERIFY, Kind
+from .columns import Columns, check_columns, column_values
+from .enriched_frames import EnrichRequest, enriched
+
+__all__ = [
+    "estimate_find_emails",
+    "estimate_reverse_emails",
+    "estimate_verify_emails",
+    "find_emails",
+    "reverse_emails",
+    "verify_emails",
+]
+
+#: The columns of a find by name, in the order the service takes them.
+_BY_NAME = ("first_name", "last_name", "domain")
+
+
+def _find_kind(
+    first_name: str, last_name: str, domain: str, profile: str | None
+) -> tuple[Kind, Columns]:
+    """What a find reads: a profile column (``/find/linkedin``), else the three name columns."""
+    if profile is None:
+        return FIND, (first_name, last_name, domain)
+    if (first_name, last_name, domain) != _BY_NAME:
+        raise UsageError(
+            "find_emails takes a profile column or the name and domain columns, not both. "
+            "Nothing was sent."
+        )
+    return FIND_BY_PROFILE, profile
+
+
+def find_emails(
+    frame: pd.DataFrame,
+    first_name: str = "first_name",
+    last_name: str = "last_name",
+    domain: str = "domain",
+    *,
+    profile: str | None = None,
+    prefix: str = "email_",
+    errors: Errors = "coerce",
+    max_calls: int | None = None,
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    method: Method = "auto",
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """A new frame: each row's work email joined on. The input frame is not modified.
+
+    Example: ``leads.lookup.find_emails("first", "last", "website")`` or
+    ``leads.lookup.find_emails(profile="linkedin_url")``
+
+    By name (``/api/emails/v1/find``): ``first_name`` and ``last_name`` are trimmed, inner spaces
+    made one and compared case-blind; ``domain`` may hold a bare host, a website URL or an
+    address, and is sent as the bare host without ``www.`` (``https://www.acme.com/about`` and
+    ``jane@acme.com`` are ``acme.com``). By ``profile`` (``/find/linkedin``): a profile URL or
+    handle, read as ``enrich_profiles`` reads handles. A row with a part missing or garbage (a
+    domain without a dot) is ``invalid`` and never sent.
+
+    Each distinct query is bought once (found or not: the service bills both) and cached. The
+    columns added, prefixed: ``address`` ("" when none was found), ``found``, ``confidence``
+    (high, low), ``catch_all``; by profile also the ``first_name``, ``last_name``, ``domain``,
+    ``company`` and ``url`` it resolved. Then ``lookup_status`` (``ok`` whether found or not,
+    ``forbidden`` for a person who opted out, ``invalid``, ``error``) and ``lookup_error``. The
+    other keywords are ``enrich_profiles``' (``refresh="changed"`` is a UsageError here).
+    """
+    kind, columns = _find_kind(first_name, last_name, domain, profile)
+    options = Options.of(locals())
+    return enriched(EnrichRequest(frame, columns, prefix, client, kind, options))[0]
+
+
+def verify_emails(
+    frame: pd.DataFrame,
+    column: str = "email",
+    *,
+    prefix: str = "verify_",
+    errors: Errors = "coerce",
+    max_calls: int | None = None,
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    method: Method = "auto",
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """A new frame: each row's address verified (``/api/emails/v1/verify``).
+
+    Example: ``leads.lookup.verify_emails("email")``
+
+    Addresses are trimmed and their domain lower-cased (the mailbox keeps its case); what
+    cannot be an address (no ``@``, a space, no domain) is ``invalid`` and never sent. Each
+    distinct address is bought once, whatever the verdict, and cached. The columns added,
+    prefixed: ``address`` (the one checked), ``deliverable``, ``reason`` (mailbox_accepts,
+    mailbox_rejected, catch_all, risky, invalid_syntax, disposable, relay, no_mx),
+    ``catch_all``, ``mx_hosts``; then ``lookup_status`` and ``lookup_error``. The other keywords
+    are ``enrich_profiles``'.
+    """
+    options = Options.of(locals())
+    return enriched(EnrichRequest(frame, column, prefix, client, VERIFY, options))[0]
+
+
+def reverse_emails(
+    frame: pd.DataFrame,
+    column: str = "email",
+    *,
+    prefix: str = "reverse_",
+    errors: Errors = "coerce",
+    max_calls: int | None = None,
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """A new frame: the person and company behind each row's business address
+    (``/api/emails/v1/reverse``).
+
+    Example: ``leads.lookup.reverse_emails("email")``
+
+    Addresses are read as ``verify_emails`` reads them. The columns added, prefixed:
+    ``address``, ``found``, ``confidence`` (high, medium, low, none), then ``person`` and
+    ``current_company`` flattened as profiles are (``reverse_person.full_name``,
+    ``reverse_current_company.name``...). An address the service takes no reverse lookup of (a
+    public provider's, a role account, a disposable or relay address) is ``unsupported``: free,
+    not an error, and not cached. The credits are the service's: the route's cost when a
+    person or a company is returned, less when nothing was (the summary counts what was
+    billed; an estimate counts the most). The other keywords are ``enrich_profiles``'.
+    """
+    options = Options.of(locals())
+    return enriched(EnrichRequest(frame, column, prefix, client, REVERSE, options))[0]
+
+
+def _estimate(
+    frame: pd.DataFrame, columns: Columns, kind: Kind, client: Client | None, method: Method
+) -> Estimate:
+    check_columns(frame, columns)
+    values = column_values(frame, columns)
+    return estimate_values(values, client=resolve_client(client), method=method, kind=kind)
+
+
+def estimate_find_emails(
+    frame: pd.DataFrame,
+    first_name: str = "first_name",
+    last_name: str = "last_name",
+    domain: str = "domain",
+    *,
+    profile: str | None = None,
+    method: Method = "auto",
+    client: Client | None = None,
+) -> Estimate:
+    """What ``find_emails`` would do and spend, without sending anything billable.
+
+    Example: ``leads.lookup.estimate_find_emails(profile="linkedin_url").credits``
+    """
+    kind, columns = _find_kind(first_name, last_name, domain, profile)
+    return _estimate(frame, columns, kind, client, method)
+
+
+def estimate_verify_emails(
+    frame: pd.DataFrame,
+    column: str = "email",
+    *,
+    method: Method = "auto",
+    client: Client | None = None,
+) -> Estimate:
+    """What ``verify_emails`` would do and spend, without sending anything billable.
+
+    Example: ``leads.lookup.estimate_verify_emails("email").credits``
+    """
+    return _estimate(frame, column, VERIFY, client, method)
+
+
+def estimate_reverse_emails(
+    frame: pd.DataFrame, column: str = "email", *, client: Client | None = None
+) -> Estimate:
+    """What ``reverse_emails`` would do and spend at most, without sending anything billable.
+
+    Example: ``leads.lookup.estimate_reverse_emails("email").credits`` (each at the route's
+    full cost: one that finds nothing costs less)
+    """
+    return _estimate(frame, column, REVERSE, client, "single")
