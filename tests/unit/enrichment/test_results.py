@@ -14,6 +14,7 @@ from lookup_pandas.enrichment.results import (
     NOT_FOUND,
     RARE_STATUSES,
     STATUSES,
+    UNSUPPORTED,
     Estimate,
     JobSummary,
     Outcome,
@@ -51,7 +52,7 @@ def test_a_rare_status_is_named_only_when_some_row_has_it(rare):
     assert rare not in str(SUMMARY)
     told = dataclasses.replace(SUMMARY, statuses={**SUMMARY.statuses, rare: 1})
     assert f"1 {rare}" in str(told)
-    assert rare in (FORBIDDEN, NOT_CACHED) and rare in STATUSES
+    assert rare in (FORBIDDEN, UNSUPPORTED, NOT_CACHED) and rare in STATUSES
 
 
 def test_batch_jobs_are_counted_in_the_line_singular_or_plural():

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from lookup_pandas.identifiers.emails import address, domain, name
+from lookup_pandas.identifiers.emails import address, domain, name, profile, query
 
 
 @pytest.mark.parametrize(
@@ -95,3 +95,38 @@ def test_names_are_trimmed_and_compared_case_blind():
     assert name(" Jane ", fold_case=False) == ("Jane", None)
     assert name("") == name(None) == (None, "empty")
     assert name(7) == (None, "not text")
+
+
+def test_a_find_s_three_columns_are_one_value_each_part_by_its_rule():
+    spellings = [
+        ("Jane", "Doe", "acme.com"),
+        (" JANE ", "doe", "https://www.acme.com/about"),
+        ("jane", "DOE", "jane.doe@Acme.com"),
+    ]
+    assert {query(s) for s in spellings} == {("jane\tdoe\tacme.com", None)}
+
+
+@pytest.mark.parametrize(
+    ("given", "reason"),
+    [
+        ((None, "Doe", "acme.com"), "first name: empty"),
+        (("Jane", " ", "acme.com"), "last name: empty"),
+        (("Jane", "Doe", "localhost"), "domain: a domain without a dot"),
+        (("Jane", "Doe"), "not a first name, last name and domain"),
+        ("jane@acme.com", "not a first name, last name and domain"),
+    ],
+)
+def test_a_find_with_a_part_missing_or_garbage_is_refused_naming_the_part(given, reason):
+    assert query(given) == (None, reason)
+
+
+def test_no_part_of_a_find_can_hold_the_separator_its_value_is_split_by():
+    sent, _ = query(("Mary\tAnn", "Doe", "acme.com"))
+    assert sent is not None and sent.split("\t") == ["mary ann", "doe", "acme.com"]
+
+
+def test_a_profile_url_and_its_handle_are_one_find_and_an_id_is_no_profile():
+    assert profile("https://www.linkedin.com/in/Jane-Doe/") == profile("@jane-doe")
+    assert profile("jane-doe") == ("jane-doe", None)
+    assert profile("prsn_1a2b") == (None, "a person id, not a profile URL or handle")
+    assert profile("") == (None, "empty")
