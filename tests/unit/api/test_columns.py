@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from lookup_pandas.api.columns import check_columns, column_values, looked_up
-from lookup_pandas.errors import ColumnError
 from lookup_pandas.enrichment.results import JobSummary, LookupResult
+from lookup_pandas.errors import ColumnError
 from lookup_pandas.identifiers.kinds import COMPANIES
 
 
