@@ -19,6 +19,7 @@ from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
 from .api.account import balance, credits_tier, route_costs, tiers
+from .api.emails import email_prospects
 from .api.functions import get_companies, get_profiles
 from .api.listings import company_employees, search_people
 from .api.searches import (
@@ -59,6 +60,7 @@ __all__ = [
     "configure",
     "credits_tier",
     "default_client",
+    "email_prospects",
     "errors",
     "get_companies",
     "get_profiles",

@@ -14,18 +14,30 @@ Example::
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from typing import Any, Literal
+
 import pandas as pd
 
 from ..client.client import Client, resolve_client
+from ..client.pagination import Page, PagePlan, check_max_records, walk
 from ..enrichment.lookup import estimate_values
 from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Estimate, Method, Refresh
 from ..errors import UsageError
+from ..frames.records import records_to_frame
+from ..http.decisions import Call, Requester
+from ..identifiers import emails
+from ..identifiers.handles import refused
 from ..identifiers.kinds import FIND, FIND_BY_PROFILE, REVERSE, VERIFY, Kind
+from ..service.endpoints import EMAIL_PROSPECTS_PATH, checked_data
 from .columns import Columns, check_columns, column_values
 from .enriched_frames import EnrichRequest, enriched
 
 __all__ = [
+    "PROSPECT_KINDS",
+    "email_prospects",
     "estimate_find_emails",
     "estimate_reverse_emails",
     "estimate_verify_emails",
@@ -203,3 +215,60 @@ def estimate_reverse_emails(
     full cost: one that finds nothing costs less)
     """
     return _estimate(frame, column, REVERSE, client, "single")
+
+
+#: What ``email_prospects`` lists: every known address (1 credit each), or the deliverable ones
+#: only (2 each).
+PROSPECT_KINDS = ("full", "verified_only")
+
+
+def email_prospects(
+    domain: str,
+    *,
+    kind: Literal["full", "verified_only"] = "full",
+    max_records: int | None = None,
+    client: Client | None = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """The addresses the service knows at a company's domain, every page read
+    (``/api/emails/v1/prospects``): one row each, ``email``, ``first_name``, ``last_name``.
+
+    Example: ``lp.email_prospects("https://www.acme.com", kind="verified_only")``
+
+    ``domain`` is read as ``find_emails`` reads domains (a URL or an address gives its host).
+    ``kind="verified_only"`` keeps the deliverable addresses. Billed per address returned, 1
+    each (``full``) or 2 (``verified_only``); an empty page is free; each page is cached, so a
+    re-run is free. ``max_records`` stops before reading another page (the last page read is
+    billed whole). Refused before anything is sent (UsageError): a domain that is none, a kind
+    not in :data:`PROSPECT_KINDS`.
+    """
+    host, reason = emails.domain(domain)
+    if host is None:
+        raise refused(domain, "a company domain", reason)
+    if kind not in PROSPECT_KINDS:
+        raise UsageError(f"kind must be 'full' or 'verified_only', not {kind!r}. Nothing was sent.")
+    check_max_records(max_records)
+    request = resolve_client(client).parts.sender.request
+    pages = functools.partial(_prospects_page, request)
+    query = {"domain": host, "kind": kind}
+    records = walk(
+        pages,
+        EMAIL_PROSPECTS_PATH,
+        query,
+        functools.partial(PagePlan, "cursor"),
+        max_records=max_records,
+        progress=progress,
+    )
+    return records_to_frame(records)
+
+
+def _prospects_page(request: Requester, params: Mapping[str, Any], plan: PagePlan) -> Page:
+    """One page of prospects: they and their cursor are under ``data`` (not the Data API's
+    list and ``pagination``); the last page's ``next_cursor`` is empty."""
+    env = request(Call(EMAIL_PROSPECTS_PATH, dict(params)))
+    data = checked_data(env, EMAIL_PROSPECTS_PATH, dict)
+    records = data.get("prospects") or []
+    cursor = data.get("next_cursor") or None
+    pagination = {"has_more": cursor is not None, "next_cursor": cursor}
+    plan.check(params, pagination, records)
+    return records, pagination

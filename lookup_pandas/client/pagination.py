@@ -23,7 +23,7 @@ from ..http.decisions import Call, Requester
 from ..http.stats import ClientStats
 from ..service.endpoints import checked_data
 
-__all__ = ["PagePlan", "Style", "check_max_records", "read_page", "walk"]
+__all__ = ["Page", "PagePlan", "Style", "check_max_records", "read_page", "walk"]
 
 Style = Literal["page", "cursor", "offset"]
 _STYLES = ("page", "cursor", "offset")
