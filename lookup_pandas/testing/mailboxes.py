@@ -147,6 +147,7 @@ DISPOSABLE = frozenset(
     ]
 )
 RELAY = frozenset(["privaterelay.appleid.com", "duck.com", "mozmail.com", "simplelogin.com"])
+_LISTED = PUBLIC_PROVIDERS | DISPOSABLE | RELAY
 #: The host of the people routes' profile pages (what ``lp.enrich_profiles`` reads back).
 PROFILE_BASE = "https://www.example.com/in/"
 COMPANY_SUFFIX = ".example"
@@ -191,13 +192,15 @@ def pattern_of(domain: str) -> str:
 
 
 def is_catch_all(domain: str) -> bool:
-    """Whether ``domain``'s server accepts every address (about one domain in ten)."""
-    return _byte("catch-all", domain.lower()) < 26
+    """Whether ``domain``'s server accepts every address (about one domain in ten; never a
+    public provider's, a disposable or a relay domain)."""
+    domain = domain.lower()
+    return domain not in _LISTED and _byte("catch-all", domain) < 26
 
 
 def _has_mx(domain: str) -> bool:
     domain = domain.lower()
-    if company_of(domain) or domain in DISPOSABLE | RELAY | PUBLIC_PROVIDERS:
+    if company_of(domain) or domain in _LISTED:
         return True
     return _byte("mx", domain) >= 20
 
@@ -324,17 +327,8 @@ def unsupported(email: str) -> str | None:
 
 
 def _roster(slug: str, world: Moves) -> list[dict[str, Any]]:
-    records = employee_records(slug, moved=world.records, joined=world.joined(slug)) or []
-    return [r for r in records if _works_at(r, slug)]
-
-
-def _works_at(record: Mapping[str, Any], slug: str) -> bool:
-    positions = record.get("positions") or []
-    return (
-        bool(positions)
-        and positions[0]["is_current"]
-        and (positions[0]["organization"]["slug"] == slug)
-    )
+    """Company ``slug``'s current employees now, as its employees list gives them."""
+    return employee_records(slug, moved=world.records, joined=world.joined(slug)) or []
 
 
 def _index(slug: str, world: Moves) -> dict[str, dict[str, Any]]:
