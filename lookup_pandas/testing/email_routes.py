@@ -27,7 +27,7 @@ answers are :mod:`.mailboxes`'. Billing, as production's reference has it (the c
   are dropped; the submit's pre-check refuses (402) a balance below the items times the single
   call's cost; each item bills that cost as it resolves. Polls say ``status``, ``error`` (null,
   or why a job stopped: ours), ``total``, ``resolved``, ``errors``, ``next_cursor`` and
-  ``results``: verify's a map ``email -> {deliverable, reason, catch_all}``, find's a list of
+  ``results``: verify's a map ``email -> {email, deliverable, reason, catch_all}``, find's a list of
   ``{query: {first_name, last_name, domain}, found, email}``.
 
 A missing or blank parameter, a ``domain`` that is no bare host with a dot, a ``kind`` other
@@ -217,7 +217,7 @@ def _find_items(body: bytes) -> tuple[str, ...]:
 
 
 def _verify_results(items: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    shown = ("deliverable", "reason", "catch_all")
+    shown = ("email", "deliverable", "reason", "catch_all")  # email: the SDK's rows read it
     return {email: {k: answer[k] for k in shown} for email, answer in items}
 
 

@@ -83,6 +83,7 @@ def test_verify_batch_wait(sdk, fake_service):
     result = sdk.emails.verify_batch(emails).wait(**POLL)
     assert (result.status, result.total, result.errors) == ("completed", 2, 0)
     rows = {r.matched_input: (r.deliverable, r.reason) for r in result.results}
+    assert [r.email for r in result.results] == emails  # as the SDK's docstring reads rows
     assert rows == {emails[0]: (True, "mailbox_accepts"), emails[1]: (False, "disposable")}
     assert fake_service.stats()["credits"] == 2 * 2
 

@@ -344,9 +344,11 @@ def test_a_verify_batch_bills_each_distinct_address_a_verify(api):
         == {"status": "completed", "error": None, "total": 2, "resolved": 2, "errors": 0,
             "next_cursor": 2}  # fmt: skip
     assert job["results"] == {
-        "alan.turing@globex.example": {"deliverable": True, "reason": "mailbox_accepts",
+        "alan.turing@globex.example": {"email": "alan.turing@globex.example",
+                                       "deliverable": True, "reason": "mailbox_accepts",
                                        "catch_all": False},
-        "x@mailinator.com": {"deliverable": False, "reason": "disposable", "catch_all": False},
+        "x@mailinator.com": {"email": "x@mailinator.com", "deliverable": False,
+                             "reason": "disposable", "catch_all": False},
     }  # fmt: skip
     assert spent(api.svc) == 4 and api.svc.stats()["billed_batch_items"] == 2
 
