@@ -282,6 +282,13 @@ class ServeOptions(CommandOptions):
         True,
         action=argparse.BooleanOptionalAction,
     )
+    emails: bool = arg(
+        "--emails",
+        "the Email API exists (default); --no-emails answers its every path 404, as a service "
+        "without it",
+        True,
+        action=argparse.BooleanOptionalAction,
+    )
     batch_resolve_rate: float | None = arg(
         "--batch-resolve-rate",
         "items a batch job resolves per second (default 300; 0: at once)",

@@ -43,6 +43,7 @@ def serve(options: ServeOptions) -> int:
         api_key=o.api_key,
         sparse_records=o.sparse,
         batch=o.batch,
+        emails=o.emails,
         **{name: value for name, value in knobs.items() if value is not None},
     )
     try:
@@ -95,7 +96,8 @@ def _print_banner(svc: FakeService, o: ServeOptions) -> None:
     batch = f"on ({rate}, {k.batch_page_size} a poll)" if k.batch else "off (404)"
     print(
         f"  latency {o.latency:g}s, rate limit {limit}, fault rate {o.fault_rate:g}, "
-        f"batch jobs {batch}, {'sparse' if k.sparse_records else 'full'} records.",
+        f"batch jobs {batch}, Email API {'on' if k.emails else 'off (404)'}, "
+        f"{'sparse' if k.sparse_records else 'full'} records.",
         flush=True,
     )
     if o.move_rate:

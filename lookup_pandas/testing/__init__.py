@@ -12,14 +12,16 @@ Example::
         svc.count("/api/data/v1/people/profile")    # requests the emulator saw
 
 It serves the whole Data API of :data:`lookup_pandas.service.endpoints.ENDPOINTS`: people (by
-handle or id), companies (lookup, search, batch), institutions and alumni, skills, job changes.
+handle or id), companies (lookup, search, batch), institutions and alumni, skills, job changes;
+and the Email API (verify, find, reverse, prospects, batch jobs).
 
 Layout: ``data`` (synthetic people), ``careers`` (what a record shows of a career: tenure,
 companies, function, its job changes), ``companies``, ``catalog`` (institutions, alumni, skills,
 the job-change feed), ``moves`` (people who change jobs while it runs: ``svc.move("ada",
 to="globex")``), ``names`` (reversible ids), ``state`` (knobs, keys, limiter, counters,
-moves), ``batch`` (batch jobs, both kinds), ``replies`` / ``filters`` / ``routes`` /
-``data_routes`` / ``panel_routes`` (request -> reply, pure; the route table is keyed by the
+moves), ``batch`` (batch jobs, all four kinds), ``mailboxes`` (work addresses, verdicts,
+reverse resolution), ``replies`` / ``filters`` / ``routes`` / ``data_routes`` /
+``email_routes`` / ``panel_routes`` (request -> reply, pure; the route table is keyed by the
 endpoints' paths), ``server`` (threaded loopback HTTP). Without sockets: ``mock``
 (``MockTransport``, ``people_service``) and ``mock_service`` (``MockService``, the set-up of
 the docstrings' examples). The pytest fixtures (``lookup_service``, ``fake_service``,

@@ -7,17 +7,20 @@ Example::
     job.page(after=0, size=100, processed=2)
     # ([("ada", "ok"), ("unknown-x", "not_found")], 2)
 
-As production's reference describes them: a submitted job runs to its end whether or not
-anyone collects it, and each item is billed when it resolves (found or not found); an item
-that ends in ``errors`` is not billed. Results are paged in submit order by an integer cursor.
-Two kinds, one machinery (``KINDS``, by path): people (``BATCH``; handles and ``prsn_`` ids
-resolve as ``/people/profile`` resolves them) and companies (``COMPANIES_BATCH``; slugs and
-``org_`` ids, as ``/companies/company``). Each item is kept with the parameter the lookup
-endpoint would send it as (``handle`` / ``slug`` for the body's ``handles``, ``id`` for its
-``ids``). A person the profile route answers 403 (opted out, premium-gated: ``forbidden``) ends in
-``errors``. An item that resolves when the balance cannot pay it stops the job there (``status``
-"error" from then on, as production's job stops): the items before stay readable and billed,
-that one and the rest never resolve and are never billed (see
+As production's reference describes them: a submitted job runs to its end whether or not anyone
+collects it, and each item is billed when it resolves (found or not found); an item that ends in
+``errors`` is not billed. Results are paged in submit order by an integer cursor. Four kinds, one
+machinery (``KINDS``, by path): people (``BATCH``; handles and ``prsn_`` ids resolve as
+``/people/profile`` resolves them), companies (``COMPANIES_BATCH``; slugs and ``org_`` ids, as
+``/companies/company``), and the Email API's verify and find jobs (addresses resolve as ``/verify``
+answers them, queries as ``/find``; each always resolves to an answer, and is billed its single
+call's cost, ``Kind.priced_as``, where a Data API item costs 1). Each item is kept with the
+parameter the lookup endpoint would send it as (``handle`` / ``slug`` for the body's ``handles``,
+``id`` for its ``ids``, ``email``; a find query as ``query``, its parts joined by
+``PART_SEPARATOR``). A person the profile route answers 403 (opted out, premium-gated:
+``forbidden``) ends in ``errors``. An item that resolves when the balance cannot pay it stops the
+job there (``status`` "error" from then on, as production's job stops): the items before stay
+readable and billed, that one and the rest never resolve and are never billed (see
 :meth:`.state.ServiceState.settle_jobs`).
 """
 
@@ -29,9 +32,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH, ENDPOINTS, Endpoint
+from ..service.endpoints import (
+    BATCH_PATH,
+    COMPANY_BATCH_PATH,
+    ENDPOINTS,
+    FIND_BATCH_PATH,
+    PART_SEPARATOR,
+    VERIFY_BATCH_PATH,
+    Endpoint,
+)
 from . import company_records as companies
-from . import data
+from . import data, mailboxes
 
 __all__ = ["BATCH", "COMPANIES_BATCH", "KINDS", "MAX_ITEMS", "BatchJob", "Kind"]
 
@@ -48,21 +59,36 @@ class Kind:
 
     lookup: Endpoint
     by_key: Callable[[str], dict[str, Any] | None]
-    by_id: Callable[[str], dict[str, Any] | None]
+    by_id: Callable[[str], dict[str, Any] | None] = lambda value: None
+    #: The route whose cost each item pays as it resolves (None: 1 credit, as the Data API's).
+    priced_as: str | None = None
 
     def find(self, param: str, value: str) -> dict[str, Any] | None:
-        return self.by_key(value) if param == self.lookup.key else self.by_id(value)
+        return self.by_key(value) if param == self.key_param else self.by_id(value)
 
     @property
     def id_param(self) -> str:
         return self.lookup.ids[0][1]
+
+    @property
+    def key_param(self) -> str:
+        """The parameter an item by key resolves as (``query`` for a query of several parts)."""
+        return self.lookup.key or "query"
+
+
+def _find(query: str) -> dict[str, Any]:
+    first, last, domain = query.split(PART_SEPARATOR)
+    return mailboxes.find(first, last, domain)
 
 
 #: Each batch path's kind, from the endpoint table (the lookup whose ``batch`` it is).
 KINDS: dict[str, Kind] = {
     BATCH: Kind(ENDPOINTS["profile"], data.person, data.person_by_id),
     COMPANIES_BATCH: Kind(ENDPOINTS["company"], companies.company, companies.company_by_id),
-}
+    VERIFY_BATCH_PATH: Kind(ENDPOINTS["email_verify"], mailboxes.verify,
+                            priced_as=ENDPOINTS["email_verify"].path),
+    FIND_BATCH_PATH: Kind(ENDPOINTS["email_find"], _find, priced_as=ENDPOINTS["email_find"].path),
+}  # fmt: skip
 
 
 def _errs(item: str, error_rate: float) -> bool:
@@ -113,7 +139,7 @@ class BatchJob:
         """``handles`` (slugs for companies) and ``ids`` resolve as the lookup of ``path``'s kind
         does; ``forbidden(item, record)``: whether the item's record is refused (an error)."""
         kind = KINDS[path]
-        params = tuple((kind.lookup.key or "", h) for h in handles)
+        params = tuple((kind.key_param, h) for h in handles)
         params += tuple((kind.id_param, i) for i in ids)
         outcomes = []
         for param, item in params:

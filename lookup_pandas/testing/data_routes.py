@@ -7,22 +7,21 @@ Example::
 
 Each route is named as its endpoint in :data:`lookup_pandas.service.endpoints.ENDPOINTS` (the route
 table in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
-:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, and
-every declared filter in one parse by its kind (:func:`.replies.parse_query`: free text of 3+
-characters, two-letter codes, true / false, whole numbers within bounds, choices; a lowest
-above its highest is refused too), unknown parameters ignored, as production ignores them.
-The declared filters given go to the data store as they were parsed (:mod:`.lists` and
-:mod:`.catalog` say what each matches).
+:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, and every
+declared filter in one parse by its kind (:func:`.replies.parse_query`: free text of 3+ characters,
+two-letter codes, true / false, whole numbers within bounds, choices; a lowest above its highest is
+refused too), unknown parameters ignored, as production ignores them. The declared filters given go
+to the data store as they were parsed (:mod:`.lists` and :mod:`.catalog` say what each matches).
 Lookups take an id parameter (``id=org_…``) or the key (``handle=``, ``slug=``); one that finds
 nothing is 200 + success=false + the endpoint's not-found code, billed; an opted-out or
-premium-gated person is a 403 with no error_code, not billed. People search and companies search
-are cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every parameter that
-shapes the list); employees are page-based or cursor lists (``employees_style``; production
-documents no offset, so ``start`` is ignored); the others page-based (``{page, limit,
-has_more}``).
-Batch jobs: both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's
-``results`` key. People who moved (``state.world``, :mod:`.moves`) are shown as they are now by
-every people route, and their events join the job-change feed (:func:`.catalog.job_feed`).
+premium-gated person is a 403 with no error_code, not billed. People search and companies search are
+cursor lists (``{limit, has_more, next_cursor}``, the cursor bound to every parameter that shapes
+the list); employees are page-based or cursor lists (``employees_style``; production documents no
+offset, so ``start`` is ignored); the others page-based (``{page, limit, has_more}``). Batch jobs:
+both batch paths, one machinery (:mod:`.batch`), results under the lookup endpoint's ``results``
+key; :func:`submit_job` and :func:`job_page` are every kind's, the Email API's too
+(:mod:`.email_routes`). People who moved (``state.world``, :mod:`.moves`) are shown as they are now
+by every people route, and their events join the job-change feed (:func:`.catalog.job_feed`).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..service.endpoints import ENDPOINTS, Endpoint, Listing
@@ -58,7 +58,15 @@ from .replies import (
 )
 from .state import ServiceState
 
-__all__ = ["ROUTES_BY_NAME", "insufficient_credits", "lookup_param", "shown"]
+__all__ = [
+    "ROUTES_BY_NAME",
+    "JobPage",
+    "insufficient_credits",
+    "job_page",
+    "lookup_param",
+    "shown",
+    "submit_job",
+]
 
 DATA_HEADER = "x-service-apikey"
 Route = Callable[[ServiceState, Request], Reply]
@@ -238,54 +246,94 @@ def _job_changes(state: ServiceState, req: Request) -> Reply:
 # -- batch jobs (both kinds) -------------------------------------------------------------------
 
 
-def _batch(state: ServiceState, req: Request) -> Reply:
-    """POST submits a job (202, nothing billed yet); GET tracks one, a page of results at a
-    time (never billed: its items are billed as they resolve, collected or not). A job the
-    balance ran out in is "error" from then on: what resolved before stays readable."""
-    key = req.headers.get(DATA_HEADER, "")
-    kind = KINDS[req.path]
-    if req.method == "POST":
-        handles, ids, live = _batch_inputs(req.body)
-        with state.lock:
-            if state.jobs:
-                state.settle_jobs()
-            whole = state.knobs.batch_precheck == "job"
-            broke = state.balance < (len(handles) + len(ids) if whole else 1.0)
-        if broke:  # the pre-check: not even one item can be paid
-            return insufficient_credits(state)
-        knobs = state.knobs
-        people = kind.lookup is ENDPOINTS["profile"]
+def submit_job(
+    state: ServiceState,
+    req: Request,
+    handles: tuple[str, ...],
+    *,
+    need: float,
+    ids: tuple[str, ...] = (),
+    live: bool = False,
+    refused: Callable[[str, dict[str, Any] | None], bool] | None = None,
+) -> Reply:
+    """Submit a job of any kind (the path's, ``KINDS``): 202 + ``job_id``, nothing billed yet;
+    402 (nothing charged) when the balance is below ``need``, the submit's pre-check.
+    ``refused(item, record)``: whether an item ends in ``errors`` (a 403 on its single call)."""
+    with state.lock:
+        if state.jobs:
+            state.settle_jobs()
+        broke = state.balance < need
+    if broke:
+        return insufficient_credits(state)
+    submitted = BatchJob.submit(handles, ids=ids, key=req.headers.get(DATA_HEADER, ""),
+                                now=time.monotonic(), error_rate=state.knobs.batch_error_rate,
+                                forbidden=refused or (lambda item, record: False),
+                                path=req.path, enrich_live=live)  # fmt: skip
+    state.add_job(submitted)
+    return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
 
-        def refused(item: str, record: dict[str, Any] | None) -> bool:
-            names = (record or {}).get("id"), (record or {}).get("handle")
-            return people and knobs.forbidden(item, *names) is not None
 
-        submitted = BatchJob.submit(handles, ids=ids, key=key, now=time.monotonic(),
-                                    error_rate=knobs.batch_error_rate, forbidden=refused,
-                                    path=req.path, enrich_live=live)  # fmt: skip
-        state.add_job(submitted)
-        return ok({"job_id": submitted.job_id}, "Batch job accepted", status=202)
+@dataclass(frozen=True)
+class JobPage:
+    """One poll of a job: the job, the page's items as (index, input, outcome), and what every
+    kind's poll says of the job (``status``, ``total``, ``resolved``, ``errors``,
+    ``next_cursor``)."""
+
+    job: BatchJob
+    items: list[tuple[int, str, str]]
+    meta: dict[str, Any]
+
+
+def job_page(state: ServiceState, req: Request) -> JobPage | Reply:
+    """Track a job (GET ``job_id``, integer ``after``; free, never billed: its items are billed
+    as they resolve, collected or not): a page of ``batch_page_size`` items, or 404 ``1090`` for
+    a job this key did not submit on this path, or one expired. A job the balance ran out in is
+    "error" from then on: what resolved before stays readable."""
     job_id = _required(req, "job_id")
     after = _int(req, "after", 0, 0)
     now = time.monotonic()
     state.settle_jobs(now)
-    job = state.job(job_id, key, now)
+    job = state.job(job_id, req.headers.get(DATA_HEADER, ""), now)
     if job is None or job.path != req.path:
         return fail(404, "Batch job not found or expired", error_code="1090")
     processed = job.processed(now, state.knobs.batch_resolve_rate)
     items, next_cursor = job.page(after, state.knobs.batch_page_size, processed)
-    world = state.world if kind.lookup is ENDPOINTS["profile"] else Moves()
-    found = [(i, world.current(job.record(after + n)))
-             for n, (i, outcome) in enumerate(items) if outcome == "ok"]  # fmt: skip
-    records = shown(state, [r for _, r in found if r is not None])
     done = job.outcomes[:processed]
-    payload = {
+    meta = {
         "status": job.status(processed),
         "total": job.total,
         "resolved": sum(o != "error" for o in done),
         "errors": done.count("error"),
         "next_cursor": next_cursor,
-        "not_found": [i for i, outcome in items if outcome == "not_found"],
+    }
+    return JobPage(job, [(after + n, i, o) for n, (i, o) in enumerate(items)], meta)
+
+
+def _batch(state: ServiceState, req: Request) -> Reply:
+    """The Data API's batch jobs (people, companies): POST submits, GET tracks
+    (:func:`submit_job`, :func:`job_page`); results under the lookup endpoint's ``results``."""
+    kind = KINDS[req.path]
+    people = kind.lookup is ENDPOINTS["profile"]
+    if req.method == "POST":
+        handles, ids, live = _batch_inputs(req.body)
+        knobs = state.knobs
+        need = len(handles) + len(ids) if knobs.batch_precheck == "job" else 1.0
+
+        def refused(item: str, record: dict[str, Any] | None) -> bool:
+            names = (record or {}).get("id"), (record or {}).get("handle")
+            return people and knobs.forbidden(item, *names) is not None
+
+        return submit_job(state, req, handles, need=need, ids=ids, live=live, refused=refused)
+    page = job_page(state, req)
+    if isinstance(page, Reply):
+        return page
+    world = state.world if people else Moves()
+    found = [(i, world.current(page.job.record(index)))
+             for index, i, outcome in page.items if outcome == "ok"]  # fmt: skip
+    records = shown(state, [r for _, r in found if r is not None])
+    payload = {
+        **page.meta,
+        "not_found": [i for _, i, outcome in page.items if outcome == "not_found"],
         kind.lookup.results or "results": {i: r for (i, _), r in zip(found, records, strict=True)},
     }
     return ok(payload, "Batch job status")

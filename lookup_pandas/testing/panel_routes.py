@@ -14,7 +14,7 @@ answers 403 "Invalid API key".
 from __future__ import annotations
 
 from ..service.credits import BALANCE_PATH
-from ..service.endpoints import ENDPOINTS, is_batch
+from ..service.endpoints import EMAILS_PREFIX, ENDPOINTS, is_batch
 from .replies import Reply, Request, invalid_key, ok
 from .state import ServiceState, route_key
 
@@ -68,6 +68,17 @@ _ROUTE_TITLES = {
         "health": ("Data API health", "Liveness probe, free"),
         "skill": ("Skill lookup", "One skill by id"),
         "skills_search": ("Skills search", "Skills by name"),
+        "email_verify": ("Email verify", "One address's deliverability, any verdict"),
+        "email_find": ("Email find", "A work email from name and domain, found or not"),
+        "email_find_profile": ("Email find by profile", "A work email from a profile URL"),
+        "email_reverse": (
+            "Email reverse",
+            "The person and company behind an address; 3 when "
+            "nothing is found, free when unsupported (422)",
+        ),
+        "verify_batch": ("Email verify batch", "Submit is free; each address costs a verify"),
+        "find_batch": ("Email find batch", "Submit is free; each query costs a find"),
+        "emails_health": ("Email API health", "Liveness probe, free"),
     }.items()
 }
 
@@ -78,6 +89,8 @@ def route_costs(state: ServiceState, req: Request) -> Reply:
     for route, cost in state.knobs.route_costs.items():
         if cost == 1 or (not state.knobs.batch and is_batch("/" + route)):
             continue  # a service without batch jobs does not list their routes
+        if not state.knobs.emails and ("/" + route).startswith(EMAILS_PREFIX + "/"):
+            continue  # nor one without the Email API its routes
         title, description = _ROUTE_TITLES.get(route, (route.rsplit("/", 1)[-1], ""))
         credits = int(cost) if float(cost).is_integer() else cost
         routes.append(

@@ -50,6 +50,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     billed: bool = False
     fault: str | None = None
+    #: What a billable answer costs when not its route's cost (a partial reverse, a prospects
+    #: page by the address); None: the route's.
+    cost: float | None = None
 
 
 #: The reply that closes the connection without an answer.

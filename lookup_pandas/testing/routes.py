@@ -2,7 +2,8 @@
 
 The route table (``ROUTES``) is keyed by the paths of
 :data:`lookup_pandas.service.endpoints.ENDPOINTS`: the Data API's routes are in
-:mod:`.data_routes`, the panel's in :mod:`.panel_routes`; here is what every request goes through.
+:mod:`.data_routes`, the Email API's in :mod:`.email_routes`, the panel's in
+:mod:`.panel_routes`; here is what every request goes through.
 
 Example::
 
@@ -12,20 +13,22 @@ Example::
     reply.headers["X-Credits-Consumed"]                           # "1": the route's cost
 
 Order of checks, as production does: a panel path without its trailing slash (403 "Invalid
-session"), the key (401 missing; 403 "Invalid API key" whatever is wrong with it), the rate limit
-(429 with the wait in ``Retry-After`` and in ``errors.retry_after``; 403 "Rate limit exceeded"
-with ``rate_limit_as_403``), a test override, an injected fault, then the
-endpoint (400 on a bad parameter, 200 otherwise; a lookup that finds nothing is 200 +
-success=false + error_code 1010 / 1020 / 1030, and billed; an opted-out or premium-gated person is a
-403 with no error_code, not billed), then credits: a billable answer costs its route's cost,
-and one the balance cannot pay is a 402 ``1080`` "Insufficient credits" instead (a 403 with
-``credits_403``), not billed. ``X-Credits-Consumed`` / ``X-Credits-Balance`` are sent where
-production charges only: on the answers of billable Data API routes (a success, a billed
-not-found, a free repeat with 0 consumed), never on errors, batch submits and polls (their items
-bill as they resolve), the panel, the public routes or health. Public, no key, free: the health
-route, the route costs (``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder
-(``TIERS_PATH``); with the panel key, free: the tier (``TIER``) and the balance
-(``BALANCE_PATH``, or ``ENTERPRISE_BALANCE_PATH`` for an enterprise workspace).
+session"), an Email API path when the ``emails`` knob is off (404, health too), the key (401
+missing; 403 "Invalid API key" whatever is wrong with it), the rate limit (429 with the wait in
+``Retry-After`` and in ``errors.retry_after``; 403 "Rate limit exceeded" with
+``rate_limit_as_403``), a test override, an injected fault, then the endpoint (400 on a bad
+parameter, 200 otherwise; a lookup that finds nothing is 200 + success=false + error_code 1010 /
+1020 / 1030, and billed; an opted-out or premium-gated person is a 403 with no error_code, not
+billed; an address reverse does not take is a 422, not billed), then credits: a billable answer
+costs its route's cost (or the cost it says: ``Reply.cost``), and one the balance cannot pay is a
+402 ``1080`` "Insufficient credits" instead (a 403 with ``credits_403``), not billed.
+``X-Credits-Consumed`` / ``X-Credits-Balance`` are sent where production charges only: on the
+answers of billable Data API and Email API routes (a success, a billed not-found, a free repeat or
+an empty prospects page with 0 consumed), never on errors, batch submits and polls (their items bill
+as they resolve), the panel, the public routes or health. Public, no key, free: the health routes
+(both APIs'), the route costs (``ROUTE_COSTS_PATH``, the costs that are not 1) and the tier ladder
+(``TIERS_PATH``); with the panel key, free: the tier (``TIER``) and the balance (``BALANCE_PATH``,
+or ``ENTERPRISE_BALANCE_PATH`` for an enterprise workspace).
 
 Filters take production's names, from the one declaration per endpoint in
 :mod:`lookup_pandas.service.endpoints` (the client checks requests against it too); parameters
@@ -44,6 +47,8 @@ from typing import Any
 
 from ..service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
 from ..service.endpoints import (
+    EMAILS_HEALTH_PATH,
+    EMAILS_PREFIX,
     EMPLOYEES_PATH,
     ENDPOINTS,
     HEALTH_PATH,
@@ -51,7 +56,7 @@ from ..service.endpoints import (
     SEARCH_PATH,
     TIER_PATH,
 )
-from . import panel_routes
+from . import email_routes, panel_routes
 from .data_routes import ROUTES_BY_NAME, insufficient_credits
 from .panel_routes import ENTERPRISE_BALANCE_PATH
 from .replies import DROP, BadRequest, Reply, Request, _json, fail, invalid_key, ok
@@ -72,13 +77,17 @@ DATA_HEADER = "x-service-apikey"
 PANEL_HEADER = "x-authapi-key"
 
 
-#: The Data API's routes, keyed by their endpoints' paths (``ENDPOINTS``), and the panel's.
+#: The Data API's and the Email API's routes, keyed by their endpoints' paths (``ENDPOINTS``),
+#: and the panel's.
 ROUTES: dict[str, Callable[[ServiceState, Request], Reply]] = {
     **{ENDPOINTS[name].path: route for name, route in ROUTES_BY_NAME.items()},
+    **{ENDPOINTS[name].path: route for name, route in email_routes.ROUTES_BY_NAME.items()},
     TIER: panel_routes.tier,
     BALANCE_PATH: panel_routes.balance,
     ENTERPRISE_BALANCE_PATH: panel_routes.enterprise_balance,
 }
+#: The liveness probes: answered without a key, free (GET only; a test may script them).
+HEALTH_PATHS = frozenset({HEALTH, EMAILS_HEALTH_PATH})
 #: Answered without a key, free and not rate-limited (GET only).
 PUBLIC: dict[str, Callable[[ServiceState, Request], Reply]] = {
     ROUTE_COSTS_PATH: panel_routes.route_costs,
@@ -122,9 +131,11 @@ def _as_reply(value: Reply | tuple[int, Any]) -> Reply:
 def _route(state: ServiceState, req: Request) -> Reply:
     if req.path in NO_SLASH:  # account-api.md: ".../balance/k (no slash) returns Invalid session"
         return fail(403, "Invalid session")
+    if req.path.startswith(EMAILS_PREFIX + "/") and not state.knobs.emails:
+        return fail(404, f"No endpoint at {req.path}")
     route = ROUTES.get(req.path)
-    if req.path == HEALTH and req.method == "GET":  # no key: production's liveness probe
-        scripted = state.overrides.get(HEALTH)
+    if req.path in HEALTH_PATHS and req.method == "GET":  # no key: production's liveness probe
+        scripted = state.overrides.get(req.path)
         answer = scripted(req) if scripted is not None else None
         return _as_reply(answer) if answer is not None else ok({"status": "ok"}, "Healthy")
     public = PUBLIC.get(req.path)
@@ -228,7 +239,7 @@ def handle(state: ServiceState, req: Request) -> Reply:
     cost = 0.0
     if reply is not DROP:
         if reply.billed:  # a billable Data API answer: it carries the credits' headers
-            paid = state.pay(req.path, _repeat(req, sent), at)
+            paid = state.pay(req.path, _repeat(req, sent), at, cost=reply.cost)
             if paid is None:  # the balance cannot pay this route's cost
                 reply = insufficient_credits(state)
             else:

@@ -12,8 +12,9 @@ Example::
     state.move("ada", "globex")           # ada works at Globex now, as every route shows
 
 Credits, as production bills them: a billable answer costs its route's cost (``route_costs``;
-a route not listed costs 1, 0 is free), a batch item 1 as it resolves; a cost the balance cannot
-pay is refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out after 30 lookups;
+a route not listed costs 1, 0 is free; an answer may say it costs otherwise: ``Reply.cost``), a
+batch item as it resolves (:meth:`ServiceState.item_cost`); a cost the balance cannot pay is
+refused (402 ``1080``), never billed. ``Knobs(balance=30)`` runs out after 30 lookups;
 ``configure(balance=...)`` tops up. With ``tier_follows_balance`` the limit enforced is the
 ``ladder`` tier of the balance now (production's ladder by default), so spending drops it;
 otherwise it is the "Emulator" tier of ``rate_limit_per_minute`` (or, for an enterprise
@@ -43,12 +44,19 @@ from typing import Any
 
 from ..service.endpoints import (
     COMPANY_PATH,
+    EMAIL_FIND_PATH,
+    EMAIL_FIND_PROFILE_PATH,
+    EMAIL_REVERSE_PATH,
+    EMAIL_VERIFY_PATH,
+    EMAILS_HEALTH_PATH,
+    FIND_BATCH_PATH,
     HEALTH_PATH,
     PROFILE_PATH,
     SKILL_PATH,
     SKILL_SEARCH_PATH,
+    VERIFY_BATCH_PATH,
 )
-from .batch import BATCH, COMPANIES_BATCH, BatchJob
+from .batch import BATCH, COMPANIES_BATCH, KINDS, BatchJob
 from .catalog import JOB_CHANGE_RATE, today
 from .moves import Moves
 
@@ -115,7 +123,9 @@ PRODUCTION_LADDER: tuple[LadderTier, ...] = (
 )
 
 #: Production-like costs of the routes that do not cost 1 (any route not listed costs 1; 0 is
-#: free). Batch submits show 0: their items bill 1 each as they resolve.
+#: free). Batch submits show 0: their items bill as they resolve (a Data API item 1, an Email
+#: API item its single call's cost). The Email API's, as production's listing shows them
+#: (prospects is not listed: 1, its price per address of a ``full`` page).
 ROUTE_COSTS: Mapping[str, float] = MappingProxyType(
     {
         COMPANY_PATH: 2,
@@ -124,6 +134,13 @@ ROUTE_COSTS: Mapping[str, float] = MappingProxyType(
         HEALTH_PATH: 0,
         SKILL_PATH: 0,
         SKILL_SEARCH_PATH: 0,
+        EMAIL_VERIFY_PATH: 2,
+        EMAIL_FIND_PATH: 3,
+        EMAIL_FIND_PROFILE_PATH: 5,
+        EMAIL_REVERSE_PATH: 5,
+        VERIFY_BATCH_PATH: 0,
+        FIND_BATCH_PATH: 0,
+        EMAILS_HEALTH_PATH: 0,
     }
 )
 
@@ -163,7 +180,8 @@ class Knobs:
     employees_style: str = "page"  # or "cursor", as production may do
     sparse_records: bool = False  # records carry id, handle and a handle-seeded half of the rest
     balance: float = 250_000.0  # credits at start: mid-Scale, so a test job keeps its tier
-    batch: bool = True  # the batch-enrich endpoints exist (off: 404, as a service without them)
+    batch: bool = True  # the batch endpoints exist (off: 404, as a service without them)
+    emails: bool = True  # the Email API exists (off: every /api/emails/v1 path 404s, health too)
     batch_resolve_rate: float = 300.0  # items a batch job resolves per second (0: at once)
     batch_page_size: int = 100  # results per poll
     batch_job_lifetime: float = 3600.0  # seconds a job can be polled after it finished resolving
@@ -468,10 +486,15 @@ class ServiceState:
         return self.knobs.route_costs.get(route_key(path), 1.0)
 
     def pay(
-        self, path: str, repeat: Hashable | None = None, now: float | None = None
+        self,
+        path: str,
+        repeat: Hashable | None = None,
+        now: float | None = None,
+        cost: float | None = None,
     ) -> tuple[float, float] | None:
         """Pay for one billable answer on ``path``: (credits paid, the balance after), or None
-        when the balance cannot pay its cost (nothing is taken then).
+        when the balance cannot pay its cost (nothing is taken then). ``cost``: what this answer
+        costs when not its route's (a partial reverse, a prospects page), else ``cost_of(path)``.
 
         ``repeat`` names the request (method, path, query, key): one answered billed within
         ``free_repeat_seconds`` before ``now`` is a free repeat, paid 0. Batch items resolved
@@ -483,7 +506,7 @@ class ServiceState:
                 self.settle_jobs()
             if self._repeated(repeat, now):
                 return 0.0, self.balance
-            cost = self.cost_of(path)
+            cost = self.cost_of(path) if cost is None else cost
             if cost > self.balance:
                 return None
             self.balance -= cost
@@ -535,12 +558,12 @@ class ServiceState:
             return job
 
     def settle_jobs(self, now: float | None = None) -> None:
-        """Bill every batch item resolved by ``now`` (found or not found; not errors), 1
-        credit each, in the order they resolved.
+        """Bill every batch item resolved by ``now`` (found or not found; not errors), each
+        its :meth:`item_cost`, in the order they resolved.
 
         A job runs to its end whether or not anyone polls it, so billing catches up here,
         whenever the emulator is asked anything: a request, or a counter read by a test. The
-        first item that resolves when the balance cannot pay 1 credit stops its job there
+        first item that resolves when the balance cannot pay its cost stops its job there
         (:meth:`.batch.BatchJob.stop`): it and the items after it are never billed. An item the
         same key had billed within ``free_repeat_seconds`` is free (not for ``enrich_live``).
         """
@@ -560,28 +583,35 @@ class ServiceState:
                     continue
                 self._settle_item(job, index, at)
 
+    def item_cost(self, path: str) -> float:
+        """What one item of a batch job on ``path`` costs as it resolves: its single call's
+        cost (``Kind.priced_as``) for the Email API's, 1 for the Data API's."""
+        priced_as = KINDS[path].priced_as
+        return 1.0 if priced_as is None else self.cost_of(priced_as)
+
     def _settle_item(self, job: BatchJob, index: int, at: float) -> None:
-        """Bill item ``index`` of ``job``, resolved at ``at``: 1 credit, 0 for a free repeat;
-        the job stops there when the balance cannot pay."""
+        """Bill item ``index`` of ``job``, resolved at ``at``: :meth:`item_cost`, 0 for a free
+        repeat; the job stops there when the balance cannot pay."""
         kid = key_id(job.key)
         repeat = ("item", job.path, job.params[index], kid)
         free = not job.enrich_live and self._repeated(repeat, at)
-        if not free and self.balance < 1.0:
+        cost = 0.0 if free else self.item_cost(job.path)
+        if cost > self.balance:
             job.stop(index, at)  # insufficient credits: the job stops, nothing more is billed
             return
-        if not free:
-            self.balance -= 1.0
+        if cost > 0:
+            self.balance -= cost
             self._remember(repeat, at)
         self.records.append(
             RequestRecord(
                 job.path,
                 (job.params[index],),
                 200,
-                not free,
+                cost > 0,
                 item=True,
                 key_id=kid,
                 at=at,
-                credits=0.0 if free else 1.0,
+                credits=cost,
             )
         )
 

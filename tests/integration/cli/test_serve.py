@@ -194,6 +194,18 @@ def test_no_batch_answers_the_batch_endpoint_404():
             serve.kill()
 
 
+def test_no_emails_answers_the_email_api_404():
+    for option, status in (("--no-emails", 404), ("--emails", 200)):
+        serve = Serve("--rate-limit", "0", option)
+        try:
+            assert ("Email API off" in serve.header) == (option == "--no-emails")
+            answer = requests.get(serve.base_url + "/api/emails/v1/health", timeout=WAIT)
+            assert answer.status_code == status, option
+            serve.stop()
+        finally:
+            serve.kill()
+
+
 def test_batch_page_size_and_resolve_rate_shape_the_polls():
     serve = Serve("--rate-limit", "0", "--batch-page-size", "2", "--batch-resolve-rate", "0")
     try:

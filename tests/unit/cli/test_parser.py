@@ -153,12 +153,13 @@ def test_serve_and_demo():
     assert parse_args(["serve"]) == ServeOptions()
     assert parse_args(
         ["serve", "--port", "8080", "--latency", "0.05", "--rate-limit", "0", "--fault-rate",
-         "0.1", "--api-key", "lk_test_k", "--sparse", "--no-batch", "--batch-resolve-rate", "0",
-         "--batch-page-size", "2", "--move-rate", "2.5", "--duration", "1.5"]
+         "0.1", "--api-key", "lk_test_k", "--sparse", "--no-batch", "--no-emails",
+         "--batch-resolve-rate", "0", "--batch-page-size", "2", "--move-rate", "2.5", "--duration",
+         "1.5"]
     ) == ServeOptions(
         port=8080, latency=0.05, rate_limit=0.0, fault_rate=0.1, api_key="lk_test_k",
-        sparse=True, batch=False, batch_resolve_rate=0.0, batch_page_size=2, move_rate=2.5,
-        duration=1.5,
+        sparse=True, batch=False, emails=False, batch_resolve_rate=0.0, batch_page_size=2,
+        move_rate=2.5, duration=1.5,
     )  # fmt: skip
     assert parse_args(["demo"]) == DemoOptions()
     assert parse_args(["demo", "--workdir", "w", "--no-progress", "--sparse"]) == DemoOptions(
