@@ -31,7 +31,8 @@ from ..http.decisions import Call, Requester
 from ..identifiers import emails
 from ..identifiers.handles import refused
 from ..identifiers.kinds import FIND, FIND_BY_PROFILE, REVERSE, VERIFY, Kind
-from ..service.endpoints import EMAIL_PROSPECTS_PATH, checked_data
+from ..service.endpoints import checked_data
+from ..service.paths import EMAIL_PROSPECTS_PATH
 from .columns import Columns, check_columns, column_values
 from .enriched_frames import EnrichRequest, enriched
 

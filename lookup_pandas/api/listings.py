@@ -35,7 +35,7 @@ from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_companies, is_company_id
 from ..identifiers.kinds import COMPANIES
 from ..identifiers.queries import check_listing
-from ..service.endpoints import EMPLOYEES, SEARCH, CompanyParam, Listing
+from ..service.listings import EMPLOYEES, SEARCH, CompanyParam, Listing
 
 if TYPE_CHECKING:
     import polars as pl
@@ -234,7 +234,7 @@ def company_employees(
     Refused with a UsageError before anything is sent: a ``slug`` that is no company (blank, a
     website without ``/company/``), another filter name (the message suggests the closest),
     ``limit`` outside 1–50, ``title`` or ``geo_city`` under 3 characters, a ``geo_country_code``
-    that is not two letters (:data:`lookup_pandas.service.endpoints.EMPLOYEES`).
+    that is not two letters (:data:`lookup_pandas.service.listings.EMPLOYEES`).
     ``client.paginate(EMPLOYEES_PATH, params)`` sends any parameter unchecked.
 
     ``frame="polars"`` returns a polars DataFrame with the same columns and values. It needs the
@@ -292,7 +292,7 @@ def search_people(
     bill page after page of everyone. ``filters`` take production's names: ``first_name``,
     ``last_name``, ``headline``, ``summary``, ``geo_city``, ``geo_country_code``,
     ``organization_slugs``, ``skills`` (with ``skills_match``, ``any`` by default),
-    ``current_only`` and the rest of :data:`lookup_pandas.service.endpoints.SEARCH`
+    ``current_only`` and the rest of :data:`lookup_pandas.service.listings.SEARCH`
     (``is_creator``, ``tenure_min_years``, ``last_change_type``, ``industry``,
     ``company_size_min``, ``exclude_titles``...). ``organization_slugs`` and
     ``exclude_organization_slugs`` are lists or comma-separated companies, in any form

@@ -16,13 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..errors import NotFoundError
-from ..service.endpoints import (
-    ALUMNI,
-    COMPANY_SEARCH,
-    INSTITUTION_SEARCH,
-    JOB_CHANGES,
-    SKILL_SEARCH,
-)
+from ..service.listings import ALUMNI, COMPANY_SEARCH, INSTITUTION_SEARCH, JOB_CHANGES, SKILL_SEARCH
 from .listings import DEFAULT_LIMIT, listing_table
 
 if TYPE_CHECKING:
@@ -89,7 +83,7 @@ def search_companies(
     ``name`` or ``website`` is required (3+ characters). ``filters`` take production's names:
     ``staff_count_min``/``_max``, ``follower_count_min``/``_max``, ``industries``,
     ``industries_v2``, ``hq_city``, ``hq_country_code``, ``founded``
-    (:data:`lookup_pandas.service.endpoints.COMPANY_SEARCH`). ``limit`` is the page size (1–50),
+    (:data:`lookup_pandas.service.listings.COMPANY_SEARCH`). ``limit`` is the page size (1–50),
     ``max_records`` stops after that many records, ``client`` is the Client (default
     ``lp.default_client()``) and ``progress=False`` hides the bar.
 
@@ -150,7 +144,7 @@ def institution_alumni(
     ``current_only``, ``degree``, ``field_of_study``, ``geo_city`` (3+ characters each where
     text), ``geo_country_code``, ``start_year_min``/``_max``, ``end_year_min``/``_max`` and
     ``sort`` (``newest``, ``oldest``, ``recently_graduated``), as
-    :data:`lookup_pandas.service.endpoints.ALUMNI` declares.
+    :data:`lookup_pandas.service.listings.ALUMNI` declares.
     Another name is a UsageError, and nothing is sent. ``limit``, ``max_records``, ``client`` and
     ``progress`` are as in :func:`search_companies`. An institution the service does not know
     (production's not-found ``1040``, billed once and cached) gives an empty frame.
@@ -210,7 +204,7 @@ def job_changes(
     caps what is bought). ``filters`` take production's names: ``event_type`` (``joined``,
     ``left``, ``title_change``), ``organization_ids``, ``geo_city``, ``geo_country_code``,
     ``title`` (3+ characters where text), ``days_ago`` (1–365)
-    (:data:`lookup_pandas.service.endpoints.JOB_CHANGES`). ``organization_ids`` is a list or
+    (:data:`lookup_pandas.service.listings.JOB_CHANGES`). ``organization_ids`` is a list or
     comma-separated ``org_`` ids. A slug or company page URL is first looked up once for its id
     (:func:`~lookup_pandas.api.listings.company_query`). Another name is a UsageError, and nothing
     is sent. ``limit``, ``client`` and ``progress`` are as in :func:`search_companies`. With no

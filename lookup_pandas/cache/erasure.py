@@ -16,7 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..errors import UsageError
 from ..identifiers.handles import invalid_reason, normalise_handle
-from ..service.endpoints import ENDPOINTS, PROFILE_PATH
+from ..service.endpoints import ENDPOINTS
+from ..service.paths import PROFILE_PATH
 
 __all__ = ["handles_in", "kind_of", "mentioned", "wanted_handles"]
 

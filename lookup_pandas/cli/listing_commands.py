@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..service.endpoints import (
+from ..service.listings import (
     ALUMNI,
     COMPANY_SEARCH,
     EMPLOYEES,

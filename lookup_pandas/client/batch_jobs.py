@@ -37,8 +37,8 @@ from ..http.sending import Wire
 from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.answers import profile_answer_from_batch, read_answer
-from ..service.endpoints import BATCH_PATH
 from ..service.envelope import Envelope
+from ..service.paths import BATCH_PATH
 
 __all__ = ["BatchCalls", "no_batch"]
 

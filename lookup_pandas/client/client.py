@@ -42,13 +42,7 @@ from ..config.settings import SETTING_NAMES, Settings, keyword_help
 from ..http.decisions import Call
 from ..http.stats import ClientStats
 from ..identifiers.kinds import COMPANIES, PEOPLE
-from ..service.endpoints import (
-    BATCH_PATH,
-    EMPLOYEES_PATH,
-    PROFILE_PATH,
-    SEARCH_PATH,
-    TIER_PATH,
-)
+from ..service.paths import BATCH_PATH, EMPLOYEES_PATH, PROFILE_PATH, SEARCH_PATH, TIER_PATH
 from .fetching import record
 from .pagination import PagePlan, Style, check_max_records, read_page, walk
 from .parts import ClientParts

@@ -29,8 +29,8 @@ from ..display.facts import RefreshCounts, RefreshEstimate
 from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
-from ..service.endpoints import JOB_CHANGES_PATH
 from ..service.job_changes import JobChange, read_event
+from ..service.paths import JOB_CHANGES_PATH
 from .plan import Options, check_budget, check_credits
 from .refresh_plan import (
     FEED_PAGE,

@@ -34,7 +34,8 @@ from ..errors import (
     ServiceError,
     TransportError,
 )
-from ..service.endpoints import HEALTH_PATH, TIER_PATH, checked_data, is_panel
+from ..service.endpoints import checked_data, is_panel
+from ..service.paths import HEALTH_PATH, TIER_PATH
 from ..store import Store
 from ..store.pacing import Pacer, pause
 from .decisions import (

@@ -25,8 +25,9 @@ from ..errors import (
     UsageError,
 )
 from ..service.credits import ROUTE_COSTS_PATH, TIERS_PATH, is_enterprise
-from ..service.endpoints import HEALTH_PATH, is_panel
+from ..service.endpoints import is_panel
 from ..service.envelope import Envelope, finite_number
+from ..service.paths import EMAILS_PREFIX, HEALTH_PATH
 from ..service.retry import RetryPolicy, is_retryable
 from ..store import RECHECK
 from .stats import ClientStats
@@ -314,8 +315,20 @@ def no_endpoint(exc: ConfigurationError, path: str, settings: Settings) -> Confi
     >>> told.server_message = "Cannot GET /x"
     >>> no_endpoint(told, "/x", settings).message.startswith("No endpoint at http://127.0.0.1:9/x:")
     True
+    >>> no_endpoint(told, "/api/emails/v1/verify", settings).message  # doctest: +ELLIPSIS
+    'This service has no Email API: http://127.0.0.1:9/api/emails/v1/verify answered HTTP 404 ...'
     """
     where = f"{settings.base_url}{path}"
+    if EMAILS_PREFIX + "/" in path:  # the base URL answers the Data API: no Email API here
+        error = ConfigurationError(
+            f"This service has no Email API: {where} answered HTTP 404 "
+            f"({exc.server_message}). Nothing was billed.",
+            status_code=404,
+            request_id=exc.request_id,
+            url=path,
+        )
+        error.__suppress_context__ = True
+        return error
     error = ConfigurationError(
         f"No endpoint at {where}: the service answered HTTP 404 without a not-found code "
         f"({exc.server_message}). The base URL should be the service's root; check "

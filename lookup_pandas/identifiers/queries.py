@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UsageError
-from ..service.endpoints import MIN_TEXT, Filter, Listing
+from ..service.listings import MIN_TEXT, Filter, Listing
 from .companies import checked_companies
 
 __all__ = ["MAX_LIMIT", "MIN_LIMIT", "MIN_TEXT", "check_limit", "check_listing", "unknown_filter"]
@@ -73,7 +73,7 @@ def check_listing(listing: Listing, params: Mapping[str, Any], *, year: int | No
 
     ``params`` is the whole query but the paging, as :func:`~lookup_pandas.api.listings.query_value`
     sends it. A filter set to None is not sent, so only its name is checked. Each value is checked
-    against its declaration (:class:`~lookup_pandas.service.endpoints.Filter`; ``year`` is this
+    against its declaration (:class:`~lookup_pandas.service.listings.Filter`; ``year`` is this
     year, for the year filters' top). Refused:
 
     - a missing or blank required parameter, or none of ``listing.one_of``
@@ -141,7 +141,7 @@ _REFUSED = {
 
 def _check_value(declared: Filter, value: Any, year: int) -> None:
     """Refuse a value filter ``declared`` does not take: what the service would refuse
-    (:meth:`~lookup_pandas.service.endpoints.Filter.parse`), and a text or keyword that is no
+    (:meth:`~lookup_pandas.service.listings.Filter.parse`), and a text or keyword that is no
     string."""
     name, kind = declared.name, declared.kind
     words = value if isinstance(value, list | tuple | set | frozenset) else [value]

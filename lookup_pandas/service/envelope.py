@@ -30,7 +30,6 @@ from ..errors import (
     ServiceError,
     ValidationError,
 )
-from .endpoints import EMAILS_PREFIX
 from .retry import parse_retry_after
 
 __all__ = [
@@ -201,22 +200,13 @@ def _error(
 
 
 def _no_endpoint(message: str, common: dict[str, Any]) -> ConfigurationError:
-    """An enveloped 404 without a not-found code: the URL is no endpoint of the service.
-
-    >>> print(_no_endpoint("No endpoint", {"url": "http://s/api/emails/v1/verify"}))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    This service has no Email API: http://s/api/emails/v1/verify answered HTTP 404
-    (No endpoint). Nothing was billed. (HTTP 404)
-    """
-    url = common.get("url") or "the path"
-    if EMAILS_PREFIX + "/" in url:  # a service (or a plan) without the Email API
-        text = (
-            f"This service has no Email API: {url} answered HTTP 404 ({message}). "
-            "Nothing was billed."
-        )
-    else:
-        text = f"No such endpoint: {url} answered HTTP 404 without a not-found code ({message})"
-    exc = ConfigurationError(text, status_code=404, **common)
+    """An enveloped 404 without a not-found code: the URL is no endpoint of the service."""
+    exc = ConfigurationError(
+        f"No such endpoint: {common['url'] or 'the path'} answered HTTP 404 without a not-found "
+        f"code ({message})",
+        status_code=404,
+        **common,
+    )
     exc.server_message = message
     return exc
 

@@ -32,15 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..service.endpoints import (
-    BATCH_PATH,
-    COMPANY_BATCH_PATH,
-    ENDPOINTS,
-    FIND_BATCH_PATH,
-    PART_SEPARATOR,
-    VERIFY_BATCH_PATH,
-    Endpoint,
-)
+from ..service.endpoints import ENDPOINTS, PART_SEPARATOR, Endpoint
+from ..service.paths import BATCH_PATH, COMPANY_BATCH_PATH, FIND_BATCH_PATH, VERIFY_BATCH_PATH
 from . import company_records as companies
 from . import data, mailboxes
 

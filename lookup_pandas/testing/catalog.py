@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, overload
 
-from ..service.endpoints import ALUMNI, JOB_CHANGES
+from ..service.listings import ALUMNI, JOB_CHANGES
 from . import data
 from .careers import changes, event_id, today
 from .filters import declared, lowered

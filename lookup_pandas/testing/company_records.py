@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..service.endpoints import COMPANY_SEARCH
+from ..service.listings import COMPANY_SEARCH
 from .filters import declared, lowered, whole, words
 from .names import company_name, name_of, org_id
 from .people import company_url, head_count, is_unknown

@@ -7,7 +7,7 @@ Example::
 
 Each route is named as its endpoint in :data:`lookup_pandas.service.endpoints.ENDPOINTS` (the route
 table in :mod:`.routes` is keyed by those endpoints' paths) and reads its query by the endpoint's
-:class:`~lookup_pandas.service.endpoints.Listing`: the required parameter, ``limit`` 1-50, and every
+:class:`~lookup_pandas.service.listings.Listing`: the required parameter, ``limit`` 1-50, and every
 declared filter in one parse by its kind (:func:`.replies.parse_query`: free text of 3+ characters,
 two-letter codes, true / false, whole numbers within bounds, choices; a lowest above its highest is
 refused too), unknown parameters ignored, as production ignores them. The declared filters given go
@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..service.endpoints import ENDPOINTS, Endpoint, Listing
+from ..service.endpoints import ENDPOINTS, Endpoint
+from ..service.listings import Listing
 from . import catalog, data
 from . import company_records as companies
 from .batch import KINDS, MAX_ITEMS, BatchJob

@@ -9,7 +9,7 @@ Example::
     read({"skills": "Python", "skill_count_min": "2"}, SEARCH)   # {"skills": ("python",), ...}
 
 A route parses the filters its endpoint declares (:mod:`lookup_pandas.service.endpoints`) with
-:meth:`~lookup_pandas.service.endpoints.Filter.parse` (:func:`~.replies.parse_query`) and
+:meth:`~lookup_pandas.service.listings.Filter.parse` (:func:`~.replies.parse_query`) and
 passes them on. Tests call the stores with the
 same names as keywords. A store reads those it models and ignores the others, as production
 ignores a parameter it does not know.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..service.endpoints import Listing
+from ..service.listings import Listing
 
 __all__ = ["declared", "flag", "lowered", "read", "whole", "words"]
 

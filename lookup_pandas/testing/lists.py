@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..service.endpoints import EMPLOYEES, SEARCH
+from ..service.listings import EMPLOYEES, SEARCH
 from .careers import Career, today
 from .filters import declared, flag, lowered, read, whole
 from .names import make_id

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import requests
 
 from ..client.client import Client
-from ..service.endpoints import BATCH_PATH
+from ..service.paths import BATCH_PATH
 from .mock import Handler, MockTransport, envelope, people_service
 
 __all__ = ["MockService", "batch_service"]

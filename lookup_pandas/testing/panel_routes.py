@@ -14,7 +14,8 @@ answers 403 "Invalid API key".
 from __future__ import annotations
 
 from ..service.credits import BALANCE_PATH
-from ..service.endpoints import EMAILS_PREFIX, ENDPOINTS, is_batch
+from ..service.endpoints import ENDPOINTS, is_batch
+from ..service.paths import EMAILS_PREFIX
 from .replies import Reply, Request, invalid_key, ok
 from .state import ServiceState, route_key
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..service.endpoints import Listing
+from ..service.listings import Listing
 
 MAX_LIMIT, DEFAULT_LIMIT = 50, 20
 

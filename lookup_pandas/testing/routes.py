@@ -46,11 +46,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..service.credits import BALANCE_PATH, ROUTE_COSTS_PATH, TIERS_PATH
-from ..service.endpoints import (
+from ..service.endpoints import ENDPOINTS
+from ..service.paths import (
     EMAILS_HEALTH_PATH,
     EMAILS_PREFIX,
     EMPLOYEES_PATH,
-    ENDPOINTS,
     HEALTH_PATH,
     PROFILE_PATH,
     SEARCH_PATH,

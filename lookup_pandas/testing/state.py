@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from ..service.endpoints import (
+from ..service.paths import (
     COMPANY_PATH,
     EMAIL_FIND_PATH,
     EMAIL_FIND_PROFILE_PATH,

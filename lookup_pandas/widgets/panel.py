@@ -42,7 +42,7 @@ from ..frames.overview import OVERVIEW_COLUMNS, current_position, full_name, sum
 from ..frames.records import records_to_frame
 from ..identifiers.companies import checked_company, names_one_company, normalise_company
 from ..identifiers.queries import MIN_TEXT, check_listing
-from ..service.endpoints import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
+from ..service.listings import COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from .company_controls import (
     COMPANIES,
     COMPANY_COLUMNS,

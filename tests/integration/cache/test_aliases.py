@@ -23,7 +23,7 @@ import lookup_pandas as lp
 from lookup_pandas.cache import sqlite
 from lookup_pandas.cache.requests_cache_internals import redis_answer_key
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import COMPANY_PATH as COMPANY
+from lookup_pandas.service.paths import COMPANY_PATH as COMPANY
 from lookup_pandas.testing import PROFILE, FakeService
 from lookup_pandas.testing.names import org_id, person_id
 from lookup_pandas.testing.replies import Reply, Request, ok

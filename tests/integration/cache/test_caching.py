@@ -18,7 +18,7 @@ from lookup_pandas import (
     ValidationError,
 )
 from lookup_pandas.http.decisions import Call
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.testing import data
 
 from ..helpers import (

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lookup_pandas.service.endpoints import COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_PATH
 from lookup_pandas.testing import FakeService
 
 from ..cli_helpers import CliMain, Done, emulator_env

@@ -16,7 +16,7 @@ import lookup_pandas as lp
 from lookup_pandas.cli.tier import tier_line
 from lookup_pandas.config.settings import SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.errors import InsufficientCreditsError
-from lookup_pandas.service.endpoints import ALUMNI_PATH, BATCH_PATH
+from lookup_pandas.service.paths import ALUMNI_PATH, BATCH_PATH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing.replies import fail
 

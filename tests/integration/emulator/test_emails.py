@@ -12,7 +12,8 @@ import requests
 
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.service.credits import ROUTE_COSTS_PATH
-from lookup_pandas.service.endpoints import ENDPOINTS, PROFILE_PATH
+from lookup_pandas.service.endpoints import ENDPOINTS
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.testing import ROUTE_COSTS, mailboxes
 
 PATH = {

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lookup_pandas.service.endpoints import (
+from lookup_pandas.service.listings import (
     ALUMNI,
     COMPANY_SEARCH,
     EMPLOYEES,

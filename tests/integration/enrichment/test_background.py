@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp
-from lookup_pandas.service.endpoints import COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_PATH
 
 from ..enrich_helpers import lead_frame
 from ..helpers import PROFILE, make_client, wait_until

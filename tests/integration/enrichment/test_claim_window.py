@@ -26,7 +26,7 @@ from lookup_pandas.enrichment.run import EnrichmentRun
 from lookup_pandas.enrichment.single import window_size
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.store import BUSY, MINE, RECHECK, namespace, store_path
 from lookup_pandas.store.local import LocalStore
 

@@ -21,7 +21,7 @@ import lookup_pandas as lp  # noqa: F401  registers df.lookup
 from lookup_pandas.api import functions as api
 from lookup_pandas.enrichment.batch_plan import tagged
 from lookup_pandas.identifiers.kinds import COMPANIES
-from lookup_pandas.service.endpoints import COMPANY_BATCH_PATH, COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_BATCH_PATH, COMPANY_PATH
 from lookup_pandas.store import StoredJob
 from lookup_pandas.testing import names
 

@@ -21,7 +21,8 @@ from lookup_pandas.enrichment.lookup import estimate_values
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.errors import BatchUnavailableError, UsageError
 from lookup_pandas.identifiers.kinds import Kind
-from lookup_pandas.service.endpoints import ENDPOINTS, SKILL_PATH
+from lookup_pandas.service.endpoints import ENDPOINTS
+from lookup_pandas.service.paths import SKILL_PATH
 from lookup_pandas.testing.catalog import search_skills
 
 QUIET = Options(progress=False)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import lookup_pandas as lp  # noqa: F401  registers df.lookup
-from lookup_pandas.service.endpoints import COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_PATH
 from lookup_pandas.testing import BATCH, PROFILE, FakeService
 from lookup_pandas.testing.names import org_id, person_id
 

@@ -21,7 +21,7 @@ import pytest
 
 import lookup_pandas as lp
 from lookup_pandas.frames.records import to_csv_cells
-from lookup_pandas.service.endpoints import COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_PATH
 from lookup_pandas.testing import PROFILE, FakeService
 
 from ..enrich_helpers import plain

@@ -17,7 +17,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.cli.exits import EXIT_CONFIG
 from lookup_pandas.errors import NotFoundError, UsageError
-from lookup_pandas.service.endpoints import COMPANY_PATH, JOB_CHANGES_PATH
+from lookup_pandas.service.paths import COMPANY_PATH, JOB_CHANGES_PATH
 from lookup_pandas.testing import catalog, data
 from lookup_pandas.testing import company_records as companies
 

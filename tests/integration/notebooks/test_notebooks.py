@@ -30,7 +30,7 @@ from nbclient import NotebookClient
 
 from lookup_pandas.demo import sample_leads_path
 from lookup_pandas.identifiers.handles import normalise_handle
-from lookup_pandas.service.endpoints import COMPANY_BATCH_PATH, COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_BATCH_PATH, COMPANY_PATH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import data as emulator_data
 

@@ -22,8 +22,8 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.errors import UsageError
 from lookup_pandas.frames.overview import full_name
-from lookup_pandas.service.endpoints import COMPANY_PATH
-from lookup_pandas.service.endpoints import COMPANY_SEARCH_PATH as COMPANY_SEARCH
+from lookup_pandas.service.paths import COMPANY_PATH
+from lookup_pandas.service.paths import COMPANY_SEARCH_PATH as COMPANY_SEARCH
 from lookup_pandas.testing import FakeService
 from lookup_pandas.testing import company_records as emulator_companies
 from lookup_pandas.testing import data as emulator_data

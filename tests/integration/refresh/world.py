@@ -29,7 +29,7 @@ import requests_cache.policy.expiration as expiration
 import lookup_pandas as lp
 from lookup_pandas.enrichment.provenance import CHECKED_AT_COLUMN, PROVENANCE_COLUMNS
 from lookup_pandas.enrichment.results import JobSummary
-from lookup_pandas.service.endpoints import JOB_CHANGES_PATH
+from lookup_pandas.service.paths import JOB_CHANGES_PATH
 from lookup_pandas.testing import FakeService, data
 from lookup_pandas.testing.company_records import company_population
 

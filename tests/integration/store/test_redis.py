@@ -34,7 +34,7 @@ import lookup_pandas as lp
 from lookup_pandas import ConfigurationError
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.store import (
     BUSY,
     MARKS_KEPT_SECONDS,

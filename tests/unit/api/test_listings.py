@@ -8,7 +8,7 @@ import lookup_pandas as lp
 from lookup_pandas.api import listings
 from lookup_pandas.api.listings import company_query, query_value
 from lookup_pandas.errors import UsageError
-from lookup_pandas.service.endpoints import EMPLOYEES, JOB_CHANGES, SEARCH
+from lookup_pandas.service.listings import EMPLOYEES, JOB_CHANGES, SEARCH
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import lookup_pandas as lp
 from lookup_pandas.cache import admin
 from lookup_pandas.cache.opened import CacheLocation
 from lookup_pandas.errors import UsageError
-from lookup_pandas.service.endpoints import PROFILE_PATH, SEARCH_PATH
+from lookup_pandas.service.paths import PROFILE_PATH, SEARCH_PATH
 from lookup_pandas.store import StoredJob, store_path
 from lookup_pandas.testing import MockTransport, envelope
 

@@ -10,7 +10,7 @@ import pytest
 
 from lookup_pandas.cache.erasure import handles_in, kind_of, mentioned, wanted_handles
 from lookup_pandas.errors import UsageError
-from lookup_pandas.service.endpoints import PROFILE_PATH, SEARCH_PATH
+from lookup_pandas.service.paths import PROFILE_PATH, SEARCH_PATH
 from lookup_pandas.testing import envelope
 
 BASE = "http://service.test"

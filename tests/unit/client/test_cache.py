@@ -16,7 +16,7 @@ from requests_cache.policy import expiration
 import lookup_pandas as lp
 from lookup_pandas.errors import NotFoundError
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
+from lookup_pandas.service.paths import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

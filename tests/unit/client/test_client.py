@@ -17,7 +17,7 @@ import lookup_pandas as lp
 from lookup_pandas.config.settings import RATE_SAFETY_MARGIN, SAFE_DEFAULT_RATE_PER_MINUTE
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.store.pacing import Cancelled
 from lookup_pandas.testing import MockTransport, envelope
 

@@ -19,7 +19,7 @@ from lookup_pandas.enrichment.lookup import estimate_values
 from lookup_pandas.errors import ConfigurationError, InsufficientCreditsError, ResponseError
 from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service.credits import ROUTE_COSTS_PATH, TIERS_PATH, RouteCosts
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 # -- a service without the credits routes ---------------------------------------------------------

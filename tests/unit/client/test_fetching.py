@@ -15,8 +15,8 @@ from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import NotFoundError, ResponseError, UsageError
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.paths import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 

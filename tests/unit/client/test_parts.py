@@ -19,7 +19,7 @@ from lookup_pandas.client.parts import ClientParts
 from lookup_pandas.config.settings import Settings
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
+from lookup_pandas.service.paths import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MemoryStore, store_path
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.testing import MockTransport, envelope

@@ -24,7 +24,7 @@ from lookup_pandas.enrichment.batch_plan import (
 )
 from lookup_pandas.errors import PaginationError, ResponseError
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.service.endpoints import BATCH_PATH
+from lookup_pandas.service.paths import BATCH_PATH
 from lookup_pandas.store import StoredJob
 
 ADA = {"handle": "ada", "name": "Ada Lovelace"}

@@ -16,8 +16,8 @@ import lookup_pandas as lp
 from lookup_pandas.enrichment.batch_run import BatchRun
 from lookup_pandas.errors import BatchUnavailableError, NotFoundError
 from lookup_pandas.identifiers.kinds import PEOPLE
-from lookup_pandas.service.endpoints import BATCH_PATH, PROFILE_PATH
 from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.paths import BATCH_PATH, PROFILE_PATH
 from lookup_pandas.store import StoredJob
 from lookup_pandas.testing import MockTransport, envelope
 

@@ -15,7 +15,7 @@ from lookup_pandas.enrichment.lookup import estimate_values, lookup_values
 from lookup_pandas.enrichment.plan import Options
 from lookup_pandas.errors import BudgetExceededError, NotFoundError
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
+from lookup_pandas.service.paths import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

@@ -27,7 +27,7 @@ from lookup_pandas.errors import (
     ServerError,
 )
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

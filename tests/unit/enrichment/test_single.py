@@ -30,7 +30,7 @@ from lookup_pandas.errors import (
     ServerError,
 )
 from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE, Kind
-from lookup_pandas.service.endpoints import COMPANY_PATH, PROFILE_PATH
+from lookup_pandas.service.paths import COMPANY_PATH, PROFILE_PATH
 from lookup_pandas.testing import MockTransport, envelope
 
 BASE = "http://service.test"

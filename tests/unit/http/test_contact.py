@@ -11,8 +11,8 @@ from lookup_pandas.config.settings import Settings
 from lookup_pandas.errors import AuthenticationError, PermissionDeniedError, RateLimitError
 from lookup_pandas.http.contact import Contact
 from lookup_pandas.http.decisions import Call
-from lookup_pandas.service.endpoints import TIER_PATH
 from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.paths import TIER_PATH
 from lookup_pandas.store.local import LocalStore
 from lookup_pandas.store.pacing import Pacer
 

@@ -39,8 +39,8 @@ from lookup_pandas.http.decisions import (
     tier_action,
     tier_floor,
 )
-from lookup_pandas.service.endpoints import HEALTH_PATH, PROFILE_PATH, TIER_PATH
 from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.paths import HEALTH_PATH, PROFILE_PATH, TIER_PATH
 from lookup_pandas.service.retry import RetryPolicy
 from lookup_pandas.store import MINE, RECHECK
 

@@ -19,7 +19,7 @@ from lookup_pandas.cache.policy import IGNORED_PARAMETERS
 from lookup_pandas.http.decisions import Call
 from lookup_pandas.identifiers.kinds import PEOPLE
 from lookup_pandas.service import answers
-from lookup_pandas.service.endpoints import PROFILE_PATH, TIER_PATH
+from lookup_pandas.service.paths import PROFILE_PATH, TIER_PATH
 from lookup_pandas.store import MINE, RECHECK
 from lookup_pandas.testing import MockTransport, envelope
 

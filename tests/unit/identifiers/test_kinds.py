@@ -13,7 +13,7 @@ from lookup_pandas.identifiers.kinds import (
     REVERSE,
     VERIFY,
 )
-from lookup_pandas.service.endpoints import (
+from lookup_pandas.service.paths import (
     COMPANY_PATH,
     EMAIL_FIND_PATH,
     EMAIL_FIND_PROFILE_PATH,

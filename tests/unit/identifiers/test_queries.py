@@ -16,16 +16,9 @@ from lookup_pandas.identifiers.queries import (
     check_listing,
     unknown_filter,
 )
-from lookup_pandas.service.endpoints import (
-    ALUMNI,
-    COMPANY_SEARCH,
-    EMPLOYEES,
-    EMPLOYEES_PATH,
-    ENDPOINTS,
-    JOB_CHANGES,
-    SEARCH,
-    SEARCH_PATH,
-)
+from lookup_pandas.service.endpoints import ENDPOINTS
+from lookup_pandas.service.listings import ALUMNI, COMPANY_SEARCH, EMPLOYEES, JOB_CHANGES, SEARCH
+from lookup_pandas.service.paths import EMPLOYEES_PATH, SEARCH_PATH
 from lookup_pandas.testing import catalog, data
 from lookup_pandas.testing import company_records as companies
 from lookup_pandas.testing.data_routes import ROUTES_BY_NAME
@@ -380,7 +373,7 @@ def test_usage_error_is_a_value_error():
 
 
 def test_companies_search_needs_a_name_or_a_website():
-    from lookup_pandas.service.endpoints import COMPANY_SEARCH
+    from lookup_pandas.service.listings import COMPANY_SEARCH
 
     check_listing(COMPANY_SEARCH, {"name": "acme", "limit": 50})
     check_listing(COMPANY_SEARCH, {"name": None, "website": "acme.example", "limit": 50})
@@ -394,7 +387,7 @@ def test_companies_search_needs_a_name_or_a_website():
 
 
 def test_job_changes_need_no_parameter_and_check_their_filters():
-    from lookup_pandas.service.endpoints import JOB_CHANGES
+    from lookup_pandas.service.listings import JOB_CHANGES
 
     check_listing(JOB_CHANGES, {})
     check_listing(JOB_CHANGES, {"limit": 50, "event_type": "joined", "days_ago": 30})
@@ -405,7 +398,7 @@ def test_job_changes_need_no_parameter_and_check_their_filters():
 
 
 def test_alumni_institutions_and_skills_require_their_name():
-    from lookup_pandas.service.endpoints import ALUMNI, INSTITUTION_SEARCH, SKILL_SEARCH
+    from lookup_pandas.service.listings import ALUMNI, INSTITUTION_SEARCH, SKILL_SEARCH
 
     check_listing(ALUMNI, {"normalized_name": "mit", "degree": "msc", "sort": "newest"})
     for params in ({}, {"normalized_name": " "}, {"normalized_name": 3}):

@@ -18,7 +18,7 @@ from lookup_pandas.service.answers import (
     profile_answer_from_batch,
     read_answer,
 )
-from lookup_pandas.service.endpoints import PROFILE_PATH
+from lookup_pandas.service.paths import PROFILE_PATH
 
 URL = f"http://127.0.0.1:8080/api/data/v1{PROFILE_PATH}?handle=ada"
 

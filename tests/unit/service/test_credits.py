@@ -18,7 +18,8 @@ from lookup_pandas.service.credits import (
     tier_change,
     tier_for,
 )
-from lookup_pandas.service.endpoints import PROFILE_PATH, is_panel
+from lookup_pandas.service.endpoints import is_panel
+from lookup_pandas.service.paths import PROFILE_PATH
 
 PRODUCTION = [
     ("Testing", 0, 99, 7),
@@ -182,7 +183,7 @@ def test_paced_seconds_follows_the_tier_down():
 def test_route_costs_tell_whether_the_service_lists_its_batch_routes():
     from lookup_pandas.enrichment.plan import batch_told
     from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
-    from lookup_pandas.service.endpoints import BATCH_PATH, COMPANY_BATCH_PATH
+    from lookup_pandas.service.paths import BATCH_PATH, COMPANY_BATCH_PATH
 
     listed = RouteCosts({BATCH_PATH.strip("/"): 0.0})
     assert listed.lists(BATCH_PATH) and not listed.lists(COMPANY_BATCH_PATH)

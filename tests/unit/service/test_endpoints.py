@@ -11,22 +11,18 @@ import pytest
 
 from lookup_pandas.errors import ResponseError
 from lookup_pandas.service import endpoints
-from lookup_pandas.service.endpoints import (
+from lookup_pandas.service.endpoints import ENDPOINTS, checked_data, expected_data, is_panel
+from lookup_pandas.service.envelope import Envelope
+from lookup_pandas.service.listings import EMPLOYEES, SEARCH
+from lookup_pandas.service.paths import (
     BATCH_PATH,
-    EMPLOYEES,
     EMPLOYEES_PATH,
-    ENDPOINTS,
     HEALTH_PATH,
     PANEL_PREFIX,
     PROFILE_PATH,
-    SEARCH,
     SEARCH_PATH,
     TIER_PATH,
-    checked_data,
-    expected_data,
-    is_panel,
 )
-from lookup_pandas.service.envelope import Envelope
 
 DATA_PATHS = [PROFILE_PATH, EMPLOYEES_PATH, SEARCH_PATH, HEALTH_PATH, BATCH_PATH]
 
@@ -216,12 +212,12 @@ def test_the_table_covers_production_s_email_api():
 
 
 def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():
-    from lookup_pandas.service.endpoints import (
+    from lookup_pandas.service.endpoints import is_batch
+    from lookup_pandas.service.paths import (
         BATCH_PATH,
         COMPANY_BATCH_PATH,
         COMPANY_PATH,
         PROFILE_PATH,
-        is_batch,
     )
 
     for path in (BATCH_PATH, COMPANY_BATCH_PATH):

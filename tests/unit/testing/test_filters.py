@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lookup_pandas.service.endpoints import ALUMNI, EMPLOYEES, SEARCH, Filter
+from lookup_pandas.service.listings import ALUMNI, EMPLOYEES, SEARCH, Filter
 from lookup_pandas.testing.filters import read
 
 YEAR = 2026

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from lookup_pandas.service.endpoints import SEARCH
+from lookup_pandas.service.listings import SEARCH
 from lookup_pandas.testing import catalog, data, lists
 from lookup_pandas.testing.careers import today
 from lookup_pandas.testing.moves import Moves

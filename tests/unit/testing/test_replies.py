@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from lookup_pandas.service.endpoints import ALUMNI, COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
+from lookup_pandas.service.listings import ALUMNI, COMPANY_SEARCH, EMPLOYEES, SEARCH, Listing
 from lookup_pandas.testing.replies import BadRequest, Request, parse_query
 
 
