@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..display.facts import about
 from ..enrichment.results import fetching, spending
-from .options import EnrichOptions
+from .options import EmailsOptions, EnrichOptions
 
 if TYPE_CHECKING:
     from ..client.client import Client
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def print_estimate(
-    values: Iterable[Any], options: EnrichOptions, client: Client, **counts: Any
+    values: Iterable[Any], options: EnrichOptions | EmailsOptions, client: Client, **counts: Any
 ) -> None:
     """Print the estimate line on stderr before the job: what enriching ``values`` fetches.
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal, TypeVar, get_args
 
 from ..enrichment.plan import Options
 from ..enrichment.results import Errors, Method, Refresh
-from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..identifiers.kinds import COMPANIES, FIND, FIND_BY_PROFILE, PEOPLE, REVERSE, VERIFY, Kind
 
 __all__ = [
     "STDIN",
@@ -29,8 +29,10 @@ __all__ = [
     "CommandOptions",
     "CompaniesOptions",
     "DemoOptions",
+    "EmailsOptions",
     "EnrichOptions",
     "ListingOptions",
+    "ProspectsOptions",
     "ServeOptions",
     "TierOptions",
 ]
@@ -40,6 +42,7 @@ STDIN = "-"
 
 N = TypeVar("N", int, float)
 CacheAction = Literal["info", "prune", "clear", "forget"]
+EmailAction = Literal["find", "verify", "reverse"]
 
 
 def arg(flags: str, help: str, default: Any = dataclasses.MISSING, **argparse_: Any) -> Any:
@@ -214,6 +217,98 @@ class EnrichOptions(_Job, _Written):
             'companies'
         """
         return COMPANIES if self.companies else PEOPLE
+
+
+#: Each ``emails`` action's kind and the prefix of its columns (those of ``df.lookup``'s twins).
+EMAIL_ACTIONS: dict[str, tuple[Kind, str]] = {
+    "find": (FIND, "email_"),
+    "verify": (VERIFY, "verify_"),
+    "reverse": (REVERSE, "reverse_"),
+}
+
+
+@dataclass(frozen=True)
+class EmailsOptions(_Job, _Written):
+    """``emails find | verify | reverse INPUT``: a CSV's people given their work emails (by
+    name and domain, or ``--profile``), or its addresses verified or reversed to their people.
+
+    Example:
+        >>> EmailsOptions("find", "leads.csv", profile="url").kind.endpoint.name
+        'email_find_profile'
+        >>> EmailsOptions("verify", "leads.csv").columns, EmailsOptions("find", "x.csv").prefix
+        ('email', 'email_')
+    """
+
+    RUN = (".emails_commands", "emails")
+
+    action: EmailAction
+    input: str = arg("", "the CSV file to read ('-': standard input)")
+    column: str = arg("-c --column", "the column of email addresses (email)", "email")
+    first_name: str = arg("--first-name", "the column of first names (first_name)", "first_name")
+    last_name: str = arg("--last-name", "the column of last names (last_name)", "last_name")
+    domain: str = arg(
+        "--domain",
+        "the column of company domains, websites or addresses (domain): each is sent as its "
+        "bare host, without www.",
+        "domain",
+    )
+    profile: str | None = arg(
+        "--profile", "find by this column of profile URLs or handles instead of by name", None
+    )
+    prefix: str = arg("--prefix", "prefix of new columns (email_, verify_, reverse_)", None)
+    errors: Errors = engine("errors", "--errors", choices=get_args(Errors))
+    max_calls: int | None = engine("max_calls", "--max-calls", type=int)
+    max_credits: float | None = engine("max_credits", "--max-credits", type=rate, metavar="N")
+    refresh: bool = switch("--refresh", "buy every answer anew")
+    method: Method = engine("method", "--method", choices=get_args(Method))
+    encoding: str = arg(
+        "--encoding", "the input file's text encoding (utf-8), e.g. latin-1, cp1252", "utf-8"
+    )
+    fold_case: bool = True  # names are compared case-blind, as df.lookup.find_emails does
+
+    def __post_init__(self) -> None:
+        if self.prefix is None:
+            object.__setattr__(self, "prefix", EMAIL_ACTIONS[self.action][1])
+
+    @property
+    def kind(self) -> Kind:
+        """What the action buys: ``FIND`` (``FIND_BY_PROFILE`` with ``--profile``), ``VERIFY``
+        or ``REVERSE``."""
+        if self.action == "find" and self.profile is not None:
+            return FIND_BY_PROFILE
+        return EMAIL_ACTIONS[self.action][0]
+
+    @property
+    def columns(self) -> str | tuple[str, str, str]:
+        """The column (or a find's three) each row's value is read from."""
+        if self.action != "find":
+            return self.column
+        return self.profile or (self.first_name, self.last_name, self.domain)
+
+
+@dataclass(frozen=True)
+class ProspectsOptions(_Written):
+    """``emails prospects DOMAIN``: the addresses known at a company's domain, every page.
+
+    Example:
+        >>> ProspectsOptions("acme.com", verified_only=True).kind
+        'verified_only'
+    """
+
+    RUN = (".emails_commands", "prospects")
+
+    domain: str = arg("", "the company's domain, website or an address at it")
+    verified_only: bool = switch(
+        "--verified-only", "only the deliverable addresses (2 credits each; else 1)"
+    )
+    max_records: int | None = arg(
+        "--max-records", "stop after this many (0 or more)", None, type=int
+    )
+
+    @property
+    def kind(self) -> Literal["full", "verified_only"]:
+        """The prospects' ``kind`` as the service takes it."""
+        return "verified_only" if self.verified_only else "full"
 
 
 @dataclass(frozen=True)

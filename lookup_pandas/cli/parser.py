@@ -26,8 +26,10 @@ from .options import (
     CommandOptions,
     CompaniesOptions,
     DemoOptions,
+    EmailsOptions,
     EnrichOptions,
     ListingOptions,
+    ProspectsOptions,
     ServeOptions,
     TierOptions,
 )
@@ -166,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("demo", "the emulator + a sample lead list enriched end to end", DemoOptions, None, None),
     ):
         add_fields(command(sub, name, helptext, options, description, epilog), options)
+    _add_emails(sub)
     _add_cache(sub)
     return parser
 
@@ -235,6 +238,40 @@ _CACHE_ACTIONS = {
         ("handles", "from_csv", "column", "encoding", "fold_case"),
     ),
 }
+
+
+#: Each ``emails`` action: its help line, and the arguments naming its input's columns.
+_EMAIL_ACTIONS = {
+    "find": (
+        "each row's work email, by first name, last name and company domain (or --profile)",
+        ("first_name", "last_name", "domain", "profile"),
+    ),
+    "verify": ("whether each row's address can receive mail", ("column",)),
+    "reverse": ("the person and company behind each row's business address", ("column",)),
+}
+#: What every action but ``prospects`` takes after its columns.
+_EMAIL_JOB = (
+    "prefix", "errors", "max_calls", "max_credits", "refresh", "method", "encoding", "output",
+    "progress", "offline",
+)  # fmt: skip
+
+
+def _add_emails(sub: Sub) -> None:
+    emails = command(
+        sub,
+        "emails",
+        "the Email API: work emails found, addresses verified or reversed, a domain's prospects",
+        EmailsOptions,
+        "The Email API on a CSV as a CRM exports it (names, company domains, addresses):\n"
+        "each distinct input bought once and cached, the estimate line first.",
+    )
+    actions = emails.add_subparsers(dest="email_command", required=True)
+    for name, (helptext, columns) in _EMAIL_ACTIONS.items():
+        p = command(actions, name, helptext, EmailsOptions)
+        p.set_defaults(action=name)
+        add_fields(p, EmailsOptions, "input", *columns, *_EMAIL_JOB)
+    p = command(actions, "prospects", "the addresses known at a company's domain", ProspectsOptions)
+    add_fields(p, ProspectsOptions)
 
 
 def _add_cache(sub: Sub) -> None:
