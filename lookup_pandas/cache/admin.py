@@ -123,7 +123,7 @@ def forget(
         return Forgotten((), location=getattr(where, "label", ""))
     forgotten = frozenset(wanted)
     matched: set[str] = set()
-    counts = {"profile": 0, "page": 0, "unreadable": 0}
+    counts = {"profile": 0, "page": 0, "email": 0, "unreadable": 0}
     with OpenCache.open(where) as cache:
         with cache.securely():
             for answers in cache.answers:
@@ -155,6 +155,7 @@ def forget(
             matched=tuple(h for h in wanted if h in matched),
             profiles=counts["profile"],
             pages=counts["page"],
+            emails=counts["email"],
             unreadable=counts["unreadable"],
             jobs=len(changed),
             complete=not failed,

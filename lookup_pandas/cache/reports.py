@@ -85,6 +85,7 @@ class Forgotten:
         matched: those found in anything removed.
         profiles: profile answers removed (single calls and batch results).
         pages: search, employees and other pages removed, whole.
+        emails: Email API answers removed (finds, verdicts, reversals).
         unreadable: answers that could not be read, removed.
         jobs: stored batch jobs that lost handles (a job left with none is removed).
         complete: False when an old copy may remain in a SQLite write-ahead log.
@@ -98,6 +99,7 @@ class Forgotten:
     matched: tuple[str, ...] = ()
     profiles: int = 0
     pages: int = 0
+    emails: int = 0
     unreadable: int = 0
     jobs: int = 0
     complete: bool = True
@@ -106,11 +108,13 @@ class Forgotten:
     @property
     def entries(self) -> int:
         """Cached answers removed, of every kind."""
-        return self.profiles + self.pages + self.unreadable
+        return self.profiles + self.pages + self.emails + self.unreadable
 
     def __str__(self) -> str:
         n = len(self.handles)
         parts = [_count(self.profiles, "profile answer"), _count(self.pages, "page")]
+        if self.emails:
+            parts.append(_count(self.emails, "email answer"))
         if self.unreadable:
             parts.append(_count(self.unreadable, "unreadable answer"))
         parts.append(_count(self.jobs, "batch job"))

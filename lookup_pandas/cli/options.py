@@ -438,7 +438,7 @@ class CacheOptions(CommandOptions):
     action: CacheAction
     yes: bool = switch("--yes", "do not ask (required when stdin is not a terminal)")
     handles: tuple[str, ...] = arg(
-        "", "handles, profile URLs or prsn_ ids", (), nargs="*", metavar="HANDLE"
+        "", "handles, profile URLs, prsn_ ids or email addresses", (), nargs="*", metavar="HANDLE"
     )
     from_csv: str | None = arg(
         "--from-csv", "also the handles in a CSV column", None, metavar="FILE"

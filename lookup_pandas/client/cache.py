@@ -205,12 +205,17 @@ class ClientCache:
 
         Their profile answers go, every page of a list that holds them (whole), and their handles
         in stored batch jobs. People are named by handle, profile URL or ``prsn_`` id, and either
-        name finds the answers bought by the other. A value that is no handle is a UsageError, and
-        nothing is erased. Their next lookup is fetched, and billed, again. On SQLite, no byte of
-        the cache's files keeps them afterwards, unless ``complete`` is False (another process was
-        reading). Without a cache, only the batch jobs kept in memory are edited.
+        name finds the answers bought by the other. Their Email API answers go too: a person's
+        finds by profile and the reversals that name their profile; an address's verdicts,
+        reversals, finds that gave it and prospects pages that list it; a ``(first name, last
+        name, domain)``'s finds and the prospects pages that list that name at that domain. A
+        value that is none of these is a UsageError, and nothing is erased. Their next lookup is
+        fetched, and billed, again. On SQLite, no byte of the cache's files keeps them afterwards,
+        unless ``complete`` is False (another process was reading). Without a cache, only the
+        batch jobs kept in memory are edited.
 
-        Example: ``client.forget(["ada-lovelace"])`` -> ``Forgotten(profiles=1, pages=2, ...)``
+        Example: ``client.forget(["ada-lovelace", "ada@acme.com", ("Ada", "Lovelace",
+        "acme.com")])`` -> ``Forgotten(profiles=1, pages=2, ...)``
         """
         return admin.forget(self._open(), handles, fold_case=fold_case)
 

@@ -423,3 +423,61 @@ def test_forget_by_id_or_handle_erases_the_person_bought_either_way(fake_service
         assert not client.parts.cache.is_cached(PROFILE, {"handle": by_id["handle"]})
         assert not client.parts.cache.is_cached(PROFILE, {"id": by_handle["id"]})
     assert svc.count() == sent  # forgetting sends nothing
+
+
+# -- forget: the Email API's answers (issue 41, item 7) ----------------------------------------
+
+
+def test_forget_erases_a_person_s_email_answers_by_address_by_name_and_by_profile(
+    fake_service, tmp_path
+):
+    from lookup_pandas.service.endpoints import (
+        EMAIL_FIND_PATH,
+        EMAIL_FIND_PROFILE_PATH,
+        EMAIL_PROSPECTS_PATH,
+        EMAIL_REVERSE_PATH,
+        EMAIL_VERIFY_PATH,
+    )
+    from lookup_pandas.testing import mailboxes
+
+    svc = fake_service
+    cache = tmp_path / "c.sqlite"
+    jane, other = mailboxes.prospects("acme.example", "full")[:2]
+    names = {p["email"]: (p["first_name"], p["last_name"], "acme.example") for p in (jane, other)}
+    handle = mailboxes.owner(jane["email"])["handle"]
+    crm = pd.DataFrame(
+        {
+            "first": [n[0] for n in names.values()],
+            "last": [n[1] for n in names.values()],
+            "domain": ["acme.example"] * 2,
+            "email": list(names),
+            "profile": [handle, mailboxes.owner(other["email"])["handle"]],
+        }
+    )
+
+    def buy(client: lp.Client) -> None:
+        crm.lookup.find_emails("first", "last", "domain", client=client, progress=False)
+        crm.lookup.find_emails(profile="profile", client=client, progress=False)
+        crm.lookup.verify_emails("email", client=client, progress=False)
+        crm.lookup.reverse_emails("email", client=client, progress=False)
+        lp.email_prospects("acme.example", client=client, progress=False)
+
+    paths = (EMAIL_FIND_PATH, EMAIL_FIND_PROFILE_PATH, EMAIL_VERIFY_PATH, EMAIL_REVERSE_PATH)
+    with make_client(svc, cache=cache) as client:
+        keep_deleted_bytes(client)
+        buy(client)
+    sent = {p: svc.count(p) for p in (*paths, EMAIL_PROSPECTS_PATH)}
+    assert found_in(sqlite_files(cache), [jane["email"]])  # stored before the erasure
+
+    with make_client(svc, cache=cache) as client:
+        keep_deleted_bytes(client)
+        result = client.forget([handle, f" {jane['email']} ", names[jane["email"]]])
+        assert result.matched == result.handles and len(result.handles) == 3
+        # her find by name, by profile, verdict and reversal; the prospects pages listing her
+        assert (result.emails, result.complete) == (4, True)
+        assert result.pages >= 1
+        assert found_in(sqlite_files(cache), [jane["email"]]) == {}
+
+        buy(client)  # only what was erased is bought again: hers, and the pages that held her
+        assert {p: svc.count(p) - sent[p] for p in paths} == dict.fromkeys(paths, 1)
+        assert svc.count(EMAIL_PROSPECTS_PATH) - sent[EMAIL_PROSPECTS_PATH] == result.pages

@@ -217,7 +217,8 @@ def test_forget_from_a_csv_column_skips_cells_that_are_no_handle(cli_main, fake_
         ((), "lookup-pandas: error: name the handles or profile URLs to forget"),
         (
             ("ada", "N/A"),
-            "lookup-pandas: UsageError: Not a handle, person id or profile URL: 'N/A'",
+            "lookup-pandas: UsageError: Not a handle, person id, profile URL, email address or "
+            "(first name, last name, domain): 'N/A'",
         ),
         (("--from-csv", "no-such.csv"), "lookup-pandas: error: no such file: no-such.csv"),
     ],
