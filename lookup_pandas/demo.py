@@ -30,7 +30,7 @@ from .frames.records import to_csv_cells
 if TYPE_CHECKING:
     from .testing import FakeService
 
-__all__ = ["OPTED_OUT", "run_demo", "sample_leads", "sample_leads_path"]
+__all__ = ["OPTED_OUT", "run_demo", "sample_crm_path", "sample_leads", "sample_leads_path"]
 
 #: The lead of the sample list the demo's emulator answers 403 "opted out" for (once in it).
 OPTED_OUT = "linus-wilson-178"
@@ -39,6 +39,12 @@ OPTED_OUT = "linus-wilson-178"
 def sample_leads_path() -> Path:
     """The bundled sample lead list: 250 rows with duplicates, blanks, URLs, unknown handles."""
     return Path(str(resources.files("lookup_pandas") / "data" / "sample_leads.csv"))
+
+
+def sample_crm_path() -> Path:
+    """The bundled CRM export: names, company websites and addresses as a CRM writes them
+    (case variants, a duplicate, a gmail address, a role account, blanks, garbage)."""
+    return Path(str(resources.files("lookup_pandas") / "data" / "sample_crm.csv"))
 
 
 def sample_leads() -> pd.DataFrame:

@@ -22,10 +22,11 @@ from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
 from requests_cache.models.response import CachedResponse
 
-from ..errors import NotFoundError, ServiceError
+from ..errors import NotFoundError, ServiceError, ValidationError
 from ..service.answers import read_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import NOT_FOUND_CODES, Envelope
+from ..service.paths import EMAIL_REVERSE_PATH
 from .aliases import alias_keys, leads_here
 
 logger = logging.getLogger(__name__)
@@ -53,9 +54,11 @@ def should_cache(
     ``answer``: the response as :func:`~lookup_pandas.service.answers.read_answer` read it
     (read here when not given).
 
-    Kept: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind, or a 200
-    not-found (``error_code: "1010"``), which is billed. Not kept: any other failure, data of the
-    wrong kind, a malformed ``pagination``, any other status, the panel endpoint, a batch poll.
+    Kept: a 200 envelope with ``success: true`` and ``data`` of the endpoint's kind, a 200
+    not-found (``error_code: "1010"``), which is billed, or the 422 of an address the reverse
+    lookup does not take (free, but an answer: asked again, it is the same). Not kept: any other
+    failure, data of the wrong kind, a malformed ``pagination``, any other status, the panel
+    endpoint, a batch poll.
 
     Example:
         >>> import requests
@@ -67,6 +70,8 @@ def should_cache(
         True
     """
     path = urlsplit(response.url or "").path
+    if response.status_code == 422 and path.endswith(EMAIL_REVERSE_PATH):
+        return isinstance(answer or read_answer(response, path), ValidationError)
     if response.status_code != 200 or is_panel(path) or is_batch(path):
         return False
     if answer is None:

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..cache import CacheInfo, Forgotten, OpenCache, admin
-from ..errors import NotFoundError, ServiceError
+from ..errors import NotFoundError, ServiceError, ValidationError
 from ..http.sending import Wire
 from ..http.stats import ClientStats, StatsCounter
 from ..identifiers.kinds import Kind
@@ -144,9 +144,10 @@ class ClientCache:
 
     def read_ahead(
         self, keys: Mapping[str, str], kind: Kind, tally: ClientStats | None = None
-    ) -> dict[str, Envelope | NotFoundError]:
+    ) -> dict[str, Envelope | NotFoundError | ValidationError]:
         """Each value's answer the cache holds, read in one batched read (no network): an
-        Envelope, or the NotFoundError of a stored not-found. ``keys``: each value's cache key
+        Envelope, the NotFoundError of a stored not-found, or the ValidationError of a stored 422
+        (an address the reverse lookup does not take). ``keys``: each value's cache key
         (:meth:`keys`, worked out once a run). Misses and unreadable answers are left out; an
         expired answer counts only offline, as for every read. The hits count in ``tally`` too
         (a run's), if given.
@@ -158,14 +159,14 @@ class ClientCache:
             return {}
         stored = self._wire.session.cache.get_responses(list(keys.values()))  # type: ignore[attr-defined]
         path, offline = kind.endpoint.path, self._wire.settings.offline
-        found: dict[str, Envelope | NotFoundError] = {}
+        found: dict[str, Envelope | NotFoundError | ValidationError] = {}
         for value, key in keys.items():
             response = stored.get(key)
             if response is None or (response.is_expired and not offline):
                 continue
             try:
                 found[value] = parsed_answer(response, path, from_cache=True)
-            except NotFoundError as exc:
+            except (NotFoundError, ValidationError) as exc:  # kept: a billed not-found, a 422
                 found[value] = exc
             except ServiceError:
                 continue  # unreadable: fetched anew

@@ -62,7 +62,8 @@ OK, NOT_FOUND, INVALID, ERROR = "ok", "not_found", "invalid", "error"
 #: A 403 for this one record (opted out, premium-gated): not billed, not cached, the job goes on.
 FORBIDDEN = "forbidden"
 #: A 422 for this one value: the service does not take it (``reverse_emails`` of a public
-#: provider's, a role account's, a disposable or relay address). Free, not cached, not an error.
+#: provider's, a role account's, a disposable or relay address). Free, not an error, and cached
+#: as an answer (asked again, it is the same).
 UNSUPPORTED = "unsupported"
 #: Offline, and the cache does not hold this value's answer: nothing was sent.
 NOT_CACHED = "not_cached"

@@ -67,6 +67,8 @@ def cached_outcomes(
     for value, answer in client.parts.cache.read_ahead(keys, kind, tally).items():
         if isinstance(answer, NotFoundError):
             found[value] = Outcome(NOT_FOUND, error=answer.message, exc=answer)
+        elif isinstance(answer, ServiceError):  # a stored 422: the service takes no such value
+            found[value] = Outcome(UNSUPPORTED, error=answer.message, exc=answer)
         elif isinstance(answer.data, dict):
             found[value] = Outcome(OK, answer.data)
     return found
@@ -146,7 +148,7 @@ def fetch_one(
         raise
     except ServiceError as exc:
         if exc.status_code == 422:  # the service takes no such value (reverse: a gmail.com...)
-            return Outcome(UNSUPPORTED, error=exc.message, exc=exc), False
+            return Outcome(UNSUPPORTED, error=exc.message, exc=exc), exc.from_cache
         return Outcome(ERROR, error=str(exc), exc=exc), False
 
 
@@ -168,7 +170,7 @@ def in_cache(result: tuple[Outcome, bool] | None) -> bool:
     if result is None:
         return False
     outcome, from_cache = result
-    if outcome.status == OK or from_cache:
+    if outcome.status in (OK, UNSUPPORTED) or from_cache:  # a 422 is kept as an answer
         return True
     exc = outcome.exc
     return outcome.status == NOT_FOUND and isinstance(exc, ServiceError) and exc.status_code == 200

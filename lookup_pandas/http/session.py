@@ -120,7 +120,7 @@ def _cached_session(backend: BaseCache, settings: Settings, *, autoclose: bool) 
         autoclose=autoclose,
         expire_after=settings.expire_after,
         allowable_methods=("GET",),
-        allowable_codes=(200,),
+        allowable_codes=(200, 422),  # 422: an unsupported reversal (cache.policy keeps which)
         ignored_parameters=IGNORED_PARAMETERS,  # the key headers: out of keys, redacted
         cache_control=False,  # the service's answers carry no caching headers we should obey
         stale_if_error=False,

@@ -144,8 +144,12 @@ def test_reverse_resolves_people_free_when_unsupported_partial_when_nobody(
     billed = fake_service.stats()["credits"]
     assert billed == 5 + 3 == out.lookup.summary.credits  # a full and a partial reversal
 
+    sent = fake_service.count(EMAIL_REVERSE_PATH)
     again = leads.lookup.reverse_emails("email", client=fake_client, progress=False)
     assert again.lookup.summary.credits == 0 and fake_service.stats()["credits"] == billed
+    assert fake_service.count(EMAIL_REVERSE_PATH) == sent  # the 422s are kept as answers too
+    assert again[STATUS].tolist() == out[STATUS].tolist()
+    assert leads.lookup.estimate_reverse_emails("email", client=fake_client).to_fetch == 0
 
     # the person behind the address is enriched next, by the profile URL the reversal gave
     people = out.lookup.enrich_profiles(

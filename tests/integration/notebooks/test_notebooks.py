@@ -28,10 +28,11 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
-from lookup_pandas.demo import sample_leads_path
+from lookup_pandas.demo import sample_crm_path, sample_leads_path
+from lookup_pandas.identifiers import emails
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.service.paths import COMPANY_BATCH_PATH, COMPANY_PATH
-from lookup_pandas.testing import FakeService
+from lookup_pandas.testing import FakeService, mailboxes
 from lookup_pandas.testing import data as emulator_data
 
 from ..conftest import QUIET_BURST
@@ -45,6 +46,7 @@ NOTEBOOKS = (
     "03_search_panel.ipynb",
     "04_accounts.ipynb",
     "05_refresh.ipynb",
+    "06_crm_export.ipynb",
 )
 ENV_VARS = ("LOOKUP_BASE_URL", "LOOKUP_API_KEY", "LOOKUP_CACHE")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -312,6 +314,46 @@ def test_refresh_notebook_buys_only_the_movers(emulator_runs):
     assert read is not None, again
     bought, pages, credits = map(int, read.groups())
     assert bought == 0 and credits == pages >= 1, again  # feed pages only
+
+
+def test_crm_export_notebook_bills_each_step_what_the_emulator_prices(emulator_runs):
+    """Each step's credits, as the notebook prints them, against the emulator's own answers
+    for the sample CRM export: verify 2 per distinct address, find 3 per distinct query, reverse
+    5 (3 when nobody is found, 0 when unsupported), profiles 1 per person; a re-run 0."""
+    nb = emulator_runs["06_crm_export.ipynb"].executed()
+    crm = pd.read_csv(sample_crm_path(), dtype=str)
+    sent = [emails.address(v)[0] for v in crm["Email"]]
+    addresses = {a for a in sent if a}
+    deliverable = {a for a in addresses if mailboxes.verify(a)["deliverable"]}
+    queries = {
+        q
+        for a, first, last, site in zip(
+            sent, crm["First Name"], crm["Last Name"], crm["Company Website"], strict=True
+        )
+        if a not in deliverable and (q := emails.query((first, last, site))[0])
+    }
+    found = {f["email"] for q in queries if (f := mailboxes.find(*q.split("\t")))["found"]}
+    reversed_ = {
+        a: mailboxes.reverse(a) for a in deliverable | found if not mailboxes.unsupported(a)
+    }
+    reverse_credits = sum(5 if r["found"] else 3 for r in reversed_.values())
+    people = {
+        normalise_handle(r["person"]["profile_url"]) for r in reversed_.values() if r["person"]
+    }
+    assert (
+        len(addresses) > len(deliverable) - 1 > 0 and found and people
+    )  # the data shows each step
+    spent = all_output_text(nb)
+    for step, credits in (
+        ("verify", 2 * len(addresses)),
+        ("find", 3 * len(queries)),
+        ("reverse", reverse_credits),
+        ("profiles", len(people)),
+    ):
+        assert f"{step}: {credits} credits spent" in spent, (step, credits)
+    statuses = outputs_text(cell_with(nb, 'behind = addresses.lookup.reverse_emails("email"'))
+    assert "unsupported" in statuses  # the gmail address and the role account, free
+    assert "to fetch again: [0, 0, 0, 0], 0 credits spent" in spent
 
 
 def test_search_panel_displays_a_widget(emulator_runs):
