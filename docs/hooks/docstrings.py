@@ -32,7 +32,8 @@ DOCTEST_FLAGS = re.compile(r"\s*#\s*doctest:.*$")
 #: A Google section title that holds examples itself.
 EXAMPLES_TITLE = re.compile(r"^\s*Examples?:\s*$")
 ACCESSOR = "lookup_pandas.accessor.LookupAccessor"
-API = "lookup_pandas.api.functions"
+#: The modules whose functions the accessor's methods are (``frame_method(api.X)``).
+API = ("lookup_pandas.api.functions", "lookup_pandas.api.emails")
 
 
 def _role(match: re.Match[str]) -> str:
@@ -153,12 +154,12 @@ def _literal_block(lines: list[str], i: int, indent: int) -> tuple[int, list[str
 def _accessor_methods(package: griffe.Module) -> None:
     """``LookupAccessor``'s ``frame_method(api.X)`` attributes as methods: see the module."""
     accessor = package[ACCESSOR.removeprefix("lookup_pandas.")]
-    api = package[API.removeprefix("lookup_pandas.")]
+    modules = [package[name.removeprefix("lookup_pandas.")] for name in API]
     for name, member in list(accessor.members.items()):
         value = getattr(member, "value", None)
         if not (isinstance(value, griffe.ExprCall) and str(value.function) == "frame_method"):
             continue
-        function = api[name]
+        function = next(m[name] for m in modules if name in m.members)
         parameters = list(function.parameters)
         self_ = griffe.Parameter("self", kind=parameters[0].kind)
         method = griffe.Function(

@@ -159,9 +159,10 @@ def reverse_emails(
     ``current_company`` flattened as profiles are (``reverse_person.full_name``,
     ``reverse_current_company.name``...). An address the service takes no reverse lookup of (a
     public provider's, a role account, a disposable or relay address) is ``unsupported``: free,
-    not an error, and cached like any answer (a re-run does not ask again). The credits are the service's: the route's cost when a
-    person or a company is returned, less when nothing was (the summary counts what was
-    billed; an estimate counts the most). The other keywords are ``enrich_profiles``'.
+    not an error, and cached like any answer (a re-run does not ask again). The credits are the
+    service's: the route's cost when a person or a company is returned, less when nothing was
+    (the summary counts what was billed; an estimate counts the most). The other keywords are
+    ``enrich_profiles``'.
     """
     options = Options.of(locals())
     return enriched(EnrichRequest(frame, column, prefix, client, REVERSE, options))[0]

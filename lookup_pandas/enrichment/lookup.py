@@ -60,6 +60,7 @@ from .results import (
     INVALID,
     NOT_CACHED,
     STATUSES,
+    UNSUPPORTED,
     Estimate,
     JobSummary,
     LookupResult,
@@ -325,14 +326,15 @@ def _partial_summary(mapped: Mapped, state: EnrichmentRun, *, seconds: float) ->
 def _status_counts(mapped: Mapped, statuses: Sequence[str | None]) -> dict[str, int]:
     """Rows per status, from each distinct value's status (None is not counted).
 
-    ``not_cached`` is there only when some row has it (offline).
+    ``not_cached`` (offline) and ``unsupported`` (a reversal the service does not take) are
+    there only when some row has them.
     """
     per_value = np.bincount(mapped.codes, minlength=len(statuses)).tolist()
     seen = Counter[str]()
     for status, n in zip(statuses, per_value, strict=True):
         if status is not None:
             seen[status] += n
-    return {s: seen[s] for s in STATUSES if s != NOT_CACHED or seen[s]}
+    return {s: seen[s] for s in STATUSES if s not in (NOT_CACHED, UNSUPPORTED) or seen[s]}
 
 
 def check_job_credits(

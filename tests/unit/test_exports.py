@@ -14,9 +14,9 @@ PUBLIC = [
     "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
     "__version__", "balance", "company_employees", "configure", "credits_tier",
-    "default_client", "errors", "get_companies", "get_profiles", "institution_alumni",
-    "job_changes", "overview", "route_costs", "search_companies", "search_institutions",
-    "search_people", "search_skills", "tiers",
+    "default_client", "email_prospects", "errors", "get_companies", "get_profiles",
+    "institution_alumni", "job_changes", "overview", "route_costs", "search_companies",
+    "search_institutions", "search_people", "search_skills", "tiers",
 ]  # fmt: skip
 
 
