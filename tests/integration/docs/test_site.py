@@ -37,6 +37,7 @@ GUIDES = (
     "getting-started",
     "enriching",
     "data-api",
+    "emails",
     "credits",
     "notebooks",
     "refresh",
@@ -170,7 +171,7 @@ def test_the_site_has_every_guide_the_notebooks_and_the_reference(site: Path) ->
         if not (site / name).is_file()
     ]
     assert not missing, missing
-    assert len(NOTEBOOKS) == 5
+    assert len(NOTEBOOKS) == 6
 
 
 def test_every_link_of_every_page_resolves_to_a_file_and_an_anchor_of_the_site(
