@@ -71,7 +71,7 @@ def _name(value: object, fold_case: bool) -> tuple[str | None, str | None]:
     """One value to forget as :func:`wanted_handles` keeps it, else (None, why not)."""
     if isinstance(value, tuple):
         return emails.query(value, fold_case=fold_case)
-    if isinstance(value, str) and "@" in value:  # no handle holds an @
+    if isinstance(value, str) and "@" in value.strip().lstrip("@"):  # a handle's @ leads it
         return emails.address(value)
     handle = normalise_handle(value, fold_case=fold_case)
     return (handle, None) if handle else (None, invalid_reason(value, fold_case=fold_case))
