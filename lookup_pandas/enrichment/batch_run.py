@@ -33,7 +33,7 @@ from typing import Any
 
 from ..client.client import Client
 from ..client.credits import balance, kept_costs, unless_failing
-from ..errors import InsufficientCreditsError, NotFoundError
+from ..errors import InsufficientCreditsError, NotFoundError, ValidationError
 from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
 from ..service.credits import RouteCosts
@@ -265,6 +265,11 @@ class BatchRun:
                 job_id, mine, keys, elsewhere = future.result()
             except InsufficientCreditsError as exc:
                 self._refused(what, exc)
+                return
+            except ValidationError:  # no item it takes (a host it does not): each tried singly
+                logger.info("batch submit refused as invalid: %d to single calls", len(what))
+                self.batch_jobs_total -= 1
+                self.fallback.extend(what)
                 return
             self.fallback.extend(elsewhere)
             self._held.update(keys)

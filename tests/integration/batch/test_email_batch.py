@@ -6,7 +6,8 @@ result cached as the single call's answer (a single verify after is free, a re-r
 credits 2 an item in the estimate, the summary and the emulator's count; find the same at 3,
 over a CRM's spellings; ``max_credits`` refused before the submit; a job that stops with
 ``status: error`` (the balance ran out) keeps what resolved and the run stops with
-InsufficientCreditsError; an opted-out query in a job's ``errors`` ends ``forbidden``, not
+InsufficientCreditsError; a submit refused as invalid leaves its queries to single calls; an
+opted-out query in a job's ``errors`` ends ``forbidden``, not
 billed, and the job goes on; a run killed with SIGKILL after its submit is resumed by polling
 the stored job, nothing paid twice; ``method="batch"`` where no batch job exists (reverse,
 find by profile) refused before anything is sent; a service without batch jobs answered by
@@ -185,6 +186,20 @@ def test_an_opted_out_query_ends_forbidden_and_the_job_goes_on(fake_service, fak
     assert out[STATUS].tolist() == ["ok"] * 3 + ["forbidden"] + ["ok"] * 21
     assert fake_service.count(EMAIL_FIND_PATH) == 1  # the errored item, singly: a free 403
     assert out.lookup.summary.credits == _credits(fake_service) == FIND_COST * 24
+
+
+def test_a_submit_refused_as_invalid_leaves_each_query_to_a_single_call(fake_service, fake_client):
+    # The library takes an unencoded IDN host, which the emulator refuses (400): a job of
+    # nothing else is refused whole, and each row then says why, as single calls would.
+    leads = pd.DataFrame(
+        {"first_name": [f"ann{i}" for i in range(25)], "last_name": ["berg"] * 25,
+         "domain": ["münchen.de"] * 25}
+    )  # fmt: skip
+    out = leads.lookup.find_emails(client=fake_client, progress=False)
+    assert fake_service.count(FIND_BATCH_PATH, method="POST", status=400) == 1
+    assert fake_service.count(EMAIL_FIND_PATH, status=400) == 25
+    assert out[STATUS].eq("error").all() and _credits(fake_service) == 0
+    assert out["lookup_error"].str.contains("domain: must be a bare host").all()
 
 
 CHILD = textwrap.dedent(
