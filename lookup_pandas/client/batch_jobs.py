@@ -116,7 +116,8 @@ class BatchCalls:
         cancel: threading.Event | None,
         tally: ClientStats | None = None,
     ) -> str:
-        """Submit one batch job of 1 to 1,000 handles, and return its ``job_id``.
+        """Submit one batch job of 1 to 1,000 values (the body is the lookup's ``batch_body``),
+        and return its ``job_id``.
 
         Nothing is billed yet: each item is billed when it resolves. A submit takes a pacing slot.
         A 404 or 405 means the service has no batch jobs: BatchUnavailableError, and no further
@@ -128,9 +129,7 @@ class BatchCalls:
         path = _batch_path(kind)
         if self.supported_for(kind) is False:
             raise self.no_batch(kind, None)
-        ids = [v for v in handles if kind.endpoint.param_for(v)[0] == "id"]
-        rest = [v for v in handles if kind.endpoint.param_for(v)[0] != "id"]
-        body = {"ids": ids, "handles": rest, "enrich_live": False}
+        body = kind.endpoint.batch_body(handles)
         try:
             env = self._request(
                 Call(
@@ -171,8 +170,9 @@ class BatchCalls:
     ) -> dict[str, Any]:
         """One poll of a batch job: the ``data`` of its answer, from result ``after`` on.
 
-        That is ``status``, ``total``, ``resolved``, ``errors``, ``next_cursor``, ``not_found``
-        and ``profiles``. A poll is never cached and takes a pacing slot. An unknown or expired
+        That is ``status``, ``total``, ``resolved``, ``errors``, ``next_cursor``, the Data API's
+        ``not_found``, and the results under the lookup's ``results`` (``profiles``; the Email
+        API's ``results``). A poll is never cached and takes a pacing slot. An unknown or expired
         job raises NotFoundError (any 404). ``tally`` as for :meth:`submit`.
 
         Example: ``batch.status(PEOPLE, job_id, 0, None)["status"]`` -> ``"processing"``

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PaginationError, ResponseError
-from ..service.endpoints import Endpoint
+from ..service.endpoints import PART_SEPARATOR, Endpoint
 from ..store import StoredJob
 
 __all__ = [
@@ -74,18 +74,21 @@ def use_batch(method: str, to_fetch: int, supported: bool | None) -> bool:
     return False
 
 
-def smaller_job(refused: int, balance: float | None) -> int | None:
+def smaller_job(refused: int, balance: float | None, each: float = 1.0) -> int | None:
     """How many items to submit after a job of ``refused`` items was refused for credits.
 
-    A balance read below the job sizes it (batch items cost 1 each; 0: nothing to buy). One
-    that cannot (unknown, or high: spent elsewhere at the same moment) halves it. None: the
-    half would not be worth a batch job (at most :data:`AUTO_THRESHOLD`), single calls take over.
+    A balance read below the job's cost sizes it (``each`` an item: the Data API's 1, the Email
+    API's its route's; 0: nothing to buy). One that cannot (unknown, or high: spent elsewhere
+    at the same moment) halves it. None: the half would not be worth a batch job (at most
+    :data:`AUTO_THRESHOLD`), single calls take over.
 
     >>> smaller_job(100, 40.5), smaller_job(100, 0.5), smaller_job(100, 500), smaller_job(40, None)
     (40, 0, 50, None)
+    >>> smaller_job(100, 81, each=2.0)  # verify's items at 2
+    40
     """
-    if balance is not None and balance < refused:
-        return max(0, math.floor(balance))
+    if balance is not None and each > 0 and balance < refused * each:
+        return max(0, math.floor(balance / each))
     half = refused // 2
     return half if half > AUTO_THRESHOLD else None
 
@@ -117,7 +120,7 @@ class BatchPage:
     resolved: int
     errors: int
     next_cursor: int
-    records: Mapping[str, Any]  # the results found, by input
+    records: Mapping[str, Any]  # the results found, by input, each as its single call's data
     not_found: Sequence[str]
     path: str  # the batch route it came from
 
@@ -126,7 +129,7 @@ class BatchPage:
         """The poll's ``data``, or ResponseError naming what is missing or of the wrong type.
 
         ``lookup`` is the endpoint whose batch twin (``batch``) ran the job: its ``results`` are
-        the key of the records (a company job's is ``companies``).
+        the key of the records (a company job's is ``companies``), read by :func:`_records`.
 
         >>> from lookup_pandas.service.endpoints import ENDPOINTS
         >>> data = {"status": "sleeping", "total": 1, "next_cursor": 0}
@@ -152,7 +155,8 @@ class BatchPage:
         if status not in _STATUSES:
             raise ResponseError(f"Unknown batch job status {status!r}.", url=path)
         not_found = field_("not_found", list, [])
-        records = field_(lookup.results or "", dict, {})
+        shape = list if lookup.parts else dict  # find's results are a list (of queries)
+        records = _records(field_(lookup.results or "", shape, shape()), lookup, path)
         if not all(isinstance(i, str) for i in not_found):
             raise ResponseError("The batch job's not_found holds a non-string.", url=path)
         return cls(
@@ -165,6 +169,50 @@ class BatchPage:
             not_found=not_found,
             path=path,
         )
+
+
+def _records(results: Any, lookup: Endpoint, path: str) -> Mapping[str, Any]:
+    """A poll's ``results`` by the value each answers, each as the single call's ``data``.
+
+    The Data API's are a map of records already. Verify's map each address to its verdict,
+    which gains the address (the single call's ``email``) unless it holds it. Find's list is
+    keyed by each item's ``query``, its parts joined as the value is; an item keeps what the
+    batch gives (``email``, ``found``), less the query.
+
+    >>> from lookup_pandas.service.endpoints import ENDPOINTS
+    >>> _records({"jane@acme.com": {"deliverable": True}}, ENDPOINTS["email_verify"], "/v")
+    {'jane@acme.com': {'email': 'jane@acme.com', 'deliverable': True}}
+    >>> query = {"first_name": "jane", "last_name": "doe", "domain": "acme.com"}
+    >>> _records([{"query": query, "found": False, "email": ""}], ENDPOINTS["email_find"], "/f")
+    {'jane\\tdoe\\tacme.com': {'found': False, 'email': ''}}
+    """
+    if isinstance(results, dict):
+        key = lookup.key
+        if lookup.batch_items is None or key is None:
+            return results
+        return {v: {key: v, **r} if isinstance(r, dict) else r for v, r in results.items()}
+    records: dict[str, Any] = {}
+    for item in results:
+        query = item.get("query") if isinstance(item, dict) else None
+        parts = [query.get(p) for p in lookup.parts] if isinstance(query, dict) else [None]
+        texts = [p for p in parts if isinstance(p, str)]
+        if len(texts) != len(parts):
+            raise ResponseError(
+                f"The batch job's results hold an item without a usable query ({item!r:.60}).",
+                url=path,
+            )
+        records[PART_SEPARATOR.join(texts)] = {k: v for k, v in item.items() if k != "query"}
+    return records
+
+
+def _loose(value: str) -> str:
+    """``value`` case-blind, each part's inner whitespace one space: how a result the service
+    echoed otherwise than it was sent is matched to its input.
+
+    >>> _loose("Jane  Marie\\tDOE\\tacme.com")
+    'jane marie\\tdoe\\tacme.com'
+    """
+    return PART_SEPARATOR.join(" ".join(p.split()).casefold() for p in value.split(PART_SEPARATOR))
 
 
 @dataclass
@@ -188,6 +236,7 @@ class Tracker:
     _step: int = field(default=0, init=False)  # the largest cursor step seen (a full page)
     _stood_still: bool = field(default=False, init=False)
     _collected: set[str] = field(default_factory=set, init=False)
+    _loosely: dict[str, str] | None = field(default=None, init=False)  # see :meth:`_sent_as`
     #: ``resolved`` at the first poll of a resumed job (billed before this run). 0 for a job
     #: this run submitted, None until that poll.
     _resolved_before: int | None = field(default=None, init=False)
@@ -250,6 +299,8 @@ class Tracker:
         wanted = set(self.inputs) - self._collected
         new: list[tuple[str, dict[str, Any] | None]] = []
         for handle, record in page.records.items():
+            if handle not in wanted:
+                handle = self._sent_as(handle)
             if handle in wanted and isinstance(record, dict):
                 new.append((handle, record))
                 wanted.discard(handle)
@@ -260,6 +311,13 @@ class Tracker:
         self._collected.update(h for h, _ in new)
         self._schedule(step, moved, now)
         return new
+
+    def _sent_as(self, echoed: str) -> str:
+        """The input a result keyed otherwise than any input answers (:func:`_loose`), else
+        ``echoed``. The inputs' loose forms are made the first time one is needed."""
+        if self._loosely is None:
+            self._loosely = {_loose(i): i for i in self.inputs}
+        return self._loosely.get(_loose(echoed), echoed)
 
     def _time(self, status: str, progress: int, now: float) -> None:
         if not self.mine or progress <= 0 or now <= self.now:

@@ -32,10 +32,11 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from typing import Any
 
 from ..client.client import Client
-from ..client.credits import balance, unless_failing
-from ..errors import InsufficientCreditsError, NotFoundError
+from ..client.credits import balance, kept_costs, unless_failing
+from ..errors import InsufficientCreditsError, NotFoundError, ValidationError
 from ..http.stats import ClientStats
 from ..identifiers.kinds import Kind
+from ..service.credits import RouteCosts
 from ..service.envelope import Envelope
 from ..store import BUSY, RECHECK, StoredJob
 from ..store.pacing import check_cancel
@@ -82,6 +83,8 @@ class BatchRun:
         keys: Mapping[str, str] | None = None,
     ) -> None:
         self.client, self.parts, self.kind, self._tally = client, client.parts, kind, tally
+        #: What one item costs as it resolves (the route costs read before the run, if at all).
+        self.each = (kept_costs(client) or RouteCosts()).item_cost(kind.endpoint)
         self._keys = client.parts.cache.keys(handles, kind) if keys is None else keys
         self._pool = pool
         self._cancel = cancel  # a background job's: once set, stop as on Ctrl-C
@@ -154,7 +157,8 @@ class BatchRun:
         one = n == 1
         return (
             f"{n} batch job{'' if one else 's'} go{'es' if one else ''} on at the service: "
-            f"{items} more item{'s' * (items != 1)} billed as they resolve, 1 credit each. "
+            f"{items} more item{'s' * (items != 1)} billed as they resolve, "
+            f"{self.each:g} credit{'s' * (self.each != 1)} each. "
             f"{'It is' if one else 'They are'} stored: the next run that needs "
             f"{'its' if one else 'their'} {self.kind.nouns} collects them without paying again"
         )
@@ -262,6 +266,11 @@ class BatchRun:
             except InsufficientCreditsError as exc:
                 self._refused(what, exc)
                 return
+            except ValidationError:  # no item it takes (a host it does not): each tried singly
+                logger.info("batch submit refused as invalid: %d to single calls", len(what))
+                self.batch_jobs_total -= 1
+                self.fallback.extend(what)
+                return
             self.fallback.extend(elsewhere)
             self._held.update(keys)
             if job_id is not None:
@@ -338,7 +347,7 @@ class BatchRun:
         self._queue.clear()
         self.refusal = exc
         known = unless_failing(lambda c: balance(c, self._tally), self.client, None)  # free
-        size = smaller_job(len(chunk), known)
+        size = smaller_job(len(chunk), known, self.each)
         if size is None:
             self.unaffordable = []
             self.fallback.extend(rest)
@@ -389,10 +398,11 @@ def out_of_credits(
     refusal: InsufficientCreditsError | None,
     kind: Kind,
     bought: int = 0,
+    each: float = 1.0,
 ) -> InsufficientCreditsError:
     """The error that ends a batch run whose balance could not pay for ``unaffordable``.
 
-    ``bought``: the answers this run bought before it stopped.
+    ``bought``: the answers this run bought before it stopped; ``each``: an item's credits.
 
     >>> from lookup_pandas.identifiers.kinds import PEOPLE
     >>> str(out_of_credits(["ada", "bob"], None, PEOPLE)).split(". ")[-1]
@@ -414,5 +424,5 @@ def out_of_credits(
         status_code=refusal.status_code if refusal is not None else None,
         url=refusal.url if refusal is not None else None,
     )
-    exc.needed = float(n)
+    exc.needed = n * each
     return exc

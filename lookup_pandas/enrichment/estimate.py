@@ -61,7 +61,10 @@ def planned(
     # collected whatever the method: a page each, and the poll that finds each done
     stored_polls = -(-est.stored_items // ASSUMED_PAGE) + est.stored_jobs if est.stored_jobs else 0
     by_batch = batch or (est.stored_jobs and rest == 0)
-    credits = _credits(client, rest, batch, est.stored_items, kind.endpoint.path)
+    costs = kept_costs(client) or RouteCosts()  # not read yet: 1 a call
+    # what is to fetch, and the items stored batch jobs hold, at an item's cost
+    stored = est.stored_items * costs.item_cost(kind.endpoint)
+    credits = job_credits(rest, batch=batch, costs=costs, kind=kind) + stored
     ladder = kept_ladder(client)
     # Batch speed is promised only by a service known to have batch jobs. Until then, the
     # time is that of single calls (what the run falls back to), never the faster one.
@@ -75,7 +78,7 @@ def planned(
         (rest, jobs),
         stored_polls,
         rate=rate or ASSUMED_RESOLVE_RATE,
-        cost=_cost(client, kind.endpoint.path),
+        cost=costs.cost_of(kind.endpoint.path),
         balance=est.balance,
     )
     return dataclasses.replace(
@@ -94,17 +97,3 @@ def planned(
             else None
         ),
     )
-
-
-def _cost(client: Client, path: str) -> float:
-    """A single call's credits at the route costs the Client has read (else 1)."""
-    costs = kept_costs(client)
-    return costs.cost_of(path) if costs is not None else 1.0
-
-
-def _credits(client: Client, rest: int, batch: bool, stored_items: int, path: str) -> float:
-    """Credits of ``rest`` items, plus the items stored batch jobs hold (1 each).
-
-    At the route costs the Client has read, else 1 each.
-    """
-    return job_credits(rest, batch=batch, cost=_cost(client, path)) + stored_items

@@ -346,16 +346,17 @@ def check_job_credits(
     balance (when known) cannot pay what is to fetch. How it reads as little as it can: see
     "Checking a job's credits" in docs/decisions.md.
     """
-    to_fetch, path = the_plan.to_fetch, kind.endpoint.path
+    to_fetch = the_plan.to_fetch
     if not to_fetch:
         return
     costs = unless_failing(lambda c: credit_facts.route_costs(c, tally), client, RouteCosts())
-    # Batch items at 1 where the service is known to have batch jobs (or method="batch", which
-    # never falls back); else at the single calls' price, which "auto" falls back to (the
-    # estimate's rule: estimate.planned). So a refusal's figure is the estimate's.
+    # Batch items at their cost where the service is known to have batch jobs (or
+    # method="batch", which never falls back); else at the single calls' price, which "auto"
+    # falls back to (the estimate's rule: estimate.planned). So a refusal's figure is the
+    # estimate's.
     told = batch_told(client.parts.batch.supported_for(kind), costs, kind)
     by_batch = the_plan.batch and (told is True or options.method == "batch")
-    credits = job_credits(len(to_fetch), batch=by_batch, cost=costs.cost_of(path))
+    credits = job_credits(len(to_fetch), batch=by_batch, costs=costs, kind=kind)
     check_credits(credits, len(to_fetch), options.max_credits)
     balance = unless_failing(
         lambda c: credit_facts.balance_for_job(c, credits, tally), client, None

@@ -86,8 +86,8 @@ class Options:
     )
     max_credits: float | None = _option(
         None,
-        "refuse to start if the job would spend more credits than N (route costs; batch items "
-        "1 each); a job the balance cannot pay is always refused",
+        "refuse to start if the job would spend more credits than N (route costs; the Data "
+        "API's batch items 1 each); a job the balance cannot pay is always refused",
     )
     provenance: bool = _option(False, "keep each value's source and time")
     fold_case: bool = _option(
@@ -248,13 +248,20 @@ def check_budget(
         )
 
 
-def job_credits(items: int, *, batch: bool, cost: float) -> float:
-    """Credits ``items`` billable items cost: batch items 1 each, single calls ``cost`` each.
+def job_credits(items: int, *, batch: bool, costs: RouteCosts, kind: Kind) -> float:
+    """Credits ``items`` billable values of ``kind`` cost at ``costs``: single calls at the
+    route's cost, batch items at theirs (:meth:`~.RouteCosts.item_cost`: the Data API's 1).
 
-    >>> job_credits(50, batch=False, cost=2.0), job_credits(50, batch=True, cost=2.0)
-    (100.0, 50.0)
+    >>> from lookup_pandas.identifiers.kinds import PEOPLE, VERIFY
+    >>> costs = RouteCosts({"people/profile": 2.0, "emails/v1/verify": 2.0})
+    >>> job_credits(50, batch=False, costs=costs, kind=PEOPLE)
+    100.0
+    >>> job_credits(50, batch=True, costs=costs, kind=PEOPLE), job_credits(50, batch=True,
+    ...     costs=costs, kind=VERIFY)
+    (50.0, 100.0)
     """
-    return float(items) if batch else items * cost
+    endpoint = kind.endpoint
+    return items * (costs.item_cost(endpoint) if batch else costs.cost_of(endpoint.path))
 
 
 def check_credits(credits: float, items: int, max_credits: float | None) -> None:

@@ -100,8 +100,9 @@ class Estimate:
       it is timed at (None: not timed as batch jobs), ``resolve_rate_seen`` whether it was seen
       on this service's jobs (else assumed).
     - ``credits``, ``balance`` and ``tier_change``: what it would spend (single calls at the
-      profile route's cost, batch items at 1 each), the balance now (None: unknown), and where
-      that leaves the key on the tier ladder (:mod:`lookup_pandas.service.credits`), e.g.
+      route's cost, batch items at 1 each, the Email API's at the route's), the balance now
+      (None: unknown), and where that leaves the key on the tier ladder
+      (:mod:`lookup_pandas.service.credits`), e.g.
       ``"Developer (70/min) -> Hobby (30/min) after 51 credits"``.
     - ``stored_jobs`` and ``stored_items``: batch jobs of an earlier, interrupted run that hold
       some of ``to_fetch``; they are collected, not submitted again.

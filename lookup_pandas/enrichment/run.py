@@ -149,6 +149,7 @@ class EnrichmentRun:
         # A call's cost, for the bar's cap: the route costs are read before the run, if at all.
         costs = kept_costs(self.client) or RouteCosts()
         self._cost = max(1.0, costs.cost_of(self.kind.endpoint.path))
+        self._each = costs.item_cost(self.kind.endpoint)  # a batch item's, as it resolves
         self.refresh = self.options.refresh is True
         self.cancel = self.watch.cancel if self.watch else None
         #: With provenance, how each value's answer came (lookup_pandas.enrichment.provenance).
@@ -192,9 +193,9 @@ class EnrichmentRun:
                     self.run_singles(singles)
                     if batch is not None:
                         batch.finish()  # collected: those it could pay for, if it ran out
-                        if batch.unaffordable:
-                            bought = self.counts["fetched"]
-                            raise out_of_credits(batch.unaffordable, batch.refusal, kind, bought)
+                        if left := batch.unaffordable:
+                            bought, each = self.counts["fetched"], batch.each
+                            raise out_of_credits(left, batch.refusal, kind, bought, each)
                         self.batch_jobs += batch.batch_jobs
             except BaseException as exc:  # no credits, a rejected key, Ctrl-C, a cancel, an outage
                 self._told(exc, batch, total)
@@ -231,20 +232,20 @@ class EnrichmentRun:
         )
 
     def credits(self, *, shown: bool = False) -> float:
-        """Credits this run paid: what the answers reported, plus one per batch item resolved.
-
-        A batch item reported by its answer is not counted twice. ``shown`` gives the bar's
-        figure, which never runs ahead of the handles recorded (and a refresh's feed pages).
+        """Credits this run paid: what the answers reported, plus each batch item resolved at
+        its cost (the Data API's 1, the Email API's its route's), not counted twice when its
+        answer reported it too. ``shown`` gives the bar's figure, which never runs ahead of the
+        handles recorded (and a refresh's feed pages).
 
         Example: ``state.credits()`` is ``190.0`` after 190 single calls at 1 credit.
         """
-        traffic = self.tally
+        traffic, each = self.tally, self._each
         consumed, by_batch = traffic.credits_consumed, traffic.batch_credits
-        singles, items = consumed - by_batch, max(float(self.batch_billed), by_batch)
+        singles, items = consumed - by_batch, max(self.batch_billed * each, by_batch)
         if shown:  # a refresh="changed" read its feed pages before the run: all are shown
             paid = (self.counts["fetched"] - self.batch_recorded) * self._cost
             singles = min(singles, paid + (self.checked.feed_credits if self.checked else 0.0))
-            items = min(items, self.batch_recorded)
+            items = min(items, self.batch_recorded * each)
         return singles + items
 
     def kept_text(self, total: int, fix: str) -> str:

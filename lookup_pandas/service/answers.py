@@ -106,7 +106,7 @@ def profile_answer_from_batch(
         body = {
             "success": True,
             "statusCode": 200,
-            "message": "Profile retrieved by a batch job",
+            "message": "Retrieved by a batch job",
             "errors": None,
             "data": record,
         }

@@ -15,9 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ResponseError
+
+if TYPE_CHECKING:
+    from .endpoints import Endpoint
 
 __all__ = [
     "BALANCE_PATH",
@@ -109,6 +112,17 @@ class RouteCosts:
         """
         route = self._listed(path)
         return 1.0 if route is None else self.costs[route]
+
+    def item_cost(self, lookup: Endpoint) -> float:
+        """Credits one item of ``lookup``'s batch jobs costs as it resolves: its single call's
+        for the Email API's (``batch_priced``), 1 for the Data API's.
+
+        >>> from lookup_pandas.service.endpoints import ENDPOINTS
+        >>> costs = RouteCosts({"emails/v1/verify": 2.0, "people/profile": 3.0})
+        >>> costs.item_cost(ENDPOINTS["email_verify"]), costs.item_cost(ENDPOINTS["profile"])
+        (2.0, 1.0)
+        """
+        return self.cost_of(lookup.path) if lookup.batch_priced else 1.0
 
     def _listed(self, path: str) -> str | None:
         """The listed route ``path`` matches (the whole path, else its end), or None."""

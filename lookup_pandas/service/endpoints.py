@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,12 @@ class Endpoint:
     listing: Listing | None = None  # a list endpoint's query
     batch: str | None = None  # the batch path that resolves this lookup's values in bulk
     results: str | None = None  # the key of the results in that batch job's poll
+    #: The key of a batch submit's items, each the value or its parts by name (the Email API's:
+    #: ``emails``, ``queries``). None: the Data API's ``ids`` and ``handles`` apart.
+    batch_items: str | None = None
+    #: Whether each batch item costs this route's single call as it resolves (the Email API's);
+    #: else 1 credit (the Data API's).
+    batch_priced: bool = False
     #: The parameters a value of several parts is sent as, in order (``find``: first_name,
     #: last_name, domain); the parts are joined by PART_SEPARATOR.
     parts: tuple[str, ...] = ()
@@ -109,6 +116,21 @@ class Endpoint:
         if self.parts:
             return dict(zip(self.parts, value.split(PART_SEPARATOR), strict=True))
         return dict([self.param_for(value)])
+
+    def batch_body(self, values: Sequence[str]) -> dict[str, Any]:
+        """The body of a batch submit of ``values``.
+
+        >>> ENDPOINTS["profile"].batch_body(["ada", "prsn_1"])
+        {'ids': ['prsn_1'], 'handles': ['ada'], 'enrich_live': False}
+        >>> ENDPOINTS["email_find"].batch_body(["jane\\tdoe\\tacme.com"])
+        {'queries': [{'first_name': 'jane', 'last_name': 'doe', 'domain': 'acme.com'}]}
+        """
+        if self.batch_items is not None:
+            items = [self.query(v) for v in values] if self.parts else list(values)
+            return {self.batch_items: items}
+        ids = [v for v in values if self.param_for(v)[0] == "id"]
+        rest = [v for v in values if self.param_for(v)[0] != "id"]
+        return {"ids": ids, "handles": rest, "enrich_live": False}
 
     def param_for(self, value: str) -> tuple[str, str]:
         """The parameter a value is sent as: its id prefix's, else ``key``.
@@ -152,12 +174,12 @@ ENDPOINTS: dict[str, Endpoint] = {
         Endpoint("people_batch", BATCH_PATH, "batch"),
         Endpoint("companies_batch", COMPANY_BATCH_PATH, "batch"),
         Endpoint("health", HEALTH_PATH, "health", None),
-        # Their batch twins (VERIFY_BATCH_PATH, FIND_BATCH_PATH) are declared below as routes;
-        # the engine's email batch runs are not written yet, so no lookup names them as its
-        # ``batch`` (issue 41).
-        Endpoint("email_verify", EMAIL_VERIFY_PATH, "verdict", key="email"),
+        Endpoint("email_verify", EMAIL_VERIFY_PATH, "verdict", key="email",
+                 batch=VERIFY_BATCH_PATH, results="results", batch_items="emails",
+                 batch_priced=True),
         Endpoint("email_find", EMAIL_FIND_PATH, "email",
-                 parts=("first_name", "last_name", "domain")),
+                 parts=("first_name", "last_name", "domain"), batch=FIND_BATCH_PATH,
+                 results="results", batch_items="queries", batch_priced=True),
         Endpoint("email_find_profile", EMAIL_FIND_PROFILE_PATH, "email", key="url"),
         Endpoint("email_reverse", EMAIL_REVERSE_PATH, "reverse", key="email"),
         Endpoint("email_prospects", EMAIL_PROSPECTS_PATH, "prospect", pages="cursor"),

@@ -23,7 +23,7 @@ from lookup_pandas.enrichment.batch_plan import (
     use_batch,
 )
 from lookup_pandas.errors import PaginationError, ResponseError
-from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
+from lookup_pandas.identifiers.kinds import COMPANIES, FIND, PEOPLE, VERIFY
 from lookup_pandas.service.paths import BATCH_PATH
 from lookup_pandas.store import StoredJob
 
@@ -598,6 +598,53 @@ def test_a_company_poll_reads_its_results_under_companies():
     assert page.not_found == ["unknown-co"]
 
 
+def _email_poll(results: Any, kind) -> BatchPage:
+    data = {"status": "completed", "total": 2, "resolved": 2, "next_cursor": 2}
+    return BatchPage.parse({**data, "results": results}, kind.endpoint)
+
+
+def test_a_verify_poll_gives_each_verdict_its_address_as_the_single_call_does():
+    page = _email_poll(
+        {"jane@acme.com": {"deliverable": True, "reason": "mailbox_accepts"}}, VERIFY
+    )
+    assert page.records == {
+        "jane@acme.com": {
+            "email": "jane@acme.com",
+            "deliverable": True,
+            "reason": "mailbox_accepts",
+        }
+    }
+    assert page.not_found == []  # a verdict is always an answer
+
+
+def test_a_find_poll_is_keyed_by_each_query_as_the_value_is_written():
+    query = {"first_name": "jane", "last_name": "doe", "domain": "acme.com"}
+    results = [{"query": query, "found": True, "email": "jane.doe@acme.com"},
+               {"query": {**query, "first_name": "bob"}, "found": False, "email": ""}]  # fmt: skip
+    page = _email_poll(results, FIND)
+    assert page.records == {
+        "jane\tdoe\tacme.com": {"found": True, "email": "jane.doe@acme.com"},
+        "bob\tdoe\tacme.com": {"found": False, "email": ""},  # a billed answer, not a not-found
+    }
+
+
+@pytest.mark.parametrize(
+    "item", [{"found": True}, {"query": "jane doe"}, {"query": {"first_name": "jane"}}, "x"]
+)
+def test_a_find_result_without_a_usable_query_is_response_error(item):
+    with pytest.raises(ResponseError, match="without a usable query"):
+        _email_poll([item], FIND)
+
+
+def test_a_result_echoed_in_another_case_or_spacing_is_matched_to_its_input():
+    sent = ("jane marie\tdoe\tacme.com", "bob\tdoe\tacme.com")
+    job = Tracker("job_1", sent, now=0.0, interval=1.0)
+    query = {"first_name": "Jane  Marie", "last_name": "DOE", "domain": "acme.com"}
+    taken = job.take(_email_poll([{"query": query, "found": False, "email": ""}], FIND), now=1.0)
+    assert taken == [("jane marie\tdoe\tacme.com", {"found": False, "email": ""})]
+    assert job.missing() == ["bob\tdoe\tacme.com"]  # fetched singly
+
+
 def test_a_refused_job_is_followed_by_what_the_balance_pays_else_half_of_it():
     # issue 39, item 11: a balance read high (spent elsewhere at the same moment) cannot size it
     assert smaller_job(100, 40.7) == 40  # the balance read pays 40 items (1 credit each)
@@ -605,6 +652,7 @@ def test_a_refused_job_is_followed_by_what_the_balance_pays_else_half_of_it():
     assert smaller_job(100, 100) == smaller_job(100, 1e6) == smaller_job(100, None) == 50
     assert smaller_job(2 * (AUTO_THRESHOLD + 1), None) == AUTO_THRESHOLD + 1
     assert smaller_job(2 * AUTO_THRESHOLD + 1, None) is None  # single calls take over
+    assert smaller_job(100, 81, each=2.0) == 40  # the Email API's verify items cost 2 each
 
 
 @given(st.integers(1, MAX_JOB_ITEMS), st.none() | st.floats(0, 1e7))

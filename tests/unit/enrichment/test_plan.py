@@ -30,7 +30,8 @@ from lookup_pandas.errors import (
     NotFoundError,
     UsageError,
 )
-from lookup_pandas.identifiers.kinds import COMPANIES, PEOPLE
+from lookup_pandas.identifiers.kinds import COMPANIES, FIND, PEOPLE, VERIFY
+from lookup_pandas.service.credits import RouteCosts
 from lookup_pandas.store import StoredJob
 
 ADA = Outcome(OK, {"id": "prsn_1", "handle": "ada"})
@@ -281,9 +282,16 @@ def test_check_options_accepts_good_options(errors, max_calls):
 
 
 def test_job_credits_by_route_cost_batch_items_at_one():
-    assert job_credits(50, batch=False, cost=2.0) == 100.0
-    assert job_credits(50, batch=True, cost=2.0) == 50.0
-    assert job_credits(0, batch=False, cost=2.0) == 0.0
+    costs = RouteCosts({"people/profile": 2.0})
+    assert job_credits(50, batch=False, costs=costs, kind=PEOPLE) == 100.0
+    assert job_credits(50, batch=True, costs=costs, kind=PEOPLE) == 50.0
+    assert job_credits(0, batch=False, costs=costs, kind=PEOPLE) == 0.0
+
+
+def test_email_batch_items_cost_their_single_calls_route():
+    costs = RouteCosts({"emails/v1/verify": 2.0, "emails/v1/find": 3.0})
+    assert job_credits(30, batch=True, costs=costs, kind=VERIFY) == 60.0
+    assert job_credits(30, batch=True, costs=costs, kind=FIND) == 90.0
 
 
 def test_max_credits_refuses_naming_both_numbers():

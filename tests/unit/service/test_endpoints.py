@@ -211,6 +211,25 @@ def test_the_table_covers_production_s_email_api():
     }  # fmt: skip
 
 
+def test_each_lookup_s_batch_submit_body_is_its_api_s():
+    from lookup_pandas.service.paths import FIND_BATCH_PATH, VERIFY_BATCH_PATH
+
+    verify, find = ENDPOINTS["email_verify"], ENDPOINTS["email_find"]
+    assert (verify.batch, verify.results, find.batch, find.results) == (
+        VERIFY_BATCH_PATH, "results", FIND_BATCH_PATH, "results",
+    )  # fmt: skip
+    assert verify.batch_body(["Jane@acme.com"]) == {"emails": ["Jane@acme.com"]}
+    assert find.batch_body(["jane\tdoe\tacme.com"]) == {
+        "queries": [{"first_name": "jane", "last_name": "doe", "domain": "acme.com"}]
+    }
+    assert ENDPOINTS["company"].batch_body(["acme", "org_1"]) == {
+        "ids": ["org_1"], "handles": ["acme"], "enrich_live": False,
+    }  # fmt: skip
+    priced = {e.name for e in ENDPOINTS.values() if e.batch_priced}
+    assert priced == {"email_verify", "email_find"}  # the Data API's items cost 1
+    assert ENDPOINTS["email_reverse"].batch is ENDPOINTS["email_find_profile"].batch is None
+
+
 def test_every_batch_route_is_a_batch_path_wherever_the_base_url_puts_it():
     from lookup_pandas.service.endpoints import is_batch
     from lookup_pandas.service.paths import (
