@@ -42,6 +42,22 @@ def _text(value: object) -> tuple[str, str | None]:
     return "", "empty" if is_missing(value) else "not text"
 
 
+def _ascii(host: str) -> tuple[str | None, str | None]:
+    """``host`` as DNS and the service take it: an IDN's labels in their ASCII form (``xn--``),
+    so that ``müller.de`` and ``xn--mller-kva.de`` are one domain; (None, why) when it cannot be.
+
+    >>> _ascii("müller.de"), _ascii("acme.com")
+    (('xn--mller-kva.de', None), ('acme.com', None))
+    """
+    reason = _host_reason(host)
+    if reason or host.isascii():
+        return (None, reason) if reason else (host, None)
+    try:
+        return host.encode("idna").decode("ascii"), None
+    except UnicodeError:
+        return None, "not a host name"
+
+
 def _host_reason(host: str) -> str | None:
     """Why ``host`` (lower-cased, no ``www.``) cannot be a mail domain; None when it can."""
     if "." not in host:
@@ -55,7 +71,8 @@ def domain(value: object, *, fold_case: bool = True) -> tuple[str | None, str | 
     """A company's mail domain: a bare host, a website URL or an address, as its bare host.
 
     Lower-cased, a leading ``www.`` dropped (no mailbox lives at www), a trailing dot, a port
-    and a path dropped. Host names are case-blind, so ``fold_case`` changes nothing here.
+    and a path dropped; an international domain in its ASCII form (``xn--``), as DNS takes it.
+    Host names are case-blind, so ``fold_case`` changes nothing here.
 
     >>> domain("http://www.acme.co.uk:8080/contact?x=1"), domain("acme.com/jobs")
     (('acme.co.uk', None), ('acme.com', None))
@@ -73,8 +90,7 @@ def domain(value: object, *, fold_case: bool = True) -> tuple[str | None, str | 
     host = host[4:] if host.startswith("www.") else host
     if not host:
         return None, "empty"
-    reason = _host_reason(host)
-    return (None, reason) if reason else (host, None)
+    return _ascii(host)
 
 
 def address(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
@@ -102,9 +118,8 @@ def address(value: object, *, fold_case: bool = True) -> tuple[str | None, str |
         return None, "nothing before the @"
     if not host:
         return None, "no domain after the @"
-    host = host.lower()
-    reason = _host_reason(host)
-    return (None, reason) if reason else (f"{local}@{host}", None)
+    sent, reason = _ascii(host.lower())
+    return (None, reason) if sent is None else (f"{local}@{sent}", None)
 
 
 def name(value: object, *, fold_case: bool = True) -> tuple[str | None, str | None]:
