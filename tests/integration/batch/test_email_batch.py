@@ -189,17 +189,28 @@ def test_an_opted_out_query_ends_forbidden_and_the_job_goes_on(fake_service, fak
 
 
 def test_a_submit_refused_as_invalid_leaves_each_query_to_a_single_call(fake_service, fake_client):
-    # The library takes an unencoded IDN host, which the emulator refuses (400): a job of
-    # nothing else is refused whole, and each row then says why, as single calls would.
+    # A submit the service refuses as invalid (400) is not the run's end: each query is then
+    # bought by its own call, which says what is wrong with it, if anything.
+    def refused(request):
+        if request.method == "POST":
+            return 400, {
+                "success": False,
+                "message": "Validation failed",
+                "data": None,
+                "errors": {"queries": "refused"},
+                "error_code": "VALIDATION_ERROR",
+            }
+        return None
+
+    fake_service.override(FIND_BATCH_PATH, refused)
     leads = pd.DataFrame(
         {"first_name": [f"ann{i}" for i in range(25)], "last_name": ["berg"] * 25,
-         "domain": ["münchen.de"] * 25}
+         "domain": ["acme.example"] * 25}
     )  # fmt: skip
     out = leads.lookup.find_emails(client=fake_client, progress=False)
     assert fake_service.count(FIND_BATCH_PATH, method="POST", status=400) == 1
-    assert fake_service.count(EMAIL_FIND_PATH, status=400) == 25
-    assert out[STATUS].eq("error").all() and _credits(fake_service) == 0
-    assert out["lookup_error"].str.contains("domain: must be a bare host").all()
+    assert fake_service.count(EMAIL_FIND_PATH) == 25
+    assert out[STATUS].eq("ok").all() and _credits(fake_service) == 3 * 25
 
 
 CHILD = textwrap.dedent(
