@@ -6,8 +6,9 @@ address, the address with its domain upper-cased. Figures, each against a bound 
 same run:
 
 - ``verify_emails`` then ``find_emails`` (every row, by name and domain) under a smooth
-  3,000/min limit with 40 ms latency: elapsed / (calls / limit), goal <= 1.15, for single calls
-  and for the default method (batch jobs where the engine runs them for the Email API);
+  3,000/min limit with 40 ms latency: elapsed / bound, goal <= 1.15, for single calls (the
+  bound: the requests sent / the limit) and for the default method, batch jobs (the bound: the
+  larger of that and the items / the emulator's resolve rate);
 - the cached re-run of both / the same two jobs written by hand over a bare requests-cache
   ``CachedSession`` on the same cache file (each distinct value normalised once with the
   library's rules, each answer read, flattened once, merged onto the rows), goal <= 0.5.
@@ -125,14 +126,17 @@ def main() -> None:
                     out = jobs(frame, client, method)
                     elapsed = time.perf_counter() - started
                 calls = svc.count(EMAIL_VERIFY_PATH) + svc.count(EMAIL_FIND_PATH)
-                billed = svc.stats()["billed_batch_items"] + calls
-                bound = calls / (LIMIT / 60) if calls else None
-                ratio = f"{elapsed / bound:.3f}" if bound else "n/a (no single call)"
-                met = goal(bound is None or elapsed / bound <= PACE_GOAL)
+                items = svc.stats()["billed_batch_items"]
+                # the pace of every request sent, or the batch jobs' own resolve time
+                bound = max(
+                    svc.stats()["requests"] / (LIMIT / 60), items / svc.knobs.batch_resolve_rate
+                )
+                ratio, billed = f"{elapsed / bound:.3f}", items + calls
+                met = goal(elapsed / bound <= PACE_GOAL)
                 bad = int((out["lookup_status"] == "error").sum())
                 print(
-                    f"   {label}: {ROWS} rows, {billed} items bought ({calls} single calls) in "
-                    f"{elapsed:.2f} s; bound {bound or 0:.2f} s; ratio {ratio} "
+                    f"   {label}: {ROWS} rows, {billed} bought ({calls} single calls, "
+                    f"{items} batch items) in {elapsed:.2f} s; bound {bound:.2f} s; ratio {ratio} "
                     f"(goal <= {PACE_GOAL}: {met}); error rows {bad}"
                 )
                 if method != "single":
