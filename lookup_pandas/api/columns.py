@@ -142,10 +142,17 @@ def looked_up(result: LookupResult, kind: Kind) -> pd.DataFrame:
     """``result``'s fields, one row per input, with the value each row looked up.
 
     The key's column (``handle``, ``slug``) holds the value as sent (for an id, the record's).
-    ``id`` holds the id sent when the record does not give one (a not-found id).
+    ``id`` holds the id sent when the record does not give one (a not-found id). A kind with no
+    ids (the Email API's) has the value as sent first, in the columns it is sent as (``email``;
+    ``first_name``, ``last_name``, ``domain``; ``url``), and its fields after them.
     See :mod:`lookup_pandas.api.enriched_frames` for an example.
     """
     frame = result.fields
+    if not kind.endpoint.ids:
+        names = list(kind.endpoint.parts or [kind.endpoint.key or ""])
+        queries = [{} if h is None else kind.params(h) for h in result.handles]
+        as_sent = pd.DataFrame(queries, columns=names, index=frame.index, dtype="str")
+        return pd.concat([as_sent, frame.drop(columns=names, errors="ignore")], axis=1)
     key = kind.endpoint.key or "id"
     sent = [None if h is None else kind.endpoint.param_for(h) for h in result.handles]
     by_key = [v[1] if v is not None and v[0] == key else None for v in sent]
