@@ -37,6 +37,7 @@ __all__ = [
     "Columns",
     "HasColumns",
     "check_columns",
+    "column_names",
     "column_values",
     "looked_up",
     "run_columns",
@@ -98,7 +99,7 @@ def check_columns(
     Traceback (most recent call last):
     lookup_pandas.errors.ColumnError: No column 'handle' in the frame...
     """
-    for name in (column,) if isinstance(column, str) else column:
+    for name in column_names(column):
         if name not in frame.columns:
             raise ColumnError(
                 f"No column {name!r} in the frame; columns are {list(map(str, frame.columns))}."
@@ -122,6 +123,15 @@ def check_columns(
         )
     ours = run_columns() if provenance else run_columns()[:2]
     return prefix if any(c in ours for c in frame.columns) else ""
+
+
+def column_names(column: Columns) -> list[str]:
+    """The names of the columns a lookup reads, once each.
+
+    >>> column_names("email"), column_names(("first", "last", "first"))
+    (['email'], ['first', 'last'])
+    """
+    return [column] if isinstance(column, str) else list(dict.fromkeys(column))
 
 
 def column_values(frame: pd.DataFrame, column: Columns) -> pd.Series:
