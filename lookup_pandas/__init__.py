@@ -19,7 +19,7 @@ from . import accessor as _accessor  # noqa: F401  registers df.lookup
 from . import errors
 from ._version import __version__
 from .api.account import balance, credits_tier, route_costs, tiers
-from .api.emails import email_prospects
+from .api.emails import email_prospects, get_email_owners, get_email_verdicts, get_work_emails
 from .api.functions import get_companies, get_profiles
 from .api.listings import company_employees, search_people
 from .api.searches import (
@@ -63,7 +63,10 @@ __all__ = [
     "email_prospects",
     "errors",
     "get_companies",
+    "get_email_owners",
+    "get_email_verdicts",
     "get_profiles",
+    "get_work_emails",
     "institution_alumni",
     "job_changes",
     "overview",

@@ -37,6 +37,7 @@ __all__ = [
     "Columns",
     "HasColumns",
     "check_columns",
+    "column_names",
     "column_values",
     "looked_up",
     "run_columns",
@@ -98,7 +99,7 @@ def check_columns(
     Traceback (most recent call last):
     lookup_pandas.errors.ColumnError: No column 'handle' in the frame...
     """
-    for name in (column,) if isinstance(column, str) else column:
+    for name in column_names(column):
         if name not in frame.columns:
             raise ColumnError(
                 f"No column {name!r} in the frame; columns are {list(map(str, frame.columns))}."
@@ -124,6 +125,15 @@ def check_columns(
     return prefix if any(c in ours for c in frame.columns) else ""
 
 
+def column_names(column: Columns) -> list[str]:
+    """The names of the columns a lookup reads, once each.
+
+    >>> column_names("email"), column_names(("first", "last", "first"))
+    (['email'], ['first', 'last'])
+    """
+    return [column] if isinstance(column, str) else list(dict.fromkeys(column))
+
+
 def column_values(frame: pd.DataFrame, column: Columns) -> pd.Series:
     """The values a lookup reads from ``frame``: one column's, or for several columns one tuple
     a row (a find's first name, last name and domain).
@@ -142,10 +152,17 @@ def looked_up(result: LookupResult, kind: Kind) -> pd.DataFrame:
     """``result``'s fields, one row per input, with the value each row looked up.
 
     The key's column (``handle``, ``slug``) holds the value as sent (for an id, the record's).
-    ``id`` holds the id sent when the record does not give one (a not-found id).
+    ``id`` holds the id sent when the record does not give one (a not-found id). A kind with no
+    ids (the Email API's) has the value as sent first, in the columns it is sent as (``email``;
+    ``first_name``, ``last_name``, ``domain``; ``url``), and its fields after them.
     See :mod:`lookup_pandas.api.enriched_frames` for an example.
     """
     frame = result.fields
+    if not kind.endpoint.ids:
+        names = list(kind.endpoint.parts or [kind.endpoint.key or ""])
+        queries = [{} if h is None else kind.params(h) for h in result.handles]
+        as_sent = pd.DataFrame(queries, columns=names, index=frame.index, dtype="str")
+        return pd.concat([as_sent, frame.drop(columns=names, errors="ignore")], axis=1)
     key = kind.endpoint.key or "id"
     sent = [None if h is None else kind.endpoint.param_for(h) for h in result.handles]
     by_key = [v[1] if v is not None and v[0] == key else None for v in sent]

@@ -15,7 +15,7 @@ Example::
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import pandas as pd
@@ -34,7 +34,7 @@ from ..identifiers.kinds import FIND, FIND_BY_PROFILE, REVERSE, VERIFY, Kind
 from ..service.endpoints import checked_data
 from ..service.paths import EMAIL_PROSPECTS_PATH
 from .columns import Columns, check_columns, column_values
-from .enriched_frames import EnrichRequest, enriched
+from .enriched_frames import EnrichRequest, enriched, get_frame
 
 __all__ = [
     "PROSPECT_KINDS",
@@ -43,6 +43,11 @@ __all__ = [
     "estimate_reverse_emails",
     "estimate_verify_emails",
     "find_emails",
+    "find_kind",
+    "get_email_owners",
+    "get_email_verdicts",
+    "get_work_emails",
+    "read_columns",
     "reverse_emails",
     "verify_emails",
 ]
@@ -51,18 +56,35 @@ __all__ = [
 _BY_NAME = ("first_name", "last_name", "domain")
 
 
-def _find_kind(
-    first_name: str, last_name: str, domain: str, profile: str | None
-) -> tuple[Kind, Columns]:
-    """What a find reads: a profile column (``/find/linkedin``), else the three name columns."""
+def find_kind(given: Mapping[str, Any]) -> tuple[Kind, Columns]:
+    """What a find reads, by its arguments' names: a ``profile`` column (``/find/linkedin``),
+    else the three name columns (``/find``).
+
+    >>> find_kind({"first_name": "first", "last_name": "last", "domain": "website"})[1]
+    ('first', 'last', 'website')
+    >>> find_kind({**dict(zip(_BY_NAME, _BY_NAME)), "profile": "url"})[1]
+    'url'
+    """
+    names = tuple(given[name] for name in _BY_NAME)
+    profile = given.get("profile")
     if profile is None:
-        return FIND, (first_name, last_name, domain)
-    if (first_name, last_name, domain) != _BY_NAME:
+        return FIND, names
+    if names != _BY_NAME:
         raise UsageError(
             "find_emails takes a profile column or the name and domain columns, not both. "
             "Nothing was sent."
         )
     return FIND_BY_PROFILE, profile
+
+
+def read_columns(given: Mapping[str, Any]) -> Columns:
+    """The column or columns a call of an enrichment or an estimate reads, by its arguments'
+    names: ``column``, or a find's (:func:`find_kind`).
+
+    >>> read_columns({"column": "email"})
+    'email'
+    """
+    return given["column"] if "column" in given else find_kind(given)[1]
 
 
 def find_emails(
@@ -101,7 +123,7 @@ def find_emails(
     ``forbidden`` for a person who opted out, ``invalid``, ``error``) and ``lookup_error``. The
     other keywords are ``enrich_profiles``' (``refresh="changed"`` is a UsageError here).
     """
-    kind, columns = _find_kind(first_name, last_name, domain, profile)
+    kind, columns = find_kind(locals())
     options = Options.of(locals())
     return enriched(EnrichRequest(frame, columns, prefix, client, kind, options))[0]
 
@@ -190,7 +212,7 @@ def estimate_find_emails(
 
     Example: ``leads.lookup.estimate_find_emails(profile="linkedin_url").credits``
     """
-    kind, columns = _find_kind(first_name, last_name, domain, profile)
+    kind, columns = find_kind(locals())
     return _estimate(frame, columns, kind, client, method)
 
 
@@ -217,6 +239,89 @@ def estimate_reverse_emails(
     full cost: one that finds nothing costs less)
     """
     return _estimate(frame, column, REVERSE, client, "single")
+
+
+def get_email_verdicts(
+    addresses: Iterable[Any] | str,
+    *,
+    errors: Errors = "coerce",
+    method: Method = "auto",
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """One row per input address (same order, a Series keeps its index), with its verdict.
+
+    Example: ``lp.get_email_verdicts(["jane@acme.com", " Jane@ACME.com", "no-at-sign"])``
+
+    The addresses are read and bought as in ``verify_emails``. The columns: ``email``, the address
+    as sent, then ``address``, ``deliverable``, ``reason``, ``catch_all``, ``mx_hosts``, then
+    ``lookup_status`` and ``lookup_error``. A single string is one address (a UsageError, before
+    anything is sent, when it cannot be one). The keywords are ``get_profiles``'.
+    """
+    return get_frame(addresses, client=client, kind=VERIFY, options=Options.of(locals()))
+
+
+def get_email_owners(
+    addresses: Iterable[Any] | str,
+    *,
+    errors: Errors = "coerce",
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """One row per input address (same order, a Series keeps its index), with the person and
+    company behind it.
+
+    Example: ``lp.get_email_owners(["jane@acme.com", "info@acme.com"])``
+
+    The addresses are read and bought as in ``reverse_emails`` (an unsupported one is a free
+    ``unsupported`` row). The columns: ``email``, the address as sent, then ``address``,
+    ``found``, ``confidence``, ``person.*`` and ``current_company.*``, then ``lookup_status``
+    and ``lookup_error``. The keywords are ``get_profiles``'.
+    """
+    return get_frame(addresses, client=client, kind=REVERSE, options=Options.of(locals()))
+
+
+def get_work_emails(
+    queries: Iterable[tuple[Any, Any, Any]] | pd.DataFrame | None = None,
+    *,
+    profiles: Iterable[Any] | str | None = None,
+    errors: Errors = "coerce",
+    method: Method = "auto",
+    max_credits: float | None = None,
+    refresh: Refresh = False,
+    client: Client | None = None,
+    progress: bool | None = None,
+    provenance: bool = False,
+) -> pd.DataFrame:
+    """One row per query (same order, a DataFrame or Series keeps its index), with the work
+    email found.
+
+    Example: ``lp.get_work_emails([("Jane", "Doe", "https://www.acme.com/about")])``, or
+    ``lp.get_work_emails(profiles=["https://www.linkedin.com/in/jane-doe/"])``
+
+    ``queries``: ``(first_name, last_name, domain)`` tuples, or a DataFrame with those columns;
+    ``profiles``: profile URLs or handles. Each is read and bought as in ``find_emails``. The
+    columns: the query as sent (``first_name``, ``last_name``, ``domain``; by profile ``url``,
+    the handle), then the find's fields (``address``, ``found``, ``confidence``, ``catch_all``;
+    by profile also whom it resolved), then ``lookup_status`` and ``lookup_error``. Given both
+    or neither: a UsageError. The keywords are ``get_profiles``'.
+    """
+    if (queries is None) == (profiles is None):
+        raise UsageError("get_work_emails takes queries or profiles=, not both. Nothing was sent.")
+    options = Options.of(locals())
+    if profiles is not None:
+        return get_frame(profiles, client=client, kind=FIND_BY_PROFILE, options=options)
+    assert queries is not None
+    if isinstance(queries, pd.DataFrame):
+        check_columns(queries, _BY_NAME)
+        queries = column_values(queries, _BY_NAME)
+    return get_frame(queries, client=client, kind=FIND, options=options)
 
 
 #: What ``email_prospects`` lists: every known address (1 credit each), or the deliverable ones

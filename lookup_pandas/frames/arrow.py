@@ -22,7 +22,8 @@ __all__ = ["arrow_types", "nested_types"]
 
 @functools.cache
 def arrow_types() -> dict[str, Any]:
-    """Each nested field of a person's or a company's record, as production's records give it.
+    """Each nested field of a person's, a company's or a verdict's record, as production's
+    records give it.
 
     A nested key not named here is not written where these types are used (Dask's parquet).
     """
@@ -64,6 +65,7 @@ def arrow_types() -> dict[str, Any]:
             pa.struct([("city", pa.string()), ("country_code", pa.string()), ("is_hq", pa.bool_())])
         ),
         "specialties": pa.list_(pa.string()),
+        "mx_hosts": pa.list_(pa.string()),  # an address verified
     }
 
 

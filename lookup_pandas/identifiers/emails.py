@@ -145,13 +145,16 @@ def query(value: object, *, fold_case: bool = True) -> tuple[str | None, str | N
     each part read by its rule, joined by
     :data:`~lookup_pandas.service.endpoints.PART_SEPARATOR` (``Endpoint.query`` splits it).
 
-    A refusal names the part: ``last name: empty``.
+    A refusal names the part: ``last name: empty``. A query as sent reads as itself (the Dask
+    and Spark workers look up the values normalised on the driver).
 
     >>> query(("Jane", " ", "acme.com")), query(("Jane", "Doe", "localhost"))
     ((None, 'last name: empty'), (None, 'domain: a domain without a dot'))
-    >>> query("jane@acme.com")
-    (None, 'not a first name, last name and domain')
+    >>> query("jane@acme.com"), query(query(("Jane", "Doe", "www.acme.com"))[0])
+    ((None, 'not a first name, last name and domain'), ('jane\\tdoe\\tacme.com', None))
     """
+    if isinstance(value, str) and value.count(PART_SEPARATOR) == len(QUERY_PARTS) - 1:
+        value = tuple(value.split(PART_SEPARATOR))
     if not isinstance(value, tuple) or len(value) != len(QUERY_PARTS):
         return None, "not a first name, last name and domain"
     sent = []

@@ -25,15 +25,16 @@ import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
+from ..api import emails
 from ..api import functions as api
 from ..api.adapters import FrameAccessor, arguments, delegates_to, extends, frame_method
-from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns, with_status
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns, column_names, with_status
 from ..api.enriched_frames import SUMMARY_ATTR, with_summary
 from ..enrichment.results import Estimate
 from ..errors import UsageError
 from ..frames.arrow import nested_types
 from ..frames.records import prefixed_names
-from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..identifiers.kinds import COMPANIES, PEOPLE, REVERSE, VERIFY, Kind
 from .lazy import LazyRun, checked_fields, worker_spec
 
 __all__ = [
@@ -41,8 +42,14 @@ __all__ = [
     "enrich_companies",
     "enrich_profiles",
     "estimate_companies",
+    "estimate_find_emails",
     "estimate_profiles",
+    "estimate_reverse_emails",
+    "estimate_verify_emails",
+    "find_emails",
     "output_columns",
+    "reverse_emails",
+    "verify_emails",
 ]
 
 
@@ -112,17 +119,60 @@ def enrich_companies(
     return _enrich(frame, given, fields, COMPANIES)
 
 
+@extends(emails.find_emails)
+def find_emails(
+    frame: dd.DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> dd.DataFrame:
+    """On a dask DataFrame: a lazy dask DataFrame, as ``enrich_profiles`` there.
+
+    Example: ``ddf.lookup.find_emails("first", "last", "website")``
+
+    ``fields``: the find's fields to add (default every field of FIND_FIELDS, by profile
+    FIND_PROFILE_FIELDS).
+    """
+    given = arguments(emails.find_emails, frame, *args, **options)
+    return _enrich(frame, given, fields, emails.find_kind(given)[0])
+
+
+@extends(emails.verify_emails)
+def verify_emails(
+    frame: dd.DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> dd.DataFrame:
+    """On a dask DataFrame: a lazy dask DataFrame, as ``enrich_profiles`` there.
+
+    Example: ``ddf.lookup.verify_emails("email")``
+
+    ``fields``: the verdict's fields to add (default every field of VERIFY_FIELDS).
+    """
+    given = arguments(emails.verify_emails, frame, *args, **options)
+    return _enrich(frame, given, fields, VERIFY)
+
+
+@extends(emails.reverse_emails)
+def reverse_emails(
+    frame: dd.DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> dd.DataFrame:
+    """On a dask DataFrame: a lazy dask DataFrame, as ``enrich_profiles`` there.
+
+    Example: ``ddf.lookup.reverse_emails("email", fields=["found", "person.full_name"])``
+
+    ``fields``: the reversal's fields to add (default every field of REVERSE_FIELDS).
+    """
+    given = arguments(emails.reverse_emails, frame, *args, **options)
+    return _enrich(frame, given, fields, REVERSE)
+
+
 def _enrich(
     frame: dd.DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
 ) -> dd.DataFrame:
     """The lazy enrichment of ``frame`` by ``given`` (api's arguments by name)."""
-    if given["background"] or given["provenance"]:
+    if given.get("background") or given["provenance"]:
         raise UsageError(_REFUSED)
     spec = functools.partial(worker_spec, workers="Dask workers", how=_SHARED)
     run = LazyRun.of(given, kind, frame._meta, spec)
     columns = output_columns(fields, run.prefix, kind, run.own)
 
-    handles = frame[run.column].map_partitions(
+    handles = frame[column_names(run.column)].map_partitions(
         _distinct_handles, run, meta=pd.Series(dtype=object, name="handle")
     )
     distinct = handles.drop_duplicates(
@@ -167,23 +217,57 @@ def estimate_companies(frame: dd.DataFrame, *args: Any, **options: Any) -> Estim
     return _estimate(api.estimate_companies, frame, *args, **options)
 
 
+@delegates_to(emails.estimate_find_emails)
+def estimate_find_emails(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a dask DataFrame: computes the columns read and reads the cache here.
+
+    Example: ``ddf.lookup.estimate_find_emails("first", "last", "website").credits``
+    """
+    return _estimate(emails.estimate_find_emails, frame, *args, **options)
+
+
+@delegates_to(emails.estimate_verify_emails)
+def estimate_verify_emails(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a dask DataFrame: computes the column and reads the cache here.
+
+    Example: ``ddf.lookup.estimate_verify_emails("email").credits``
+    """
+    return _estimate(emails.estimate_verify_emails, frame, *args, **options)
+
+
+@delegates_to(emails.estimate_reverse_emails)
+def estimate_reverse_emails(frame: dd.DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a dask DataFrame: computes the column and reads the cache here.
+
+    Example: ``ddf.lookup.estimate_reverse_emails("email").credits``
+    """
+    return _estimate(emails.estimate_reverse_emails, frame, *args, **options)
+
+
 def _estimate(
     estimate: Callable[..., Estimate], frame: dd.DataFrame, *args: Any, **options: Any
 ) -> Estimate:
-    """``estimate`` run here on the computed column alone (checked first on the meta)."""
-    column = arguments(estimate, frame, *args, **options)["column"]
-    check_columns(frame._meta, column)
-    return estimate(frame[column].compute().to_frame(), *args, **options)
+    """``estimate`` run here on the computed columns read alone (checked first on the meta)."""
+    columns = emails.read_columns(arguments(estimate, frame, *args, **options))
+    check_columns(frame._meta, columns)
+    return estimate(frame[column_names(columns)].compute(), *args, **options)
 
 
 @register_dataframe_accessor("lookup")
 class DaskLookupAccessor(FrameAccessor[dd.DataFrame]):
-    """``ddf.lookup.enrich_profiles(...)`` and ``ddf.lookup.estimate_profiles(...)``."""
+    """``ddf.lookup.enrich_profiles(...)``, ``ddf.lookup.verify_emails(...)``... and their
+    estimates: the pandas accessor's methods, lazy."""
 
     enrich_profiles = frame_method(enrich_profiles)
     estimate_profiles = frame_method(estimate_profiles)
     enrich_companies = frame_method(enrich_companies)
     estimate_companies = frame_method(estimate_companies)
+    find_emails = frame_method(find_emails)
+    estimate_find_emails = frame_method(estimate_find_emails)
+    verify_emails = frame_method(verify_emails)
+    estimate_verify_emails = frame_method(estimate_verify_emails)
+    reverse_emails = frame_method(reverse_emails)
+    estimate_reverse_emails = frame_method(estimate_reverse_emails)
 
 
 _REFUSED = (
@@ -196,9 +280,9 @@ _SHARED = (
 )
 
 
-def _distinct_handles(values: pd.Series, run: LazyRun) -> pd.Series:
+def _distinct_handles(part: pd.DataFrame, run: LazyRun) -> pd.Series:
     """One partition's distinct valid handles, normalised (each distinct raw value once)."""
-    handles, _ = run.normalised(values)
+    handles, _ = run.normalised(part)
     return pd.Series(sorted({h for h in handles if h is not None}), dtype=object, name="handle")
 
 
@@ -256,7 +340,7 @@ def _join(
     An invalid value gets ``invalid`` and its reason, as in pandas. Every partition carries
     the run's summary, so the computed frame keeps it.
     """
-    handles, errors = run.normalised(part[run.column])  # as the values were normalised
+    handles, errors = run.normalised(part)  # as the values were normalised
     added = table.reindex(pd.Index(handles, dtype=object))
     added.index = part.index
     invalid = pd.isna(handles)

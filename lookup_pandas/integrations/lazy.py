@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..api.columns import HasColumns, check_columns
+from ..api.columns import Columns, HasColumns, check_columns, column_values
+from ..api.emails import read_columns
 from ..client import credits as credit_facts
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
@@ -35,11 +36,12 @@ from ..service.credits import RouteCosts
 class LazyRun:
     """One lazy enrichment as its workers are given it: never the Client, nor its key.
 
-    ``own`` prefixes the run's status columns (:func:`~lookup_pandas.api.columns.check_columns`).
+    ``column`` is the column read, or a find's three (one value a row). ``own`` prefixes the
+    run's status columns (:func:`~lookup_pandas.api.columns.check_columns`).
     ``options`` are api's; workers draw no bar (the cluster's UI shows the tasks).
     """
 
-    column: str
+    column: Columns
     prefix: str
     own: str
     kind: Kind
@@ -59,17 +61,19 @@ class LazyRun:
         provenance = bool(given["provenance"])
         options = dataclasses.replace(Options.of(given), provenance=provenance, progress=False)
         options.check(kind)
-        own = check_columns(frame, given["column"], given["prefix"], provenance)
+        column = read_columns(given)
+        own = check_columns(frame, column, given["prefix"], provenance)
         workers = spec(resolve_client(given["client"]))
-        return cls(given["column"], given["prefix"], own, kind, options, workers)
+        return cls(column, given["prefix"], own, kind, options, workers)
 
     @property
     def budgeted(self) -> bool:
         """Whether ``max_calls`` or ``max_credits`` is set: the billable values are counted."""
         return self.options.max_calls is not None or self.options.max_credits is not None
 
-    def normalised(self, values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-        """Each value's normalised handle (None when invalid) and the reason it is invalid."""
+    def normalised(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's normalised value (None when invalid) and the reason it is invalid."""
+        values = column_values(frame, self.column)  # a find's three parts are one value
         mapped = HandleMap(fold_case=self.options.fold_case, kind=self.kind).map(values)
         return mapped.handles[mapped.codes], mapped.errors[mapped.codes]  # each raw value once
 

@@ -12,9 +12,10 @@ on several machines must share a Redis cache (``cache="redis://..."``); a cache 
 unless the master is ``local[...]``.
 
 The added columns, known before the run (:func:`output_schema`): ``{prefix}id`` and the record's
-key (``{prefix}handle``, or ``{prefix}slug`` for companies) as strings, the ``fields=`` asked for,
-the whole record as JSON text (``{prefix}json``), then ``lookup_status`` and ``lookup_error``
-(and the provenance columns with ``provenance=True``).
+key (``{prefix}handle``, or ``{prefix}slug`` for companies) as strings (for the Email API's
+lookups, every field of theirs: ``verify_address``, ``verify_deliverable``...), the ``fields=``
+asked for, the whole record as JSON text (``{prefix}json``), then ``lookup_status`` and
+``lookup_error`` (and the provenance columns with ``provenance=True``).
 Any other field is one ``get_json_object`` away:
 ``F.get_json_object("profile_json", "$.geo.city")``.
 
@@ -46,9 +47,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.functions import pandas_udf
 
+from ..api import emails
 from ..api import functions as api
 from ..api.adapters import arguments, delegates_to, extends
-from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns
+from ..api.columns import ERROR_COLUMN, STATUS_COLUMN, check_columns, column_names, column_values
 from ..client.client import Client, resolve_client
 from ..client.spec import ClientSpec
 from ..enrichment.provenance import (
@@ -61,15 +63,21 @@ from ..enrichment.results import Estimate, Refresh
 from ..errors import ColumnError, ConfigurationError, UsageError
 from ..frames.records import flatten, prefixed_names
 from ..identifiers.distinct import HandleMap
-from ..identifiers.kinds import COMPANIES, PEOPLE, Kind
+from ..identifiers.kinds import COMPANIES, PEOPLE, REVERSE, VERIFY, Kind
 from .lazy import LazyRun, checked_fields, worker_spec
 
 __all__ = [
     "enrich_companies",
     "enrich_profiles",
     "estimate_companies",
+    "estimate_find_emails",
     "estimate_profiles",
+    "estimate_reverse_emails",
+    "estimate_verify_emails",
+    "find_emails",
     "output_schema",
+    "reverse_emails",
+    "verify_emails",
 ]
 
 #: The internal columns of the plan (dropped from the result).
@@ -144,11 +152,13 @@ def _provenance_fields(refresh: Refresh) -> list[T.StructField]:
 
 
 def _named(fields: Sequence[str] | None, prefix: str, kind: Kind) -> dict[str, str]:
-    """Each record field put in a column -> its name: the fields every record has (``id`` and
-    the handle, a company's ``slug``), ``fields`` once each, then the JSON."""
+    """Each record field put in a column -> its name: the fields that name every record (``id``
+    and the handle, a company's ``slug``; a kind without ids, the Email API's, has few and flat
+    fields: all of them), ``fields`` once each, then the JSON."""
+    first = list(kind.fields)[:2] if kind.endpoint.ids else list(kind.fields)
     chosen = [] if fields is None else checked_fields(fields)
-    rest = [f for f in chosen if f not in ("id", "handle", "slug", "json")]
-    return prefixed_names([*list(kind.fields)[:2], *rest, "json"], prefix)
+    rest = [f for f in chosen if f not in {*first, "id", "handle", "slug", "json"}]
+    return prefixed_names([*first, *rest, "json"], prefix)
 
 
 @extends(api.enrich_profiles)
@@ -185,12 +195,57 @@ def enrich_companies(
     return _enrich(sdf, given, fields, COMPANIES)
 
 
+@extends(emails.find_emails)
+def find_emails(
+    sdf: DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> DataFrame:
+    """On a Spark DataFrame: a lazy Spark DataFrame, as ``enrich_profiles`` there.
+
+    The find's fields are columns of their own (``email_address``, ``email_found``...);
+    ``fields`` adds others.
+
+    Example: ``lp.spark.find_emails(sdf, "first", "last", "website")``
+    """
+    given = arguments(emails.find_emails, sdf, *args, **options)
+    return _enrich(sdf, given, fields, emails.find_kind(given)[0])
+
+
+@extends(emails.verify_emails)
+def verify_emails(
+    sdf: DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> DataFrame:
+    """On a Spark DataFrame: a lazy Spark DataFrame, as ``enrich_profiles`` there.
+
+    The verdict's fields are columns of their own (``verify_deliverable``...; ``mx_hosts`` as
+    JSON).
+
+    Example: ``lp.spark.verify_emails(sdf, "email")``
+    """
+    given = arguments(emails.verify_emails, sdf, *args, **options)
+    return _enrich(sdf, given, fields, VERIFY)
+
+
+@extends(emails.reverse_emails)
+def reverse_emails(
+    sdf: DataFrame, /, *args: Any, fields: Sequence[str] | None = None, **options: Any
+) -> DataFrame:
+    """On a Spark DataFrame: a lazy Spark DataFrame, as ``enrich_profiles`` there.
+
+    The fields of REVERSE_FIELDS are columns of their own (``reverse_person.full_name``...);
+    ``fields`` adds others (``["person.experience"]``).
+
+    Example: ``lp.spark.reverse_emails(sdf, "email")``
+    """
+    given = arguments(emails.reverse_emails, sdf, *args, **options)
+    return _enrich(sdf, given, fields, REVERSE)
+
+
 @_tested_on_pandas_3()
 def _enrich(
     sdf: DataFrame, given: dict[str, Any], fields: Sequence[str] | None, kind: Kind
 ) -> DataFrame:
     """The lazy enrichment of ``sdf`` by ``given`` (api's arguments by name)."""
-    if given["background"]:
+    if given.get("background"):
         raise UsageError(
             "background=True is for pandas frames: a Spark DataFrame is lazy already (an action "
             "runs it, where and when you like)."
@@ -203,7 +258,8 @@ def _enrich(
         fields, run.prefix, kind, provenance=run.options.provenance, refresh=run.options.refresh
     )
 
-    keyed = sdf.withColumn(_KEY, _normaliser(run)(F.col(_ref(run.column))))
+    read = [F.col(_ref(name)).alias(f"c{i}") for i, name in enumerate(column_names(run.column))]
+    keyed = sdf.withColumn(_KEY, _normaliser(run)(F.struct(*read)))
     distinct = (
         keyed.select(F.col(f"{_KEY}.handle").alias(_HANDLE))
         .where(F.col(_HANDLE).isNotNull())
@@ -274,10 +330,11 @@ def _spec(client: Client, master: str) -> ClientSpec:
 
 
 def _normaliser(run: LazyRun) -> Callable[[Column], Column]:
-    """A pandas UDF: each value's normalised handle, or None and the reason it is invalid."""
+    """A pandas UDF of a struct of the columns read, in order: each row's normalised value, or
+    None and the reason it is invalid."""
 
-    def normalise(values: pd.Series) -> pd.DataFrame:
-        handles, reasons = run.normalised(values)
+    def normalise(read: pd.DataFrame) -> pd.DataFrame:
+        handles, reasons = run.normalised(read.set_axis(column_names(run.column), axis=1))
         return pd.DataFrame({"handle": handles, "reason": reasons}, dtype=object)
 
     udf: Callable[[Column], Column] = pandas_udf(normalise, _KEY_TYPE)  # type: ignore[call-overload]
@@ -354,7 +411,7 @@ def estimate_profiles(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
 
     Example: ``lp.spark.estimate_profiles(sdf, "handle").to_fetch``
     """
-    return _estimate(api.estimate_profiles, sdf, *args, **options)
+    return _estimate(api.estimate_profiles, PEOPLE, sdf, *args, **options)
 
 
 @delegates_to(api.estimate_companies)
@@ -363,22 +420,53 @@ def estimate_companies(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
 
     Example: ``lp.spark.estimate_companies(sdf, "slug").to_fetch``
     """
-    return _estimate(api.estimate_companies, sdf, *args, **options)
+    return _estimate(api.estimate_companies, COMPANIES, sdf, *args, **options)
+
+
+@delegates_to(emails.estimate_find_emails)
+def estimate_find_emails(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a Spark DataFrame: as ``estimate_profiles`` there, for a find's queries.
+
+    Example: ``lp.spark.estimate_find_emails(sdf, "first", "last", "website").credits``
+    """
+    kind = emails.find_kind(arguments(emails.estimate_find_emails, sdf, *args, **options))[0]
+    return _estimate(emails.estimate_find_emails, kind, sdf, *args, **options)
+
+
+@delegates_to(emails.estimate_verify_emails)
+def estimate_verify_emails(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a Spark DataFrame: as ``estimate_profiles`` there, for addresses verified.
+
+    Example: ``lp.spark.estimate_verify_emails(sdf, "email").credits``
+    """
+    return _estimate(emails.estimate_verify_emails, VERIFY, sdf, *args, **options)
+
+
+@delegates_to(emails.estimate_reverse_emails)
+def estimate_reverse_emails(sdf: DataFrame, *args: Any, **options: Any) -> Estimate:
+    """On a Spark DataFrame: as ``estimate_profiles`` there, for addresses reversed.
+
+    Example: ``lp.spark.estimate_reverse_emails(sdf, "email").credits``
+    """
+    return _estimate(emails.estimate_reverse_emails, REVERSE, sdf, *args, **options)
 
 
 @_tested_on_pandas_3()
 def _estimate(
-    estimate: Callable[..., Estimate], sdf: DataFrame, *args: Any, **options: Any
+    estimate: Callable[..., Estimate], kind: Kind, sdf: DataFrame, *args: Any, **options: Any
 ) -> Estimate:
-    """``estimate`` run here on the column's distinct raw values, its row counts the column's."""
+    """``estimate`` run here on the distinct raw values of the columns read (of ``kind``), its
+    row counts the input's."""
     given = arguments(estimate, sdf, *args, **options)
-    column = given["column"]
-    check_columns(sdf, column)
-    counts = sdf.groupBy(F.col(_ref(column)).alias("value")).count().toPandas()
-    values = counts[["value"]].astype(object).rename(columns={"value": column})
+    columns = emails.read_columns(given)
+    check_columns(sdf, columns)
+    names = column_names(columns)
+    read = [F.col(_ref(name)).alias(f"c{i}") for i, name in enumerate(names)]
+    counts = sdf.groupBy(*read).count().toPandas()
+    values = counts.iloc[:, : len(names)].astype(object).set_axis(names, axis=1)
     result = estimate(values, *args, **options)
-    kind = COMPANIES if estimate is api.estimate_companies else PEOPLE
-    mapped = HandleMap(fold_case=given["fold_case"], kind=kind).map(values[column])
+    fold_case = given.get("fold_case", True)
+    mapped = HandleMap(fold_case=fold_case, kind=kind).map(column_values(values, columns))
     valid = [h is not None for h in mapped.rows()]
     return dataclasses.replace(
         result, rows=int(counts["count"].sum()), valid=int(counts["count"][valid].sum())

@@ -14,9 +14,10 @@ PUBLIC = [
     "RateLimitError", "RequestTimeoutError", "ResponseError", "SearchPanel",
     "ServerError", "ServiceError", "TransportError", "UsageError", "ValidationError",
     "__version__", "balance", "company_employees", "configure", "credits_tier",
-    "default_client", "email_prospects", "errors", "get_companies", "get_profiles",
-    "institution_alumni", "job_changes", "overview", "route_costs", "search_companies",
-    "search_institutions", "search_people", "search_skills", "tiers",
+    "default_client", "email_prospects", "errors", "get_companies", "get_email_owners",
+    "get_email_verdicts", "get_profiles", "get_work_emails", "institution_alumni",
+    "job_changes", "overview", "route_costs", "search_companies", "search_institutions",
+    "search_people", "search_skills", "tiers",
 ]  # fmt: skip
 
 

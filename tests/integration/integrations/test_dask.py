@@ -32,7 +32,8 @@ from lookup_pandas.client.spec import ClientSpec
 from lookup_pandas.identifiers import kinds
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.dask import output_columns
-from lookup_pandas.testing import BATCH, PROFILE, FakeService
+from lookup_pandas.service.paths import EMAIL_FIND_PATH, EMAIL_REVERSE_PATH, EMAIL_VERIFY_PATH
+from lookup_pandas.testing import BATCH, PROFILE, FakeService, mailboxes
 
 from ..enrich_helpers import plain, spellings
 from ..helpers import make_client
@@ -263,6 +264,65 @@ def test_people_then_companies_on_one_dask_frame(
     assert [plain(v) for v in back["acct_specialties"]] == [
         plain(v) for v in result["acct_specialties"]
     ]
+
+
+def _crm(npartitions: int = 3) -> dd.DataFrame:
+    """Four findable people at acme.example spelled as a CRM does (names in any case, the
+    domain as a host, a URL, an address), and garbage."""
+    people = mailboxes.prospects("acme.example", "full")[:4]
+    rows = []
+    for p in people:
+        first, last, email = p["first_name"], p["last_name"], p["email"]
+        rows += [(first, last, "acme.example", email), (f" {first.upper()}", last, email, email)]
+        rows += [(first.lower(), last, "https://www.acme.example/about", f" {email} ")]
+    rows += [("Jane", "", "acme.example", "no-at-sign"), (None, "Doe", "acme", None)]
+    frame = pd.DataFrame(rows, columns=["first", "last", "website", "email"], dtype=object)
+    frame.index = pd.RangeIndex(9000, 9000 + len(frame))
+    return dd.from_pandas(frame, npartitions=npartitions, sort=True)
+
+
+EMAIL_TWINS = [
+    ("find_emails", ("first", "last", "website"), EMAIL_FIND_PATH),
+    ("verify_emails", ("email",), EMAIL_VERIFY_PATH),
+    ("reverse_emails", ("email",), EMAIL_REVERSE_PATH),
+]
+
+
+@pytest.mark.parametrize(("method", "args", "path"), EMAIL_TWINS)
+def test_the_email_functions_equal_pandas_each_input_paid_once(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path, method, args, path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    ddf = _crm()
+    estimate = getattr(ddf.lookup, f"estimate_{method}")(*args, client=client)
+    out = getattr(ddf.lookup, method)(*args, client=client)
+    assert fake_service.count(path) == 0  # lazy
+    result = out.compute()
+
+    assert fake_service.count(path) == 4 == estimate.to_fetch  # each person once
+    assert fake_service.stats()["credits"] == estimate.credits == result.lookup.summary.credits
+    assert out.divisions == ddf.divisions
+    assert result["lookup_status"].tolist() == ["ok"] * 12 + ["invalid"] * 2
+    expected = getattr(ddf.compute().lookup, method)(*args, client=client, progress=False)
+    assert fake_service.count(path) == 4  # pandas read the workers' answers from the cache
+    pd.testing.assert_frame_equal(result, expected[list(result.columns)], check_dtype=False)
+    again = getattr(_crm(2).lookup, method)(*args, client=client).compute()
+    assert fake_service.count(path) == 4  # a re-run is free
+    pd.testing.assert_frame_equal(again, result)
+
+
+def test_the_email_budgets_refuse_from_compute_before_anything_is_sent(
+    cluster: DaskClient, fake_service: FakeService, tmp_path: Path
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    verify = _crm().lookup.verify_emails("email", client=client, max_credits=7)
+    with pytest.raises(lp.BudgetExceededError, match="8 credits"):  # 4 addresses at 2
+        verify.compute()
+    find = _crm().lookup.find_emails("first", "last", "website", client=client, max_calls=3)
+    with pytest.raises(lp.BudgetExceededError, match="needs 4 billable calls"):
+        find.compute()
+    assert fake_service.stats()["credits"] == 0
+    assert fake_service.count(EMAIL_VERIFY_PATH) == fake_service.count(EMAIL_FIND_PATH) == 0
 
 
 def test_a_worker_without_the_key_says_so(

@@ -32,7 +32,13 @@ from lookup_pandas import (
 )
 from lookup_pandas.identifiers.handles import normalise_handle
 from lookup_pandas.integrations.polars import to_polars
-from lookup_pandas.testing import BATCH, EMPLOYEES, PROFILE, SEARCH, data
+from lookup_pandas.service.paths import (
+    EMAIL_FIND_PATH,
+    EMAIL_FIND_PROFILE_PATH,
+    EMAIL_REVERSE_PATH,
+    EMAIL_VERIFY_PATH,
+)
+from lookup_pandas.testing import BATCH, EMPLOYEES, PROFILE, SEARCH, data, mailboxes
 
 from ..enrich_helpers import expected_status, lead_frame, person_id, spellings
 from ..helpers import TIER, make_client
@@ -454,3 +460,56 @@ def test_refresh_changed_rebuys_the_movers_and_gives_the_pandas_frame(fake_servi
     assert {h for h, s in source.items() if s == "checked"} == set(leads) - set(movers)
     assert out.filter(moved)["lookup_checked_at"].null_count() == len(movers)
     assert out.filter(~moved)["lookup_checked_at"].null_count() == 0
+
+
+# -- the Email API -----------------------------------------------------------------------------
+
+
+def _crm(domain: str = "acme.example") -> tuple[list[dict], pl.DataFrame]:
+    """Three findable people at ``domain``, spelled as a CRM does, and garbage."""
+    people = mailboxes.prospects(domain, "full")[:3]
+    rows = [(p["first_name"], p["last_name"], domain, p["email"]) for p in people]
+    rows += [
+        (p["first_name"].upper(), p["last_name"], f"https://www.{domain}/", p["email"])
+        for p in people
+    ]
+    rows += [("Jane", "", domain, "no-at-sign"), (None, "Doe", "x", None)]
+    columns = ["first", "last", "website", "email"]
+    return people, pl.DataFrame(rows, schema=columns, orient="row")
+
+
+@pytest.mark.parametrize(
+    ("method", "args", "path", "prefix"),
+    [
+        ("find_emails", ("first", "last", "website"), EMAIL_FIND_PATH, "email_"),
+        ("verify_emails", ("email",), EMAIL_VERIFY_PATH, "verify_"),
+        ("reverse_emails", ("email",), EMAIL_REVERSE_PATH, "reverse_"),
+    ],
+)
+def test_the_email_functions_on_polars_are_pandas_billed_once(
+    fake_service, fake_client, method, args, path, prefix
+):
+    people, frame = _crm()
+    estimate = getattr(frame.lookup, f"estimate_{method}")(*args, client=fake_client)
+    out = getattr(frame.lookup, method)(*args, client=fake_client, progress=False)
+
+    assert fake_service.count(path) == len(people) == estimate.to_fetch  # each person once
+    assert fake_service.stats()["credits"] == estimate.credits
+    assert out.columns[:4] == frame.columns and out[:, :4].equals(frame)
+    assert out[STATUS].to_list() == ["ok"] * 6 + ["invalid"] * 2
+    want = getattr(frame.to_pandas().lookup, method)(*args, client=fake_client, progress=False)
+    assert_same_as_pandas(out, want)  # read from the cache: the same columns and values
+    assert fake_service.count(path) == len(people)
+    assert out.select(pl.col(f"^{prefix}.*$")).width == len(want.columns) - 6
+    again = getattr(frame.lookup, method)(*args, client=fake_client, progress=False)
+    assert fake_service.count(path) == len(people) and again.equals(out)  # a re-run is free
+
+
+def test_find_emails_by_profile_and_verified_hosts_on_polars(fake_service, fake_client):
+    frame = pl.DataFrame({"url": ["https://www.linkedin.com/in/ada/", "ada", ""]})
+    out = frame.lookup.find_emails(profile="url", client=fake_client, progress=False)
+    assert fake_service.count(EMAIL_FIND_PROFILE_PATH) == 1
+    assert out[STATUS].to_list() == ["ok", "ok", "invalid"]
+    checked = out.lookup.verify_emails("email_address", client=fake_client, progress=False)
+    assert checked.schema["verify_mx_hosts"] == pl.List(pl.String)
+    assert checked.schema["verify_deliverable"] == pl.Boolean

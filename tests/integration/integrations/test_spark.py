@@ -49,8 +49,14 @@ from pyspark.sql import functions as F  # noqa: E402
 
 import lookup_pandas as lp  # noqa: E402
 from lookup_pandas.enrichment.plan import Options  # noqa: E402
+from lookup_pandas.frames.records import FIND_FIELDS, REVERSE_FIELDS, VERIFY_FIELDS  # noqa: E402
 from lookup_pandas.integrations import spark as lps  # noqa: E402
-from lookup_pandas.testing import PROFILE, FakeService  # noqa: E402
+from lookup_pandas.service.paths import (  # noqa: E402
+    EMAIL_FIND_PATH,
+    EMAIL_REVERSE_PATH,
+    EMAIL_VERIFY_PATH,
+)
+from lookup_pandas.testing import PROFILE, FakeService, mailboxes  # noqa: E402
 
 from ..enrich_helpers import spellings  # noqa: E402
 from ..helpers import make_client  # noqa: E402
@@ -287,6 +293,66 @@ def test_companies_and_estimates(
     assert lps.estimate_companies(accounts, "slug", client=client).to_fetch == 0
     people = lps.estimate_profiles(leads(spark), "url", client=client)
     assert (people.rows, people.valid, people.unique) == (len(VALUES), 164, 42)
+
+
+def _crm(spark: SparkSession) -> DataFrame:
+    """Three findable people at acme.example spelled as a CRM does, and garbage."""
+    rows = []
+    for p in mailboxes.prospects("acme.example", "full")[:3]:
+        first, last, email = p["first_name"], p["last_name"], p["email"]
+        rows += [(first, last, "acme.example", email), (first.upper(), last, email, f" {email}")]
+    rows += [("Jane", "", "acme.example", "no-at-sign"), (None, "Doe", "acme", None)]
+    frame = pd.DataFrame(rows, columns=["first", "last", "website", "email"], dtype=object)
+    schema = "first string, last string, website string, email string"
+    return spark.createDataFrame(frame, schema).repartition(2)
+
+
+def _plain(value: object) -> object:
+    """A cell as Spark gives it: a list as its JSON text, a missing value as None."""
+    if isinstance(value, list):
+        return json.dumps(value)
+    return None if not isinstance(value, str | bool | int) and pd.isna(value) else value
+
+
+@pytest.mark.parametrize(
+    ("function", "args", "path", "prefix", "fields"),
+    [
+        ("find_emails", ("first", "last", "website"), EMAIL_FIND_PATH, "email_", FIND_FIELDS),
+        ("verify_emails", ("email",), EMAIL_VERIFY_PATH, "verify_", VERIFY_FIELDS),
+        ("reverse_emails", ("email",), EMAIL_REVERSE_PATH, "reverse_", REVERSE_FIELDS),
+    ],
+)
+def test_the_email_functions_are_pandas_billed_once_under_the_budget(
+    spark: SparkSession,
+    fake_service: FakeService,
+    tmp_path: Path,
+    function,
+    args,
+    path,
+    prefix,
+    fields,
+) -> None:
+    client = client_on(fake_service, tmp_path)
+    sdf = _crm(spark)
+    estimate = getattr(lps, f"estimate_{function}")(sdf, *args, client=client)
+    assert (estimate.rows, estimate.valid, estimate.to_fetch) == (8, 6, 3)
+    with pytest.raises(lp.BudgetExceededError, match="credits"):
+        getattr(lps, function)(sdf, *args, client=client, max_credits=estimate.credits - 1)
+    assert fake_service.count(path) == 0
+
+    out = getattr(lps, function)(sdf, *args, client=client).toPandas()
+    assert fake_service.count(path) == 3  # each person once, whatever partition held them
+    assert fake_service.stats()["credits"] == estimate.credits
+    expected = getattr(out[list(sdf.columns)].lookup, function)(*args, client=client)
+    assert fake_service.count(path) == 3  # pandas read the executors' answers
+    added = [c for c in out.columns if c.startswith(prefix) and c != f"{prefix}json"]
+    assert [c.removeprefix(prefix) for c in added] == list(fields)  # every field, then the JSON
+    assert list(out.columns[-3:]) == [f"{prefix}json", "lookup_status", "lookup_error"]
+    for column in [*added, "lookup_status", "lookup_error"]:
+        assert list(map(_plain, out[column])) == list(map(_plain, expected[column])), column
+    assert out["lookup_status"].tolist().count("invalid") == 2
+    again = getattr(lps, function)(sdf, *args, client=client).count()
+    assert again == 8 and fake_service.count(path) == 3  # a re-run is free
 
 
 def test_people_then_companies_on_one_spark_frame(
