@@ -203,3 +203,39 @@ def test_a_service_without_the_email_api_is_told_in_one_line(fake_service, fake_
     assert "\n" not in str(caught.value)
     assert fake_service.stats()["credits"] == 0
     assert fake_service.count(EMAIL_REVERSE_PATH) == 0
+
+
+def test_a_machine_sharing_a_redis_cache_buys_no_email_answer_again(fake_service, redis_url):
+    """Two machines on one Redis cache: the second's verify, find and reversal are all read from
+    what the first bought; the key is in none of Redis's keys or values."""
+    import redis
+
+    people = _employees("globex", 3)
+    leads = pd.DataFrame(
+        {
+            "first": [p["first_name"] for p in people],
+            "last": [p["last_name"] for p in people],
+            "domain": [p["domain"] for p in people],
+            "email": [p["email"] for p in people],
+        }
+    )
+
+    def run(client: lp.Client) -> float:
+        spent = [
+            leads.lookup.verify_emails("email", client=client, progress=False),
+            leads.lookup.find_emails("first", "last", "domain", client=client, progress=False),
+            leads.lookup.reverse_emails("email", client=client, progress=False),
+        ]
+        return sum(out.lookup.summary.credits for out in spent)
+
+    key, url = fake_service.api_key, fake_service.base_url
+    with lp.Client(api_key=key, base_url=url, cache=redis_url) as first:
+        bought = run(first)
+    assert bought == 3 * (2 + 3 + 5) == fake_service.stats()["credits"]
+    with lp.Client(api_key=key, base_url=url, cache=redis_url) as second:
+        assert run(second) == 0
+    assert fake_service.stats()["credits"] == bought
+    store = redis.Redis.from_url(redis_url)
+    assert not any(
+        key.encode() in k or key.encode() in (store.dump(k) or b"") for k in store.scan_iter()
+    )
