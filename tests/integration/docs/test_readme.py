@@ -24,7 +24,7 @@ def quick_start_blocks() -> list[str]:
     text = README.read_text(encoding="utf-8")
     section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
-    assert len(blocks) == 3, "the quick start's three Python examples"
+    assert len(blocks) == 4, "the quick start's four Python examples"
     return blocks
 
 
@@ -51,3 +51,7 @@ def test_the_quick_start_examples_run_against_the_emulator(
         "not_found": 10,
     }
     assert lp.overview(enriched, prefix="profile_")["handle"].notna().sum() == 225
+    # the CRM export: every address that can be one verified, every row's work email looked for
+    assert namespace["checked"]["lookup_status"].value_counts().to_dict() == {"ok": 8, "invalid": 6}
+    assert namespace["found"]["email_found"].sum() >= 10
+    assert "unsupported" in set(namespace["behind"]["lookup_status"])
