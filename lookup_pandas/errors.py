@@ -61,6 +61,7 @@ __all__ = [
     "ResponseError",
     "ServerError",
     "ServiceError",
+    "StorageError",
     "TransportError",
     "UsageError",
     "ValidationError",
@@ -286,6 +287,17 @@ class ConfigurationError(ServiceError):
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.cli_message = cli_message or message
+
+
+class StorageError(ConfigurationError):
+    """The cache or the store cannot be used as it is: its file is locked by another process,
+    for one. The message names the file, what happened and what to do; nothing was sent. A
+    ConfigurationError, so the command line exits 2.
+
+    Example:
+        >>> issubclass(StorageError, ConfigurationError)
+        True
+    """
 
 
 class BatchUnavailableError(ConfigurationError):

@@ -32,7 +32,7 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.settings import default_cache_path
-from ..errors import ServiceError
+from ..errors import ServiceError, StorageError
 from ..service.envelope import Envelope
 from ..store.private_files import prepare_sqlite_file, while_locked
 from . import requests_cache_internals as internals
@@ -54,6 +54,8 @@ __all__ = [
 
 #: Tries of ``PRAGMA wal_checkpoint(TRUNCATE)`` before an erasure is reported incomplete, the
 #: longest each waits for a reader to finish (ms), and the pause between two tries (s).
+#: How long opening the cache waits for another process's write lock before a StorageError.
+BUSY_S = 30.0
 CHECKPOINT_ATTEMPTS = 5
 CHECKPOINT_WAIT_MS = 500
 CHECKPOINT_PAUSE_S = 0.2
@@ -210,18 +212,31 @@ class _SharedBackends:
 def _open_backend(path: Path) -> PaidAnswersCache:
     """The backend for ``path``, set up while other processes may be setting it up too.
 
-    The file is made private before SQLite opens it (:func:`prepare_sqlite_file`).
+    The file is made private before SQLite opens it (:func:`prepare_sqlite_file`). A file
+    another process holds locked for longer than BUSY_S is a StorageError naming it.
     """
     path = sqlite_cache_file(path)
     prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
-    return while_locked(
-        lambda: PaidAnswersCache(
-            path,
-            wal=True,  # readers never block the writer: several processes can share one file
-            busy_timeout=30_000,  # ms to wait for another writer instead of failing
-            timeout=30.0,
+    try:
+        return while_locked(
+            lambda: PaidAnswersCache(
+                path,
+                wal=True,  # readers never block the writer: several processes can share one file
+                busy_timeout=int(BUSY_S * 1000),  # ms to wait for another writer, then fail
+                timeout=BUSY_S,
+            )
         )
-    )
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        raise StorageError(
+            f"The cache file {path} is locked by another process, which held it for "
+            f"{BUSY_S:g} s: close the program or notebook kernel using it, or give this one "
+            "another cache. Nothing was sent.",
+            cli_message=f"The cache file {path} is locked by another process, which held it "
+            f"for {BUSY_S:g} s: close the program using it, or set LOOKUP_CACHE to another "
+            "file. Nothing was sent.",
+        ) from exc
 
 
 _BACKENDS = _SharedBackends()
