@@ -213,19 +213,30 @@ def _open_backend(path: Path) -> PaidAnswersCache:
     """The backend for ``path``, set up while other processes may be setting it up too.
 
     The file is made private before SQLite opens it (:func:`prepare_sqlite_file`). A file
-    another process holds locked for longer than BUSY_S is a StorageError naming it.
+    another process holds locked for longer than BUSY_S is a StorageError naming it
+    (:func:`_check_not_held`).
     """
     path = sqlite_cache_file(path)
     prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
-    try:
-        return while_locked(
-            lambda: PaidAnswersCache(
-                path,
-                wal=True,  # readers never block the writer: several processes can share one file
-                busy_timeout=int(BUSY_S * 1000),  # ms to wait for another writer, then fail
-                timeout=BUSY_S,
-            )
+    _check_not_held(path)
+    return while_locked(
+        lambda: PaidAnswersCache(
+            path,
+            wal=True,  # readers never block the writer: several processes can share one file
+            busy_timeout=int(BUSY_S * 1000),  # ms to wait for another writer, then fail
+            timeout=BUSY_S,
         )
+    )
+
+
+def _check_not_held(path: Path) -> None:
+    """A StorageError naming ``path`` when another process holds its write lock for longer
+    than BUSY_S (a process frozen mid-write). requests-cache's own setup would wait for the
+    lock without end: it retries ``BEGIN IMMEDIATE`` until it gets it."""
+    conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
         if "locked" not in str(exc):
             raise
@@ -237,6 +248,8 @@ def _open_backend(path: Path) -> PaidAnswersCache:
             f"for {BUSY_S:g} s: close the program using it, or set LOOKUP_CACHE to another "
             "file. Nothing was sent.",
         ) from exc
+    finally:
+        conn.close()
 
 
 _BACKENDS = _SharedBackends()

@@ -40,8 +40,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-#: An attempt to open that failed after this long waited out its busy timeout: the lock is held.
-_HELD_S = 1.0
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -199,21 +197,17 @@ def prepare_sqlite_file(path: Path, *, check_dir: bool = False) -> None:
 
 
 def while_locked(open_: Callable[[], T], attempts: int = 8) -> T:
-    """``open_()``, tried again while another connection holds a new SQLite file's lock for the
-    moment it sets the file up. An attempt that waited out its busy timeout is not tried again:
-    another process holds the lock (raised at once, instead of ``attempts`` timeouts in a row).
+    """``open_()``, tried again while another connection holds a new SQLite file's lock.
 
     Example:
         >>> while_locked(lambda: "connection")
         'connection'
     """
     for attempt in range(attempts):
-        started = time.monotonic()
         try:
             return open_()
         except sqlite3.OperationalError as exc:
-            held = time.monotonic() - started >= _HELD_S  # it waited out its busy timeout
-            if "locked" not in str(exc) or held or attempt == attempts - 1:
+            if "locked" not in str(exc) or attempt == attempts - 1:
                 raise
             time.sleep(min(1.0, 0.05 * 2**attempt))
     raise AssertionError("unreachable")  # pragma: no cover

@@ -29,6 +29,8 @@ def held(tmp_path, monkeypatch):
     holder.execute("CREATE TABLE frozen (x)")
     holder.execute("BEGIN IMMEDIATE")
     holder.execute("INSERT INTO frozen VALUES (1)")  # a write under way, never committed
+    for name in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm"))):
+        name.chmod(0o600)  # private, as the library makes its own (else a warning line too)
     yield path
     holder.rollback()
     holder.close()
