@@ -29,6 +29,8 @@ Hierarchy::
         └── ColumnError              a column that is missing or would be overwritten
 
     InsecureCacheWarning             a UserWarning: a cache file or directory others can read
+    StorageWarning                   a UserWarning: answers that can be lost, or were, by the
+                                     store itself (an evicting Redis, a cache file deleted)
     IncompleteErasureWarning         a UserWarning: erased, but an old copy may remain in a
                                      SQLite write-ahead log
 
@@ -62,6 +64,7 @@ __all__ = [
     "ServerError",
     "ServiceError",
     "StorageError",
+    "StorageWarning",
     "TransportError",
     "UsageError",
     "ValidationError",
@@ -348,6 +351,16 @@ class InsecureCacheWarning(UserWarning):
     message names the path and the ``chmod`` that fixes it, once per path per process.
 
     Example: ``warnings.simplefilter("error", lp.InsecureCacheWarning)`` makes it an error.
+    """
+
+
+class StorageWarning(UserWarning):
+    """Paid answers the cache can lose, or has lost, without an error: a Redis that evicts or
+    keeps nothing on disk, a Redis emptied since answers were stored, a cache file deleted while
+    a run wrote to it (recreated, so later answers are kept). One line, once per cause per
+    process, naming the file or URL and what to do.
+
+    Example: ``warnings.simplefilter("error", lp.StorageWarning)`` makes it an error.
     """
 
 
