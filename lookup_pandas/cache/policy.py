@@ -20,14 +20,16 @@ from urllib.parse import urlsplit
 import requests
 from requests_cache import DEFAULT_IGNORED_PARAMS
 from requests_cache.backends.base import BaseCache
+from requests_cache.cache_keys import redact_response
 from requests_cache.models.response import CachedResponse
 
-from ..errors import NotFoundError, ServiceError, ValidationError
+from ..errors import ConfigurationError, NotFoundError, ServiceError, ValidationError
 from ..service.answers import read_answer
 from ..service.endpoints import is_batch, is_panel
 from ..service.envelope import NOT_FOUND_CODES, Envelope
 from ..service.paths import EMAIL_REVERSE_PATH
 from .aliases import alias_keys, leads_here
+from .journal import Journal
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +89,15 @@ class PaidAnswersOnly(BaseCache):
     A record's answer is found under its other names too (:mod:`.aliases`): each one's key
     leads to it, and leads there only while the answer names it.
 
+    An answer the backend fails to write (a StorageError, or a Redis gone) goes to its
+    ``journal`` (:mod:`.journal`), and the error says where; the journal is folded in before
+    the next read or write.
+
     Example: ``class PaidAnswersCache(PaidAnswersOnly, SQLiteCache)``
     """
+
+    #: Where answers the backend could not write are kept (None: nowhere, they are lost).
+    journal: Journal | None = None
 
     def save_response(
         self,
@@ -107,10 +116,45 @@ class PaidAnswersOnly(BaseCache):
             logger.debug("not caching HTTP %s for %s", response.status_code, path)
             return
         key = cache_key or self.create_key(response.request)
+        try:
+            self.fold_journal()  # what an earlier failure kept goes first
+            self.write_answer(response, key, expires, answer, verify)
+        except ConfigurationError as exc:  # StorageError, or a Redis gone
+            if self.journal is None:
+                raise
+            cached = CachedResponse.from_response(response, expires=expires)
+            self.journal.keep(key, redact_response(cached, self._settings.ignored_parameters))
+            exc.kept = self.journal
+            exc.hint = self.journal.told()
+            raise
+
+    def write_answer(
+        self,
+        response: requests.Response,
+        key: str,
+        expires: datetime | None,
+        answer: Envelope | ServiceError,
+        verify: bool | None,
+    ) -> None:
+        """Write the answer and its aliases. The backends do it in one transaction, and raise
+        a failure as a ConfigurationError (a StorageError for a file)."""
         if isinstance(response, CachedResponse) and key not in self.responses:
             key = self.redirects.get(key, key)  # a kept answer renewed by an alias: the answer
         super().save_response(response, key, expires)
         self.save_aliases(alias_keys(self, response, key, answer, verify), key)
+
+    def fold_journal(self) -> None:
+        """Write what the journal keeps, if anything, before this backend is read or written:
+        a StorageError when the backend still fails (the journal is kept)."""
+        journal = self.journal
+        if journal is None or not journal.due:
+            return
+
+        def store(key: str, response: CachedResponse) -> None:
+            path = urlsplit(response.url or "").path
+            self.write_answer(response, key, response.expires, read_answer(response, path), None)
+
+        journal.fold(store)
 
     def save_aliases(self, aliases: Iterable[str], key: str) -> None:
         """Let each of ``aliases`` lead to the answer stored under ``key``."""
@@ -126,6 +170,7 @@ class PaidAnswersOnly(BaseCache):
         """:meth:`get_response` for many keys in a few reads (:meth:`read_many`): each key's
         answer, its own or the one its alias leads to while that answer names it. Misses are left
         out."""
+        self.fold_journal()
         found = self.read_many(self.responses, keys)
         targets = self.read_many(self.redirects, [k for k in keys if k not in found])
         answers = self.read_many(self.responses, sorted(set(targets.values())))

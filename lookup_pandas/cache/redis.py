@@ -23,6 +23,7 @@ from ..config.cache_urls import redact_url
 from ..store.redis import Namespaces
 from ..store.redis_connection import connect, key_prefix, redis_error, translated
 from . import requests_cache_internals as internals
+from .journal import journal_for_redis
 from .policy import PaidAnswersOnly
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
@@ -66,6 +67,7 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
         )
         #: Moves the key's answers into the named namespace, once (nothing without one).
         self.adopted = spaces.adoption(conn, url)
+        self.journal = journal_for_redis(redact_url(url), spaces.answers)
 
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
@@ -104,7 +106,7 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     # requests-cache's commands, each with a failed Redis command as a ConfigurationError.
     get_response = _translated_command("get_response")
     get_responses = _translated_command("get_responses")
-    save_response = _translated_command("save_response")
+    write_answer = _translated_command("write_answer")  # a failed save goes to the journal
     contains = _translated_command("contains")
     delete = _translated_command("delete")
 

@@ -36,23 +36,27 @@ __all__ = [
 
 
 def batched_writes(cache: BaseCache) -> AbstractContextManager[Any]:
-    """Many answers saved in one transaction: SQLite's ``bulk_commit``, else one at a time.
+    """Many answers saved in one transaction on SQLite (:func:`one_transaction`), else one at a
+    time.
 
     >>> import contextlib
     >>> isinstance(batched_writes(BaseCache()), contextlib.nullcontext)
     True
     """
-    responses = getattr(cache, "responses", None)
-    if isinstance(responses, SQLiteDict):
-        bulk: AbstractContextManager[Any] = responses.bulk_commit()
-        return bulk
+    if isinstance(getattr(cache, "responses", None), SQLiteDict):
+        return one_transaction(cache)  # type: ignore[arg-type]
     return nullcontext()
 
 
 @contextmanager
 def one_transaction(cache: SQLiteCache) -> Iterator[None]:
-    """The writes to ``cache.responses`` made inside, in one transaction (one commit), or in
-    the one :func:`batched_writes` has under way. An error inside rolls it back.
+    """The writes to ``cache.responses`` made inside, in one ``BEGIN IMMEDIATE`` transaction (one
+    commit), or in the one under way. An error inside, or at the commit, rolls it back and is
+    raised.
+
+    requests-cache's own (``bulk_commit``, and each write outside one) retries ``BEGIN
+    IMMEDIATE`` without end while another process holds the file, and drops an error raised at
+    the commit (a full disk): here the busy timeout is waited once, then "database is locked".
 
     >>> import tempfile
     >>> from pathlib import Path
@@ -65,15 +69,21 @@ def one_transaction(cache: SQLiteCache) -> Iterator[None]:
     ['a', 'b']
     """
     responses = cache.responses
-    if responses._active_transaction:  # a bulk write under way: its transaction
-        yield
-        return
-    with responses.connection(commit=True) as conn:
+    with responses._lock, responses.connection() as conn:
+        if responses._active_transaction:  # one under way: its writes join it
+            yield
+            return
+        conn.execute("BEGIN IMMEDIATE")  # waits the busy timeout, then raises
+        responses._active_transaction = True  # requests-cache's writes join it, lock and all
         try:
             yield
+            conn.execute("COMMIT")
         except BaseException:
-            conn.rollback()
+            if conn.in_transaction:
+                conn.rollback()
             raise
+        finally:
+            responses._active_transaction = False
 
 
 def write_lock(cache: SQLiteCache) -> AbstractContextManager[Any]:

@@ -19,9 +19,11 @@ import atexit
 import collections
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -32,10 +34,13 @@ from requests_cache.backends.sqlite import SQLiteCache
 from requests_cache.models.response import CachedResponse
 
 from ..config.settings import default_cache_path
-from ..errors import ServiceError, StorageError
+from ..errors import ServiceError, StorageWarning
 from ..service.envelope import Envelope
+from ..store import store_path
 from ..store.private_files import prepare_sqlite_file, while_locked
+from ..store.sqlite_faults import translated
 from . import requests_cache_internals as internals
+from .journal import journal_for_file
 from .policy import PaidAnswersOnly
 
 logger = logging.getLogger(__name__)
@@ -64,26 +69,56 @@ READ_CHUNK = 900
 
 
 class PaidAnswersCache(PaidAnswersOnly, SQLiteCache):
-    """The SQLite backend, storing only what :func:`.policy.should_cache` accepts."""
+    """The SQLite backend, storing only what :func:`.policy.should_cache` accepts.
 
-    def save_response(
+    Every fault of its file is a StorageError naming it (:mod:`..store.sqlite_faults`). A file
+    deleted or replaced while a run writes to it is made again at the next write, with one
+    StorageWarning: the answers stored before went with it, the later ones are kept.
+    """
+
+    #: The file's (device, inode) when opened: another one at that path is not ours.
+    identity: tuple[int, int] | None = None
+
+    def write_answer(
         self,
         response: requests.Response,
-        cache_key: str | None = None,
-        expires: datetime | None = None,
-        answer: Envelope | ServiceError | None = None,
-        verify: bool | None = None,
+        key: str,
+        expires: datetime | None,
+        answer: Envelope | ServiceError,
+        verify: bool | None,
     ) -> None:
-        """An answer and its aliases saved in one transaction: one commit a paid answer."""
-        with internals.one_transaction(self):
-            super().save_response(response, cache_key, expires, answer, verify)
+        """An answer and its aliases written in one transaction: one commit a paid answer."""
+        path = Path(self.db_path)
+        with internals.write_lock(self), translated(path):
+            self._recreated_if_gone(path)
+            with internals.one_transaction(self):
+                super().write_answer(response, key, expires, answer, verify)
+
+    def _recreated_if_gone(self, path: Path) -> None:
+        """Make the file again if it is not the one opened (deleted, or replaced), and warn."""
+        if self.identity is None or _identity(path) == self.identity:
+            return
+        for table in (self.responses, self.redirects):
+            table.close()  # type: ignore[no-untyped-call]  # it wrote to the file gone
+        prepare_sqlite_file(path)
+        for table in (self.responses, self.redirects):
+            table.init_db()  # type: ignore[no-untyped-call]
+        self.identity = _identity(path)
+        warnings.warn(
+            StorageWarning(
+                f"The cache file {path} was deleted or replaced while in use: the answers it "
+                "held are gone with it; it is made again, and the answers bought from now on "
+                "are kept in it"
+            ),
+            stacklevel=2,
+        )
 
     def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
         """``SELECT ... WHERE key IN (...)``, in chunks under SQLite's variable limit."""
         if not keys:  # a miss asks for no alias's answer: no connection taken
             return {}
         found: dict[str, Any] = {}
-        with internals.connection(table) as conn:
+        with translated(Path(self.db_path)), internals.connection(table) as conn:
             for start in range(0, len(keys), READ_CHUNK):
                 chunk = keys[start : start + READ_CHUNK]
                 marks = ",".join("?" * len(chunk))
@@ -212,42 +247,66 @@ class _SharedBackends:
 def _open_backend(path: Path) -> PaidAnswersCache:
     """The backend for ``path``, set up while other processes may be setting it up too.
 
-    The file is made private before SQLite opens it (:func:`prepare_sqlite_file`). A file
-    another process holds locked for longer than BUSY_S is a StorageError naming it
-    (:func:`_check_not_held`).
+    The file is made private before SQLite opens it (:func:`prepare_sqlite_file`). Its faults are
+    StorageErrors naming it: one another process holds locked for longer than BUSY_S
+    (:func:`_check_not_held`), one damaged, full or read-only. What its journal keeps from an
+    earlier run is folded in.
     """
     path = sqlite_cache_file(path)
-    prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
-    _check_not_held(path)
-    return while_locked(
-        lambda: PaidAnswersCache(
-            path,
-            wal=True,  # readers never block the writer: several processes can share one file
-            busy_timeout=int(BUSY_S * 1000),  # ms to wait for another writer, then fail
-            timeout=BUSY_S,
+    _warn_if_emptied(path)
+    with translated(path):
+        prepare_sqlite_file(path, check_dir=path.parent == default_cache_path().parent)
+        _check_not_held(path)
+        backend = while_locked(
+            lambda: PaidAnswersCache(
+                path,
+                wal=True,  # readers never block the writer: several processes can share one file
+                busy_timeout=int(BUSY_S * 1000),  # ms to wait for another writer, then fail
+                timeout=BUSY_S,
+            )
         )
-    )
+        backend.identity = _identity(path)
+    backend.journal = journal_for_file(path)
+    backend.fold_journal()
+    return backend
+
+
+def _warn_if_emptied(path: Path) -> None:
+    """One StorageWarning when ``path`` is an empty file though its store file beside it says
+    answers were bought into it: something emptied it, and what it held is gone."""
+    try:
+        emptied = path.stat().st_size == 0 and store_path(path).stat().st_size > 0
+    except FileNotFoundError:
+        return
+    if emptied:
+        warnings.warn(
+            StorageWarning(
+                f"The cache file {path} is empty, though {store_path(path).name} beside it says "
+                "answers were bought into it: something emptied it, and the answers it held "
+                "are bought again when asked for"
+            ),
+            stacklevel=3,
+        )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """``path``'s (device, inode), or None when there is no file."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _check_not_held(path: Path) -> None:
-    """A StorageError naming ``path`` when another process holds its write lock for longer
-    than BUSY_S (a process frozen mid-write). requests-cache's own setup would wait for the
-    lock without end: it retries ``BEGIN IMMEDIATE`` until it gets it."""
+    """Raise "database is locked" when another process holds ``path``'s write lock for longer
+    than BUSY_S (a process frozen mid-write), or SQLite's error on a damaged file.
+    requests-cache's own setup would wait for the lock without end: it retries ``BEGIN
+    IMMEDIATE`` until it gets it."""
     conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("ROLLBACK")
-    except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc):
-            raise
-        raise StorageError(
-            f"The cache file {path} is locked by another process, which held it for "
-            f"{BUSY_S:g} s: close the program or notebook kernel using it, or give this one "
-            "another cache. Nothing was sent.",
-            cli_message=f"The cache file {path} is locked by another process, which held it "
-            f"for {BUSY_S:g} s: close the program using it, or set LOOKUP_CACHE to another "
-            "file. Nothing was sent.",
-        ) from exc
     finally:
         conn.close()
 

@@ -20,12 +20,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from . import common
 from .holders import holder_gone, holder_name
 from .private_files import prepare_sqlite_file, while_locked
+from .sqlite_faults import translated
 
 __all__ = ["LocalStore", "MemoryStore"]
 
@@ -117,7 +119,7 @@ class LocalStore(common.Store):
 
     def _write(self, work: Work[T]) -> T:
         """Run ``work(conn, now)`` in one BEGIN IMMEDIATE transaction."""
-        with self._lock:
+        with self._lock, self._faults():
             conn = self._connection()
             try:  # BEGIN inside: a Ctrl-C just after it must not leave the transaction open
                 conn.execute("BEGIN IMMEDIATE")
@@ -129,9 +131,13 @@ class LocalStore(common.Store):
                 raise
             return result
 
+    def _faults(self) -> AbstractContextManager[None]:
+        """Inside, a fault of the file is a StorageError naming it (:mod:`.sqlite_faults`)."""
+        return translated(self.path or Path(":memory:"), what="store file")
+
     def _read(self, query: str, args: tuple[Any, ...]) -> list[Any]:
         """Rows of ``query``, or none while the file does not exist (it is not created)."""
-        with self._lock:
+        with self._lock, self._faults():
             return [] if self._missing() else self._connection().execute(query, args).fetchall()
 
     def close(self) -> None:
