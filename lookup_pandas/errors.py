@@ -286,9 +286,6 @@ class ConfigurationError(ServiceError):
 
     #: The service's own words, when a 404 without a not-found code said "no such endpoint".
     server_message: str | None = None
-    #: The journal keeping the answers a failing store could not write (its ``told()`` is the
-    #: hint), when the error is a store's.
-    kept: Any = None
 
     def __init__(self, message: str, *, cli_message: str | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)

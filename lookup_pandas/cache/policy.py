@@ -124,7 +124,6 @@ class PaidAnswersOnly(BaseCache):
                 raise
             cached = CachedResponse.from_response(response, expires=expires)
             self.journal.keep(key, redact_response(cached, self._settings.ignored_parameters))
-            exc.kept = self.journal
             exc.hint = self.journal.told()
             raise
 

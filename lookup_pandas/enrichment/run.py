@@ -209,8 +209,9 @@ class EnrichmentRun:
             fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
             told = self.kept_text(total, fix)  # a key's hint says where the key came from
             exc.hint = f"{exc.hint}. {told}" if exc.hint else told
-        if isinstance(exc, ConfigurationError) and exc.kept is not None:
-            exc.hint = exc.kept.told()  # counted once the calls in flight landed
+        journal = self.parts.wire.journal
+        if isinstance(exc, ConfigurationError) and journal is not None and journal.waiting:
+            exc.hint = journal.told()  # counted once the calls in flight landed
         if batch is not None:
             self.batch_billed = batch.billed  # every item seen resolved, collected or not
             going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None

@@ -24,6 +24,7 @@ from typing import Any
 import requests
 from requests_cache import CachedSession, get_expiration_datetime
 
+from ..cache.journal import Journal
 from ..cache.keys import get_keys
 from ..cache.policy import DATA_KEY_HEADER, PANEL_KEY_HEADER, should_cache
 from ..cache.requests_cache_internals import batched_writes
@@ -107,6 +108,12 @@ class Wire:
         self.session = session
         self.settings = settings
         self.cache_on = isinstance(session, CachedSession)
+
+    @property
+    def journal(self) -> Journal | None:
+        """Where the cache keeps the answers it failed to write (:mod:`..cache.journal`)."""
+        cache = getattr(self.session, "cache", None)
+        return getattr(cache, "journal", None)
 
     def url(self, path: str) -> str:
         """The URL of ``path`` at the base URL. A full URL is a ConfigurationError."""

@@ -14,9 +14,11 @@ import socket
 import uuid
 from pathlib import Path
 
-__all__ = ["holder_gone", "holder_name", "process_start"]
+__all__ = ["holder_gone", "holder_name", "process_start", "retire"]
 
 _SEP = "|"  # never in a host name
+#: Holders of this process whose store was closed: their claims are nobody's any more.
+_RETIRED: set[str] = set()
 
 
 def _stat(pid: int) -> list[str]:
@@ -54,8 +56,22 @@ def holder_name() -> str:
     return _SEP.join((socket.gethostname(), str(pid), start, uuid.uuid4().hex[:12]))
 
 
+def retire(holder: str) -> None:
+    """Count ``holder``, a name of this process, as gone: its store was closed. The claims it
+    could not let go of (the store failed) are then taken over at once, not after their TTL.
+
+    Example:
+        >>> name = holder_name()
+        >>> retire(name)
+        >>> holder_gone(name)
+        True
+    """
+    _RETIRED.add(holder)
+
+
 def holder_gone(holder: str) -> bool:
-    """Whether ``holder`` names a process of this machine that no longer runs.
+    """Whether ``holder`` names a process of this machine that no longer runs, or a holder of
+    this process whose store was closed (:func:`retire`).
 
     A pid taken by a process that started at another time, or a zombie, counts as gone.
 
@@ -64,6 +80,8 @@ def holder_gone(holder: str) -> bool:
         >>> holder_gone(f"{socket.gethostname()}|{2**22 + 1}|1|x")  # above Linux's largest pid
         True
     """
+    if holder in _RETIRED:
+        return True
     parts = holder.split(_SEP)
     if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import common
-from .holders import holder_gone, holder_name
+from .holders import holder_gone, holder_name, retire
 from .private_files import prepare_sqlite_file, while_locked
 from .sqlite_faults import translated
 
@@ -141,6 +141,7 @@ class LocalStore(common.Store):
             return [] if self._missing() else self._connection().execute(query, args).fetchall()
 
     def close(self) -> None:
+        retire(self._holder)  # what it still holds (a failed release) is anyone's
         with self._lock:
             if self._conn is not None:
                 self._conn.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,6 +121,8 @@ def storage_error(path: Path, exc: BaseException, *, what: str = "cache file") -
         in a folder you can write
     """
     kind = fault_kind(exc)
+    if kind in (FULL, "gone", "failed") and _read_only_disk(path):
+        kind = READ_ONLY  # SQLite says "full", or "unable to open", of a read-only mount
     happened, todo = _SAID[kind]
     said = f"{happened.format(what=what, path=path)} ({exc})"
     error = StorageError(
@@ -128,6 +131,16 @@ def storage_error(path: Path, exc: BaseException, *, what: str = "cache file") -
     )
     error.kind = kind
     return error
+
+
+def _read_only_disk(path: Path) -> bool:
+    """Whether the disk holding ``path`` (or its folder) is mounted read-only."""
+    for place in (path, path.parent):
+        try:
+            return bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+        except (OSError, AttributeError):  # gone, or no statvfs (Windows)
+            continue
+    return False
 
 
 @contextlib.contextmanager
