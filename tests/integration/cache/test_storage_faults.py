@@ -124,9 +124,7 @@ def test_a_cache_on_a_disk_turned_read_only_is_one_error_before_anything_is_sent
     assert not set(HANDLES[:10]) & set(fake_service.billed_handles())  # kept from the first run
 
 
-def test_a_lock_held_mid_run_stops_it_within_the_busy_timeout(
-    fake_service, tmp_path, monkeypatch
-):
+def test_a_lock_held_mid_run_stops_it_within_the_busy_timeout(fake_service, tmp_path, monkeypatch):
     monkeypatch.setattr(cache_sqlite, "BUSY_S", 1.0)
     cache = tmp_path / "leads.sqlite"
     holder = sqlite3.connect(cache, isolation_level=None, check_same_thread=False)
