@@ -77,6 +77,9 @@ def fail(exc: Exception, code: int) -> int:
     kind = "error" if isinstance(exc, InputError) else type(exc).__name__
     # The CLI reads its settings from the environment: name the variable, not the keyword.
     text = getattr(exc, "cli_message", None) or str(exc)
+    hint = getattr(exc, "hint", None)
+    if hint and hint not in text:  # said after the message was made (the answers kept, where)
+        text = f"{text}. {hint}"
     print(f"lookup-pandas: {kind}: {' '.join(text.split())}", file=sys.stderr)
     return code
 

@@ -110,8 +110,13 @@ class Claims:
         """Let go of ``keys``. ``bought``: their answers are in the cache now."""
         if not keys:
             return
-        self.store.release_many(keys, bought=bought)  # held until let go (Ctrl-C midway)
-        with self._lock:
+        try:
+            self.store.release_many(keys, bought=bought)
+        except Exception:  # the store failed, and the run stops on it: none is renewed any
+            with self._lock:  # more, so each expires by itself, even in a process that lives on
+                self._held.clear()
+            raise
+        with self._lock:  # held until let go (Ctrl-C midway)
             self._held.difference_update(keys)
 
     def close(self) -> None:

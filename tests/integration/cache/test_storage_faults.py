@@ -10,14 +10,20 @@ emulator billed them, and the stopped run's summary counts every credit it bille
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 import warnings
 
+import pandas as pd
 import pytest
 
 import lookup_pandas as lp
 from lookup_pandas.cache import sqlite as cache_sqlite
+from lookup_pandas.cli.exits import EXIT_CONFIG
 
+from ..cli_helpers import CliMain, emulator_env
 from ..enrich_helpers import AfterN
 from ..helpers import PROFILE
 from .faults import TinyDisk, bought_twice, enrich
@@ -190,3 +196,30 @@ def test_a_damaged_cache_file_is_one_error_naming_the_repair(fake_service, tmp_p
     assert caught.value.kind == "corrupt" and str(cache) in str(caught.value)
     assert "lookup-pandas cache repair" in str(caught.value)
     assert fake_service.count() == 0
+
+
+def test_the_command_line_says_a_full_disk_in_one_line_with_the_answers_kept(
+    fake_service, disk, user_cache, tmp_path, capsys
+):
+    leads, out = tmp_path / "leads.csv", tmp_path / "out.csv"
+    pd.DataFrame({"handle": HANDLES}).to_csv(leads, index=False)
+    cache = disk.root / "leads.sqlite"
+    env = emulator_env(fake_service, cache) | {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    fake_service.override(PROFILE, AfterN(FAULT_AT, disk.fill))
+    done = CliMain(capsys)(env, "enrich", str(leads), "-o", str(out), "--no-progress",
+                           "--method", "single")  # fmt: skip
+    fake_service.override(PROFILE, None)
+    assert done.returncode == EXIT_CONFIG
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("lookup-pandas: StorageError")]
+    assert "is full" in line and "LOOKUP_CACHE" in line and "kept in" in line
+    disk.free()
+    # Again as a new process, as a user runs it: the stopped command left its claims (it exits
+    # at once on an error), which a process that no longer runs does not hold.
+    again = subprocess.run(
+        [sys.executable, "-m", "lookup_pandas", "enrich", str(leads), "-o", str(out),
+         "--no-progress"],
+        env=os.environ | env, capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert bought_twice(fake_service.billed_handles()) == 0
+    assert sorted(fake_service.billed_handles()) == sorted(HANDLES)
