@@ -114,12 +114,32 @@ def test_a_damaged_page_loses_only_its_answers_and_the_rerun_buys_only_those(
     assert buy(fake_service, cache_file) == 0
 
 
+def test_answers_still_in_the_write_ahead_log_are_counted_and_the_log_left_as_it_is(
+    fake_service, tmp_path
+):
+    """A writer killed before its checkpoint leaves answers in ``-wal`` alone: copied mid-run."""
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with make_client(fake_service, cache=tmp_path / "leads.sqlite") as client:
+        for handle in HANDLES:
+            client.profile(handle)
+        for file in sqlite_files(tmp_path / "leads.sqlite"):
+            (copy / file.name).write_bytes(file.read_bytes())
+    path, log = copy / "leads.sqlite", copy / "leads.sqlite-wal"
+    before = path.read_bytes(), log.read_bytes()
+    assert before[1]  # the answers are in the log
+    found = cache_repair.check(path)
+    assert found.healthy and found.answers == len(HANDLES)
+    assert (path.read_bytes(), log.read_bytes()) == before  # never checkpointed by the check
+
+
 def test_a_file_cut_short_keeps_what_is_before_the_cut(fake_service, cache_file):
     size = cache_file.stat().st_size
     with cache_file.open("r+b") as f:
         f.truncate(size * 2 // 3)
     found = cache_repair.check(cache_file)
     assert not found.healthy and 0 < found.answers < len(HANDLES)
+    assert found.answers + found.lost_answers == len(HANDLES)  # its key index is before the cut
 
     repaired = cache_repair.repair(cache_file)
     assert repaired.answers == found.answers
