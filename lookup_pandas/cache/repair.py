@@ -184,8 +184,8 @@ def check(path: Path) -> CacheCheck:
 
 def repair(path: Path) -> Repaired:
     """Salvage every row SQLite can still read of the cache file ``path`` into a new file, put it
-    in place, and keep the damaged one beside it (:func:`kept_name`). A healthy file is left as
-    it is.
+    in place, and keep the damaged one beside it (:func:`kept_name`). A file with nothing to
+    repair is left as it is (the store file beside it is never touched).
 
     A StorageError naming the file when there is none, or when another process has it open
     (within ``BUSY_S``): close it first.
@@ -197,7 +197,7 @@ def repair(path: Path) -> Repaired:
         found = check(path)
         if found.held:
             raise _open_elsewhere(path)
-        if found.healthy:
+        if not found.needs_repair:
             return Repaired(path, None)
     fresh = path.with_name(f"{path.stem}.repairing{path.suffix}")
     with _only_user(path) as guard:

@@ -162,10 +162,14 @@ class CacheCheck:
     held: bool = False
 
     @property
+    def needs_repair(self) -> bool:
+        """Whether the file is no database, or SQLite found a problem or lost rows in it."""
+        return not self.database or bool(self.problems or self.lost_answers or self.lost_aliases)
+
+    @property
     def healthy(self) -> bool:
-        """A database, with no problem, nothing lost, and a readable store (or none)."""
-        lost = self.lost_answers or self.lost_aliases
-        return self.database and not self.problems and not lost and self.store is not False
+        """Nothing to repair, and a readable store (or none)."""
+        return not self.needs_repair and self.store is not False
 
     @property
     def verdict(self) -> str:
@@ -184,8 +188,12 @@ class CacheCheck:
             )
         if self.healthy:
             return "healthy"
-        if not (self.problems or self.lost_answers or self.lost_aliases):
-            return "damaged store file: batch jobs and claims in it may be lost"
+        if not self.needs_repair:
+            return (
+                "its answers are sound, but the store file beside it is damaged: move it aside "
+                "and the next run starts a new one (stored batch jobs not yet collected are "
+                "bought again)"
+            )
         more = "" if self.counted else " (at least)"
         return (
             f"damaged: lookup-pandas cache repair keeps the {_count(self.answers, 'answer')} it "
@@ -212,11 +220,11 @@ class CacheCheck:
 @dataclass(frozen=True)
 class Repaired:
     """What :func:`.repair.repair` did: the answers and aliases kept, those lost, where the damaged
-    file is kept (None: the file was healthy, and nothing was done).
+    file is kept (None: nothing needed repair, and nothing was done).
 
     Example:
         >>> print(Repaired(Path("c.sqlite"), None))
-        c.sqlite is healthy: nothing was changed
+        the answers in c.sqlite are sound: nothing was changed
     """
 
     path: Path
@@ -229,7 +237,7 @@ class Repaired:
 
     def __str__(self) -> str:
         if self.kept_as is None:
-            return f"{self.path} is healthy: nothing was changed"
+            return f"the answers in {self.path} are sound: nothing was changed"
         if not self.database:
             return (
                 f"{self.path} was not a SQLite database: no answer could be kept; it is kept as "

@@ -21,6 +21,7 @@ import pytest
 import lookup_pandas as lp
 from lookup_pandas.cache import repair as cache_repair
 from lookup_pandas.cache import sqlite as cache_sqlite
+from lookup_pandas.store import store_path
 from lookup_pandas.store.private_files import sqlite_files
 from lookup_pandas.testing import FakeService
 
@@ -251,3 +252,14 @@ def test_the_api_key_is_in_no_byte_of_the_repaired_file(fake_service, cache_file
     overwrite_page(cache_file, middle_leaf(cache_file))
     cache_repair.repair(cache_file)
     assert fake_service.api_key.encode() not in cache_file.read_bytes()
+
+
+def test_a_damaged_store_file_is_said_and_left_to_the_user(fake_service, cache_file):
+    stored = store_path(cache_file)
+    stored.write_bytes(b"garbage " * 1000)
+    before = cache_file.read_bytes()
+    found = cache_repair.check(cache_file)
+    assert found.store is False and not found.healthy and not found.needs_repair
+    assert "move it aside" in found.verdict
+    assert cache_repair.repair(cache_file).kept_as is None  # the answers need nothing
+    assert cache_file.read_bytes() == before and stored.read_bytes() == b"garbage " * 1000

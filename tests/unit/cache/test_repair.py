@@ -107,7 +107,9 @@ def test_what_a_check_says():
     lines = str(damaged).splitlines()
     assert "answers:    9 readable, 2 lost" in lines and lines[-1].startswith("verdict:")
     assert "(at least)" in CacheCheck(Path("c"), lost_answers=1, counted=False).verdict
-    assert not CacheCheck(Path("c"), store=False).healthy
+    store_only = CacheCheck(Path("c"), store=False)
+    assert not store_only.healthy and not store_only.needs_repair
+    assert "the store file beside it is damaged: move it aside" in store_only.verdict
     assert "not a SQLite database" in CacheCheck(Path("c"), database=False).verdict
     assert CacheCheck(Path("c"), held=True).healthy  # held is said, but is no damage
 
