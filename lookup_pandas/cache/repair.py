@@ -28,6 +28,7 @@ from ..errors import StorageError
 from ..store import store_path
 from ..store.private_files import prepare_sqlite_file, sqlite_files
 from . import sqlite as cache_sqlite
+from .pages import scan
 from .reports import CacheCheck, Repaired
 
 __all__ = ["check", "is_sqlite_header", "kept_name", "repair", "walk"]
@@ -167,7 +168,7 @@ def check(path: Path) -> CacheCheck:
     with contextlib.closing(_reader(path)) as conn:
         conn.execute("BEGIN")  # a read until closed: the probe below is never the last user
         problems = _problems(conn)
-        salvage = _salvage(conn)
+        salvage = _salvage(conn, path)
         held = _held(path)
     return CacheCheck(
         path,
@@ -201,7 +202,7 @@ def repair(path: Path) -> Repaired:
             return Repaired(path, None)
     fresh = path.with_name(f"{path.stem}.repairing{path.suffix}")
     with _only_user(path) as guard:
-        salvage = _salvage(guard) if guard is not None else None
+        salvage = _salvage(guard, path) if guard is not None else None
         _write(fresh, salvage)
     for leftover in sqlite_files(path)[1:]:  # the old write-ahead log: salvaged already
         leftover.unlink(missing_ok=True)
@@ -255,18 +256,25 @@ def _problems(conn: sqlite3.Connection) -> tuple[str, ...]:
     return () if messages == ["ok"] else tuple(messages[:MESSAGES])
 
 
-def _salvage(conn: sqlite3.Connection) -> _Salvage:
-    """The rows of each table that can be read, and how many the key index lists that cannot."""
+def _salvage(conn: sqlite3.Connection, path: Path) -> _Salvage:
+    """The rows of each table that can be read, and how many the key index lists that cannot.
+
+    The rows its b-tree no longer reaches are looked for on every page of the file
+    (:func:`.pages.scan`).
+    """
     rows: dict[str, list[Row]] = {}
     lost: dict[str, int] = {}
     counted = True
     for table in TABLES:
         try:
-            rows[table] = walk(*_readers(conn, table))
+            walked = walk(*_readers(conn, table))
         except sqlite3.DatabaseError:  # the schema itself cannot be read, or has no such table
-            rows[table] = []
+            walked = []
         listed, whole = _listed(conn, table)
-        lost[table] = len(listed - {row[0] for row in rows[table]})
+        read = {row[0] for row in walked}
+        found = scan(path, {r: k for r, k in listed.items() if r not in read})
+        rows[table] = sorted([*walked, *found.values()], key=lambda row: row[0])
+        lost[table] = len(listed.keys() - read - found.keys())
         if table == "responses":  # a value SQLite reads, but requests-cache could not
             usable = [row for row in rows[table] if _loads(row[2])]
             lost[table] += len(rows[table]) - len(usable)
@@ -302,16 +310,17 @@ def _loads(value: object) -> bool:
     return True
 
 
-def _listed(conn: sqlite3.Connection, table: str) -> tuple[set[int], bool]:
-    """The rowids the table's key index lists, and whether all of it could be read."""
-    listed: set[int] = set()
+def _listed(conn: sqlite3.Connection, table: str) -> tuple[dict[int, str], bool]:
+    """The rowids the table's key index lists, with their keys, and whether all of it could be
+    read."""
+    listed: dict[int, str] = {}
     try:
         indexes = conn.execute(f"PRAGMA index_list({table})").fetchall()
         (index,) = [row[1] for row in indexes if row[3] == "pk"] or [None]
         if index is None:
             return listed, False
-        for (rowid,) in conn.execute(f"SELECT rowid FROM {table} INDEXED BY {index}"):
-            listed.add(int(rowid))
+        for rowid, key in conn.execute(f"SELECT rowid, key FROM {table} INDEXED BY {index}"):
+            listed[int(rowid)] = key
     except sqlite3.DatabaseError:
         return listed, False
     return listed, True

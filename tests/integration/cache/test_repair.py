@@ -263,3 +263,32 @@ def test_a_damaged_store_file_is_said_and_left_to_the_user(fake_service, cache_f
     assert "move it aside" in found.verdict
     assert cache_repair.repair(cache_file).kept_as is None  # the answers need nothing
     assert cache_file.read_bytes() == before and stored.read_bytes() == b"garbage " * 1000
+
+
+def interior_pages(path: Path) -> list[int]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        query = "SELECT pageno FROM dbstat WHERE name = 'responses' AND pagetype = 'internal'"
+        return [page for (page,) in conn.execute(query)]
+
+
+def test_rows_below_a_damaged_interior_page_are_found_on_their_own_pages(fake_service, cache_file):
+    (root,) = interior_pages(cache_file)  # the b-tree's root: no row can be reached through it
+    overwrite_page(cache_file, root)
+    found = cache_repair.check(cache_file)
+    assert found.problems and (found.answers, found.lost_answers) == (len(HANDLES), 0)
+    assert found.needs_repair  # its b-tree is rebuilt
+    assert cache_repair.repair(cache_file).answers == len(HANDLES)
+    assert cache_repair.check(cache_file).healthy
+    assert buy(fake_service, cache_file) == 0
+
+
+def test_a_row_deleted_before_the_damage_never_comes_back(fake_service, cache_file):
+    with contextlib.closing(sqlite3.connect(cache_file, isolation_level=None)) as conn:
+        conn.execute("PRAGMA secure_delete = OFF")  # its bytes stay on the page
+        conn.execute("DELETE FROM responses WHERE rowid = 7")
+    (root,) = interior_pages(cache_file)
+    overwrite_page(cache_file, root)
+    found = cache_repair.check(cache_file)
+    assert (found.answers, found.lost_answers) == (len(HANDLES) - 1, 0)
+    cache_repair.repair(cache_file)
+    assert buy(fake_service, cache_file) == 1  # the deleted one only
