@@ -125,6 +125,7 @@ def scan(path: Path, wanted: dict[int, str]) -> dict[int, Row]:
         size = int.from_bytes(header[16:18], "big")
         size = 65536 if size == 1 else size
         usable = size - header[20]
+        most = path.stat().st_size  # no payload is larger than the file
 
         def page(number: int) -> bytes:
             f.seek((number - 1) * size)
@@ -133,8 +134,8 @@ def scan(path: Path, wanted: dict[int, str]) -> dict[int, Row]:
         number = 0
         while len(data := page(number := number + 1)) == size:
             for rowid, local, total, overflow in cells(data, usable, 100 if number == 1 else 0):
-                if rowid not in wanted or rowid in found:
-                    continue
+                if rowid not in wanted or rowid in found or total > most:
+                    continue  # a size beyond the file's: a damaged cell
                 payload = _whole(local, total, overflow, page, usable)
                 with contextlib.suppress(IndexError, ValueError, UnicodeDecodeError):
                     key, value, expires = record(payload)
