@@ -1,4 +1,5 @@
-"""What cache management reports: what a cache holds, what was removed, what was forgotten.
+"""What cache management reports: what a cache holds, what was removed or forgotten, what a
+check found and a repair did.
 
 Example:
     >>> print(CacheInfo("/c.sqlite", entries=1234, expired=12, bytes=5201152))
@@ -12,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from requests_cache.models.response import CachedResponse
 
-__all__ = ["CacheInfo", "Forgotten", "Removed", "summarise"]
+from ..store import store_path
+
+__all__ = ["CacheCheck", "CacheInfo", "Forgotten", "Removed", "Repaired", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -128,8 +132,131 @@ class Forgotten:
         return line
 
 
+@dataclass(frozen=True)
+class CacheCheck:
+    """What :func:`.repair.check` found in a cache file. Nothing was changed.
+
+    Attributes:
+        database: whether the file is a SQLite database at all (an empty file is not).
+        problems: the first messages of ``PRAGMA quick_check`` (empty: none).
+        answers, aliases: the rows of ``responses`` and ``redirects`` that can be read.
+        lost_answers, lost_aliases: those that cannot (counted from the table's key index).
+        counted: False when the key index was damaged too: then more may be lost.
+        store: whether the store file beside it can be read (None: there is none).
+        held: whether another process holds the file's write lock (repair refuses then).
+
+    Example:
+        >>> CacheCheck(Path("leads.sqlite"), answers=12).healthy
+        True
+    """
+
+    path: Path
+    database: bool = True
+    problems: tuple[str, ...] = ()
+    answers: int = 0
+    aliases: int = 0
+    lost_answers: int = 0
+    lost_aliases: int = 0
+    counted: bool = True
+    store: bool | None = None
+    held: bool = False
+
+    @property
+    def needs_repair(self) -> bool:
+        """Whether the file is no database, or SQLite found a problem or lost rows in it."""
+        return not self.database or bool(self.problems or self.lost_answers or self.lost_aliases)
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing to repair, and a readable store (or none)."""
+        return not self.needs_repair and self.store is not False
+
+    @property
+    def verdict(self) -> str:
+        """What it means, in one line.
+
+        Example:
+            >>> CacheCheck(Path("c.sqlite"), problems=("malformed",), answers=9, lost_answers=2
+            ...            ).verdict  # doctest: +NORMALIZE_WHITESPACE
+            'damaged: lookup-pandas cache repair keeps the 9 answers it can read; the 2 lost
+             are bought again when needed'
+        """
+        if not self.database:
+            return (
+                "not a SQLite database: lookup-pandas cache repair keeps it aside and starts an "
+                "empty cache"
+            )
+        if self.healthy:
+            return "healthy"
+        if not self.needs_repair:
+            return (
+                "its answers are sound, but the store file beside it is damaged: move it aside "
+                "and the next run starts a new one (stored batch jobs not yet collected are "
+                "bought again)"
+            )
+        more = "" if self.counted else " (at least)"
+        return (
+            f"damaged: lookup-pandas cache repair keeps the {_count(self.answers, 'answer')} it "
+            f"can read; the {self.lost_answers:,}{more} lost are bought again when needed"
+        )
+
+    def __str__(self) -> str:
+        lines = [f"cache:      {self.path}"]
+        if self.database:
+            problems = "; ".join(self.problems) or "ok"
+            lost = f", {self.lost_answers:,} lost" if self.lost_answers else ""
+            lines.append(f"integrity:  {problems}")
+            lines.append(f"answers:    {self.answers:,} readable{lost}")
+            lost = f", {self.lost_aliases:,} lost" if self.lost_aliases else ""
+            lines.append(f"aliases:    {self.aliases:,} readable{lost}")
+        state = {None: "none beside it", True: "readable", False: "damaged"}[self.store]
+        lines.append(f"store:      {store_path(self.path)}: {state}")
+        if self.held:
+            lines.append("held:       another process holds its write lock")
+        lines.append(f"verdict:    {self.verdict}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """What :func:`.repair.repair` did: the answers and aliases kept, those lost, where the damaged
+    file is kept (None: nothing needed repair, and nothing was done).
+
+    Example:
+        >>> print(Repaired(Path("c.sqlite"), None))
+        the answers in c.sqlite are sound: nothing was changed
+    """
+
+    path: Path
+    kept_as: Path | None
+    database: bool = True
+    answers: int = 0
+    aliases: int = 0
+    lost_answers: int = 0
+    lost_aliases: int = 0
+
+    def __str__(self) -> str:
+        if self.kept_as is None:
+            return f"the answers in {self.path} are sound: nothing was changed"
+        if not self.database:
+            return (
+                f"{self.path} was not a SQLite database: no answer could be kept; it is kept as "
+                f"{self.kept_as}, and an empty cache is in its place"
+            )
+        lost = ", ".join(
+            _count(n, what)
+            for n, what in ((self.lost_answers, "answer"), (self.lost_aliases, "alias"))
+            if n
+        )
+        lost = f"; lost {lost} (bought again when needed)" if lost else ""
+        return (
+            f"repaired {self.path}: kept {_count(self.answers, 'answer')} and "
+            f"{_count(self.aliases, 'alias')}{lost}; the damaged file is kept as {self.kept_as}"
+        )
+
+
 def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}{'s' * (n != 1)}"
+    return f"{n:,} {what}{('es' if what.endswith('s') else 's') * (n != 1)}"
 
 
 def _size(n: int | None) -> str:

@@ -1,6 +1,8 @@
-"""``lookup-pandas cache info | prune | clear | forget``: the cache, with no key and no service.
+"""``lookup-pandas cache info | prune | clear | forget | check | repair``: the cache, with no key
+and no service.
 
-What each action removes, and where: :mod:`lookup_pandas.cache`.
+What each action removes, and where: :mod:`lookup_pandas.cache`; checking and repairing a
+damaged file: :mod:`lookup_pandas.cache.repair`.
 
 Example: ``cache(CacheOptions(action="forget", handles=("ada",)))`` prints
 ``forgot 1 handle in ...`` and returns ``0``.
@@ -12,6 +14,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
+from ..config.cache_urls import redact_url
 from ..errors import IncompleteErasureWarning
 from .exits import EXIT_INCOMPLETE, EXIT_SERVICE, InputError
 from .options import CacheOptions
@@ -24,12 +27,15 @@ if TYPE_CHECKING:
 def cache(options: CacheOptions) -> int:
     """Run the cache action. Returns the exit code.
 
-    ``clear`` not confirmed: 1. A removal that a reader kept from being complete on disk: 5.
+    ``clear`` not confirmed, or ``check`` finding damage: 1. A removal that a reader kept from
+    being complete on disk: 5.
 
     Example: ``cache(CacheOptions(action="prune"))`` -> ``0``
     """
     from .. import cache as cache_admin
 
+    if options.action in ("check", "repair"):
+        return _check_or_repair(options)
     handles = handles_to_forget(options) if options.action == "forget" else []
     location = cache_admin.CacheLocation.from_environment()
     if options.action == "info":
@@ -60,6 +66,26 @@ def cache(options: CacheOptions) -> int:
         file=sys.stderr,
     )
     return EXIT_INCOMPLETE
+
+
+def _check_or_repair(options: CacheOptions) -> int:
+    """``check`` (0 healthy, 1 damaged) or ``repair`` (0 done) of the SQLite file ``--cache`` or
+    LOOKUP_CACHE names. A Redis, or no such file: an exit 2 with one line."""
+    from ..cache import repair as cache_repair
+    from ..config.settings import cache_setting
+
+    path, url = cache_setting(options.cache if options.cache is not None else True)
+    if url is not None:
+        raise InputError(f"check and repair are for SQLite cache files, not {redact_url(url)}")
+    if path is None:
+        print("the cache is off (LOOKUP_CACHE): there is no file to check")
+        return 0
+    if options.action == "repair":
+        print(cache_repair.repair(path))
+        return 0
+    found = cache_repair.check(path)
+    print(found)
+    return 0 if found.healthy else EXIT_SERVICE
 
 
 def _print_info(location: CacheLocation) -> None:

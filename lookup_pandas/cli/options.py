@@ -41,7 +41,7 @@ __all__ = [
 STDIN = "-"
 
 N = TypeVar("N", int, float)
-CacheAction = Literal["info", "prune", "clear", "forget"]
+CacheAction = Literal["info", "prune", "clear", "forget", "check", "repair"]
 EmailAction = Literal["find", "verify", "reverse"]
 
 
@@ -428,9 +428,10 @@ class DemoOptions(CommandOptions):
 
 @dataclass(frozen=True)
 class CacheOptions(CommandOptions):
-    """``cache info | prune | clear | forget``: the cache LOOKUP_CACHE names.
+    """``cache info | prune | clear | forget | check | repair``: the cache LOOKUP_CACHE names.
 
-    Only ``clear`` takes ``yes``, and only ``forget`` the others.
+    Only ``clear`` takes ``yes``, only ``check`` and ``repair`` take ``cache``, and only
+    ``forget`` the others.
     """
 
     RUN = (".cache_commands", "cache")
@@ -450,4 +451,7 @@ class CacheOptions(CommandOptions):
         "match handles as written (default: lower case, as enrichment sends them)",
         True,
         action="store_false",
+    )
+    cache: str | None = arg(
+        "--cache", "the cache file (default: the one LOOKUP_CACHE names)", None, metavar="PATH"
     )

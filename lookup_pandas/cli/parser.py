@@ -5,7 +5,7 @@ Nothing below this module sees an ``argparse.Namespace``.
 Example:
     >>> parse_args(["cache", "forget", "ada", "--keep-case"])  # doctest: +NORMALIZE_WHITESPACE
     CacheOptions(action='forget', yes=False, handles=('ada',), from_csv=None, column='handle',
-                 encoding='utf-8', fold_case=False)
+                 encoding='utf-8', fold_case=False, cache=None)
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ CACHE_ENVIRONMENT = """environment:
                    A Redis URL naming the team's namespace (?namespace=NAME) is acted on
                    in that namespace, and needs LOOKUP_BASE_URL only
 
-exit codes: 0 done, 2 a bad argument or setting, 1 clear not confirmed, 5 removed, but an
-old copy may remain in a -wal file (another process was reading the cache: run it again)"""
+exit codes: 0 done (check: healthy), 2 a bad argument or setting (repair: the file is open
+in another process), 1 clear not confirmed, or check found damage, 5 removed, but an old
+copy may remain in a -wal file (another process was reading the cache: run it again)"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> CommandOptions:
@@ -223,6 +224,18 @@ _FORGET = (
     "byte of them keeps what was removed. Nothing is sent; their next lookup is billed "
     "again."
 )
+_CHECK = (
+    "Check a SQLite cache file: whether it is a database, what SQLite's integrity check says, "
+    "how many answers and aliases can be read and how many cannot, whether the store file "
+    "beside it reads, and whether another process holds it. Nothing is changed. Exit 1 when "
+    "it is damaged: cache repair keeps what can be read."
+)
+_REPAIR = (
+    "Salvage every answer and alias SQLite can still read of a damaged cache file into a new "
+    "file, put it in its place, and keep the damaged one beside it as "
+    "NAME.corrupt-TIME.sqlite. A healthy file is left as it is. The answers lost are bought "
+    "again when needed. Refused while another process has the file open."
+)
 #: Each cache action, its help line, the description its --help shows, and its arguments.
 _CACHE_ACTIONS = {
     "info": (
@@ -237,6 +250,12 @@ _CACHE_ACTIONS = {
         _FORGET,
         ("handles", "from_csv", "column", "encoding", "fold_case"),
     ),
+    "check": (
+        "whether the cache file is sound, and how many answers a damaged one can keep",
+        _CHECK,
+        ("cache",),
+    ),
+    "repair": ("salvage what a damaged cache file can still be read of", _REPAIR, ("cache",)),
 }
 
 
@@ -278,11 +297,11 @@ def _add_cache(sub: Sub) -> None:
     cache = command(
         sub,
         "cache",
-        "what the cache holds, and removing it (no API key needed)",
+        "what the cache holds, removing it, repairing a damaged file (no API key needed)",
         CacheOptions,
         "What the cache holds, and removing it: expired answers, everything, or\n"
-        "every stored answer about some people. Only the cache is touched: nothing is\n"
-        "sent, and no API key is needed.",
+        "every stored answer about some people; checking a cache file, and repairing a\n"
+        "damaged one. Only the cache is touched: nothing is sent, and no API key is needed.",
         CACHE_ENVIRONMENT,
     )
     actions = cache.add_subparsers(dest="cache_command", required=True)
