@@ -35,6 +35,7 @@ from pandas.api.extensions import take
 from ..client import credits as credit_facts
 from ..client.client import Client
 from ..client.credits import unless_failing
+from ..errors import ConfigurationError
 from ..frames.records import RecordColumns, with_fields, with_nullable_dtypes
 from ..http.stats import ClientStats
 from ..identifiers.distinct import HandleMap, Mapped
@@ -195,6 +196,7 @@ def lookup_values(
         try:
             state.run()
         except BaseException as exc:  # it leaves the engine with what the run did up to there
+            _tell_kept(client, exc)
             if not hasattr(exc, "summary"):
                 seconds = time.perf_counter() - started
                 exc.summary = _partial_summary(mapped, state, seconds=seconds)  # type: ignore[attr-defined]
@@ -210,6 +212,14 @@ def lookup_values(
     if state.sources is None:
         return result
     return _with_provenance(result, state, client, kind, changes)
+
+
+def _tell_kept(client: Client, exc: BaseException) -> None:
+    """A store failed: its hint says where the answers it could not write are kept, counted
+    once the calls in flight landed."""
+    journal = client.parts.wire.journal
+    if isinstance(exc, ConfigurationError) and journal is not None and journal.waiting:
+        exc.hint = journal.told()
 
 
 def _sink(

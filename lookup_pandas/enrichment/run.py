@@ -48,7 +48,6 @@ from ..errors import (
     AuthenticationError,
     BatchUnavailableError,
     BudgetExceededError,
-    ConfigurationError,
     InsufficientCreditsError,
     ServerError,
     ServiceError,
@@ -209,9 +208,6 @@ class EnrichmentRun:
             fix = "fixing the key" if isinstance(exc, AuthenticationError) else "topping up"
             told = self.kept_text(total, fix)  # a key's hint says where the key came from
             exc.hint = f"{exc.hint}. {told}" if exc.hint else told
-        journal = self.parts.wire.journal
-        if isinstance(exc, ConfigurationError) and journal is not None and journal.waiting:
-            exc.hint = journal.told()  # counted once the calls in flight landed
         if batch is not None:
             self.batch_billed = batch.billed  # every item seen resolved, collected or not
             going_on = batch.in_flight() if isinstance(exc, KeyboardInterrupt) else None
