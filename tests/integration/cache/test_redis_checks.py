@@ -23,6 +23,7 @@ import redis
 import lookup_pandas as lp
 from lookup_pandas.cache import redis_checks
 
+from ..cli_helpers import CliMain, emulator_env
 from ..helpers import PROFILE, make_client
 from ..redis_fixture import RedisServer
 
@@ -184,3 +185,20 @@ def test_the_note_and_the_marker_hold_no_key_and_no_answer(fake_service, redis_u
         assert conn.get(marker) == b"1"
         assert svc.api_key.encode() not in marker
         assert conn.ttl(marker) == -1  # kept as long as the server keeps anything
+
+
+def test_the_cli_says_it_in_one_warning_line(fake_service, tmp_path, capsys):
+    leads = tmp_path / "leads.csv"
+    leads.write_text("handle\nada\ngrace\n")
+    with RedisServer.start(tmp_path / "redis", *EVICTING, "--requirepass", PASSWORD) as server:
+        url = f"redis://:{PASSWORD}@127.0.0.1:{server.port}/0"
+        env = emulator_env(fake_service, url)
+        done = CliMain(capsys)(
+            env, "enrich", str(leads), "-c", "handle", "-o", "out.csv", cwd=tmp_path
+        )
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "can lose paid answers" in x]
+    assert line.startswith(
+        f"lookup-pandas: warning: Redis at redis://:***@127.0.0.1:{server.port}/0"
+    )
+    assert PASSWORD not in done.stderr + done.stdout
