@@ -28,7 +28,7 @@ from redis.commands.core import Script
 from ..config.cache_urls import redact_url
 from ..errors import ConfigurationError
 from . import common
-from .holders import holder_gone, holder_name
+from .holders import holder_gone, holder_name, retire
 from .redis_connection import connect, key_prefix, translated
 from .redis_scripts import (
     CLAIM,
@@ -144,6 +144,7 @@ class RedisStore(common.Store):
         return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r}{answers})"
 
     def close(self) -> None:
+        retire(self._holder)  # what it still holds (a failed release) is anyone's
         self._redis.close()
 
     def _run(self, script: str, keys: list[Any], *args: Any) -> Any:
