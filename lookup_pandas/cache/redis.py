@@ -25,6 +25,7 @@ from ..store.redis_connection import connect, key_prefix, redis_error, translate
 from . import requests_cache_internals as internals
 from .journal import journal_for_redis
 from .policy import PaidAnswersOnly
+from .redis_checks import RedisContact
 
 __all__ = ["RedisAnswers", "RedisAnswersCache", "memory_usage"]
 
@@ -33,10 +34,12 @@ _MEMORY_CHUNK = 500
 
 
 def _translated_command(name: str) -> Callable[..., Any]:
-    """``RedisAnswersCache.<name>``: the inherited method, within :func:`translated`."""
+    """``RedisAnswersCache.<name>``: the inherited method, within :func:`translated`, after the
+    first contact's checks (:class:`~.redis_checks.RedisContact`)."""
 
     def command(self: RedisAnswersCache, *args: Any, **kwargs: Any) -> Any:
         self.adopted()
+        self.contact.check()
         with translated(self.url):
             return getattr(super(RedisAnswersCache, self), name)(*args, **kwargs)
 
@@ -68,6 +71,8 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
         #: Moves the key's answers into the named namespace, once (nothing without one).
         self.adopted = spaces.adoption(conn, url)
         self.journal = journal_for_redis(redact_url(url), spaces.answers)
+        #: What this Redis can lose, told before the first command (StorageWarning).
+        self.contact = RedisContact(conn, url, spaces.answers)
 
     def __repr__(self) -> str:
         return f"RedisAnswersCache({redact_url(self.url)!r}, namespace={self.cache_name!r})"
@@ -89,6 +94,12 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
         if gone:
             self.redirects.bulk_delete(gone)
 
+    def write_answer(self, *args: Any, **kwargs: Any) -> None:
+        """The policy's write of an answer and its aliases, then the mark that this machine
+        stored answers here."""
+        self._write_answer(*args, **kwargs)
+        self.contact.stored()
+
     def read_many(self, table: Any, keys: Sequence[str]) -> dict[str, Any]:
         """One ``MGET`` of the answers, or one ``HMGET`` of the aliases' hash."""
         if not keys:
@@ -106,7 +117,7 @@ class RedisAnswersCache(PaidAnswersOnly, RedisCache):
     # requests-cache's commands, each with a failed Redis command as a ConfigurationError.
     get_response = _translated_command("get_response")
     get_responses = _translated_command("get_responses")
-    write_answer = _translated_command("write_answer")  # a failed save goes to the journal
+    _write_answer = _translated_command("write_answer")  # a failed save goes to the journal
     contains = _translated_command("contains")
     delete = _translated_command("delete")
 

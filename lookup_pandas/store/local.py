@@ -208,7 +208,9 @@ class LocalStore(common.Store):
                     "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, 0, ?)",
                     (self._ns, key, self._holder, now + ttl),
                 )
-                states[key] = common.RECHECK if live and row[1] else common.MINE
+                # Done, or taken over from a holder gone: it may have stored the answer.
+                taken = live and (row[1] or row[0] != self._holder)
+                states[key] = common.RECHECK if taken else common.MINE
             return states
 
         return self._write(work) if keys else {}

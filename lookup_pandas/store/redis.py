@@ -28,7 +28,7 @@ from redis.commands.core import Script
 from ..config.cache_urls import redact_url
 from ..errors import ConfigurationError
 from . import common
-from .holders import holder_name
+from .holders import holder_gone, holder_name, retire
 from .redis_connection import connect, key_prefix, translated
 from .redis_scripts import (
     CLAIM,
@@ -39,6 +39,7 @@ from .redis_scripts import (
     MOVE_KEYS,
     PACE,
     REPLACE_JOB,
+    TAKE_OVER,
 )
 
 logger = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ __all__ = [
 #: Keys a claim, renew or release script handles per round trip.
 CHUNK = 1000
 
-_CLAIM_STATES = {0: common.MINE, 1: common.BUSY, 2: common.RECHECK}
+_CLAIM_STATES = {0: common.MINE, 2: common.RECHECK}  # BUSY: the holder's name
 #: A mark's TTL, in whole seconds.
 _MARKS_KEPT = int(common.MARKS_KEPT_SECONDS)
 #: Times a stored job is read again when it changed while handles were erased from it.
@@ -135,7 +136,7 @@ class RedisStore(common.Store):
         self._holder = holder_name()  # this store object's name on its claims
         self._redis = connection if connection is not None else connect(url)
         self._adopt = spaces.adoption(self._redis, url)
-        scripts = (PACE, CLAIM, HELD, REPLACE_JOB, MARK)
+        scripts = (PACE, CLAIM, TAKE_OVER, HELD, REPLACE_JOB, MARK)
         self._scripts = {s: self._redis.register_script(s) for s in scripts}
 
     def __repr__(self) -> str:
@@ -143,6 +144,7 @@ class RedisStore(common.Store):
         return f"RedisStore({redact_url(self.url)!r}, namespace={self._prefix!r}{answers})"
 
     def close(self) -> None:
+        retire(self._holder)  # what it still holds (a failed release) is anyone's
         self._redis.close()
 
     def _run(self, script: str, keys: list[Any], *args: Any) -> Any:
@@ -168,11 +170,29 @@ class RedisStore(common.Store):
         return f"{self._answers_prefix}:claim:{key}"
 
     def claim_many(self, keys: list[str], ttl: float) -> dict[str, str]:
+        """One round trip a chunk; a second for the claims of holders gone, taken over."""
         states: dict[str, str] = {}
         for chunk in _chunks(list(dict.fromkeys(keys))):
             codes = self._run(CLAIM, [self._claim_key(k) for k in chunk], self._holder, _ms(ttl))
-            states.update((k, _CLAIM_STATES[int(c)]) for k, c in zip(chunk, codes, strict=True))
+            busy: dict[str, str] = {}
+            for key, code in zip(chunk, codes, strict=True):
+                if isinstance(code, bytes):  # another holder's name
+                    busy[key], states[key] = code.decode(errors="replace"), common.BUSY
+                else:
+                    states[key] = _CLAIM_STATES[int(code)]
+            states.update(self._take_over(busy, ttl))
         return states
+
+    def _take_over(self, busy: dict[str, str], ttl: float) -> dict[str, str]:
+        """The claims of ``busy`` whose holder is gone, taken if still theirs: RECHECK, since
+        the holder may have stored the answer before it went; the rest stay BUSY."""
+        gone = {h: holder_gone(h) for h in set(busy.values())}
+        taken = {k: h for k, h in busy.items() if gone[h]}
+        if not taken:
+            return {}
+        keys = [self._claim_key(k) for k in taken]
+        codes = self._run(TAKE_OVER, keys, self._holder, _ms(ttl), *taken.values())
+        return {k: common.RECHECK for k, c in zip(taken, codes, strict=True) if int(c)}
 
     def renew(self, keys: list[str], ttl: float) -> None:
         self._let_go(keys, self._holder, _ms(ttl))

@@ -16,6 +16,7 @@ __all__ = [
     "PACE",
     "PACE_KEEP_MS",
     "REPLACE_JOB",
+    "TAKE_OVER",
 ]
 
 #: How long the pace hash outlives the latest time it records, in milliseconds.
@@ -64,16 +65,31 @@ return us(wait)
 
 # -- claims: KEYS are claim keys; ARGV[1] the holder --------------------------------------------
 
-# ARGV[2]: ttl (ms). Per key: 0 MINE, 1 BUSY, 2 RECHECK.
+# ARGV[2]: ttl (ms). Per key: 0 MINE, 2 RECHECK, or the other holder's name: BUSY, unless it
+# is gone (then TAKE_OVER takes it).
 CLAIM = f"""
 local out = {{}}
 for i, key in ipairs(KEYS) do
   local v = redis.call('GET', key)
   if v and v ~= '{DONE}' and v ~= ARGV[1] then
-    out[i] = 1
+    out[i] = v
   else
     redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
     if v == '{DONE}' then out[i] = 2 else out[i] = 0 end
+  end
+end
+return out
+"""
+# ARGV[2]: ttl (ms), ARGV[2 + i]: the holder KEYS[i] was seen held by. Each key still held by
+# that one becomes ARGV[1]'s (a compare-and-set). Per key: 1 taken, 0 not.
+TAKE_OVER = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[2 + i] then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    out[i] = 1
+  else
+    out[i] = 0
   end
 end
 return out

@@ -10,7 +10,12 @@ Example::
 
 Without the ``redis-server`` binary the tests that use it skip, unless
 ``LOOKUP_REQUIRE_REDIS=1`` (CI sets it, after installing Debian's ``redis-server``): then they
-fail. Every wait here is bounded; the server keeps nothing on disk (``--save ""``, no AOF).
+fail. Every wait here is bounded. The server keeps an append-only file in its workdir, not
+fsynced (``--appendonly yes --appendfsync no``, no snapshots): cheap, and persistent enough that
+the library does not warn of it (a test that wants the warning starts its own server with
+``--appendonly no``). ``redis_url`` gives each test its own user cache dir (``XDG_CACHE_HOME``),
+so the notes of answers stored in Redis (``lookup_pandas.cache.redis_checks``) that an earlier
+test left do not warn of the emptied database.
 """
 
 from __future__ import annotations
@@ -89,6 +94,8 @@ class RedisServer:
                     "--save",
                     "",
                     "--appendonly",
+                    "yes",
+                    "--appendfsync",
                     "no",
                     "--dir",
                     str(workdir),
@@ -152,8 +159,12 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 
 
 @pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
-    """The session's server, emptied before the test: its URL (database 0)."""
+def redis_url(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory, monkeypatch: Any
+) -> str:
+    """The session's server, emptied before the test: its URL (database 0). The test has its
+    own user cache dir: no note of an earlier test's answers says the database was emptied."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     with redis_server.client() as conn:
         conn.flushall()
     return redis_server.url

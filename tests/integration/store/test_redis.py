@@ -17,6 +17,7 @@ import logging
 import os
 import pathlib
 import pickle
+import socket
 import subprocess
 import sys
 import threading
@@ -181,6 +182,26 @@ def test_an_expired_claim_is_taken_over(stores):
     assert b.claim_many(["k"], 60) == {"k": BUSY}
     time.sleep(0.35)  # a died without letting go
     assert b.claim_many(["k"], 60) == {"k": MINE}
+
+
+def test_a_live_claim_of_a_holder_gone_is_taken_over_at_once_as_recheck(stores, redis_server):
+    # Issue 42, items 3 and 4: a dead run's claims are not waited on for their TTL, and the
+    # taker reads the cache first (the holder may have stored the answer before it died).
+    a, b = stores
+    dead = f"{socket.gethostname()}|{2**22 + 1}|1|dead"  # above Linux's largest pid
+    elsewhere = "another-machine|1|1|x"  # judged by expiry only
+    with redis_server.client() as conn:
+        conn.set(f"{key_prefix(NS)}:claim:dead", dead, px=600_000)
+        conn.set(f"{key_prefix(NS)}:claim:far", elsewhere, px=600_000)
+    a.claim_many(["live"], 60)
+    states = b.claim_many(["dead", "far", "live", "new"], 600)
+    assert states == {"dead": RECHECK, "far": BUSY, "live": BUSY, "new": MINE}
+    with redis_server.client() as conn:
+        assert conn.get(f"{key_prefix(NS)}:claim:dead") == b._holder.encode()
+        assert conn.get(f"{key_prefix(NS)}:claim:far") == elsewhere.encode()
+        assert conn.pttl(f"{key_prefix(NS)}:claim:dead") > 500_000  # b's ttl
+    assert b.claim_many(["dead"], 60) == {"dead": MINE}  # b's own now
+    assert a.claim_many(["dead"], 60) == {"dead": BUSY}
 
 
 def test_renew_extends_only_the_holders_own_claims(stores, redis_server):

@@ -13,6 +13,7 @@ their cancellation.
 
 from __future__ import annotations
 
+import socket
 import threading
 from pathlib import Path
 
@@ -229,6 +230,17 @@ def test_an_expired_claim_is_taken_over(stores, clock):
     assert b.claim_many(["k"], ttl=10.0) == {"k": MINE}
     assert a.claim_many(["k"], ttl=10.0) == {"k": BUSY}  # a's claim is b's now
     assert c.claim_many(["k"], ttl=10.0) == {"k": BUSY}
+
+
+def test_a_live_claim_of_a_holder_gone_is_taken_over_as_recheck(stores, monkeypatch):
+    # Issue 42, item 4: its holder may have stored the answer just before it died.
+    a, b, c = stores(), stores(), stores()
+    a.claim_many(["k"], ttl=10.0)
+    monkeypatch.setattr(a, "_holder", f"{socket.gethostname()}|{2**22 + 1}|1|dead")
+    a.claim_many(["dead"], ttl=10.0)  # held by a process of this machine that no longer runs
+    assert b.claim_many(["k", "dead"], ttl=10.0) == {"k": BUSY, "dead": RECHECK}
+    assert b.claim_many(["dead"], ttl=10.0) == {"dead": MINE}  # b's own now
+    assert c.claim_many(["dead"], ttl=10.0) == {"dead": BUSY}
 
 
 def test_a_released_claim_is_recheck_then_mine(stores, clock):
